@@ -1,0 +1,86 @@
+# gpuidx -- non-recursive Makefile with automatic dependency files.
+#
+#   make            build build/gpuidx
+#   make test       install missing Debian packages, build, run every test
+#   make check      the same tests built with ASan+UBSan (build-san/)
+#   make demo       generate the demo market and run the whole pipeline
+#   make bench      run the benchmarks in bench/ (see BENCHMARKS.md)
+#   make install PREFIX=/usr/local
+#
+# Warnings are errors (WERROR=0 to relax locally).  BUILD selects the
+# output tree so sanitizer and normal objects never mix.
+
+CC       ?= cc
+CFLAGS   ?= -O2 -g
+WERROR   ?= 1
+WARN     := -std=c11 -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+            -Wformat=2 -Wno-format-nonliteral -Wno-format-truncation -Wvla
+ifeq ($(WERROR),1)
+WARN     += -Werror
+endif
+PREFIX   ?= /usr/local
+CPPFLAGS += -I. -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE \
+            -DGPUIDX_SRCDIR='"$(CURDIR)"' -DGPUIDX_PREFIX='"$(PREFIX)"'
+CSV_LIBS ?= $(shell pkg-config --libs libcsv 2>/dev/null || echo -lcsv)
+LDLIBS   := -lsqlite3 $(CSV_LIBS) -ljansson -lgsl -lgslcblas -lm
+BUILD    ?= build
+
+MODULES  := core ingest store index settlement hedge
+SRC      := $(sort $(foreach m,$(MODULES),$(wildcard $(m)/*.c)))
+OBJ      := $(SRC:%.c=$(BUILD)/%.o)
+CLI_SRC  := $(sort $(wildcard cli/*.c))
+CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/%.o)
+TEST_SRC := $(sort $(wildcard tests/test_*.c))
+TESTS    := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
+TEST_UTIL := $(BUILD)/tests/testutil.o
+
+all: $(BUILD)/gpuidx
+
+$(BUILD)/gpuidx: $(CLI_OBJ) $(BUILD)/libgpuidx.a
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJ) $(BUILD)/libgpuidx.a $(LDLIBS)
+
+$(BUILD)/libgpuidx.a: $(OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -MMD -MP -c -o $@ $<
+
+$(BUILD)/tests/test_%: $(BUILD)/tests/test_%.o $(TEST_UTIL) $(BUILD)/libgpuidx.a
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(TEST_UTIL) $(BUILD)/libgpuidx.a $(LDLIBS) -lcmocka
+
+deps:
+	@sh tools/deps.sh
+
+# Runs every test binary from the source tree (fixtures are relative to it)
+# with GPUIDX_BIN pointing at the binary under test; prints one closing line.
+test: deps
+	@$(MAKE) --no-print-directory all-tests
+	@GPUIDX_BIN=$(CURDIR)/$(BUILD)/gpuidx sh tools/run-tests.sh $(TESTS)
+
+all-tests: $(BUILD)/gpuidx $(TESTS)
+
+check: deps
+	@$(MAKE) --no-print-directory BUILD=build-san WERROR=1 \
+	  CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
+	  LDFLAGS="-fsanitize=address,undefined" all-tests
+	@ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	  GPUIDX_BIN=$(CURDIR)/build-san/gpuidx sh tools/run-tests.sh $(TESTS:$(BUILD)/%=build-san/%)
+
+demo: deps all
+	@sh tools/demo.sh $(BUILD)/gpuidx
+
+bench: deps all
+	@sh bench/run.sh $(BUILD)/gpuidx
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/gpuidx
+	install -m 755 $(BUILD)/gpuidx $(DESTDIR)$(PREFIX)/bin/gpuidx
+	install -m 644 data/*.csv data/*.json $(DESTDIR)$(PREFIX)/share/gpuidx/
+
+clean:
+	rm -rf build build-san
+
+.PHONY: all deps test all-tests check demo bench install clean
+-include $(OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TESTS:=.d) $(TEST_UTIL:.o=.d)

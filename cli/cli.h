@@ -1,0 +1,45 @@
+/* cli/cli.h -- the gpuidx program: argument parsing and printing only.
+ *
+ * main.c parses the global options (--db, --data, --help, --version) and
+ * dispatches to one cmd_* function per command.  Commands parse their own
+ * options, call the modules, print data to stdout and messages to stderr,
+ * and return an exit code: 0 ok, 1 input or data error, 2 usage error.
+ */
+#ifndef GPI_CLI_H
+#define GPI_CLI_H
+
+#include <stdio.h>
+
+#include "core/gpi.h"
+
+typedef struct cli_ctx {
+    const char *db_path;    /* --db, $GPUIDX_DB, or ./gpuidx.db */
+    const char *data_dir;   /* --data, or found by cli_data_dir() */
+    const char *argv0;
+    char data_buf[4096];   /* storage for a found data_dir */
+} cli_ctx;
+
+/* Directory of the shipped tables: --data, then $GPUIDX_DATA, then the
+ * install prefix (<exe>/../share/gpuidx), then the source tree's data/. */
+const char *cli_data_dir(cli_ctx *ctx);
+
+/* Prints "gpuidx: <msg>" to stderr. */
+void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* True when argv[i] is -h or --help. */
+int cli_is_help(const char *arg);
+
+/* Fetches the value of option `name` at argv[*i] (either "--name VALUE" or
+ * "--name=VALUE"); advances *i.  Returns NULL when argv[*i] is not this
+ * option; sets *missing when the value is absent. */
+const char *cli_opt(int argc, char **argv, int *i, const char *name, int *missing);
+
+int cmd_ingest(cli_ctx *ctx, int argc, char **argv);
+int cmd_index(cli_ctx *ctx, int argc, char **argv);
+int cmd_site(cli_ctx *ctx, int argc, char **argv);
+int cmd_settle(cli_ctx *ctx, int argc, char **argv);
+int cmd_hedge(cli_ctx *ctx, int argc, char **argv);
+int cmd_grades(cli_ctx *ctx, int argc, char **argv);
+int cmd_simulate(cli_ctx *ctx, int argc, char **argv);
+
+#endif

@@ -1,0 +1,148 @@
+/* cli/main.c -- entry point: global options and command dispatch. */
+#include "cli/cli.h"
+
+#include <gsl/gsl_errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static const char usage[] =
+    "usage: gpuidx [--db PATH] [--data DIR] COMMAND [ARGS]\n"
+    "\n"
+    "GPU-compute rental-price index and futures settlement engine.\n"
+    "\n"
+    "commands:\n"
+    "  ingest offers|trades [--source NAME] [--rejects FILE] [--strict] FILE...\n"
+    "  ingest FILE...                 files with a kind column\n"
+    "  index build [--grades FILE] --from D --to D [--as-of T]\n"
+    "  index show [--grade ID] [--from D] [--to D]\n"
+    "  index publish --date D --out DIR\n"
+    "  site --out DIR\n"
+    "  settle --contracts FILE [--positions FILE] [--through D] [--latest]\n"
+    "  hedge analyze --rent FILE --grade ID [--freq day|week|month] [--json]\n"
+    "  hedge simulate --rent FILE --grade ID [--side payer|earner] [--ratio auto|X] ...\n"
+    "  hedge compare --rent FILE --grades FILE\n"
+    "  grades evaluate --grades FILE --from D --to D\n"
+    "  simulate --days N --seed S --out DIR\n"
+    "\n"
+    "global options:\n"
+    "  --db PATH      database file (default $GPUIDX_DB, else ./gpuidx.db)\n"
+    "  --data DIR     normalization tables and default grades (default: found\n"
+    "                 next to the install prefix or in the source tree)\n"
+    "  -h, --help     this help; `gpuidx COMMAND --help` for a command\n"
+    "  --version      print the version\n"
+    "\n"
+    "exit status: 0 ok, 1 input or data error, 2 usage error.\n";
+
+void cli_error(const char *fmt, ...)
+{
+    va_list ap;
+    fputs("gpuidx: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
+int cli_is_help(const char *arg)
+{
+    return strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0;
+}
+
+const char *cli_opt(int argc, char **argv, int *i, const char *name, int *missing)
+{
+    size_t n = strlen(name);
+    const char *a = argv[*i];
+    *missing = 0;
+    if (strncmp(a, name, n) != 0) return NULL;
+    if (a[n] == '=') return a + n + 1;
+    if (a[n] != '\0') return NULL;
+    if (*i + 1 >= argc) {
+        *missing = 1;
+        return NULL;
+    }
+    (*i)++;
+    return argv[*i];
+}
+
+static int is_dir(const char *p)
+{
+    struct stat sb;
+    return stat(p, &sb) == 0 && S_ISDIR(sb.st_mode);
+}
+
+const char *cli_data_dir(cli_ctx *ctx)
+{
+    char *buf = ctx->data_buf;
+    if (ctx->data_dir) return ctx->data_dir;
+    const char *env = getenv("GPUIDX_DATA");
+    if (env && *env) return ctx->data_dir = env;
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0) {
+        exe[n] = '\0';
+        char *slash = strrchr(exe, '/');
+        if (slash) {
+            *slash = '\0';
+            snprintf(buf, sizeof ctx->data_buf, "%s/../share/gpuidx", exe);
+            if (is_dir(buf)) return ctx->data_dir = buf;
+        }
+    }
+    snprintf(buf, sizeof ctx->data_buf, "%s/share/gpuidx", GPUIDX_PREFIX);
+    if (is_dir(buf)) return ctx->data_dir = buf;
+    snprintf(buf, sizeof ctx->data_buf, "%s/data", GPUIDX_SRCDIR);
+    if (is_dir(buf)) return ctx->data_dir = buf;
+    return ctx->data_dir = "data";
+}
+
+int main(int argc, char **argv)
+{
+    gsl_set_error_handler_off();
+    cli_ctx ctx = {NULL, NULL, argv[0], {0}};
+    const char *env = getenv("GPUIDX_DB");
+    ctx.db_path = env && *env ? env : "gpuidx.db";
+    int i = 1;
+    for (; i < argc && argv[i][0] == '-'; i++) {
+        int missing;
+        const char *v;
+        if (cli_is_help(argv[i])) {
+            fputs(usage, stdout);
+            return 0;
+        } else if (strcmp(argv[i], "--version") == 0) {
+            printf("gpuidx %s\n", GPUIDX_VERSION);
+            return 0;
+        } else if ((v = cli_opt(argc, argv, &i, "--db", &missing)) || missing) {
+            if (missing) goto need_value;
+            ctx.db_path = v;
+        } else if ((v = cli_opt(argc, argv, &i, "--data", &missing)) || missing) {
+            if (missing) goto need_value;
+            ctx.data_dir = v;
+        } else {
+            cli_error("unknown option '%s' (see gpuidx --help)", argv[i]);
+            return 2;
+        }
+        continue;
+    need_value:
+        cli_error("option '%s' needs a value", argv[i]);
+        return 2;
+    }
+    if (i >= argc) {
+        fputs(usage, stderr);
+        return 2;
+    }
+    static const struct {
+        const char *name;
+        int (*fn)(cli_ctx *, int, char **);
+    } cmds[] = {
+        {"ingest", cmd_ingest}, {"index", cmd_index},   {"site", cmd_site},
+        {"settle", cmd_settle}, {"hedge", cmd_hedge},   {"grades", cmd_grades},
+        {"simulate", cmd_simulate},
+    };
+    for (size_t k = 0; k < sizeof cmds / sizeof cmds[0]; k++)
+        if (strcmp(argv[i], cmds[k].name) == 0) return cmds[k].fn(&ctx, argc - i, argv + i);
+    cli_error("unknown command '%s' (see gpuidx --help)", argv[i]);
+    return 2;
+}

@@ -1,0 +1,108 @@
+/* core/decimal.c -- exact decimal parsing, half-up rounding, formatting.
+ *
+ * A gpi_dec keeps a number exactly as written (mantissa and decimal scale).
+ * Conversions to fixed-point units divide with gpi_div_round, which works in
+ * 128-bit integers and rounds halves away from zero, so 2.3645 at three
+ * decimals is 2.365 -- never 2.364 as binary 2.36449999... would give.
+ */
+#include "core/gpi.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+const char *gpi_dec_parse(const char *s, gpi_dec *out)
+{
+    if (!s || !*s) return "empty";
+    const char *p = s;
+    int neg = 0;
+    if (*p == '+' || *p == '-') neg = *p++ == '-';
+    int64_t mant = 0;
+    int ndig = 0, scale = 0, seen_dot = 0, any = 0;
+    for (; *p; p++) {
+        if (*p == '.') {
+            if (seen_dot) return "not a number";
+            seen_dot = 1;
+            continue;
+        }
+        if (*p < '0' || *p > '9') return "not a number";
+        any = 1;
+        if (seen_dot) {
+            if (scale == 12) {
+                /* digits beyond 12 decimals must be zeros to stay exact */
+                if (*p != '0') return "too many digits";
+                continue;
+            }
+            scale++;
+        }
+        if (mant == 0 && *p == '0' && !seen_dot) continue;
+        if (++ndig > 18) return "too many digits";
+        mant = mant * 10 + (*p - '0');
+    }
+    if (!any) return "not a number";
+    out->mant = neg ? -mant : mant;
+    out->scale = scale;
+    return NULL;
+}
+
+int64_t gpi_div_round(__int128 num, __int128 den)
+{
+    int neg = num < 0;
+    __int128 a = neg ? -num : num;
+    __int128 q = a / den, r = a % den;
+    if (2 * r >= den) q++;
+    return (int64_t)(neg ? -q : q);
+}
+
+int64_t gpi_dec_to_units(gpi_dec d, int digits)
+{
+    __int128 num = d.mant, den = 1;
+    if (digits >= d.scale) {
+        for (int i = d.scale; i < digits; i++) num *= 10;
+    } else {
+        for (int i = digits; i < d.scale; i++) den *= 10;
+    }
+    return gpi_div_round(num, den);
+}
+
+char *gpi_fixed_format(int64_t v, int digits, char out[32])
+{
+    uint64_t a = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+    uint64_t p = 1;
+    for (int i = 0; i < digits; i++) p *= 10;
+    if (digits == 0)
+        snprintf(out, 32, "%s%llu", v < 0 ? "-" : "", (unsigned long long)a);
+    else
+        snprintf(out, 32, "%s%llu.%0*llu", v < 0 ? "-" : "", (unsigned long long)(a / p),
+                 digits, (unsigned long long)(a % p));
+    return out;
+}
+
+int64_t gpi_double_to_units(double v, int digits)
+{
+    /* Take the shortest decimal that round-trips to 12 significant digits,
+     * then round that decimal exactly. */
+    char buf[64];
+    if (!isfinite(v)) return 0;
+    snprintf(buf, sizeof buf, "%.11e", v);
+    /* buf = "-d.dddddddddddde±XX" */
+    int neg = buf[0] == '-';
+    const char *p = buf + neg;
+    int64_t mant = p[0] - '0';
+    for (int i = 2; i < 13; i++) mant = mant * 10 + (p[i] - '0');
+    const char *e = strchr(p, 'e');
+    int ex = 0;
+    sscanf(e + 1, "%d", &ex);
+    /* value = mant * 10^(ex - 11); want value * 10^digits */
+    int shift = ex - 11 + digits;
+    __int128 num = mant, den = 1;
+    if (shift >= 0) {
+        if (shift > 30) return neg ? INT64_MIN : INT64_MAX;
+        for (int i = 0; i < shift; i++) num *= 10;
+    } else {
+        if (shift < -30) return 0;
+        for (int i = 0; i < -shift; i++) den *= 10;
+    }
+    int64_t r = gpi_div_round(num, den);
+    return neg ? -r : r;
+}

@@ -1,0 +1,163 @@
+/* core/gpi.h -- shared types of gpuidx: status codes, located diagnostics,
+ * UTC calendar days, exact decimal money, and the enumerations of SPEC §3.
+ *
+ * Everything here is pure: no I/O, no allocation, no global state.  Every
+ * module includes this header and nothing else from core/.
+ *
+ * Money is fixed point.  Prices are int64 micro-USD per GPU-hour
+ * (1 USD = 1,000,000 µUSD); cash amounts are int64 cents.  Decimal text is
+ * parsed exactly (gpi_dec_parse) and rounded half-up exactly
+ * (gpi_round_half_up); binary floating point never touches a stored or
+ * published amount.
+ *
+ * Days are int32 counts since 1970-01-01 (UTC), so "the next day" is +1 and
+ * a range of days is a pair of integers.
+ */
+#ifndef GPI_GPI_H
+#define GPI_GPI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define GPUIDX_VERSION "0.1.0"
+
+/* ---- status codes and diagnostics -------------------------------------- */
+
+typedef enum gpi_status {
+    GPI_OK = 0,
+    GPI_EINPUT,   /* bad input data: the message says what and where        */
+    GPI_EUSAGE,   /* bad arguments                                          */
+    GPI_ESTORE,   /* the database failed (message carries sqlite3_errmsg)   */
+    GPI_EIO,      /* a file could not be read or written                    */
+    GPI_EMATH,    /* a numerical routine failed (GSL status in message)     */
+    GPI_ENOMEM
+} gpi_status;
+
+/* A diagnostic is a caller-owned buffer; functions that fail fill it once,
+ * with the location first ("file:line: field: reason (got "...")"). */
+typedef struct gpi_diag {
+    char msg[512];
+} gpi_diag;
+
+/* Formats fmt into d (if d is non-NULL) and returns st.  Never fails. */
+gpi_status gpi_diag_set(gpi_diag *d, gpi_status st, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Exit code of the CLI for a status: 0 ok, 2 usage, 1 everything else. */
+int gpi_exit_code(gpi_status st);
+
+/* ---- enumerations of SPEC §3 ------------------------------------------- */
+
+typedef enum { GPI_OFFER = 0, GPI_TRADE = 1 } gpi_kind;
+typedef enum { GPI_SCOPE_BARE_METAL = 0, GPI_SCOPE_MANAGED, GPI_SCOPE_VM,
+               GPI_SCOPE_CONTAINER, GPI_SCOPE__N } gpi_scope;
+/* Tiers are ordered: a larger number is a better tier. */
+typedef enum { GPI_TIER_UNRATED = 0, GPI_TIER_UNDERPERFORM, GPI_TIER_BRONZE,
+               GPI_TIER_SILVER, GPI_TIER_GOLD, GPI_TIER_PLATINUM,
+               GPI_TIER__N } gpi_tier;
+typedef enum { GPI_TERM_ON_DEMAND = 0, GPI_TERM_SPOT, GPI_TERM_RESERVED,
+               GPI_TERM__N } gpi_term;
+typedef enum { GPI_STATUS_OK = 0, GPI_STATUS_CANCELLED, GPI_STATUS_AFFILIATE,
+               GPI_STATUS__N } gpi_trade_status;
+typedef enum { GPI_UNIT_GPU_HOUR = 0, GPI_UNIT_INSTANCE_HOUR,
+               GPI_UNIT_GPU_MONTH, GPI_UNIT_INSTANCE_MONTH, GPI_UNIT__N } gpi_unit;
+
+/* Name <-> value.  Parsing is case-insensitive and returns -1 when unknown;
+ * names are the lower-case canonical spellings of SPEC §3. */
+int gpi_kind_parse(const char *s);
+int gpi_scope_parse(const char *s);
+int gpi_tier_parse(const char *s);
+int gpi_term_parse(const char *s);
+int gpi_trade_status_parse(const char *s);
+int gpi_unit_parse(const char *s);
+const char *gpi_kind_name(int v);
+const char *gpi_scope_name(int v);
+const char *gpi_tier_name(int v);
+const char *gpi_term_name(int v);
+const char *gpi_trade_status_name(int v);
+const char *gpi_unit_name(int v);
+
+/* ---- UTC days and timestamps ------------------------------------------- */
+
+/* Days since 1970-01-01 of a proleptic Gregorian date (no validation). */
+int32_t gpi_days_from_civil(int y, int m, int d);
+void gpi_civil_from_days(int32_t day, int *y, int *m, int *d);
+/* 1 when y-m-d is a real calendar date with 1 <= y <= 9999. */
+int gpi_date_valid(int y, int m, int d);
+/* Days in month m of year y. */
+int gpi_month_days(int y, int m);
+
+/* Parses exactly "YYYY-MM-DD" into *day.  Returns NULL on success, else a
+ * static reason ("not a date YYYY-MM-DD", "no such calendar date"). */
+const char *gpi_date_parse(const char *s, int32_t *day);
+/* Parses "YYYY-MM-DD" or an ISO-8601 timestamp "YYYY-MM-DDTHH:MM[:SS[.f]]"
+ * with "Z" or "±hh:mm" (a space may replace "T"; no zone means UTC) into
+ * Unix seconds UTC (fraction truncated).  Returns NULL or a static reason. */
+const char *gpi_time_parse(const char *s, int64_t *unix_s);
+/* Day of a Unix time (floor division, correct before 1970). */
+int32_t gpi_day_of_time(int64_t unix_s);
+/* Writes "YYYY-MM-DD" (11 bytes with NUL) into out. */
+void gpi_date_format(int32_t day, char out[11]);
+/* Writes "YYYY-MM-DDTHH:MM:SSZ" (21 bytes with NUL) into out. */
+void gpi_time_format(int64_t unix_s, char out[21]);
+/* Parses "YYYY-MM" into year and month; NULL or a static reason. */
+const char *gpi_month_parse(const char *s, int *y, int *m);
+/* ISO weekday, Monday = 1 .. Sunday = 7. */
+int gpi_iso_weekday(int32_t day);
+
+/* ---- exact decimals ----------------------------------------------------- */
+
+/* A decimal number = mant / 10^scale, exactly as written.  Up to 18
+ * significant digits and 12 decimals. */
+typedef struct gpi_dec {
+    int64_t mant;
+    int scale;
+} gpi_dec;
+
+/* Parses a plain decimal ("12", "-0.5", "2.3645", "1e3" is refused).
+ * Leading/trailing spaces are not allowed.  Returns NULL or a static reason:
+ * "empty", "not a number", "too many digits". */
+const char *gpi_dec_parse(const char *s, gpi_dec *out);
+
+/* Rounds num/den to the nearest integer, halves away from zero ("half-up"
+ * for positive values, the convention of SPEC §6.7 and §8), exactly.
+ * den must be > 0.  Uses 128-bit intermediates. */
+int64_t gpi_div_round(__int128 num, __int128 den);
+
+/* Value of d in units of 10^-digits, rounded half-up exactly
+ * (e.g. d = 2.36455, digits = 4 -> 23646). */
+int64_t gpi_dec_to_units(gpi_dec d, int digits);
+
+/* Formats v / 10^digits with exactly `digits` decimals ("-1.2300").  out
+ * must hold 32 bytes. Returns out. */
+char *gpi_fixed_format(int64_t v, int digits, char out[32]);
+
+/* Rounds a double to the nearest multiple of 10^-digits, halves up, and
+ * returns it in those units, correcting binary error: the value is first
+ * rounded to 12 significant decimals, so 2.36449999999999 (binary for
+ * 2.3645) rounds to 2.365 at 3 digits.  Only for statistics outputs
+ * (hedge, evaluation) -- money never goes through doubles. */
+int64_t gpi_double_to_units(double v, int digits);
+
+/* ---- hashing ------------------------------------------------------------ */
+
+/* SHA-256 of a buffer as 64 lower-case hex digits + NUL. */
+void gpi_sha256_hex(const void *buf, size_t n, char out[65]);
+
+/* Incremental SHA-256 for streaming files. */
+typedef struct gpi_sha256 {
+    uint32_t h[8];
+    uint64_t nbytes;
+    unsigned char block[64];
+    size_t nblock;
+} gpi_sha256;
+void gpi_sha256_init(gpi_sha256 *s);
+void gpi_sha256_update(gpi_sha256 *s, const void *buf, size_t n);
+void gpi_sha256_final(gpi_sha256 *s, char out[65]);
+
+/* 64-bit FNV-1a, for compact identity keys (collisions are checked by the
+ * store against the stored key text, never assumed away). */
+uint64_t gpi_fnv1a64(const void *buf, size_t n, uint64_t seed);
+#define GPI_FNV_SEED 0xcbf29ce484222325ULL
+
+#endif

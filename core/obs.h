@@ -1,0 +1,48 @@
+/* core/obs.h -- one normalized observation (an offer or a trade).
+ *
+ * The record ingest produces and the store keeps (SPEC §3).  All strings
+ * are borrowed: a gpi_obs never owns memory; whoever fills one keeps the
+ * strings alive until the consumer returns (ingest: until the row callback
+ * returns; store: until the next step of the same query).
+ */
+#ifndef GPI_OBS_H
+#define GPI_OBS_H
+
+#include <stdint.h>
+
+#include "core/gpi.h"
+
+typedef struct gpi_obs {
+    int kind;          /* gpi_kind */
+    int scope;         /* gpi_scope */
+    int tier;          /* gpi_tier, frozen at ingest from tiers.csv or the row */
+    int term;          /* gpi_term */
+    int term_months;   /* 1..60 for reserved, else 0 */
+    int status;        /* gpi_trade_status (offers: ok) */
+    int unit;          /* gpi_unit as written (audit) */
+    int64_t observed_at;      /* Unix seconds UTC */
+    int32_t day;              /* gpi_day_of_time(observed_at) */
+    uint64_t key_hash;        /* FNV-1a of kind, source and ident */
+    int64_t price_micro;      /* USD per GPU-hour x 1e6, > 0 */
+    int64_t quantity_micro;   /* trades: GPU-hours x 1e6 (> 0); offers: GPUs
+                                 available x 1e6, or -1 when absent */
+    int32_t gpu_count;        /* GPUs in the priced unit (>= 1) */
+    const char *gpu;          /* canonical model, e.g. "H100-SXM-80GB" */
+    const char *provider;     /* canonical provider */
+    const char *group;        /* owner group: one provider in every rule of §6 */
+    const char *segment;      /* hyperscaler, neocloud, marketplace, unknown... */
+    const char *region;       /* free text, may be "" */
+    const char *source;       /* feed name */
+    const char *id;           /* the source's id, or NULL */
+    const char *ident;        /* identity text: id, or the built key (§3) */
+    const char *buyer;        /* trades: counterparty, or NULL */
+    /* audit: the values as written in the file */
+    const char *raw_gpu;
+    const char *raw_provider;
+    const char *raw_price;
+    const char *currency;
+    const char *sku;          /* may be NULL */
+    long line;                /* physical line (CSV) or record (JSON) */
+} gpi_obs;
+
+#endif

@@ -1,0 +1,74 @@
+/* ingest/ingest.h -- read observation files and normalize them (SPEC §3).
+ *
+ * Files -> gpi_obs records.  This module parses canonical CSV (libcsv,
+ * streaming, exact physical line numbers) and JSON (an array, or one object
+ * per line), and normalizes every row through the tables of data/
+ * (gpus.csv, providers.csv, tiers.csv, fx.csv).  It never touches the
+ * database and never prints: records, rejects and warnings go to the
+ * caller's sink, which decides what to store.
+ *
+ * Messages have the SPEC's form, with the path as the caller gave it:
+ *   rows:       "offers.csv:17: price: not a number (got \"abc\")"
+ *   structure:  "offers.csv:40:12: unterminated quoted field"
+ * A structural error (unterminated quote, invalid JSON, no header, a
+ * missing required column, an unreadable file) makes ingest_file return
+ * GPI_EINPUT with the message in d; the caller must then discard everything
+ * the sink received for that file (one file is one transaction).
+ *
+ * Ownership: ingest_tables_load() returns tables freed with
+ * ingest_tables_free(); records and strings passed to the sink are valid
+ * only during the callback.
+ */
+#ifndef GPI_INGEST_H
+#define GPI_INGEST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/gpi.h"
+#include "core/obs.h"
+
+typedef struct ingest_tables ingest_tables;
+
+/* Loads gpus.csv, providers.csv, tiers.csv and fx.csv from dir.  A bad
+ * table row is an error naming file:line. */
+gpi_status ingest_tables_load(const char *dir, ingest_tables **out, gpi_diag *d);
+void ingest_tables_free(ingest_tables *t);
+/* SHA-256 over the four tables' bytes, recorded with every batch. */
+const char *ingest_tables_sha256(const ingest_tables *t);
+
+/* Where parsed rows go.  Each callback returns 0 to go on; non-zero stops
+ * the file with GPI_ESTORE (the callback fills d through ud). */
+typedef struct ingest_sink {
+    /* A normalized observation.  raw_row is the row as read (for a later
+     * conflict reject). */
+    int (*obs)(void *ud, const gpi_obs *o, const char *raw_row);
+    /* A rejected row: physical line, column name (header spelling, or NULL
+     * for the row as a whole), raw row, and the full message
+     * "path:line: column: reason (got "value")". */
+    int (*reject)(void *ud, long line, const char *column, const char *raw_row,
+                  const char *msg);
+    /* A warning that is not a reject, e.g. "offers.csv:1: unknown column
+     * \"foo\" ignored".  May be NULL. */
+    void (*warn)(void *ud, const char *msg);
+    /* Progress in bytes; may be NULL.  Called at most every 4 MiB. */
+    void (*progress)(void *ud, uint64_t done, uint64_t total);
+    void *ud;
+} ingest_sink;
+
+typedef struct ingest_opts {
+    const char *path;     /* file to read */
+    int kind;             /* GPI_OFFER / GPI_TRADE from `ingest offers|trades`,
+                             or -1: the file's kind column decides */
+    const char *source;   /* --source, or NULL: the file name is the default */
+} ingest_opts;
+
+/* Reads one file.  *rows_read counts data rows seen (records, not
+ * physical lines), whatever became of them. */
+gpi_status ingest_file(const ingest_tables *t, const ingest_opts *opt,
+                       const ingest_sink *sink, long *rows_read, gpi_diag *d);
+
+/* SHA-256 of a whole file (hex); GPI_EIO with "path: reason" if unreadable. */
+gpi_status ingest_file_sha256(const char *path, char out[65], gpi_diag *d);
+
+#endif

@@ -1,0 +1,42 @@
+/* store/internal.h -- shared between the store's own files only.
+ *
+ * The store is split by concept: store.c (open, migrations, ingest
+ * batches, observations, rejects) and sibling files for the index and
+ * publication tables.  They share the handle below; nothing outside
+ * store/ includes this header.
+ */
+#ifndef GPI_STORE_INTERNAL_H
+#define GPI_STORE_INTERNAL_H
+
+#include <sqlite3.h>
+
+#include "store/store.h"
+
+/* Prepared statements of store.c, reused for the handle's lifetime. */
+enum {
+    ST_BATCH_FIND, ST_BATCH_INSERT, ST_BATCH_COUNTS, ST_OBS_INSERT, ST_OBS_GET,
+    ST_REJECT_INSERT, ST_OBS_SCAN, ST__N
+};
+
+/* Sibling files keep their own statements here (lazily prepared). */
+#define STORE_EXTRA_STMTS 64
+
+struct store {
+    sqlite3 *db;
+    sqlite3_stmt *stmt[ST__N];
+    sqlite3_stmt *extra[STORE_EXTRA_STMTS];
+    int in_tx;
+};
+
+/* Migration list, in order; schema version = index + 1. */
+extern const char *const store_migrations[];
+extern const int store_n_migrations;
+
+/* Prepares (once) and returns extra statement slot i with sql; resets it
+ * and clears its bindings before returning.  NULL on error (d set). */
+sqlite3_stmt *store_stmt(store *st, int slot, const char *sql, gpi_diag *d);
+
+/* Sets d to "store: <what>: <sqlite3_errmsg>" and returns GPI_ESTORE. */
+gpi_status store_err(store *st, gpi_diag *d, const char *what);
+
+#endif

@@ -1,0 +1,69 @@
+/* store/schema.c -- the database schema, as an ordered list of migrations.
+ *
+ * Schema version N means migrations 1..N have run (PRAGMA user_version).
+ * A migration is never edited once released: new tables and columns come
+ * as a new entry at the end.
+ *
+ * Design notes:
+ *  (1) observations is WITHOUT ROWID with primary key
+ *      (day, key_hash, observed_at): the duplicate check is one key lookup
+ *      and a day's observations are one contiguous range, so ingest
+ *      maintains exactly one b-tree.
+ *  (2) money is INTEGER micro-USD per GPU-hour; quantities are INTEGER
+ *      millionths of a GPU-hour (or of a GPU for offers).
+ *  (3) raw values as written (gpu, provider, price, currency, unit, sku)
+ *      are kept for audit, with the batch and physical line.
+ */
+#include "store/internal.h"
+
+const char *const store_migrations[] = {
+    /* 1: ingest */
+    "CREATE TABLE batches ("
+    "  batch_id INTEGER PRIMARY KEY,"
+    "  path TEXT NOT NULL,"
+    "  sha256 TEXT NOT NULL,"
+    "  source TEXT,"
+    "  kind_hint TEXT,"
+    "  tables_sha256 TEXT,"
+    "  ingested_at INTEGER NOT NULL,"
+    "  n_read INTEGER, n_stored INTEGER, n_duplicates INTEGER, n_rejected INTEGER"
+    ");"
+    "CREATE UNIQUE INDEX batches_sha ON batches(sha256);"
+    "CREATE TABLE observations ("
+    "  day INTEGER NOT NULL,"
+    "  key_hash INTEGER NOT NULL,"
+    "  observed_at INTEGER NOT NULL,"
+    "  kind INTEGER NOT NULL,"
+    "  batch_id INTEGER NOT NULL REFERENCES batches(batch_id),"
+    "  line INTEGER NOT NULL,"
+    "  gpu TEXT NOT NULL,"
+    "  provider TEXT NOT NULL,"
+    "  grp TEXT NOT NULL,"
+    "  segment TEXT NOT NULL,"
+    "  scope INTEGER NOT NULL,"
+    "  tier INTEGER NOT NULL,"
+    "  term INTEGER NOT NULL,"
+    "  term_months INTEGER NOT NULL,"
+    "  status INTEGER NOT NULL,"
+    "  price_micro INTEGER NOT NULL,"
+    "  quantity_micro INTEGER,"
+    "  gpu_count INTEGER NOT NULL,"
+    "  region TEXT NOT NULL,"
+    "  source TEXT NOT NULL,"
+    "  ident TEXT NOT NULL,"
+    "  buyer TEXT,"
+    "  raw_gpu TEXT, raw_provider TEXT, raw_price TEXT, currency TEXT,"
+    "  unit INTEGER, sku TEXT,"
+    "  PRIMARY KEY (day, key_hash, observed_at)"
+    ") WITHOUT ROWID;"
+    "CREATE TABLE rejects ("
+    "  reject_id INTEGER PRIMARY KEY,"
+    "  batch_id INTEGER NOT NULL REFERENCES batches(batch_id),"
+    "  line INTEGER NOT NULL,"
+    "  column_name TEXT,"
+    "  raw_row TEXT,"
+    "  reason TEXT NOT NULL"
+    ");",
+};
+
+const int store_n_migrations = (int)(sizeof store_migrations / sizeof store_migrations[0]);

@@ -1,0 +1,426 @@
+/* store/store.c -- open, migrate, ingest batches, observations, rejects.
+ *
+ * NOTES ON THE DESIGN
+ * (1) Every statement is prepared once (store_open) and reset after use;
+ *     nothing builds SQL from data.
+ * (2) An ingest batch is one transaction: BEGIN IMMEDIATE in
+ *     store_batch_begin, COMMIT in store_batch_commit, ROLLBACK otherwise.
+ *     WAL mode lets readers run while it writes.
+ * (3) store_obs_put inserts with ON CONFLICT DO NOTHING; only when the key
+ *     is already taken does it read the stored row back and compare it, so
+ *     a new row costs one b-tree insert.
+ * (4) synchronous=NORMAL in WAL mode: a commit is durable against a
+ *     process crash (the file is either in or out), and an OS crash can at
+ *     worst lose the last committed files, never corrupt the database.
+ */
+#include "store/internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+gpi_status store_err(store *st, gpi_diag *d, const char *what)
+{
+    return gpi_diag_set(d, GPI_ESTORE, "store: %s: %s", what,
+                        st && st->db ? sqlite3_errmsg(st->db) : "no database");
+}
+
+static const char *const sql_text[ST__N] = {
+    [ST_BATCH_FIND] = "SELECT batch_id FROM batches WHERE sha256 = ?1",
+    [ST_BATCH_INSERT] =
+        "INSERT INTO batches(path, sha256, source, kind_hint, tables_sha256, ingested_at)"
+        " VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+    [ST_BATCH_COUNTS] = "UPDATE batches SET n_read = ?2, n_stored = ?3, n_duplicates = ?4,"
+                        " n_rejected = ?5 WHERE batch_id = ?1",
+    [ST_OBS_INSERT] =
+        "INSERT INTO observations(day, key_hash, observed_at, kind, batch_id, line, gpu,"
+        " provider, grp, segment, scope, tier, term, term_months, status, price_micro,"
+        " quantity_micro, gpu_count, region, source, ident, buyer, raw_gpu, raw_provider,"
+        " raw_price, currency, unit, sku) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10,"
+        " ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26,"
+        " ?27, ?28) ON CONFLICT DO NOTHING",
+    [ST_OBS_GET] =
+        "SELECT kind, ident, source, gpu, provider, grp, segment, scope, tier, term,"
+        " term_months, status, price_micro, quantity_micro, gpu_count, region, buyer"
+        " FROM observations WHERE day = ?1 AND key_hash = ?2 AND observed_at = ?3",
+    [ST_REJECT_INSERT] = "INSERT INTO rejects(batch_id, line, column_name, raw_row, reason)"
+                         " VALUES (?1, ?2, ?3, ?4, ?5)",
+    [ST_OBS_SCAN] =
+        "SELECT o.day, o.key_hash, o.observed_at, o.kind, o.gpu, o.provider, o.grp,"
+        " o.segment, o.scope, o.tier, o.term, o.term_months, o.status, o.price_micro,"
+        " o.quantity_micro, o.gpu_count, o.region, o.source, o.ident, o.buyer, o.raw_gpu,"
+        " o.raw_provider, o.raw_price, o.currency, o.unit, o.sku, o.line"
+        " FROM observations o JOIN batches b ON b.batch_id = o.batch_id"
+        " WHERE o.day BETWEEN ?1 AND ?2 AND b.ingested_at <= ?3"
+        " ORDER BY o.day, o.key_hash, o.observed_at",
+};
+
+static gpi_status exec(store *st, const char *sql, gpi_diag *d)
+{
+    char *err = NULL;
+    if (sqlite3_exec(st->db, sql, NULL, NULL, &err) != SQLITE_OK) {
+        gpi_diag_set(d, GPI_ESTORE, "store: %s", err ? err : "exec failed");
+        sqlite3_free(err);
+        return GPI_ESTORE;
+    }
+    return GPI_OK;
+}
+
+static gpi_status migrate(store *st, gpi_diag *d)
+{
+    sqlite3_stmt *s = NULL;
+    int version = 0;
+    if (sqlite3_prepare_v2(st->db, "PRAGMA user_version", -1, &s, NULL) != SQLITE_OK)
+        return store_err(st, d, "reading schema version");
+    if (sqlite3_step(s) == SQLITE_ROW) version = sqlite3_column_int(s, 0);
+    sqlite3_finalize(s);
+    if (version > store_n_migrations)
+        return gpi_diag_set(d, GPI_ESTORE,
+                            "store: database schema version %d is newer than this "
+                            "gpuidx (%d); upgrade gpuidx",
+                            version, store_n_migrations);
+    for (int v = version; v < store_n_migrations; v++) {
+        gpi_status rc = exec(st, "BEGIN IMMEDIATE", d);
+        if (rc != GPI_OK) return rc;
+        rc = exec(st, store_migrations[v], d);
+        if (rc == GPI_OK) {
+            char pragma[64];
+            snprintf(pragma, sizeof pragma, "PRAGMA user_version = %d", v + 1);
+            rc = exec(st, pragma, d);
+        }
+        if (rc != GPI_OK) {
+            exec(st, "ROLLBACK", NULL);
+            return rc;
+        }
+        rc = exec(st, "COMMIT", d);
+        if (rc != GPI_OK) return rc;
+    }
+    return GPI_OK;
+}
+
+gpi_status store_open(const char *path, store **out, gpi_diag *d)
+{
+    *out = NULL;
+    store *st = calloc(1, sizeof *st);
+    if (!st) return gpi_diag_set(d, GPI_ENOMEM, "store: out of memory");
+    if (sqlite3_open_v2(path, &st->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
+        SQLITE_OK) {
+        gpi_diag_set(d, GPI_ESTORE, "%s: cannot open database: %s", path,
+                     st->db ? sqlite3_errmsg(st->db) : "out of memory");
+        store_close(st);
+        return GPI_ESTORE;
+    }
+    sqlite3_busy_timeout(st->db, 10000);
+    gpi_status rc = exec(st,
+                         "PRAGMA journal_mode = WAL;"
+                         "PRAGMA synchronous = NORMAL;"
+                         "PRAGMA foreign_keys = ON;"
+                         "PRAGMA cache_size = -65536;",
+                         d);
+    if (rc == GPI_OK) rc = migrate(st, d);
+    for (int i = 0; rc == GPI_OK && i < ST__N; i++)
+        if (sqlite3_prepare_v3(st->db, sql_text[i], -1, SQLITE_PREPARE_PERSISTENT,
+                               &st->stmt[i], NULL) != SQLITE_OK)
+            rc = store_err(st, d, "preparing statement");
+    if (rc != GPI_OK) {
+        if (d && strncmp(d->msg, path, strlen(path)) != 0) {
+            char tmp[sizeof d->msg];
+            snprintf(tmp, sizeof tmp, "%s: %s", path, d->msg);
+            memcpy(d->msg, tmp, sizeof tmp);
+        }
+        store_close(st);
+        return rc;
+    }
+    *out = st;
+    return GPI_OK;
+}
+
+void store_close(store *st)
+{
+    if (!st) return;
+    if (st->in_tx) store_rollback(st);
+    for (int i = 0; i < ST__N; i++) sqlite3_finalize(st->stmt[i]);
+    for (int i = 0; i < STORE_EXTRA_STMTS; i++) sqlite3_finalize(st->extra[i]);
+    sqlite3_close(st->db);
+    free(st);
+}
+
+sqlite3_stmt *store_stmt(store *st, int slot, const char *sql, gpi_diag *d)
+{
+    if (slot < 0 || slot >= STORE_EXTRA_STMTS) {
+        gpi_diag_set(d, GPI_ESTORE, "store: statement slot %d out of range", slot);
+        return NULL;
+    }
+    if (!st->extra[slot] &&
+        sqlite3_prepare_v3(st->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &st->extra[slot],
+                           NULL) != SQLITE_OK) {
+        store_err(st, d, "preparing statement");
+        return NULL;
+    }
+    sqlite3_reset(st->extra[slot]);
+    sqlite3_clear_bindings(st->extra[slot]);
+    return st->extra[slot];
+}
+
+gpi_status store_begin(store *st, gpi_diag *d)
+{
+    gpi_status rc = exec(st, "BEGIN IMMEDIATE", d);
+    if (rc == GPI_OK) st->in_tx = 1;
+    return rc;
+}
+
+gpi_status store_commit(store *st, gpi_diag *d)
+{
+    gpi_status rc = exec(st, "COMMIT", d);
+    if (rc == GPI_OK) st->in_tx = 0;
+    return rc;
+}
+
+void store_rollback(store *st)
+{
+    exec(st, "ROLLBACK", NULL);
+    st->in_tx = 0;
+}
+
+/* ---- batches ------------------------------------------------------------- */
+
+static sqlite3_stmt *use(store *st, int i)
+{
+    sqlite3_reset(st->stmt[i]);
+    sqlite3_clear_bindings(st->stmt[i]);
+    return st->stmt[i];
+}
+
+static void bind_text(sqlite3_stmt *s, int i, const char *v)
+{
+    if (v)
+        sqlite3_bind_text(s, i, v, -1, SQLITE_STATIC);
+    else
+        sqlite3_bind_null(s, i);
+}
+
+gpi_status store_batch_find(store *st, const char *sha256, int *found, int64_t *batch_id,
+                            gpi_diag *d)
+{
+    sqlite3_stmt *s = use(st, ST_BATCH_FIND);
+    bind_text(s, 1, sha256);
+    int rc = sqlite3_step(s);
+    *found = rc == SQLITE_ROW;
+    if (*found && batch_id) *batch_id = sqlite3_column_int64(s, 0);
+    sqlite3_reset(s);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE) return store_err(st, d, "finding batch");
+    return GPI_OK;
+}
+
+gpi_status store_batch_begin(store *st, const store_batch_info *info, int64_t *batch_id,
+                             gpi_diag *d)
+{
+    gpi_status rc = store_begin(st, d);
+    if (rc != GPI_OK) return rc;
+    sqlite3_stmt *s = use(st, ST_BATCH_INSERT);
+    bind_text(s, 1, info->path);
+    bind_text(s, 2, info->sha256);
+    bind_text(s, 3, info->source);
+    bind_text(s, 4, info->kind_hint);
+    bind_text(s, 5, info->tables_sha256);
+    sqlite3_bind_int64(s, 6, info->ingested_at);
+    if (sqlite3_step(s) != SQLITE_DONE) {
+        rc = store_err(st, d, "recording batch");
+        sqlite3_reset(s);
+        store_rollback(st);
+        return rc;
+    }
+    sqlite3_reset(s);
+    *batch_id = sqlite3_last_insert_rowid(st->db);
+    return GPI_OK;
+}
+
+gpi_status store_batch_commit(store *st, int64_t batch_id, const store_batch_counts *c,
+                              gpi_diag *d)
+{
+    sqlite3_stmt *s = use(st, ST_BATCH_COUNTS);
+    sqlite3_bind_int64(s, 1, batch_id);
+    sqlite3_bind_int64(s, 2, c->read);
+    sqlite3_bind_int64(s, 3, c->stored);
+    sqlite3_bind_int64(s, 4, c->duplicates);
+    sqlite3_bind_int64(s, 5, c->rejected);
+    int ok = sqlite3_step(s) == SQLITE_DONE;
+    sqlite3_reset(s);
+    if (!ok) {
+        gpi_status rc = store_err(st, d, "recording batch counts");
+        store_rollback(st);
+        return rc;
+    }
+    gpi_status rc = store_commit(st, d);
+    if (rc != GPI_OK) store_rollback(st);
+    return rc;
+}
+
+void store_batch_rollback(store *st)
+{
+    if (st->in_tx) store_rollback(st);
+}
+
+/* ---- observations -------------------------------------------------------- */
+
+/* NULL and "" compare equal: an absent optional field is an empty one. */
+static int text_eq(sqlite3_stmt *s, int col, const char *v)
+{
+    const char *t = (const char *)sqlite3_column_text(s, col);
+    return strcmp(t ? t : "", v ? v : "") == 0;
+}
+
+gpi_status store_obs_put(store *st, int64_t batch_id, const gpi_obs *o, store_put_result *res,
+                         gpi_diag *d)
+{
+    sqlite3_stmt *s = st->stmt[ST_OBS_INSERT];
+    sqlite3_bind_int64(s, 1, o->day);
+    sqlite3_bind_int64(s, 2, (sqlite3_int64)o->key_hash);
+    sqlite3_bind_int64(s, 3, o->observed_at);
+    sqlite3_bind_int(s, 4, o->kind);
+    sqlite3_bind_int64(s, 5, batch_id);
+    sqlite3_bind_int64(s, 6, o->line);
+    bind_text(s, 7, o->gpu);
+    bind_text(s, 8, o->provider);
+    bind_text(s, 9, o->group);
+    bind_text(s, 10, o->segment);
+    sqlite3_bind_int(s, 11, o->scope);
+    sqlite3_bind_int(s, 12, o->tier);
+    sqlite3_bind_int(s, 13, o->term);
+    sqlite3_bind_int(s, 14, o->term_months);
+    sqlite3_bind_int(s, 15, o->status);
+    sqlite3_bind_int64(s, 16, o->price_micro);
+    if (o->quantity_micro >= 0)
+        sqlite3_bind_int64(s, 17, o->quantity_micro);
+    else
+        sqlite3_bind_null(s, 17);
+    sqlite3_bind_int(s, 18, o->gpu_count);
+    bind_text(s, 19, o->region ? o->region : "");
+    bind_text(s, 20, o->source);
+    bind_text(s, 21, o->ident);
+    bind_text(s, 22, o->buyer);
+    bind_text(s, 23, o->raw_gpu);
+    bind_text(s, 24, o->raw_provider);
+    bind_text(s, 25, o->raw_price);
+    bind_text(s, 26, o->currency);
+    sqlite3_bind_int(s, 27, o->unit);
+    bind_text(s, 28, o->sku);
+    int rc = sqlite3_step(s);
+    sqlite3_reset(s);
+    if (rc != SQLITE_DONE) return store_err(st, d, "storing observation");
+    if (sqlite3_changes(st->db) == 1) {
+        *res = STORE_PUT_STORED;
+        return GPI_OK;
+    }
+    /* The key is taken: same identity and values is a duplicate. */
+    sqlite3_stmt *g = use(st, ST_OBS_GET);
+    sqlite3_bind_int64(g, 1, o->day);
+    sqlite3_bind_int64(g, 2, (sqlite3_int64)o->key_hash);
+    sqlite3_bind_int64(g, 3, o->observed_at);
+    rc = sqlite3_step(g);
+    if (rc != SQLITE_ROW) {
+        sqlite3_reset(g);
+        return store_err(st, d, "reading stored observation");
+    }
+    if (sqlite3_column_int(g, 0) != o->kind || !text_eq(g, 1, o->ident) ||
+        !text_eq(g, 2, o->source)) {
+        *res = STORE_PUT_COLLISION;
+    } else {
+        int64_t q = sqlite3_column_type(g, 13) == SQLITE_NULL ? -1 : sqlite3_column_int64(g, 13);
+        int same = text_eq(g, 3, o->gpu) && text_eq(g, 4, o->provider) &&
+                   text_eq(g, 5, o->group) && text_eq(g, 6, o->segment) &&
+                   sqlite3_column_int(g, 7) == o->scope && sqlite3_column_int(g, 8) == o->tier &&
+                   sqlite3_column_int(g, 9) == o->term &&
+                   sqlite3_column_int(g, 10) == o->term_months &&
+                   sqlite3_column_int(g, 11) == o->status &&
+                   sqlite3_column_int64(g, 12) == o->price_micro && q == o->quantity_micro &&
+                   sqlite3_column_int(g, 14) == o->gpu_count &&
+                   text_eq(g, 15, o->region ? o->region : "") && text_eq(g, 16, o->buyer);
+        *res = same ? STORE_PUT_DUPLICATE : STORE_PUT_CONFLICT;
+    }
+    sqlite3_reset(g);
+    return GPI_OK;
+}
+
+gpi_status store_reject_put(store *st, int64_t batch_id, long line, const char *column,
+                            const char *raw_row, const char *reason, gpi_diag *d)
+{
+    sqlite3_stmt *s = use(st, ST_REJECT_INSERT);
+    sqlite3_bind_int64(s, 1, batch_id);
+    sqlite3_bind_int64(s, 2, line);
+    bind_text(s, 3, column);
+    bind_text(s, 4, raw_row);
+    bind_text(s, 5, reason);
+    int rc = sqlite3_step(s);
+    sqlite3_reset(s);
+    return rc == SQLITE_DONE ? GPI_OK : store_err(st, d, "storing reject");
+}
+
+static const char *col_text(sqlite3_stmt *s, int i)
+{
+    return (const char *)sqlite3_column_text(s, i);
+}
+
+gpi_status store_obs_scan(store *st, int32_t day_from, int32_t day_to, int64_t as_of,
+                          store_obs_fn fn, void *ud, gpi_diag *d)
+{
+    sqlite3_stmt *s = use(st, ST_OBS_SCAN);
+    sqlite3_bind_int64(s, 1, day_from);
+    sqlite3_bind_int64(s, 2, day_to);
+    sqlite3_bind_int64(s, 3, as_of);
+    int rc;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        gpi_obs o;
+        memset(&o, 0, sizeof o);
+        o.day = (int32_t)sqlite3_column_int64(s, 0);
+        o.key_hash = (uint64_t)sqlite3_column_int64(s, 1);
+        o.observed_at = sqlite3_column_int64(s, 2);
+        o.kind = sqlite3_column_int(s, 3);
+        o.gpu = col_text(s, 4);
+        o.provider = col_text(s, 5);
+        o.group = col_text(s, 6);
+        o.segment = col_text(s, 7);
+        o.scope = sqlite3_column_int(s, 8);
+        o.tier = sqlite3_column_int(s, 9);
+        o.term = sqlite3_column_int(s, 10);
+        o.term_months = sqlite3_column_int(s, 11);
+        o.status = sqlite3_column_int(s, 12);
+        o.price_micro = sqlite3_column_int64(s, 13);
+        o.quantity_micro =
+            sqlite3_column_type(s, 14) == SQLITE_NULL ? -1 : sqlite3_column_int64(s, 14);
+        o.gpu_count = sqlite3_column_int(s, 15);
+        o.region = col_text(s, 16);
+        o.source = col_text(s, 17);
+        o.ident = col_text(s, 18);
+        o.buyer = col_text(s, 19);
+        o.raw_gpu = col_text(s, 20);
+        o.raw_provider = col_text(s, 21);
+        o.raw_price = col_text(s, 22);
+        o.currency = col_text(s, 23);
+        o.unit = sqlite3_column_int(s, 24);
+        o.sku = col_text(s, 25);
+        o.line = (long)sqlite3_column_int64(s, 26);
+        if (fn(&o, ud)) break;
+    }
+    sqlite3_reset(s);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE) return store_err(st, d, "reading observations");
+    return GPI_OK;
+}
+
+gpi_status store_count(store *st, const char *table, long *n, gpi_diag *d)
+{
+    static const char *const tables[] = {"batches", "observations", "rejects"};
+    static const char *const sql[] = {"SELECT count(*) FROM batches",
+                                      "SELECT count(*) FROM observations",
+                                      "SELECT count(*) FROM rejects"};
+    for (int i = 0; i < 3; i++) {
+        if (strcmp(table, tables[i]) != 0) continue;
+        sqlite3_stmt *s = store_stmt(st, STORE_EXTRA_STMTS - 1 - i, sql[i], d);
+        if (!s) return GPI_ESTORE;
+        int rc = sqlite3_step(s);
+        *n = rc == SQLITE_ROW ? (long)sqlite3_column_int64(s, 0) : 0;
+        sqlite3_reset(s);
+        return rc == SQLITE_ROW ? GPI_OK : store_err(st, d, "counting");
+    }
+    return gpi_diag_set(d, GPI_EUSAGE, "store: unknown table %s", table);
+}

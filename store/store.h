@@ -1,0 +1,104 @@
+/* store/store.h -- the SQLite store: the only module that touches SQL.
+ *
+ * One database file holds ingest batches, observations, rejects and
+ * everything the index publishes.  The schema is versioned (PRAGMA
+ * user_version) and migrated on open; WAL mode and foreign keys are on.
+ * Every statement is prepared once per handle and reused.
+ *
+ * Identity (SPEC §3): observations live in a WITHOUT ROWID table whose
+ * primary key (day, key_hash, observed_at) serves both the duplicate check
+ * (exact key lookup) and the index's day lookup (a prefix range), so no
+ * second index is maintained during ingest.  key_hash is FNV-1a of kind,
+ * source and identity text; the identity text is stored too, and a hash
+ * collision is detected, never assumed away.
+ *
+ * Transactions: an ingest batch is one transaction (store_batch_begin ..
+ * store_batch_commit or store_batch_rollback), so a killed process leaves
+ * the file either wholly stored or not at all.
+ *
+ * Ownership: store_open() returns a handle the caller frees with
+ * store_close(); store_close(NULL) is a no-op.  Strings passed in are
+ * borrowed for the call.  Records handed to callbacks are valid only
+ * during the callback.
+ */
+#ifndef GPI_STORE_H
+#define GPI_STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/gpi.h"
+#include "core/obs.h"
+
+typedef struct store store;
+
+/* Opens (creating if needed) and migrates the database at path.  On error
+ * *out is NULL and d says why. */
+gpi_status store_open(const char *path, store **out, gpi_diag *d);
+void store_close(store *st);
+
+/* Runs fn inside one write transaction (BEGIN IMMEDIATE .. COMMIT, or
+ * ROLLBACK when fn returns non-OK).  For modules that write several rows
+ * that must land together. */
+gpi_status store_begin(store *st, gpi_diag *d);
+gpi_status store_commit(store *st, gpi_diag *d);
+void store_rollback(store *st);
+
+/* ---- ingest batches ----------------------------------------------------- */
+
+typedef struct store_batch_info {
+    const char *path;        /* file as given */
+    const char *sha256;      /* of the file's bytes */
+    const char *source;      /* --source or NULL */
+    const char *kind_hint;   /* "offers", "trades" or NULL */
+    const char *tables_sha256; /* hash of the normalization tables used */
+    int64_t ingested_at;     /* Unix seconds */
+} store_batch_info;
+
+typedef struct store_batch_counts {
+    long read, stored, duplicates, rejected;
+} store_batch_counts;
+
+/* 1 in *found (and its batch id) when a committed batch has this SHA-256. */
+gpi_status store_batch_find(store *st, const char *sha256, int *found,
+                            int64_t *batch_id, gpi_diag *d);
+/* Starts the file's transaction and records the batch. */
+gpi_status store_batch_begin(store *st, const store_batch_info *info,
+                             int64_t *batch_id, gpi_diag *d);
+/* Records the counts and commits. */
+gpi_status store_batch_commit(store *st, int64_t batch_id,
+                              const store_batch_counts *c, gpi_diag *d);
+/* Abandons the file's transaction: nothing of it remains. */
+void store_batch_rollback(store *st);
+
+typedef enum {
+    STORE_PUT_STORED = 0,
+    STORE_PUT_DUPLICATE,    /* same key, time and values already stored */
+    STORE_PUT_CONFLICT,     /* same key and time, different values       */
+    STORE_PUT_COLLISION     /* same key hash, different identity text    */
+} store_put_result;
+
+/* Stores one observation of the open batch. */
+gpi_status store_obs_put(store *st, int64_t batch_id, const gpi_obs *o,
+                         store_put_result *res, gpi_diag *d);
+
+/* Records one rejected row of the open batch. */
+gpi_status store_reject_put(store *st, int64_t batch_id, long line,
+                            const char *column, const char *raw_row,
+                            const char *reason, gpi_diag *d);
+
+/* ---- reading observations ---------------------------------------------- */
+
+typedef int (*store_obs_fn)(const gpi_obs *o, void *ud);
+
+/* Calls fn for every observation with day in [day_from, day_to] whose
+ * batch was ingested at or before as_of (Unix seconds), in primary-key
+ * order (day, key_hash, observed_at).  A non-zero return from fn stops the
+ * scan (status GPI_OK). This is a range scan of the primary key. */
+gpi_status store_obs_scan(store *st, int32_t day_from, int32_t day_to,
+                          int64_t as_of, store_obs_fn fn, void *ud, gpi_diag *d);
+
+/* Totals for reports and tests. */
+gpi_status store_count(store *st, const char *table, long *n, gpi_diag *d);
+
+#endif

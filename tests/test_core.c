@@ -1,0 +1,186 @@
+/* tests/test_core.c -- dates, exact decimals, rounding, SHA-256. */
+#include "tests/testutil.h"
+
+#include <string.h>
+
+#include "core/gpi.h"
+
+static void test_date_parse_table(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *name, *in, *why;
+        int y, m, d;
+    } cases[] = {
+        {"epoch", "1970-01-01", NULL, 1970, 1, 1},
+        {"leap day", "2024-02-29", NULL, 2024, 2, 29},
+        {"not a leap year", "2023-02-29", "no such calendar date", 0, 0, 0},
+        {"century leap", "2000-02-29", NULL, 2000, 2, 29},
+        {"century non-leap", "1900-02-29", "no such calendar date", 0, 0, 0},
+        {"month 13", "2024-13-01", "no such calendar date", 0, 0, 0},
+        {"slashes", "2024/01/01", "not a date YYYY-MM-DD", 0, 0, 0},
+        {"short", "2024-1-01", "not a date YYYY-MM-DD", 0, 0, 0},
+        {"trailing", "2024-01-01x", "not a date YYYY-MM-DD", 0, 0, 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int32_t day = -1;
+        const char *why = gpi_date_parse(cases[i].in, &day);
+        if (cases[i].why) {
+            if (!why || strcmp(why, cases[i].why) != 0)
+                fail_msg("%s: got reason %s", cases[i].name, why ? why : "(none)");
+            continue;
+        }
+        if (why) fail_msg("%s: unexpected reason %s", cases[i].name, why);
+        int y, m, d;
+        gpi_civil_from_days(day, &y, &m, &d);
+        if (y != cases[i].y || m != cases[i].m || d != cases[i].d)
+            fail_msg("%s: round trip gave %d-%d-%d", cases[i].name, y, m, d);
+        char buf[11];
+        gpi_date_format(day, buf);
+        assert_string_equal(buf, cases[i].in);
+    }
+    int32_t day;
+    assert_null(gpi_date_parse("1970-01-01", &day));
+    assert_int_equal(day, 0);
+    assert_null(gpi_date_parse("2000-03-01", &day));
+    assert_int_equal(day, 11017); /* computed with Python date.toordinal() - 719163 */
+}
+
+static void test_time_parse_table(void **state)
+{
+    (void)state;
+    /* expected values: Python datetime(...).timestamp() in UTC */
+    static const struct {
+        const char *name, *in;
+        int64_t want;
+        const char *why;
+    } cases[] = {
+        {"date only", "2024-03-01", 1709251200, NULL},
+        {"zulu", "2024-03-01T12:34:56Z", 1709296496, NULL},
+        {"offset plus", "2024-03-01T01:00:00+02:00", 1709247600, NULL},
+        {"offset minus crosses day", "2024-02-29T23:30:00-01:00", 1709253000, NULL},
+        {"fraction", "2024-03-01T00:00:00.999Z", 1709251200, NULL},
+        {"no seconds", "2024-03-01T10:00Z", 1709287200, NULL},
+        {"space separator", "2024-03-01 10:00:00", 1709287200, NULL},
+        {"bad hour", "2024-03-01T25:00:00Z", 0, "time of day out of range"},
+        {"bad offset", "2024-03-01T10:00:00+2", 0, "bad UTC offset (want Z or ±hh:mm)"},
+        {"garbage", "yesterday", 0, "not a date or ISO-8601 timestamp"},
+        {"bad date", "2023-02-30T00:00:00Z", 0, "no such calendar date"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int64_t t = 0;
+        const char *why = gpi_time_parse(cases[i].in, &t);
+        if (cases[i].why) {
+            if (!why || strcmp(why, cases[i].why) != 0)
+                fail_msg("%s: got reason %s", cases[i].name, why ? why : "(none)");
+        } else if (why || t != cases[i].want) {
+            fail_msg("%s: got %lld (%s)", cases[i].name, (long long)t, why ? why : "ok");
+        }
+    }
+    assert_int_equal(gpi_day_of_time(-1), -1);
+    assert_int_equal(gpi_iso_weekday(0), 4);     /* 1970-01-01 Thursday */
+    int32_t d;
+    gpi_date_parse("2024-12-30", &d);
+    assert_int_equal(gpi_iso_weekday(d), 1);     /* Monday */
+}
+
+static void test_dec_parse_and_round(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *name, *in;
+        int digits;
+        int64_t units;
+        const char *why;
+    } cases[] = {
+        {"integer", "12", 6, 12000000, NULL},
+        {"plain", "2.3645", 3, 2365, NULL},            /* decimal midpoint rounds up */
+        {"midpoint 4dp", "2.36455", 4, 23646, NULL},
+        {"below midpoint", "2.364499999", 3, 2364, NULL},
+        {"negative half away", "-2.3645", 3, -2365, NULL},
+        {"leading dot", ".5", 0, 1, NULL},
+        {"trailing zeros beyond 12", "1.0000000000000", 6, 1000000, NULL},
+        {"empty", "", 0, 0, "empty"},
+        {"letters", "abc", 0, 0, "not a number"},
+        {"exponent refused", "1e3", 0, 0, "not a number"},
+        {"two dots", "1.2.3", 0, 0, "not a number"},
+        {"lone dot", ".", 0, 0, "not a number"},
+        {"too long", "1234567890123456789", 0, 0, "too many digits"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        gpi_dec d;
+        const char *why = gpi_dec_parse(cases[i].in, &d);
+        if (cases[i].why) {
+            if (!why || strcmp(why, cases[i].why) != 0)
+                fail_msg("%s: got reason %s", cases[i].name, why ? why : "(none)");
+            continue;
+        }
+        if (why) fail_msg("%s: unexpected reason %s", cases[i].name, why);
+        int64_t u = gpi_dec_to_units(d, cases[i].digits);
+        if (u != cases[i].units)
+            fail_msg("%s: got %lld want %lld", cases[i].name, (long long)u,
+                     (long long)cases[i].units);
+    }
+}
+
+static void test_div_round_and_format(void **state)
+{
+    (void)state;
+    assert_int_equal(gpi_div_round(5, 2), 3);
+    assert_int_equal(gpi_div_round(-5, 2), -3);
+    assert_int_equal(gpi_div_round(4, 3), 1);
+    assert_int_equal(gpi_div_round(47290, 20), 2365); /* §6F: 47.290/20 at 0.001 */
+    char buf[32];
+    assert_string_equal(gpi_fixed_format(23645, 4, buf), "2.3645");
+    assert_string_equal(gpi_fixed_format(-5, 4, buf), "-0.0005");
+    assert_string_equal(gpi_fixed_format(7, 0, buf), "7");
+    /* binary 2.3645 is 2.36449999999999982...; exact-decimal correction */
+    assert_int_equal(gpi_double_to_units(2.3645, 3), 2365);
+    assert_int_equal(gpi_double_to_units(47.290 / 20, 3), 2365);
+    assert_int_equal(gpi_double_to_units(1.0000499, 4), 10000);
+    assert_int_equal(gpi_double_to_units(-0.00005, 4), -1);
+    assert_int_equal(gpi_double_to_units(123456.78905, 4), 1234567891);
+}
+
+static void test_sha256_vectors(void **state)
+{
+    (void)state;
+    char out[65];
+    gpi_sha256_hex("", 0, out);
+    assert_string_equal(out, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+    gpi_sha256_hex("abc", 3, out);
+    assert_string_equal(out, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    const char *m = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
+    gpi_sha256_hex(m, strlen(m), out);
+    assert_string_equal(out, "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+    /* streaming in odd pieces gives the same digest */
+    gpi_sha256 s;
+    gpi_sha256_init(&s);
+    for (size_t i = 0; i < strlen(m); i += 7)
+        gpi_sha256_update(&s, m + i, strlen(m) - i < 7 ? strlen(m) - i : 7);
+    char out2[65];
+    gpi_sha256_final(&s, out2);
+    assert_string_equal(out2, out);
+}
+
+static void test_enums(void **state)
+{
+    (void)state;
+    assert_int_equal(gpi_tier_parse("GOLD"), GPI_TIER_GOLD);
+    assert_true(GPI_TIER_PLATINUM > GPI_TIER_GOLD && GPI_TIER_BRONZE > GPI_TIER_UNDERPERFORM);
+    assert_int_equal(gpi_scope_parse("Bare-Metal"), GPI_SCOPE_BARE_METAL);
+    assert_int_equal(gpi_term_parse("spot"), GPI_TERM_SPOT);
+    assert_int_equal(gpi_unit_parse("instance-month"), GPI_UNIT_INSTANCE_MONTH);
+    assert_int_equal(gpi_kind_parse("bid"), -1);
+    assert_string_equal(gpi_term_name(GPI_TERM_ON_DEMAND), "on-demand");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_date_parse_table),  cmocka_unit_test(test_time_parse_table),
+        cmocka_unit_test(test_dec_parse_and_round), cmocka_unit_test(test_div_round_and_format),
+        cmocka_unit_test(test_sha256_vectors),     cmocka_unit_test(test_enums),
+    };
+    return cmocka_run_group_tests_name("core", tests, NULL, NULL);
+}

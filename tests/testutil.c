@@ -1,0 +1,125 @@
+/* tests/testutil.c -- see testutil.h. */
+#include "tests/testutil.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+void tu_assert_close(double got, double want, double rel, const char *what)
+{
+    if (!(fabs(got - want) <= rel * fmax(1.0, fabs(want))))
+        fail_msg("%s: got %.17g, want %.17g", what, got, want);
+}
+
+static char *slurp_fd(FILE *f)
+{
+    size_t cap = 4096, n = 0;
+    char *buf = malloc(cap);
+    size_t k;
+    while ((k = fread(buf + n, 1, cap - n - 1, f)) > 0) {
+        n += k;
+        if (cap - n < 2) buf = realloc(buf, cap *= 2);
+    }
+    buf[n] = '\0';
+    return buf;
+}
+
+static tu_run run_v(const char *cwd, const char *prefix, const char *fmt, va_list ap)
+{
+    tu_run r = {-1, NULL, NULL};
+    char cmd[16384];
+    char errpath[] = "/tmp/gpuidx-test-err-XXXXXX";
+    int fd = mkstemp(errpath);
+    close(fd);
+    int n = snprintf(cmd, sizeof cmd, "%s%s", cwd ? "cd '" : "", cwd ? cwd : "");
+    if (cwd) n += snprintf(cmd + n, sizeof cmd - (size_t)n, "' && ");
+    n += snprintf(cmd + n, sizeof cmd - (size_t)n, "%s", prefix);
+    n += vsnprintf(cmd + n, sizeof cmd - (size_t)n, fmt, ap);
+    snprintf(cmd + n, sizeof cmd - (size_t)n, " </dev/null 2>'%s'", errpath);
+    FILE *p = popen(cmd, "r");
+    if (!p) fail_msg("popen failed: %s", cmd);
+    r.out = slurp_fd(p);
+    int st = pclose(p);
+    r.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+    r.err = tu_read(errpath);
+    if (!r.err) r.err = strdup("");
+    unlink(errpath);
+    return r;
+}
+
+tu_run tu_gpuidx(const char *cwd, const char *fmt, ...)
+{
+    const char *bin = getenv("GPUIDX_BIN");
+    if (!bin) bin = "build/gpuidx";
+    char prefix[4096];
+    snprintf(prefix, sizeof prefix, "'%s' ", bin);
+    va_list ap;
+    va_start(ap, fmt);
+    tu_run r = run_v(cwd, prefix, fmt, ap);
+    va_end(ap);
+    return r;
+}
+
+tu_run tu_sh(const char *cwd, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    tu_run r = run_v(cwd, "", fmt, ap);
+    va_end(ap);
+    return r;
+}
+
+void tu_run_free(tu_run *r)
+{
+    free(r->out);
+    free(r->err);
+    r->out = r->err = NULL;
+}
+
+char *tu_mkdtemp(const char *tag)
+{
+    const char *tmp = getenv("TMPDIR");
+    char buf[4096];
+    snprintf(buf, sizeof buf, "%s/gpuidx-%s-XXXXXX", tmp && *tmp ? tmp : "/tmp", tag);
+    if (!mkdtemp(buf)) fail_msg("mkdtemp failed for %s", buf);
+    return strdup(buf);
+}
+
+char *tu_write(const char *dir, const char *name, const char *text)
+{
+    size_t n = strlen(dir) + strlen(name) + 2;
+    char *path = malloc(n);
+    snprintf(path, n, "%s/%s", dir, name);
+    FILE *f = fopen(path, "wb");
+    if (!f) fail_msg("cannot write %s", path);
+    fputs(text, f);
+    fclose(f);
+    return path;
+}
+
+char *tu_read(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    char *s = slurp_fd(f);
+    fclose(f);
+    return s;
+}
+
+const char *tu_srcdir(void) { return GPUIDX_SRCDIR; }
+
+const char *tu_real_data(void)
+{
+    static char path[4096];
+    snprintf(path, sizeof path, "%s/../shared/data/real", GPUIDX_SRCDIR);
+    struct stat sb;
+    if (stat(path, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
+        printf("skip: %s is absent (real data lives in ../shared, never in the repo)\n", path);
+        return NULL;
+    }
+    return path;
+}

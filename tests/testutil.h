@@ -1,0 +1,47 @@
+/* tests/testutil.h -- helpers shared by the cmocka test programs.
+ *
+ * Include after <cmocka.h>'s prerequisites; provides relative float
+ * comparison (cmocka's assert_float_equal is float precision), running the
+ * real gpuidx binary, scratch directories and small file helpers.
+ */
+#ifndef GPI_TESTUTIL_H
+#define GPI_TESTUTIL_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+/* Fails the test when |got - want| > rel * max(1, |want|). */
+void tu_assert_close(double got, double want, double rel, const char *what);
+
+/* Result of running a command. Free with tu_run_free(). */
+typedef struct tu_run {
+    int status;      /* exit code, or 128+signal */
+    char *out;       /* whole stdout, NUL-terminated */
+    char *err;       /* whole stderr */
+} tu_run;
+
+/* Runs "$GPUIDX_BIN <args>" through /bin/sh (args is shell text), with the
+ * working directory cwd (NULL: unchanged).  stdin is /dev/null. */
+tu_run tu_gpuidx(const char *cwd, const char *args_fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* Runs any shell command the same way. */
+tu_run tu_sh(const char *cwd, const char *cmd_fmt, ...) __attribute__((format(printf, 2, 3)));
+void tu_run_free(tu_run *r);
+
+/* Creates a fresh scratch directory under $TMPDIR; returns a malloc'd path
+ * (free it; the directory is left for inspection). */
+char *tu_mkdtemp(const char *tag);
+/* Writes text to dir/name; returns the malloc'd full path. */
+char *tu_write(const char *dir, const char *name, const char *text);
+/* Reads a whole file (malloc'd, NUL-terminated) or NULL. */
+char *tu_read(const char *path);
+/* Path of the source tree (tests run from it): GPUIDX_SRCDIR. */
+const char *tu_srcdir(void);
+/* Path of ../shared/data/real relative to the source tree, or NULL with a
+ * printed skip reason when it is absent. */
+const char *tu_real_data(void);
+
+#endif
