@@ -37,6 +37,7 @@ static const char *const tier_names[] = {"unrated", "underperform", "bronze",
                                          "silver", "gold", "platinum"};
 static const char *const term_names[] = {"on-demand", "spot", "reserved"};
 static const char *const status_names[] = {"ok", "cancelled", "affiliate"};
+static const char *const level_names[] = {"trades", "offers", "carried", "suspended"};
 static const char *const unit_names[] = {"gpu-hour", "instance-hour", "gpu-month",
                                          "instance-month"};
 
@@ -47,6 +48,7 @@ int gpi_tier_parse(const char *s) { return lookup(NAMES(tier_names), s); }
 int gpi_term_parse(const char *s) { return lookup(NAMES(term_names), s); }
 int gpi_trade_status_parse(const char *s) { return lookup(NAMES(status_names), s); }
 int gpi_unit_parse(const char *s) { return lookup(NAMES(unit_names), s); }
+int gpi_level_parse(const char *s) { return lookup(NAMES(level_names), s); }
 
 static const char *name_of(const char *const *names, int n, int v)
 {
@@ -58,3 +60,4 @@ const char *gpi_tier_name(int v) { return name_of(NAMES(tier_names), v); }
 const char *gpi_term_name(int v) { return name_of(NAMES(term_names), v); }
 const char *gpi_trade_status_name(int v) { return name_of(NAMES(status_names), v); }
 const char *gpi_unit_name(int v) { return name_of(NAMES(unit_names), v); }
+const char *gpi_level_name(int v) { return name_of(NAMES(level_names), v); }

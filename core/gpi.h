@@ -62,6 +62,10 @@ typedef enum { GPI_STATUS_OK = 0, GPI_STATUS_CANCELLED, GPI_STATUS_AFFILIATE,
 typedef enum { GPI_UNIT_GPU_HOUR = 0, GPI_UNIT_INSTANCE_HOUR,
                GPI_UNIT_GPU_MONTH, GPI_UNIT_INSTANCE_MONTH, GPI_UNIT__N } gpi_unit;
 
+/* Level of a day's index value (SPEC §6): which rule produced it. */
+typedef enum { GPI_LEVEL_TRADES = 0, GPI_LEVEL_OFFERS, GPI_LEVEL_CARRIED,
+               GPI_LEVEL_SUSPENDED, GPI_LEVEL__N } gpi_level;
+
 /* Name <-> value.  Parsing is case-insensitive and returns -1 when unknown;
  * names are the lower-case canonical spellings of SPEC §3. */
 int gpi_kind_parse(const char *s);
@@ -70,12 +74,14 @@ int gpi_tier_parse(const char *s);
 int gpi_term_parse(const char *s);
 int gpi_trade_status_parse(const char *s);
 int gpi_unit_parse(const char *s);
+int gpi_level_parse(const char *s);
 const char *gpi_kind_name(int v);
 const char *gpi_scope_name(int v);
 const char *gpi_tier_name(int v);
 const char *gpi_term_name(int v);
 const char *gpi_trade_status_name(int v);
 const char *gpi_unit_name(int v);
+const char *gpi_level_name(int v);
 
 /* ---- UTC days and timestamps ------------------------------------------- */
 

@@ -101,4 +101,27 @@ gpi_status store_obs_scan(store *st, int32_t day_from, int32_t day_to,
 /* Totals for reports and tests. */
 gpi_status store_count(store *st, const char *table, long *n, gpi_diag *d);
 
+/* ---- index values (store/store_index.c) --------------------------------
+ * The index module writes them; settlement and hedge read them here. */
+
+typedef struct store_index_day {
+    int32_t day;
+    int level;          /* gpi_level */
+    int64_t value_e4;   /* value in units of 0.0001 USD per GPU-hour;
+                           meaningless when level is GPI_LEVEL_SUSPENDED */
+} store_index_day;
+
+/* The built days of grade in [from, to], ascending; days never built are
+ * absent (callers name them in their errors).  latest = 0: each day's value
+ * as first published, or the stored value where the day was never
+ * published (SPEC §8); latest = 1: the current (restated) value.
+ * *out is malloc'd (free with free()); *n may be 0. */
+gpi_status store_index_series(store *st, const char *grade, int32_t from, int32_t to,
+                              int latest, store_index_day **out, size_t *n,
+                              gpi_diag *d);
+
+/* 1 in *exists when a grade with this id (case-insensitive) has been
+ * built into the database. */
+gpi_status store_grade_exists(store *st, const char *grade, int *exists, gpi_diag *d);
+
 #endif
