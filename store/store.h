@@ -120,6 +120,32 @@ gpi_status store_index_series(store *st, const char *grade, int32_t from, int32_
                               int latest, store_index_day **out, size_t *n,
                               gpi_diag *d);
 
+/* One published-format row of the index (SPEC §6, §13).  Money fields are
+ * fixed point; a field that is empty in the CSV is -1 (prices, shares and
+ * the adjustment are never negative). */
+typedef struct store_index_row {
+    int32_t day;
+    char grade[65];
+    int level;                    /* gpi_level */
+    int64_t value_e4;             /* 0.0001 USD/GPU-hour; -1 when suspended */
+    long n_obs, n_excluded, n_providers;
+    int64_t trade_volume_e2;      /* GPU-hours x 100 (published with 2 dp) */
+    int64_t adjustment_e6;        /* -1 unless an offers day */
+    int64_t p10_micro, p25_micro, p50_micro, p75_micro, p90_micro,
+            min_micro, max_micro; /* -1 on carried/suspended days */
+    int64_t top_share_e6;         /* -1 on carried/suspended days */
+    char methodology[16];         /* "v1" */
+    int vintage;                  /* latest vintage of the day, 0 if never published */
+} store_index_row;
+
+typedef int (*store_index_row_fn)(const store_index_row *row, void *ud);
+
+/* Calls fn for each stored row with grade (case-insensitive; NULL = all
+ * grades) and day in [from, to], sorted by day then grade id.  A non-zero
+ * return from fn stops the scan. */
+gpi_status store_index_rows(store *st, const char *grade, int32_t from, int32_t to,
+                            store_index_row_fn fn, void *ud, gpi_diag *d);
+
 /* 1 in *exists when a grade with this id (case-insensitive) has been
  * built into the database. */
 gpi_status store_grade_exists(store *st, const char *grade, int *exists, gpi_diag *d);
