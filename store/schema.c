@@ -64,6 +64,29 @@ const char *const store_migrations[] = {
     "  raw_row TEXT,"
     "  reason TEXT NOT NULL"
     ");",
+    /* 2: index values and their publications (store/store_index.c) */
+    "CREATE TABLE index_values ("
+    "  grade TEXT NOT NULL COLLATE NOCASE,"
+    "  day INTEGER NOT NULL,"
+    "  level INTEGER NOT NULL,"
+    "  value_e4 INTEGER,"
+    "  n_obs INTEGER NOT NULL, n_excluded INTEGER NOT NULL, n_providers INTEGER NOT NULL,"
+    "  trade_volume_e2 INTEGER NOT NULL,"
+    "  adjustment_e6 INTEGER,"
+    "  p10_micro INTEGER, p25_micro INTEGER, p50_micro INTEGER, p75_micro INTEGER,"
+    "  p90_micro INTEGER, min_micro INTEGER, max_micro INTEGER,"
+    "  top_share_e6 INTEGER,"
+    "  methodology TEXT NOT NULL,"
+    "  PRIMARY KEY (grade, day)"
+    ") WITHOUT ROWID;"
+    "CREATE TABLE index_published ("
+    "  grade TEXT NOT NULL COLLATE NOCASE,"
+    "  day INTEGER NOT NULL,"
+    "  vintage INTEGER NOT NULL,"
+    "  level INTEGER NOT NULL,"
+    "  value_e4 INTEGER,"
+    "  PRIMARY KEY (grade, day, vintage)"
+    ") WITHOUT ROWID;",
 };
 
 const int store_n_migrations = (int)(sizeof store_migrations / sizeof store_migrations[0]);

@@ -146,6 +146,16 @@ typedef int (*store_index_row_fn)(const store_index_row *row, void *ud);
 gpi_status store_index_rows(store *st, const char *grade, int32_t from, int32_t to,
                             store_index_row_fn fn, void *ud, gpi_diag *d);
 
+/* Inserts or replaces the stored row (grade, day).  Used by the index
+ * build; tests use it to set up series. */
+gpi_status store_index_put_row(store *st, const store_index_row *row, gpi_diag *d);
+
+/* Records vintage `vintage` of (grade, day) as published with the row's
+ * level and value. */
+gpi_status store_index_put_published(store *st, const char *grade, int32_t day,
+                                     int vintage, int level, int64_t value_e4,
+                                     gpi_diag *d);
+
 /* 1 in *exists when a grade with this id (case-insensitive) has been
  * built into the database. */
 gpi_status store_grade_exists(store *st, const char *grade, int *exists, gpi_diag *d);
