@@ -1,12 +1,13 @@
 /* cli/cmd_ingest.c -- `gpuidx ingest`: files -> the store (SPEC §3, §13).
  *
- * Per file: SHA-256 first (a file already ingested is skipped whole and
- * reported); then one transaction: the batch row, every stored row and
+ * Per file, one transaction: the batch row, every stored row and
  * every reject, and the counts, committed together or rolled back
  * together.  Rejects go to the rejects table and, with --rejects FILE, to
  * a CSV (file,line,column,reason,raw_row); a file's rejects are buffered in
  * a temporary file and copied only when the file commits, so a broken file
- * leaves no trace anywhere.
+ * leaves no trace anywhere.  The SHA-256 is computed while reading; a file
+ * whose hash a committed batch already has is rolled back and reported
+ * as skipped (nothing new is stored either way).
  *
  * Output (stable): one line per file on stdout,
  *   PATH: read R, stored S, duplicates D, rejected X
@@ -145,35 +146,33 @@ static int copy_rejects(FILE *from, FILE *to)
     return ferror(from) ? -1 : 0;
 }
 
-/* Ingests one file; returns 0 ok, 1 failed. */
+static void summary(const char *path, const store_batch_counts *n)
+{
+    printf("%s: read %ld, stored %ld, duplicates %ld, rejected %ld\n", path, n->read, n->stored,
+           n->duplicates, n->rejected);
+    fflush(stdout);
+}
+
+static int failed(const char *path, const char *msg)
+{
+    cli_error("%s", msg);
+    printf("%s: failed, nothing stored\n", path);
+    fflush(stdout);
+    return 1;
+}
+
+/* Ingests one file; returns 0 ok, 1 failed.  The file is hashed while it
+ * is read (one pass); the batch starts with the placeholder hash
+ * "pending" and, if the finished hash belongs to a committed batch, the
+ * whole transaction is rolled back and the file reported as skipped. */
 static int one_file(store *st, const ingest_tables *t, const ingest_opts *opt,
                     const char *kind_hint, FILE *rejects, int *n_rejected)
 {
-    char sha[65];
     gpi_diag d = {{0}};
-    if (ingest_file_sha256(opt->path, sha, &d) != GPI_OK) {
-        cli_error("%s", d.msg);
-        printf("%s: failed, nothing stored\n", opt->path);
-        return 1;
-    }
-    int found = 0;
-    int64_t batch = 0;
-    if (store_batch_find(st, sha, &found, &batch, &d) != GPI_OK) {
-        cli_error("%s", d.msg);
-        printf("%s: failed, nothing stored\n", opt->path);
-        return 1;
-    }
-    if (found) {
-        printf("%s: skipped, already ingested (batch %lld)\n", opt->path, (long long)batch);
-        return 0;
-    }
-    store_batch_info info = {opt->path, sha, opt->source, kind_hint, ingest_tables_sha256(t),
-                             (int64_t)time(NULL)};
-    if (store_batch_begin(st, &info, &batch, &d) != GPI_OK) {
-        cli_error("%s", d.msg);
-        printf("%s: failed, nothing stored\n", opt->path);
-        return 1;
-    }
+    int64_t batch = 0, other = 0;
+    store_batch_info info = {opt->path, "pending", opt->source, kind_hint,
+                             ingest_tables_sha256(t), (int64_t)time(NULL)};
+    if (store_batch_begin(st, &info, &batch, &d) != GPI_OK) return failed(opt->path, d.msg);
     sink_ctx c;
     memset(&c, 0, sizeof c);
     c.st = st;
@@ -182,37 +181,42 @@ static int one_file(store *st, const ingest_tables *t, const ingest_opts *opt,
     c.rej = rejects ? tmpfile() : NULL;
     ingest_sink sink = {on_obs, on_reject, on_warn,
                         isatty(STDERR_FILENO) ? on_progress : NULL, &c};
-    long read = 0;
-    gpi_status rc = ingest_file(t, opt, &sink, &read, &d);
+    ingest_result res;
+    gpi_status rc = ingest_file(t, opt, &sink, &res, &d);
     if (c.progress_shown) fputc('\n', stderr);
-    if (rejects && !c.rej && rc == GPI_OK)
+    if (c.failed) d = c.err;
+    if (rc == GPI_OK && rejects && !c.rej)
         rc = gpi_diag_set(&d, GPI_EIO, "%s: cannot create a temporary file for rejects", opt->path);
-    c.n.read = read;
+    c.n.read = res.rows_read;
     if (rc == GPI_OK && c.n.read != c.n.stored + c.n.duplicates + c.n.rejected)
         rc = gpi_diag_set(&d, GPI_EINPUT, "%s: internal error: counts do not add up", opt->path);
+    int found = 0;
+    if (rc == GPI_OK) rc = store_batch_find(st, res.sha256, &found, &other, &d);
+    if (rc == GPI_OK && found) {
+        store_batch_rollback(st);
+        if (c.rej) fclose(c.rej);
+        printf("%s: skipped, already ingested (batch %lld)\n", opt->path, (long long)other);
+        fflush(stdout);
+        return 0;
+    }
+    if (rc == GPI_OK) rc = store_batch_set_sha256(st, batch, res.sha256, &d);
     if (rc == GPI_OK) rc = store_batch_commit(st, batch, &c.n, &d);
     else store_batch_rollback(st);
-    if (rc == GPI_OK && c.rej && (copy_rejects(c.rej, rejects) != 0 || fflush(rejects) != 0)) {
-        cli_error("%s: cannot write the rejects file", opt->path);
-        rc = GPI_EIO; /* the file itself is stored; report and fail the run */
-        printf("%s: read %ld, stored %ld, duplicates %ld, rejected %ld\n", opt->path, c.n.read,
-               c.n.stored, c.n.duplicates, c.n.rejected);
-        if (c.rej) fclose(c.rej);
-        return 1;
-    }
-    if (c.rej) fclose(c.rej);
     if (rc != GPI_OK) {
-        cli_error("%s", c.failed ? c.err.msg : d.msg);
-        printf("%s: failed, nothing stored\n", opt->path);
-        return 1;
+        if (c.rej) fclose(c.rej);
+        return failed(opt->path, d.msg);
     }
+    int bad_rejects = c.rej && (copy_rejects(c.rej, rejects) != 0 || fflush(rejects) != 0);
+    if (c.rej) fclose(c.rej);
     if (c.shown > SHOW_REJECTS)
         cli_error("%s: %ld more rejects not shown (see --rejects or the rejects table)",
                   opt->path, c.shown - SHOW_REJECTS);
-    printf("%s: read %ld, stored %ld, duplicates %ld, rejected %ld\n", opt->path, c.n.read,
-           c.n.stored, c.n.duplicates, c.n.rejected);
-    fflush(stdout);
+    summary(opt->path, &c.n);
     *n_rejected += c.n.rejected > 0;
+    if (bad_rejects) {
+        cli_error("%s: cannot write the rejects file (the file itself is stored)", opt->path);
+        return 1;
+    }
     return 0;
 }
 

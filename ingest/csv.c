@@ -79,6 +79,7 @@ static void on_row(int term, void *ud)
         for (int i = 0; i < r->nf; i++) r->fptr[i] = r->fbuf + r->foff[i];
         size_t rl = r->raw_len;
         while (rl && (r->raw[rl - 1] == '\n' || r->raw[rl - 1] == '\r')) rl--;
+        r->raw[rl] = '\0'; /* raw_cap > raw_len always (see csvr_feed) */
         csv_rec rec = {r->fptr, r->flen, r->nf, r->rec_line, r->raw, rl};
         r->st = r->fn(r->ud, &rec, r->d);
     }

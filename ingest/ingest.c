@@ -142,7 +142,7 @@ static gpi_status on_rec(void *ud, const csv_rec *r, gpi_diag *d)
 }
 
 static gpi_status ingest_csv(const ingest_opts *opt, norm_ctx *nc, const ingest_sink *sink,
-                             long *rows_read, gpi_diag *d)
+                             ingest_result *res, gpi_diag *d)
 {
     FILE *f = fopen(opt->path, "rb");
     if (!f) return gpi_diag_set(d, GPI_EIO, "%s: cannot open: %s", opt->path, strerror(errno));
@@ -163,7 +163,10 @@ static gpi_status ingest_csv(const ingest_opts *opt, norm_ctx *nc, const ingest_
     }
     uint64_t done = 0, next_progress = PROGRESS_EVERY;
     size_t n;
+    gpi_sha256 sha;
+    gpi_sha256_init(&sha);
     while (rc == GPI_OK && (n = fread(buf, 1, CHUNK, f)) > 0) {
+        gpi_sha256_update(&sha, buf, n);
         rc = csvr_feed(&r, buf, n, d);
         done += n;
         if (sink->progress && done >= next_progress) {
@@ -176,7 +179,8 @@ static gpi_status ingest_csv(const ingest_opts *opt, norm_ctx *nc, const ingest_
     if (rc == GPI_OK) rc = csvr_finish(&r, d);
     if (rc == GPI_OK && !c.header_done)
         rc = gpi_diag_set(d, GPI_EINPUT, "%s:1:1: no header row (the file is empty)", opt->path);
-    *rows_read = c.rows;
+    res->rows_read = c.rows;
+    gpi_sha256_final(&sha, res->sha256);
     csvr_free(&r);
     free(c.names);
     free(c.col_field);
@@ -192,9 +196,9 @@ static int has_ext(const char *path, const char *ext)
 }
 
 gpi_status ingest_file(const ingest_tables *t, const ingest_opts *opt, const ingest_sink *sink,
-                       long *rows_read, gpi_diag *d)
+                       ingest_result *res, gpi_diag *d)
 {
-    *rows_read = 0;
+    memset(res, 0, sizeof *res);
     if (!t || !opt || !opt->path || !sink || !sink->obs || !sink->reject)
         return gpi_diag_set(d, GPI_EUSAGE, "ingest_file: missing argument");
     norm_ctx nc;
@@ -207,9 +211,10 @@ gpi_status ingest_file(const ingest_tables *t, const ingest_opts *opt, const ing
     gpi_status rc;
     if (has_ext(opt->path, ".json") || has_ext(opt->path, ".ndjson") ||
         has_ext(opt->path, ".jsonl"))
-        rc = ingest_json(t, opt, &nc, sink, rows_read, d);
+        rc = ingest_json(t, opt, &nc, sink, &res->rows_read, d);
     else
-        rc = ingest_csv(opt, &nc, sink, rows_read, d);
+        rc = ingest_csv(opt, &nc, sink, res, d);
+    if (rc == GPI_OK && !res->sha256[0]) rc = ingest_file_sha256(opt->path, res->sha256, d);
     norm_ctx_free(&nc);
     return rc;
 }

@@ -63,10 +63,16 @@ typedef struct ingest_opts {
     const char *source;   /* --source, or NULL: the file name is the default */
 } ingest_opts;
 
-/* Reads one file.  *rows_read counts data rows seen (records, not
- * physical lines), whatever became of them. */
+typedef struct ingest_result {
+    long rows_read;       /* data rows seen (records, not physical lines),
+                             whatever became of them */
+    char sha256[65];      /* SHA-256 of the file's bytes, computed in the
+                             same pass (valid when ingest_file returns OK) */
+} ingest_result;
+
+/* Reads one file. */
 gpi_status ingest_file(const ingest_tables *t, const ingest_opts *opt,
-                       const ingest_sink *sink, long *rows_read, gpi_diag *d);
+                       const ingest_sink *sink, ingest_result *res, gpi_diag *d);
 
 /* SHA-256 of a whole file (hex); GPI_EIO with "path: reason" if unreadable. */
 gpi_status ingest_file_sha256(const char *path, char out[65], gpi_diag *d);

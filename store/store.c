@@ -39,6 +39,7 @@ static const char *const sql_text[ST__N] = {
         " raw_price, currency, unit, sku) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10,"
         " ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26,"
         " ?27, ?28) ON CONFLICT DO NOTHING",
+    [ST_BATCH_SHA] = "UPDATE batches SET sha256 = ?2 WHERE batch_id = ?1",
     [ST_OBS_GET] =
         "SELECT kind, ident, source, gpu, provider, grp, segment, scope, tier, term,"
         " term_months, status, price_micro, quantity_micro, gpu_count, region, buyer"
@@ -233,6 +234,17 @@ gpi_status store_batch_begin(store *st, const store_batch_info *info, int64_t *b
     sqlite3_reset(s);
     *batch_id = sqlite3_last_insert_rowid(st->db);
     return GPI_OK;
+}
+
+gpi_status store_batch_set_sha256(store *st, int64_t batch_id, const char *sha256,
+                                  gpi_diag *d)
+{
+    sqlite3_stmt *s = use(st, ST_BATCH_SHA);
+    sqlite3_bind_int64(s, 1, batch_id);
+    bind_text(s, 2, sha256);
+    int ok = sqlite3_step(s) == SQLITE_DONE;
+    sqlite3_reset(s);
+    return ok ? GPI_OK : store_err(st, d, "recording batch hash");
 }
 
 gpi_status store_batch_commit(store *st, int64_t batch_id, const store_batch_counts *c,

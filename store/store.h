@@ -65,6 +65,12 @@ gpi_status store_batch_find(store *st, const char *sha256, int *found,
 /* Starts the file's transaction and records the batch. */
 gpi_status store_batch_begin(store *st, const store_batch_info *info,
                              int64_t *batch_id, gpi_diag *d);
+/* Sets the batch's SHA-256 inside the open transaction, for callers that
+ * hash a file while reading it (begin with a placeholder such as
+ * "pending").  The SHA-256 must not belong to a committed batch
+ * (check with store_batch_find first). */
+gpi_status store_batch_set_sha256(store *st, int64_t batch_id, const char *sha256,
+                                  gpi_diag *d);
 /* Records the counts and commits. */
 gpi_status store_batch_commit(store *st, int64_t batch_id,
                               const store_batch_counts *c, gpi_diag *d);
