@@ -116,7 +116,7 @@ gpi_status store_open(const char *path, store **out, gpi_diag *d)
                          "PRAGMA journal_mode = WAL;"
                          "PRAGMA synchronous = NORMAL;"
                          "PRAGMA foreign_keys = ON;"
-                         "PRAGMA cache_size = -65536;",
+                         "PRAGMA cache_size = -16384;",
                          d);
     if (rc == GPI_OK) rc = migrate(st, d);
     for (int i = 0; rc == GPI_OK && i < ST__N; i++)
