@@ -21,8 +21,18 @@ enum {
 /* Sibling files keep their own statements here (lazily prepared). */
 #define STORE_EXTRA_STMTS 64
 
+/* Interned names (store/names.c). */
+typedef struct store_names {
+    char **text;          /* id -> text; NULL where unknown */
+    size_t cap_ids;
+    int64_t *slots;       /* open addressing: text hash -> id (0 = empty) */
+    size_t nslots, n;
+    int loaded;
+} store_names;
+
 struct store {
     sqlite3 *db;
+    store_names names;
     sqlite3_stmt *stmt[ST__N];
     sqlite3_stmt *extra[STORE_EXTRA_STMTS];
     int in_tx;
@@ -35,6 +45,15 @@ extern const int store_n_migrations;
 /* Prepares (once) and returns extra statement slot i with sql; resets it
  * and clears its bindings before returning.  NULL on error (d set). */
 sqlite3_stmt *store_stmt(store *st, int slot, const char *sql, gpi_diag *d);
+
+/* Id of an interned name (0 for NULL text), inserting it if new; must be
+ * called inside the write transaction that uses the id. */
+gpi_status store_name_id(store *st, const char *text, int64_t *id, gpi_diag *d);
+/* Text of a name id, or NULL (id 0 or unknown).  Valid until the next
+ * rollback or store_close. */
+const char *store_name_text(store *st, int64_t id);
+/* Drops the cache (after a rollback, and on close). */
+void store_names_reset(store *st);
 
 /* Sets d to "store: <what>: <sqlite3_errmsg>" and returns GPI_ESTORE. */
 gpi_status store_err(store *st, gpi_diag *d, const char *what);

@@ -13,6 +13,10 @@
  *      millionths of a GPU-hour (or of a GPU for offers).
  *  (3) raw values as written (gpu, provider, price, currency, unit, sku)
  *      are kept for audit, with the batch and physical line.
+ *  (4) repeated text (gpu, provider, grp, segment, region, source, raw_gpu,
+ *      raw_provider, currency, sku) is interned in `names` and stored as
+ *      its name_id (store/names.c): rows stay small and ingest fast.
+ *      ident, buyer and raw_price stay text.
  */
 #include "store/internal.h"
 
@@ -29,6 +33,10 @@ const char *const store_migrations[] = {
     "  n_read INTEGER, n_stored INTEGER, n_duplicates INTEGER, n_rejected INTEGER"
     ");"
     "CREATE UNIQUE INDEX batches_sha ON batches(sha256);"
+    "CREATE TABLE names ("
+    "  name_id INTEGER PRIMARY KEY,"
+    "  name TEXT NOT NULL UNIQUE"
+    ");"
     "CREATE TABLE observations ("
     "  day INTEGER NOT NULL,"
     "  key_hash INTEGER NOT NULL,"
@@ -36,10 +44,10 @@ const char *const store_migrations[] = {
     "  kind INTEGER NOT NULL,"
     "  batch_id INTEGER NOT NULL REFERENCES batches(batch_id),"
     "  line INTEGER NOT NULL,"
-    "  gpu TEXT NOT NULL,"
-    "  provider TEXT NOT NULL,"
-    "  grp TEXT NOT NULL,"
-    "  segment TEXT NOT NULL,"
+    "  gpu INTEGER NOT NULL,"          /* names */
+    "  provider INTEGER NOT NULL,"     /* names */
+    "  grp INTEGER NOT NULL,"          /* names */
+    "  segment INTEGER NOT NULL,"      /* names */
     "  scope INTEGER NOT NULL,"
     "  tier INTEGER NOT NULL,"
     "  term INTEGER NOT NULL,"
@@ -48,12 +56,12 @@ const char *const store_migrations[] = {
     "  price_micro INTEGER NOT NULL,"
     "  quantity_micro INTEGER,"
     "  gpu_count INTEGER NOT NULL,"
-    "  region TEXT NOT NULL,"
-    "  source TEXT NOT NULL,"
+    "  region INTEGER NOT NULL,"       /* names */
+    "  source INTEGER NOT NULL,"       /* names */
     "  ident TEXT NOT NULL,"
     "  buyer TEXT,"
-    "  raw_gpu TEXT, raw_provider TEXT, raw_price TEXT, currency TEXT,"
-    "  unit INTEGER, sku TEXT,"
+    "  raw_gpu INTEGER, raw_provider INTEGER, raw_price TEXT, currency INTEGER," /* names */
+    "  unit INTEGER, sku INTEGER,"     /* sku: names */
     "  PRIMARY KEY (day, key_hash, observed_at)"
     ") WITHOUT ROWID;"
     "CREATE TABLE rejects ("
