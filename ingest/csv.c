@@ -21,6 +21,14 @@
  * (4) Options CSV_STRICT|CSV_STRICT_FINI|CSV_APPEND_NULL (see
  *     reference/dependencies.md); unquoted surrounding spaces are trimmed
  *     by libcsv; blank lines are skipped.
+ * (5) Fast path: a whole line that starts outside any record and holds no
+ *     quote and no CR (except one right before its LF) cannot be anything
+ *     but comma-separated unquoted fields, so it is split here with the
+ *     same rules libcsv applies (fields trimmed of spaces and tabs; a line
+ *     of only blanks is no record) and skips libcsv's per-byte state
+ *     machine, which was a fifth of all ingest instructions.  Every other
+ *     line goes through libcsv.  tests/test_ingest.c checks that both paths
+ *     give the same records on generated input (no_fast forces libcsv).
  */
 #include "ingest/internal.h"
 
@@ -117,6 +125,33 @@ static gpi_status oom(csvr *r, gpi_diag *d)
     return gpi_diag_set(d, GPI_ENOMEM, "%s:%ld: out of memory", r->path, r->rec_line);
 }
 
+static int blank(char c)
+{
+    return c == ' ' || c == '\t';
+}
+
+/* Note 5.  Returns 1 when the line was handled (len excludes the LF). */
+static int fast_line(csvr *r, const char *s, size_t len)
+{
+    size_t end = len;
+    if (end && s[end - 1] == '\r') end--;
+    if (memchr(s, '"', end) || memchr(s, '\r', end)) return 0;
+    size_t i = 0;
+    while (i < end && blank(s[i])) i++;
+    if (i == end) return 1; /* blank line: no record */
+    size_t start = 0;
+    for (i = 0; i <= end; i++) {
+        if (i < end && s[i] != ',') continue;
+        size_t a = start, b = i;
+        while (a < b && blank(s[a])) a++;
+        while (b > a && blank(s[b - 1])) b--;
+        on_field((void *)(s + a), b - a, r);
+        start = i + 1;
+    }
+    on_row('\n', r);
+    return 1;
+}
+
 gpi_status csvr_feed(csvr *r, const char *buf, size_t n, gpi_diag *d)
 {
     r->d = d;
@@ -137,6 +172,15 @@ gpi_status csvr_feed(csvr *r, const char *buf, size_t n, gpi_diag *d)
             if (reserve(&r->raw, &r->raw_cap, r->raw_len + piece + 1) != 0) return oom(r, d);
             memcpy(r->raw + r->raw_len, buf, piece);
             r->raw_len += piece;
+            if (nl && r->col0 == 0 && r->p.pstate == 0 && !r->no_fast &&
+                fast_line(r, buf, piece - 1)) {
+                if (r->oom) return oom(r, d);
+                if (r->st != GPI_OK) return r->st;
+                r->line++;
+                buf += piece;
+                n -= piece;
+                continue;
+            }
             size_t used = csv_parse(&r->p, buf, piece, on_field, on_row, r);
             if (r->oom) return oom(r, d);
             if (r->st != GPI_OK) return r->st;

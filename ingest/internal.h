@@ -66,6 +66,7 @@ typedef struct csvr {
     struct csv_parser p;
     const char *path;       /* for messages, as given */
     int comments;           /* lines starting with '#' are skipped */
+    int no_fast;            /* tests: always go through libcsv */
     csv_rec_fn fn;
     void *ud;
     gpi_diag *d;

@@ -409,6 +409,66 @@ static void test_lines_any_chunking(void **state)
     }
 }
 
+/* The fast path for plain lines gives exactly libcsv's records: generated
+ * input with blanks, tabs, empty fields, CRLF, bare CR, quotes, blank
+ * lines, read both ways. */
+typedef struct recs {
+    char text[1 << 16];
+    size_t n;
+} recs;
+
+static gpi_status rec_dump(void *ud, const csv_rec *r, gpi_diag *d)
+{
+    (void)d;
+    recs *o = ud;
+    o->n += (size_t)snprintf(o->text + o->n, sizeof o->text - o->n, "%ld:%d[%s]", r->line, r->n, r->raw);
+    for (int i = 0; i < r->n; i++)
+        o->n += (size_t)snprintf(o->text + o->n, sizeof o->text - o->n, "<%s>", r->f[i]);
+    o->n += (size_t)snprintf(o->text + o->n, sizeof o->text - o->n, "\n");
+    return GPI_OK;
+}
+
+static void read_all(const char *text, int no_fast, recs *o, gpi_status *rc, char *msg)
+{
+    csvr r;
+    gpi_diag d = {{0}};
+    memset(o, 0, sizeof *o);
+    assert_int_equal(csvr_init(&r, "g.csv", 0, rec_dump, o), GPI_OK);
+    r.no_fast = no_fast;
+    *rc = csvr_feed(&r, text, strlen(text), &d);
+    if (*rc == GPI_OK) *rc = csvr_finish(&r, &d);
+    strcpy(msg, d.msg);
+    csvr_free(&r);
+}
+
+static void test_fast_path_matches_libcsv(void **state)
+{
+    (void)state;
+    static const char *const atoms[] = {"a", "bc", " ", "\t", ",", ",", "\n", "\r\n", "\r",
+                                        "\"q\"", "\"x,\ny\"", "\"\"", "  \n", "d e"};
+    uint64_t seed = 42;
+    static recs a, b;
+    for (int round = 0; round < 3000; round++) {
+        char text[512];
+        size_t n = 0;
+        int len = 1 + round % 40;
+        for (int k = 0; k < len; k++) {
+            seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+            const char *at = atoms[(seed >> 33) % (sizeof atoms / sizeof atoms[0])];
+            if (n + strlen(at) + 1 >= sizeof text) break;
+            memcpy(text + n, at, strlen(at));
+            n += strlen(at);
+        }
+        text[n] = '\0';
+        gpi_status ra, rb;
+        char ma[512], mb[512];
+        read_all(text, 0, &a, &ra, ma);
+        read_all(text, 1, &b, &rb, mb);
+        if (ra != rb || strcmp(a.text, b.text) != 0 || strcmp(ma, mb) != 0)
+            fail_msg("input \"%s\": fast (%d %s)\n%s\nlibcsv (%d %s)\n%s", text, ra, ma, a.text, rb, mb, b.text);
+    }
+}
+
 /* ---- structural errors ------------------------------------------------------ */
 
 static void test_structural_errors(void **state)
@@ -648,6 +708,7 @@ int main(void)
         cmocka_unit_test(test_reject_header_spelling_and_kind_hint),
         cmocka_unit_test(test_lines_quoted_newlines_crlf),
         cmocka_unit_test(test_lines_any_chunking),
+        cmocka_unit_test(test_fast_path_matches_libcsv),
         cmocka_unit_test(test_structural_errors),
         cmocka_unit_test(test_unknown_column_warned_once),
         cmocka_unit_test(test_json_array_and_ndjson),
