@@ -310,6 +310,13 @@ gpi_status store_obs_put(store *st, int64_t batch_id, const gpi_obs *o, store_pu
         gpi_status rc = store_name_id(st, text[i], &id[i], d);
         if (rc != GPI_OK) return rc;
     }
+    /* An offer's ident repeats in every snapshot: intern it.  A trade's is
+     * usually unique: keep it as text (schema note 4). */
+    int64_t ident_id = 0;
+    if (o->kind == GPI_OFFER) {
+        gpi_status rc = store_name_id(st, o->ident, &ident_id, d);
+        if (rc != GPI_OK) return rc;
+    }
     sqlite3_stmt *s = st->stmt[ST_OBS_INSERT];
     sqlite3_bind_int64(s, 1, o->day);
     sqlite3_bind_int64(s, 2, (sqlite3_int64)o->key_hash);
@@ -334,7 +341,10 @@ gpi_status store_obs_put(store *st, int64_t batch_id, const gpi_obs *o, store_pu
     sqlite3_bind_int(s, 18, o->gpu_count);
     bind_id(s, 19, id[N_REGION]);
     bind_id(s, 20, id[N_SOURCE]);
-    bind_text(s, 21, o->ident);
+    if (ident_id > 0)
+        sqlite3_bind_int64(s, 21, ident_id);
+    else
+        bind_text(s, 21, o->ident);
     bind_text(s, 22, o->buyer);
     bind_id(s, 23, id[N_RAW_GPU]);
     bind_id(s, 24, id[N_RAW_PROVIDER]);
@@ -359,7 +369,10 @@ gpi_status store_obs_put(store *st, int64_t batch_id, const gpi_obs *o, store_pu
         sqlite3_reset(g);
         return store_err(st, d, "reading stored observation");
     }
-    if (sqlite3_column_int(g, 0) != o->kind || !text_eq(g, 1, o->ident) ||
+    int same_ident = ident_id > 0 ? sqlite3_column_type(g, 1) == SQLITE_INTEGER &&
+                                         sqlite3_column_int64(g, 1) == ident_id
+                                   : sqlite3_column_type(g, 1) == SQLITE_TEXT && text_eq(g, 1, o->ident);
+    if (sqlite3_column_int(g, 0) != o->kind || !same_ident ||
         sqlite3_column_int64(g, 2) != id[N_SOURCE]) {
         *res = STORE_PUT_COLLISION;
     } else {
@@ -435,7 +448,8 @@ gpi_status store_obs_scan(store *st, int32_t day_from, int32_t day_to, int64_t a
         o.gpu_count = sqlite3_column_int(s, 15);
         o.region = col_name(st, s, 16);
         o.source = col_name(st, s, 17);
-        o.ident = col_text(s, 18);
+        o.ident = sqlite3_column_type(s, 18) == SQLITE_INTEGER ? col_name(st, s, 18)
+                                                               : col_text(s, 18);
         o.buyer = col_text(s, 19);
         o.raw_gpu = col_name(st, s, 20);
         o.raw_provider = col_name(st, s, 21);

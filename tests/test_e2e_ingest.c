@@ -92,7 +92,7 @@ static void test_summary_rejects_strict(void **state)
     assert_int_equal(sql_long(dir, "SELECT count(*) FROM observations"), 2);
     assert_int_equal(sql_long(dir, "SELECT count(*) FROM rejects WHERE column_name = 'price' AND line = 3"), 1);
     /* 23.92 / 8 = 2.99 USD per GPU-hour */
-    assert_int_equal(sql_long(dir, "SELECT price_micro FROM observations WHERE ident = 'a1'"), 2990000);
+    assert_int_equal(sql_long(dir, "SELECT price_micro FROM observations o JOIN names n ON n.name_id = o.ident WHERE n.name = 'a1'"), 2990000);
     /* --strict: rejects make the exit status 1 (new database) */
     r = tu_gpuidx(dir, "--db t2.db %s ingest --strict good.csv", data_opt);
     assert_int_equal(r.status, 1);
