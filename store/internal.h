@@ -22,12 +22,24 @@ enum {
 #define STORE_EXTRA_STMTS 64
 
 /* Interned names (store/names.c). */
+typedef struct store_name_slot {
+    uint64_t hash;
+    int64_t id;           /* 0 = empty */
+} store_name_slot;
+
+#define STORE_MEMO_N 16   /* per-column memo of the last name */
+#define STORE_MEMO_LEN 64
+
 typedef struct store_names {
     char **text;          /* id -> text; NULL where unknown */
     size_t cap_ids;
-    int64_t *slots;       /* open addressing: text hash -> id (0 = empty) */
+    store_name_slot *slots; /* open addressing on the text's hash */
     size_t nslots, n;
     int loaded;
+    /* memo[k]: the last text looked up for column k and its id (0 = none);
+     * consecutive rows of a feed mostly repeat provider, gpu, region... */
+    char memo_text[STORE_MEMO_N][STORE_MEMO_LEN];
+    int64_t memo_id[STORE_MEMO_N];
 } store_names;
 
 struct store {
@@ -49,6 +61,8 @@ sqlite3_stmt *store_stmt(store *st, int slot, const char *sql, gpi_diag *d);
 /* Id of an interned name (0 for NULL text), inserting it if new; must be
  * called inside the write transaction that uses the id. */
 gpi_status store_name_id(store *st, const char *text, int64_t *id, gpi_diag *d);
+/* The same through the memo of column k (0 <= k < STORE_MEMO_N). */
+gpi_status store_name_id_memo(store *st, int k, const char *text, int64_t *id, gpi_diag *d);
 /* Text of a name id, or NULL (id 0 or unknown).  Valid until the next
  * rollback or store_close. */
 const char *store_name_text(store *st, int64_t id);

@@ -46,21 +46,23 @@ static int slot_insert(store_names *nm, int64_t id)
 {
     if ((nm->n + 1) * 2 > nm->nslots) {
         size_t ns = nm->nslots ? nm->nslots * 2 : 1024;
-        int64_t *s = calloc(ns, sizeof *s);
+        store_name_slot *s = calloc(ns, sizeof *s);
         if (!s) return -1;
         for (size_t i = 0; i < nm->nslots; i++) {
-            if (!nm->slots[i]) continue;
-            size_t j = hash(nm->text[nm->slots[i]]) & (ns - 1);
-            while (s[j]) j = (j + 1) & (ns - 1);
+            if (!nm->slots[i].id) continue;
+            size_t j = nm->slots[i].hash & (ns - 1);
+            while (s[j].id) j = (j + 1) & (ns - 1);
             s[j] = nm->slots[i];
         }
         free(nm->slots);
         nm->slots = s;
         nm->nslots = ns;
     }
-    size_t j = hash(nm->text[id]) & (nm->nslots - 1);
-    while (nm->slots[j]) j = (j + 1) & (nm->nslots - 1);
-    nm->slots[j] = id;
+    uint64_t h = hash(nm->text[id]);
+    size_t j = h & (nm->nslots - 1);
+    while (nm->slots[j].id) j = (j + 1) & (nm->nslots - 1);
+    nm->slots[j].hash = h;
+    nm->slots[j].id = id;
     nm->n++;
     return 0;
 }
@@ -113,10 +115,11 @@ gpi_status store_name_id(store *st, const char *text, int64_t *id, gpi_diag *d)
         if (rc != GPI_OK) return rc;
     }
     if (nm->nslots) {
-        size_t j = hash(text) & (nm->nslots - 1);
-        for (; nm->slots[j]; j = (j + 1) & (nm->nslots - 1))
-            if (strcmp(nm->text[nm->slots[j]], text) == 0) {
-                *id = nm->slots[j];
+        uint64_t h = hash(text);
+        size_t j = h & (nm->nslots - 1);
+        for (; nm->slots[j].id; j = (j + 1) & (nm->nslots - 1))
+            if (nm->slots[j].hash == h && strcmp(nm->text[nm->slots[j].id], text) == 0) {
+                *id = nm->slots[j].id;
                 return GPI_OK;
             }
     }
@@ -138,6 +141,22 @@ gpi_status store_name_id(store *st, const char *text, int64_t *id, gpi_diag *d)
     }
     if (remember(nm, *id, text) != 0) return gpi_diag_set(d, GPI_ENOMEM, "store: out of memory");
     return GPI_OK;
+}
+
+gpi_status store_name_id_memo(store *st, int k, const char *text, int64_t *id, gpi_diag *d)
+{
+    store_names *nm = &st->names;
+    if (text && nm->memo_id[k] && strcmp(nm->memo_text[k], text) == 0) {
+        *id = nm->memo_id[k];
+        return GPI_OK;
+    }
+    gpi_status rc = store_name_id(st, text, id, d);
+    if (rc == GPI_OK && text) {
+        size_t n = strlen(text);
+        nm->memo_id[k] = n < STORE_MEMO_LEN ? *id : 0;
+        if (n < STORE_MEMO_LEN) memcpy(nm->memo_text[k], text, n + 1);
+    }
+    return rc;
 }
 
 const char *store_name_text(store *st, int64_t id)

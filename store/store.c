@@ -307,14 +307,14 @@ gpi_status store_obs_put(store *st, int64_t batch_id, const gpi_obs *o, store_pu
                               o->raw_provider, o->currency, o->sku};
     int64_t id[N__N];
     for (int i = 0; i < N__N; i++) {
-        gpi_status rc = store_name_id(st, text[i], &id[i], d);
+        gpi_status rc = store_name_id_memo(st, i, text[i], &id[i], d);
         if (rc != GPI_OK) return rc;
     }
     /* An offer's ident repeats in every snapshot: intern it.  A trade's is
      * usually unique: keep it as text (schema note 4). */
     int64_t ident_id = 0;
     if (o->kind == GPI_OFFER) {
-        gpi_status rc = store_name_id(st, o->ident, &ident_id, d);
+        gpi_status rc = store_name_id_memo(st, N__N, o->ident, &ident_id, d);
         if (rc != GPI_OK) return rc;
     }
     sqlite3_stmt *s = st->stmt[ST_OBS_INSERT];
