@@ -34,24 +34,25 @@ static const char *const sql_text[ST__N] = {
     [ST_BATCH_COUNTS] = "UPDATE batches SET n_read = ?2, n_stored = ?3, n_duplicates = ?4,"
                         " n_rejected = ?5 WHERE batch_id = ?1",
     [ST_OBS_INSERT] =
-        "INSERT INTO observations(day, key_hash, observed_at, kind, batch_id, line, gpu,"
-        " provider, grp, segment, scope, tier, term, term_months, status, price_micro,"
-        " quantity_micro, gpu_count, region, source, ident, buyer, raw_gpu, raw_provider,"
-        " raw_price, currency, unit, sku) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10,"
-        " ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26,"
-        " ?27, ?28) ON CONFLICT DO NOTHING",
+        "INSERT INTO observations(day, key_hash, observed_at, attrs, batch_id, line, gpu,"
+        " provider, grp, segment, price_micro, quantity_micro, gpu_count, region, source,"
+        " ident, buyer, raw_gpu, raw_provider, raw_price, currency, sku) VALUES (?1, ?2, ?3,"
+        " ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20,"
+        " ?21, ?22) ON CONFLICT DO NOTHING",
     [ST_BATCH_SHA] = "UPDATE batches SET sha256 = ?2 WHERE batch_id = ?1",
     [ST_OBS_GET] =
-        "SELECT kind, ident, source, gpu, provider, grp, segment, scope, tier, term,"
-        " term_months, status, price_micro, quantity_micro, gpu_count, region, buyer"
+        "SELECT attrs & 1, ident, source, gpu, provider, grp, segment, (attrs >> 1) & 3,"
+        " (attrs >> 3) & 7, (attrs >> 6) & 3, (attrs >> 12) & 63, (attrs >> 8) & 3,"
+        " price_micro, quantity_micro, gpu_count, region, buyer, attrs"
         " FROM observations WHERE day = ?1 AND key_hash = ?2 AND observed_at = ?3",
     [ST_REJECT_INSERT] = "INSERT INTO rejects(batch_id, line, column_name, raw_row, reason)"
                          " VALUES (?1, ?2, ?3, ?4, ?5)",
     [ST_OBS_SCAN] =
-        "SELECT o.day, o.key_hash, o.observed_at, o.kind, o.gpu, o.provider, o.grp,"
-        " o.segment, o.scope, o.tier, o.term, o.term_months, o.status, o.price_micro,"
+        "SELECT o.day, o.key_hash, o.observed_at, o.attrs & 1, o.gpu, o.provider, o.grp,"
+        " o.segment, (o.attrs >> 1) & 3, (o.attrs >> 3) & 7, (o.attrs >> 6) & 3,"
+        " (o.attrs >> 12) & 63, (o.attrs >> 8) & 3, o.price_micro,"
         " o.quantity_micro, o.gpu_count, o.region, o.source, o.ident, o.buyer, o.raw_gpu,"
-        " o.raw_provider, o.raw_price, o.currency, o.unit, o.sku, o.line"
+        " o.raw_provider, o.raw_price, o.currency, (o.attrs >> 10) & 3, o.sku, o.line"
         " FROM observations o JOIN batches b ON b.batch_id = o.batch_id"
         " WHERE o.day BETWEEN ?1 AND ?2 AND b.ingested_at <= ?3"
         " ORDER BY o.day, o.key_hash, o.observed_at",
@@ -288,6 +289,16 @@ static int text_eq(sqlite3_stmt *s, int col, const char *v)
     return strcmp(t ? t : "", v ? v : "") == 0;
 }
 
+/* The small enumerations of an observation packed into one integer (schema
+ * note 6): kind bit 0, scope bits 1-2, tier 3-5, term 6-7, status 8-9,
+ * unit 10-11, term_months 12-17. */
+static int64_t store_obs_attrs(const gpi_obs *o)
+{
+    return (int64_t)(o->kind & 1) | (int64_t)(o->scope & 3) << 1 | (int64_t)(o->tier & 7) << 3 |
+           (int64_t)(o->term & 3) << 6 | (int64_t)(o->status & 3) << 8 |
+           (int64_t)(o->unit & 3) << 10 | (int64_t)(o->term_months & 63) << 12;
+}
+
 static void bind_id(sqlite3_stmt *s, int i, int64_t id)
 {
     if (id > 0)
@@ -317,41 +328,36 @@ gpi_status store_obs_put(store *st, int64_t batch_id, const gpi_obs *o, store_pu
         gpi_status rc = store_name_id_memo(st, N__N, o->ident, &ident_id, d);
         if (rc != GPI_OK) return rc;
     }
+    int64_t attrs = store_obs_attrs(o);
     sqlite3_stmt *s = st->stmt[ST_OBS_INSERT];
     sqlite3_bind_int64(s, 1, o->day);
     sqlite3_bind_int64(s, 2, (sqlite3_int64)o->key_hash);
     sqlite3_bind_int64(s, 3, o->observed_at);
-    sqlite3_bind_int(s, 4, o->kind);
+    sqlite3_bind_int64(s, 4, attrs);
     sqlite3_bind_int64(s, 5, batch_id);
     sqlite3_bind_int64(s, 6, o->line);
     bind_id(s, 7, id[N_GPU]);
     bind_id(s, 8, id[N_PROVIDER]);
     bind_id(s, 9, id[N_GRP]);
     bind_id(s, 10, id[N_SEGMENT]);
-    sqlite3_bind_int(s, 11, o->scope);
-    sqlite3_bind_int(s, 12, o->tier);
-    sqlite3_bind_int(s, 13, o->term);
-    sqlite3_bind_int(s, 14, o->term_months);
-    sqlite3_bind_int(s, 15, o->status);
-    sqlite3_bind_int64(s, 16, o->price_micro);
+    sqlite3_bind_int64(s, 11, o->price_micro);
     if (o->quantity_micro >= 0)
-        sqlite3_bind_int64(s, 17, o->quantity_micro);
+        sqlite3_bind_int64(s, 12, o->quantity_micro);
     else
-        sqlite3_bind_null(s, 17);
-    sqlite3_bind_int(s, 18, o->gpu_count);
-    bind_id(s, 19, id[N_REGION]);
-    bind_id(s, 20, id[N_SOURCE]);
+        sqlite3_bind_null(s, 12);
+    sqlite3_bind_int(s, 13, o->gpu_count);
+    bind_id(s, 14, id[N_REGION]);
+    bind_id(s, 15, id[N_SOURCE]);
     if (ident_id > 0)
-        sqlite3_bind_int64(s, 21, ident_id);
+        sqlite3_bind_int64(s, 16, ident_id);
     else
-        bind_text(s, 21, o->ident);
-    bind_text(s, 22, o->buyer);
-    bind_id(s, 23, id[N_RAW_GPU]);
-    bind_id(s, 24, id[N_RAW_PROVIDER]);
-    bind_text(s, 25, o->raw_price);
-    bind_id(s, 26, id[N_CURRENCY]);
-    sqlite3_bind_int(s, 27, o->unit);
-    bind_id(s, 28, id[N_SKU]);
+        bind_text(s, 16, o->ident);
+    bind_text(s, 17, o->buyer);
+    bind_id(s, 18, id[N_RAW_GPU]);
+    bind_id(s, 19, id[N_RAW_PROVIDER]);
+    bind_text(s, 20, o->raw_price);
+    bind_id(s, 21, id[N_CURRENCY]);
+    bind_id(s, 22, id[N_SKU]);
     int rc = sqlite3_step(s);
     sqlite3_reset(s);
     if (rc != SQLITE_DONE) return store_err(st, d, "storing observation");
@@ -377,7 +383,7 @@ gpi_status store_obs_put(store *st, int64_t batch_id, const gpi_obs *o, store_pu
         *res = STORE_PUT_COLLISION;
     } else {
         int64_t q = sqlite3_column_type(g, 13) == SQLITE_NULL ? -1 : sqlite3_column_int64(g, 13);
-        int same = sqlite3_column_int64(g, 3) == id[N_GPU] &&
+        int same = sqlite3_column_int64(g, 17) == attrs && sqlite3_column_int64(g, 3) == id[N_GPU] &&
                    sqlite3_column_int64(g, 4) == id[N_PROVIDER] &&
                    sqlite3_column_int64(g, 5) == id[N_GRP] &&
                    sqlite3_column_int64(g, 6) == id[N_SEGMENT] &&

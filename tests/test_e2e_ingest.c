@@ -92,7 +92,7 @@ static void test_summary_rejects_strict(void **state)
     assert_int_equal(sql_long(dir, "SELECT count(*) FROM observations"), 2);
     assert_int_equal(sql_long(dir, "SELECT count(*) FROM rejects WHERE column_name = 'price' AND line = 3"), 1);
     /* 23.92 / 8 = 2.99 USD per GPU-hour */
-    assert_int_equal(sql_long(dir, "SELECT price_micro FROM observations o JOIN names n ON n.name_id = o.ident WHERE n.name = 'a1'"), 2990000);
+    assert_int_equal(sql_long(dir, "SELECT price_micro FROM observations_readable WHERE ident = 'a1' AND gpu = 'H100-SXM-80GB'"), 2990000);
     /* --strict: rejects make the exit status 1 (new database) */
     r = tu_gpuidx(dir, "--db t2.db %s ingest --strict good.csv", data_opt);
     assert_int_equal(r.status, 1);
@@ -165,13 +165,13 @@ static void test_kind_from_command_and_json(void **state)
     assert_int_equal(r.status, 0);
     assert_string_equal(r.out, "trades.csv: read 2, stored 2, duplicates 0, rejected 0\n");
     tu_run_free(&r);
-    assert_int_equal(sql_long(dir, "SELECT count(*) FROM observations WHERE kind = 1 AND status = 2"), 1);
+    assert_int_equal(sql_long(dir, "SELECT count(*) FROM observations_readable WHERE kind = 'trade' AND status = 'affiliate'"), 1);
     r = tu_gpuidx(dir, "--db t.db %s ingest offers offers.ndjson", data_opt);
     assert_int_equal(r.status, 0);
     assert_string_equal(r.out, "offers.ndjson: read 2, stored 1, duplicates 0, rejected 1\n");
     assert_string_equal(r.err, "gpuidx: offers.ndjson:2: gpu: not a GPU: Inferentia (AWS Inferentia accelerator)\n");
     tu_run_free(&r);
-    assert_int_equal(sql_long(dir, "SELECT price_micro FROM observations WHERE kind = 0"), 2350000);
+    assert_int_equal(sql_long(dir, "SELECT price_micro FROM observations_readable WHERE kind = 'offer' AND source = 'offers.ndjson'"), 2350000);
     /* without offers|trades the kind column is required */
     r = tu_gpuidx(dir, "--db t.db %s ingest trades.csv", data_opt);
     assert_int_equal(r.status, 1);
@@ -206,8 +206,9 @@ static void test_real_slice(void **state)
     /* every reject has a reason naming a column or the row */
     assert_int_equal(sql_long(dir, "SELECT count(*) FROM rejects WHERE reason NOT LIKE 'slice.csv:%%'"), 0);
     /* no TPU, Inferentia or FPGA was stored */
-    assert_int_equal(sql_long(dir, "SELECT count(*) FROM observations o JOIN names n ON n.name_id = o.raw_gpu"
-                                   " WHERE n.name LIKE 'tpu%%' OR n.name IN ('Inferentia', 'Virtex UltraScale (VU9P)')"), 0);
+    assert_int_equal(sql_long(dir, "SELECT count(*) FROM observations_readable"
+                                   " WHERE raw_gpu LIKE 'tpu%%' OR raw_gpu IN ('Inferentia', 'Virtex UltraScale (VU9P)')"), 0);
+    assert_true(sql_long(dir, "SELECT count(*) FROM observations_readable WHERE raw_gpu = 'A100' AND gpu = 'A100-SXM-40GB'") > 0);
     free(dir);
 }
 

@@ -164,6 +164,7 @@ typedef struct seen {
     uint64_t key[8];
     char gpu[8][32], region[8][32], sku[8][32];
     int64_t price[8], qty[8];
+    int attrs[8][7]; /* kind scope tier term months status unit */
 } seen;
 
 static int collect(const gpi_obs *o, void *ud)
@@ -177,6 +178,8 @@ static int collect(const gpi_obs *o, void *ud)
     snprintf(s->sku[s->n], 32, "%s", o->sku ? o->sku : "(null)");
     s->price[s->n] = o->price_micro;
     s->qty[s->n] = o->quantity_micro;
+    int a[7] = {o->kind, o->scope, o->tier, o->term, o->term_months, o->status, o->unit};
+    memcpy(s->attrs[s->n], a, sizeof a);
     s->n++;
     return 0;
 }
@@ -191,6 +194,14 @@ static void test_scan_by_day_as_of(void **state)
     gpi_obs c = obs("2024-03-01", 3, "C", 3000000);
     c.sku = NULL;
     c.quantity_micro = 64000000;
+    c.kind = GPI_TRADE;
+    c.scope = GPI_SCOPE_CONTAINER;
+    c.tier = GPI_TIER_PLATINUM;
+    c.term = GPI_TERM_RESERVED;
+    c.term_months = 60;
+    c.status = GPI_STATUS_AFFILIATE;
+    c.unit = GPI_UNIT_INSTANCE_MONTH;
+    c.buyer = "someone";
     gpi_obs e = obs("2024-03-03", 1, "E", 5000000);
     assert_int_equal(put(st, b, &a), STORE_PUT_STORED);
     assert_int_equal(put(st, b, &c), STORE_PUT_STORED);
@@ -221,6 +232,14 @@ static void test_scan_by_day_as_of(void **state)
     assert_int_equal(s.price[0], 3000000);
     assert_int_equal(s.qty[0], 64000000);
     assert_int_equal(s.qty[1], -1);
+    int want_c[7] = {GPI_TRADE, GPI_SCOPE_CONTAINER, GPI_TIER_PLATINUM, GPI_TERM_RESERVED, 60,
+                     GPI_STATUS_AFFILIATE, GPI_UNIT_INSTANCE_MONTH};
+    int want_a[7] = {GPI_OFFER, GPI_SCOPE_VM, GPI_TIER_GOLD, GPI_TERM_ON_DEMAND, 0, GPI_STATUS_OK,
+                     GPI_UNIT_GPU_HOUR};
+    for (int i = 0; i < 7; i++) {
+        assert_int_equal(s.attrs[0][i], want_c[i]);
+        assert_int_equal(s.attrs[1][i], want_a[i]);
+    }
     memset(&s, 0, sizeof s);
     assert_int_equal(store_obs_scan(st, d1, d2, 200, collect, &s, &d), GPI_OK);
     assert_int_equal(s.n, 3);
