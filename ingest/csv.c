@@ -140,13 +140,15 @@ static int fast_line(csvr *r, const char *s, size_t len)
     while (i < end && blank(s[i])) i++;
     if (i == end) return 1; /* blank line: no record */
     size_t start = 0;
-    for (i = 0; i <= end; i++) {
-        if (i < end && s[i] != ',') continue;
-        size_t a = start, b = i;
+    for (;;) {
+        const char *comma = memchr(s + start, ',', end - start);
+        size_t stop = comma ? (size_t)(comma - s) : end;
+        size_t a = start, b = stop;
         while (a < b && blank(s[a])) a++;
         while (b > a && blank(s[b - 1])) b--;
         on_field((void *)(s + a), b - a, r);
-        start = i + 1;
+        if (!comma) break;
+        start = stop + 1;
     }
     on_row('\n', r);
     return 1;
