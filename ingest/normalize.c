@@ -2,8 +2,9 @@
  * reject with the SPEC's message (SPEC §3).
  *
  * NOTES ON THE DESIGN
- * (1) Exact money.  price = pm / 10^ps (as written), fx = fm / 10^fs (from
- *     fx.csv, at most 12 significant digits).  USD per GPU-hour x 10^6 is
+ * (1) Exact money.  price = pm / 10^ps (as written: up to 18 significant
+ *     digits and 18 decimals), fx = fm / 10^fs (from fx.csv, at most 12
+ *     significant digits and 12 decimals).  USD per GPU-hour x 10^6 is
  *         pm * fm * 10^6 / (10^ps * 10^fs * divisor)
  *     with divisor = gpu_count for instance-* units (1 for gpu-*) times 730
  *     for *-month units.  It is computed in 128-bit integers and rounded
@@ -93,6 +94,44 @@ static const char *whole(const char *s, long lo, long hi, long *out)
     int64_t v = d.mant / p;
     if (v < lo || v > hi) return out_of_range;
     *out = (long)v;
+    return NULL;
+}
+
+/* A price as written: like gpi_dec_parse (plain decimal, up to 18
+ * significant digits) but with up to 18 decimals, because feeds print
+ * binary floats in full ("1.2774707094999997"); digits beyond are refused
+ * unless they are zeros.  The result stays exact (note 1: pm < 10^18 and
+ * 10^18 x 10^12 x 10^5 x 730 < 2^127). */
+static const char *price_parse(const char *s, gpi_dec *out)
+{
+    const char *p = s;
+    if (!*p) return "empty";
+    int neg = 0;
+    if (*p == '+' || *p == '-') neg = *p++ == '-';
+    int64_t mant = 0;
+    int ndig = 0, scale = 0, dot = 0, any = 0;
+    for (; *p; p++) {
+        if (*p == '.') {
+            if (dot) return "not a number";
+            dot = 1;
+            continue;
+        }
+        if (*p < '0' || *p > '9') return "not a number";
+        any = 1;
+        if (dot) {
+            if (scale == 18) {
+                if (*p != '0') return "too many digits";
+                continue;
+            }
+            scale++;
+        }
+        if (mant == 0 && *p == '0') continue; /* leading zeros are not significant */
+        if (++ndig > 18) return "too many digits";
+        mant = mant * 10 + (*p - '0');
+    }
+    if (!any) return "not a number";
+    out->mant = neg ? -mant : mant;
+    out->scale = scale;
     return NULL;
 }
 
@@ -191,7 +230,7 @@ int normalize_row(norm_ctx *c, const norm_row *r, gpi_obs *o, const char **col, 
     /* price */
     if (!(v = val(r, F_PRICE))) return missing(&x, F_PRICE, "missing");
     gpi_dec price;
-    if ((why = gpi_dec_parse(v, &price)) != NULL) return bad(&x, F_PRICE, why);
+    if ((why = price_parse(v, &price)) != NULL) return bad(&x, F_PRICE, why);
     if (price.mant <= 0) return bad(&x, F_PRICE, "must be > 0");
     o->raw_price = v;
 

@@ -136,6 +136,15 @@ static void test_normalize_table(void **state)
         /* 0.000003 / 2 = 1.5 micro -> 2 */
         {"half up 1.5", "2024-03-01,aws,H100,,2,0.000003,,instance-hour,,,,,,,offer,",
          "H100-SXM-80GB", "aws", "amazon", "hyperscaler", 2, 2, 0, 0, 0, "2024-03-01", -1},
+        /* a float printed in full: 1277470.7094999997 -> 1277471 */
+        {"17 digits", "2024-03-01,aws,H100,,,1.2774707094999997,,gpu-hour,,,,,,,offer,",
+         "H100-SXM-80GB", "aws", "amazon", "hyperscaler", 1277471, 1, 0, 0, 0, "2024-03-01", -1},
+        /* / 4 = 319367.677374999925 -> 319368 */
+        {"17 digits / 4", "2024-03-01,aws,H100,,4,1.2774707094999997,,instance-hour,,,,,,,offer,",
+         "H100-SXM-80GB", "aws", "amazon", "hyperscaler", 319368, 4, 0, 0, 0, "2024-03-01", -1},
+        /* 18 decimals: 0.000000500000000000 x 1e6 = 0.5 -> 1 (half up) */
+        {"18 decimals", "2024-03-01,aws,H100,,,0.000000500000000000,,gpu-hour,,,,,,,offer,",
+         "H100-SXM-80GB", "aws", "amazon", "hyperscaler", 1, 1, 0, 0, 0, "2024-03-01", -1},
         /* 730 / 730 h */
         {"gpu-month", "2024-03-01,aws,H100,,,730,,gpu-month,,,,,,,offer,", "H100-SXM-80GB",
          "aws", "amazon", "hyperscaler", 1000000, 1, 0, 0, 0, "2024-03-01", -1},
@@ -246,6 +255,10 @@ static void test_reject_table(void **state)
         {"2024-03-01,aws,H100,,,,,,,,,,,,offer,", "t.csv:2: price: missing", "price"},
         {"2024-03-01,aws,H100,,,1234567890123456789,,,,,,,,,offer,",
          "t.csv:2: price: too many digits (got \"1234567890123456789\")", "price"},
+        {"2024-03-01,aws,H100,,,0.0000000000000000001,,,,,,,,,offer,",
+         "t.csv:2: price: too many digits (got \"0.0000000000000000001\")", "price"},
+        {"2024-03-01,aws,H100,,,1.2.3,,,,,,,,,offer,", "t.csv:2: price: not a number (got \"1.2.3\")", "price"},
+        {"2024-03-01,aws,H100,,,.,,,,,,,,,offer,", "t.csv:2: price: not a number (got \".\")", "price"},
         {"2024-03-01,aws,H100,,,2000000,,,,,,,,,offer,",
          "t.csv:2: price: above 1000000 USD per GPU-hour (got \"2000000\")", "price"},
         {"2024-03-01,aws,H100,,,0.0000004,,,,,,,,,offer,",
