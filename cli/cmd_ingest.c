@@ -7,7 +7,9 @@
  * a temporary file and copied only when the file commits, so a broken file
  * leaves no trace anywhere.  The SHA-256 is computed while reading; a file
  * whose hash a committed batch already has is rolled back and reported
- * as skipped (nothing new is stored either way).
+ * as skipped (nothing new is stored either way); batches also record the
+ * file size, and a file whose size a batch already has is hashed up front
+ * so that re-ingesting a big file costs one fast hash, not a full parse.
  *
  * Output (stable): one line per file on stdout,
  *   PATH: read R, stored S, duplicates D, rejected X
@@ -21,6 +23,7 @@
 #include <csv.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -161,17 +164,36 @@ static int failed(const char *path, const char *msg)
     return 1;
 }
 
-/* Ingests one file; returns 0 ok, 1 failed.  The file is hashed while it
- * is read (one pass); the batch starts with the placeholder hash
- * "pending" and, if the finished hash belongs to a committed batch, the
- * whole transaction is rolled back and the file reported as skipped. */
+/* Ingests one file; returns 0 ok, 1 failed.  When a committed batch had a
+ * file of the same size, the file is hashed first and skipped if its hash
+ * is known.  Otherwise it is hashed while it is read (one pass): the batch
+ * starts with the placeholder hash "pending" and, should the finished hash
+ * belong to a committed batch after all (a file that changed size but not
+ * content cannot, but a race can), the transaction is rolled back and the
+ * file reported as skipped. */
 static int one_file(store *st, const ingest_tables *t, const ingest_opts *opt,
                     const char *kind_hint, FILE *rejects, int *n_rejected)
 {
     gpi_diag d = {{0}};
     int64_t batch = 0, other = 0;
+    struct stat sb;
+    int64_t size = stat(opt->path, &sb) == 0 && S_ISREG(sb.st_mode) ? (int64_t)sb.st_size : -1;
+    int seen = 0, found = 0;
+    if (size >= 0 && store_batch_size_seen(st, size, &seen, &d) != GPI_OK)
+        return failed(opt->path, d.msg);
+    if (seen) { /* a file of this size was ingested: hash first (cheap) */
+        char sha[65];
+        if (ingest_file_sha256(opt->path, sha, &d) != GPI_OK ||
+            store_batch_find(st, sha, &found, &other, &d) != GPI_OK)
+            return failed(opt->path, d.msg);
+        if (found) {
+            printf("%s: skipped, already ingested (batch %lld)\n", opt->path, (long long)other);
+            fflush(stdout);
+            return 0;
+        }
+    }
     store_batch_info info = {opt->path, "pending", opt->source, kind_hint,
-                             ingest_tables_sha256(t), (int64_t)time(NULL)};
+                             ingest_tables_sha256(t), (int64_t)time(NULL), size};
     if (store_batch_begin(st, &info, &batch, &d) != GPI_OK) return failed(opt->path, d.msg);
     sink_ctx c;
     memset(&c, 0, sizeof c);
@@ -190,7 +212,6 @@ static int one_file(store *st, const ingest_tables *t, const ingest_opts *opt,
     c.n.read = res.rows_read;
     if (rc == GPI_OK && c.n.read != c.n.stored + c.n.duplicates + c.n.rejected)
         rc = gpi_diag_set(&d, GPI_EINPUT, "%s: internal error: counts do not add up", opt->path);
-    int found = 0;
     if (rc == GPI_OK) rc = store_batch_find(st, res.sha256, &found, &other, &d);
     if (rc == GPI_OK && found) {
         store_batch_rollback(st);

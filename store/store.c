@@ -31,8 +31,9 @@ gpi_status store_err(store *st, gpi_diag *d, const char *what)
 static const char *const sql_text[ST__N] = {
     [ST_BATCH_FIND] = "SELECT batch_id FROM batches WHERE sha256 = ?1",
     [ST_BATCH_INSERT] =
-        "INSERT INTO batches(path, sha256, source, kind_hint, tables_sha256, ingested_at)"
-        " VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        "INSERT INTO batches(path, sha256, source, kind_hint, tables_sha256, ingested_at,"
+        " n_bytes) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+    [ST_BATCH_SIZE] = "SELECT 1 FROM batches WHERE n_bytes = ?1 LIMIT 1",
     [ST_BATCH_COUNTS] = "UPDATE batches SET n_read = ?2, n_stored = ?3, n_duplicates = ?4,"
                         " n_rejected = ?5 WHERE batch_id = ?1",
     [ST_OBS_INSERT] =
@@ -223,6 +224,17 @@ gpi_status store_batch_find(store *st, const char *sha256, int *found, int64_t *
     return GPI_OK;
 }
 
+gpi_status store_batch_size_seen(store *st, int64_t n_bytes, int *seen, gpi_diag *d)
+{
+    sqlite3_stmt *s = use(st, ST_BATCH_SIZE);
+    sqlite3_bind_int64(s, 1, n_bytes);
+    int rc = sqlite3_step(s);
+    *seen = rc == SQLITE_ROW;
+    sqlite3_reset(s);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE) return store_err(st, d, "finding batch");
+    return GPI_OK;
+}
+
 gpi_status store_batch_begin(store *st, const store_batch_info *info, int64_t *batch_id,
                              gpi_diag *d)
 {
@@ -235,6 +247,10 @@ gpi_status store_batch_begin(store *st, const store_batch_info *info, int64_t *b
     bind_text(s, 4, info->kind_hint);
     bind_text(s, 5, info->tables_sha256);
     sqlite3_bind_int64(s, 6, info->ingested_at);
+    if (info->n_bytes >= 0)
+        sqlite3_bind_int64(s, 7, info->n_bytes);
+    else
+        sqlite3_bind_null(s, 7);
     if (sqlite3_step(s) != SQLITE_DONE) {
         rc = store_err(st, d, "recording batch");
         sqlite3_reset(s);

@@ -172,10 +172,16 @@ static void test_kind_from_command_and_json(void **state)
     assert_string_equal(r.err, "gpuidx: offers.ndjson:2: gpu: not a GPU: Inferentia (AWS Inferentia accelerator)\n");
     tu_run_free(&r);
     assert_int_equal(sql_long(dir, "SELECT price_micro FROM observations_readable WHERE kind = 'offer' AND source = 'offers.ndjson'"), 2350000);
-    /* without offers|trades the kind column is required */
+    /* the same file again is skipped, whatever the command says */
     r = tu_gpuidx(dir, "--db t.db %s ingest trades.csv", data_opt);
+    assert_int_equal(r.status, 0);
+    assert_string_equal(r.out, "trades.csv: skipped, already ingested (batch 1)\n");
+    tu_run_free(&r);
+    /* without offers|trades the kind column is required */
+    free(tu_write(dir, "nokind.csv", "observed_at,provider,gpu,price,quantity\n2024-03-01,aws,H100,3.1,100\n"));
+    r = tu_gpuidx(dir, "--db t.db %s ingest nokind.csv", data_opt);
     assert_int_equal(r.status, 1);
-    assert_string_equal(r.err, "gpuidx: trades.csv:1:1: header: missing required column \"kind\"\n");
+    assert_string_equal(r.err, "gpuidx: nokind.csv:1:1: header: missing required column \"kind\"\n");
     tu_run_free(&r);
     free(dir);
 }

@@ -56,7 +56,7 @@ static gpi_obs obs(const char *day, uint64_t key, const char *ident, int64_t pri
 
 static int64_t begin(store *st, const char *sha, int64_t at)
 {
-    store_batch_info info = {"f.csv", sha, NULL, "offers", "tables", at};
+    store_batch_info info = {"f.csv", sha, NULL, "offers", "tables", at, 1234};
     int64_t id = 0;
     gpi_diag d = {{0}};
     if (store_batch_begin(st, &info, &id, &d) != GPI_OK) fail_msg("%s", d.msg);
@@ -267,6 +267,10 @@ static void test_batch_hash_placeholder(void **state)
     assert_int_equal(found, 1);
     assert_int_equal(id, b);
     assert_int_equal(store_batch_find(st, "pending", &found, &id, &d), GPI_OK);
+    assert_int_equal(found, 0);
+    assert_int_equal(store_batch_size_seen(st, 1234, &found, &d), GPI_OK);
+    assert_int_equal(found, 1);
+    assert_int_equal(store_batch_size_seen(st, 1235, &found, &d), GPI_OK);
     assert_int_equal(found, 0);
     store_close(st);
 }
