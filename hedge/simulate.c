@@ -185,7 +185,9 @@ gpi_status hedge_simulate(const hedge_rent *r, const store_index_day *idx, size_
             skip(m, "contracts out of range");
             continue;
         }
-        m->contracts = (int64_t)llround(want);
+        /* half away from zero on the 12-significant-digit value, so that a
+         * ratio like 0.93125 x 720000 / 1000 = 670.5 gives 671, not 670 */
+        m->contracts = gpi_double_to_units(want, 0);
         __int128 pnl = (__int128)m->contracts * o->size * (m->fsp_e4 - m->entry_e4) / 100;
         if (o->side == HEDGE_EARNER) pnl = -pnl;
         m->pnl_cents = (int64_t)pnl;
