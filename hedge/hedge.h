@@ -109,8 +109,8 @@ gpi_status hedge_align(const hedge_rent *r, const store_index_day *idx, size_t n
 void hedge_series_free(hedge_series *s);
 
 /* The day range of index values an analysis or replay of r needs: from
- * the first day of the month before the first rent row to the last day of
- * the last rent row's month. */
+ * the first day of the month before the first rent row to six days after
+ * the last day of the last rent row's month (an ISO week may run over). */
 void hedge_index_range(const hedge_rent *r, int32_t *from, int32_t *to);
 
 /* k-period changes (k >= 1) of an aligned series: x[t] - x[t-k] where the

@@ -84,7 +84,8 @@ void hedge_index_range(const hedge_rent *r, int32_t *from, int32_t *to)
     int32_t first = hedge_period_start(HEDGE_MONTH, r->rows[0].day);
     int32_t last = hedge_period_start(HEDGE_MONTH, r->rows[r->n - 1].day);
     *from = hedge_period_start(HEDGE_MONTH, first - 1);
-    *to = hedge_period_next(HEDGE_MONTH, last) - 1;
+    /* + 6: an ISO week that starts in the last month may end in the next */
+    *to = hedge_period_next(HEDGE_MONTH, last) - 1 + 6;
 }
 
 gpi_status hedge_align(const hedge_rent *r, const store_index_day *idx, size_t nidx,
@@ -113,7 +114,7 @@ gpi_status hedge_align(const hedge_rent *r, const store_index_day *idx, size_t n
         out->n_rent_periods++;
         /* the period's index values */
         while (j < nidx && idx[j].day < ps) j++;
-        int64_t isum = 0;
+        __int128 isum = 0;
         size_t ni = 0;
         for (size_t k = j; k < nidx && idx[k].day < pe; k++)
             if (idx[k].level != GPI_LEVEL_SUSPENDED) {

@@ -37,7 +37,7 @@ static int next_line(line_iter *it, char *buf, size_t cap, int *too_long)
     const char *e = nl ? nl : it->end;
     size_t n = (size_t)(e - it->p);
     if (n && it->p[n - 1] == '\r') n--;
-    *too_long = n >= cap;
+    *too_long = n >= cap || memchr(it->p, '\0', n) != NULL;
     if (*too_long) n = cap - 1;
     memcpy(buf, it->p, n);
     buf[n] = '\0';
@@ -172,7 +172,7 @@ gpi_status hedge_rent_parse(const char *path, const char *text, size_t len, hedg
     gpi_status st = GPI_OK;
     while (next_line(&it, buf, sizeof buf, &too_long)) {
         if (too_long) {
-            st = gpi_diag_set(d, GPI_EINPUT, "%s:%ld: line too long", path, it.line);
+            st = gpi_diag_set(d, GPI_EINPUT, "%s:%ld: line too long or not text", path, it.line);
             goto fail;
         }
         if (blank(buf)) continue;
@@ -290,7 +290,7 @@ gpi_status hedge_forward_load(const char *path, hedge_forward *out, gpi_diag *d)
     size_t cap = 0;
     while (next_line(&it, buf, sizeof buf, &too_long)) {
         if (too_long) {
-            st = gpi_diag_set(d, GPI_EINPUT, "%s:%ld: line too long", path, it.line);
+            st = gpi_diag_set(d, GPI_EINPUT, "%s:%ld: line too long or not text", path, it.line);
             goto fail;
         }
         if (blank(buf)) continue;

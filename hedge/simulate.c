@@ -25,6 +25,7 @@
 #include "hedge/internal.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -190,6 +191,10 @@ gpi_status hedge_simulate(const hedge_rent *r, const store_index_day *idx, size_
         m->contracts = gpi_double_to_units(want, 0);
         __int128 pnl = (__int128)m->contracts * o->size * (m->fsp_e4 - m->entry_e4) / 100;
         if (o->side == HEDGE_EARNER) pnl = -pnl;
+        if (pnl > (__int128)INT64_MAX / 1024 || pnl < -(__int128)INT64_MAX / 1024) {
+            skip(m, "futures P&L out of range");
+            continue;
+        }
         m->pnl_cents = (int64_t)pnl;
         m->quantity = r->has_quantity ? rm[i].quantity : m->exposure;
         double per_hour = (double)m->pnl_cents / 100.0 / m->quantity;

@@ -525,6 +525,92 @@ static void test_simulate_auto_no_lookahead(void **state)
     free(idx);
 }
 
+static void test_index_range_and_svg(void **state)
+{
+    (void)state;
+    /* rent 2024-03-05 .. 2024-12-30 (a Monday: its ISO week ends
+     * 2025-01-05): index from 2024-02-01 (the month before, for the first
+     * entry price) to 2024-12-31 + 6 = 2025-01-06 */
+    const char *csv = "2024-03-05,2\n2024-12-30,2\n";
+    hedge_rent r;
+    gpi_diag d = {{0}};
+    assert_int_equal(hedge_rent_parse("r.csv", csv, strlen(csv), &r, &d), GPI_OK);
+    int32_t from, to;
+    hedge_index_range(&r, &from, &to);
+    assert_int_equal(from, day_of("2024-02-01"));
+    assert_int_equal(to, day_of("2025-01-06"));
+    hedge_rent_free(&r);
+
+    hedge_series s;
+    hedge_period p[12];
+    vec_series(&s, p, vec_rent);
+    hedge_analysis a;
+    assert_int_equal(hedge_analyze(&s, 0, &a, &d), GPI_OK);
+    char *svg = NULL;
+    size_t len = 0;
+    assert_int_equal(hedge_svg(&s, &a, "Rent <&> \"grade\"", &svg, &len, &d), GPI_OK);
+    assert_int_equal(strlen(svg), len);
+    assert_non_null(strstr(svg, "Rent &lt;&amp;&gt; &quot;grade&quot; (month, 12 periods, h = 1.0278)"));
+    size_t circles = 0;
+    for (const char *q = svg; (q = strstr(q, "<circle")); q++) circles++;
+    assert_int_equal(circles, 11); /* one point per change */
+    assert_non_null(strstr(svg, "stroke=\"#d62728\"")); /* the fitted line */
+    assert_null(strstr(svg, "nan"));
+    assert_null(strstr(svg, "<script"));
+    free(svg);
+    hedge_analysis_free(&a);
+    /* one period: nothing to fit, still a valid chart without NaN */
+    s.n = 1;
+    assert_int_equal(hedge_analyze(&s, 0, &a, &d), GPI_OK);
+    assert_int_equal(hedge_svg(&s, &a, "one", &svg, &len, &d), GPI_OK);
+    assert_non_null(strstr(svg, "no fit"));
+    assert_null(strstr(svg, "nan"));
+    assert_null(strstr(svg, "inf"));
+    free(svg);
+    hedge_analysis_free(&a);
+}
+
+static void test_forward_file_and_nul(void **state)
+{
+    (void)state;
+    char *dir = tu_mkdtemp("hedge-fw");
+    static const struct {
+        const char *name, *text, *msg; /* msg after "path:" */
+    } cases[] = {
+        {"bad month", "month,price\n2024-13,2.4\n", "2: month: "},
+        {"duplicate", "2024-12,2.4\n2024-12,2.5\n", "2: month: duplicate month (got \"2024-12\")"},
+        {"bad price", "month,price\n2024-12,-1\n", "2: price: must be positive (got \"-1\")"},
+        {"fields", "2024-12\n", "1: expected 2 fields (got 1: \"2024-12\")"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *path = tu_write(dir, "fw.csv", cases[i].text);
+        char want[512];
+        snprintf(want, sizeof want, "%s:%s", path, cases[i].msg);
+        hedge_forward f;
+        gpi_diag d = {{0}};
+        if (hedge_forward_load(path, &f, &d) != GPI_EINPUT) fail_msg("%s: accepted", cases[i].name);
+        if (strncmp(d.msg, want, strlen(want)) != 0)
+            fail_msg("%s: got '%s', want '%s'", cases[i].name, d.msg, want);
+        assert_null(f.price_e4);
+        free(path);
+    }
+    char *path = tu_write(dir, "fw.csv", "month,price\n2024-12,2.40005\n2025-01,2.5\n");
+    hedge_forward f;
+    gpi_diag d = {{0}};
+    assert_int_equal(hedge_forward_load(path, &f, &d), GPI_OK);
+    assert_int_equal(f.n, 2);
+    assert_int_equal(f.month_start[0], day_of("2024-12-01"));
+    assert_int_equal(f.price_e4[0], 24001); /* 2.40005 half-up to 0.0001 */
+    hedge_forward_free(&f);
+    free(path);
+    free(dir);
+    /* a NUL byte inside a line is refused, not silently truncated */
+    const char nul[] = "2024-01-01,2.5\0junk\n";
+    hedge_rent r;
+    assert_int_equal(hedge_rent_parse("r.csv", nul, sizeof nul - 1, &r, &d), GPI_EINPUT);
+    assert_string_equal(d.msg, "r.csv:1: line too long or not text");
+}
+
 static void test_nw_lag_rule(void **state)
 {
     (void)state;
@@ -553,6 +639,8 @@ int main(void)
         cmocka_unit_test(test_simulate_earner_by_hand),
         cmocka_unit_test(test_simulate_auto_no_lookahead),
         cmocka_unit_test(test_nw_lag_rule),
+        cmocka_unit_test(test_index_range_and_svg),
+        cmocka_unit_test(test_forward_file_and_nul),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
