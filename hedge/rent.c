@@ -37,8 +37,9 @@ static int next_line(line_iter *it, char *buf, size_t cap, int *too_long)
     const char *e = nl ? nl : it->end;
     size_t n = (size_t)(e - it->p);
     if (n && it->p[n - 1] == '\r') n--;
+    /* a line that does not fit, or holds a NUL byte, is refused whole */
     *too_long = n >= cap || memchr(it->p, '\0', n) != NULL;
-    if (*too_long) n = cap - 1;
+    if (n >= cap) n = cap - 1;
     memcpy(buf, it->p, n);
     buf[n] = '\0';
     it->p = nl ? nl + 1 : it->end;

@@ -609,6 +609,15 @@ static void test_forward_file_and_nul(void **state)
     hedge_rent r;
     assert_int_equal(hedge_rent_parse("r.csv", nul, sizeof nul - 1, &r, &d), GPI_EINPUT);
     assert_string_equal(d.msg, "r.csv:1: line too long or not text");
+    /* and so is a line longer than 1023 bytes */
+    char *lng = malloc(3000);
+    assert_non_null(lng);
+    snprintf(lng, 3000, "date,price\n2024-01-01,2.");
+    memset(lng + strlen(lng), '1', 2000);
+    lng[2025] = '\0';
+    assert_int_equal(hedge_rent_parse("r.csv", lng, strlen(lng), &r, &d), GPI_EINPUT);
+    assert_string_equal(d.msg, "r.csv:2: line too long or not text");
+    free(lng);
 }
 
 static void test_nw_lag_rule(void **state)
