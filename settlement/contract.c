@@ -128,6 +128,14 @@ static void got_text(const json_t *v, char out[80])
         snprintf(out, 80, "%s", json_string_value(v));
         return;
     }
+    if (json_is_real(v)) { /* shortest text that reads back to the double */
+        double x = json_real_value(v);
+        for (int prec = 1; prec <= 17; prec++) {
+            snprintf(out, 80, "%.*g", prec, x);
+            if (strtod(out, NULL) == x) break;
+        }
+        return;
+    }
     char *s = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT | JSON_REAL_PRECISION(15));
     snprintf(out, 80, "%s", s ? s : "?");
     free(s);
