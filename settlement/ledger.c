@@ -186,7 +186,12 @@ gpi_status settle_positions_load(const char *path, const settle_contract *cs, si
             r->st = rerr(r, "row", "contains a NUL byte", NULL);
             break;
         }
-        if (csv_parse(&p, buf, (size_t)len, on_field, on_row, r) != (size_t)len) {
+        const char *text = buf;
+        if (r->line == 1 && len >= 3 && memcmp(buf, "\xef\xbb\xbf", 3) == 0) {
+            text += 3; /* a UTF-8 byte-order mark */
+            len -= 3;
+        }
+        if (csv_parse(&p, text, (size_t)len, on_field, on_row, r) != (size_t)len) {
             r->st = rerr(r, "row", csv_strerror(csv_error(&p)), NULL);
             break;
         }

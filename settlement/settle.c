@@ -45,6 +45,10 @@ void settle_result_free(settle_result *r)
     r->n = 0;
 }
 
+/* 10^6 USD per GPU-hour: far above any price, low enough that a price in
+ * units of the finest tick (10^-12) stays inside 64 bits. */
+#define SETTLE_MAX_VALUE_E4 10000000000LL
+
 static int has_value(const store_index_day *x)
 {
     return x->level != GPI_LEVEL_SUSPENDED && x->value_e4 >= 0;
@@ -77,7 +81,7 @@ gpi_status settle_run(const settle_contract *c, const store_index_day *days, siz
     int have_l = 0;
     int64_t l_e4 = 0;
     for (; j < n && days[j].day < listing; j++)
-        if (has_value(&days[j])) {
+        if (has_value(&days[j]) && days[j].value_e4 <= SETTLE_MAX_VALUE_E4) {
             have_l = 1;
             l_e4 = days[j].value_e4;
         }
@@ -96,6 +100,13 @@ gpi_status settle_run(const settle_contract *c, const store_index_day *days, siz
                                 c->symbol, c->grade, day);
         }
         if (has_value(&days[j])) {
+            if (days[j].value_e4 > SETTLE_MAX_VALUE_E4) {
+                char day[11];
+                gpi_date_format(t, day);
+                free(rows);
+                return gpi_diag_set(d, GPI_EINPUT, "%s: grade %s: value on %s out of range",
+                                    c->symbol, c->grade, day);
+            }
             have_l = 1;
             l_e4 = days[j].value_e4;
             if (t >= month_first) {

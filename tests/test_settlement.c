@@ -348,6 +348,12 @@ static void test_settle_through_and_missing_days(void **state)
     assert_int_equal(settle_run(&c, gap, ng, day_of(2025, 3, 11), &r, &d), GPI_OK);
     assert_int_equal(r.n, 12);
     settle_result_free(&r);
+    /* an absurd value (over 10^6 USD) is refused, not overflowed */
+    v[40].value_e4 = 10000000001LL;
+    v[40].level = GPI_LEVEL_TRADES;
+    assert_int_equal(settle_run(&c, v, n, INT32_MAX, &r, &d), GPI_EINPUT);
+    assert_string_equal(d.msg, "GPUH-2503: grade H100-SXM.OD.GOLD+: value on 2025-03-13 out of range");
+    v[40].value_e4 = 23710; /* restore 2025-03-13 */
     /* the listing day itself missing */
     assert_int_equal(settle_run(&c, v + 1, n - 1, INT32_MAX, &r, &d), GPI_EINPUT);
     assert_non_null(strstr(d.msg, "no index row for 2025-02-01 "));
@@ -669,8 +675,8 @@ static void test_positions_load_valid(void **state)
     assert_int_equal(p[3].line, 6);
     free(p);
     free(path);
-    /* header without entry_price */
-    path = tu_write(dir, "p3.csv", "account,symbol,contracts\nx,GPUH-2503,1\n");
+    /* header without entry_price, after a UTF-8 byte-order mark */
+    path = tu_write(dir, "p3.csv", "\xef\xbb\xbf" "account,symbol,contracts\nx,GPUH-2503,1\n");
     assert_int_equal(settle_positions_load(path, file_contracts, 2, &p, &n, &d), GPI_OK);
     assert_int_equal(n, 1);
     free(p);
