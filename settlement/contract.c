@@ -79,8 +79,9 @@ int32_t settle_last_day(const settle_contract *c)
 /* ---- reading JSON numbers exactly -------------------------------------- */
 
 /* Shortest "%.*e" text of v that reads back to v, rewritten as a plain
- * decimal ("1e-04" -> "0.0001") into out.  NULL, or a static reason. */
-static const char *double_to_plain(double v, char *out, size_t cap)
+ * decimal ("1e-04" -> "0.0001") into out (at most 1 + 2 + 20 + 15 bytes
+ * and a NUL for the accepted range).  NULL, or a static reason. */
+static const char *double_to_plain(double v, char out[64])
 {
     char e[64];
     int prec = 1;
@@ -117,7 +118,6 @@ static const char *double_to_plain(double v, char *out, size_t cap)
         }
     }
     out[o] = '\0';
-    (void)cap;
     return NULL;
 }
 
@@ -196,7 +196,7 @@ static gpi_status parse_tick(const ctx *x, const json_t *v, settle_contract *c)
     } else if (json_is_integer(v)) {
         snprintf(text, sizeof text, "%lld", (long long)json_integer_value(v));
     } else if (json_is_real(v)) {
-        const char *why = double_to_plain(json_real_value(v), text, sizeof text);
+        const char *why = double_to_plain(json_real_value(v), text);
         if (why) return cerr(x, "tick", why, v);
     } else {
         return cerr(x, "tick", "not a number", v);

@@ -623,9 +623,12 @@ static void test_contracts_shipped_file(void **state)
     gpi_diag d = {""};
     gpi_status st = settle_contracts_load(path, known_grades, NULL, &cs, &n, &d);
     if (st != GPI_OK) fail_msg("%s", d.msg);
-    assert_true(n >= 12);
-    /* a strip: the first twelve are consecutive months of one grade */
-    for (size_t i = 0; i < 12; i++) {
+    assert_true(n >= 11);
+    /* a strip: the first eleven are consecutive months of one grade,
+     * 2025-02 .. 2025-12, all listed inside a demo year from 2025-01-01 */
+    assert_int_equal(settle_listing_day(&cs[0]), day_of(2025, 1, 1));
+    assert_int_equal(settle_last_day(&cs[10]), day_of(2025, 12, 31));
+    for (size_t i = 0; i < 11; i++) {
         assert_string_equal(cs[i].grade, cs[0].grade);
         assert_int_equal((cs[i].year * 12 + cs[i].month) - (cs[0].year * 12 + cs[0].month),
                          (int)i);
