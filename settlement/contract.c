@@ -19,6 +19,7 @@
  */
 #include "settlement/settlement.h"
 
+#include <errno.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -310,8 +311,11 @@ gpi_status settle_contracts_load(const char *path, settle_grade_fn grade_fn, voi
 {
     *out = NULL;
     *n = 0;
+    FILE *f = fopen(path, "rb");
+    if (!f) return gpi_diag_set(d, GPI_EIO, "%s: cannot open: %s", path, strerror(errno));
     json_error_t je;
-    json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+    json_t *root = json_loadf(f, JSON_REJECT_DUPLICATES, &je);
+    fclose(f);
     if (!root) {
         if (je.line < 0) return gpi_diag_set(d, GPI_EIO, "%s: %s", path, je.text);
         return gpi_diag_set(d, GPI_EINPUT, "%s:%d:%d: %s", path, je.line, je.column, je.text);

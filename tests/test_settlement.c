@@ -610,6 +610,9 @@ static void test_contracts_load_errors(void **state)
     char missing[4200];
     snprintf(missing, sizeof missing, "%s/none.json", dir);
     assert_int_equal(settle_contracts_load(missing, NULL, NULL, &cs, &n, &d), GPI_EIO);
+    char want[4300];
+    snprintf(want, sizeof want, "%s: cannot open: No such file or directory", missing);
+    assert_string_equal(d.msg, want);
     free(dir);
 }
 
