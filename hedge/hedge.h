@@ -198,7 +198,7 @@ gpi_status hedge_analyze_grade(store *st, const char *grade, int latest, const h
 /* FSP of the month starting at month_start: mean of the month's index
  * values (suspended days skipped) rounded half-up to tick_e4 (units of
  * 0.0001).  Returns 0 and leaves *fsp_e4 alone when fewer than min_days
- * values exist.  Same rule as settlement (SPEC §8). */
+ * values exist.  Rounds with settlement/'s settle_round_value (SPEC §8). */
 int hedge_month_fsp(const store_index_day *idx, size_t nidx, int32_t month_start,
                     int64_t tick_e4, size_t min_days, int64_t *fsp_e4, size_t *n_values);
 

@@ -17,12 +17,14 @@
  * exposure when the file has none).  A month lacking an entry price, an
  * FSP, an exposure or (auto) enough history is skipped with its reason.
  *
- * The FSP rule is SPEC §8's: the mean of the month's values (suspended
- * days skipped) rounded half-up to the tick, none below min_days values.
- * TODO(settle): call settlement/ once it lands on main; the rule here is
- * the same and is tested against the same numbers.
+ * The FSP is SPEC §8's: the mean of the month's values (suspended days
+ * skipped) rounded half-up to the tick by settlement/'s
+ * settle_round_value(), none below min_days values.  Unlike `gpuidx
+ * settle`, a day never built is not an error here: the replay counts the
+ * month's values that exist (and skips the month below min_days).
  */
 #include "hedge/internal.h"
+#include "settlement/settlement.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -45,7 +47,12 @@ int hedge_month_fsp(const store_index_day *idx, size_t nidx, int32_t month_start
         }
     if (n_values) *n_values = n;
     if (n == 0 || n < min_days || tick_e4 <= 0) return 0;
-    *fsp_e4 = gpi_div_round(sum, (__int128)n * tick_e4) * tick_e4;
+    settle_contract c;
+    memset(&c, 0, sizeof c);
+    c.tick.mant = tick_e4; /* tick = tick_e4 x 0.0001: prices come out in e4 units */
+    c.tick.scale = 4;
+    c.min_published_days = (int)min_days;
+    *fsp_e4 = settle_round_value(&c, sum, (__int128)n);
     return 1;
 }
 
