@@ -336,6 +336,53 @@ static void test_compare_ranks(void **state)
     teardown(&f);
 }
 
+static void test_first_published_vs_latest_and_weeks(void **state)
+{
+    (void)state;
+    fixture f;
+    setup(&f, "hedge-vint");
+    /* December first published at 2.4000 (restated to the stored 2.3000):
+     * by default the analysis uses the first publication, so h moves off
+     * the §6 value; --latest uses the restated values and gives it back */
+    store *st;
+    gpi_diag d = {{0}};
+    assert_int_equal(store_open(f.db, &st, &d), GPI_OK);
+    for (int k = 0; k < 31; k++)
+        assert_int_equal(store_index_put_published(st, GRADE, gpi_days_from_civil(2024, 12, 1) + k, 1,
+                                                   GPI_LEVEL_TRADES, 24000, &d),
+                         GPI_OK);
+    store_close(st);
+    tu_run r = tu_gpuidx(NULL, "--db '%s' hedge analyze --rent '%s' --grade %s --json", f.db, f.rent, GRADE);
+    assert_int_equal(r.status, 0);
+    json_t *j = json_loads(r.out, 0, NULL);
+    assert_non_null(j);
+    assert_true(fabs(jnum(j, "h") - 1.027820) > 0.01);
+    tu_assert_close(jnum(j, "basis.min"), 2.13 - 2.40, 1e-9, "first-published Dec basis");
+    json_decref(j);
+    tu_run_free(&r);
+    r = tu_gpuidx(NULL, "--db '%s' hedge analyze --rent '%s' --grade %s --json --latest", f.db, f.rent, GRADE);
+    assert_int_equal(r.status, 0);
+    j = json_loads(r.out, 0, NULL);
+    assert_non_null(j);
+    tu_assert_close(jnum(j, "h"), 1.027820, 1e-6, "latest h");
+    json_decref(j);
+    tu_run_free(&r);
+    /* weekly: one rent row a month gives 12 weeks none adjacent to the
+     * next, so there is no change at all (gaps break the chain) */
+    r = tu_gpuidx(NULL, "--db '%s' hedge analyze --rent '%s' --grade %s --freq week --json", f.db, f.rent, GRADE);
+    assert_int_equal(r.status, 0);
+    j = json_loads(r.out, 0, NULL);
+    assert_non_null(j);
+    assert_int_equal(jnum(j, "n"), 12);
+    assert_int_equal(jnum(j, "n_changes"), 0);
+    /* 2024-01-01 is a Monday (W01), so Monday 2024-01-15 starts W03 */
+    assert_string_equal(json_string_value(json_object_get(j, "from")), "2024-W03");
+    assert_true(json_is_null(json_object_get(j, "h")));
+    json_decref(j);
+    tu_run_free(&r);
+    teardown(&f);
+}
+
 static char *read_bytes(const char *path, size_t *n)
 {
     FILE *fp = fopen(path, "rb");
@@ -422,6 +469,7 @@ int main(void)
         cmocka_unit_test(test_hedge_errors),
         cmocka_unit_test(test_simulate_auto_earner),
         cmocka_unit_test(test_compare_ranks),
+        cmocka_unit_test(test_first_published_vs_latest_and_weeks),
         cmocka_unit_test(test_privacy_rent_never_stored),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
