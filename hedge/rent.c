@@ -83,7 +83,9 @@ static int blank(const char *s)
     return 1;
 }
 
-static const char *parse_price(const char *s, int64_t *out)
+/* A positive price below 10^6 USD, rounded once, half-up, to `digits`
+ * decimals (6 for rent in micro-USD, 4 for forward prices in e4). */
+static const char *parse_price(const char *s, int digits, int64_t *out)
 {
     gpi_dec v;
     const char *why = gpi_dec_parse(s, &v);
@@ -92,8 +94,10 @@ static const char *parse_price(const char *s, int64_t *out)
     __int128 scaled = v.mant;
     for (int k = v.scale; k < 12; k++) scaled *= 10;
     if (scaled >= (__int128)1000000 * 1000000000000LL) return "too large (1000000 or more)";
-    *out = gpi_dec_to_units(v, 6);
-    if (*out <= 0) return "must be positive (rounds to 0 at 6 decimals)";
+    *out = gpi_dec_to_units(v, digits);
+    if (*out <= 0)
+        return digits == 6 ? "must be positive (rounds to 0 at 6 decimals)"
+                           : "must be positive (rounds to 0 at 4 decimals)";
     return NULL;
 }
 
@@ -204,7 +208,7 @@ gpi_status hedge_rent_parse(const char *path, const char *text, size_t len, hedg
                               f[0]);
             goto fail;
         }
-        if ((why = parse_price(f[1], &r.price_micro))) {
+        if ((why = parse_price(f[1], 6, &r.price_micro))) {
             st = gpi_diag_set(d, GPI_EINPUT, "%s:%ld: price: %s (got \"%s\")", path, it.line, why,
                               f[1]);
             goto fail;
@@ -314,8 +318,8 @@ gpi_status hedge_forward_load(const char *path, hedge_forward *out, gpi_diag *d)
                               f[0]);
             goto fail;
         }
-        int64_t micro;
-        if ((why = parse_price(f[1], &micro))) {
+        int64_t e4;
+        if ((why = parse_price(f[1], 4, &e4))) {
             st = gpi_diag_set(d, GPI_EINPUT, "%s:%ld: price: %s (got \"%s\")", path, it.line, why,
                               f[1]);
             goto fail;
@@ -339,7 +343,7 @@ gpi_status hedge_forward_load(const char *path, hedge_forward *out, gpi_diag *d)
             }
         }
         out->month_start[out->n] = ms;
-        out->price_e4[out->n] = gpi_div_round(micro, 100);
+        out->price_e4[out->n] = e4; /* rounded once from the text, not via micro-USD */
         out->n++;
     }
     free(text);

@@ -620,6 +620,28 @@ static void test_forward_file_and_nul(void **state)
     free(lng);
 }
 
+static void test_forward_price_rounded_once(void **state)
+{
+    (void)state;
+    /* SPEC: a published number is rounded once, half-up.  2.36444951 is
+     * 23644.4951 e4 -> 23644; rounding to micro-USD first (2.364450) and
+     * then to 0.0001 would give 23645.  2.36445 is an exact midpoint ->
+     * 23645; 2.3644499999 -> 23644. */
+    char *dir = tu_mkdtemp("hedge-fw-once");
+    char *path = tu_write(dir, "fw.csv",
+                          "month,price\n2024-10,2.36444951\n2024-11,2.36445\n2024-12,2.3644499999\n");
+    hedge_forward f;
+    gpi_diag d = {{0}};
+    assert_int_equal(hedge_forward_load(path, &f, &d), GPI_OK);
+    assert_int_equal(f.n, 3);
+    assert_int_equal(f.price_e4[0], 23644);
+    assert_int_equal(f.price_e4[1], 23645);
+    assert_int_equal(f.price_e4[2], 23644);
+    hedge_forward_free(&f);
+    free(path);
+    free(dir);
+}
+
 static void test_nw_lag_rule(void **state)
 {
     (void)state;
@@ -650,6 +672,7 @@ int main(void)
         cmocka_unit_test(test_nw_lag_rule),
         cmocka_unit_test(test_index_range_and_svg),
         cmocka_unit_test(test_forward_file_and_nul),
+        cmocka_unit_test(test_forward_price_rounded_once),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
