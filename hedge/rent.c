@@ -29,16 +29,19 @@ typedef struct line_iter {
     long line;
 } line_iter;
 
-/* Next physical line into buf (without its end of line); 0 at the end. */
-static int next_line(line_iter *it, char *buf, size_t cap, int *too_long)
+/* Next physical line into buf (without its end of line); 0 at the end.
+ * *bad: NULL, or why the line is refused whole (it does not fit, or holds
+ * a NUL byte). */
+static int next_line(line_iter *it, char *buf, size_t cap, const char **bad)
 {
     if (it->p >= it->end) return 0;
     const char *nl = memchr(it->p, '\n', (size_t)(it->end - it->p));
     const char *e = nl ? nl : it->end;
     size_t n = (size_t)(e - it->p);
     if (n && it->p[n - 1] == '\r') n--;
-    /* a line that does not fit, or holds a NUL byte, is refused whole */
-    *too_long = n >= cap || memchr(it->p, '\0', n) != NULL;
+    *bad = memchr(it->p, '\0', n) ? "contains a NUL byte"
+           : n >= cap             ? "longer than 1023 bytes"
+                                  : NULL;
     if (n >= cap) n = cap - 1;
     memcpy(buf, it->p, n);
     buf[n] = '\0';
@@ -172,12 +175,13 @@ gpi_status hedge_rent_parse(const char *path, const char *text, size_t len, hedg
     if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0) it.p += 3;
     char buf[1024], raw[1024];
     char *f[MAX_FIELDS];
-    int ncol = 0, too_long;
+    int ncol = 0;
+    const char *bad;
     size_t cap = 0;
     gpi_status st = GPI_OK;
-    while (next_line(&it, buf, sizeof buf, &too_long)) {
-        if (too_long) {
-            st = gpi_diag_set(d, GPI_EINPUT, "%s:%ld: line too long or not text", path, it.line);
+    while (next_line(&it, buf, sizeof buf, &bad)) {
+        if (bad) {
+            st = gpi_diag_set(d, GPI_EINPUT, "%s:%ld: row: %s", path, it.line, bad);
             goto fail;
         }
         if (blank(buf)) continue;
@@ -197,8 +201,8 @@ gpi_status hedge_rent_parse(const char *path, const char *text, size_t len, hedg
         }
         if (ncol == 0) ncol = nf == 3 ? 3 : 2;
         if (nf != ncol) {
-            st = gpi_diag_set(d, GPI_EINPUT, "%s:%ld: expected %d fields (got %d: \"%s\")", path,
-                              it.line, ncol, nf, raw);
+            st = gpi_diag_set(d, GPI_EINPUT, "%s:%ld: row: expected %d fields, found %d (got \"%s\")",
+                              path, it.line, ncol, nf, raw);
             goto fail;
         }
         hedge_rent_row r = {0, 0, 0.0, it.line};
@@ -291,11 +295,12 @@ gpi_status hedge_forward_load(const char *path, hedge_forward *out, gpi_diag *d)
     if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0) it.p += 3;
     char buf[1024], raw[1024];
     char *f[MAX_FIELDS];
-    int too_long, seen_row = 0;
+    int seen_row = 0;
+    const char *bad;
     size_t cap = 0;
-    while (next_line(&it, buf, sizeof buf, &too_long)) {
-        if (too_long) {
-            st = gpi_diag_set(d, GPI_EINPUT, "%s:%ld: line too long or not text", path, it.line);
+    while (next_line(&it, buf, sizeof buf, &bad)) {
+        if (bad) {
+            st = gpi_diag_set(d, GPI_EINPUT, "%s:%ld: row: %s", path, it.line, bad);
             goto fail;
         }
         if (blank(buf)) continue;
@@ -307,8 +312,8 @@ gpi_status hedge_forward_load(const char *path, hedge_forward *out, gpi_diag *d)
         }
         seen_row = 1;
         if (nf != 2) {
-            st = gpi_diag_set(d, GPI_EINPUT, "%s:%ld: expected 2 fields (got %d: \"%s\")", path,
-                              it.line, nf, raw);
+            st = gpi_diag_set(d, GPI_EINPUT, "%s:%ld: row: expected 2 fields, found %d (got \"%s\")",
+                              path, it.line, nf, raw);
             goto fail;
         }
         int y, m;

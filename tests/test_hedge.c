@@ -320,7 +320,7 @@ static void test_rent_parse_errors(void **state)
         {"missing quantity", "date,price,quantity\n2024-01-01,2.5,\n",
          "r.csv:2: quantity: missing (got \"\")"},
         {"field count", "date,price\n2024-01-01,2.5,3\n",
-         "r.csv:2: expected 2 fields (got 3: \"2024-01-01,2.5,3\")"},
+         "r.csv:2: row: expected 2 fields, found 3 (got \"2024-01-01,2.5,3\")"},
         {"bad header", "date,cost\n2024-01-01,2.5\n",
          "r.csv:1: header: expected date,price[,quantity] (got \"date,cost\")"},
         {"empty", "date,price\n", "r.csv: no rent rows"},
@@ -580,7 +580,7 @@ static void test_forward_file_and_nul(void **state)
         {"bad month", "month,price\n2024-13,2.4\n", "2: month: "},
         {"duplicate", "2024-12,2.4\n2024-12,2.5\n", "2: month: duplicate month (got \"2024-12\")"},
         {"bad price", "month,price\n2024-12,-1\n", "2: price: must be positive (got \"-1\")"},
-        {"fields", "2024-12\n", "1: expected 2 fields (got 1: \"2024-12\")"},
+        {"fields", "2024-12\n", "1: row: expected 2 fields, found 1 (got \"2024-12\")"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char *path = tu_write(dir, "fw.csv", cases[i].text);
@@ -608,7 +608,7 @@ static void test_forward_file_and_nul(void **state)
     const char nul[] = "2024-01-01,2.5\0junk\n";
     hedge_rent r;
     assert_int_equal(hedge_rent_parse("r.csv", nul, sizeof nul - 1, &r, &d), GPI_EINPUT);
-    assert_string_equal(d.msg, "r.csv:1: line too long or not text");
+    assert_string_equal(d.msg, "r.csv:1: row: contains a NUL byte");
     /* and so is a line longer than 1023 bytes */
     char *lng = malloc(3000);
     assert_non_null(lng);
@@ -616,7 +616,7 @@ static void test_forward_file_and_nul(void **state)
     memset(lng + strlen(lng), '1', 2000);
     lng[2025] = '\0';
     assert_int_equal(hedge_rent_parse("r.csv", lng, strlen(lng), &r, &d), GPI_EINPUT);
-    assert_string_equal(d.msg, "r.csv:2: line too long or not text");
+    assert_string_equal(d.msg, "r.csv:2: row: longer than 1023 bytes");
     free(lng);
 }
 
