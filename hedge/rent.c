@@ -351,6 +351,11 @@ gpi_status hedge_forward_load(const char *path, hedge_forward *out, gpi_diag *d)
         out->price_e4[out->n] = e4; /* rounded once from the text, not via micro-USD */
         out->n++;
     }
+    if (out->n == 0) {
+        /* an empty --forward file would silently skip every month */
+        st = gpi_diag_set(d, GPI_EINPUT, "%s: no forward prices (want CSV month,price)", path);
+        goto fail;
+    }
     free(text);
     return GPI_OK;
 fail:
