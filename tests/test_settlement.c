@@ -752,6 +752,58 @@ static void test_positions_load_errors(void **state)
     free(dir);
 }
 
+static void test_positions_load_bounded(void **state)
+{
+    (void)state;
+    /* A positions file is read in bounded pieces: a line over 1 MiB (an
+     * endless stream without a newline would otherwise be buffered whole)
+     * and a NUL byte are refused at their line. */
+    setup_file_contracts();
+    char *dir = tu_mkdtemp("settle-pos-bounded");
+    char path[4200];
+    snprintf(path, sizeof path, "%s/long.csv", dir);
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    fputs("account,symbol,contracts\n", f);
+    for (int i = 0; i < 3 * 1024 * 1024; i++) fputc('a', f);
+    fputs(",GPUH-2503,1\n", f);
+    fclose(f);
+    settle_position *p = NULL;
+    size_t n = 0;
+    gpi_diag d = {""};
+    assert_int_equal(settle_positions_load(path, file_contracts, 2, &p, &n, &d), GPI_EINPUT);
+    char want[4400];
+    snprintf(want, sizeof want, "%s:2: row: longer than 1048576 bytes", path);
+    assert_string_equal(d.msg, want);
+    assert_null(p);
+
+    snprintf(path, sizeof path, "%s/nul.csv", dir);
+    static const char nul[] = "account,symbol,contracts\nx,GPUH-2503,1\ny,GPUH\0-2503,1\n";
+    f = fopen(path, "wb");
+    assert_non_null(f);
+    fwrite(nul, 1, sizeof nul - 1, f);
+    fclose(f);
+    assert_int_equal(settle_positions_load(path, file_contracts, 2, &p, &n, &d), GPI_EINPUT);
+    snprintf(want, sizeof want, "%s:3: row: contains a NUL byte", path);
+    assert_string_equal(d.msg, want);
+
+    /* CRLF, a BOM and a last line without a newline still read as before */
+    snprintf(path, sizeof path, "%s/crlf.csv", dir);
+    static const char crlf[] = "\xef\xbb\xbf" "account,symbol,contracts\r\nx,GPUH-2503,1\r\n"
+                               "\"y,z\",GPUH-2503,-1";
+    f = fopen(path, "wb");
+    assert_non_null(f);
+    fwrite(crlf, 1, sizeof crlf - 1, f);
+    fclose(f);
+    assert_int_equal(settle_positions_load(path, file_contracts, 2, &p, &n, &d), GPI_OK);
+    assert_int_equal(n, 2);
+    assert_string_equal(p[1].account, "y,z");
+    assert_int_equal(p[1].contracts, -1);
+    assert_int_equal(p[1].line, 3);
+    free(p);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -770,6 +822,7 @@ int main(void)
         cmocka_unit_test(test_contracts_shipped_file),
         cmocka_unit_test(test_positions_load_valid),
         cmocka_unit_test(test_positions_load_errors),
+        cmocka_unit_test(test_positions_load_bounded),
     };
     return cmocka_run_group_tests_name("settlement", tests, NULL, NULL);
 }
