@@ -515,6 +515,37 @@ static void test_contracts_load_valid(void **state)
     free(dir);
 }
 
+static void test_contracts_load_bom(void **state)
+{
+    (void)state;
+    /* a UTF-8 byte-order mark (as some editors save JSON) is skipped, as
+     * in positions and rent files; errors keep their line:column */
+    char *dir = tu_mkdtemp("settle-contracts-bom");
+    char *path = tu_write(dir, "c.json",
+                          "\xef\xbb\xbf{\"contracts\": [{\"symbol\": \"GPUH-2502\","
+                          " \"grade\": \"H100-SXM.OD.GOLD+\", \"month\": \"2025-02\"}]}\n");
+    settle_contract *cs = NULL;
+    size_t n = 0;
+    gpi_diag d = {""};
+    gpi_status st = settle_contracts_load(path, known_grades, NULL, &cs, &n, &d);
+    if (st != GPI_OK) fail_msg("%s", d.msg);
+    assert_int_equal(n, 1);
+    assert_string_equal(cs[0].symbol, "GPUH-2502");
+    free(cs);
+    free(path);
+    path = tu_write(dir, "bad.json", "\xef\xbb\xbf{\"contracts\": x}");
+    assert_int_equal(settle_contracts_load(path, known_grades, NULL, &cs, &n, &d), GPI_EINPUT);
+    char want[4200];
+    snprintf(want, sizeof want, "%s:1:15: invalid token near 'x'", path);
+    assert_string_equal(d.msg, want);
+    free(path);
+    /* a directory is a read error that says so */
+    assert_int_equal(settle_contracts_load(dir, known_grades, NULL, &cs, &n, &d), GPI_EIO);
+    snprintf(want, sizeof want, "%s: cannot read: Is a directory", dir);
+    assert_string_equal(d.msg, want);
+    free(dir);
+}
+
 static void test_contracts_load_errors(void **state)
 {
     (void)state;
@@ -819,6 +850,7 @@ int main(void)
         cmocka_unit_test(test_settle_price_parse_table),
         cmocka_unit_test(test_contracts_load_valid),
         cmocka_unit_test(test_contracts_load_errors),
+        cmocka_unit_test(test_contracts_load_bom),
         cmocka_unit_test(test_contracts_shipped_file),
         cmocka_unit_test(test_positions_load_valid),
         cmocka_unit_test(test_positions_load_errors),
