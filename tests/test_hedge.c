@@ -137,6 +137,31 @@ static void test_vectors_a_b_d(void **state)
     hedge_analysis_free(&a);
 }
 
+static void test_horizon_lag_at_least_k_minus_1(void **state)
+{
+    (void)state;
+    /* the first 7 months of the §6 vector: k = 3 gives T = 4 changes, the
+     * rule floor(4 (4/100)^(2/9)) = 1, so the lag is k - 1 = 2.  numpy
+     * (Bartlett, no correction): k=3 h = 0.166667, NW se 0.507151 at lag 2
+     * (0.621130 at lag 1); k=1: T=6, lag 2, h 0.323529, NW se 0.463142. */
+    hedge_series s;
+    hedge_period p[12];
+    vec_series(&s, p, vec_rent);
+    s.n = 7;
+    hedge_analysis a;
+    gpi_diag d = {{0}};
+    assert_int_equal(hedge_analyze(&s, 0, &a, &d), GPI_OK);
+    assert_int_equal(a.horizons[2].n_changes, 4);
+    assert_int_equal(hedge_nw_lag_rule(4), 1);
+    assert_int_equal(a.horizons[2].nw_lag, 2);
+    tu_assert_close(a.horizons[2].h, 0.166667, 1e-5, "k3 h");
+    tu_assert_close(a.horizons[2].nw_se_h, 0.507151, 1e-5, "k3 nw");
+    assert_int_equal(a.horizons[0].nw_lag, 2);
+    tu_assert_close(a.horizons[0].nw_se_h, 0.463142, 1e-5, "k1 nw");
+    tu_assert_close(a.nw_se_h, 0.463142, 1e-5, "nw");
+    hedge_analysis_free(&a);
+}
+
 static void test_vector_e_robust(void **state)
 {
     (void)state;
@@ -661,6 +686,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_vectors_a_b_d),
         cmocka_unit_test(test_vector_e_robust),
+        cmocka_unit_test(test_horizon_lag_at_least_k_minus_1),
         cmocka_unit_test(test_short_series_no_nan_stats),
         cmocka_unit_test(test_periods_iso_weeks),
         cmocka_unit_test(test_weekly_alignment_across_year),
