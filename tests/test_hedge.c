@@ -162,6 +162,62 @@ static void test_horizon_lag_at_least_k_minus_1(void **state)
     hedge_analysis_free(&a);
 }
 
+static void test_accounting_test_bounds(void **state)
+{
+    (void)state;
+    /* §6 index with other rents; numpy polyfit / corrcoef on the changes,
+     * ratio = h * sum(di) / sum(dr):
+     *   low   h 0.825564 R2 0.607553 ratio 0.715489: both fail
+     *   high  h 1.259398 R2 0.772708 ratio 1.186390: offset passes
+     *   over  h 1.304511 R2 0.917813 ratio 1.345924: regression passes
+     *         (slope = R2 at the OLS h), offset fails
+     *   tiny  h 0.396241, sum(dr) 0.01 vs mean |dr| 0.091818: ratio
+     *         -25.755639 fails and is flagged as not meaningful */
+    static const struct {
+        const char *name;
+        double rent[12], h, r2, ratio;
+        int reg_pass, off_pass, tiny;
+    } cases[] = {
+        {"low", {2.7, 2.62, 2.53, 2.51, 2.44, 2.36, 2.27, 2.28, 2.22, 2.11, 2.06, 1.95},
+         0.825564, 0.607553, 0.715489, 0, 0, 0},
+        {"high", {2.7, 2.6, 2.55, 2.49, 2.45, 2.35, 2.28, 2.35, 2.24, 2.18, 2.11, 2.01},
+         1.259398, 0.772708, 1.186390, 0, 1, 0},
+        {"over", {2.7, 2.62, 2.53, 2.47, 2.44, 2.36, 2.3, 2.37, 2.3, 2.2, 2.16, 2.07},
+         1.304511, 0.917813, 1.345924, 1, 0, 0},
+        {"tiny", {2.50, 2.60, 2.50, 2.60, 2.50, 2.60, 2.50, 2.60, 2.50, 2.60, 2.50, 2.51},
+         0.396241, NAN, -25.755639, 0, 0, 1},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        hedge_series s;
+        hedge_period p[12];
+        vec_series(&s, p, cases[i].rent);
+        hedge_analysis a;
+        gpi_diag d = {{0}};
+        assert_int_equal(hedge_analyze(&s, 0, &a, &d), GPI_OK);
+        tu_assert_close(a.chg.b, cases[i].h, 1e-5, cases[i].name);
+        if (!isnan(cases[i].r2)) {
+            tu_assert_close(a.regtest.r2, cases[i].r2, 1e-5, cases[i].name);
+            tu_assert_close(a.regtest.slope, cases[i].r2, 1e-5, cases[i].name);
+        }
+        tu_assert_close(a.offset.ratio, cases[i].ratio, 1e-5, cases[i].name);
+        if (a.regtest.pass != cases[i].reg_pass) fail_msg("%s: regression pass %d", cases[i].name, a.regtest.pass);
+        if (a.offset.pass != cases[i].off_pass) fail_msg("%s: offset pass %d", cases[i].name, a.offset.pass);
+        if (has_warning(&a, "is tiny next to its typical period change") != cases[i].tiny)
+            fail_msg("%s: tiny-denominator warning", cases[i].name);
+        hedge_analysis_free(&a);
+    }
+    /* the small-sample warning starts below 12 periods */
+    hedge_series s;
+    hedge_period p[12];
+    vec_series(&s, p, vec_rent);
+    s.n = 11;
+    hedge_analysis a;
+    gpi_diag d = {{0}};
+    assert_int_equal(hedge_analyze(&s, 0, &a, &d), GPI_OK);
+    assert_true(has_warning(&a, "only 11 periods (fewer than 12)"));
+    hedge_analysis_free(&a);
+}
+
 static void test_vector_e_robust(void **state)
 {
     (void)state;
@@ -393,6 +449,9 @@ static void test_month_fsp_vector_f(void **state)
     assert_int_equal(n, 20);
     assert_int_equal(fsp, 23650);
     assert_int_equal(hedge_month_fsp(idx, 21, m, 1, 15, &fsp, &n), 1);
+    assert_int_equal(fsp, 23645);
+    /* exactly min_days values are enough */
+    assert_int_equal(hedge_month_fsp(idx, 21, m, 1, 20, &fsp, &n), 1);
     assert_int_equal(fsp, 23645);
     /* fewer than min_days values: no FSP */
     fsp = -7;
@@ -686,6 +745,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_vectors_a_b_d),
         cmocka_unit_test(test_vector_e_robust),
+        cmocka_unit_test(test_accounting_test_bounds),
         cmocka_unit_test(test_horizon_lag_at_least_k_minus_1),
         cmocka_unit_test(test_short_series_no_nan_stats),
         cmocka_unit_test(test_periods_iso_weeks),
