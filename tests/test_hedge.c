@@ -346,12 +346,42 @@ static void test_weekly_alignment_across_year(void **state)
     tu_assert_close(s.p[1].index, 2.05, 1e-12, "W01 index");
     assert_int_equal(s.p[1].n_index, 2);
     /* changes: W52 -> W01 only; W03 follows a gap (no W02 rent) */
+    assert_int_equal(s.p[2].n_index, 1);
     hedge_changes c;
     assert_int_equal(hedge_changes_make(&s, 1, &c, &d), GPI_OK);
     assert_int_equal(c.n, 1);
     tu_assert_close(c.dr[0], -0.05, 1e-9, "dr");
     tu_assert_close(c.di[0], 0.125, 1e-9, "di");
     hedge_changes_free(&c);
+    hedge_series_free(&s);
+    hedge_rent_free(&r);
+}
+
+static void test_align_skips_all_suspended_period(void **state)
+{
+    (void)state;
+    /* February's index is suspended every day: February has rent but no
+     * index value, so it is not a period of the analysis (and breaks the
+     * chain), rather than a period with an undefined index. */
+    const int64_t val[3] = {20000, 21000, 22000};
+    store_index_day idx[3 * 31];
+    size_t n = 0;
+    for (int m = 0; m < 3; m++)
+        for (int k = 0; k < gpi_month_days(2024, m + 1); k++)
+            idx[n++] = (store_index_day){gpi_days_from_civil(2024, m + 1, 1) + k,
+                                         m == 1 ? GPI_LEVEL_SUSPENDED : GPI_LEVEL_TRADES,
+                                         m == 1 ? -1 : val[m]};
+    const char *csv = "2024-01-15,2.5\n2024-02-15,2.6\n2024-03-15,2.7\n";
+    hedge_rent r;
+    gpi_diag d = {{0}};
+    assert_int_equal(hedge_rent_parse("r.csv", csv, strlen(csv), &r, &d), GPI_OK);
+    hedge_series s;
+    assert_int_equal(hedge_align(&r, idx, n, HEDGE_MONTH, &s, &d), GPI_OK);
+    assert_int_equal(s.n_rent_periods, 3);
+    assert_int_equal(s.n, 2);
+    assert_int_equal(s.p[0].start, day_of("2024-01-01"));
+    assert_int_equal(s.p[1].start, day_of("2024-03-01"));
+    tu_assert_close(s.p[1].index, 2.2, 1e-12, "March index");
     hedge_series_free(&s);
     hedge_rent_free(&r);
 }
@@ -519,11 +549,49 @@ static void test_simulate_payer_by_hand(void **state)
     tu_assert_close(s.sd_unhedged, 0.1040833, 1e-6, "sd unhedged");
     tu_assert_close(s.sd_hedged, 0.1167619, 1e-6, "sd hedged");
     tu_assert_close(s.sd_reduction, -0.121812, 1e-5, "sd reduction");
+    /* means: (2.60 + 2.40 + 2.55) / 3 and (2.525 + 2.675 + 2.445) / 3 */
+    tu_assert_close(s.mean_unhedged, 2.516667, 1e-6, "mean unhedged");
+    tu_assert_close(s.mean_hedged, 2.548333, 1e-6, "mean hedged");
     hedge_sim_free(&s);
 
     /* size must keep size x tick whole cents */
     o.size = 150;
     assert_int_equal(hedge_simulate(&r, idx, nidx, &o, &s, &d), GPI_EUSAGE);
+    hedge_rent_free(&r);
+    free(idx);
+}
+
+static void test_simulate_exposure_needs_adjacent_month(void **state)
+{
+    (void)state;
+    /* rent in Jan, Feb and Apr (no March row): April's exposure would be
+     * March's quantity, which does not exist, so April is skipped rather
+     * than sized on February's 1200.  Feb: 0.9 x 1000 / 100 = 9 contracts.
+     * A size that asks for 10^12 contracts or more is skipped too. */
+    const int64_t val[4] = {20000, 21000, 19000, 20500};
+    size_t nidx;
+    store_index_day *idx = monthly_index(val, 4, &nidx);
+    const char *csv = "date,price,quantity\n2024-01-15,2.50,1000\n2024-02-15,2.60,1200\n"
+                      "2024-04-15,2.55,1000\n";
+    hedge_rent r;
+    gpi_diag d = {{0}};
+    assert_int_equal(hedge_rent_parse("r.csv", csv, strlen(csv), &r, &d), GPI_OK);
+    hedge_sim_opts o = {HEDGE_PAYER, 0, 0.9, 100, 0, NULL, 15};
+    hedge_sim s;
+    assert_int_equal(hedge_simulate(&r, idx, nidx, &o, &s, &d), GPI_OK);
+    assert_int_equal(s.n, 3);
+    assert_int_equal(s.n_done, 1);
+    assert_int_equal(s.m[1].contracts, 9);
+    assert_int_equal(s.m[2].month, day_of("2024-04-01"));
+    assert_int_equal(s.m[2].skipped, 1);
+    assert_string_equal(s.m[2].reason, "no exposure: no rent quantity for the previous month");
+    hedge_sim_free(&s);
+    o.ratio = 100;
+    o.exposure = 1e12;
+    assert_int_equal(hedge_simulate(&r, idx, nidx, &o, &s, &d), GPI_OK);
+    assert_int_equal(s.n_done, 0);
+    assert_string_equal(s.m[1].reason, "contracts out of range");
+    hedge_sim_free(&s);
     hedge_rent_free(&r);
     free(idx);
 }
@@ -751,10 +819,12 @@ int main(void)
         cmocka_unit_test(test_periods_iso_weeks),
         cmocka_unit_test(test_weekly_alignment_across_year),
         cmocka_unit_test(test_gaps_break_changes),
+        cmocka_unit_test(test_align_skips_all_suspended_period),
         cmocka_unit_test(test_rent_parse_errors),
         cmocka_unit_test(test_month_fsp_vector_f),
         cmocka_unit_test(test_simulate_payer_by_hand),
         cmocka_unit_test(test_simulate_earner_by_hand),
+        cmocka_unit_test(test_simulate_exposure_needs_adjacent_month),
         cmocka_unit_test(test_simulate_auto_no_lookahead),
         cmocka_unit_test(test_nw_lag_rule),
         cmocka_unit_test(test_index_range_and_svg),
