@@ -233,6 +233,8 @@ typedef struct hedge_sim {
     size_t n_warnings;
 } hedge_sim;
 
+/* GPI_EUSAGE for bad options, GPI_EMATH when the total P&L would not fit
+ * int64 cents; months that cannot be replayed are skipped with a reason. */
 gpi_status hedge_simulate(const hedge_rent *r, const store_index_day *idx, size_t nidx,
                           const hedge_sim_opts *o, hedge_sim *out, gpi_diag *d);
 void hedge_sim_free(hedge_sim *s);

@@ -596,6 +596,48 @@ static void test_simulate_exposure_needs_adjacent_month(void **state)
     free(idx);
 }
 
+static void test_simulate_total_pnl_overflow(void **state)
+{
+    (void)state;
+    /* 1200 months (1900..2099) of an index rising 0.9000 a month, one rent
+     * row a month, exposure 10^12 GPU-hours, ratio 90, size 10^9: 90,000
+     * contracts and +90000 x 10^9 x 0.9 USD = 8.1 x 10^15 cents a month
+     * (inside the per-month bound); the total after ~1139 months passes
+     * INT64_MAX, which must be an error, not a wrapped (undefined) sum. */
+    enum { MONTHS = 1200 };
+    store_index_day *idx = malloc(MONTHS * 31 * sizeof *idx);
+    char *csv = malloc(MONTHS * 20 + 1);
+    assert_non_null(idx);
+    assert_non_null(csv);
+    size_t n = 0, o = 0;
+    for (int m = 0; m < MONTHS; m++) {
+        int y = 1900 + m / 12, mo = m % 12 + 1;
+        int32_t first = gpi_days_from_civil(y, mo, 1);
+        for (int k = 0; k < gpi_month_days(y, mo); k++)
+            idx[n++] = (store_index_day){first + k, GPI_LEVEL_TRADES, 10000 + 9000 * (int64_t)m};
+        o += (size_t)snprintf(csv + o, 21, "%04d-%02d-15,2.5\n", y, mo);
+    }
+    hedge_rent r;
+    gpi_diag d = {{0}};
+    assert_int_equal(hedge_rent_parse("r.csv", csv, o, &r, &d), GPI_OK);
+    hedge_sim_opts opt = {HEDGE_PAYER, 0, 90.0, 1000000000, 1e12, NULL, 15};
+    hedge_sim s;
+    assert_int_equal(hedge_simulate(&r, idx, n, &opt, &s, &d), GPI_EMATH);
+    assert_string_equal(d.msg, "futures P&L total out of range (over 92233720368547758.07 USD)");
+    assert_null(s.m);
+    /* 1000 months stay inside: 999 replayed x 8.1 x 10^15 cents */
+    r.n = 1000;
+    assert_int_equal(hedge_simulate(&r, idx, n, &opt, &s, &d), GPI_OK);
+    assert_int_equal(s.n_done, 999);
+    assert_int_equal(s.m[1].pnl_cents, 8100000000000000LL);
+    assert_int_equal(s.pnl_cents, 999 * 8100000000000000LL);
+    hedge_sim_free(&s);
+    r.n = MONTHS;
+    hedge_rent_free(&r);
+    free(csv);
+    free(idx);
+}
+
 static void test_simulate_earner_by_hand(void **state)
 {
     (void)state;
@@ -824,6 +866,7 @@ int main(void)
         cmocka_unit_test(test_month_fsp_vector_f),
         cmocka_unit_test(test_simulate_payer_by_hand),
         cmocka_unit_test(test_simulate_earner_by_hand),
+        cmocka_unit_test(test_simulate_total_pnl_overflow),
         cmocka_unit_test(test_simulate_exposure_needs_adjacent_month),
         cmocka_unit_test(test_simulate_auto_no_lookahead),
         cmocka_unit_test(test_nw_lag_rule),
