@@ -41,6 +41,9 @@ typedef struct reader {
     int nf;
     settle_position *pos;
     size_t n, cap;
+    size_t *slot;                    /* hash of (contract, account): pos
+                                        index + 1, 0 = empty; hcap slots  */
+    size_t hcap;
     gpi_status st;
     gpi_diag *d;
 } reader;
@@ -87,6 +90,40 @@ static int account_ok(const char *s)
     for (; *s; s++)
         if ((unsigned char)*s < 0x20 || *s == 0x7f) return 0;
     return 1;
+}
+
+static size_t pos_hash(const settle_position *p, size_t mask)
+{
+    return (size_t)gpi_fnv1a64(p->account, strlen(p->account), GPI_FNV_SEED ^ p->contract) & mask;
+}
+
+/* The slot holding (p->contract, p->account), or the empty slot where it
+ * goes.  hcap is a power of two, at least twice the positions held. */
+static size_t *pos_slot(reader *r, const settle_position *p)
+{
+    size_t mask = r->hcap - 1, h = pos_hash(p, mask);
+    for (;; h = (h + 1) & mask) {
+        size_t *sl = &r->slot[h];
+        if (*sl == 0) return sl;
+        const settle_position *q = &r->pos[*sl - 1];
+        if (q->contract == p->contract && strcmp(q->account, p->account) == 0) return sl;
+    }
+}
+
+static int pos_index_grow(reader *r)
+{
+    size_t cap = r->hcap ? 2 * r->hcap : 64;
+    size_t *old = r->slot, ocap = r->hcap;
+    r->slot = calloc(cap, sizeof *r->slot);
+    if (!r->slot) {
+        r->slot = old;
+        return -1;
+    }
+    r->hcap = cap;
+    for (size_t i = 0; i < ocap; i++)
+        if (old[i]) *pos_slot(r, &r->pos[old[i] - 1]) = old[i];
+    free(old);
+    return 0;
 }
 
 static gpi_status data_row(reader *r)
@@ -136,13 +173,15 @@ static gpi_status data_row(reader *r)
         }
         p.has_entry = 1;
     }
-    for (size_t i = 0; i < r->n; i++)
-        if (r->pos[i].contract == c && strcmp(r->pos[i].account, p.account) == 0) {
-            char why[160];
-            snprintf(why, sizeof why, "duplicate position in %s (first at line %ld)",
-                     r->cs[c].symbol, r->pos[i].line);
-            return rerr(r, "account", why, p.account);
-        }
+    if (2 * (r->n + 1) > r->hcap && pos_index_grow(r) != 0)
+        return gpi_diag_set(r->d, GPI_ENOMEM, "%s: out of memory", r->path);
+    size_t *sl = pos_slot(r, &p);
+    if (*sl) {
+        char why[160];
+        snprintf(why, sizeof why, "duplicate position in %s (first at line %ld)",
+                 r->cs[c].symbol, r->pos[*sl - 1].line);
+        return rerr(r, "account", why, p.account);
+    }
     if (r->n == r->cap) {
         size_t cap = r->cap ? 2 * r->cap : 16;
         settle_position *np = realloc(r->pos, cap * sizeof *np);
@@ -151,6 +190,7 @@ static gpi_status data_row(reader *r)
         r->cap = cap;
     }
     r->pos[r->n++] = p;
+    *sl = r->n;
     return GPI_OK;
 }
 
@@ -225,6 +265,7 @@ gpi_status settle_positions_load(const char *path, const settle_contract *cs, si
     csv_free(&p);
     free(buf);
     fclose(f);
+    free(r->slot);
     gpi_status st = r->st;
     if (st == GPI_OK) {
         *out = r->pos;

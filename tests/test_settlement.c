@@ -851,6 +851,46 @@ static void test_positions_load_errors(void **state)
     free(dir);
 }
 
+static void test_positions_load_many(void **state)
+{
+    (void)state;
+    /* 60,000 positions: every account in both contracts (not duplicates),
+     * then account a12345 again in GPUA-2503, which first appeared on line
+     * 2 + 2 x 12345 + 1.  (The duplicate check was a scan of all earlier
+     * rows: 100,000 positions took 20 s; it is a hash now.) */
+    setup_file_contracts();
+    char *dir = tu_mkdtemp("settle-pos-many");
+    char path[4200];
+    snprintf(path, sizeof path, "%s/many.csv", dir);
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    fputs("account,symbol,contracts\n", f);
+    for (int i = 0; i < 30000; i++) fprintf(f, "a%d,GPUH-2503,%d\na%d,GPUA-2503,-%d\n", i, i % 9 + 1, i, i % 5 + 1);
+    fclose(f);
+    settle_position *p = NULL;
+    size_t n = 0;
+    gpi_diag d = {""};
+    assert_int_equal(settle_positions_load(path, file_contracts, 2, &p, &n, &d), GPI_OK);
+    assert_int_equal(n, 60000);
+    assert_string_equal(p[59999].account, "a29999");
+    assert_int_equal(p[59999].contract, 1);
+    assert_int_equal(p[59999].contracts, -(29999 % 5 + 1));
+    assert_int_equal(p[59999].line, 60001);
+    free(p);
+    f = fopen(path, "ab");
+    assert_non_null(f);
+    fputs("a12345,GPUA-2503,7\n", f);
+    fclose(f);
+    assert_int_equal(settle_positions_load(path, file_contracts, 2, &p, &n, &d), GPI_EINPUT);
+    char want[4400];
+    snprintf(want, sizeof want,
+             "%s:60002: account: duplicate position in GPUA-2503 (first at line 24693) (got \"a12345\")",
+             path);
+    assert_string_equal(d.msg, want);
+    assert_null(p);
+    free(dir);
+}
+
 static void test_positions_load_bounded(void **state)
 {
     (void)state;
@@ -925,6 +965,7 @@ int main(void)
         cmocka_unit_test(test_positions_load_valid),
         cmocka_unit_test(test_positions_load_errors),
         cmocka_unit_test(test_positions_load_bounded),
+        cmocka_unit_test(test_positions_load_many),
     };
     return cmocka_run_group_tests_name("settlement", tests, NULL, NULL);
 }
