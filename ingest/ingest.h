@@ -10,6 +10,11 @@
  * Messages have the SPEC's form, with the path as the caller gave it:
  *   rows:       "offers.csv:17: price: not a number (got \"abc\")"
  *   structure:  "offers.csv:40:12: unterminated quoted field"
+ * Line numbers are physical lines (counted at LF, quoted newlines
+ * included) where the record starts; NDJSON rows carry their line, JSON
+ * array elements their 1-based position.  A file that cannot be opened is
+ * GPI_EIO "path: cannot open: reason".  Format by extension: .json,
+ * .ndjson, .jsonl are JSON, anything else canonical CSV.
  * A structural error (unterminated quote, invalid JSON, no header, a
  * missing required column, an unreadable file) makes ingest_file return
  * GPI_EINPUT with the message in d; the caller must then discard everything

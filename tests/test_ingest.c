@@ -675,6 +675,28 @@ static void test_shipped_gpu_table(void **state)
             fail_msg("%s %s %s: got %s", cases[i].provider, cases[i].gpu, cases[i].sku ? cases[i].sku : "",
                      m.canonical ? m.canonical : "(none)");
     }
+    /* every canonical name of SPEC §3 maps to itself */
+    const char *canon[] = {"H100-SXM-80GB", "H100-PCIE-80GB", "H100-NVL-94GB", "H200-SXM-141GB",
+                           "B200", "B300", "GB200", "A100-SXM-80GB", "A100-SXM-40GB",
+                           "A100-PCIE-80GB", "A100-PCIE-40GB", "L40S", "L40", "L4", "A40", "A10",
+                           "A10G", "T4", "V100-16GB", "V100-32GB", "RTX4090", "RTX6000-ADA",
+                           "RTXA6000", "MI300X", "MI250X"};
+    for (size_t i = 0; i < sizeof canon / sizeof canon[0]; i++) {
+        gpu_match m;
+        if (!tables_gpu(t, canon[i], "vast", NULL, &m) || !m.canonical || strcmp(m.canonical, canon[i]) != 0)
+            fail_msg("canonical %s: got %s", canon[i], m.canonical ? m.canonical : "(none)");
+    }
+    /* and the SPEC's common spellings */
+    const char *spell[][2] = {{"H100 SXM5 80GB", "H100-SXM-80GB"}, {"H100-MEGA", "H100-SXM-80GB"},
+                              {"H100 PCIe", "H100-PCIE-80GB"}, {"H100 NVL", "H100-NVL-94GB"},
+                              {"A100-80GB-SXM", "A100-SXM-80GB"}, {"A100-40GB", "A100-SXM-40GB"},
+                              {"A100 PCIe 80GB", "A100-PCIE-80GB"}, {"A100 PCIe 40GB", "A100-PCIE-40GB"},
+                              {"RTX6000-Ada", "RTX6000-ADA"}, {"A6000", "RTXA6000"}, {"V100", "V100-16GB"}};
+    for (size_t i = 0; i < sizeof spell / sizeof spell[0]; i++) {
+        gpu_match m;
+        if (!tables_gpu(t, spell[i][0], "vast", NULL, &m) || !m.canonical || strcmp(m.canonical, spell[i][1]) != 0)
+            fail_msg("%s: got %s", spell[i][0], m.canonical ? m.canonical : "(none)");
+    }
     const char *not_gpu[] = {"Inferentia", "Trainium", "Gaudi HL-205", "Virtex UltraScale (VU9P)",
                              "Qualcomm AI100", "tpu-v4-128"};
     for (size_t i = 0; i < sizeof not_gpu / sizeof not_gpu[0]; i++) {
