@@ -236,6 +236,7 @@ static int has_ext(const char *path, const char *ext)
 gpi_status ingest_file(const ingest_tables *t, const ingest_opts *opt, const ingest_sink *sink,
                        ingest_result *res, gpi_diag *d)
 {
+    if (!res) return gpi_diag_set(d, GPI_EUSAGE, "ingest_file: missing argument");
     memset(res, 0, sizeof *res);
     if (!t || !opt || !opt->path || !sink || !sink->obs || !sink->reject)
         return gpi_diag_set(d, GPI_EUSAGE, "ingest_file: missing argument");
@@ -259,6 +260,7 @@ gpi_status ingest_file(const ingest_tables *t, const ingest_opts *opt, const ing
 
 gpi_status ingest_file_sha256(const char *path, char out[65], gpi_diag *d)
 {
+    if (!path || !out) return gpi_diag_set(d, GPI_EUSAGE, "ingest_file_sha256: missing argument");
     FILE *f = fopen(path, "rb");
     if (!f) return gpi_diag_set(d, GPI_EIO, "%s: cannot open: %s", path, strerror(errno));
     char *buf = malloc(1u << 20);

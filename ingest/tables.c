@@ -380,7 +380,9 @@ gpi_status ingest_tables_load(const char *dir, ingest_tables **out, gpi_diag *d)
         {NULL, "tiers.csv", tcols, 3, {0}, 0, tier_row_fn},
         {NULL, "fx.csv", fcols, 3, {0}, 0, fx_row_fn},
     };
+    if (!out) return gpi_diag_set(d, GPI_EUSAGE, "ingest_tables_load: no output");
     *out = NULL;
+    if (!dir) return gpi_diag_set(d, GPI_EUSAGE, "ingest_tables_load: no directory");
     ingest_tables *t = calloc(1, sizeof *t);
     if (!t) return gpi_diag_set(d, GPI_ENOMEM, "tables: out of memory");
     gpi_sha256 sha;

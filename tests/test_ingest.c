@@ -482,6 +482,42 @@ static void test_fast_path_matches_libcsv(void **state)
     }
 }
 
+/* Random bytes drawn from CSV and JSON tokens never crash the reader (the
+ * sanitizer build runs this too); every file either fails structurally or
+ * accounts for every row it read. */
+static void test_random_input_is_safe(void **state)
+{
+    (void)state;
+    static const char *const tok[] = {
+        "observed_at,provider,gpu,price,kind\n", "2024-01-01", "aws", "H100", ",", ",", "\n",
+        "\r\n", "\"", "\"\"", "1.5", "-3", "offer", "trade", "\xff\xfe", "\t", " ", "#",
+        "{", "}", "[", "]", ":", "\"price\"", "null", "1e999", "\\u0000", "99999999999999999999"};
+    ingest_tables *t = fixture_tables();
+    uint64_t seed = 7;
+    for (int round = 0; round < 400; round++) {
+        char text[2048];
+        size_t n = 0;
+        int len = 1 + round % 120;
+        for (int k = 0; k < len; k++) {
+            seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+            const char *a = tok[(seed >> 33) % (sizeof tok / sizeof tok[0])];
+            if (n + strlen(a) + 1 >= sizeof text) break;
+            memcpy(text + n, a, strlen(a));
+            n += strlen(a);
+        }
+        text[n] = '\0';
+        const char *name = round % 3 == 0 ? "r.ndjson" : round % 3 == 1 ? "r.json" : "r.csv";
+        got g;
+        gpi_diag d = {{0}};
+        long rows = -1;
+        gpi_status rc = run(t, name, text, round % 2 ? GPI_OFFER : -1, &g, &d, &rows);
+        if (rc != GPI_OK && rc != GPI_EINPUT) fail_msg("round %d: status %d: %s", round, rc, d.msg);
+        if (rc == GPI_OK && rows < 64 && rows != g.n_obs + g.n_rej)
+            fail_msg("round %d: %ld rows, %d obs, %d rejects", round, rows, g.n_obs, g.n_rej);
+    }
+    ingest_tables_free(t);
+}
+
 /* ---- structural errors ------------------------------------------------------ */
 
 static void test_structural_errors(void **state)
@@ -744,6 +780,7 @@ int main(void)
         cmocka_unit_test(test_lines_quoted_newlines_crlf),
         cmocka_unit_test(test_lines_any_chunking),
         cmocka_unit_test(test_fast_path_matches_libcsv),
+        cmocka_unit_test(test_random_input_is_safe),
         cmocka_unit_test(test_structural_errors),
         cmocka_unit_test(test_unknown_column_warned_once),
         cmocka_unit_test(test_json_array_and_ndjson),
