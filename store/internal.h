@@ -28,6 +28,10 @@ typedef struct store_name_slot {
 } store_name_slot;
 
 #define STORE_MEMO_N 16   /* per-column memo of the last name */
+/* Offer idents are interned only while the names table is smaller than
+ * this, which bounds the in-memory name cache for feeds whose ids never
+ * repeat; beyond it they are stored as text (both forms compare equal). */
+#define STORE_MAX_INTERNED 500000
 #define STORE_MEMO_LEN 64
 
 typedef struct store_names {

@@ -18,8 +18,11 @@
  *      its name_id (store/names.c): rows stay small and ingest fast.
  *      ident is interned for offers (an offer's identity repeats in
  *      every snapshot: the real feed has 8,083 idents in 2.5 M rows) and
- *      stays text for trades (usually one row each), so the column holds
- *      an INTEGER name_id or TEXT.  buyer and raw_price stay text.
+ *      stays text for trades (usually one row each) and for offers once
+ *      the names table holds STORE_MAX_INTERNED names (a feed whose ids
+ *      never repeat must not grow the in-memory name cache without bound),
+ *      so the column holds an INTEGER name_id or TEXT; identities are
+ *      compared as text.  buyer and raw_price stay text.
  *  (5) observations declares no foreign key and no NOT NULL beyond its
  *      key: only store_obs_put writes it, always with every value and
  *      inside the transaction that created the batch, and the per-row

@@ -343,7 +343,7 @@ gpi_status store_obs_put(store *st, int64_t batch_id, const gpi_obs *o, store_pu
     /* An offer's ident repeats in every snapshot: intern it.  A trade's is
      * usually unique: keep it as text (schema note 4). */
     int64_t ident_id = 0;
-    if (o->kind == GPI_OFFER) {
+    if (o->kind == GPI_OFFER && st->names.n < STORE_MAX_INTERNED) {
         gpi_status rc = store_name_id_memo(st, N__N, o->ident, &ident_id, d);
         if (rc != GPI_OK) return rc;
     }
@@ -394,9 +394,11 @@ gpi_status store_obs_put(store *st, int64_t batch_id, const gpi_obs *o, store_pu
         sqlite3_reset(g);
         return store_err(st, d, "reading stored observation");
     }
-    int same_ident = ident_id > 0 ? sqlite3_column_type(g, 1) == SQLITE_INTEGER &&
-                                         sqlite3_column_int64(g, 1) == ident_id
-                                   : sqlite3_column_type(g, 1) == SQLITE_TEXT && text_eq(g, 1, o->ident);
+    /* compare identities as text: the stored one may be interned or not */
+    const char *stored_ident = sqlite3_column_type(g, 1) == SQLITE_INTEGER
+                                   ? store_name_text(st, sqlite3_column_int64(g, 1))
+                                   : (const char *)sqlite3_column_text(g, 1);
+    int same_ident = stored_ident && o->ident && strcmp(stored_ident, o->ident) == 0;
     if (sqlite3_column_int(g, 0) != o->kind || !same_ident ||
         sqlite3_column_int64(g, 2) != id[N_SOURCE]) {
         *res = STORE_PUT_COLLISION;
