@@ -568,6 +568,26 @@ static void test_structural_errors(void **state)
     ingest_tables_free(t);
 }
 
+/* Memory stays bounded: a record longer than 1 MiB is a structural error
+ * (here a quoted field that never closes before the limit). */
+static void test_record_too_long(void **state)
+{
+    (void)state;
+    ingest_tables *t = fixture_tables();
+    size_t n = (1u << 20) + 4096;
+    char *text = malloc(n + 128);
+    strcpy(text, "observed_at,provider,gpu,price,kind\n2024-01-01,aws,H100,1,\"");
+    size_t k = strlen(text);
+    memset(text + k, 'x', n - k);
+    text[n] = '\0';
+    got g;
+    gpi_diag d = {{0}};
+    assert_int_equal(run(t, "t.csv", text, -1, &g, &d, NULL), GPI_EINPUT);
+    assert_string_equal(d.msg, "t.csv:2:1: record longer than 1048576 bytes");
+    free(text);
+    ingest_tables_free(t);
+}
+
 static void test_unknown_column_warned_once(void **state)
 {
     (void)state;
@@ -782,6 +802,7 @@ int main(void)
         cmocka_unit_test(test_fast_path_matches_libcsv),
         cmocka_unit_test(test_random_input_is_safe),
         cmocka_unit_test(test_structural_errors),
+        cmocka_unit_test(test_record_too_long),
         cmocka_unit_test(test_unknown_column_warned_once),
         cmocka_unit_test(test_json_array_and_ndjson),
         cmocka_unit_test(test_identity),
