@@ -215,6 +215,9 @@ static void test_real_slice(void **state)
     assert_int_equal(sql_long(dir, "SELECT count(*) FROM observations_readable"
                                    " WHERE raw_gpu LIKE 'tpu%%' OR raw_gpu IN ('Inferentia', 'Virtex UltraScale (VU9P)')"), 0);
     assert_true(sql_long(dir, "SELECT count(*) FROM observations_readable WHERE raw_gpu = 'A100' AND gpu = 'A100-SXM-40GB'") > 0);
+    /* the slice is 27 MB: do not leave it behind */
+    r = tu_sh(NULL, "rm -rf '%s'", dir);
+    tu_run_free(&r);
     free(dir);
 }
 
