@@ -29,6 +29,9 @@
  *     machine, which was a fifth of all ingest instructions.  Every other
  *     line goes through libcsv.  tests/test_ingest.c checks that both paths
  *     give the same records on generated input (no_fast forces libcsv).
+ * (6) A UTF-8 byte-order mark at the start of the file (spreadsheets write
+ *     one) is skipped, so the header's first name is read as written; the
+ *     byte columns of line 1 still count it.
  */
 #include "ingest/internal.h"
 
@@ -157,6 +160,14 @@ static int fast_line(csvr *r, const char *s, size_t len)
 gpi_status csvr_feed(csvr *r, const char *buf, size_t n, gpi_diag *d)
 {
     r->d = d;
+    if (!r->started && n > 0) { /* note 6 */
+        r->started = 1;
+        if (n >= 3 && memcmp(buf, "\xEF\xBB\xBF", 3) == 0) {
+            r->bom = 3;
+            buf += 3;
+            n -= 3;
+        }
+    }
     while (n > 0) {
         const char *nl = memchr(buf, '\n', n);
         size_t piece = nl ? (size_t)(nl - buf) + 1 : n;
@@ -191,7 +202,8 @@ gpi_status csvr_feed(csvr *r, const char *buf, size_t n, gpi_diag *d)
                 return gpi_diag_set(d, GPI_EINPUT,
                                     "%s:%ld:%zu: malformed quoting (a quote inside an unquoted "
                                     "field, or text after a closing quote)",
-                                    r->path, r->line, r->col0 + used + 1);
+                                    r->path, r->line,
+                                    r->col0 + used + 1 + (r->line == 1 ? (size_t)r->bom : 0));
             }
         }
         if (nl) {
@@ -235,7 +247,7 @@ static void open_quote(const csvr *r, long *line, size_t *col)
             ls = i + 1;
         }
     *line = ln;
-    *col = open - ls + 1;
+    *col = open - ls + 1 + (ln == 1 ? (size_t)r->bom : 0);
 }
 
 gpi_status csvr_finish(csvr *r, gpi_diag *d)

@@ -83,6 +83,8 @@ typedef struct csvr {
     const char **fptr;
     int nf, nf_cap;
     int oom;
+    int started;            /* bytes have been fed (the BOM check is done) */
+    int bom;                /* 3 when line 1 began with a UTF-8 BOM (skipped) */
 } csvr;
 
 gpi_status csvr_init(csvr *r, const char *path, int comments, csv_rec_fn fn, void *ud);

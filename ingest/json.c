@@ -18,6 +18,7 @@
  *     more digits should be sent as a string ("2.123456789012345678"),
  *     which is always exact.  Booleans, objects and arrays are rejected.
  * (4) raw_row is the NDJSON line, or the element re-encoded compactly.
+ * (5) A UTF-8 byte-order mark at the start is skipped (jansson refuses it).
  */
 #include "ingest/internal.h"
 
@@ -190,7 +191,12 @@ gpi_status ingest_json(const ingest_tables *t, const ingest_opts *opt, norm_ctx 
     FILE *f = fopen(opt->path, "rb");
     if (!f) return gpi_diag_set(d, GPI_EIO, "%s: cannot open: %s", opt->path, strerror(errno));
     int ch;
-    long line = 1, col = 1;
+    long line = 1, col = 1, skip = 0;
+    unsigned char bom[3];
+    if (fread(bom, 1, 3, f) == 3 && memcmp(bom, "\xEF\xBB\xBF", 3) == 0) /* note 5 */
+        skip = col = 4;
+    else
+        rewind(f);
     while ((ch = fgetc(f)) == ' ' || ch == '\t' || ch == '\n' || ch == '\r') {
         if (ch == '\n') {
             line++;
@@ -213,8 +219,10 @@ gpi_status ingest_json(const ingest_tables *t, const ingest_opts *opt, norm_ctx 
                           "%s:%ld:%ld: invalid JSON: expected an array or one object per line",
                           opt->path, line, col);
     } else {
-        rewind(f);
-        rc = ch == '[' ? array_file(&c, f, rows_read, d) : ndjson_file(&c, f, rows_read, d);
+        if (fseek(f, skip ? 3 : 0, SEEK_SET) != 0)
+            rc = gpi_diag_set(d, GPI_EIO, "%s: cannot seek: %s", opt->path, strerror(errno));
+        else
+            rc = ch == '[' ? array_file(&c, f, rows_read, d) : ndjson_file(&c, f, rows_read, d);
     }
     strmap_free(&c.warned);
     arena_free(&c.a);

@@ -568,6 +568,62 @@ static void test_structural_errors(void **state)
     ingest_tables_free(t);
 }
 
+/* A UTF-8 byte-order mark (spreadsheets write one) is skipped in CSV, JSON
+ * and the tables; byte columns of line 1 still count its 3 bytes. */
+static void test_bom(void **state)
+{
+    (void)state;
+    ingest_tables *t = fixture_tables();
+    got g;
+    gpi_diag d = {{0}};
+    long rows;
+    static const struct {
+        const char *name, *text;
+    } ok[] = {
+        {"b.csv", "\xEF\xBB\xBFobserved_at,provider,gpu,price,kind\n2024-01-01,aws,H100,2,offer\n"},
+        {"b.csv", "\xEF\xBB\xBF\"observed_at\",provider,gpu,price,kind\r\n2024-01-01,aws,H100,2,offer"},
+        {"b.json", "\xEF\xBB\xBF[{\"observed_at\":\"2024-01-01\",\"provider\":\"aws\",\"gpu\":\"H100\","
+                   "\"price\":2,\"kind\":\"offer\"}]"},
+        {"b.ndjson", "\xEF\xBB\xBF{\"observed_at\":\"2024-01-01\",\"provider\":\"aws\",\"gpu\":\"H100\","
+                     "\"price\":2,\"kind\":\"offer\"}\n"},
+    };
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+        gpi_status rc = run(t, ok[i].name, ok[i].text, -1, &g, &d, &rows);
+        if (rc != GPI_OK) fail_msg("case %zu: %s", i, d.msg);
+        assert_int_equal(rows, 1);
+        assert_int_equal(g.n_obs, 1);
+        assert_int_equal(g.n_warn, 0);
+        assert_int_equal(g.obs[0].o.price_micro, 2000000);
+        assert_int_equal(g.obs[0].o.line, ok[i].name[2] == 'c' ? 2 : 1);
+    }
+    /* "observed_at,provider,gpu,price,kind,x" is 37 bytes: the quote is byte 38, 41 after a BOM */
+    assert_int_equal(run(t, "b.csv", "\xEF\xBB\xBFobserved_at,provider,gpu,price,kind,x\"y\n", -1, &g, &d, NULL),
+                     GPI_EINPUT);
+    assert_string_equal(d.msg, "b.csv:1:41: malformed quoting (a quote inside an unquoted field, or text "
+                               "after a closing quote)");
+    assert_int_equal(run(t, "b.csv", "\xEF\xBB\xBF\"observed_at,provider\n", -1, &g, &d, NULL), GPI_EINPUT);
+    assert_string_equal(d.msg, "b.csv:1:4: unterminated quoted field");
+    ingest_tables_free(t);
+
+    /* a table saved with a BOM before its first comment line */
+    char *dir = tu_mkdtemp("bomtables");
+    char src[4096];
+    const char *names[] = {"gpus.csv", "providers.csv", "tiers.csv", "fx.csv"};
+    for (int i = 0; i < 4; i++) {
+        snprintf(src, sizeof src, "%s/tests/fixtures/tables/%s", tu_srcdir(), names[i]);
+        char *text = tu_read(src);
+        char *with = malloc(strlen(text) + 32);
+        sprintf(with, "\xEF\xBB\xBF# comment\n%s", text);
+        free(tu_write(dir, names[i], with));
+        free(with);
+        free(text);
+    }
+    t = NULL;
+    if (ingest_tables_load(dir, &t, &d) != GPI_OK) fail_msg("tables with a BOM: %s", d.msg);
+    ingest_tables_free(t);
+    free(dir);
+}
+
 /* Memory stays bounded: a record longer than 1 MiB is a structural error
  * (here a quoted field that never closes before the limit). */
 static void test_record_too_long(void **state)
@@ -802,6 +858,7 @@ int main(void)
         cmocka_unit_test(test_fast_path_matches_libcsv),
         cmocka_unit_test(test_random_input_is_safe),
         cmocka_unit_test(test_structural_errors),
+        cmocka_unit_test(test_bom),
         cmocka_unit_test(test_record_too_long),
         cmocka_unit_test(test_unknown_column_warned_once),
         cmocka_unit_test(test_json_array_and_ndjson),
