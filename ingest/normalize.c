@@ -17,7 +17,9 @@
  * (3) Identity (SPEC §3): an id gives ident = id; without one, offers use
  *     provider|region|gpu|sku|gpu_count|scope|term|term_months|unit
  *     (canonical provider, raw gpu and sku as written) and trades add
- *     price|currency|quantity|buyer|status.  key_hash is FNV-1a of the kind
+ *     price|currency|quantity|buyer|status|tier ("all their fields"; the
+ *     tier only when the row gives one, so a changed tiers.csv makes a
+ *     re-read trade a conflict, never a second trade).  key_hash is FNV-1a of the kind
  *     letter, NUL, source, NUL, ident.
  * (4) Tiers come from the row, else tiers.csv by canonical provider and
  *     observed day; a trade whose buyer is in the seller's group becomes
@@ -337,9 +339,10 @@ int normalize_row(norm_ctx *c, const norm_row *r, gpi_obs *o, const char **col, 
                          o->raw_gpu, nz(o->sku), o->gpu_count, gpi_scope_name(o->scope),
                          gpi_term_name(o->term), o->term_months, gpi_unit_name(o->unit));
         if (trade && n > 0 && (size_t)n < sizeof buf)
-            n += snprintf(buf + n, sizeof buf - (size_t)n, "|%s|%s|%s|%s|%s", o->raw_price,
+            n += snprintf(buf + n, sizeof buf - (size_t)n, "|%s|%s|%s|%s|%s|%s", o->raw_price,
                           o->currency, nz(r->v[F_QUANTITY]), nz(o->buyer),
-                          gpi_trade_status_name(o->status));
+                          gpi_trade_status_name(o->status),
+                          val(r, F_TIER) ? gpi_tier_name(o->tier) : "");
         if (n < 0 || (size_t)n >= sizeof buf) {
             *col = NULL;
             snprintf(msg, msg_cap, "%s:%ld: row too long to build an identity (give it an id)",

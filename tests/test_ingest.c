@@ -718,8 +718,9 @@ static void test_identity(void **state)
                        "2024-01-01,aws,H100,p5,1,offer,X1,,\n"
                        "2024-01-01,aws,H100,p5,1,offer,X1,,other\n"
                        "2024-01-01,aws,H100,p5,1,trade,,,\n";
-    const char *trades = "observed_at,provider,gpu,price,quantity,buyer\n"
-                         "2024-01-01,aws,H100,1,10,lambda\n";
+    const char *trades = "observed_at,provider,gpu,price,quantity,buyer,tier\n"
+                         "2024-01-01,aws,H100,1,10,lambda,\n"
+                         "2024-01-01,aws,H100,1,10,lambda,Gold\n";
     assert_int_equal(run(t, "t.csv", text, -1, &g, &d, NULL), GPI_OK);
     assert_int_equal(g.n_obs, 4);
     assert_int_equal(g.n_rej, 1); /* the trade has no quantity */
@@ -737,8 +738,11 @@ static void test_identity(void **state)
     for (size_t i = 0; i < sizeof key; i++) h = (h ^ (unsigned char)key[i]) * 0x100000001b3ULL;
     assert_true(g.obs[2].o.key_hash == h);
     assert_int_equal(run(t, "t.csv", trades, GPI_TRADE, &g, &d, NULL), GPI_OK);
-    assert_int_equal(g.n_obs, 1);
-    assert_string_equal(g.obs[0].ident, "aws||H100||1|vm|on-demand|0|gpu-hour|1|USD|10|lambda|ok");
+    assert_int_equal(g.n_obs, 2);
+    assert_string_equal(g.obs[0].ident, "aws||H100||1|vm|on-demand|0|gpu-hour|1|USD|10|lambda|ok|");
+    /* a trade is keyed by all its fields: another tier is another trade */
+    assert_string_equal(g.obs[1].ident, "aws||H100||1|vm|on-demand|0|gpu-hour|1|USD|10|lambda|ok|gold");
+    assert_true(g.obs[0].o.key_hash != g.obs[1].o.key_hash);
     ingest_tables_free(t);
 }
 
