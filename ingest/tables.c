@@ -22,6 +22,8 @@
  *     runs of spaces as one space).
  * (4) tiers and fx rows are sorted by (key, date); a lookup finds the key's
  *     run through the map and takes the last row dated on or before the day.
+ *     Two rows of one key and date are an error (which one wins would
+ *     depend on qsort).
  * (5) The SHA-256 covers every table's name and bytes, in a fixed order;
  *     it is recorded with every batch.
  */
@@ -49,6 +51,7 @@ typedef struct keyed_row {  /* tiers and fx */
     int32_t day;
     int tier;
     gpi_dec rate;
+    long line;              /* in the table, for messages */
 } keyed_row;
 
 struct ingest_tables {
@@ -237,6 +240,7 @@ static gpi_status tier_row_fn(loader *l, const char *const *v, long line, gpi_di
     const char *why = gpi_date_parse(v[2], &kr.day);
     if (why) return bad(l, line, "effective", why, v[2], d);
     kr.key = dup(l->t, canon);
+    kr.line = line;
     return keyed_add(l, &l->t->tiers, &l->t->n_tiers, kr, d);
 }
 
@@ -259,6 +263,7 @@ static gpi_status fx_row_fn(loader *l, const char *const *v, long line, gpi_diag
     if (kr.rate.mant >= 1000000000000LL)
         return bad(l, line, "usd_per_unit", "more than 12 significant digits", v[2], d);
     kr.key = dup(l->t, cur);
+    kr.line = line;
     return keyed_add(l, &l->t->fx, &l->t->n_fx, kr, d);
 }
 
@@ -330,11 +335,29 @@ static int cmp_keyed(const void *a, const void *b)
     return (x->day > y->day) - (x->day < y->day);
 }
 
-static gpi_status index_keyed(keyed_row *rows, int n, strmap *m)
+/* Sorts rows by (key, day) and maps each key to its first row.  Two rows
+ * of one key on one day would make the lookup depend on the sort: an
+ * error naming the later line. */
+static gpi_status index_keyed(keyed_row *rows, int n, strmap *m, const char *file,
+                              const char *date_col, gpi_diag *d)
 {
     if (n) qsort(rows, (size_t)n, sizeof *rows, cmp_keyed);
+    for (int i = 1; i < n; i++)
+        if (rows[i].day == rows[i - 1].day && strcmp(rows[i].key, rows[i - 1].key) == 0) {
+            const keyed_row *a = &rows[i - 1], *b = &rows[i];
+            if (a->line > b->line) {
+                const keyed_row *x = a;
+                a = b;
+                b = x;
+            }
+            char day[11];
+            gpi_date_format(b->day, day);
+            return gpi_diag_set(d, GPI_EINPUT, "%s:%ld: %s: %s has a row for this date already, "
+                                "line %ld (got \"%s\")", file, b->line, date_col, b->key, a->line, day);
+        }
     for (int i = n - 1; i >= 0; i--)
-        if (strmap_put(m, rows[i].key, strlen(rows[i].key), i) != 0) return GPI_ENOMEM;
+        if (strmap_put(m, rows[i].key, strlen(rows[i].key), i) != 0)
+            return gpi_diag_set(d, GPI_ENOMEM, "tables: out of memory");
     return GPI_OK;
 }
 
@@ -363,9 +386,10 @@ static gpi_status build_indexes(ingest_tables *t, gpi_diag *d)
             rc = GPI_ENOMEM;
     }
     free(ord);
-    if (rc == GPI_OK) rc = index_keyed(t->tiers, t->n_tiers, &t->tier_key);
-    if (rc == GPI_OK) rc = index_keyed(t->fx, t->n_fx, &t->fx_key);
-    return rc == GPI_OK ? rc : gpi_diag_set(d, rc, "tables: out of memory");
+    if (rc != GPI_OK) return gpi_diag_set(d, rc, "tables: out of memory");
+    rc = index_keyed(t->tiers, t->n_tiers, &t->tier_key, "tiers.csv", "effective", d);
+    if (rc == GPI_OK) rc = index_keyed(t->fx, t->n_fx, &t->fx_key, "fx.csv", "date", d);
+    return rc;
 }
 
 gpi_status ingest_tables_load(const char *dir, ingest_tables **out, gpi_diag *d)

@@ -848,6 +848,18 @@ static void test_bad_tables(void **state)
     free(tu_write(dir, "tiers.csv", "provider,tier\n"));
     assert_int_equal(ingest_tables_load(dir, &t, &d), GPI_EINPUT);
     assert_string_equal(d.msg, "tiers.csv:1: header: missing column \"effective\"");
+    /* one key, one date, two rows: which would win depends on the sort */
+    free(tu_write(dir, "tiers.csv", "provider,tier,effective\naws,gold,2024-01-01\nlambda,gold,2024-01-01\n"
+                                    "AWS,silver,2024-01-01\n"));
+    assert_int_equal(ingest_tables_load(dir, &t, &d), GPI_EINPUT);
+    assert_string_equal(d.msg, "tiers.csv:4: effective: aws has a row for this date already, line 2 "
+                               "(got \"2024-01-01\")");
+    free(tu_write(dir, "tiers.csv", "provider,tier,effective\n"));
+    free(tu_write(dir, "fx.csv", "date,currency,usd_per_unit\n2024-01-02,EUR,1.1\n2024-01-03,EUR,1.2\n"
+                                 "2024-01-02,eur,1.3\n"));
+    assert_int_equal(ingest_tables_load(dir, &t, &d), GPI_EINPUT);
+    assert_string_equal(d.msg, "fx.csv:4: date: EUR has a row for this date already, line 2 "
+                               "(got \"2024-01-02\")");
     free(dir);
 }
 
