@@ -205,10 +205,10 @@ int normalize_row(norm_ctx *c, const norm_row *r, gpi_obs *o, const char **col, 
     if (!tables_gpu(c->t, v, o->provider, o->sku, &gm))
         return bad(&x, F_GPU, "unknown GPU model (add it to gpus.csv)");
     if (!gm.canonical) {
-        *col = r->name[F_GPU] ? r->name[F_GPU] : "gpu";
-        snprintf(msg, msg_cap, "%s:%ld: %s: not a GPU: %.80s (%s)", c->path, r->line, *col, v,
+        char why2[160];
+        snprintf(why2, sizeof why2, "not a GPU: %.120s",
                  gm.note && *gm.note ? gm.note : "listed as not a GPU in gpus.csv");
-        return 0;
+        return bad(&x, F_GPU, why2);
     }
     o->gpu = gm.canonical;
     o->raw_gpu = v;
