@@ -19,6 +19,10 @@
  *     which is always exact.  Booleans, objects and arrays are rejected.
  * (4) raw_row is the NDJSON line, or the element re-encoded compactly.
  * (5) A UTF-8 byte-order mark at the start is skipped (jansson refuses it).
+ * (6) Error columns are 1-based byte columns (SPEC §3): jansson's `column`
+ *     counts characters, so the column is recomputed from its byte
+ *     `position` (NDJSON: within the line; an array: by re-reading the
+ *     file up to it).
  */
 #include "ingest/internal.h"
 
@@ -133,14 +137,28 @@ reject:
     return GPI_OK;
 }
 
-static gpi_status array_file(json_in *c, FILE *f, long *rows, gpi_diag *d)
+/* Note 6: the byte column of byte offset pos (jansson's position, counted
+ * from start) in f. */
+static long byte_col(FILE *f, long start, long pos)
+{
+    if (pos <= 0 || fseek(f, start, SEEK_SET) != 0) return 1;
+    long line_start = 0;
+    for (long i = 0; i < pos; i++) {
+        int ch = fgetc(f);
+        if (ch == EOF) break;
+        if (ch == '\n') line_start = i + 1;
+    }
+    return pos - line_start > 0 ? pos - line_start : 1;
+}
+
+static gpi_status array_file(json_in *c, FILE *f, long start, long *rows, gpi_diag *d)
 {
     const char *path = c->opt->path;
     json_error_t e;
     json_t *root = json_loadf(f, JSON_REJECT_DUPLICATES, &e);
     if (!root)
-        return gpi_diag_set(d, GPI_EINPUT, "%s:%d:%d: invalid JSON: %s", path, e.line,
-                            e.column > 0 ? e.column : 1, e.text);
+        return gpi_diag_set(d, GPI_EINPUT, "%s:%d:%ld: invalid JSON: %s", path, e.line,
+                            byte_col(f, start, e.position) + (e.line == 1 ? start : 0), e.text);
     gpi_status rc = GPI_OK;
     size_t i;
     json_t *el;
@@ -155,7 +173,7 @@ static gpi_status array_file(json_in *c, FILE *f, long *rows, gpi_diag *d)
     return rc;
 }
 
-static gpi_status ndjson_file(json_in *c, FILE *f, long *rows, gpi_diag *d)
+static gpi_status ndjson_file(json_in *c, FILE *f, int bom, long *rows, gpi_diag *d)
 {
     const char *path = c->opt->path;
     char *line = NULL;
@@ -172,7 +190,7 @@ static gpi_status ndjson_file(json_in *c, FILE *f, long *rows, gpi_diag *d)
         json_t *obj = json_loadb(line, (size_t)n, JSON_REJECT_DUPLICATES, &e);
         if (!obj) {
             rc = gpi_diag_set(d, GPI_EINPUT, "%s:%ld:%d: invalid JSON: %s", path, ln,
-                              e.column > 0 ? e.column : 1, e.text);
+                              (e.position > 0 ? e.position : 1) + (ln == 1 ? bom : 0), e.text);
             break;
         }
         ++*rows;
@@ -222,7 +240,8 @@ gpi_status ingest_json(const ingest_tables *t, const ingest_opts *opt, norm_ctx 
         if (fseek(f, skip ? 3 : 0, SEEK_SET) != 0)
             rc = gpi_diag_set(d, GPI_EIO, "%s: cannot seek: %s", opt->path, strerror(errno));
         else
-            rc = ch == '[' ? array_file(&c, f, rows_read, d) : ndjson_file(&c, f, rows_read, d);
+            rc = ch == '[' ? array_file(&c, f, skip ? 3 : 0, rows_read, d)
+                           : ndjson_file(&c, f, skip ? 3 : 0, rows_read, d);
     }
     strmap_free(&c.warned);
     arena_free(&c.a);

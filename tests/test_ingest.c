@@ -545,6 +545,11 @@ static void test_structural_errors(void **state)
         {"t.ndjson", "{\"observed_at\":\"2024-01-01\"}\n{\"a\":}\n", "t.ndjson:2:6: invalid JSON: "},
         {"t.json", "[{\"a\":1},\n {\"b\":2}\n", "t.json:3:1: invalid JSON: ']' expected near end of file"},
         {"t.json", "x", "t.json:1:1: invalid JSON: expected an array or one object per line"},
+        /* byte columns, not characters: \xc3\xa9 is one character, two bytes */
+        {"t.ndjson", "{\"provider\":\"\xc3\xa9\",\"x\":}\n", "t.ndjson:1:22: invalid JSON: "},
+        {"t.json", "[{\"provider\":\"aws\"},\n {\"provider\":\"\xc3\xa9\xc3\xa9\xc3\xa9\", \"x\": }]\n",
+         "t.json:2:29: invalid JSON: "},
+        {"t.json", "\xEF\xBB\xBF[{\"x\":}]", "t.json:1:10: invalid JSON: "},
         {"t.json", "  \n ", "t.json:2:2: no data (the file is empty)"},
     };
     ingest_tables *t = fixture_tables();
