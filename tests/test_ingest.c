@@ -301,6 +301,8 @@ static void test_reject_table(void **state)
          "t.csv:2: term_months: missing (required with term reserved)", "term_months"},
         {"2024-03-01,aws,H100,,,1,,,,reserved,61,,,,offer,",
          "t.csv:2: term_months: must be between 1 and 60 (got \"61\")", "term_months"},
+        {"2024-03-01,aws,H100,,,1,,,,reserved,0,,,,offer,",
+         "t.csv:2: term_months: must be between 1 and 60 (got \"0\")", "term_months"},
         {"2024-03-01,aws,H100,,,1,,,,,12,,,,offer,",
          "t.csv:2: term_months: only allowed with term reserved (got \"12\")", "term_months"},
         {"2024-03-01,aws,H100,,,1,,,diamond,,,,,,offer,",
