@@ -187,6 +187,55 @@ static void test_kind_from_command_and_json(void **state)
 }
 
 /* A slice of the real SkyPilot feed through the shipped tables. */
+/* One file is one transaction: a kill -9 at any moment leaves the database
+ * as before the file or after it, and the file can then be ingested.  The
+ * kills land at several moments of a 200,000-row file (whether a kill came
+ * before or after the commit, the state must be one of the two). */
+static void test_kill_mid_file(void **state)
+{
+    (void)state;
+    char *dir = scratch();
+    free(tu_write(dir, "gen.awk",
+                  "BEGIN { print \"kind,id,observed_at,provider,gpu,price\"\n"
+                  "  for (i = 0; i < 200000; i++)\n"
+                  "    printf \"offer,k%d,2024-03-%02d,aws,H100,%d.5\\n\", i, 1 + i % 28, 1 + i % 9 }\n"));
+    tu_run r = tu_sh(dir, "awk -f gen.awk > big.csv");
+    if (r.status != 0) fail_msg("awk: %s", r.err);
+    tu_run_free(&r);
+    r = tu_gpuidx(dir, "--db base.db %s ingest good.csv", data_opt);
+    assert_int_equal(r.status, 0);
+    tu_run_free(&r);
+    static const char *const delays[] = {"0.05", "0.2", "0.5", "1"};
+    for (size_t i = 0; i < sizeof delays / sizeof delays[0]; i++) {
+        r = tu_sh(dir, "rm -f t.db t.db-wal t.db-shm && cp base.db t.db && "
+                       "{ \"$GPUIDX_BIN\" --db t.db %s ingest big.csv > /dev/null 2>&1 & p=$!; "
+                       "sleep %s; kill -9 $p 2>/dev/null; wait $p; true; }", data_opt, delays[i]);
+        tu_run_free(&r);
+        r = tu_sh(dir, "sqlite3 t.db 'PRAGMA integrity_check'");
+        assert_string_equal(r.out, "ok\n");
+        tu_run_free(&r);
+        long obs = sql_long(dir, "SELECT count(*) FROM observations");
+        long batches = sql_long(dir, "SELECT count(*) FROM batches");
+        long rejects = sql_long(dir, "SELECT count(*) FROM rejects");
+        int before = obs == 2 && batches == 1 && rejects == 1;
+        int after = obs == 200002 && batches == 2 && rejects == 1;
+        if (!before && !after)
+            fail_msg("kill after %s s: %ld observations, %ld batches, %ld rejects", delays[i], obs,
+                     batches, rejects);
+        r = tu_gpuidx(dir, "--db t.db %s ingest big.csv", data_opt);
+        assert_int_equal(r.status, 0);
+        if (before)
+            assert_string_equal(r.out, "big.csv: read 200000, stored 200000, duplicates 0, rejected 0\n");
+        else
+            assert_string_equal(r.out, "big.csv: skipped, already ingested (batch 2)\n");
+        tu_run_free(&r);
+        assert_int_equal(sql_long(dir, "SELECT count(*) FROM observations"), 200002);
+    }
+    r = tu_sh(NULL, "rm -rf '%s'", dir);
+    tu_run_free(&r);
+    free(dir);
+}
+
 static void test_real_slice(void **state)
 {
     (void)state;
@@ -235,6 +284,7 @@ int main(void)
         cmocka_unit_test(test_broken_file_changes_nothing),
         cmocka_unit_test(test_reingest_duplicates_conflicts),
         cmocka_unit_test(test_kind_from_command_and_json),
+        cmocka_unit_test(test_kill_mid_file),
         cmocka_unit_test(test_real_slice),
     };
     return cmocka_run_group_tests_name("e2e_ingest", tests, NULL, NULL);
