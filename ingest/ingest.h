@@ -12,7 +12,7 @@
  *   structure:  "offers.csv:40:12: unterminated quoted field"
  * Line numbers are physical lines (counted at LF, quoted newlines
  * included) where the record starts; NDJSON rows carry their line, JSON
- * array elements their 1-based position.  A file that cannot be opened is
+ * array elements the line where they start.  A file that cannot be opened is
  * GPI_EIO "path: cannot open: reason".  Format by extension: .json,
  * .ndjson, .jsonl are JSON, anything else canonical CSV.
  * A structural error (unterminated quote, invalid JSON, no header, a

@@ -9,8 +9,10 @@
  *     error "path:line:col: invalid JSON: ..." and nothing of the file is
  *     kept (the caller rolls back).
  * (2) Row numbers: NDJSON rows carry their physical line; array elements
- *     carry their 1-based position in the array (jansson reports no
- *     positions for values that parsed).
+ *     the line where they start.  jansson reports no positions for values
+ *     that parsed, so after a successful parse the file is scanned once
+ *     more for the top-level elements' first lines (element_lines); should
+ *     the scan and jansson ever disagree, the 1-based position is used.
  * (3) Values: strings as written; null is absent; integers are printed
  *     exactly; reals are printed as the shortest decimal that reads back as
  *     the same double, which is the number as written whenever it has at
@@ -151,6 +153,42 @@ static long byte_col(FILE *f, long start, long pos)
     return pos - line_start > 0 ? pos - line_start : 1;
 }
 
+/* Note 2: the first line of each element of the valid JSON array in f
+ * (read from byte start) into lines[0..n).  Returns 0, or -1 when the scan
+ * finds another number of elements. */
+static int element_lines(FILE *f, long start, long *lines, size_t n)
+{
+    if (fseek(f, start, SEEK_SET) != 0) return -1;
+    long line = 1;
+    size_t k = 0;
+    int ch, depth = 0, in_str = 0, esc = 0, expect = 0;
+    while ((ch = getc(f)) != EOF) {
+        if (ch == '\n') line++;
+        if (in_str) {
+            if (esc) esc = 0;
+            else if (ch == '\\') esc = 1;
+            else if (ch == '"') in_str = 0;
+            continue;
+        }
+        if (ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r') continue;
+        if (depth == 1 && expect && ch != ']') {
+            if (k == n) return -1;
+            lines[k++] = line;
+            expect = 0;
+        }
+        if (ch == '"') {
+            in_str = 1;
+        } else if (ch == '[' || ch == '{') {
+            if (++depth == 1) expect = 1;
+        } else if (ch == ']' || ch == '}') {
+            if (--depth == 0) break;
+        } else if (ch == ',' && depth == 1) {
+            expect = 1;
+        }
+    }
+    return k == n ? 0 : -1;
+}
+
 static gpi_status array_file(json_in *c, FILE *f, long start, long *rows, gpi_diag *d)
 {
     const char *path = c->opt->path;
@@ -159,16 +197,24 @@ static gpi_status array_file(json_in *c, FILE *f, long start, long *rows, gpi_di
     if (!root)
         return gpi_diag_set(d, GPI_EINPUT, "%s:%d:%ld: invalid JSON: %s", path, e.line,
                             byte_col(f, start, e.position) + (e.line == 1 ? start : 0), e.text);
+    size_t n = json_array_size(root);
+    long *lines = malloc((n ? n : 1) * sizeof *lines);
+    if (!lines) {
+        json_decref(root);
+        return gpi_diag_set(d, GPI_ENOMEM, "%s: out of memory", path);
+    }
+    int have_lines = element_lines(f, start, lines, n) == 0;
     gpi_status rc = GPI_OK;
     size_t i;
     json_t *el;
     json_array_foreach(root, i, el) {
         char *raw = json_dumps(el, JSON_COMPACT | JSON_ENCODE_ANY);
         ++*rows;
-        rc = row_of(c, el, (long)i + 1, raw ? raw : "", d);
+        rc = row_of(c, el, have_lines ? lines[i] : (long)i + 1, raw ? raw : "", d);
         free(raw);
         if (rc != GPI_OK) break;
     }
+    free(lines);
     json_decref(root);
     return rc;
 }

@@ -696,6 +696,21 @@ static void test_json_array_and_ndjson(void **state)
     assert_int_equal(g.n_warn, 1);
     assert_string_equal(g.warn[0], "t.json:1: unknown key \"zzz\" ignored" + 0);
 
+    /* pretty-printed: each element is reported at the line where it starts */
+    const char *pretty = "[\n  {\n    \"observed_at\": \"2024-01-01\",\n    \"provider\": \"aws\", \"gpu\": \"H100\",\n"
+                         "    \"price\": \"abc\", \"region\": \"a,[b]{\\\"c\\\"\\n\"\n  },\n"
+                         "  { \"observed_at\": \"2024-01-01\", \"provider\": \"aws\", \"gpu\": \"H100\",\n"
+                         "    \"price\": 0 }, [1,\n 2], \"x\",\n  {\"observed_at\": \"2024-01-01\", \"provider\": \"aws\",\n"
+                         "   \"gpu\": \"H100\", \"price\": \"x\"}\n]\n";
+    assert_int_equal(run(t, "p.json", pretty, GPI_OFFER, &g, &d, &rows), GPI_OK);
+    assert_int_equal(rows, 5);
+    assert_int_equal(g.n_rej, 5);
+    assert_string_equal(g.rej[0], "p.json:2: price: not a number (got \"abc\")");
+    assert_string_equal(g.rej[1], "p.json:7: price: must be > 0 (got \"0\")");
+    assert_string_equal(g.rej[2], "p.json:8: not a JSON object");
+    assert_string_equal(g.rej[3], "p.json:9: not a JSON object");
+    assert_string_equal(g.rej[4], "p.json:10: price: not a number (got \"x\")");
+
     const char *nd = "{\"observed_at\":\"2024-01-01\",\"provider\":\"aws\",\"gpu\":\"H100\",\"price\":2.35,\"kind\":\"offer\"}\n"
                      "\n"
                      "{\"observed_at\":\"2024-01-01\",\"provider\":\"aws\",\"gpu\":\"H100\",\"price\":\"x\",\"kind\":\"offer\"}\r\n"
