@@ -34,6 +34,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* An NDJSON line longer than this is a structural error, as a CSV record
+ * is (ingest/csv.c). */
+#define MAX_LINE (1 << 20)
+
 typedef struct json_in {
     norm_ctx *nc;
     const ingest_opts *opt;
@@ -229,6 +233,11 @@ static gpi_status ndjson_file(json_in *c, FILE *f, int bom, long *rows, gpi_diag
     gpi_status rc = GPI_OK;
     while (rc == GPI_OK && (n = getline(&line, &cap, f)) >= 0) {
         ln++;
+        if (n > MAX_LINE) {
+            rc = gpi_diag_set(d, GPI_EINPUT, "%s:%ld:1: record longer than %d bytes", path, ln,
+                              MAX_LINE);
+            break;
+        }
         while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r')) line[--n] = '\0';
         size_t k = strspn(line, " \t");
         if (line[k] == '\0') continue;
@@ -243,7 +252,9 @@ static gpi_status ndjson_file(json_in *c, FILE *f, int bom, long *rows, gpi_diag
         rc = row_of(c, obj, ln, line, d);
         json_decref(obj);
     }
-    if (rc == GPI_OK && ferror(f)) rc = gpi_diag_set(d, GPI_EIO, "%s: read error", path);
+    /* getline also fails when out of memory: only EOF ends the file */
+    if (rc == GPI_OK && (ferror(f) || !feof(f)))
+        rc = gpi_diag_set(d, GPI_EIO, "%s: read error: %s", path, strerror(errno));
     free(line);
     return rc;
 }

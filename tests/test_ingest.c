@@ -631,8 +631,9 @@ static void test_bom(void **state)
     free(dir);
 }
 
-/* Memory stays bounded: a record longer than 1 MiB is a structural error
- * (here a quoted field that never closes before the limit). */
+/* Memory stays bounded: a CSV record or an NDJSON line longer than 1 MiB is
+ * a structural error (here a quoted field that never closes before the
+ * limit). */
 static void test_record_too_long(void **state)
 {
     (void)state;
@@ -647,6 +648,13 @@ static void test_record_too_long(void **state)
     gpi_diag d = {{0}};
     assert_int_equal(run(t, "t.csv", text, -1, &g, &d, NULL), GPI_EINPUT);
     assert_string_equal(d.msg, "t.csv:2:1: record longer than 1048576 bytes");
+    /* the same bound for an NDJSON line */
+    strcpy(text, "{\"observed_at\":\"2024-01-01\",\"kind\":\"offer\"}\n{\"region\":\"");
+    k = strlen(text);
+    memset(text + k, 'x', n - k);
+    strcpy(text + n, "\"}\n");
+    assert_int_equal(run(t, "t.ndjson", text, -1, &g, &d, NULL), GPI_EINPUT);
+    assert_string_equal(d.msg, "t.ndjson:2:1: record longer than 1048576 bytes");
     free(text);
     ingest_tables_free(t);
 }
