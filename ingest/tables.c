@@ -26,6 +26,10 @@
  *     depend on qsort).
  * (5) The SHA-256 covers every table's name and bytes, in a fixed order;
  *     it is recorded with every batch.
+ * (6) The provider named by a gpus.csv or tiers.csv row may be written as
+ *     any alias of providers.csv ("Lambda Labs"): it is resolved to the
+ *     canonical provider the observations carry, so such a row is never
+ *     silently dead.
  */
 #include "ingest/internal.h"
 
@@ -361,8 +365,19 @@ static gpi_status index_keyed(keyed_row *rows, int n, strmap *m, const char *fil
     return GPI_OK;
 }
 
+/* The canonical provider of a folded name from gpus.csv or tiers.csv: the
+ * providers.csv row whose alias it is, else the name itself (note 6). */
+static const char *canonical_provider(const ingest_tables *t, const char *name)
+{
+    int i = strmap_get(&t->prov, name, strlen(name));
+    return i >= 0 ? t->provs[i].provider : name;
+}
+
 static gpi_status build_indexes(ingest_tables *t, gpi_diag *d)
 {
+    for (int i = 0; i < t->n_gpus; i++)
+        if (t->gpus[i].provider) t->gpus[i].provider = canonical_provider(t, t->gpus[i].provider);
+    for (int i = 0; i < t->n_tiers; i++) t->tiers[i].key = canonical_provider(t, t->tiers[i].key);
     const gpu_row **ord = malloc((size_t)(t->n_gpus + 1) * sizeof *ord);
     t->glob_rows = malloc((size_t)(t->n_gpus + 1) * sizeof *t->glob_rows);
     if (!ord || !t->glob_rows) {

@@ -893,6 +893,36 @@ static void test_bad_tables(void **state)
     free(dir);
 }
 
+/* gpus.csv and tiers.csv may name a provider by any alias of providers.csv:
+ * it resolves to the canonical provider (else such rows never match). */
+static void test_table_provider_aliases(void **state)
+{
+    (void)state;
+    char *dir = tu_mkdtemp("aliastables");
+    char src[4096];
+    const char *names[] = {"gpus.csv", "providers.csv", "tiers.csv", "fx.csv"};
+    for (int i = 0; i < 4; i++) {
+        snprintf(src, sizeof src, "%s/tests/fixtures/tables/%s", tu_srcdir(), names[i]);
+        char *text = tu_read(src);
+        free(tu_write(dir, names[i], text));
+        free(text);
+    }
+    free(tu_write(dir, "tiers.csv", "provider,tier,effective\nAmazon  Web Services,gold,2024-01-01\n"));
+    free(tu_write(dir, "gpus.csv", "alias,canonical,provider,sku_glob,note\nH100,H100-SXM-80GB,,,\n"
+                                   "H100,H100-PCIE-80GB,Amazon Web Services,,\n"));
+    ingest_tables *t = NULL;
+    gpi_diag d = {{0}};
+    if (ingest_tables_load(dir, &t, &d) != GPI_OK) fail_msg("%s", d.msg);
+    assert_int_equal(tables_tier(t, "aws", gpi_days_from_civil(2024, 6, 1)), GPI_TIER_GOLD);
+    gpu_match m;
+    assert_true(tables_gpu(t, "H100", "aws", NULL, &m));
+    assert_string_equal(m.canonical, "H100-PCIE-80GB");
+    assert_true(tables_gpu(t, "H100", "lambda", NULL, &m));
+    assert_string_equal(m.canonical, "H100-SXM-80GB");
+    ingest_tables_free(t);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -911,6 +941,7 @@ int main(void)
         cmocka_unit_test(test_identity),
         cmocka_unit_test(test_shipped_gpu_table),
         cmocka_unit_test(test_bad_tables),
+        cmocka_unit_test(test_table_provider_aliases),
     };
     return cmocka_run_group_tests_name("ingest", tests, NULL, NULL);
 }
