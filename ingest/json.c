@@ -121,6 +121,12 @@ static gpi_status row_of(json_in *c, json_t *obj, long line, const char *raw, gp
             }
             continue;
         }
+        if (r.name[f]) { /* keys match case-insensitively, as CSV columns do */
+            bad_col = key;
+            snprintf(msg, sizeof msg, "%s:%ld: %.100s: duplicate key (also \"%.100s\")", path, line,
+                     key, r.name[f]);
+            goto reject;
+        }
         r.name[f] = key;
         if (json_is_string(v)) {
             r.v[f] = json_string_value(v);

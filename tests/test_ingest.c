@@ -718,6 +718,12 @@ static void test_json_array_and_ndjson(void **state)
     assert_string_equal(g.rej[2], "p.json:8: not a JSON object");
     assert_string_equal(g.rej[3], "p.json:9: not a JSON object");
     assert_string_equal(g.rej[4], "p.json:10: price: not a number (got \"x\")");
+    /* keys match case-insensitively: "Price" and "price" are one field twice */
+    assert_int_equal(run(t, "k.ndjson", "{\"observed_at\":\"2024-01-01\",\"provider\":\"aws\",\"gpu\":\"H100\","
+                                        "\"price\":\"abc\",\"Price\":2}\n", GPI_OFFER, &g, &d, &rows), GPI_OK);
+    assert_int_equal(g.n_obs, 0);
+    assert_int_equal(g.n_rej, 1);
+    assert_string_equal(g.rej[0], "k.ndjson:1: Price: duplicate key (also \"price\")");
 
     const char *nd = "{\"observed_at\":\"2024-01-01\",\"provider\":\"aws\",\"gpu\":\"H100\",\"price\":2.35,\"kind\":\"offer\"}\n"
                      "\n"
