@@ -100,6 +100,30 @@ static void test_duplicate_conflict_collision(void **state)
     c = a;
     c.region = "eu-west-1"; /* an interned column differs */
     assert_int_equal(put(st, b, &c), STORE_PUT_CONFLICT);
+    /* every other value that is compared: one change each is a conflict */
+    for (int k = 0; k < 13; k++) {
+        c = a;
+        switch (k) {
+        case 0: c.buyer = "someone"; break;
+        case 1: c.tier = GPI_TIER_SILVER; break;
+        case 2: c.term = GPI_TERM_SPOT; break;
+        case 3: c.term = GPI_TERM_RESERVED; c.term_months = 12; break;
+        case 4: c.scope = GPI_SCOPE_BARE_METAL; break;
+        case 5: c.unit = GPI_UNIT_INSTANCE_HOUR; break;
+        case 6: c.gpu = "H100-PCIE-80GB"; break;
+        case 7: c.provider = "lambda2"; break;
+        case 8: c.group = "other"; break;
+        case 9: c.segment = "marketplace"; break;
+        case 10: c.quantity_micro = 5; break;
+        case 11: c.gpu_count = 4; break;
+        default: c.kind = GPI_TRADE; c.status = GPI_STATUS_CANCELLED; break;
+        }
+        store_put_result want = k == 12 ? STORE_PUT_COLLISION : STORE_PUT_CONFLICT;
+        if (put(st, b, &c) != want) fail_msg("change %d was not a conflict", k);
+    }
+    c = a;
+    c.buyer = ""; /* an empty optional field is an absent one */
+    assert_int_equal(put(st, b, &c), STORE_PUT_DUPLICATE);
     c = a;
     c.ident = "X2"; /* same hash, other identity */
     assert_int_equal(put(st, b, &c), STORE_PUT_COLLISION);
@@ -108,7 +132,7 @@ static void test_duplicate_conflict_collision(void **state)
     assert_int_equal(put(st, b, &c), STORE_PUT_STORED);
     gpi_diag d = {{0}};
     assert_int_equal(store_reject_put(st, b, 9, "price", "raw,row", "f.csv:9: price: x", &d), GPI_OK);
-    commit(st, b, 6, 2, 1, 3);
+    commit(st, b, 20, 2, 2, 16);
     assert_int_equal(count(st, "observations"), 2);
     assert_int_equal(count(st, "rejects"), 1);
     store_close(st);
