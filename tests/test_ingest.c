@@ -814,6 +814,24 @@ static void test_shipped_gpu_table(void **state)
         {"coreweave", "GB200 NVL72", NULL, "GB200"},
         {"aws", "V100-32GB", "p3dn.24xlarge", "V100-32GB"},
         {"aws", "Radeon Pro V520", "g4ad.xlarge", "RADEON-PRO-V520"},
+        /* the rest of the real feed's main instance families */
+        {"aws", "V100", "p3.2xlarge", "V100-16GB"},
+        {"aws", "A10G", "g5.xlarge", "A10G"},
+        {"aws", "L4", "g6.xlarge", "L4"},
+        {"aws", "T4", "g4dn.xlarge", "T4"},
+        {"azure", "A100", "Standard_ND96asr_v4", "A100-SXM-40GB"},
+        {"azure", "A100-80GB", "Standard_ND96amsr_A100_v4", "A100-SXM-80GB"},
+        {"azure", "H100", "Standard_NC80adis_H100_v5", "H100-NVL-94GB"},
+        {"azure", "V100-32GB", "Standard_ND40rs_v2", "V100-32GB"},
+        {"gcp", "A100-80GB", "accel-A100-80GB", "A100-SXM-80GB"},
+        {"gcp", "H100", "accel-H100", "H100-SXM-80GB"},
+        {"gcp", "H100", "a3-highgpu-8g", "H100-SXM-80GB"},
+        {"lambda", "A100-80GB", "gpu_8x_a100_80gb_sxm4", "A100-SXM-80GB"},
+        {"lambda", "V100", "gpu_8x_v100", "V100-16GB"},
+        {"oci", "A100", "BM.GPU4.8", "A100-SXM-40GB"},
+        {"ovhcloud", "A100-80GB", "a100-180", "A100-PCIE-80GB"},
+        {"runpod", "A100-80GB", "1x_A100-80GB_SECURE", "A100-PCIE-80GB"},
+        {"scaleway", "H100", "H100-1-80G", "H100-PCIE-80GB"},
     };
     char dir[4096];
     snprintf(dir, sizeof dir, "%s/data", tu_srcdir());
