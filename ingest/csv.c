@@ -157,17 +157,9 @@ static int fast_line(csvr *r, const char *s, size_t len)
     return 1;
 }
 
-gpi_status csvr_feed(csvr *r, const char *buf, size_t n, gpi_diag *d)
+static gpi_status feed(csvr *r, const char *buf, size_t n, gpi_diag *d)
 {
     r->d = d;
-    if (!r->started && n > 0) { /* note 6 */
-        r->started = 1;
-        if (n >= 3 && memcmp(buf, "\xEF\xBB\xBF", 3) == 0) {
-            r->bom = 3;
-            buf += 3;
-            n -= 3;
-        }
-    }
     while (n > 0) {
         const char *nl = memchr(buf, '\n', n);
         size_t piece = nl ? (size_t)(nl - buf) + 1 : n;
@@ -218,6 +210,29 @@ gpi_status csvr_feed(csvr *r, const char *buf, size_t n, gpi_diag *d)
     return GPI_OK;
 }
 
+static const char bom_bytes[3] = {'\xEF', '\xBB', '\xBF'};
+
+/* Note 6; the BOM may arrive split over several calls. */
+gpi_status csvr_feed(csvr *r, const char *buf, size_t n, gpi_diag *d)
+{
+    while (r->bom_k >= 0 && n > 0) {
+        if (buf[0] == bom_bytes[r->bom_k]) {
+            buf++;
+            n--;
+            if (++r->bom_k == 3) {
+                r->bom = 3;
+                r->bom_k = -1;
+            }
+        } else {
+            int held = r->bom_k;
+            r->bom_k = -1;
+            gpi_status rc = held ? feed(r, bom_bytes, (size_t)held, d) : GPI_OK;
+            if (rc != GPI_OK) return rc;
+        }
+    }
+    return n ? feed(r, buf, n, d) : GPI_OK;
+}
+
 /* Finds the opening quote of the unterminated field in the pending raw
  * record: returns its line and byte column. */
 static void open_quote(const csvr *r, long *line, size_t *col)
@@ -252,6 +267,12 @@ static void open_quote(const csvr *r, long *line, size_t *col)
 
 gpi_status csvr_finish(csvr *r, gpi_diag *d)
 {
+    if (r->bom_k > 0) { /* the file ended inside what looked like a BOM */
+        int held = r->bom_k;
+        r->bom_k = -1;
+        gpi_status rc = feed(r, bom_bytes, (size_t)held, d);
+        if (rc != GPI_OK) return rc;
+    }
     r->d = d;
     if (csv_fini(&r->p, on_field, on_row, r) != 0) {
         if (csv_error(&r->p) != CSV_EPARSE) return oom(r, d);

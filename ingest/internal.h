@@ -83,7 +83,7 @@ typedef struct csvr {
     const char **fptr;
     int nf, nf_cap;
     int oom;
-    int started;            /* bytes have been fed (the BOM check is done) */
+    int bom_k;              /* BOM bytes matched so far (0..2), -1 when decided */
     int bom;                /* 3 when line 1 began with a UTF-8 BOM (skipped) */
 } csvr;
 

@@ -603,6 +603,31 @@ static void test_bom(void **state)
         assert_int_equal(g.obs[0].o.price_micro, 2000000);
         assert_int_equal(g.obs[0].o.line, ok[i].name[2] == 'c' ? 2 : 1);
     }
+    /* fed in pieces of any size, the BOM is still recognized; bytes that
+     * only start like one are data */
+    static const struct {
+        const char *text, *want;
+    } pieces[] = {
+        {"\xEF\xBB\xBF" "a,b\n1,2\n", "1:2[a,b]<a><b>\n2:2[1,2]<1><2>\n"},
+        {"\xEF\xBBx,y\n", "1:2[\xEF\xBBx,y]<\xEF\xBBx><y>\n"},
+        {"\xEF\xBB", "1:1[\xEF\xBB]<\xEF\xBB>\n"},
+        {"\xEF\xBB\xBF", ""},
+    };
+    static recs got_recs;
+    for (size_t i = 0; i < sizeof pieces / sizeof pieces[0]; i++)
+        for (size_t chunk = 1; chunk <= strlen(pieces[i].text); chunk++) {
+            csvr r;
+            memset(&got_recs, 0, sizeof got_recs);
+            assert_int_equal(csvr_init(&r, "t.csv", 0, rec_dump, &got_recs), GPI_OK);
+            size_t len = strlen(pieces[i].text);
+            for (size_t off = 0; off < len; off += chunk)
+                assert_int_equal(csvr_feed(&r, pieces[i].text + off, len - off < chunk ? len - off : chunk, &d),
+                                 GPI_OK);
+            assert_int_equal(csvr_finish(&r, &d), GPI_OK);
+            csvr_free(&r);
+            if (strcmp(got_recs.text, pieces[i].want) != 0)
+                fail_msg("case %zu, chunk %zu: got \"%s\"", i, chunk, got_recs.text);
+        }
     /* "observed_at,provider,gpu,price,kind,x" is 37 bytes: the quote is byte 38, 41 after a BOM */
     assert_int_equal(run(t, "b.csv", "\xEF\xBB\xBFobserved_at,provider,gpu,price,kind,x\"y\n", -1, &g, &d, NULL),
                      GPI_EINPUT);
