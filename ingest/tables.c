@@ -512,14 +512,24 @@ int tables_provider(const ingest_tables *t, const char *name, char *buf, size_t 
     return 0;
 }
 
+/* The key's last row dated on or before day: -1 when none, -2 when the key
+ * has no rows.  Rows of a key dated on or before day are a prefix of its
+ * run, so a binary search finds it (fx.csv may hold years of daily rates). */
 static int keyed_find(const keyed_row *rows, int n, const strmap *map, const char *key,
                       int32_t day)
 {
-    int i = strmap_get(map, key, strlen(key));
-    if (i < 0) return -2;
-    int best = -1;
-    for (; i < n && strcmp(rows[i].key, key) == 0 && rows[i].day <= day; i++) best = i;
-    return best;
+    int lo = strmap_get(map, key, strlen(key));
+    if (lo < 0) return -2;
+    if (rows[lo].day > day) return -1;
+    int hi = n; /* rows[lo] qualifies; rows[hi] (if any) does not */
+    while (hi - lo > 1) {
+        int mid = lo + (hi - lo) / 2;
+        if (rows[mid].day <= day && strcmp(rows[mid].key, key) == 0)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
 }
 
 int tables_tier(const ingest_tables *t, const char *provider, int32_t day)

@@ -972,6 +972,55 @@ static void test_table_provider_aliases(void **state)
     free(dir);
 }
 
+/* Years of daily FX rates: the lookup takes the latest rate on or before the
+ * day, at either end of a currency's run and between its rows. */
+static void test_fx_many_rates(void **state)
+{
+    (void)state;
+    char *dir = tu_mkdtemp("fxtables");
+    char src[4096];
+    const char *names[] = {"gpus.csv", "providers.csv", "tiers.csv"};
+    for (int i = 0; i < 3; i++) {
+        snprintf(src, sizeof src, "%s/tests/fixtures/tables/%s", tu_srcdir(), names[i]);
+        char *text = tu_read(src);
+        free(tu_write(dir, names[i], text));
+        free(text);
+    }
+    /* EUR every second day from 2020-01-01 (rate 1.0000 + k/10000 on day
+     * 2k), 3000 rows; AUD and GBP one row each around it */
+    size_t cap = 3100 * 40, n = 0;
+    char *fx = malloc(cap);
+    n += (size_t)snprintf(fx + n, cap - n, "date,currency,usd_per_unit\n2021-01-01,GBP,1.3\n2019-01-01,AUD,0.7\n");
+    int32_t d0 = gpi_days_from_civil(2020, 1, 1);
+    for (int k = 0; k < 3000; k++) {
+        char day[11];
+        gpi_date_format(d0 + 2 * k, day);
+        n += (size_t)snprintf(fx + n, cap - n, "%s,EUR,%d.%04d\n", day, 1 + k / 10000, k % 10000);
+    }
+    free(tu_write(dir, "fx.csv", fx));
+    free(fx);
+    ingest_tables *t = NULL;
+    gpi_diag d = {{0}};
+    if (ingest_tables_load(dir, &t, &d) != GPI_OK) fail_msg("%s", d.msg);
+    gpi_dec r;
+    assert_int_equal(tables_fx(t, "EUR", d0 - 1, &r), -1);
+    static const int days[] = {0, 1, 2, 3, 777, 4000, 5997, 5998, 5999, 100000};
+    for (size_t i = 0; i < sizeof days / sizeof days[0]; i++) {
+        int k = days[i] / 2 > 2999 ? 2999 : days[i] / 2;
+        assert_int_equal(tables_fx(t, "EUR", d0 + days[i], &r), 1);
+        if (r.mant != 10000 + k || r.scale != 4)
+            fail_msg("day +%d: got %lld/10^%d, want %d/10^4", days[i], (long long)r.mant, r.scale, 10000 + k);
+    }
+    assert_int_equal(tables_fx(t, "GBP", d0 + 400, &r), 1);
+    assert_int_equal(r.mant, 13);
+    assert_int_equal(tables_fx(t, "GBP", d0, &r), -1);
+    assert_int_equal(tables_fx(t, "AUD", d0 + 9999, &r), 1);
+    assert_int_equal(r.mant, 7);
+    assert_int_equal(tables_fx(t, "CHF", d0, &r), 0);
+    ingest_tables_free(t);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -991,6 +1040,7 @@ int main(void)
         cmocka_unit_test(test_shipped_gpu_table),
         cmocka_unit_test(test_bad_tables),
         cmocka_unit_test(test_table_provider_aliases),
+        cmocka_unit_test(test_fx_many_rates),
     };
     return cmocka_run_group_tests_name("ingest", tests, NULL, NULL);
 }
