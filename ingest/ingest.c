@@ -63,6 +63,8 @@ static void fhash_update(fhash *h, const void *buf, size_t n)
 
 static int fhash_final(fhash *h, char out[65])
 {
+    out[0] = '\0';
+    if (!h->ctx) return -1; /* fhash_init ran out of memory */
     unsigned char md[EVP_MAX_MD_SIZE];
     unsigned int n = 0;
     int ok = EVP_DigestFinal_ex(h->ctx, md, &n) == 1 && n == 32;
