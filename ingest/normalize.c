@@ -19,7 +19,10 @@
  *     (canonical provider, raw gpu and sku as written) and trades add
  *     price|currency|quantity|buyer|status|tier ("all their fields"; the
  *     tier only when the row gives one, so a changed tiers.csv makes a
- *     re-read trade a conflict, never a second trade).  key_hash is FNV-1a of the kind
+ *     re-read trade a conflict, never a second trade).  '|' and '\\'
+ *     inside the free-text fields (provider, region, gpu, sku, buyer) are
+ *     escaped with '\\', so no two rows share an identity by shifting text
+ *     across a separator.  key_hash is FNV-1a of the kind
  *     letter, NUL, source, NUL, ident.
  * (4) Tiers come from the row, else tiers.csv by canonical provider and
  *     observed day; a trade whose buyer is in the seller's group becomes
@@ -155,6 +158,22 @@ static int put_ident(norm_ctx *c, const char *s)
 static const char *nz(const char *s)
 {
     return s ? s : "";
+}
+
+/* A free-text identity field with '|' and '\\' escaped by '\\' (note 3):
+ * s itself when it has neither, else the escaped copy in tmp, or NULL when
+ * that does not fit. */
+static const char *esc(const char *s, char *tmp, size_t cap)
+{
+    if (!s || !strpbrk(s, "|\\")) return nz(s);
+    size_t n = 0;
+    for (; *s; s++) {
+        if (n + 3 > cap) return NULL;
+        if (*s == '|' || *s == '\\') tmp[n++] = '\\';
+        tmp[n++] = *s;
+    }
+    tmp[n] = '\0';
+    return tmp;
 }
 
 int normalize_row(norm_ctx *c, const norm_row *r, gpi_obs *o, const char **col, char *msg,
@@ -334,13 +353,20 @@ int normalize_row(norm_ctx *c, const norm_row *r, gpi_obs *o, const char **col, 
     if (o->id) {
         if (put_ident(c, o->id) != 0) goto oom;
     } else {
-        char buf[2048];
-        int n = snprintf(buf, sizeof buf, "%s|%s|%s|%s|%d|%s|%s|%d|%s", o->provider, o->region,
-                         o->raw_gpu, nz(o->sku), o->gpu_count, gpi_scope_name(o->scope),
-                         gpi_term_name(o->term), o->term_months, gpi_unit_name(o->unit));
+        char buf[2048], e[5][512];
+        const char *prov = esc(o->provider, e[0], sizeof e[0]);
+        const char *region = esc(o->region, e[1], sizeof e[1]);
+        const char *gpu = esc(o->raw_gpu, e[2], sizeof e[2]);
+        const char *sku = esc(o->sku, e[3], sizeof e[3]);
+        const char *buyer = esc(o->buyer, e[4], sizeof e[4]);
+        int n = -1;
+        if (prov && region && gpu && sku && buyer)
+            n = snprintf(buf, sizeof buf, "%s|%s|%s|%s|%d|%s|%s|%d|%s", prov, region, gpu, sku,
+                         o->gpu_count, gpi_scope_name(o->scope), gpi_term_name(o->term),
+                         o->term_months, gpi_unit_name(o->unit));
         if (trade && n > 0 && (size_t)n < sizeof buf)
             n += snprintf(buf + n, sizeof buf - (size_t)n, "|%s|%s|%s|%s|%s|%s", o->raw_price,
-                          o->currency, nz(r->v[F_QUANTITY]), nz(o->buyer),
+                          o->currency, nz(r->v[F_QUANTITY]), buyer,
                           gpi_trade_status_name(o->status),
                           val(r, F_TIER) ? gpi_tier_name(o->tier) : "");
         if (n < 0 || (size_t)n >= sizeof buf) {

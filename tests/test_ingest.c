@@ -804,6 +804,18 @@ static void test_identity(void **state)
     /* a trade is keyed by all its fields: another tier is another trade */
     assert_string_equal(g.obs[1].ident, "aws||H100||1|vm|on-demand|0|gpu-hour|1|USD|10|lambda|ok|gold");
     assert_true(g.obs[0].o.key_hash != g.obs[1].o.key_hash);
+    /* text cannot shift across a separator: region "a|H100" without a sku
+     * and region "a" with sku "H100|" are two offers */
+    const char *shift = "observed_at,provider,gpu,sku,price,region\n"
+                        "2024-01-01,aws,H100,,1,a|H100\n"
+                        "2024-01-01,aws,H100,H100|,1,a\n"
+                        "2024-01-01,aws,H100,x\\y,1,a\n";
+    assert_int_equal(run(t, "t.csv", shift, GPI_OFFER, &g, &d, NULL), GPI_OK);
+    assert_int_equal(g.n_obs, 3);
+    assert_string_equal(g.obs[0].ident, "aws|a\\|H100|H100||1|vm|on-demand|0|gpu-hour");
+    assert_string_equal(g.obs[1].ident, "aws|a|H100|H100\\||1|vm|on-demand|0|gpu-hour");
+    assert_string_equal(g.obs[2].ident, "aws|a|H100|x\\\\y|1|vm|on-demand|0|gpu-hour");
+    assert_true(g.obs[0].o.key_hash != g.obs[1].o.key_hash);
     ingest_tables_free(t);
 }
 
