@@ -159,10 +159,12 @@ gpi_status idx_build(store *st, const idx_grades *g, int32_t from, int32_t to, i
                      idx_build_stats *stats, gpi_diag *d);
 
 /* Detail of one grade-day for observations.csv: calls fn for every
- * observation of the grade on day with as_of, with its role ("used",
- * "excluded", "other-level") and reason ("" or an exclusion reason). */
+ * eligible-or-excluded observation of the grade on day (cut-off as_of), in
+ * store order, with its role for a fix of `level` ("used", "excluded",
+ * "other-level") and reason ("" or an exclusion reason).  Earlier
+ * snapshots of an offer key are not listed. */
 typedef int (*idx_obs_fn)(const gpi_obs *o, const char *role, const char *reason, void *ud);
-gpi_status idx_day_detail(store *st, const idx_grade *g, int32_t day, int64_t as_of,
+gpi_status idx_day_detail(store *st, const idx_grade *g, int32_t day, int64_t as_of, int level,
                           idx_obs_fn fn, void *ud, gpi_diag *d);
 
 /* ---- publication (publish.c) -------------------------------------------- */
