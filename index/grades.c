@@ -79,6 +79,7 @@ static int id_valid(const char *s)
 
 static const char *gpu_canonical(ctx *c, const char *s)
 {
+    if (c->n_gpus == IDX_TRUST_GPUS) return s;
     for (size_t i = 0; i < sizeof builtin_gpus / sizeof builtin_gpus[0]; i++)
         if (strcasecmp(s, builtin_gpus[i]) == 0) return builtin_gpus[i];
     for (size_t i = 0; i < c->n_gpus; i++)
@@ -316,7 +317,7 @@ static gpi_status grade_parse(ctx *c, size_t gi, const json_t *obj, idx_grade *g
             for (int k = 0; k < g->n_gpu; k++) {
                 const char *cn = gpu_canonical(c, g->gpu[k]);
                 if (!cn) return bad(c, gi, key, "unknown GPU model", g->gpu[k]);
-                snprintf(g->gpu[k], sizeof g->gpu[k], "%s", cn);
+                if (cn != g->gpu[k]) snprintf(g->gpu[k], sizeof g->gpu[k], "%s", cn);
             }
         } else if (strcmp(key, "scope") == 0) {
             char tmp[IDX_MAX_LIST][IDX_NAME_MAX + 1];

@@ -79,7 +79,9 @@ typedef struct idx_grades {
  * for JSON syntax.  Free *out with idx_grades_free(). */
 gpi_status idx_grades_load(const char *path, const char *const *gpus, size_t n_gpus,
                            idx_grades **out, gpi_diag *d);
-/* The same from text; `name` prefixes the messages. */
+/* The same from text; `name` prefixes the messages.  n_gpus ==
+ * IDX_TRUST_GPUS accepts any GPU name (stored canonical definitions). */
+#define IDX_TRUST_GPUS ((size_t)-1)
 gpi_status idx_grades_parse(const char *text, const char *name, const char *const *gpus,
                             size_t n_gpus, idx_grades **out, gpi_diag *d);
 void idx_grades_free(idx_grades *g);
