@@ -62,7 +62,7 @@ static gpi_status bad(ctx *c, size_t i, const char *field, const char *reason, c
 static const char *got_text(const json_t *v, char *buf, size_t n)
 {
     if (json_is_string(v)) return json_string_value(v);
-    char *s = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+    char *s = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY | JSON_REAL_PRECISION(15));
     snprintf(buf, n, "%s", s ? s : "?");
     free(s);
     return buf;
