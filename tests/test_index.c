@@ -288,7 +288,7 @@ static void test_grade_errors(void **state)
          "g.json: grades[0].min_providers: not an integer (got \"2.5\")"},
         {"{\"grades\":[{\"gpu\":\"B200\"}]}", "g.json: grades[0].id: missing"},
         {"{\"grades\":[{\"id\":\"A\",\"gpu\":\"B200\",}]}",
-         "g.json:1:40: string or '}' expected near '}'"},
+         "g.json:1:35: string or '}' expected near '}'"},
     };
     for (size_t c = 0; c < N(cases); c++) {
         idx_grades *g = NULL;
