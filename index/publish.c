@@ -267,8 +267,9 @@ static int obs_line(const gpi_obs *o, const char *role, const char *reason, void
     fputc(',', c->f);
     csv_field(c->f, o->source);
     fputc(',', c->f);
-    csv_field(c->f, o->id);
-    fputc(',', c->f);
+    /* the identity as its key hash: a trade's identity text may hold the
+     * buyer, which is never published */
+    fprintf(c->f, "%016llx,", (unsigned long long)o->key_hash);
     csv_field(c->f, o->region);
     fprintf(c->f, ",%s,", gpi_fixed_format(o->price_micro, 6, b));
     if (o->quantity_micro >= 0) fputs(gpi_fixed_format(o->quantity_micro, 6, b), c->f);
@@ -309,7 +310,7 @@ static gpi_status gen_files(store *st, int32_t day, int vintage, const pvec *p, 
     gpi_date_format(day, date);
     fputs(csv_header, f[0]);
     fprintf(f[1], "{\"date\":\"%s\",\"vintage\":%d,\"rows\":[\n", date, vintage);
-    fputs("date,grade,kind,observed_at,provider,group,source,id,region,price,quantity,role,"
+    fputs("date,grade,kind,observed_at,provider,group,source,key,region,price,quantity,role,"
           "reason\n",
           f[2]);
     gpi_status rc = GPI_OK;

@@ -1,0 +1,271 @@
+/* tests/test_e2e_index.c -- `gpuidx index build/show/publish` end to end.
+ *
+ * The market of tests/index_fixture.h is stored through the store API
+ * (ingest is another branch), then the real binary builds, shows and
+ * publishes it.  Expected rows were computed by hand and checked with
+ * numpy (percentiles) and fractions (adjustment); see the fixture.
+ */
+#include "tests/testutil.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/gpi.h"
+#include "store/store.h"
+#include "tests/index_fixture.h"
+
+#define HDR "date,grade,value,level,n_obs,n_excluded,n_providers,trade_volume_gpu_hours," \
+            "adjustment,p10,p25,p50,p75,p90,min,max,top_provider_share,methodology,vintage\n"
+#define AS_OF_1 "1970-01-01T00:25:00Z" /* 1500: after the market, before late data */
+#define AS_OF_2 "1970-01-01T00:41:40Z" /* 2500 */
+
+static const char want_show[] =
+    HDR
+    "2025-01-01,T,2.4200,trades,3,0,3,1200.00,,2.340000,2.370000,2.420000,2.470000,2.500000,"
+    "2.320000,2.520000,0.333333,v1,\n"
+    "2025-01-02,T,2.5300,trades,3,0,3,1200.00,,2.450000,2.480000,2.530000,2.580000,2.610000,"
+    "2.430000,2.630000,0.333333,v1,\n"
+    "2025-01-03,T,2.3100,trades,3,0,3,1200.00,,2.230000,2.260000,2.310000,2.360000,2.390000,"
+    "2.210000,2.410000,0.333333,v1,\n"
+    "2025-01-04,T,2.6400,trades,3,0,3,1200.00,,2.560000,2.590000,2.640000,2.690000,2.720000,"
+    "2.540000,2.740000,0.333333,v1,\n"
+    "2025-01-05,T,2.2000,offers,3,0,3,0.00,1.000000,2.040000,2.100000,2.200000,2.400000,"
+    "2.520000,2.000000,2.600000,0.333333,v1,\n"
+    "2025-01-06,T,2.2000,trades,3,0,3,1200.00,,2.120000,2.150000,2.200000,2.250000,2.280000,"
+    "2.100000,2.300000,0.333333,v1,\n"
+    "2025-01-07,T,2.4580,offers,3,0,3,0.00,1.100000,2.046900,2.117250,2.234500,2.417250,"
+    "2.526900,2.000000,2.600000,0.333333,v1,\n"
+    "2025-01-08,T,2.4580,carried,0,0,0,0.00,,,,,,,,,,v1,\n"
+    "2025-01-09,T,2.4580,carried,0,0,0,0.00,,,,,,,,,,v1,\n"
+    "2025-01-10,T,2.4580,carried,0,0,0,0.00,,,,,,,,,,v1,\n"
+    "2025-01-11,T,2.4580,carried,0,0,0,0.00,,,,,,,,,,v1,\n"
+    "2025-01-12,T,2.4580,carried,0,0,0,0.00,,,,,,,,,,v1,\n"
+    "2025-01-13,T,,suspended,0,0,0,0.00,,,,,,,,,,v1,\n"
+    "2025-01-14,T,,suspended,0,0,0,0.00,,,,,,,,,,v1,\n";
+
+static char *dir;
+
+static char *path_of(const char *rel)
+{
+    char *p = malloc(4096);
+    snprintf(p, 4096, "%s/%s", dir, rel);
+    return p;
+}
+
+static char *read_rel(const char *rel)
+{
+    char *p = path_of(rel);
+    char *s = tu_read(p);
+    if (!s) fail_msg("missing file %s", p);
+    free(p);
+    return s;
+}
+
+static void run_ok(const char *args)
+{
+    tu_run r = tu_gpuidx(dir, "--db t.db %s", args);
+    if (r.status != 0) fail_msg("gpuidx %s: exit %d: %s", args, r.status, r.err);
+    tu_run_free(&r);
+}
+
+static void test_build_show_publish_restate(void **state)
+{
+    (void)state;
+    dir = tu_mkdtemp("e2e-index");
+    store *st = NULL;
+    gpi_diag d = {{0}};
+    char *db = path_of("t.db");
+    if (store_open(db, &st, &d) != GPI_OK) fail_msg("%s", d.msg);
+    fx_market(st);
+    store_close(st);
+    free(tu_write(dir, "g.json", fx_grades_json));
+
+    run_ok("index build --grades g.json --from 2025-01-01 --to 2025-01-14 --as-of " AS_OF_1);
+    tu_run r = tu_gpuidx(dir, "--db t.db index show --grade T");
+    assert_int_equal(r.status, 0);
+    assert_string_equal(r.out, want_show);
+    tu_run_free(&r);
+    r = tu_gpuidx(dir, "--db t.db index show --grade T --from 2025-01-13 --to 2025-01-13");
+    assert_string_equal(r.out, HDR "2025-01-13,T,,suspended,0,0,0,0.00,,,,,,,,,,v1,\n");
+    tu_run_free(&r);
+
+    /* publish day 7 (offers, adjusted) and day 1 (trades, with exclusions) */
+    run_ok("index publish --date 2025-01-07 --out pub");
+    run_ok("index publish --date 2025-01-01 --out pub");
+    run_ok("index publish --date 2025-01-05 --out pub");
+    char *csv7 = read_rel("pub/2025-01-07/index.csv");
+    assert_string_equal(csv7, HDR "2025-01-07,T,2.4580,offers,3,0,3,0.00,1.100000,2.046900,"
+                              "2.117250,2.234500,2.417250,2.526900,2.000000,2.600000,0.333333,"
+                              "v1,1\n");
+    char *v1 = read_rel("pub/2025-01-07/v1/index.csv");
+    assert_string_equal(v1, csv7);
+    char *json7 = read_rel("pub/2025-01-07/index.json");
+    static const char *const json_parts[] = {
+        "{\"date\":\"2025-01-07\",\"vintage\":1,\"rows\":[\n",
+        "\"value\":2.4580,\"level\":\"offers\"",
+        "\"adjustment\":1.100000",
+        "\"offers_raw\":2.23450000",
+        "\"adjustment_days\":[{\"date\":\"2025-01-01\",\"trades_raw\":2.42000000,"
+        "\"offers_raw\":2.20000000},{\"date\":\"2025-01-02\",\"trades_raw\":2.53000000,",
+        "{\"date\":\"2025-01-06\",\"trades_raw\":2.20000000,\"offers_raw\":2.20000000}]",
+        ",\"vintage\":1}\n]}\n",
+    };
+    for (size_t i = 0; i < sizeof json_parts / sizeof json_parts[0]; i++)
+        if (!strstr(json7, json_parts[i])) fail_msg("index.json lacks %s:\n%s", json_parts[i], json7);
+    char *obs1 = read_rel("pub/2025-01-01/observations.csv");
+    static const struct {
+        const char *ident, *head, *tail;
+    } obs_lines[] = {
+        {NULL, "date,grade,kind,observed_at,provider,group,source,key,region,price,quantity,role,"
+               "reason\n", ""},
+        {"o-P1-1c", "\n2025-01-01,T,offer,2025-01-01T14:00:00Z,P1,P1,fixture,",
+         ",us-east,20.000000,,excluded,above F x provider median\n"},
+        {"t-P3-1x", "\n2025-01-01,T,trade,2025-01-01T10:00:00Z,P3,P3,fixture,",
+         ",us-east,9.990000,500.000000,excluded,cancelled trade\n"},
+        {"t-P2-1", "\n2025-01-01,T,trade,2025-01-01T09:00:00Z,P2,P2,fixture,",
+         ",us-east,2.420000,400.000000,used,\n"},
+        {"o-P2-1", "\n2025-01-01,T,offer,2025-01-01T12:00:00Z,P2,P2,fixture,",
+         ",us-east,2.200000,,other-level,\n"},
+    };
+    for (size_t i = 0; i < sizeof obs_lines / sizeof obs_lines[0]; i++) {
+        char line[512], key[17] = "";
+        if (obs_lines[i].ident)
+            snprintf(key, sizeof key, "%016llx",
+                     (unsigned long long)gpi_fnv1a64(obs_lines[i].ident,
+                                                     strlen(obs_lines[i].ident), GPI_FNV_SEED));
+        snprintf(line, sizeof line, "%s%s%s", obs_lines[i].head, key, obs_lines[i].tail);
+        if (!strstr(obs1, line)) fail_msg("observations.csv lacks %s:\n%s", line, obs1);
+    }
+    int lines = 0;
+    for (const char *p = obs1; *p; p++) lines += *p == '\n';
+    assert_int_equal(lines, 10); /* header, 5 offers, 4 trades */
+    assert_null(strstr(obs1, "BuyerCo"));
+
+    /* publishing unchanged data again: same vintage, byte-identical */
+    r = tu_gpuidx(dir, "--db t.db index publish --date 2025-01-07 --out pub");
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.err, "vintage 1 (unchanged"));
+    tu_run_free(&r);
+    char *again = read_rel("pub/2025-01-07/index.csv");
+    assert_string_equal(again, csv7);
+    char *json_again = read_rel("pub/2025-01-07/index.json");
+    assert_string_equal(json_again, json7);
+    free(again);
+    free(json_again);
+    /* a leftover of a crashed run is removed */
+    r = tu_sh(dir, "mkdir -p pub/.tmp-2025-01-07-99999 && touch pub/.tmp-2025-01-07-99999/x");
+    tu_run_free(&r);
+
+    /* late data: day 7 gets trades (2.5000, a 1.71 % move: restated),
+     * day 5 a second P2 offer (2.2005, 0.023 %: a revision only) */
+    st = NULL;
+    if (store_open(db, &st, &d) != GPI_OK) fail_msg("%s", d.msg);
+    fx_late(st);
+    store_close(st);
+    run_ok("index build --grades g.json --from 2025-01-05 --to 2025-01-07 --as-of " AS_OF_2);
+    r = tu_gpuidx(dir, "--db t.db index publish --date 2025-01-07 --out pub");
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.err, "vintage 2 (new; 1 restated"));
+    tu_run_free(&r);
+    r = tu_sh(dir, "ls -a pub");
+    assert_null(strstr(r.out, ".tmp-"));
+    tu_run_free(&r);
+    char *csv7b = read_rel("pub/2025-01-07/index.csv");
+    assert_string_equal(csv7b, HDR "2025-01-07,T,2.5000,trades,3,0,3,1200.00,,2.420000,2.450000,"
+                               "2.500000,2.550000,2.580000,2.400000,2.600000,0.333333,v1,2\n");
+    char *v1b = read_rel("pub/2025-01-07/v1/index.csv");
+    assert_string_equal(v1b, csv7); /* vintage 1 is kept unchanged */
+    char *v2 = read_rel("pub/2025-01-07/v2/index.csv");
+    assert_string_equal(v2, csv7b);
+    char *rs = read_rel("pub/restatements.csv");
+    assert_string_equal(rs, "date,grade,vintage,old,new,reason\n"
+                            "2025-01-07,T,2,2.4580,2.5000,value moved by 1.71 % (more than "
+                            "restate_threshold 0.10 %)\n");
+    r = tu_gpuidx(dir, "--db t.db index publish --date 2025-01-05 --out pub");
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.err, "vintage 1 (unchanged; 0 restated, 1 revisions)"));
+    tu_run_free(&r);
+    char *csv5 = read_rel("pub/2025-01-05/index.csv");
+    assert_non_null(strstr(csv5, "2025-01-05,T,2.2000,offers,"));
+    /* show has the current values; settlement reads the first published */
+    r = tu_gpuidx(dir, "--db t.db index show --grade T --from 2025-01-05 --to 2025-01-08");
+    assert_non_null(strstr(r.out, "2025-01-05,T,2.2005,offers,4,0,3,"));
+    assert_non_null(strstr(r.out, "2025-01-08,T,2.5000,carried,"));
+    tu_run_free(&r);
+    st = NULL;
+    if (store_open(db, &st, &d) != GPI_OK) fail_msg("%s", d.msg);
+    store_index_day *s0, *s1;
+    size_t n0, n1;
+    int32_t d7 = gpi_days_from_civil(2025, 1, 7);
+    assert_int_equal(store_index_series(st, "T", d7 - 2, d7, 0, &s0, &n0, &d), GPI_OK);
+    assert_int_equal(store_index_series(st, "T", d7 - 2, d7, 1, &s1, &n1, &d), GPI_OK);
+    assert_int_equal(n0, 3);
+    assert_int_equal(s0[0].value_e4, 22000); /* as first published */
+    assert_int_equal(s1[0].value_e4, 22005);
+    assert_int_equal(s0[2].value_e4, 24580);
+    assert_int_equal(s1[2].value_e4, 25000);
+    assert_int_equal(s0[1].value_e4, 22000); /* never published: the stored value */
+    free(s0);
+    free(s1);
+    store_close(st);
+    free(csv7);
+    free(v1);
+    free(json7);
+    free(obs1);
+    free(csv7b);
+    free(v1b);
+    free(v2);
+    free(rs);
+    free(csv5);
+    free(db);
+}
+
+static void test_usage_errors(void **state)
+{
+    (void)state;
+    char *tmp = tu_mkdtemp("e2e-index-usage");
+    static const struct {
+        const char *args, *err;
+        int status;
+    } cases[] = {
+        {"index build --from 2025-01-02", "gpuidx: index build: --from and --to are required\n",
+         2},
+        {"index build --from 2025-01-02 --to 2025-01-01",
+         "gpuidx: index build: --from 2025-01-02 is after --to 2025-01-01\n", 2},
+        {"index build --from 2025-02-30 --to 2025-03-01",
+         "gpuidx: --from: no such calendar date (got \"2025-02-30\")\n", 2},
+        {"index publish --date 2025-01-01", "gpuidx: index publish: --date and --out are required\n",
+         2},
+        {"index publish --date 2025-01-01 --out pub",
+         "gpuidx: publish: no index rows for 2025-01-01 (run index build first)\n", 1},
+        {"index show --grade NOPE", "gpuidx: index show: no rows for grade NOPE (not built)\n", 1},
+        {"index frobnicate", "gpuidx: index: unknown subcommand 'frobnicate' (build, show, publish)\n",
+         2},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        tu_run r = tu_gpuidx(tmp, "--db u.db %s", cases[i].args);
+        if (r.status != cases[i].status || strcmp(r.err, cases[i].err) != 0)
+            fail_msg("%s: exit %d, stderr %s", cases[i].args, r.status, r.err);
+        tu_run_free(&r);
+    }
+    free(tu_write(tmp, "bad.json", "{\"grades\":[{\"id\":\"A\",\"gpu\":\"H100\"}]}"));
+    tu_run r = tu_gpuidx(tmp, "--db u.db index build --grades bad.json --from 2025-01-01 --to "
+                              "2025-01-01");
+    assert_int_equal(r.status, 1);
+    assert_string_equal(r.err, "gpuidx: bad.json: grades[0].gpu: unknown GPU model (got \"H100\")\n");
+    tu_run_free(&r);
+    r = tu_gpuidx(tmp, "index --help");
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "usage: gpuidx index build"));
+    tu_run_free(&r);
+    free(tmp);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_build_show_publish_restate),
+        cmocka_unit_test(test_usage_errors),
+    };
+    return cmocka_run_group_tests_name("e2e_index", tests, NULL, NULL);
+}
