@@ -266,7 +266,7 @@ static int on_detail(const gpi_obs *o, void *ud)
     if (!idx_grade_match(dt->g, o)) return 0;
     idx_buf *b = o->kind == GPI_OFFER ? &dt->dy->offers[0] : &dt->dy->trades[0];
     idx_item key = {0, 0, o->key_hash, o->observed_at, 0, 0};
-    idx_item *it = bsearch(&key, b->v, b->n, sizeof *b->v, cmp_key);
+    idx_item *it = b->n ? bsearch(&key, b->v, b->n, sizeof *b->v, cmp_key) : NULL;
     if (!it) return 0; /* an earlier snapshot of an offer key */
     int of_level = (dt->level == GPI_LEVEL_TRADES && o->kind == GPI_TRADE) ||
                    (dt->level == GPI_LEVEL_OFFERS && o->kind == GPI_OFFER);
@@ -289,8 +289,8 @@ gpi_status idx_day_detail(store *st, const idx_grade *g, int32_t day, int64_t as
     idx_fix f;
     if (rc == GPI_OK) rc = idx_day_fix(&dy, 0, &f, d);
     if (rc == GPI_OK) {
-        qsort(dy.offers[0].v, dy.offers[0].n, sizeof(idx_item), cmp_key);
-        qsort(dy.trades[0].v, dy.trades[0].n, sizeof(idx_item), cmp_key);
+        if (dy.offers[0].n > 1) qsort(dy.offers[0].v, dy.offers[0].n, sizeof(idx_item), cmp_key);
+        if (dy.trades[0].n > 1) qsort(dy.trades[0].v, dy.trades[0].n, sizeof(idx_item), cmp_key);
         detail dt = {&dy, g, level, fn, ud, 0};
         rc = store_obs_scan(st, day, day, as_of, on_detail, &dt, d);
     }

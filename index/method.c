@@ -55,6 +55,7 @@ static int cmp_price(const void *a, const void *b)
 
 size_t idx_screen(idx_item *v, size_t n, int64_t factor_e6, double *work)
 {
+    if (n == 0) return 0;
     qsort(v, n, sizeof *v, cmp_group_price);
     size_t excluded = 0;
     for (size_t i = 0; i < n;) {
