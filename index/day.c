@@ -246,8 +246,7 @@ gpi_status idx_day_fix(idx_day *dy, size_t gi, idx_fix *f, gpi_diag *d)
 
 typedef struct detail {
     idx_day *dy;
-    const idx_grade *g;
-    int level;
+    const int *level;
     idx_obs_fn fn;
     void *ud;
     int stop;
@@ -263,35 +262,40 @@ static int cmp_key(const void *a, const void *b)
 static int on_detail(const gpi_obs *o, void *ud)
 {
     detail *dt = ud;
-    if (!idx_grade_match(dt->g, o)) return 0;
-    idx_buf *b = o->kind == GPI_OFFER ? &dt->dy->offers[0] : &dt->dy->trades[0];
-    idx_item key = {0, 0, o->key_hash, o->observed_at, 0, 0};
-    idx_item *it = b->n ? bsearch(&key, b->v, b->n, sizeof *b->v, cmp_key) : NULL;
-    if (!it) return 0; /* an earlier snapshot of an offer key */
-    int of_level = (dt->level == GPI_LEVEL_TRADES && o->kind == GPI_TRADE) ||
-                   (dt->level == GPI_LEVEL_OFFERS && o->kind == GPI_OFFER);
-    const char *role = it->reason != IDX_OK ? "excluded" : of_level ? "used" : "other-level";
-    if (dt->fn(o, role, idx_reason_name(it->reason), dt->ud)) dt->stop = 1;
+    for (size_t gi = 0; gi < dt->dy->ng && !dt->stop; gi++) {
+        if (!idx_grade_match(&dt->dy->gs->g[gi], o)) continue;
+        idx_buf *b = o->kind == GPI_OFFER ? &dt->dy->offers[gi] : &dt->dy->trades[gi];
+        idx_item key = {0, 0, o->key_hash, o->observed_at, 0, 0};
+        idx_item *it = b->n ? bsearch(&key, b->v, b->n, sizeof *b->v, cmp_key) : NULL;
+        if (!it) continue; /* an earlier snapshot of an offer key */
+        int lv = dt->level[gi];
+        int of_level = (lv == GPI_LEVEL_TRADES && o->kind == GPI_TRADE) ||
+                       (lv == GPI_LEVEL_OFFERS && o->kind == GPI_OFFER);
+        const char *role = it->reason != IDX_OK ? "excluded" : of_level ? "used" : "other-level";
+        if (dt->fn(gi, o, role, idx_reason_name(it->reason), dt->ud)) dt->stop = 1;
+    }
     return dt->stop;
 }
 
-gpi_status idx_day_detail(store *st, const idx_grade *g, int32_t day, int64_t as_of, int level,
-                          idx_obs_fn fn, void *ud, gpi_diag *d)
+gpi_status idx_day_detail(store *st, const idx_grades *gs, const int *level, int32_t day,
+                          int64_t as_of, idx_obs_fn fn, void *ud, gpi_diag *d)
 {
-    idx_grades one = {1, (idx_grade *)g};
     idx_day dy;
-    gpi_status rc = idx_day_init(&dy, &one);
+    gpi_status rc = idx_day_init(&dy, gs);
     if (rc != GPI_OK) {
         idx_day_free(&dy);
         return gpi_diag_set(d, rc, "index: out of memory");
     }
     rc = idx_day_collect(&dy, st, day, as_of, d);
-    idx_fix f;
-    if (rc == GPI_OK) rc = idx_day_fix(&dy, 0, &f, d);
+    for (size_t gi = 0; gi < gs->n && rc == GPI_OK; gi++) {
+        idx_fix f;
+        rc = idx_day_fix(&dy, gi, &f, d);
+        idx_buf *b[2] = {&dy.offers[gi], &dy.trades[gi]};
+        for (int k = 0; k < 2; k++)
+            if (b[k]->n > 1) qsort(b[k]->v, b[k]->n, sizeof(idx_item), cmp_key);
+    }
     if (rc == GPI_OK) {
-        if (dy.offers[0].n > 1) qsort(dy.offers[0].v, dy.offers[0].n, sizeof(idx_item), cmp_key);
-        if (dy.trades[0].n > 1) qsort(dy.trades[0].v, dy.trades[0].n, sizeof(idx_item), cmp_key);
-        detail dt = {&dy, g, level, fn, ud, 0};
+        detail dt = {&dy, level, fn, ud, 0};
         rc = store_obs_scan(st, day, day, as_of, on_detail, &dt, d);
     }
     idx_day_free(&dy);

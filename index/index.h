@@ -160,14 +160,15 @@ typedef struct idx_build_stats {
 gpi_status idx_build(store *st, const idx_grades *g, int32_t from, int32_t to, int64_t as_of,
                      idx_build_stats *stats, gpi_diag *d);
 
-/* Detail of one grade-day for observations.csv: calls fn for every
- * eligible-or-excluded observation of the grade on day (cut-off as_of), in
- * store order, with its role for a fix of `level` ("used", "excluded",
- * "other-level") and reason ("" or an exclusion reason).  Earlier
- * snapshots of an offer key are not listed. */
-typedef int (*idx_obs_fn)(const gpi_obs *o, const char *role, const char *reason, void *ud);
-gpi_status idx_day_detail(store *st, const idx_grade *g, int32_t day, int64_t as_of, int level,
-                          idx_obs_fn fn, void *ud, gpi_diag *d);
+/* Detail of grades gs on day (cut-off as_of) for observations.csv: one
+ * scan; calls fn for every eligible-or-excluded observation of grade gi,
+ * in store order, with its role for a fix at level[gi] ("used",
+ * "excluded", "other-level") and reason ("" or an exclusion reason).
+ * Earlier snapshots of an offer key are not listed. */
+typedef int (*idx_obs_fn)(size_t gi, const gpi_obs *o, const char *role, const char *reason,
+                          void *ud);
+gpi_status idx_day_detail(store *st, const idx_grades *gs, const int *level, int32_t day,
+                          int64_t as_of, idx_obs_fn fn, void *ud, gpi_diag *d);
 
 /* ---- publication (publish.c) -------------------------------------------- */
 

@@ -251,32 +251,93 @@ static void csv_field(FILE *f, const char *s)
 }
 
 typedef struct obs_ctx {
-    FILE *f;
-    const char *date, *grade;
+    FILE **f;          /* per grade of the group */
+    const char *date;
+    const char **grade;
 } obs_ctx;
 
-static int obs_line(const gpi_obs *o, const char *role, const char *reason, void *ud)
+static int obs_line(size_t gi, const gpi_obs *o, const char *role, const char *reason,
+                    void *ud)
 {
-    obs_ctx *c = ud;
+    obs_ctx *oc = ud;
+    FILE *f = oc->f[gi];
     char t[21], b[32];
     gpi_time_format(o->observed_at, t);
-    fprintf(c->f, "%s,%s,%s,%s,", c->date, c->grade, gpi_kind_name(o->kind), t);
-    csv_field(c->f, o->provider);
-    fputc(',', c->f);
-    csv_field(c->f, o->group);
-    fputc(',', c->f);
-    csv_field(c->f, o->source);
-    fputc(',', c->f);
+    fprintf(f, "%s,%s,%s,%s,", oc->date, oc->grade[gi], gpi_kind_name(o->kind), t);
+    csv_field(f, o->provider);
+    fputc(',', f);
+    csv_field(f, o->group);
+    fputc(',', f);
+    csv_field(f, o->source);
     /* the identity as its key hash: a trade's identity text may hold the
      * buyer, which is never published */
-    fprintf(c->f, "%016llx,", (unsigned long long)o->key_hash);
-    csv_field(c->f, o->region);
-    fprintf(c->f, ",%s,", gpi_fixed_format(o->price_micro, 6, b));
-    if (o->quantity_micro >= 0) fputs(gpi_fixed_format(o->quantity_micro, 6, b), c->f);
-    fprintf(c->f, ",%s,", role);
-    csv_field(c->f, reason);
-    fputc('\n', c->f);
+    fprintf(f, ",%016llx,", (unsigned long long)o->key_hash);
+    csv_field(f, o->region);
+    fprintf(f, ",%s,", gpi_fixed_format(o->price_micro, 6, b));
+    if (o->quantity_micro >= 0) fputs(gpi_fixed_format(o->quantity_micro, 6, b), f);
+    fprintf(f, ",%s,", role);
+    csv_field(f, reason);
+    fputc('\n', f);
     return 0;
+}
+
+/* observations.csv rows of every grade of p, in p's order: one day scan
+ * per distinct cut-off (normally one). */
+static gpi_status gen_observations(store *st, int32_t day, const char *date, const pvec *p,
+                                   FILE *out, gpi_diag *d)
+{
+    size_t n = p->n;
+    idx_grades **defs = calloc(n ? n : 1, sizeof *defs);
+    char **buf = calloc(n ? n : 1, sizeof *buf);
+    size_t *len = calloc(n ? n : 1, sizeof *len);
+    FILE **fs = calloc(n ? n : 1, sizeof *fs);
+    char *done = calloc(n ? n : 1, 1);
+    idx_grade *sub = calloc(n ? n : 1, sizeof *sub);
+    int *level = calloc(n ? n : 1, sizeof *level);
+    const char **names = calloc(n ? n : 1, sizeof *names);
+    size_t *map = calloc(n ? n : 1, sizeof *map);
+    FILE **subf = calloc(n ? n : 1, sizeof *subf);
+    gpi_status rc = defs && buf && len && fs && done && sub && level && names && map && subf
+                        ? GPI_OK
+                        : gpi_diag_set(d, GPI_ENOMEM, "out of memory");
+    for (size_t i = 0; i < n && rc == GPI_OK; i++) {
+        rc = load_grade(st, p->v[i].hash, &defs[i], d);
+        if (rc == GPI_OK && !(fs[i] = open_memstream(&buf[i], &len[i])))
+            rc = gpi_diag_set(d, GPI_ENOMEM, "out of memory");
+    }
+    for (size_t i = 0; i < n && rc == GPI_OK; i++) {
+        if (done[i]) continue;
+        size_t m = 0;
+        for (size_t j = i; j < n; j++) {
+            if (done[j] || p->v[j].as_of != p->v[i].as_of) continue;
+            done[j] = 1;
+            sub[m] = defs[j]->g[0];
+            level[m] = p->v[j].level;
+            names[m] = p->v[j].grade;
+            subf[m] = fs[j];
+            map[m++] = j;
+        }
+        idx_grades gs = {m, sub};
+        obs_ctx oc = {subf, date, names};
+        rc = idx_day_detail(st, &gs, level, day, p->v[i].as_of, obs_line, &oc, d);
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (fs && fs[i]) fclose(fs[i]);
+        if (rc == GPI_OK && buf[i]) fwrite(buf[i], 1, len[i], out);
+        if (buf) free(buf[i]);
+        if (defs) idx_grades_free(defs[i]);
+    }
+    free(defs);
+    free(buf);
+    free(len);
+    free(fs);
+    free(done);
+    free(sub);
+    free(level);
+    free(names);
+    free(map);
+    free(subf);
+    return rc;
 }
 
 typedef struct files {
@@ -314,17 +375,11 @@ static gpi_status gen_files(store *st, int32_t day, int vintage, const pvec *p, 
           "reason\n",
           f[2]);
     gpi_status rc = GPI_OK;
-    for (size_t i = 0; i < p->n && rc == GPI_OK; i++) {
-        const prow *r = &p->v[i];
-        fprintf(f[0], "%s%d\n", r->csv, vintage);
-        fprintf(f[1], "{%s,\"vintage\":%d}%s\n", r->json, vintage, i + 1 < p->n ? "," : "");
-        idx_grades *g = NULL;
-        rc = load_grade(st, r->hash, &g, d);
-        if (rc != GPI_OK) break;
-        obs_ctx oc = {f[2], date, r->grade};
-        rc = idx_day_detail(st, &g->g[0], day, r->as_of, r->level, obs_line, &oc, d);
-        idx_grades_free(g);
+    for (size_t i = 0; i < p->n; i++) {
+        fprintf(f[0], "%s%d\n", p->v[i].csv, vintage);
+        fprintf(f[1], "{%s,\"vintage\":%d}%s\n", p->v[i].json, vintage, i + 1 < p->n ? "," : "");
     }
+    rc = gen_observations(st, day, date, p, f[2], d);
     fputs("]}\n", f[1]);
     for (int i = 0; i < 3; i++) fclose(f[i]);
     if (rc != GPI_OK) {
@@ -465,6 +520,7 @@ static int rs_line(int32_t day, const char *grade, int vintage, int64_t old_e4, 
     fputc(',', c->f);
     csv_field(c->f, reason);
     fputc('\n', c->f);
+#undef c
     return 0;
 }
 
