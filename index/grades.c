@@ -445,15 +445,19 @@ gpi_status idx_gpu_names_load(const char *path, char ***names, size_t *n, gpi_di
     size_t cap = 0;
     while (fgets(line, sizeof line, f)) {
         line[strcspn(line, "\r\n")] = '\0';
-        char *save = NULL, *tok;
+        if (line[0] == '#' || line[0] == '\0') continue; /* comments */
         int i = 0;
         const char *field = NULL;
-        for (tok = strtok_r(line, ",", &save); tok; tok = strtok_r(NULL, ",", &save), i++) {
+        for (char *tok = line; tok; i++) { /* split on commas, keeping empty fields */
+            char *comma = strchr(tok, ',');
+            if (comma) *comma = '\0';
             if (col < 0 && strcasecmp(tok, "canonical") == 0) col = i;
             if (i == col) field = tok;
+            tok = comma ? comma + 1 : NULL;
         }
         if (col < 0) break; /* no canonical column in the header */
-        if (!field || !*field || strcasecmp(field, "canonical") == 0) continue;
+        if (!field || !*field || strcasecmp(field, "canonical") == 0 || strcmp(field, "-") == 0)
+            continue;
         int dup = 0;
         for (size_t k = 0; k < *n; k++) dup |= strcasecmp((*names)[k], field) == 0;
         if (dup) continue;

@@ -359,6 +359,35 @@ static void test_grade_defaults_and_hash(void **state)
     idx_grades_free(shipped);
 }
 
+static void test_gpu_names_from_csv(void **state)
+{
+    (void)state;
+    char *dir = tu_mkdtemp("gpus");
+    char *path = tu_write(dir, "gpus.csv",
+                          "# comment, with a canonical word\n"
+                          "alias,canonical,provider,sku_glob\n"
+                          "H100,H100-SXM-80GB,,\n"
+                          "h100 sxm5,H100-SXM-80GB,,\n"
+                          "X9,X9000-96GB,lambda,*x9*\n"
+                          "junk,-,,\n");
+    char **names;
+    size_t n;
+    gpi_diag d = {{0}};
+    assert_int_equal(idx_gpu_names_load(path, &names, &n, &d), GPI_OK);
+    assert_int_equal(n, 2);
+    assert_string_equal(names[0], "H100-SXM-80GB");
+    assert_string_equal(names[1], "X9000-96GB");
+    idx_grades *g = NULL;
+    assert_int_equal(idx_grades_parse("{\"grades\":[{\"id\":\"X\",\"gpu\":\"x9000-96gb\"}]}", "g",
+                                      (const char *const *)names, n, &g, &d),
+                     GPI_OK);
+    assert_string_equal(g->g[0].gpu[0], "X9000-96GB");
+    idx_grades_free(g);
+    idx_names_free(names, n);
+    free(path);
+    free(dir);
+}
+
 /* ---- build on the fixture market ------------------------------------------------ */
 
 typedef struct rows {
@@ -477,6 +506,7 @@ int main(void)
         cmocka_unit_test(test_spread),
         cmocka_unit_test(test_grade_errors),
         cmocka_unit_test(test_grade_defaults_and_hash),
+        cmocka_unit_test(test_gpu_names_from_csv),
         cmocka_unit_test(test_build_fixture),
     };
     return cmocka_run_group_tests_name("index", tests, NULL, NULL);
