@@ -261,6 +261,103 @@ static void test_usage_errors(void **state)
     free(tmp);
 }
 
+/* The fixture market as canonical CSV files through `gpuidx ingest`. */
+static char *market_csv(int late)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    fputs("kind,id,observed_at,source,provider,gpu,price,quantity,status,region\n", f);
+    if (late) {
+        fputs("trade,t-P1-7,2025-01-07T09:00:00Z,fixture,P1,H100-SXM-80GB,2.40,400,,us-east\n"
+              "trade,t-P2-7,2025-01-07T09:00:00Z,fixture,P2,H100-SXM-80GB,2.50,400,,us-east\n"
+              "trade,t-P3-7,2025-01-07T09:00:00Z,fixture,P3,H100-SXM-80GB,2.60,400,,us-east\n"
+              "offer,o-P2-5b,2025-01-05T15:00:00Z,fixture,P2,H100-SXM-80GB,2.201,,,us-east\n",
+              f);
+        fclose(f);
+        return buf;
+    }
+    static const char *const mid[8] = {"", "2.42", "2.53", "2.31", "2.64", "", "2.20", ""};
+    static const char *const lo[8] = {"", "2.32", "2.43", "2.21", "2.54", "", "2.10", ""};
+    static const char *const hi[8] = {"", "2.52", "2.63", "2.41", "2.74", "", "2.30", ""};
+    for (int dom = 1; dom <= 7; dom++) {
+        if (dom == 2)
+            fprintf(f, "offer,o-P1-2,2025-01-02T10:00:00Z,fixture,P1,H100-SXM-80GB,5.00,,,us-east\n");
+        fprintf(f, "offer,o-P1-%d,2025-01-0%dT12:00:00Z,fixture,P1,H100-SXM-80GB,2.00,,,us-east\n",
+                dom, dom);
+        fprintf(f, "offer,o-P2-%d,2025-01-0%dT12:00:00Z,fixture,P2,H100-SXM-80GB,%s,,,us-east\n",
+                dom, dom, dom == 7 ? "2.2345" : "2.20");
+        fprintf(f, "offer,o-P3-%d,2025-01-0%dT12:00:00Z,fixture,P3,H100-SXM-80GB,2.60,,,us-east\n",
+                dom, dom);
+        if (!mid[dom][0]) continue;
+        fprintf(f, "trade,t-P1-%d,2025-01-0%dT09:00:00Z,fixture,P1,H100-SXM-80GB,%s,400,,us-east\n",
+                dom, dom, lo[dom]);
+        fprintf(f, "trade,t-P2-%d,2025-01-0%dT09:00:00Z,fixture,P2,H100-SXM-80GB,%s,400,,us-east\n",
+                dom, dom, mid[dom]);
+        fprintf(f, "trade,t-P3-%d,2025-01-0%dT09:00:00Z,fixture,P3,H100-SXM-80GB,%s,400,,us-east\n",
+                dom, dom, hi[dom]);
+    }
+    fputs("offer,o-P1-1b,2025-01-01T13:00:00Z,fixture,P1,H100-SXM-80GB,2.10,,,us-east\n"
+          "offer,o-P1-1c,2025-01-01T14:00:00Z,fixture,P1,H100-SXM-80GB,20.00,,,us-east\n"
+          "trade,t-P3-1x,2025-01-01T10:00:00Z,fixture,P3,H100-SXM-80GB,9.99,500,cancelled,"
+          "us-east\n",
+          f);
+    fclose(f);
+    return buf;
+}
+
+static void test_csv_end_to_end(void **state)
+{
+    (void)state;
+    char *tmp = tu_mkdtemp("e2e-index-csv");
+    char *m = market_csv(0), *l = market_csv(1);
+    free(tu_write(tmp, "market.csv", m));
+    free(tu_write(tmp, "late.csv", l));
+    free(tu_write(tmp, "g.json", fx_grades_json));
+    free(m);
+    free(l);
+    tu_run r = tu_gpuidx(tmp, "--db c.db ingest market.csv");
+    if (r.status != 0 && strstr(r.err, "not built yet")) {
+        printf("skip: ingest is not in this build yet\n");
+        tu_run_free(&r);
+        free(tmp);
+        skip();
+        return;
+    }
+    if (r.status != 0) fail_msg("ingest: %s", r.err);
+    assert_non_null(strstr(r.out, "read 40, stored 40, duplicates 0, rejected 0"));
+    tu_run_free(&r);
+    r = tu_gpuidx(tmp, "--db c.db index build --grades g.json --from 2025-01-01 --to 2025-01-14");
+    if (r.status != 0) fail_msg("build: %s", r.err);
+    tu_run_free(&r);
+    r = tu_gpuidx(tmp, "--db c.db index show");
+    assert_string_equal(r.out, want_show);
+    tu_run_free(&r);
+    r = tu_gpuidx(tmp, "--db c.db index publish --date 2025-01-07 --out pub");
+    assert_int_equal(r.status, 0);
+    tu_run_free(&r);
+    r = tu_gpuidx(tmp, "--db c.db ingest late.csv");
+    assert_int_equal(r.status, 0);
+    tu_run_free(&r);
+    r = tu_gpuidx(tmp, "--db c.db index build --grades g.json --from 2025-01-05 --to 2025-01-07");
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.err, "5 later days re-evaluated"));
+    tu_run_free(&r);
+    r = tu_gpuidx(tmp, "--db c.db index publish --date 2025-01-07 --out pub");
+    assert_int_equal(r.status, 0);
+    tu_run_free(&r);
+    char *p = malloc(4096);
+    snprintf(p, 4096, "%s/pub/restatements.csv", tmp);
+    char *rs = tu_read(p);
+    assert_non_null(rs);
+    assert_string_equal(rs, "date,grade,vintage,old,new,reason\n"
+                            "2025-01-07,T,2,2.4580,2.5000,value moved by 1.71 % (more than "
+                            "restate_threshold 0.10 %)\n");
+    free(rs);
+    free(p);
+    free(tmp);
+}
+
 /* The real SkyPilot catalogue (offers only, no tiers): a 10-day slice
  * builds for a spot and an on-demand grade, every day at the offers level,
  * and no provider is screened out for listing far below the others. */
@@ -327,6 +424,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_build_show_publish_restate),
         cmocka_unit_test(test_usage_errors),
+        cmocka_unit_test(test_csv_end_to_end),
         cmocka_unit_test(test_real_data_slice),
     };
     return cmocka_run_group_tests_name("e2e_index", tests, NULL, NULL);
