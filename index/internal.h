@@ -56,4 +56,14 @@ gpi_status idx_day_collect(idx_day *dy, store *st, int32_t day, int64_t as_of, g
 gpi_status idx_day_fix(idx_day *dy, size_t gi, idx_fix *f, gpi_diag *d);
 const char *idx_day_group(const idx_day *dy, int32_t gid);
 
+/* format.c: the §13 header line; a fixed-point number (v < 0: empty, or
+ * "null" when json); a row as CSV without the vintage (ends with
+ * "methodology,"); a row's JSON members without braces and vintage; a CSV
+ * field quoted when needed. */
+extern const char idx_csv_header[];
+void idx_put_fixed(FILE *f, int64_t v, int digits, int json);
+void idx_row_csv(FILE *f, const store_index_row *r);
+gpi_status idx_row_json(store *st, FILE *f, const store_index_row *r, gpi_diag *d);
+void idx_csv_field(FILE *f, const char *s);
+
 #endif

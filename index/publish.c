@@ -1,7 +1,7 @@
 /* index/publish.c -- `index show` and `index publish` (SPEC §7, §13).
  *
  * NOTES ON THE DESIGN
- * (1) One formatter writes a row as CSV (the §13 header, fixed decimals,
+ * (1) format.c writes a row as CSV (the §13 header, fixed decimals,
  *     empty fields for no value) and as a JSON object with the same
  *     decimals; show and publish share it.
  * (2) A vintage is stored as its rows' text (CSV line and JSON object
@@ -25,7 +25,7 @@
  *     database and renamed into place.
  */
 #define _GNU_SOURCE 1 /* renameat2, nftw */
-#include "index/index.h"
+#include "index/internal.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -38,122 +38,6 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-
-static const char csv_header[] =
-    "date,grade,value,level,n_obs,n_excluded,n_providers,trade_volume_gpu_hours,adjustment,"
-    "p10,p25,p50,p75,p90,min,max,top_provider_share,methodology,vintage\n";
-
-/* ---- formatting ------------------------------------------------------------ */
-
-static void put_fixed(FILE *f, int64_t v, int digits, int json)
-{
-    char b[32];
-    if (v < 0)
-        fputs(json ? "null" : "", f);
-    else
-        fputs(gpi_fixed_format(v, digits, b), f);
-}
-
-/* CSV line without the vintage column (ends with the methodology and a
- * comma). */
-static void row_csv(FILE *f, const store_index_row *r)
-{
-    char date[11];
-    gpi_date_format(r->day, date);
-    fprintf(f, "%s,%s,", date, r->grade);
-    put_fixed(f, r->level == GPI_LEVEL_SUSPENDED ? -1 : r->value_e4, 4, 0);
-    fprintf(f, ",%s,%ld,%ld,%ld,", gpi_level_name(r->level), r->n_obs, r->n_excluded,
-            r->n_providers);
-    put_fixed(f, r->trade_volume_e2, 2, 0);
-    fputc(',', f);
-    put_fixed(f, r->adjustment_e6, 6, 0);
-    const int64_t sp[7] = {r->p10_micro, r->p25_micro, r->p50_micro, r->p75_micro,
-                           r->p90_micro, r->min_micro, r->max_micro};
-    for (int i = 0; i < 7; i++) {
-        fputc(',', f);
-        put_fixed(f, sp[i], 6, 0);
-    }
-    fputc(',', f);
-    put_fixed(f, r->top_share_e6, 6, 0);
-    fprintf(f, ",%s,", r->methodology);
-}
-
-typedef struct adj_ctx {
-    FILE *f;
-    int n;
-} adj_ctx;
-
-static int adj_json(int32_t src_day, int64_t t_q, int64_t o_q, void *ud)
-{
-    adj_ctx *a = ud;
-    char date[11];
-    gpi_date_format(src_day, date);
-    fprintf(a->f, "%s{\"date\":\"%s\",\"trades_raw\":", a->n++ ? "," : "", date);
-    put_fixed(a->f, t_q * 25, 8, 1); /* quarter-micro -> 1e-8 */
-    fputs(",\"offers_raw\":", a->f);
-    put_fixed(a->f, o_q * 25, 8, 1);
-    fputc('}', a->f);
-    return 0;
-}
-
-/* JSON members of a row without braces and without the vintage. */
-static gpi_status row_json(store *st, FILE *f, const store_index_row *r, gpi_diag *d)
-{
-    char date[11];
-    gpi_date_format(r->day, date);
-    fprintf(f, "\"date\":\"%s\",\"grade\":\"%s\",\"value\":", date, r->grade);
-    put_fixed(f, r->level == GPI_LEVEL_SUSPENDED ? -1 : r->value_e4, 4, 1);
-    fprintf(f, ",\"level\":\"%s\",\"n_obs\":%ld,\"n_excluded\":%ld,\"n_providers\":%ld,",
-            gpi_level_name(r->level), r->n_obs, r->n_excluded, r->n_providers);
-    fputs("\"trade_volume_gpu_hours\":", f);
-    put_fixed(f, r->trade_volume_e2, 2, 1);
-    fputs(",\"adjustment\":", f);
-    put_fixed(f, r->adjustment_e6, 6, 1);
-    static const char *const names[7] = {"p10", "p25", "p50", "p75", "p90", "min", "max"};
-    const int64_t sp[7] = {r->p10_micro, r->p25_micro, r->p50_micro, r->p75_micro,
-                           r->p90_micro, r->min_micro, r->max_micro};
-    for (int i = 0; i < 7; i++) {
-        fprintf(f, ",\"%s\":", names[i]);
-        put_fixed(f, sp[i], 6, 1);
-    }
-    fputs(",\"top_provider_share\":", f);
-    put_fixed(f, r->top_share_e6, 6, 1);
-    fprintf(f, ",\"methodology\":\"%s\",\"trades_raw\":", r->methodology);
-    put_fixed(f, r->trades_raw_q > 0 ? r->trades_raw_q * 25 : -1, 8, 1);
-    fputs(",\"offers_raw\":", f);
-    put_fixed(f, r->offers_raw_q > 0 ? r->offers_raw_q * 25 : -1, 8, 1);
-    fprintf(f, ",\"carry_days\":%d,\"grade_version\":%d,\"grade_hash\":\"%s\","
-               "\"adjustment_days\":[",
-            r->carry_days, r->grade_version, r->grade_hash);
-    adj_ctx a = {f, 0};
-    gpi_status rc = GPI_OK;
-    if (r->level == GPI_LEVEL_OFFERS) rc = store_index_adj_days(st, r->grade, r->day, adj_json, &a, d);
-    fputc(']', f);
-    return rc;
-}
-
-/* ---- show ------------------------------------------------------------------ */
-
-typedef struct show_ctx {
-    FILE *out;
-} show_ctx;
-
-static int show_row(const store_index_row *r, void *ud)
-{
-    show_ctx *c = ud;
-    row_csv(c->out, r);
-    if (r->vintage > 0) fprintf(c->out, "%d", r->vintage);
-    fputc('\n', c->out);
-    return 0;
-}
-
-gpi_status idx_show(store *st, const char *grade, int32_t from, int32_t to, FILE *out,
-                    gpi_diag *d)
-{
-    fputs(csv_header, out);
-    show_ctx c = {out};
-    return store_index_rows(st, grade, from, to, show_row, &c, d);
-}
 
 /* ---- vintage content --------------------------------------------------------- */
 
@@ -235,20 +119,6 @@ static gpi_status load_grade(store *st, const char *hash, idx_grades **out, gpi_
     return rc;
 }
 
-static void csv_field(FILE *f, const char *s)
-{
-    if (!s) s = "";
-    if (!strpbrk(s, ",\"\r\n")) {
-        fputs(s, f);
-        return;
-    }
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"') fputc('"', f);
-        fputc(*s, f);
-    }
-    fputc('"', f);
-}
 
 typedef struct obs_ctx {
     FILE **f;          /* per grade of the group */
@@ -264,19 +134,19 @@ static int obs_line(size_t gi, const gpi_obs *o, const char *role, const char *r
     char t[21], b[32];
     gpi_time_format(o->observed_at, t);
     fprintf(f, "%s,%s,%s,%s,", oc->date, oc->grade[gi], gpi_kind_name(o->kind), t);
-    csv_field(f, o->provider);
+    idx_csv_field(f, o->provider);
     fputc(',', f);
-    csv_field(f, o->group);
+    idx_csv_field(f, o->group);
     fputc(',', f);
-    csv_field(f, o->source);
+    idx_csv_field(f, o->source);
     /* the identity as its key hash: a trade's identity text may hold the
      * buyer, which is never published */
     fprintf(f, ",%016llx,", (unsigned long long)o->key_hash);
-    csv_field(f, o->region);
+    idx_csv_field(f, o->region);
     fprintf(f, ",%s,", gpi_fixed_format(o->price_micro, 6, b));
     if (o->quantity_micro >= 0) fputs(gpi_fixed_format(o->quantity_micro, 6, b), f);
     fprintf(f, ",%s,", role);
-    csv_field(f, reason);
+    idx_csv_field(f, reason);
     fputc('\n', f);
     return 0;
 }
@@ -369,7 +239,7 @@ static gpi_status gen_files(store *st, int32_t day, int vintage, const pvec *p, 
     }
     char date[11];
     gpi_date_format(day, date);
-    fputs(csv_header, f[0]);
+    fputs(idx_csv_header, f[0]);
     fprintf(f[1], "{\"date\":\"%s\",\"vintage\":%d,\"rows\":[\n", date, vintage);
     fputs("date,grade,kind,observed_at,provider,group,source,key,region,price,quantity,role,"
           "reason\n",
@@ -514,11 +384,11 @@ static int rs_line(int32_t day, const char *grade, int vintage, int64_t old_e4, 
     char date[11];
     gpi_date_format(day, date);
     fprintf(c->f, "%s,%s,%d,", date, grade, vintage);
-    put_fixed(c->f, old_e4, 4, 0);
+    idx_put_fixed(c->f, old_e4, 4, 0);
     fputc(',', c->f);
-    put_fixed(c->f, new_e4, 4, 0);
+    idx_put_fixed(c->f, new_e4, 4, 0);
     fputc(',', c->f);
-    csv_field(c->f, reason);
+    idx_csv_field(c->f, reason);
     fputc('\n', c->f);
 #undef c
     return 0;
@@ -570,12 +440,12 @@ static int collect_cur(const store_index_row *r, void *ud)
     size_t n;
     FILE *f = open_memstream(&x->csv, &n);
     if (f) {
-        row_csv(f, r);
+        idx_row_csv(f, r);
         fclose(f);
     }
     f = open_memstream(&x->json, &n);
     if (f) {
-        c->rc = row_json(c->st, f, r, c->d);
+        c->rc = idx_row_json(c->st, f, r, c->d);
         fclose(f);
     }
     if (!x->csv || !x->json) c->rc = gpi_diag_set(c->d, GPI_ENOMEM, "out of memory");
