@@ -271,7 +271,8 @@ static int on_detail(const gpi_obs *o, void *ud)
         int lv = dt->level[gi];
         int of_level = (lv == GPI_LEVEL_TRADES && o->kind == GPI_TRADE) ||
                        (lv == GPI_LEVEL_OFFERS && o->kind == GPI_OFFER);
-        const char *role = it->reason != IDX_OK ? "excluded" : of_level ? "used" : "other-level";
+        if (it->reason == IDX_OK && !of_level) continue; /* did not enter the fix */
+        const char *role = it->reason != IDX_OK ? "excluded" : "used";
         if (dt->fn(gi, o, role, idx_reason_name(it->reason), dt->ud)) dt->stop = 1;
     }
     return dt->stop;

@@ -161,10 +161,10 @@ gpi_status idx_build(store *st, const idx_grades *g, int32_t from, int32_t to, i
                      idx_build_stats *stats, gpi_diag *d);
 
 /* Detail of grades gs on day (cut-off as_of) for observations.csv: one
- * scan; calls fn for every eligible-or-excluded observation of grade gi,
- * in store order, with its role for a fix at level[gi] ("used",
- * "excluded", "other-level") and reason ("" or an exclusion reason).
- * Earlier snapshots of an offer key are not listed. */
+ * scan; calls fn, in store order, for every observation of grade gi that
+ * entered a fix at level[gi] (role "used", reason "") and every excluded
+ * one (role "excluded" and its reason).  Observations of the other level
+ * and earlier snapshots of an offer key are not listed. */
 typedef int (*idx_obs_fn)(size_t gi, const gpi_obs *o, const char *role, const char *reason,
                           void *ud);
 gpi_status idx_day_detail(store *st, const idx_grades *gs, const int *level, int32_t day,

@@ -124,8 +124,6 @@ static void test_build_show_publish_restate(void **state)
          ",us-east,9.990000,500.000000,excluded,cancelled trade\n"},
         {"t-P2-1", "\n2025-01-01,T,trade,2025-01-01T09:00:00Z,P2,P2,fixture,",
          ",us-east,2.420000,400.000000,used,\n"},
-        {"o-P2-1", "\n2025-01-01,T,offer,2025-01-01T12:00:00Z,P2,P2,fixture,",
-         ",us-east,2.200000,,other-level,\n"},
     };
     for (size_t i = 0; i < sizeof obs_lines / sizeof obs_lines[0]; i++) {
         char line[512], key[17] = "";
@@ -138,7 +136,8 @@ static void test_build_show_publish_restate(void **state)
     }
     int lines = 0;
     for (const char *p = obs1; *p; p++) lines += *p == '\n';
-    assert_int_equal(lines, 10); /* header, 5 offers, 4 trades */
+    assert_int_equal(lines, 6); /* header, 3 used trades, a cancelled trade, a fat finger */
+    assert_null(strstr(obs1, ",offer,2025-01-01T12:00:00Z,P2,")); /* other level: not listed */
     assert_null(strstr(obs1, "BuyerCo"));
 
     /* publishing unchanged data again: same vintage, byte-identical */
