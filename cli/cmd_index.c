@@ -17,6 +17,7 @@ static const char usage[] =
     "                          [--as-of TIME]\n"
     "       gpuidx index show [--grade ID] [--from D] [--to D]\n"
     "       gpuidx index publish --date D --out DIR\n"
+    "       gpuidx index publish --from D --to D --out DIR   (each day of the range)\n"
     "\n"
     "build    computes every grade's daily rows (METHODOLOGY.md) from the stored\n"
     "         observations ingested at or before --as-of (default now); grades\n"
@@ -164,7 +165,7 @@ static int cmd_show(cli_ctx *ctx, int argc, char **argv)
 
 static int cmd_publish(cli_ctx *ctx, int argc, char **argv)
 {
-    const char *date = NULL, *out = NULL;
+    const char *date = NULL, *out = NULL, *from_s = NULL, *to_s = NULL;
     for (int i = 1; i < argc; i++) {
         int missing;
         const char *v;
@@ -173,6 +174,10 @@ static int cmd_publish(cli_ctx *ctx, int argc, char **argv)
             return 0;
         } else if ((v = cli_opt(argc, argv, &i, "--date", &missing)) || missing) {
             date = v;
+        } else if ((v = cli_opt(argc, argv, &i, "--from", &missing)) || missing) {
+            from_s = v;
+        } else if ((v = cli_opt(argc, argv, &i, "--to", &missing)) || missing) {
+            to_s = v;
         } else if ((v = cli_opt(argc, argv, &i, "--out", &missing)) || missing) {
             out = v;
         } else {
@@ -184,23 +189,35 @@ static int cmd_publish(cli_ctx *ctx, int argc, char **argv)
             return 2;
         }
     }
-    if (!date || !out) {
-        cli_error("index publish: --date and --out are required");
+    if (date && !from_s && !to_s) from_s = to_s = date;
+    if (!from_s || !to_s || !out || (date && from_s != date)) {
+        cli_error("index publish: --date (or --from and --to) and --out are required");
         return 2;
     }
-    int32_t day;
-    if (!parse_day("--date", date, &day)) return 2;
+    int32_t from, to;
+    if (!parse_day(date ? "--date" : "--from", from_s, &from) ||
+        !parse_day(date ? "--date" : "--to", to_s, &to))
+        return 2;
+    if (from > to) {
+        cli_error("index publish: --from %s is after --to %s", from_s, to_s);
+        return 2;
+    }
     store *st = open_db(ctx);
     if (!st) return 1;
     gpi_diag d = {{0}};
-    idx_publish_result res;
-    gpi_status rc = idx_publish(st, day, out, &res, &d);
-    if (rc == GPI_OK)
-        fprintf(stderr, "index publish: %s vintage %d (%s; %d restated, %d revisions) in %s/%s\n",
-                date, res.vintage, res.is_new ? "new" : "unchanged", res.restated, res.revised,
-                out, date);
-    else
-        cli_error("%s", d.msg);
+    gpi_status rc = GPI_OK;
+    for (int32_t day = from; day <= to && rc == GPI_OK; day++) {
+        idx_publish_result res;
+        char ds[11];
+        gpi_date_format(day, ds);
+        rc = idx_publish(st, day, out, &res, &d);
+        if (rc == GPI_OK)
+            fprintf(stderr,
+                    "index publish: %s vintage %d (%s; %d restated, %d revisions) in %s/%s\n",
+                    ds, res.vintage, res.is_new ? "new" : "unchanged", res.restated,
+                    res.revised, out, ds);
+    }
+    if (rc != GPI_OK) cli_error("%s", d.msg);
     store_close(st);
     return gpi_exit_code(rc);
 }

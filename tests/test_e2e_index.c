@@ -91,8 +91,7 @@ static void test_build_show_publish_restate(void **state)
 
     /* publish day 7 (offers, adjusted) and day 1 (trades, with exclusions) */
     run_ok("index publish --date 2025-01-07 --out pub");
-    run_ok("index publish --date 2025-01-01 --out pub");
-    run_ok("index publish --date 2025-01-05 --out pub");
+    run_ok("index publish --from 2025-01-01 --to 2025-01-05 --out pub");
     char *csv7 = read_rel("pub/2025-01-07/index.csv");
     assert_string_equal(csv7, HDR "2025-01-07,T,2.4580,offers,3,0,3,0.00,1.100000,2.046900,"
                               "2.117250,2.234500,2.417250,2.526900,2.000000,2.600000,0.333333,"
@@ -233,8 +232,10 @@ static void test_usage_errors(void **state)
          "gpuidx: index build: --from 2025-01-02 is after --to 2025-01-01\n", 2},
         {"index build --from 2025-02-30 --to 2025-03-01",
          "gpuidx: --from: no such calendar date (got \"2025-02-30\")\n", 2},
-        {"index publish --date 2025-01-01", "gpuidx: index publish: --date and --out are required\n",
-         2},
+        {"index publish --date 2025-01-01",
+         "gpuidx: index publish: --date (or --from and --to) and --out are required\n", 2},
+        {"index publish --from 2025-01-02 --to 2025-01-01 --out pub",
+         "gpuidx: index publish: --from 2025-01-02 is after --to 2025-01-01\n", 2},
         {"index publish --date 2025-01-01 --out pub",
          "gpuidx: publish: no index rows for 2025-01-01 (run index build first)\n", 1},
         {"index show --grade NOPE", "gpuidx: index show: no rows for grade NOPE (not built)\n", 1},
