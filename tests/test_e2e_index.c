@@ -150,6 +150,17 @@ static void test_build_show_publish_restate(void **state)
     assert_string_equal(json_again, json7);
     free(again);
     free(json_again);
+    /* files lost or damaged after the vintage was committed are restored
+     * from the database, byte for byte */
+    r = tu_sh(dir, "rm pub/2025-01-07/index.json && echo garbage > pub/2025-01-07/v1/index.csv");
+    tu_run_free(&r);
+    run_ok("index publish --date 2025-01-07 --out pub");
+    json_again = read_rel("pub/2025-01-07/index.json");
+    assert_string_equal(json_again, json7);
+    free(json_again);
+    again = read_rel("pub/2025-01-07/v1/index.csv");
+    assert_string_equal(again, csv7);
+    free(again);
     /* a leftover of a crashed run is removed */
     r = tu_sh(dir, "mkdir -p pub/.tmp-2025-01-07-99999 && touch pub/.tmp-2025-01-07-99999/x");
     tu_run_free(&r);
