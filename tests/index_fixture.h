@@ -77,7 +77,9 @@ static void fx_obs(store *st, int64_t batch, int kind, const char *prov, int dom
 
 static int64_t fx_batch(store *st, const char *sha, int64_t ingested_at)
 {
-    store_batch_info info = {"fixture.csv", sha, "fixture", NULL, "tables", ingested_at};
+    store_batch_info info = {.path = "fixture.csv", .sha256 = sha, .source = "fixture",
+                             .kind_hint = NULL, .tables_sha256 = "tables",
+                             .ingested_at = ingested_at};
     int64_t b;
     gpi_diag d = {{0}};
     if (store_batch_begin(st, &info, &b, &d) != GPI_OK) fail_msg("fixture: %s", d.msg);
