@@ -280,6 +280,44 @@ static void test_restate_exact_threshold(void **state)
     free(tmp);
 }
 
+/* min_trade_volume is inclusive and exact: 1000 GPU-hours from P1 400,
+ * P2 300, P3 300 fix the trades level (s = 1/3: P1 is cut to a third, all
+ * weigh the same, cumulative 1/3 at 2.00, 2/3 at 2.10 -> 2.1000); one
+ * micro-GPU-hour less (999.999999, printed 1000.00) does not, and the day
+ * is carried.  Day 3: four providers 100/300/300/300, s = 0.30, nobody
+ * above it; cumulative 0.1, 0.4, 0.7 -> 3.0000. */
+static void test_trades_volume_boundary(void **state)
+{
+    (void)state;
+    char *tmp = tu_mkdtemp("e2e-refindex-vol");
+    free(tu_write(tmp, "t.csv",
+                  "kind,id,observed_at,provider,gpu,price,quantity\n"
+                  "trade,1,2025-04-01T01:00:00Z,P1,H100,2.00,400\n"
+                  "trade,2,2025-04-01T01:00:00Z,P2,H100,2.10,300\n"
+                  "trade,3,2025-04-01T01:00:00Z,P3,H100,2.20,300\n"
+                  "trade,4,2025-04-02T01:00:00Z,P1,H100,2.00,400\n"
+                  "trade,5,2025-04-02T01:00:00Z,P2,H100,2.10,300\n"
+                  "trade,6,2025-04-02T01:00:00Z,P3,H100,2.20,299.999999\n"
+                  "trade,7,2025-04-03T01:00:00Z,P1,H100,1.00,100\n"
+                  "trade,8,2025-04-03T01:00:00Z,P2,H100,2.00,300\n"
+                  "trade,9,2025-04-03T01:00:00Z,P3,H100,3.00,300\n"
+                  "trade,10,2025-04-03T01:00:00Z,P4,H100,4.00,300\n"));
+    free(tu_write(tmp, "g.json", "{\"grades\": [{\"id\": \"T\", \"gpu\": [\"H100-SXM-80GB\"]}]}"));
+    tu_run r = tu_gpuidx(tmp, "--db v.db ingest t.csv");
+    ok(&r, "ingest");
+    r = tu_gpuidx(tmp, "--db v.db index build --grades g.json --from 2025-04-01 --to 2025-04-03");
+    ok(&r, "build");
+    r = tu_gpuidx(tmp, "--db v.db index show");
+    assert_string_equal(r.out, HDR
+                        "2025-04-01,T,2.1000,trades,3,0,3,1000.00,,2.020000,2.050000,2.100000,"
+                        "2.150000,2.180000,2.000000,2.200000,0.400000,v1,\n"
+                        "2025-04-02,T,2.1000,carried,3,0,3,1000.00,,,,,,,,,,v1,\n"
+                        "2025-04-03,T,3.0000,trades,4,0,4,1000.00,,1.300000,1.750000,2.500000,"
+                        "3.250000,3.700000,1.000000,4.000000,0.300000,v1,\n");
+    tu_run_free(&r);
+    free(tmp);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -287,6 +325,7 @@ int main(void)
         cmocka_unit_test(test_pieces_as_of_and_late_data),
         cmocka_unit_test(test_latest_snapshot_before_grade_filter),
         cmocka_unit_test(test_restate_exact_threshold),
+        cmocka_unit_test(test_trades_volume_boundary),
     };
     return cmocka_run_group_tests_name("e2e_refindex", tests, NULL, NULL);
 }
