@@ -312,7 +312,8 @@ def build(db, grades, d_from, d_to, as_of):
             row["value"] = "" if value is None else fmt(value, 4)
             if d_from <= d <= d_to:
                 rows.append(row)
-    rows.sort(key=lambda x: (x["date"], x["grade"]))
+    # ids are unique ignoring case (SPEC §4), and so is their order
+    rows.sort(key=lambda x: (x["date"], x["grade"].lower()))
     return rows
 
 
