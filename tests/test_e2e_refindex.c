@@ -187,6 +187,13 @@ static void test_pieces_as_of_and_late_data(void **state)
     int n = 0;
     compare(tmp, "2024-03-01", "2024-04-14", as_of, &n);
     assert_int_equal(n, 45 * 15);
+    /* one later day alone, at the default cut-off (which sees the late
+     * trades): its carry and adjustment history is read at that cut-off,
+     * not taken from the rows built before the late data (SPEC §6.0) */
+    r = tu_gpuidx(tmp, "--db m.db index build --grades g.json --from 2024-04-10 --to 2024-04-10");
+    ok(&r, "build one day");
+    compare(tmp, "2024-04-10", "2024-04-10", NULL, &n);
+    assert_int_equal(n, 15);
     /* late data: rebuilding its days re-evaluates the later ones */
     r = tu_gpuidx(tmp, "--db m.db index build --grades g.json --from 2024-03-20 --to 2024-03-22");
     if (r.status != 0) fail_msg("rebuild: %s", r.err);
