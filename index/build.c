@@ -9,9 +9,13 @@
  *     the P = adj_lookback_days + max_carry_days + 1 days before it.
  * (2) Building [from, to] therefore first replays the P days before
  *     `from`: their raw values come from stored rows (built with the same
- *     grade hash) or, for days never built, from a scan of the day (not
+ *     grade hash, and with a cut-off that saw the same observations of the
+ *     day as this build's: no batch ingested between the two cut-offs holds
+ *     one) or else from a scan of the day at this build's cut-off (not
  *     stored).  The rows of [from, to] are then exactly what building
- *     everything from the first observation would give.
+ *     everything from the first observation with this cut-off would give
+ *     (SPEC §6.0), even when late data reached a day before `from` that
+ *     was not rebuilt.
  * (3) After `to`, the already built days are re-evaluated from their
  *     stored raw values (contiguous days only; a gap stops it) until P
  *     days past `to` and then until a day comes out unchanged.
@@ -271,11 +275,26 @@ static gpi_status replay_prefix(store *st, idx_day *dy, gstate *gst, int32_t fro
     int64_t *t = malloc(ng * (size_t)P * sizeof *t);
     int64_t *o = malloc(ng * (size_t)P * sizeof *o);
     char *have = calloc(ng * (size_t)P, 1);
-    gpi_status rc = t && o && have ? GPI_OK : gpi_diag_set(d, GPI_ENOMEM, "out of memory");
+    /* per day: the last stored cut-off checked and whether it saw the same
+     * observations of the day as as_of (rows of one build share it) */
+    int64_t *memo_cut = malloc((size_t)P * sizeof *memo_cut);
+    char *memo_same = calloc((size_t)P, 1), *memo_set = calloc((size_t)P, 1);
+    gpi_status rc = t && o && have && memo_cut && memo_same && memo_set
+                        ? GPI_OK
+                        : gpi_diag_set(d, GPI_ENOMEM, "out of memory");
     for (size_t gi = 0; gi < ng && rc == GPI_OK; gi++) {
         rc = load_rows(st, &dy->gs->g[gi], from - P, from - 1, 0, rv, d);
         for (size_t k = 0; rc == GPI_OK && k < rv->n; k++) {
-            size_t j = gi * (size_t)P + (size_t)(rv->v[k].day - (from - P));
+            size_t dk = (size_t)(rv->v[k].day - (from - P));
+            size_t j = gi * (size_t)P + dk;
+            if (!memo_set[dk] || memo_cut[dk] != rv->v[k].as_of) {
+                int late = 0;
+                rc = store_obs_ingested_between(st, rv->v[k].day, rv->v[k].as_of, as_of, &late, d);
+                memo_set[dk] = 1;
+                memo_cut[dk] = rv->v[k].as_of;
+                memo_same[dk] = !late;
+            }
+            if (rc != GPI_OK || !memo_same[dk]) continue; /* rescanned below */
             t[j] = rv->v[k].trades_raw_q;
             o[j] = rv->v[k].offers_raw_q;
             have[j] = 1;
@@ -301,6 +320,9 @@ static gpi_status replay_prefix(store *st, idx_day *dy, gstate *gst, int32_t fro
     free(t);
     free(o);
     free(have);
+    free(memo_cut);
+    free(memo_same);
+    free(memo_set);
     return rc;
 }
 

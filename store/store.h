@@ -163,6 +163,13 @@ typedef int (*store_index_row_fn)(const store_index_row *row, void *ud);
 gpi_status store_index_rows(store *st, const char *grade, int32_t from, int32_t to,
                             store_index_row_fn fn, void *ud, gpi_diag *d);
 
+/* *any = 1 when an observation of `day` came in a batch ingested after
+ * min(t1, t2) and at or before max(t1, t2): a row built with cut-off t1
+ * would then differ from one built with cut-off t2 (index build uses
+ * stored rows of earlier days only when it is 0). */
+gpi_status store_obs_ingested_between(store *st, int32_t day, int64_t t1, int64_t t2,
+                                      int *any, gpi_diag *d);
+
 /* Inserts or replaces the stored row (grade, day).  Used by the index
  * build; tests use it to set up series. */
 gpi_status store_index_put_row(store *st, const store_index_row *row, gpi_diag *d);

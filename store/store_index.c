@@ -20,7 +20,7 @@ enum {
     SX_PUT_ROW = 0, SX_PUT_PUB, SX_SERIES_FIRST, SX_SERIES_LATEST, SX_ROWS_ALL, SX_ROWS_ONE,
     SX_GRADE_EXISTS, SX_GRADE_GET, SX_GRADE_PUT, SX_GRADE_DEF, SX_CLEAR_EX, SX_CLEAR_ADJ,
     SX_PUT_EX, SX_PUT_ADJ, SX_ADJ_DAYS, SX_LOG_BUILD, SX_VINT_LAST, SX_VINT_SHA, SX_VINT_PUT,
-    SX_VINT_ROWS, SX_PUB_ROW, SX_RESTATE_PUT, SX_RESTATEMENTS, SX_REVISION_PUT
+    SX_VINT_ROWS, SX_PUB_ROW, SX_RESTATE_PUT, SX_RESTATEMENTS, SX_REVISION_PUT, SX_OBS_BETWEEN
 };
 
 static const char *const sql_put_row =
@@ -223,6 +223,29 @@ gpi_status store_grade_exists(store *st, const char *grade, int *exists, gpi_dia
     *exists = rc == SQLITE_ROW;
     sqlite3_reset(s);
     return rc == SQLITE_ROW || rc == SQLITE_DONE ? GPI_OK : store_err(st, d, "finding grade");
+}
+
+gpi_status store_obs_ingested_between(store *st, int32_t day, int64_t t1, int64_t t2,
+                                      int *any, gpi_diag *d)
+{
+    *any = 0;
+    if (t1 == t2) return GPI_OK;
+    int64_t lo = t1 < t2 ? t1 : t2, hi = t1 < t2 ? t2 : t1;
+    /* the batches of (lo, hi] are few; each probes the day's key range */
+    sqlite3_stmt *s = store_stmt(st, SX_OBS_BETWEEN,
+                                 "SELECT EXISTS (SELECT 1 FROM batches b"
+                                 " WHERE b.ingested_at > ?2 AND b.ingested_at <= ?3 AND EXISTS"
+                                 " (SELECT 1 FROM observations o"
+                                 "  WHERE o.day = ?1 AND o.batch_id = b.batch_id))",
+                                 d);
+    if (!s) return GPI_ESTORE;
+    sqlite3_bind_int64(s, 1, day);
+    sqlite3_bind_int64(s, 2, lo);
+    sqlite3_bind_int64(s, 3, hi);
+    int rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW) *any = sqlite3_column_int(s, 0) != 0;
+    sqlite3_reset(s);
+    return rc == SQLITE_ROW ? GPI_OK : store_err(st, d, "checking late observations");
 }
 
 /* ---- grade definitions ----------------------------------------------------- */

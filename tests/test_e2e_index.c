@@ -430,6 +430,53 @@ static void test_real_data_slice(void **state)
     free(tmp);
 }
 
+/* Regression (SPEC §6.0): building one day reads the carry history at
+ * the build's own cut-off, not from rows stored by an earlier build whose
+ * cut-off missed late data.  Day 1: P1 2.00/400, P2 2.10/300, P3 2.20/300
+ * -> 2.1000 (all capped to 1/3); days 2-3 carried.  Late trade P4
+ * 3.00/1000 on day 1: n = 4, s = 0.30, shares 0.2/0.15/0.15/0.5 -> P4 cut
+ * to 0.3, the others 0.28/0.21/0.21; cumulative 0.28, 0.49, 0.70 at 2.20
+ * -> 2.2000.  Building only day 3 with the default cut-off must carry
+ * 2.2000 (tools/ref_index.py gives the same row). */
+static void test_history_at_build_cut_off(void **state)
+{
+    (void)state;
+    char *tmp = tu_mkdtemp("e2e-index-cutoff");
+    free(tu_write(tmp, "a.csv",
+                  "kind,id,observed_at,provider,gpu,price,quantity\n"
+                  "trade,1,2025-05-01T01:00:00Z,P1,H100,2.00,400\n"
+                  "trade,2,2025-05-01T01:00:00Z,P2,H100,2.10,300\n"
+                  "trade,3,2025-05-01T01:00:00Z,P3,H100,2.20,300\n"));
+    free(tu_write(tmp, "b.csv", "kind,id,observed_at,provider,gpu,price,quantity\n"
+                                "trade,4,2025-05-01T02:00:00Z,P4,H100,3.00,1000\n"));
+    free(tu_write(tmp, "g.json", fx_grades_json));
+    tu_run r = tu_gpuidx(tmp, "--db h.db ingest a.csv");
+    if (r.status != 0) fail_msg("ingest: %s", r.err);
+    tu_run_free(&r);
+    r = tu_sh(tmp, "sleep 1.1; date -u +%%Y-%%m-%%dT%%H:%%M:%%SZ; sleep 1.1");
+    char cut[32];
+    snprintf(cut, sizeof cut, "%.20s", r.out);
+    tu_run_free(&r);
+    r = tu_gpuidx(tmp, "--db h.db ingest b.csv");
+    assert_int_equal(r.status, 0);
+    tu_run_free(&r);
+    r = tu_gpuidx(tmp, "--db h.db index build --grades g.json --from 2025-05-01 --to 2025-05-03"
+                       " --as-of %s", cut);
+    assert_int_equal(r.status, 0);
+    tu_run_free(&r);
+    r = tu_gpuidx(tmp, "--db h.db index build --grades g.json --from 2025-05-03 --to 2025-05-03");
+    assert_int_equal(r.status, 0);
+    tu_run_free(&r);
+    r = tu_gpuidx(tmp, "--db h.db index show");
+    assert_string_equal(r.out,
+                        HDR "2025-05-01,T,2.1000,trades,3,0,3,1000.00,,2.020000,2.050000,2.100000,"
+                            "2.150000,2.180000,2.000000,2.200000,0.400000,v1,\n"
+                            "2025-05-02,T,2.1000,carried,0,0,0,0.00,,,,,,,,,,v1,\n"
+                            "2025-05-03,T,2.2000,carried,0,0,0,0.00,,,,,,,,,,v1,\n");
+    tu_run_free(&r);
+    free(tmp);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -437,6 +484,7 @@ int main(void)
         cmocka_unit_test(test_usage_errors),
         cmocka_unit_test(test_csv_end_to_end),
         cmocka_unit_test(test_real_data_slice),
+        cmocka_unit_test(test_history_at_build_cut_off),
     };
     return cmocka_run_group_tests_name("e2e_index", tests, NULL, NULL);
 }

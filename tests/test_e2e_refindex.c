@@ -1,0 +1,340 @@
+/* tests/test_e2e_refindex.c -- `gpuidx index build/show/publish` against
+ * an independent implementation of the method.
+ *
+ * tools/ref_index.py is methodology v1 written from SPEC §4, §6, §13 and
+ * METHODOLOGY.md alone (exact fractions, not the index module).  It also writes a
+ * small generated market (fat fingers, thin days, cancelled and affiliate
+ * trades, exact-half weighted medians, capped providers, offer snapshots
+ * that leave the grade, carry and suspension).  The binary's `index show`
+ * must equal the reference byte for byte: built at once, in pieces in any
+ * order, with an --as-of cut-off, and after late data with re-evaluation.
+ * Skipped, with a message, when /usr/bin/python3 is absent (the reference
+ * needs only its standard library).
+ *
+ * Two hand-computed cases pin readings the reference shares with the code:
+ * the latest offer snapshot is taken before the grade filter, and a move of
+ * exactly restate_threshold is a revision, judged against the published
+ * value (not the last built one).
+ */
+#include "tests/testutil.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define HDR "date,grade,value,level,n_obs,n_excluded,n_providers,trade_volume_gpu_hours," \
+            "adjustment,p10,p25,p50,p75,p90,min,max,top_provider_share,methodology,vintage\n"
+
+
+/* Grades of data/grades.json plus per-grade parameter overrides and the
+ * providers / segments / regions filters. */
+static const char extra_grades[] =
+    "{\"id\": \"P.OVR\", \"gpu\": [\"H100-SXM-80GB\"], \"term\": \"on-demand\","
+    " \"error_factor\": 2.5, \"cap_floor\": 0.25, \"min_providers\": 2,"
+    " \"min_trade_volume\": 500.5, \"max_carry_days\": 2, \"adj_lookback_days\": 10,"
+    " \"adj_min_days\": 3, \"rounding\": 0.0005},"
+    "{\"id\": \"P.NEO\", \"gpu\": [\"H100-SXM-80GB\", \"A100-SXM-80GB\"], \"term\": \"spot\","
+    " \"segments\": [\"neocloud\"], \"min_providers\": 4},"
+    "{\"id\": \"P.REG\", \"gpu\": [\"A100-SXM-80GB\"], \"term\": \"reserved:2-2\","
+    " \"regions\": [\"us-*\"], \"providers\": [\"lambda\", \"coreweave\", \"crusoe\", \"aws\","
+    " \"nebius\"]},"
+    "{\"id\": \"P.F2\", \"gpu\": [\"H100-SXM-80GB\"], \"term\": \"on-demand\", \"scope\": [\"vm\"],"
+    " \"error_factor\": 1.2, \"cap_floor\": 0.5, \"max_carry_days\": 0},"
+    /* lower case: rows sort by id ignoring case, between H100-SXM.* and H100.OD.ALL */
+    "{\"id\": \"h100.any\", \"gpu\": [\"H100-SXM-80GB\"], \"min_providers\": 4}";
+
+static int have_python(void)
+{
+    if (access("/usr/bin/python3", X_OK) == 0) return 1;
+    printf("skip: /usr/bin/python3 is absent (tools/ref_index.py needs it)\n");
+    return 0;
+}
+
+static void ok(tu_run *r, const char *what)
+{
+    if (r->status != 0) fail_msg("%s: exit %d: %s", what, r->status, r->err);
+    tu_run_free(r);
+}
+
+/* Writes g.json: the shipped grades plus extra_grades. */
+static void write_grades(const char *tmp)
+{
+    char *path = malloc(4096);
+    snprintf(path, 4096, "%s/data/grades.json", tu_srcdir());
+    char *shipped = tu_read(path);
+    assert_non_null(shipped);
+    char *end = strrchr(shipped, ']');
+    assert_non_null(end);
+    *end = '\0';
+    size_t n = strlen(shipped) + sizeof extra_grades + 16;
+    char *all = malloc(n);
+    snprintf(all, n, "%s,%s]}\n", shipped, extra_grades);
+    free(tu_write(tmp, "g.json", all));
+    free(all);
+    free(shipped);
+    free(path);
+}
+
+/* stdout of `index show` vs the reference, for [from, to]. */
+static void compare(const char *tmp, const char *from, const char *to, const char *as_of,
+                    int *n_rows)
+{
+    tu_run c = tu_gpuidx(tmp, "--db m.db index show --from %s --to %s", from, to);
+    if (c.status != 0) fail_msg("show: %s", c.err);
+    tu_run r = tu_sh(tmp, "/usr/bin/python3 '%s/tools/ref_index.py' --db m.db --grades g.json"
+                          " --from %s --to %s %s%s",
+                     tu_srcdir(), from, to, as_of ? "--as-of " : "", as_of ? as_of : "");
+    if (r.status != 0) fail_msg("ref_index.py: %s", r.err);
+    if (strcmp(c.out, r.out) != 0) {
+        /* name the first differing line */
+        const char *a = c.out, *b = r.out;
+        while (*a && *a == *b) a++, b++;
+        while (a > c.out && a[-1] != '\n') a--, b--;
+        fail_msg("index show differs from the reference:\n  gpuidx: %.200s\n  ref:    %.200s", a, b);
+    }
+    int n = 0;
+    for (const char *p = c.out; *p; p++) n += *p == '\n';
+    *n_rows = n - 1;
+    tu_run_free(&c);
+    tu_run_free(&r);
+}
+
+static char *setup_market(const char *tag, int split)
+{
+    char *tmp = tu_mkdtemp(tag);
+    tu_run r = tu_sh(tmp, "/usr/bin/python3 '%s/tools/ref_index.py' gen --days 45 --seed 11 "
+                          "--start 2024-03-01 --out .", tu_srcdir());
+    ok(&r, "ref_index.py gen");
+    write_grades(tmp);
+    if (split) { /* the trades of 2024-03-20..22 arrive late */
+        r = tu_sh(tmp, "awk -F, 'NR == 1 || !($1 == \"trade\" && $3 >= \"2024-03-20\" && "
+                       "$3 < \"2024-03-23\")' market.csv > a.csv && awk -F, 'NR == 1 || "
+                       "($1 == \"trade\" && $3 >= \"2024-03-20\" && $3 < \"2024-03-23\")' "
+                       "market.csv > b.csv");
+        ok(&r, "split");
+    }
+    return tmp;
+}
+
+static void test_matches_reference(void **state)
+{
+    (void)state;
+    if (!have_python()) {
+        skip();
+        return;
+    }
+    char *tmp = setup_market("e2e-refindex", 0);
+    tu_run r = tu_gpuidx(tmp, "--db m.db ingest market.csv");
+    if (r.status != 0) fail_msg("ingest: %s", r.err);
+    tu_run_free(&r);
+    r = tu_gpuidx(tmp, "--db m.db index build --grades g.json --from 2024-03-01 --to 2024-04-14");
+    ok(&r, "build");
+    int n = 0;
+    compare(tmp, "2024-03-01", "2024-04-14", NULL, &n);
+    assert_int_equal(n, 45 * 15);
+    /* the comparison is not vacuous: every level, exclusions and a != 1 occur */
+    r = tu_gpuidx(tmp, "--db m.db index show");
+    static const char *const need[] = {",trades,", ",offers,", ",carried,", ",suspended,"};
+    for (size_t i = 0; i < 4; i++)
+        if (!strstr(r.out, need[i])) fail_msg("no %s row in the generated market", need[i]);
+    int n_excl = 0, n_adj = 0;
+    for (char *line = strchr(r.out, '\n'); line && line[1]; line = strchr(line + 1, '\n')) {
+        const char *f[19] = {0};
+        const char *p = line + 1;
+        for (int k = 0; k < 19 && p; k++) {
+            f[k] = p;
+            p = strpbrk(p, ",\n");
+            if (p) p++;
+        }
+        if (f[5] && atoi(f[5]) > 0) n_excl++;
+        if (f[8] && *f[8] != ',' && strncmp(f[8], "1.000000,", 9) != 0) n_adj++;
+    }
+    if (n_excl < 10 || n_adj < 10) fail_msg("thin market: %d rows with exclusions, %d with a != 1",
+                                            n_excl, n_adj);
+    tu_run_free(&r);
+    free(tmp);
+}
+
+static void test_pieces_as_of_and_late_data(void **state)
+{
+    (void)state;
+    if (!have_python()) {
+        skip();
+        return;
+    }
+    char *tmp = setup_market("e2e-refindex-late", 1);
+    tu_run r = tu_gpuidx(tmp, "--db m.db ingest a.csv");
+    if (r.status != 0) fail_msg("ingest: %s", r.err);
+    tu_run_free(&r);
+    /* a cut-off strictly between the two batches (ingest times are seconds) */
+    r = tu_sh(tmp, "sleep 1.1; date -u +%%Y-%%m-%%dT%%H:%%M:%%SZ; sleep 1.1");
+    assert_int_equal(r.status, 0);
+    char as_of[32];
+    snprintf(as_of, sizeof as_of, "%.20s", r.out);
+    tu_run_free(&r);
+    r = tu_gpuidx(tmp, "--db m.db ingest b.csv");
+    ok(&r, "ingest late");
+    /* pieces, later ones first, all at the cut-off */
+    static const char *const pieces[][2] = {{"2024-04-01", "2024-04-14"},
+                                            {"2024-03-10", "2024-03-31"},
+                                            {"2024-03-01", "2024-03-09"}};
+    for (size_t i = 0; i < 3; i++) {
+        r = tu_gpuidx(tmp, "--db m.db index build --grades g.json --from %s --to %s --as-of %s",
+                      pieces[i][0], pieces[i][1], as_of);
+        ok(&r, "build piece");
+    }
+    int n = 0;
+    compare(tmp, "2024-03-01", "2024-04-14", as_of, &n);
+    assert_int_equal(n, 45 * 15);
+    /* one later day alone, at the default cut-off (which sees the late
+     * trades): its carry and adjustment history is read at that cut-off,
+     * not taken from the rows built before the late data (SPEC §6.0) */
+    r = tu_gpuidx(tmp, "--db m.db index build --grades g.json --from 2024-04-10 --to 2024-04-10");
+    ok(&r, "build one day");
+    compare(tmp, "2024-04-10", "2024-04-10", NULL, &n);
+    assert_int_equal(n, 15);
+    /* late data: rebuilding its days re-evaluates the later ones */
+    r = tu_gpuidx(tmp, "--db m.db index build --grades g.json --from 2024-03-20 --to 2024-03-22");
+    if (r.status != 0) fail_msg("rebuild: %s", r.err);
+    assert_null(strstr(r.err, " 0 later days re-evaluated"));
+    tu_run_free(&r);
+    compare(tmp, "2024-03-01", "2024-04-14", NULL, &n);
+    assert_int_equal(n, 45 * 15);
+    free(tmp);
+}
+
+/* Offer X of P4 is listed at 10:00 in scope vm (1.50) and re-listed at
+ * 14:00 as container (1.60).  Its latest snapshot supersedes the earlier
+ * one in every grade: grade VM (vm only) has P1 1.00, P2 2.00, P3 3.00 ->
+ * 2.0000 (3 offers; the 10:00 snapshot would give 1.7500); grade ANY has
+ * 1.00, 1.60, 2.00, 3.00 -> 1.8000.  Percentiles by hand (numpy linear). */
+static void test_latest_snapshot_before_grade_filter(void **state)
+{
+    (void)state;
+    char *tmp = tu_mkdtemp("e2e-refindex-snap");
+    free(tu_write(tmp, "o.csv",
+                  "kind,id,observed_at,provider,gpu,price,scope,term\n"
+                  "offer,a,2025-02-01T08:00:00Z,P1,H100,1.00,vm,on-demand\n"
+                  "offer,b,2025-02-01T08:00:00Z,P2,H100,2.00,vm,on-demand\n"
+                  "offer,c,2025-02-01T08:00:00Z,P3,H100,3.00,vm,on-demand\n"
+                  "offer,X,2025-02-01T10:00:00Z,P4,H100,1.50,vm,on-demand\n"
+                  "offer,X,2025-02-01T14:00:00Z,P4,H100,1.60,container,on-demand\n"));
+    free(tu_write(tmp, "g.json",
+                  "{\"grades\": [{\"id\": \"VM\", \"gpu\": [\"H100-SXM-80GB\"], \"scope\": [\"vm\"]},"
+                  "{\"id\": \"ANY\", \"gpu\": [\"H100-SXM-80GB\"]}]}"));
+    tu_run r = tu_gpuidx(tmp, "--db s.db ingest o.csv");
+    ok(&r, "ingest");
+    r = tu_gpuidx(tmp, "--db s.db index build --grades g.json --from 2025-02-01 --to 2025-02-01");
+    ok(&r, "build");
+    r = tu_gpuidx(tmp, "--db s.db index show");
+    assert_string_equal(r.out, HDR
+                        "2025-02-01,ANY,1.8000,offers,4,0,4,0.00,1.000000,1.180000,1.450000,"
+                        "1.800000,2.250000,2.700000,1.000000,3.000000,0.250000,v1,\n"
+                        "2025-02-01,VM,2.0000,offers,3,0,3,0.00,1.000000,1.200000,1.500000,"
+                        "2.000000,2.500000,2.800000,1.000000,3.000000,0.333333,v1,\n");
+    tu_run_free(&r);
+    free(tmp);
+}
+
+/* Offers day T: P1 1.0000, P2 1.0000, P3 1.0020 -> 1.0000 (published v1).
+ * Late: P2 re-lists at 1.0010 -> 1.0010, a move of exactly 0.10 %: a
+ * revision, v1 stands.  Later: P2 at 1.0011 -> 1.0011, 0.11 % from the
+ * PUBLISHED 1.0000 (0.01 % from the last built value): restated, v2. */
+static void test_restate_exact_threshold(void **state)
+{
+    (void)state;
+    char *tmp = tu_mkdtemp("e2e-refindex-thr");
+    free(tu_write(tmp, "o1.csv",
+                  "kind,id,observed_at,provider,gpu,price\n"
+                  "offer,a,2025-03-01T08:00:00Z,P1,H100,1.0000\n"
+                  "offer,b,2025-03-01T08:00:00Z,P2,H100,1.0000\n"
+                  "offer,c,2025-03-01T08:00:00Z,P3,H100,1.0020\n"));
+    free(tu_write(tmp, "o2.csv", "kind,id,observed_at,provider,gpu,price\n"
+                                 "offer,b,2025-03-01T09:00:00Z,P2,H100,1.0010\n"));
+    free(tu_write(tmp, "o3.csv", "kind,id,observed_at,provider,gpu,price\n"
+                                 "offer,b,2025-03-01T10:00:00Z,P2,H100,1.0011\n"));
+    free(tu_write(tmp, "g.json", "{\"grades\": [{\"id\": \"T\", \"gpu\": [\"H100-SXM-80GB\"]}]}"));
+    static const struct {
+        const char *file, *published, *err;
+    } step[] = {
+        {"o1.csv", "2025-03-01,T,1.0000,offers,", "vintage 1 (new; 0 restated, 0 revisions)"},
+        {"o2.csv", "2025-03-01,T,1.0000,offers,", "vintage 1 (unchanged; 0 restated, 1 revisions)"},
+        {"o3.csv", "2025-03-01,T,1.0011,offers,", "vintage 2 (new; 1 restated, 0 revisions)"},
+    };
+    for (size_t i = 0; i < 3; i++) {
+        tu_run r = tu_gpuidx(tmp, "--db t.db ingest --source feed %s", step[i].file);
+        ok(&r, "ingest");
+        r = tu_gpuidx(tmp, "--db t.db index build --grades g.json --from 2025-03-01 --to 2025-03-01");
+        ok(&r, "build");
+        r = tu_gpuidx(tmp, "--db t.db index publish --date 2025-03-01 --out pub");
+        if (r.status != 0) fail_msg("publish: %s", r.err);
+        if (!strstr(r.err, step[i].err)) fail_msg("step %zu: %s", i, r.err);
+        tu_run_free(&r);
+        char p[4096];
+        snprintf(p, sizeof p, "%s/pub/2025-03-01/index.csv", tmp);
+        char *csv = tu_read(p);
+        assert_non_null(csv);
+        if (!strstr(csv, step[i].published)) fail_msg("step %zu: %s", i, csv);
+        free(csv);
+    }
+    char p[4096];
+    snprintf(p, sizeof p, "%s/pub/restatements.csv", tmp);
+    char *rs = tu_read(p);
+    assert_non_null(rs);
+    assert_string_equal(rs, "date,grade,vintage,old,new,reason\n"
+                            "2025-03-01,T,2,1.0000,1.0011,value moved by 0.11 % (more than "
+                            "restate_threshold 0.10 %)\n");
+    free(rs);
+    free(tmp);
+}
+
+/* min_trade_volume is inclusive and exact: 1000 GPU-hours from P1 400,
+ * P2 300, P3 300 fix the trades level (s = 1/3: P1 is cut to a third, all
+ * weigh the same, cumulative 1/3 at 2.00, 2/3 at 2.10 -> 2.1000); one
+ * micro-GPU-hour less (999.999999, printed 1000.00) does not, and the day
+ * is carried.  Day 3: four providers 100/300/300/300, s = 0.30, nobody
+ * above it; cumulative 0.1, 0.4, 0.7 -> 3.0000. */
+static void test_trades_volume_boundary(void **state)
+{
+    (void)state;
+    char *tmp = tu_mkdtemp("e2e-refindex-vol");
+    free(tu_write(tmp, "t.csv",
+                  "kind,id,observed_at,provider,gpu,price,quantity\n"
+                  "trade,1,2025-04-01T01:00:00Z,P1,H100,2.00,400\n"
+                  "trade,2,2025-04-01T01:00:00Z,P2,H100,2.10,300\n"
+                  "trade,3,2025-04-01T01:00:00Z,P3,H100,2.20,300\n"
+                  "trade,4,2025-04-02T01:00:00Z,P1,H100,2.00,400\n"
+                  "trade,5,2025-04-02T01:00:00Z,P2,H100,2.10,300\n"
+                  "trade,6,2025-04-02T01:00:00Z,P3,H100,2.20,299.999999\n"
+                  "trade,7,2025-04-03T01:00:00Z,P1,H100,1.00,100\n"
+                  "trade,8,2025-04-03T01:00:00Z,P2,H100,2.00,300\n"
+                  "trade,9,2025-04-03T01:00:00Z,P3,H100,3.00,300\n"
+                  "trade,10,2025-04-03T01:00:00Z,P4,H100,4.00,300\n"));
+    free(tu_write(tmp, "g.json", "{\"grades\": [{\"id\": \"T\", \"gpu\": [\"H100-SXM-80GB\"]}]}"));
+    tu_run r = tu_gpuidx(tmp, "--db v.db ingest t.csv");
+    ok(&r, "ingest");
+    r = tu_gpuidx(tmp, "--db v.db index build --grades g.json --from 2025-04-01 --to 2025-04-03");
+    ok(&r, "build");
+    r = tu_gpuidx(tmp, "--db v.db index show");
+    assert_string_equal(r.out, HDR
+                        "2025-04-01,T,2.1000,trades,3,0,3,1000.00,,2.020000,2.050000,2.100000,"
+                        "2.150000,2.180000,2.000000,2.200000,0.400000,v1,\n"
+                        "2025-04-02,T,2.1000,carried,3,0,3,1000.00,,,,,,,,,,v1,\n"
+                        "2025-04-03,T,3.0000,trades,4,0,4,1000.00,,1.300000,1.750000,2.500000,"
+                        "3.250000,3.700000,1.000000,4.000000,0.300000,v1,\n");
+    tu_run_free(&r);
+    free(tmp);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_matches_reference),
+        cmocka_unit_test(test_pieces_as_of_and_late_data),
+        cmocka_unit_test(test_latest_snapshot_before_grade_filter),
+        cmocka_unit_test(test_restate_exact_threshold),
+        cmocka_unit_test(test_trades_volume_boundary),
+    };
+    return cmocka_run_group_tests_name("e2e_refindex", tests, NULL, NULL);
+}

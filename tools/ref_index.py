@@ -1,0 +1,452 @@
+#!/usr/bin/python3
+"""tools/ref_index.py -- an independent reference implementation of index
+methodology v1 (SPEC §4, §6, §13; METHODOLOGY.md), written from the text
+alone, not from index/*.c.  Used to check `gpuidx index build` + `index
+show` field by field (tests/test_e2e_refindex.c).
+
+Usage:
+  /usr/bin/python3 tools/ref_index.py --db DB --grades FILE --from D --to D
+        [--as-of ISO-TIME] [--grade ID]      # §13 CSV (vintage empty) to stdout
+  /usr/bin/python3 tools/ref_index.py gen --days N --seed S --out DIR [--start D]
+        # writes DIR/market.csv, a small canonical market that exercises
+        # the screen, the cap, exact-half medians, thin days, the
+        # adjustment, carry and suspension.
+
+Everything that decides a published number is exact (fractions.Fraction):
+prices are integer micro-USD, volumes integer micro-GPU-hours.
+Observations come from the view observations_readable joined to batches
+(for the --as-of cut-off); the store (ingest) is trusted, the index is not.
+"""
+import argparse
+import csv
+import datetime as dt
+import fnmatch
+import json
+import random
+import sqlite3
+import sys
+import os
+from fractions import Fraction as Fr
+
+TIERS = ["unrated", "underperform", "bronze", "silver", "gold", "platinum"]
+PARAM_DEFAULTS = {
+    "error_factor": Fr(3), "min_trade_volume": Fr(1000), "min_providers": Fr(3),
+    "cap_floor": Fr(3, 10), "max_carry_days": Fr(5), "adj_lookback_days": Fr(30),
+    "adj_min_days": Fr(5), "restate_threshold": Fr(1, 1000), "rounding": Fr(1, 10000),
+}
+ALL_SCOPES = ["bare-metal", "managed", "vm", "container"]
+EPOCH = dt.date(1970, 1, 1)
+
+
+def day_of(s):
+    return (dt.date.fromisoformat(s) - EPOCH).days
+
+
+def date_of(d):
+    return (EPOCH + dt.timedelta(days=d)).isoformat()
+
+
+def round_half_up(x, step):
+    """x (Fraction, >= 0 or not) to a multiple of step, half away from zero."""
+    q = x / step
+    n = (abs(q.numerator) * 2 + q.denominator) // (2 * q.denominator)
+    return (n if q >= 0 else -n) * Fr(step)
+
+
+def fmt(x, digits):
+    """Fraction -> decimal text with `digits` decimals, half-up."""
+    step = Fr(1, 10 ** digits)
+    r = round_half_up(x, step)
+    units = r / step
+    assert units.denominator == 1
+    u = units.numerator
+    sign = "-" if u < 0 else ""
+    u = abs(u)
+    if digits == 0:
+        return f"{sign}{u}"
+    return f"{sign}{u // 10 ** digits}.{u % 10 ** digits:0{digits}d}"
+
+
+def median(xs):
+    xs = sorted(xs)
+    n = len(xs)
+    if n % 2:
+        return Fr(xs[n // 2])
+    return (Fr(xs[n // 2 - 1]) + Fr(xs[n // 2])) / 2
+
+
+def quantile_sorted(xs, f):
+    """gsl_stats_quantile_from_sorted_data, exact (index (n-1) f)."""
+    n = len(xs)
+    index = Fr(f) * (n - 1)
+    lhs = index.numerator // index.denominator
+    delta = index - lhs
+    if n == 0:
+        return None
+    if lhs == n - 1:
+        return Fr(xs[lhs])
+    return (1 - delta) * xs[lhs] + delta * xs[lhs + 1]
+
+
+# ---------------------------------------------------------------- grades
+class Grade:
+    def __init__(self, g):
+        self.id = g["id"]
+        self.gpu = set(g["gpu"])
+        self.scope = set(g.get("scope", ALL_SCOPES))
+        self.min_tier = TIERS.index(g.get("min_tier", "unrated").lower())
+        term = g.get("term", "on-demand").lower()
+        self.term, self.tm = term, None
+        if term.startswith("reserved:"):
+            a, b = term.split(":", 1)[1].split("-")
+            self.term, self.tm = "reserved", (int(a), int(b))
+        self.regions = g.get("regions", ["*"])
+        self.providers = g.get("providers", ["*"])
+        self.segments = g.get("segments")
+        self.p = dict(PARAM_DEFAULTS)
+        for k in PARAM_DEFAULTS:
+            if k in g:
+                self.p[k] = Fr(str(g[k]))
+
+    def match(self, o):
+        if o["gpu"] not in self.gpu or o["scope"] not in self.scope:
+            return False
+        if TIERS.index(o["tier"]) < self.min_tier:
+            return False
+        if o["term"] != self.term:
+            return False
+        if self.tm and not (self.tm[0] <= o["term_months"] <= self.tm[1]):
+            return False
+        reg = (o["region"] or "")
+        if not any(fnmatch.fnmatchcase(reg.lower(), r.lower()) for r in self.regions):
+            return False
+        if not any(r == "*" or r.lower() in (o["provider"].lower(), o["grp"].lower())
+                   for r in self.providers):
+            return False
+        if self.segments is not None and o["segment"] not in self.segments:
+            return False
+        return True
+
+
+# ---------------------------------------------------------------- the method
+def screen(obs, F):
+    """Per-provider error screen; returns (kept, n_excluded)."""
+    by = {}
+    for o in obs:
+        by.setdefault(o["grp"], []).append(o)
+    kept, nex = [], 0
+    for grp, lst in by.items():
+        if len(lst) < 3:
+            kept += lst
+            continue
+        m = median([o["price"] for o in lst])
+        for o in lst:
+            if o["price"] > F * m or o["price"] < m / F:
+                nex += 1
+            else:
+                kept.append(o)
+    return kept, nex
+
+
+def capped_shares(vol, cap_floor):
+    """vol: {grp: int volume}; water-filling cap, exact."""
+    n = len(vol)
+    s = max(cap_floor, Fr(1, n))
+    total = sum(vol.values())
+    share = {g: Fr(v, total) for g, v in vol.items()}
+    capped = set()
+    while True:
+        over = [g for g in share if g not in capped and share[g] > s]
+        if not over:
+            return share
+        capped |= set(over)
+        rest = sum(v for g, v in vol.items() if g not in capped)
+        left = 1 - s * len(capped)
+        for g in vol:
+            share[g] = s if g in capped else left * Fr(vol[g], rest)
+
+
+def weighted_median(pairs):
+    """pairs: [(price, weight)] exact; SPEC §6.3 rule."""
+    w = {}
+    for p, x in pairs:
+        w[p] = w.get(p, 0) + x
+    prices = sorted(w)
+    total = sum(w.values())
+    half = total / 2
+    cum = Fr(0)
+    for i, p in enumerate(prices):
+        cum += w[p]
+        if cum == half:
+            return (Fr(p) + Fr(prices[i + 1])) / 2
+        if cum > half:
+            return Fr(p)
+    raise AssertionError("weighted median")
+
+
+def latest_of_day(obs):
+    """Offers: only the latest snapshot of each key within the day counts.
+    Reading (METHODOLOGY §2.3): the latest snapshot supersedes the earlier
+    ones whatever grade they matched -- a quote re-listed out of a grade
+    (other scope, region, ...) is no longer offered in it -- so the
+    latest snapshot is taken over the whole day first, then the grade
+    filter applies."""
+    latest = {}
+    out = []
+    for o in obs:
+        if o["kind"] != "offer":
+            out.append(o)
+            continue
+        k = o["okey"]
+        if k not in latest or o["t"] > latest[k]["t"]:
+            latest[k] = o
+    return out + list(latest.values())
+
+
+def raw_values(G, obs):
+    """One grade-day's eligible obs -> everything not depending on history."""
+    P = G.p
+    trades = [o for o in obs if o["kind"] == "trade" and o["status"] == "ok"]
+    offers = [o for o in obs if o["kind"] == "offer"]
+    r = {"trades": trades, "offers": offers}
+    st, tex = screen(trades, P["error_factor"])
+    so, oex = screen(offers, P["error_factor"])
+    r.update(st=st, tex=tex, so=so, oex=oex)
+    vol = {}
+    for o in st:
+        vol[o["grp"]] = vol.get(o["grp"], 0) + o["qty"]
+    r["vol"] = vol
+    r["trades_raw"] = None
+    if (sum(vol.values()) >= P["min_trade_volume"] * 10 ** 6
+            and len(vol) >= P["min_providers"]):
+        share = capped_shares(vol, P["cap_floor"])
+        r["trades_raw"] = weighted_median(
+            [(o["price"], share[o["grp"]] * Fr(o["qty"], vol[o["grp"]])) for o in st])
+    by = {}
+    for o in so:
+        by.setdefault(o["grp"], []).append(o["price"])
+    r["offers_raw"] = None
+    if len(by) >= P["min_providers"]:
+        r["offers_raw"] = median([median(v) for v in by.values()])
+    r["ogrp"] = by
+    return r
+
+
+def spread(prices):
+    xs = sorted(prices)
+    out = [quantile_sorted(xs, Fr(q, 100)) for q in (10, 25, 50, 75, 90)]
+    out += [Fr(xs[0]), Fr(xs[-1])]
+    return [fmt(round_half_up(x, 1) / 10 ** 6, 6) for x in out]
+
+
+def build(db, grades, d_from, d_to, as_of):
+    con = sqlite3.connect(db)
+    con.row_factory = sqlite3.Row
+    first = con.execute("SELECT min(day) FROM observations").fetchone()[0]
+    if first is None:
+        first = d_from
+    lookback = max(int(G.p["adj_lookback_days"]) for G in grades)
+    start = min(first, d_from - lookback)
+    q = ("SELECT v.day, v.key_hash, v.observed_at, v.kind, v.scope, v.tier, v.term,"
+         " v.term_months, v.status, v.gpu, v.provider, v.grp, v.segment, v.price_micro,"
+         " v.quantity_micro, v.region, v.source, v.ident"
+         " FROM observations_readable v JOIN batches b ON b.batch_id = v.batch_id"
+         " WHERE v.day BETWEEN ? AND ? AND b.ingested_at <= ? ORDER BY v.day")
+    byday = {}
+    for row in con.execute(q, (start, d_to, as_of)):
+        o = dict(row)
+        o["t"] = o["observed_at"]
+        o["price"] = o["price_micro"]
+        o["qty"] = o["quantity_micro"] or 0
+        o["okey"] = (o["source"], o["ident"]) if o["ident"] is not None else o["key_hash"]
+        byday.setdefault(o["day"], []).append(o)
+    rows = []
+    for G in grades:
+        P = G.p
+        raws = {}
+        prev_value, carry = None, 0
+        for d in range(start, d_to + 1):
+            obs = [o for o in latest_of_day(byday.get(d, [])) if G.match(o)]
+            r = raw_values(G, obs)
+            raws[d] = r
+            row = {"date": date_of(d), "grade": G.id, "adjustment": "",
+                   "p": [""] * 7, "top": "", "methodology": "v1", "vintage": ""}
+            tvol = sum(r["vol"].values())
+            row["trade_volume"] = fmt(Fr(tvol, 10 ** 6), 2)
+            if r["trades_raw"] is not None:
+                value = round_half_up(r["trades_raw"] / 10 ** 6, P["rounding"])
+                row.update(level="trades", n_obs=len(r["trades"]), n_excluded=r["tex"],
+                           n_providers=len(r["vol"]))
+                row["p"] = spread([o["price"] for o in r["st"]])
+                row["top"] = fmt(Fr(max(r["vol"].values()), tvol), 6)
+                carry = 0
+            elif r["offers_raw"] is not None:
+                lb = int(P["adj_lookback_days"])
+                ratios = [raws[x]["trades_raw"] / raws[x]["offers_raw"]
+                          for x in range(d - lb, d)
+                          if x in raws and raws[x]["trades_raw"] is not None
+                          and raws[x]["offers_raw"] is not None]
+                a = Fr(1)
+                if len(ratios) >= P["adj_min_days"]:
+                    a = round_half_up(median(ratios), Fr(1, 10 ** 6))
+                value = round_half_up(r["offers_raw"] * a / 10 ** 6, P["rounding"])
+                row.update(level="offers", n_obs=len(r["offers"]), n_excluded=r["oex"],
+                           n_providers=len(r["ogrp"]), adjustment=fmt(a, 6))
+                row["p"] = spread([o["price"] for o in r["so"]])
+                nso = len(r["so"])
+                row["top"] = fmt(Fr(max(len(v) for v in r["ogrp"].values()), nso), 6)
+                carry = 0
+            else:
+                allobs = r["trades"] + r["offers"]
+                row.update(n_obs=len(allobs), n_excluded=0,
+                           n_providers=len({o["grp"] for o in allobs}))
+                if prev_value is not None and carry < P["max_carry_days"]:
+                    value = prev_value
+                    carry += 1
+                    row["level"] = "carried"
+                else:
+                    value = None
+                    carry = 0
+                    row["level"] = "suspended"
+            prev_value = value
+            row["value"] = "" if value is None else fmt(value, 4)
+            if d_from <= d <= d_to:
+                rows.append(row)
+    # ids are unique ignoring case (SPEC §4), and so is their order
+    rows.sort(key=lambda x: (x["date"], x["grade"].lower()))
+    return rows
+
+
+HEADER = ("date,grade,value,level,n_obs,n_excluded,n_providers,trade_volume_gpu_hours,"
+          "adjustment,p10,p25,p50,p75,p90,min,max,top_provider_share,methodology,vintage")
+
+
+def emit(rows, out):
+    out.write(HEADER + "\n")
+    for r in rows:
+        f = [r["date"], r["grade"], r["value"], r["level"], str(r["n_obs"]),
+             str(r["n_excluded"]), str(r["n_providers"]), r["trade_volume"],
+             r["adjustment"]] + r["p"] + [r["top"], r["methodology"], r["vintage"]]
+        out.write(",".join(f) + "\n")
+
+
+# ---------------------------------------------------------------- generator
+def gen(args):
+    rnd = random.Random(args.seed)
+    start = dt.date.fromisoformat(args.start)
+    provs = [("coreweave", "platinum", 2.20), ("lambda", "gold", 2.00),
+             ("Lambda Labs", "gold", 2.05), ("crusoe", "gold", 2.30),
+             ("nebius", "gold", 2.15), ("aws", "silver", 6.50), ("gcp", "silver", 6.00),
+             ("runpod", "bronze", 1.90), ("tinyco", None, 1.70)]
+    gpus = [("H100", 1.0), ("A100-80GB", 0.55)]
+    terms = [("on-demand", "", 1.0), ("spot", "", 0.6), ("reserved", "2", 0.8)]
+    rows = []
+    tid = 0
+    gap = set(range(40, 48)) | {60, 61, 62}        # no data: carry then suspend
+    for k in range(args.days):
+        day = start + dt.timedelta(days=k)
+        if k in gap:
+            continue
+        drift = 1 + 0.1 * ((k % 17) - 8) / 8
+        for gpu, gf in gpus:
+            for term, tm, tf in terms:
+                for prov, tier, base in provs:
+                    if rnd.random() < 0.15:
+                        continue
+                    mid = base * gf * tf * drift
+                    for j in range(rnd.randint(1, 4)):
+                        snaps = 2 if rnd.random() < 0.2 else 1
+                        for sn in range(snaps):
+                            price = mid * rnd.uniform(0.9, 1.1)
+                            r = rnd.random()
+                            if r < 0.03:
+                                price *= 10
+                            elif r < 0.05:
+                                price /= 10
+                            hh = rnd.randint(0, 11) + 12 * sn
+                            t = f"{day}T{hh:02d}:{rnd.randint(0, 59):02d}:00Z"
+                            if rnd.random() < 0.05:       # offset near midnight
+                                t = f"{day}T01:30:00+02:00"
+                            rows.append(dict(kind="offer", id=f"{prov}-{gpu}-{term}-{j}",
+                                             observed_at=t, provider=prov, gpu=gpu,
+                                             price=f"{price:.6f}", quantity="",
+                                             scope=rnd.choice(["vm", "bare-metal", "container"]),
+                                             tier=tier or "", term=term, term_months=tm,
+                                             status="", buyer="", region=rnd.choice(["us-east", "eu-west"])))
+                # trades on most days; thin days sometimes
+                if rnd.random() < 0.3:
+                    continue
+                thin = rnd.random() < 0.2
+                equal = rnd.random() < 0.15
+                nprov = rnd.randint(2 if thin else 3, 5)
+                chosen = rnd.sample(provs, nprov)
+                for prov, tier, base in chosen:
+                    for j in range(rnd.randint(1, 5)):
+                        tid += 1
+                        price = base * gf * tf * drift * rnd.uniform(0.85, 1.0)
+                        qty = (100 if equal else rnd.randint(20, 120 if thin else 700))
+                        if equal:
+                            price = round(price, 2)
+                        st, buyer = "", rnd.choice(["acme", "globex", ""])
+                        r = rnd.random()
+                        if r < 0.04:
+                            price *= 10
+                        elif r < 0.08:
+                            st = "cancelled"
+                        elif r < 0.11:
+                            buyer = "amazon web services" if prov == "aws" else prov
+                        t = f"{day}T{rnd.randint(0, 23):02d}:{rnd.randint(0, 59):02d}:{rnd.randint(0, 59):02d}Z"
+                        rows.append(dict(kind="trade", id=f"T{tid}", observed_at=t, provider=prov,
+                                         gpu=gpu, price=f"{price:.6f}", quantity=str(qty),
+                                         scope="vm", tier=tier or "", term=term, term_months=tm,
+                                         status=st, buyer=buyer, region="us-east"))
+    # screen bounds exactly: provider median 2.000000, 6.000000 kept (= 3x),
+    # 6.000001 excluded; 0.666667 kept? (2/3 = 0.6666..., 0.666666 < bound -> excluded)
+    day = start + dt.timedelta(days=5)
+    for j, p in enumerate(["2.000000", "2.000000", "6.000000", "2.000000", "0.666667"]):
+        rows.append(dict(kind="offer", id=f"bound-{j}", observed_at=f"{day}T23:59:59Z",
+                         provider="voltage park", gpu="H100", price=p, quantity="", scope="vm",
+                         tier="gold", term="on-demand", term_months="", status="", buyer="",
+                         region="us-east"))
+    os.makedirs(args.out, exist_ok=True)
+    cols = ["kind", "id", "observed_at", "provider", "gpu", "price", "quantity", "scope",
+            "tier", "term", "term_months", "status", "buyer", "region"]
+    with open(os.path.join(args.out, "market.csv"), "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=cols, lineterminator="\n")
+        w.writeheader()
+        for r in rows:
+            w.writerow(r)
+
+
+def main():
+    if len(sys.argv) > 1 and sys.argv[1] == "gen":
+        ap = argparse.ArgumentParser(prog="ref_index.py gen")
+        ap.add_argument("--days", type=int, default=90)
+        ap.add_argument("--seed", type=int, default=7)
+        ap.add_argument("--start", default="2024-03-01")
+        ap.add_argument("--out", required=True)
+        gen(ap.parse_args(sys.argv[2:]))
+        return
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--db", required=True)
+    ap.add_argument("--grades", required=True)
+    ap.add_argument("--from", dest="d_from", required=True)
+    ap.add_argument("--to", dest="d_to", required=True)
+    ap.add_argument("--as-of", dest="as_of")
+    ap.add_argument("--grade")
+    a = ap.parse_args()
+    with open(a.grades) as f:
+        grades = [Grade(g) for g in json.load(f)["grades"]]
+    if a.grade:
+        grades = [g for g in grades if g.id == a.grade]
+    as_of = 2 ** 62
+    if a.as_of:
+        t = dt.datetime.fromisoformat(a.as_of.replace("Z", "+00:00"))
+        if t.tzinfo is None:
+            t = t.replace(tzinfo=dt.timezone.utc)
+        as_of = int(t.timestamp())
+    emit(build(a.db, grades, day_of(a.d_from), day_of(a.d_to), as_of), sys.stdout)
+
+
+if __name__ == "__main__":
+    main()
