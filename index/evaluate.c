@@ -262,9 +262,10 @@ void idx_evaluation_free(idx_evaluation *e)
 gpi_status idx_evaluate(store *st, const idx_grades *gs, int32_t from, int32_t to,
                         int64_t as_of, idx_evaluation **out, gpi_diag *d)
 {
-    *out = NULL;
-    if (!st || !gs || gs->n == 0)
-        return gpi_diag_set(d, GPI_EUSAGE, "grades evaluate: no grades");
+    if (out) *out = NULL;
+    if (!st || !gs || !out)
+        return gpi_diag_set(d, GPI_EUSAGE, "grades evaluate: no store or grades");
+    if (gs->n == 0) return gpi_diag_set(d, GPI_EINPUT, "grades evaluate: no grades to evaluate");
     if (from > to) return gpi_diag_set(d, GPI_EUSAGE, "grades evaluate: --from is after --to");
     if ((int64_t)to - from + 1 > MAX_EVAL_DAYS)
         return gpi_diag_set(d, GPI_EUSAGE, "grades evaluate: range of more than %d days",

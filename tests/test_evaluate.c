@@ -415,7 +415,7 @@ static void test_argument_errors(void **state)
     } cases[] = {
         {0, 1, 0, GPI_EUSAGE, "grades evaluate: --from is after --to"},
         {0, 0, 36600, GPI_EUSAGE, "grades evaluate: range of more than 36600 days"},
-        {1, 0, 0, GPI_EUSAGE, "grades evaluate: no grades"},
+        {1, 0, 0, GPI_EINPUT, "grades evaluate: no grades to evaluate"},
     };
     for (size_t i = 0; i < N(cases); i++) {
         idx_evaluation *ev = (idx_evaluation *)1;
