@@ -17,8 +17,9 @@
  *     (idx_day_fix_without: both levels, screened afresh), and the day is
  *     evaluated from the sequence state before it (idx_seq_peek), so the
  *     same adjustment and carry apply.  The move is |value without -
- *     value| (ties name the provider first in byte order); a removal that leaves no value (suspended) is counted as a
- *     lost day instead.  A carried or suspended day has no fix to move.
+ *     value| (ties name the provider first in byte order); a removal
+ *     that leaves no value (suspended) is counted as a lost day instead.
+ *     A carried or suspended day has no fix to move.
  * (4) Concentration is of the level used that day: screened trade volume
  *     per provider on trades days, screened offer counts on offers days
  *     (the bases of the published top_provider_share).  HHI = sum of

@@ -432,7 +432,8 @@ static void test_errors(void **state)
     free(tu_write(dir, "tier.json",
                   "{\"grades\":[{\"id\":\"A\",\"gpu\":\"B200\",\"min_tier\":\"diamond\"}]}"));
     free(tu_write(dir, "dup.json",
-                  "{\"grades\":[{\"id\":\"h.a\",\"gpu\":\"B200\"},{\"id\":\"H.A\",\"gpu\":\"B200\"}]}"));
+                  "{\"grades\":[{\"id\":\"h.a\",\"gpu\":\"B200\"},"
+                  "{\"id\":\"H.A\",\"gpu\":\"B200\"}]}"));
     free(tu_write(dir, "syntax.json", "{\"grades\":[{\"id\":\"A\",\"gpu\":\"B200\",}]}"));
     free(tu_write(dir, "empty.json", "{\"grades\": []}"));
     free(tu_write(dir, "param.json",
