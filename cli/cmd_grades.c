@@ -1,11 +1,384 @@
-/* cli/cmd_grades.c -- `gpuidx grades evaluate`.  PLACEHOLDER: not built yet. */
+/* cli/cmd_grades.c -- `gpuidx grades evaluate` (the grade lab, SPEC §10).
+ *
+ * Argument parsing and printing only; the measures are computed by
+ * idx_evaluate (index/evaluate.c).  Output to stdout: a readable table
+ * (default), one JSON object (--json) or a per-grade CSV (--csv);
+ * messages to stderr.  Not-available numbers print as "-" in the table,
+ * null in JSON and an empty field in CSV.
+ */
 #include "cli/cli.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "index/index.h"
+
+static const char usage[] =
+    "usage: gpuidx grades evaluate [--grades FILE] --from YYYY-MM-DD --to YYYY-MM-DD\n"
+    "                              [--as-of TIME] [--json | --csv]\n"
+    "\n"
+    "Evaluates candidate grades (default DATA/grades.json) on the stored\n"
+    "observations with the index methodology, without building them: per\n"
+    "grade the share of days at each level, mean providers per day, the\n"
+    "top-provider share and HHI of the level used (trade volume on trades\n"
+    "days, offer counts on offers days), the volatility of daily log changes\n"
+    "of the value (sd and x sqrt(365)), the largest move one provider could\n"
+    "cause (leave-one-provider-out), and the correlation of daily changes\n"
+    "between grades (pairs with >= 10 common change days).\n"
+    "\n"
+    "  --as-of TIME   use observations ingested at or before TIME (default now)\n"
+    "  --json         one JSON object\n"
+    "  --csv          one CSV row per grade\n";
+
+static const char csv_header[] =
+    "grade,days,trades_days,offers_days,carried_days,suspended_days,trades_share,"
+    "offers_share,carried_share,suspended_share,mean_providers,top_provider_share,"
+    "top_provider_share_trades,top_provider_share_offers,hhi,hhi_trades,hhi_offers,"
+    "n_changes,vol_daily,vol_annualized,loo_days,loo_lost_days,loo_max_abs,loo_mean_abs,"
+    "loo_max_rel,loo_mean_rel,loo_max_date,loo_max_provider,loo_max_from,loo_max_to\n";
+
+static const char *num(char buf[32], double v, int dp)
+{
+    if (!isfinite(v)) return "-";
+    snprintf(buf, 32, "%.*f", dp, v);
+    return buf;
+}
+
+static const char *pct(char buf[32], double v, int dp)
+{
+    return isfinite(v) ? num(buf, 100.0 * v, dp) : "-";
+}
+
+static void put_csv_num(FILE *f, double v, int dp)
+{
+    if (isfinite(v)) fprintf(f, "%.*f", dp, v);
+    fputc(',', f);
+}
+
+static void put_csv_text(FILE *f, const char *s, int last)
+{
+    if (strpbrk(s, ",\"\n\r")) {
+        fputc('"', f);
+        for (; *s; s++) {
+            if (*s == '"') fputc('"', f);
+            fputc(*s, f);
+        }
+        fputc('"', f);
+    } else {
+        fputs(s, f);
+    }
+    fputc(last ? '\n' : ',', f);
+}
+
+static void print_csv(FILE *f, const idx_evaluation *ev)
+{
+    fputs(csv_header, f);
+    for (size_t i = 0; i < ev->n; i++) {
+        const idx_grade_eval *g = &ev->g[i];
+        put_csv_text(f, g->id, 0);
+        fprintf(f, "%ld,", ev->days);
+        for (int l = 0; l < GPI_LEVEL__N; l++) fprintf(f, "%ld,", g->n_level[l]);
+        for (int l = 0; l < GPI_LEVEL__N; l++) put_csv_num(f, g->share_level[l], 6);
+        put_csv_num(f, g->mean_providers, 6);
+        put_csv_num(f, g->top_share, 6);
+        put_csv_num(f, g->top_share_trades, 6);
+        put_csv_num(f, g->top_share_offers, 6);
+        put_csv_num(f, g->hhi, 6);
+        put_csv_num(f, g->hhi_trades, 6);
+        put_csv_num(f, g->hhi_offers, 6);
+        fprintf(f, "%ld,", g->n_changes);
+        put_csv_num(f, g->vol_daily, 8);
+        put_csv_num(f, g->vol_annual, 8);
+        fprintf(f, "%ld,%ld,", g->loo_days, g->loo_lost);
+        put_csv_num(f, g->loo_max_abs, 4);
+        put_csv_num(f, g->loo_mean_abs, 6);
+        put_csv_num(f, g->loo_max_rel, 8);
+        put_csv_num(f, g->loo_mean_rel, 8);
+        char ds[11] = "";
+        if (g->loo_max_day != INT32_MIN) gpi_date_format(g->loo_max_day, ds);
+        fprintf(f, "%s,", ds);
+        put_csv_text(f, g->loo_max_provider, 0);
+        put_csv_num(f, g->loo_max_from_e4 >= 0 ? (double)g->loo_max_from_e4 / 1e4 : NAN, 4);
+        if (g->loo_max_to_e4 >= 0) fprintf(f, "%.4f", (double)g->loo_max_to_e4 / 1e4);
+        fputc('\n', f);
+    }
+}
+
+static json_t *jreal(double v)
+{
+    return isfinite(v) ? json_real(v) : json_null();
+}
+
+static json_t *jvalue_e4(int64_t v)
+{
+    return v >= 0 ? json_real((double)v / 1e4) : json_null();
+}
+
+static json_t *eval_json(const idx_evaluation *ev, int64_t as_of)
+{
+    char ds[11];
+    json_t *o = json_object();
+    gpi_date_format(ev->from, ds);
+    json_object_set_new(o, "from", json_string(ds));
+    gpi_date_format(ev->to, ds);
+    json_object_set_new(o, "to", json_string(ds));
+    json_object_set_new(o, "days", json_integer(ev->days));
+    json_object_set_new(o, "as_of", json_integer((json_int_t)as_of));
+    json_object_set_new(o, "concentration_basis",
+                        json_string("level used: screened trade volume per provider on trades "
+                                    "days, screened offer count per provider on offers days; "
+                                    "means over the days at that level"));
+    json_t *arr = json_array();
+    for (size_t i = 0; i < ev->n; i++) {
+        const idx_grade_eval *g = &ev->g[i];
+        json_t *j = json_object();
+        json_object_set_new(j, "id", json_string(g->id));
+        json_t *lv = json_object();
+        for (int l = 0; l < GPI_LEVEL__N; l++) {
+            json_t *x = json_object();
+            json_object_set_new(x, "days", json_integer(g->n_level[l]));
+            json_object_set_new(x, "share", jreal(g->share_level[l]));
+            json_object_set_new(lv, gpi_level_name(l), x);
+        }
+        json_object_set_new(j, "levels", lv);
+        json_object_set_new(j, "mean_providers", jreal(g->mean_providers));
+        json_t *top = json_object();
+        json_object_set_new(top, "all", jreal(g->top_share));
+        json_object_set_new(top, "trades", jreal(g->top_share_trades));
+        json_object_set_new(top, "offers", jreal(g->top_share_offers));
+        json_object_set_new(j, "top_provider_share", top);
+        json_t *hhi = json_object();
+        json_object_set_new(hhi, "all", jreal(g->hhi));
+        json_object_set_new(hhi, "trades", jreal(g->hhi_trades));
+        json_object_set_new(hhi, "offers", jreal(g->hhi_offers));
+        json_object_set_new(j, "hhi", hhi);
+        json_t *vol = json_object();
+        json_object_set_new(vol, "n_changes", json_integer(g->n_changes));
+        json_object_set_new(vol, "daily", jreal(g->vol_daily));
+        json_object_set_new(vol, "annualized", jreal(g->vol_annual));
+        json_object_set_new(j, "volatility", vol);
+        json_t *loo = json_object();
+        json_object_set_new(loo, "days", json_integer(g->loo_days));
+        json_object_set_new(loo, "lost_days", json_integer(g->loo_lost));
+        json_object_set_new(loo, "max_abs", jreal(g->loo_max_abs));
+        json_object_set_new(loo, "mean_abs", jreal(g->loo_mean_abs));
+        json_object_set_new(loo, "max_rel", jreal(g->loo_max_rel));
+        json_object_set_new(loo, "mean_rel", jreal(g->loo_mean_rel));
+        if (g->loo_max_day != INT32_MIN) {
+            gpi_date_format(g->loo_max_day, ds);
+            json_object_set_new(loo, "max_date", json_string(ds));
+            json_object_set_new(loo, "max_provider", json_string(g->loo_max_provider));
+        } else {
+            json_object_set_new(loo, "max_date", json_null());
+            json_object_set_new(loo, "max_provider", json_null());
+        }
+        json_object_set_new(loo, "max_from", jvalue_e4(g->loo_max_from_e4));
+        json_object_set_new(loo, "max_to", jvalue_e4(g->loo_max_to_e4));
+        json_object_set_new(j, "leave_one_out", loo);
+        json_array_append_new(arr, j);
+    }
+    json_object_set_new(o, "grades", arr);
+    json_t *corr = json_object(), *ids = json_array(), *m = json_array(), *cn = json_array();
+    for (size_t a = 0; a < ev->n; a++) {
+        json_array_append_new(ids, json_string(ev->g[a].id));
+        json_t *row = json_array(), *nrow = json_array();
+        for (size_t b = 0; b < ev->n; b++) {
+            json_array_append_new(row, jreal(ev->corr[a * ev->n + b]));
+            json_array_append_new(nrow, json_integer(ev->corr_n[a * ev->n + b]));
+        }
+        json_array_append_new(m, row);
+        json_array_append_new(cn, nrow);
+    }
+    json_object_set_new(corr, "grades", ids);
+    json_object_set_new(corr, "min_common_days", json_integer(IDX_CORR_MIN_DAYS));
+    json_object_set_new(corr, "matrix", m);
+    json_object_set_new(corr, "common_days", cn);
+    json_object_set_new(o, "correlation", corr);
+    return o;
+}
+
+static void print_table(FILE *f, const idx_evaluation *ev)
+{
+    char b[12][32], d0[11], d1[11];
+    gpi_date_format(ev->from, d0);
+    gpi_date_format(ev->to, d1);
+    int w = 5;
+    for (size_t i = 0; i < ev->n; i++)
+        if ((int)strlen(ev->g[i].id) > w) w = (int)strlen(ev->g[i].id);
+    fprintf(f, "grade lab: %s..%s, %ld days, %zu grades\n\n", d0, d1, ev->days, ev->n);
+    fprintf(f, "%-*s %7s %7s %7s %7s %6s %6s %6s %7s %8s %8s %8s %8s %5s\n", w, "grade",
+            "trades%", "offers%", "carry%", "susp%", "provs", "top", "hhi", "vol_d%", "vol_ann%",
+            "loo_max", "loo_max%", "loo_avg%", "lost");
+    for (size_t i = 0; i < ev->n; i++) {
+        const idx_grade_eval *g = &ev->g[i];
+        fprintf(f, "%-*s %7s %7s %7s %7s %6s %6s %6s %7s %8s %8s %8s %8s %5ld\n", w, g->id,
+                pct(b[0], g->share_level[GPI_LEVEL_TRADES], 1),
+                pct(b[1], g->share_level[GPI_LEVEL_OFFERS], 1),
+                pct(b[2], g->share_level[GPI_LEVEL_CARRIED], 1),
+                pct(b[3], g->share_level[GPI_LEVEL_SUSPENDED], 1),
+                num(b[4], g->mean_providers, 2), num(b[5], g->top_share, 3),
+                num(b[6], g->hhi, 3), pct(b[7], g->vol_daily, 2), pct(b[8], g->vol_annual, 1),
+                num(b[9], g->loo_max_abs, 4), pct(b[10], g->loo_max_rel, 2),
+                pct(b[11], g->loo_mean_rel, 2), g->loo_lost);
+    }
+    fputs("\n"
+          "trades% .. susp%  share of days at each level\n"
+          "provs             mean providers per day (the n_providers of the rows)\n"
+          "top, hhi          largest provider's share and Herfindahl-Hirschman index (sum\n"
+          "                  of squared shares, 0..1) of the level used, averaged over\n"
+          "                  trades and offers days: shares of trade volume on trades\n"
+          "                  days, of offer counts on offers days\n"
+          "vol_d%, vol_ann%  sd of daily log changes of the value; x sqrt(365)\n"
+          "loo_max           largest move of a day's value (USD/GPU-hour) when one provider is\n"
+          "                  left out; loo_max%, loo_avg%: largest and mean over days, relative\n"
+          "lost              days on which leaving one provider out leaves no value\n",
+          f);
+    int any = 0;
+    for (size_t i = 0; i < ev->n; i++) {
+        const idx_grade_eval *g = &ev->g[i];
+        if (g->loo_max_day == INT32_MIN) continue;
+        if (!any++) fputs("\nlargest single-provider move:\n", f);
+        gpi_date_format(g->loo_max_day, d0);
+        fprintf(f, "  %-*s %s without %s: %.4f -> %.4f (%s%%)\n", w, g->id, d0,
+                g->loo_max_provider, (double)g->loo_max_from_e4 / 1e4,
+                (double)g->loo_max_to_e4 / 1e4, pct(b[0], g->loo_max_rel, 2));
+    }
+    fprintf(f, "\ncorrelation of daily log changes (pairs with >= %d common change days):\n",
+            IDX_CORR_MIN_DAYS);
+    fprintf(f, "%*s", w + 6, "");
+    for (size_t c = 0; c < ev->n; c++) {
+        snprintf(b[0], 32, "[%zu]", c + 1);
+        fprintf(f, " %7s", b[0]);
+    }
+    fputc('\n', f);
+    for (size_t a = 0; a < ev->n; a++) {
+        snprintf(b[1], 32, "[%zu]", a + 1);
+        fprintf(f, "%-5s %-*s", b[1], w, ev->g[a].id);
+        for (size_t c = 0; c < ev->n; c++) {
+            double r = ev->corr[a * ev->n + c];
+            fprintf(f, " %7s", num(b[0], r, 3));
+        }
+        fputc('\n', f);
+    }
+}
+
+static int cmd_evaluate(cli_ctx *ctx, int argc, char **argv)
+{
+    const char *grades = NULL, *from_s = NULL, *to_s = NULL, *asof_s = NULL;
+    int json = 0, csv = 0;
+    for (int i = 1; i < argc; i++) {
+        int missing;
+        const char *v;
+        if (cli_is_help(argv[i])) {
+            fputs(usage, stdout);
+            return 0;
+        } else if (strcmp(argv[i], "--json") == 0) {
+            json = 1;
+            continue;
+        } else if (strcmp(argv[i], "--csv") == 0) {
+            csv = 1;
+            continue;
+        } else if ((v = cli_opt(argc, argv, &i, "--grades", &missing)) || missing) {
+            grades = v;
+        } else if ((v = cli_opt(argc, argv, &i, "--from", &missing)) || missing) {
+            from_s = v;
+        } else if ((v = cli_opt(argc, argv, &i, "--to", &missing)) || missing) {
+            to_s = v;
+        } else if ((v = cli_opt(argc, argv, &i, "--as-of", &missing)) || missing) {
+            asof_s = v;
+        } else {
+            cli_error("grades evaluate: unknown argument '%s' (see gpuidx grades --help)",
+                      argv[i]);
+            return 2;
+        }
+        if (missing) {
+            cli_error("grades evaluate: option '%s' needs a value", argv[i]);
+            return 2;
+        }
+    }
+    if (!from_s || !to_s) {
+        cli_error("grades evaluate: --from and --to are required");
+        return 2;
+    }
+    if (json && csv) {
+        cli_error("grades evaluate: --json and --csv exclude each other");
+        return 2;
+    }
+    int32_t from, to;
+    const char *why = gpi_date_parse(from_s, &from);
+    if (why) {
+        cli_error("--from: %s (got \"%s\")", why, from_s);
+        return 2;
+    }
+    if ((why = gpi_date_parse(to_s, &to))) {
+        cli_error("--to: %s (got \"%s\")", why, to_s);
+        return 2;
+    }
+    if (from > to) {
+        cli_error("grades evaluate: --from %s is after --to %s", from_s, to_s);
+        return 2;
+    }
+    int64_t as_of = (int64_t)time(NULL);
+    if (asof_s && (why = gpi_time_parse(asof_s, &as_of))) {
+        cli_error("--as-of: %s (got \"%s\")", why, asof_s);
+        return 2;
+    }
+    if (access(ctx->db_path, F_OK) != 0) {
+        cli_error("grades evaluate: no database at %s (ingest observations first)",
+                  ctx->db_path);
+        return 1;
+    }
+    char path[4096], gpath[4096];
+    const char *data = cli_data_dir(ctx);
+    if (!grades) {
+        snprintf(gpath, sizeof gpath, "%s/grades.json", data);
+        grades = gpath;
+    }
+    snprintf(path, sizeof path, "%s/gpus.csv", data);
+    gpi_diag d = {{0}};
+    char **names = NULL;
+    size_t n_names = 0;
+    idx_grades *gs = NULL;
+    store *st = NULL;
+    idx_evaluation *ev = NULL;
+    gpi_status rc = idx_gpu_names_load(path, &names, &n_names, &d);
+    if (rc == GPI_OK)
+        rc = idx_grades_load(grades, (const char *const *)names, n_names, &gs, &d);
+    if (rc == GPI_OK) rc = store_open(ctx->db_path, &st, &d);
+    if (rc == GPI_OK) rc = idx_evaluate(st, gs, from, to, as_of, &ev, &d);
+    if (rc == GPI_OK) {
+        if (json) {
+            json_t *j = eval_json(ev, as_of);
+            if (!j || json_dumpf(j, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) != 0)
+                rc = gpi_diag_set(&d, GPI_ENOMEM, "grades evaluate: cannot write JSON");
+            else
+                fputc('\n', stdout);
+            json_decref(j);
+        } else if (csv) {
+            print_csv(stdout, ev);
+        } else {
+            print_table(stdout, ev);
+        }
+    }
+    if (rc != GPI_OK) cli_error("%s", d.msg);
+    idx_evaluation_free(ev);
+    store_close(st);
+    idx_grades_free(gs);
+    idx_names_free(names, n_names);
+    return gpi_exit_code(rc);
+}
 
 int cmd_grades(cli_ctx *ctx, int argc, char **argv)
 {
-    (void)ctx;
-    (void)argc;
-    (void)argv;
-    cli_error("'grades evaluate' is not built yet in this version");
-    return 1;
+    if (argc < 2 || cli_is_help(argv[1])) {
+        fputs(usage, argc < 2 ? stderr : stdout);
+        return argc < 2 ? 2 : 0;
+    }
+    if (strcmp(argv[1], "evaluate") == 0) return cmd_evaluate(ctx, argc - 1, argv + 1);
+    cli_error("grades: unknown subcommand '%s' (evaluate)", argv[1]);
+    return 2;
 }

@@ -28,26 +28,7 @@
 #include <string.h>
 #include <time.h>
 
-typedef struct gstate {
-    const idx_grade *g;
-    int L;
-    int32_t *rday;
-    int64_t *rt, *ro;
-    int32_t *adj_day;
-    int64_t *adj_t, *adj_o;
-    int32_t prev_day;
-    int prev_has_value, prev_carry;
-    int64_t prev_value;
-} gstate;
-
-typedef struct eval_out {
-    int level;
-    int64_t value_e4, adj_e6;
-    int carry;
-    size_t n_adj;
-} eval_out;
-
-static gpi_status gstate_init(gstate *s, const idx_grade *g)
+gpi_status idx_seq_init(idx_seq *s, const idx_grade *g)
 {
     memset(s, 0, sizeof *s);
     s->g = g;
@@ -65,7 +46,7 @@ static gpi_status gstate_init(gstate *s, const idx_grade *g)
     return GPI_OK;
 }
 
-static void gstate_free(gstate *s)
+void idx_seq_free(idx_seq *s)
 {
     free(s->rday);
     free(s->rt);
@@ -80,11 +61,14 @@ static size_t slot(int32_t day, int L)
     return (size_t)(((day % L) + L) % L);
 }
 
-/* §6 steps 3-5 for one day from its raw values (-1 = absent). */
-static void eval_day(gstate *s, int32_t day, int64_t t_q, int64_t o_q, eval_out *out)
+/* §6 steps 3-5 for one day from its raw values (-1 = absent), without
+ * advancing the sequence (the adjustment days land in s->adj_*). */
+void idx_seq_peek(idx_seq *s, int32_t day, int64_t t_q, int64_t o_q, idx_eval *out)
 {
     const idx_params *p = &s->g->p;
-    if (s->prev_day != day - 1) s->prev_has_value = s->prev_carry = 0;
+    int contiguous = s->prev_day == day - 1;
+    int prev_has_value = contiguous && s->prev_has_value;
+    int prev_carry = contiguous ? s->prev_carry : 0;
     memset(out, 0, sizeof *out);
     out->adj_e6 = -1;
     out->value_e4 = -1;
@@ -104,13 +88,18 @@ static void eval_day(gstate *s, int32_t day, int64_t t_q, int64_t o_q, eval_out 
         out->level = GPI_LEVEL_OFFERS;
         out->adj_e6 = idx_adjustment_e6(s->adj_t, s->adj_o, out->n_adj, p->adj_min_days);
         out->value_e4 = idx_value_e4(o_q, out->adj_e6, p->rounding_e4);
-    } else if (s->prev_has_value && s->prev_carry < p->max_carry_days) {
+    } else if (prev_has_value && prev_carry < p->max_carry_days) {
         out->level = GPI_LEVEL_CARRIED;
         out->value_e4 = s->prev_value;
-        out->carry = s->prev_carry + 1;
+        out->carry = prev_carry + 1;
     } else {
         out->level = GPI_LEVEL_SUSPENDED;
     }
+}
+
+void idx_seq_next(idx_seq *s, int32_t day, int64_t t_q, int64_t o_q, idx_eval *out)
+{
+    idx_seq_peek(s, day, t_q, o_q, out);
     size_t i = slot(day, s->L);
     s->rday[i] = day;
     s->rt[i] = t_q;
@@ -121,7 +110,7 @@ static void eval_day(gstate *s, int32_t day, int64_t t_q, int64_t o_q, eval_out 
     s->prev_carry = out->carry;
 }
 
-static void make_row(const idx_grade *g, int32_t day, const idx_fix *f, const eval_out *e,
+static void make_row(const idx_grade *g, int32_t day, const idx_fix *f, const idx_eval *e,
                      int64_t as_of, store_index_row *r)
 {
     memset(r, 0, sizeof *r);
@@ -162,7 +151,8 @@ static void make_row(const idx_grade *g, int32_t day, const idx_fix *f, const ev
     r->as_of = as_of;
 }
 
-static gpi_status put_adj(store *st, const gstate *s, int32_t day, const eval_out *e, gpi_diag *d)
+static gpi_status put_adj(store *st, const idx_seq *s, int32_t day, const idx_eval *e,
+                          gpi_diag *d)
 {
     gpi_status rc = GPI_OK;
     if (e->level != GPI_LEVEL_OFFERS) return rc;
@@ -268,7 +258,7 @@ static gpi_status register_grades(store *st, const idx_grades *gs, int32_t from,
 }
 
 /* Replays the P days before from into the states (design note 2). */
-static gpi_status replay_prefix(store *st, idx_day *dy, gstate *gst, int32_t from, int P,
+static gpi_status replay_prefix(store *st, idx_day *dy, idx_seq *gst, int32_t from, int P,
                                 int64_t as_of, rowvec *rv, gpi_diag *d)
 {
     size_t ng = dy->ng;
@@ -313,8 +303,8 @@ static gpi_status replay_prefix(store *st, idx_day *dy, gstate *gst, int32_t fro
                 t[j] = f.trades_raw_q;
                 o[j] = f.offers_raw_q;
             }
-            eval_out e;
-            if (rc == GPI_OK) eval_day(&gst[gi], day, t[j], o[j], &e);
+            idx_eval e;
+            if (rc == GPI_OK) idx_seq_next(&gst[gi], day, t[j], o[j], &e);
         }
     }
     free(t);
@@ -327,14 +317,14 @@ static gpi_status replay_prefix(store *st, idx_day *dy, gstate *gst, int32_t fro
 }
 
 /* Re-evaluates built days after `to` (design note 3). */
-static gpi_status reevaluate_after(store *st, gstate *s, int32_t to, int P, rowvec *rv,
+static gpi_status reevaluate_after(store *st, idx_seq *s, int32_t to, int P, rowvec *rv,
                                    long *n_changed, gpi_diag *d)
 {
     gpi_status rc = load_rows(st, s->g, to + 1, INT32_MAX - 1, 1, rv, d);
     for (size_t k = 0; k < rv->n && rc == GPI_OK; k++) {
         store_index_row *r = &rv->v[k];
-        eval_out e;
-        eval_day(s, r->day, r->trades_raw_q, r->offers_raw_q, &e);
+        idx_eval e;
+        idx_seq_next(s, r->day, r->trades_raw_q, r->offers_raw_q, &e);
         int64_t adj = e.level == GPI_LEVEL_OFFERS ? e.adj_e6 : -1;
         int changed = e.level != r->level || e.value_e4 != r->value_e4 ||
                       adj != r->adjustment_e6 || e.carry != r->carry_days;
@@ -365,12 +355,12 @@ gpi_status idx_build(store *st, const idx_grades *gs, int32_t from, int32_t to, 
     gpi_status rc = register_grades(st, gs, from, to, as_of, d);
     if (rc != GPI_OK) return rc;
     idx_day dy;
-    gstate *gst = calloc(gs->n, sizeof *gst);
+    idx_seq *gst = calloc(gs->n, sizeof *gst);
     rowvec rv = {0};
     rc = idx_day_init(&dy, gs);
     int P = 0;
     for (size_t i = 0; i < gs->n && rc == GPI_OK && gst; i++) {
-        rc = gstate_init(&gst[i], &gs->g[i]);
+        rc = idx_seq_init(&gst[i], &gs->g[i]);
         int p = gs->g[i].p.adj_lookback_days + gs->g[i].p.max_carry_days + 1;
         if (p > P) P = p;
     }
@@ -385,11 +375,11 @@ gpi_status idx_build(store *st, const idx_grades *gs, int32_t from, int32_t to, 
         if (rc != GPI_OK) break;
         for (size_t gi = 0; gi < gs->n && rc == GPI_OK; gi++) {
             idx_fix f;
-            eval_out e;
+            idx_eval e;
             store_index_row r;
             rc = idx_day_fix(&dy, gi, &f, d);
             if (rc != GPI_OK) break;
-            eval_day(&gst[gi], day, f.trades_raw_q, f.offers_raw_q, &e);
+            idx_seq_next(&gst[gi], day, f.trades_raw_q, f.offers_raw_q, &e);
             make_row(&gs->g[gi], day, &f, &e, as_of, &r);
             rc = store_index_put_row(st, &r, d);
             if (rc == GPI_OK) rc = store_index_clear_detail(st, r.grade, day, 3, d);
@@ -410,7 +400,7 @@ gpi_status idx_build(store *st, const idx_grades *gs, int32_t from, int32_t to, 
         if (rc != GPI_OK) store_rollback(st);
     }
 done:
-    for (size_t i = 0; gst && i < gs->n; i++) gstate_free(&gst[i]);
+    for (size_t i = 0; gst && i < gs->n; i++) idx_seq_free(&gst[i]);
     free(gst);
     free(rv.v);
     idx_day_free(&dy);

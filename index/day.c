@@ -46,6 +46,8 @@ void idx_day_free(idx_day *dy)
     free(dy->slots);
     free(dy->stamp);
     free(dy->work);
+    free(dy->loo_t.v);
+    free(dy->loo_o.v);
     memset(dy, 0, sizeof *dy);
 }
 
@@ -201,10 +203,11 @@ static long count_reason(const idx_buf *b, int eligible)
     return n;
 }
 
-gpi_status idx_day_fix(idx_day *dy, size_t gi, idx_fix *f, gpi_diag *d)
+/* The fix of one grade-day from its trades tb and offers ob (screened and
+ * marked in place). */
+static gpi_status fix_bufs(idx_day *dy, const idx_params *p, idx_buf *tb, idx_buf *ob,
+                           idx_fix *f, gpi_diag *d)
 {
-    const idx_params *p = &dy->gs->g[gi].p;
-    idx_buf *tb = &dy->trades[gi], *ob = &dy->offers[gi];
     size_t need = 2 * (tb->n > ob->n ? tb->n : ob->n) + 2;
     if (need > dy->cap_work) {
         double *w = realloc(dy->work, need * sizeof *w);
@@ -240,6 +243,39 @@ gpi_status idx_day_fix(idx_day *dy, size_t gi, idx_fix *f, gpi_diag *d)
     if (np > 0 && (long)np >= p->min_providers) f->offers_raw_q = raw;
     idx_spread(ob->v, ob->n, dy->work, f->os.spread);
     return GPI_OK;
+}
+
+gpi_status idx_day_fix(idx_day *dy, size_t gi, idx_fix *f, gpi_diag *d)
+{
+    return fix_bufs(dy, &dy->gs->g[gi].p, &dy->trades[gi], &dy->offers[gi], f, d);
+}
+
+/* Copies the items of src not of group into dst, unscreened. */
+static int copy_without(idx_buf *dst, const idx_buf *src, int32_t group)
+{
+    if (src->n > dst->cap) {
+        idx_item *nv = realloc(dst->v, src->n * sizeof *nv);
+        if (!nv) return -1;
+        dst->v = nv;
+        dst->cap = src->n;
+    }
+    dst->n = 0;
+    for (size_t i = 0; i < src->n; i++) {
+        if (src->v[i].group == group) continue;
+        idx_item it = src->v[i];
+        if (it.reason == IDX_EX_ABOVE || it.reason == IDX_EX_BELOW) it.reason = IDX_OK;
+        dst->v[dst->n++] = it;
+    }
+    return 0;
+}
+
+gpi_status idx_day_fix_without(idx_day *dy, size_t gi, int32_t group, idx_fix *f, gpi_diag *d)
+{
+    if (gi >= dy->ng) return gpi_diag_set(d, GPI_EUSAGE, "index: no grade %zu", gi);
+    if (copy_without(&dy->loo_t, &dy->trades[gi], group) ||
+        copy_without(&dy->loo_o, &dy->offers[gi], group))
+        return gpi_diag_set(d, GPI_ENOMEM, "index: out of memory");
+    return fix_bufs(dy, &dy->gs->g[gi].p, &dy->loo_t, &dy->loo_o, f, d);
 }
 
 /* ---- detail for publication ------------------------------------------------ */

@@ -8,6 +8,9 @@
  *              water-filling cap, exact weighted median, medians of
  *              provider medians, offer-to-trade adjustment, rounding.
  *   build.c    store -> one day's observations -> rows of every grade.
+ *   evaluate.c the grade lab: candidate grades computed from the stored
+ *              observations (levels, concentration, volatility,
+ *              leave-one-provider-out, correlations), nothing written.
  *   publish.c  rows -> index.csv / index.json / observations.csv vintages.
  * The module never prints; every function returns gpi_status and fills d.
  *
@@ -186,5 +189,56 @@ typedef struct idx_publish_result {
 /* Publishes day into dir (SPEC §7). */
 gpi_status idx_publish(store *st, int32_t day, const char *dir, idx_publish_result *res,
                        gpi_diag *d);
+
+/* ---- grade lab (evaluate.c) ---------------------------------------------- */
+
+/* What a candidate grade would have been over [from, to], computed from
+ * the stored observations with this methodology (the grades need not be
+ * built; nothing is written).  Means are NAN when no day qualifies. */
+typedef struct idx_grade_eval {
+    char id[IDX_NAME_MAX + 1];
+    long n_level[GPI_LEVEL__N];     /* days per level (gpi_level index)       */
+    double share_level[GPI_LEVEL__N];
+    double mean_providers;          /* mean of the rows' n_providers          */
+    /* concentration of the level used, means over the days at that level:
+     * trades days by screened volume, offers days by screened offer count;
+     * "all" = over trades and offers days together */
+    double top_share, top_share_trades, top_share_offers;
+    double hhi, hhi_trades, hhi_offers;   /* sum of squared shares, 0..1   */
+    /* daily log changes of the value between consecutive days of the range
+     * that both have one (carried days included: they settle futures) */
+    long n_changes;
+    double vol_daily, vol_annual;   /* sample sd; x sqrt(365); NAN if < 2    */
+    /* leave one provider group out of a trades/offers day, same method,
+     * same adjustment and carry state: the day's largest move */
+    long loo_days;                  /* fixed days with a move measured       */
+    long loo_lost;                  /* fixed days one provider could void    */
+    double loo_max_abs, loo_mean_abs; /* USD/GPU-hour, max / mean over days */
+    double loo_max_rel, loo_mean_rel; /* fraction of the day's value        */
+    int32_t loo_max_day;            /* day of the largest relative move      */
+    char loo_max_provider[IDX_NAME_MAX + 1];
+    int64_t loo_max_from_e4, loo_max_to_e4; /* the value with / without it */
+} idx_grade_eval;
+
+#define IDX_CORR_MIN_DAYS 10
+
+typedef struct idx_evaluation {
+    int32_t from, to;
+    long days;
+    size_t n;                       /* grades, in file order */
+    idx_grade_eval *g;
+    /* correlation of daily log changes, n x n row-major, over the days
+     * both grades have a change; NAN with fewer than IDX_CORR_MIN_DAYS
+     * such days or a constant series.  corr_n: the common days. */
+    double *corr;
+    long *corr_n;
+} idx_evaluation;
+
+/* Evaluates grades gs over [from, to] (observations ingested at or before
+ * as_of).  Reads one day at a time (plus the days before `from` that the
+ * carry and adjustment need).  Free *out with idx_evaluation_free(). */
+gpi_status idx_evaluate(store *st, const idx_grades *gs, int32_t from, int32_t to,
+                        int64_t as_of, idx_evaluation **out, gpi_diag *d);
+void idx_evaluation_free(idx_evaluation *e);
 
 #endif

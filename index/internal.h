@@ -46,6 +46,7 @@ typedef struct idx_day {
     size_t cap_work;
     long n_scanned;
     gpi_status err;
+    idx_buf loo_t, loo_o;       /* scratch of idx_day_fix_without */
 } idx_day;
 
 gpi_status idx_day_init(idx_day *dy, const idx_grades *gs);
@@ -54,7 +55,40 @@ void idx_day_free(idx_day *dy);
 gpi_status idx_day_collect(idx_day *dy, store *st, int32_t day, int64_t as_of, gpi_diag *d);
 /* Reduces grade gi's arrays to a fix (screens and marks the items). */
 gpi_status idx_day_fix(idx_day *dy, size_t gi, idx_fix *f, gpi_diag *d);
+/* The same fix as idx_day_fix with every observation of provider group
+ * `group` left out (leave-one-provider-out), on copies: grade gi's arrays
+ * are not changed.  group < 0 leaves nothing out. */
+gpi_status idx_day_fix_without(idx_day *dy, size_t gi, int32_t group, idx_fix *f, gpi_diag *d);
 const char *idx_day_group(const idx_day *dy, int32_t gid);
+
+/* build.c: §6 steps 3-5 of one grade as a sequence of days -- a day's
+ * level, adjustment and carried value from its raw values and those of
+ * the days before (fed in ascending order; a gap resets the carry). */
+typedef struct idx_seq {
+    const idx_grade *g;
+    int L;
+    int32_t *rday;
+    int64_t *rt, *ro;
+    int32_t *adj_day;           /* the adjustment days of the last evaluation */
+    int64_t *adj_t, *adj_o;
+    int32_t prev_day;
+    int prev_has_value, prev_carry;
+    int64_t prev_value;
+} idx_seq;
+
+typedef struct idx_eval {
+    int level;                  /* gpi_level */
+    int64_t value_e4, adj_e6;   /* -1 none */
+    int carry;
+    size_t n_adj;
+} idx_eval;
+
+gpi_status idx_seq_init(idx_seq *s, const idx_grade *g);
+void idx_seq_free(idx_seq *s);
+/* Evaluates day from its raw values (-1 = absent) without advancing s
+ * (what-if); idx_seq_next evaluates and advances s past day. */
+void idx_seq_peek(idx_seq *s, int32_t day, int64_t t_q, int64_t o_q, idx_eval *out);
+void idx_seq_next(idx_seq *s, int32_t day, int64_t t_q, int64_t o_q, idx_eval *out);
 
 /* format.c: the §13 header line; a fixed-point number (v < 0: empty, or
  * "null" when json); a row as CSV without the vintage (ends with

@@ -1,0 +1,351 @@
+/* index/evaluate.c -- the grade lab (SPEC §10): how a candidate grade would
+ * have behaved, for exchange designers.
+ *
+ * NOTES ON THE DESIGN
+ * (1) Candidate grades need not be built: each day of [from - P, to] is
+ *     read once for all grades (idx_day_collect) and reduced with the
+ *     index's own fix (idx_day_fix) and day sequence (idx_seq: level,
+ *     adjustment, carry), exactly as `index build` does; P is the
+ *     dependency horizon of build.c (lookback + carry + 1 days), so the
+ *     first day of the range already has its adjustment and carry.
+ *     Nothing is written to the store.
+ * (2) Memory: one day of observations (the idx_day arrays) plus, per
+ *     grade, one value per day of the range (for the volatility and the
+ *     correlations).  Every other measure is a running sum.
+ * (3) Leave-one-provider-out: on a trades or offers day, each provider
+ *     group with an eligible observation of the grade is left out in turn
+ *     (idx_day_fix_without: both levels, screened afresh), and the day is
+ *     evaluated from the sequence state before it (idx_seq_peek), so the
+ *     same adjustment and carry apply.  The move is |value without -
+ *     value| (ties name the provider first in byte order); a removal
+ *     that leaves no value (suspended) is counted as a lost day instead.
+ *     A carried or suspended day has no fix to move.
+ * (4) Concentration is of the level used that day: screened trade volume
+ *     per provider on trades days, screened offer counts on offers days
+ *     (the bases of the published top_provider_share).  HHI = sum of
+ *     squared shares (1/n for n equal providers, 1 for a monopoly).
+ * (5) Changes are log(v_d / v_{d-1}) for consecutive days of the range
+ *     that both have a value (trades, offers or carried: the series a
+ *     futures contract settles on).  Volatility is their sample standard
+ *     deviation (n - 1), annualized by sqrt(365) (the market never closes).
+ *     Correlations are Pearson over the days both grades have a change.
+ */
+#include "index/internal.h"
+
+#include <gsl/gsl_statistics_double.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_EVAL_DAYS 36600 /* a century: a guard against typos, not a limit of the method */
+
+/* Per-group running sums of one day (indexed by interned group id). */
+typedef struct groups {
+    int64_t *w;        /* weight per group id */
+    char *seen;
+    int32_t *ids;      /* the groups touched, in first-seen order */
+    size_t n_ids, cap;
+} groups;
+
+typedef struct grade_acc {
+    int64_t *value_e4; /* per day of the range, -1 none */
+    double sum_prov;
+    double sum_top[2], sum_hhi[2];   /* [0] trades days, [1] offers days */
+    double sum_loo_abs, sum_loo_rel;
+} grade_acc;
+
+static int groups_reserve(groups *g, size_t n)
+{
+    if (n <= g->cap) return 0;
+    size_t cap = g->cap ? g->cap : 64;
+    while (cap < n) cap *= 2;
+    int64_t *w = realloc(g->w, cap * sizeof *w);
+    if (w) g->w = w;
+    char *s = realloc(g->seen, cap);
+    if (s) g->seen = s;
+    int32_t *ids = realloc(g->ids, cap * sizeof *ids);
+    if (ids) g->ids = ids;
+    if (!w || !s || !ids) return -1;
+    memset(g->seen + g->cap, 0, cap - g->cap);
+    g->cap = cap;
+    return 0;
+}
+
+static void groups_clear(groups *g)
+{
+    for (size_t i = 0; i < g->n_ids; i++) g->seen[g->ids[i]] = 0;
+    g->n_ids = 0;
+}
+
+static void groups_add(groups *g, int32_t id, int64_t w)
+{
+    if (!g->seen[id]) {
+        g->seen[id] = 1;
+        g->w[id] = 0;
+        g->ids[g->n_ids++] = id;
+    }
+    g->w[id] += w;
+}
+
+/* Top share and HHI of the screened items of b, by volume or by count. */
+static void concentration(groups *g, const idx_buf *b, int by_volume, double *top, double *hhi)
+{
+    groups_clear(g);
+    for (size_t i = 0; i < b->n; i++)
+        if (b->v[i].reason == IDX_OK)
+            groups_add(g, b->v[i].group, by_volume ? b->v[i].qty_micro : 1);
+    double total = 0, best = 0, h = 0;
+    for (size_t i = 0; i < g->n_ids; i++) total += (double)g->w[g->ids[i]];
+    for (size_t i = 0; i < g->n_ids && total > 0; i++) {
+        double s = (double)g->w[g->ids[i]] / total;
+        h += s * s;
+        if (s > best) best = s;
+    }
+    *top = total > 0 ? best : NAN;
+    *hhi = total > 0 ? h : NAN;
+}
+
+/* The provider groups with an eligible observation of either level. */
+static void eligible_groups(groups *g, const idx_buf *t, const idx_buf *o)
+{
+    groups_clear(g);
+    const idx_buf *b[2] = {t, o};
+    for (int k = 0; k < 2; k++)
+        for (size_t i = 0; i < b[k]->n; i++) {
+            int r = b[k]->v[i].reason;
+            if (r != IDX_EX_CANCELLED && r != IDX_EX_AFFILIATE) groups_add(g, b[k]->v[i].group, 0);
+        }
+}
+
+/* Leave-one-provider-out of grade gi on a fixed day (design note 3). */
+static gpi_status leave_one_out(idx_day *dy, size_t gi, idx_seq *seq, int32_t day,
+                                const idx_eval *e, groups *g, idx_grade_eval *ge, grade_acc *acc,
+                                gpi_diag *d)
+{
+    eligible_groups(g, &dy->trades[gi], &dy->offers[gi]);
+    int64_t best = -1, best_to = -1;
+    int32_t best_group = -1;
+    int lost = 0;
+    for (size_t k = 0; k < g->n_ids; k++) {
+        idx_fix f;
+        idx_eval e2;
+        gpi_status rc = idx_day_fix_without(dy, gi, g->ids[k], &f, d);
+        if (rc != GPI_OK) return rc;
+        idx_seq_peek(seq, day, f.trades_raw_q, f.offers_raw_q, &e2);
+        if (e2.value_e4 < 0) {
+            lost = 1;
+            continue;
+        }
+        int64_t mv = e2.value_e4 > e->value_e4 ? e2.value_e4 - e->value_e4
+                                               : e->value_e4 - e2.value_e4;
+        if (mv > best || (mv == best && strcmp(idx_day_group(dy, g->ids[k]),
+                                               idx_day_group(dy, best_group)) < 0)) {
+            best = mv;
+            best_to = e2.value_e4;
+            best_group = g->ids[k];
+        }
+    }
+    if (lost) ge->loo_lost++;
+    if (best < 0) return GPI_OK;
+    double abs_usd = (double)best / 1e4, rel = (double)best / (double)e->value_e4;
+    ge->loo_days++;
+    acc->sum_loo_abs += abs_usd;
+    acc->sum_loo_rel += rel;
+    if (isnan(ge->loo_max_abs) || abs_usd > ge->loo_max_abs) ge->loo_max_abs = abs_usd;
+    if (isnan(ge->loo_max_rel) || rel > ge->loo_max_rel) {
+        ge->loo_max_rel = rel;
+        ge->loo_max_day = day;
+        snprintf(ge->loo_max_provider, sizeof ge->loo_max_provider, "%s",
+                 idx_day_group(dy, best_group));
+        ge->loo_max_from_e4 = e->value_e4;
+        ge->loo_max_to_e4 = best_to;
+    }
+    return GPI_OK;
+}
+
+/* One day of the range for grade gi. */
+static gpi_status eval_day(idx_day *dy, size_t gi, idx_seq *seq, int32_t day, long k,
+                           groups *g, idx_grade_eval *ge, grade_acc *acc, gpi_diag *d)
+{
+    idx_fix f;
+    idx_eval e;
+    gpi_status rc = idx_day_fix(dy, gi, &f, d);
+    if (rc != GPI_OK) return rc;
+    idx_seq_peek(seq, day, f.trades_raw_q, f.offers_raw_q, &e);
+    ge->n_level[e.level]++;
+    acc->value_e4[k] = e.value_e4;
+    int lv = e.level == GPI_LEVEL_TRADES ? 0 : e.level == GPI_LEVEL_OFFERS ? 1 : -1;
+    acc->sum_prov += (double)(lv == 0 ? f.ts.n_providers : lv == 1 ? f.os.n_providers
+                                                                   : f.all_providers);
+    if (lv >= 0) {
+        double top, hhi;
+        concentration(g, lv == 0 ? &dy->trades[gi] : &dy->offers[gi], lv == 0, &top, &hhi);
+        acc->sum_top[lv] += top;
+        acc->sum_hhi[lv] += hhi;
+        rc = leave_one_out(dy, gi, seq, day, &e, g, ge, acc, d);
+    }
+    idx_seq_next(seq, day, f.trades_raw_q, f.offers_raw_q, &e);
+    return rc;
+}
+
+static double mean_or_nan(double sum, long n)
+{
+    return n > 0 ? sum / (double)n : NAN;
+}
+
+/* Log changes of grade a into chg (NAN where none); returns the count. */
+static long changes(const int64_t *v, long days, double *chg)
+{
+    long n = 0;
+    chg[0] = NAN;
+    for (long k = 1; k < days; k++) {
+        chg[k] = v[k] > 0 && v[k - 1] > 0 ? log((double)v[k] / (double)v[k - 1]) : NAN;
+        if (!isnan(chg[k])) n++;
+    }
+    return n;
+}
+
+static void finish(idx_evaluation *ev, grade_acc *acc, double *chg, double *x, double *y)
+{
+    long days = ev->days;
+    size_t n = ev->n;
+    for (size_t gi = 0; gi < n; gi++) {
+        idx_grade_eval *ge = &ev->g[gi];
+        grade_acc *a = &acc[gi];
+        for (int l = 0; l < GPI_LEVEL__N; l++)
+            ge->share_level[l] = (double)ge->n_level[l] / (double)days;
+        long nt = ge->n_level[GPI_LEVEL_TRADES], no = ge->n_level[GPI_LEVEL_OFFERS];
+        ge->mean_providers = a->sum_prov / (double)days;
+        ge->top_share_trades = mean_or_nan(a->sum_top[0], nt);
+        ge->top_share_offers = mean_or_nan(a->sum_top[1], no);
+        ge->top_share = mean_or_nan(a->sum_top[0] + a->sum_top[1], nt + no);
+        ge->hhi_trades = mean_or_nan(a->sum_hhi[0], nt);
+        ge->hhi_offers = mean_or_nan(a->sum_hhi[1], no);
+        ge->hhi = mean_or_nan(a->sum_hhi[0] + a->sum_hhi[1], nt + no);
+        ge->loo_mean_abs = mean_or_nan(a->sum_loo_abs, ge->loo_days);
+        ge->loo_mean_rel = mean_or_nan(a->sum_loo_rel, ge->loo_days);
+        double *c = chg + gi * (size_t)days;
+        ge->n_changes = changes(a->value_e4, days, c);
+        long m = 0;
+        for (long k = 0; k < days; k++)
+            if (!isnan(c[k])) x[m++] = c[k];
+        ge->vol_daily = m >= 2 ? gsl_stats_sd(x, 1, (size_t)m) : NAN;
+        ge->vol_annual = ge->vol_daily * sqrt(365.0);
+    }
+    for (size_t a = 0; a < n; a++)
+        for (size_t b = a; b < n; b++) {
+            const double *ca = chg + a * (size_t)days, *cb = chg + b * (size_t)days;
+            long m = 0;
+            for (long k = 0; k < days; k++)
+                if (!isnan(ca[k]) && !isnan(cb[k])) {
+                    x[m] = ca[k];
+                    y[m++] = cb[k];
+                }
+            double r = NAN;
+            if (m >= IDX_CORR_MIN_DAYS) {
+                double sx = gsl_stats_sd(x, 1, (size_t)m), sy = gsl_stats_sd(y, 1, (size_t)m);
+                if (sx > 0 && sy > 0) r = gsl_stats_correlation(x, 1, y, 1, (size_t)m);
+            }
+            ev->corr[a * n + b] = ev->corr[b * n + a] = r;
+            ev->corr_n[a * n + b] = ev->corr_n[b * n + a] = m;
+        }
+}
+
+void idx_evaluation_free(idx_evaluation *e)
+{
+    if (!e) return;
+    free(e->g);
+    free(e->corr);
+    free(e->corr_n);
+    free(e);
+}
+
+gpi_status idx_evaluate(store *st, const idx_grades *gs, int32_t from, int32_t to,
+                        int64_t as_of, idx_evaluation **out, gpi_diag *d)
+{
+    if (out) *out = NULL;
+    if (!st || !gs || !out)
+        return gpi_diag_set(d, GPI_EUSAGE, "grades evaluate: no store or grades");
+    if (gs->n == 0) return gpi_diag_set(d, GPI_EINPUT, "grades evaluate: no grades to evaluate");
+    if (from > to) return gpi_diag_set(d, GPI_EUSAGE, "grades evaluate: --from is after --to");
+    if ((int64_t)to - from + 1 > MAX_EVAL_DAYS)
+        return gpi_diag_set(d, GPI_EUSAGE, "grades evaluate: range of more than %d days",
+                            MAX_EVAL_DAYS);
+    size_t n = gs->n;
+    long days = (long)(to - from + 1);
+    idx_evaluation *ev = calloc(1, sizeof *ev);
+    grade_acc *acc = calloc(n, sizeof *acc);
+    idx_seq *seq = calloc(n, sizeof *seq);
+    double *chg = NULL, *x = NULL, *y = NULL;
+    groups g = {0};
+    idx_day dy;
+    gpi_status rc = idx_day_init(&dy, gs);
+    if (ev) {
+        ev->g = calloc(n, sizeof *ev->g);
+        ev->corr = malloc(n * n * sizeof *ev->corr);
+        ev->corr_n = malloc(n * n * sizeof *ev->corr_n);
+    }
+    if (rc != GPI_OK || !ev || !acc || !seq || !ev->g || !ev->corr || !ev->corr_n) goto oom;
+    ev->from = from;
+    ev->to = to;
+    ev->days = days;
+    ev->n = n;
+    int P = 0;
+    for (size_t gi = 0; gi < n; gi++) {
+        const idx_params *p = &gs->g[gi].p;
+        if (p->adj_lookback_days + p->max_carry_days + 1 > P)
+            P = p->adj_lookback_days + p->max_carry_days + 1;
+        idx_grade_eval *ge = &ev->g[gi];
+        snprintf(ge->id, sizeof ge->id, "%s", gs->g[gi].id);
+        ge->loo_max_abs = ge->loo_max_rel = NAN;
+        ge->loo_max_day = INT32_MIN;
+        ge->loo_max_from_e4 = ge->loo_max_to_e4 = -1;
+        acc[gi].value_e4 = malloc((size_t)days * sizeof *acc[gi].value_e4);
+        if (!acc[gi].value_e4 || idx_seq_init(&seq[gi], &gs->g[gi]) != GPI_OK) goto oom;
+    }
+    for (int64_t day = (int64_t)from - P; day <= to && rc == GPI_OK; day++) {
+        rc = idx_day_collect(&dy, st, (int32_t)day, as_of, d);
+        if (rc == GPI_OK && groups_reserve(&g, dy.n_names + 1)) goto oom;
+        for (size_t gi = 0; gi < n && rc == GPI_OK; gi++) {
+            if (day < from) { /* the days the range's first days depend on */
+                idx_fix f;
+                idx_eval e;
+                rc = idx_day_fix(&dy, gi, &f, d);
+                if (rc == GPI_OK) idx_seq_next(&seq[gi], (int32_t)day, f.trades_raw_q,
+                                               f.offers_raw_q, &e);
+            } else {
+                rc = eval_day(&dy, gi, &seq[gi], (int32_t)day, (long)(day - from), &g,
+                              &ev->g[gi], &acc[gi], d);
+            }
+        }
+    }
+    if (rc == GPI_OK) {
+        chg = malloc(n * (size_t)days * sizeof *chg);
+        x = malloc((size_t)days * sizeof *x);
+        y = malloc((size_t)days * sizeof *y);
+        if (!chg || !x || !y) goto oom;
+        finish(ev, acc, chg, x, y);
+    }
+    goto done;
+oom:
+    rc = gpi_diag_set(d, GPI_ENOMEM, "grades evaluate: out of memory");
+done:
+    for (size_t gi = 0; gi < n; gi++) {
+        if (seq) idx_seq_free(&seq[gi]);
+        if (acc) free(acc[gi].value_e4);
+    }
+    free(seq);
+    free(acc);
+    free(chg);
+    free(x);
+    free(y);
+    free(g.w);
+    free(g.seen);
+    free(g.ids);
+    idx_day_free(&dy);
+    if (rc == GPI_OK)
+        *out = ev;
+    else
+        idx_evaluation_free(ev);
+    return rc;
+}

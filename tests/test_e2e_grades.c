@@ -1,0 +1,505 @@
+/* tests/test_e2e_grades.c -- `gpuidx grades evaluate` end to end.
+ *
+ * (1) The hand market of tests/test_evaluate.c, written as canonical CSV
+ *     and ingested by the binary: the --csv output is pinned whole (every
+ *     number computed by hand or with numpy, see test_evaluate.c), the
+ *     --json and table outputs are checked for their key parts.
+ * (2) A generated market (written by this test: 90 days, 3 grades, 6
+ *     providers, thin days, fat fingers, a provider with outsized volume)
+ *     is evaluated, then built with `index build`; the measures the
+ *     published rows allow are recomputed here from `index show` (level
+ *     shares, mean n_providers, top-provider share, volatility and
+ *     correlation of the published values), and the reported largest
+ *     leave-one-provider-out move is replayed by building a second
+ *     database without that provider's observations of that day.
+ * (3) Usage and grade-file errors: exit codes and messages.
+ */
+#include "tests/testutil.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/gpi.h"
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+static const char grades_m[] =
+    "{\"grades\": [{\"id\": \"G\", \"gpu\": [\"H100-SXM-80GB\"], \"min_tier\": \"unrated\"},\n"
+    " {\"id\": \"G2\", \"gpu\": [\"H100-SXM-80GB\"], \"min_tier\": \"unrated\",\n"
+    "  \"min_providers\": 4}]}\n";
+
+static char *market_m_csv(void)
+{
+    static const char trades[] =
+        "kind,id,observed_at,provider,gpu,price,quantity,term\n"
+        "trade,t1a,2025-01-01T09:00:00Z,ProvA,H100,2.00,600,on-demand\n"
+        "trade,t1b,2025-01-01T09:00:00Z,ProvB,H100,2.10,300,on-demand\n"
+        "trade,t1c,2025-01-01T09:00:00Z,ProvC,H100,2.20,100,on-demand\n"
+        "trade,t2a,2025-01-02T09:00:00Z,ProvA,H100,2.00,1000,on-demand\n"
+        "trade,t2b,2025-01-02T09:00:00Z,ProvB,H100,2.20,1000,on-demand\n"
+        "trade,t2c,2025-01-02T09:00:00Z,ProvC,H100,2.40,1000,on-demand\n"
+        "trade,t2d,2025-01-02T09:00:00Z,ProvD,H100,2.60,1000,on-demand\n"
+        "trade,t5a,2025-01-05T09:00:00Z,ProvA,H100,2.80,2000,on-demand\n"
+        "trade,t5b,2025-01-05T09:00:00Z,ProvB,H100,2.90,500,on-demand\n"
+        "trade,t5c,2025-01-05T09:00:00Z,ProvC,H100,3.00,500,on-demand\n"
+        "trade,t6a,2025-01-06T09:00:00Z,ProvA,H100,2.70,400,on-demand\n"
+        "trade,t6b,2025-01-06T09:01:00Z,ProvA,H100,2.72,400,on-demand\n"
+        "trade,t6c,2025-01-06T09:02:00Z,ProvA,H100,27.00,400,on-demand\n"
+        "trade,t6d,2025-01-06T09:00:00Z,ProvB,H100,2.75,500,on-demand\n"
+        "trade,t6e,2025-01-06T09:00:00Z,ProvC,H100,2.80,500,on-demand\n";
+    static const int days[] = {1, 2, 3, 5, 6};
+    static const char *const offers[][3] = {
+        {"oa1", "ProvA", "2.40"}, {"oa2", "ProvA", "2.44"}, {"ob", "ProvB", "2.50"},
+        {"oc", "ProvC", "2.60"}, {"od", "ProvD", "3.00"}};
+    size_t cap = sizeof trades + 128 * N(days) * N(offers);
+    char *s = malloc(cap);
+    size_t n = (size_t)snprintf(s, cap, "%s", trades);
+    for (size_t k = 0; k < N(days); k++)
+        for (size_t j = 0; j < N(offers); j++)
+            n += (size_t)snprintf(s + n, cap - n,
+                                  "offer,%s-%d,2025-01-%02dT12:00:00Z,%s,H100,%s,,on-demand\n",
+                                  offers[j][0], days[k], days[k], offers[j][1], offers[j][2]);
+    return s;
+}
+
+/* Values by hand (test_evaluate.c): G 2.10 2.30 2.55 2.55 2.90 2.75,
+ * G2 2.55 2.30 2.55 2.55 2.55 2.55. */
+static const char want_csv[] =
+    "grade,days,trades_days,offers_days,carried_days,suspended_days,trades_share,"
+    "offers_share,carried_share,suspended_share,mean_providers,top_provider_share,"
+    "top_provider_share_trades,top_provider_share_offers,hhi,hhi_trades,hhi_offers,"
+    "n_changes,vol_daily,vol_annualized,loo_days,loo_lost_days,loo_max_abs,loo_mean_abs,"
+    "loo_max_rel,loo_mean_rel,loo_max_date,loo_max_provider,loo_max_from,loo_max_to\n"
+    "G,6,4,1,1,0,0.666667,0.166667,0.166667,0.000000,2.833333,0.472222,0.490278,0.400000,"
+    "0.368370,0.390463,0.280000,5,0.07704260,1.47189674,5,0,0.5000,0.260000,0.23809524,"
+    "0.10600429,2025-01-01,prova,2.1000,2.6000\n"
+    "G2,6,1,4,1,0,0.166667,0.666667,0.166667,0.000000,3.333333,0.370000,0.250000,0.400000,"
+    "0.274000,0.250000,0.280000,5,0.07296227,1.39394227,4,1,0.2500,0.125000,0.10869565,"
+    "0.05168372,2025-01-02,prova,2.3000,2.5500\n";
+
+static void run_ok(const char *dir, const char *args, tu_run *out)
+{
+    *out = tu_gpuidx(dir, "%s", args);
+    if (out->status != 0) fail_msg("gpuidx %s: exit %d: %s", args, out->status, out->err);
+}
+
+static void test_hand_market(void **state)
+{
+    (void)state;
+    char *dir = tu_mkdtemp("e2e-grades");
+    char *csv = market_m_csv();
+    free(tu_write(dir, "m.csv", csv));
+    free(tu_write(dir, "g.json", grades_m));
+    free(csv);
+    tu_run r;
+    run_ok(dir, "--db t.db ingest m.csv", &r);
+    tu_run_free(&r);
+    const char *range = "--grades g.json --from 2025-01-01 --to 2025-01-06";
+    char args[512];
+    snprintf(args, sizeof args, "--db t.db grades evaluate %s --csv", range);
+    run_ok(dir, args, &r);
+    assert_string_equal(r.out, want_csv);
+    tu_run_free(&r);
+
+    snprintf(args, sizeof args, "--db t.db grades evaluate %s --json", range);
+    run_ok(dir, args, &r);
+    json_error_t je;
+    json_t *j = json_loads(r.out, 0, &je);
+    if (!j) fail_msg("--json: %s: %s", je.text, r.out);
+    assert_int_equal(json_integer_value(json_object_get(j, "days")), 6);
+    assert_non_null(strstr(json_string_value(json_object_get(j, "concentration_basis")),
+                           "trade volume"));
+    json_t *g = json_array_get(json_object_get(j, "grades"), 0);
+    assert_string_equal(json_string_value(json_object_get(g, "id")), "G");
+    json_t *lv = json_object_get(g, "levels");
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(lv, "trades"), "days")),
+                     4);
+    tu_assert_close(json_real_value(json_object_get(json_object_get(g, "hhi"), "trades")),
+                    (0.46 + 0.25 + 0.5 + 114.0 / 324) / 4, 1e-9, "hhi.trades");
+    json_t *loo = json_object_get(g, "leave_one_out");
+    tu_assert_close(json_real_value(json_object_get(loo, "max_rel")), 0.5 / 2.1, 1e-9,
+                    "max_rel");
+    assert_string_equal(json_string_value(json_object_get(loo, "max_date")), "2025-01-01");
+    tu_assert_close(json_real_value(json_object_get(loo, "max_to")), 2.6, 1e-12, "max_to");
+    json_t *m = json_object_get(json_object_get(j, "correlation"), "matrix");
+    assert_true(json_is_null(json_array_get(json_array_get(m, 0), 1)));
+    json_t *cd = json_object_get(json_object_get(j, "correlation"), "common_days");
+    assert_int_equal(json_integer_value(json_array_get(json_array_get(cd, 1), 0)), 5);
+    json_decref(j);
+    tu_run_free(&r);
+
+    snprintf(args, sizeof args, "--db t.db grades evaluate %s", range);
+    run_ok(dir, args, &r);
+    static const char *const want_lines[] = {
+        "grade lab: 2025-01-01..2025-01-06, 6 days, 2 grades\n",
+        "G        66.7    16.7    16.7     0.0   2.83  0.472  0.368    7.70    147.2   0.5000"
+        "    23.81    10.60     0\n",
+        "  G     2025-01-01 without prova: 2.1000 -> 2.6000 (23.81%)\n",
+        "  G2    2025-01-02 without prova: 2.3000 -> 2.5500 (10.87%)\n",
+        "[2]   G2          -       -\n",
+    };
+    for (size_t i = 0; i < N(want_lines); i++)
+        if (!strstr(r.out, want_lines[i])) fail_msg("table lacks %s in:\n%s", want_lines[i], r.out);
+    tu_run_free(&r);
+    free(dir);
+}
+
+/* ---- the generated market ------------------------------------------------- */
+
+static uint64_t rng_state;
+
+static double urand(void)
+{
+    rng_state = rng_state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (double)(rng_state >> 11) / 9007199254740992.0;
+}
+
+#define GEN_DAYS 90
+#define GEN_FROM "2025-03-01"
+#define GEN_TO "2025-05-29"
+
+static const struct {
+    const char *id, *gpu, *term;
+    double base;
+} gen_grades[] = {
+    {"H.OD", "H100", "on-demand", 2.50},
+    {"H.SPOT", "H100", "spot", 1.60},
+    {"A.OD", "A100-80GB", "on-demand", 1.40},
+};
+
+static const char gen_grades_json[] =
+    "{\"grades\": ["
+    "{\"id\": \"H.OD\", \"gpu\": [\"H100-SXM-80GB\"], \"min_tier\": \"unrated\"},"
+    "{\"id\": \"H.SPOT\", \"gpu\": [\"H100-SXM-80GB\"], \"min_tier\": \"unrated\","
+    " \"term\": \"spot\"},"
+    "{\"id\": \"A.OD\", \"gpu\": [\"A100-SXM-80GB\"], \"min_tier\": \"unrated\"}]}\n";
+
+/* Writes the market; rows of provider `skip_prov` on day `skip_day`
+ * (index from GEN_FROM) are left out when skip_prov is not NULL. */
+static void write_market(const char *path, const char *skip_prov, int skip_day)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) fail_msg("cannot write %s", path);
+    fputs("kind,id,observed_at,provider,gpu,price,quantity,term\n", f);
+    rng_state = 42;
+    double factor = 0;
+    int y = 2025, mo = 3, dd = 1;
+    for (int day = 0; day < GEN_DAYS; day++) {
+        factor += (urand() - 0.5) * 0.04;
+        for (size_t g = 0; g < N(gen_grades); g++) {
+            double m = gen_grades[g].base * exp(factor + (urand() - 0.5) * 0.05);
+            int thin = urand() < 0.08;
+            int trades_day = urand() < 0.6;
+            for (int p = 1; p <= 6; p++) {
+                char prov[8];
+                snprintf(prov, sizeof prov, "gp%d", p);
+                double present = urand(), noise = urand(), vol = urand(), ff = urand();
+                int skip = skip_prov && strcmp(prov, skip_prov) == 0 && day == skip_day;
+                if (thin ? p > 2 : present > 0.85) continue;
+                int n_offers = p == 1 ? 2 : 1;
+                for (int k = 0; k < n_offers; k++)
+                    if (!skip)
+                        fprintf(f, "offer,o%zu-%d-%d-%d,%04d-%02d-%02dT1%d:00:00Z,%s,%s,%.4f,,%s\n",
+                                g, day, p, k, y, mo, dd, k, prov, gen_grades[g].gpu,
+                                m * (1.08 + 0.08 * noise + 0.03 * k), gen_grades[g].term);
+                if (!trades_day) continue;
+                double q = p == 6 && g == 0 ? 2500 : 100 + 500 * vol;
+                double price = m * (p == 6 && g == 0 ? 1.12 : 0.97 + 0.06 * noise);
+                if (!skip)
+                    fprintf(f, "trade,t%zu-%d-%d,%04d-%02d-%02dT09:00:00Z,%s,%s,%.4f,%.0f,%s\n", g,
+                            day, p, y, mo, dd, prov, gen_grades[g].gpu, price, q,
+                            gen_grades[g].term);
+                if (ff < 0.03 && !skip) /* a fat finger next to two normal prints */
+                    for (int k = 0; k < 3; k++)
+                        fprintf(f, "trade,t%zu-%d-%d-ff%d,%04d-%02d-%02dT1%d:00:00Z,%s,%s,%.4f,"
+                                "100,%s\n",
+                                g, day, p, k, y, mo, dd, k, prov, gen_grades[g].gpu,
+                                k == 2 ? price * 10 : price, gen_grades[g].term);
+            }
+        }
+        if (++dd > gpi_month_days(y, mo)) dd = 1, mo++;
+    }
+    fclose(f);
+}
+
+typedef struct shown {
+    char date[11];
+    char grade[16];
+    double value;        /* NAN when none */
+    char level[12];
+    long n_providers;
+    double top;          /* NAN when empty */
+} shown;
+
+/* Parses `index show` output (no quoted fields in this market). */
+static size_t parse_show(char *text, shown *rows, size_t cap)
+{
+    size_t n = 0;
+    char *save = NULL;
+    char *line = strtok_r(text, "\n", &save); /* header */
+    while ((line = strtok_r(NULL, "\n", &save)) && n < cap) {
+        char *f[20];
+        int k = 0;
+        for (char *p = line; k < 20;) {
+            f[k++] = p;
+            char *c = strchr(p, ',');
+            if (!c) break;
+            *c = '\0';
+            p = c + 1;
+        }
+        if (k != 19) fail_msg("show row with %d fields", k);
+        shown *r = &rows[n++];
+        snprintf(r->date, sizeof r->date, "%s", f[0]);
+        snprintf(r->grade, sizeof r->grade, "%s", f[1]);
+        r->value = *f[2] ? strtod(f[2], NULL) : NAN;
+        snprintf(r->level, sizeof r->level, "%s", f[3]);
+        r->n_providers = strtol(f[6], NULL, 10);
+        r->top = *f[16] ? strtod(f[16], NULL) : NAN;
+    }
+    return n;
+}
+
+/* Fields of the grade's row of the evaluate CSV (split in place). */
+static int csv_row(char *text, const char *grade, char **f, int cap)
+{
+    size_t gl = strlen(grade);
+    for (char *line = strchr(text, '\n'); line; line = strchr(line, '\n')) {
+        line++;
+        if (strncmp(line, grade, gl) != 0 || line[gl] != ',') continue;
+        char *end = strchr(line, '\n');
+        if (end) *end = '\0';
+        int k = 0;
+        for (char *p = line; k < cap;) {
+            f[k++] = p;
+            char *c = strchr(p, ',');
+            if (!c) break;
+            *c = '\0';
+            p = c + 1;
+        }
+        return k;
+    }
+    return 0;
+}
+
+static double sd(const double *x, size_t n)
+{
+    double m = 0, s = 0;
+    for (size_t i = 0; i < n; i++) m += x[i];
+    m /= (double)n;
+    for (size_t i = 0; i < n; i++) s += (x[i] - m) * (x[i] - m);
+    return sqrt(s / (double)(n - 1));
+}
+
+static void test_generated_market(void **state)
+{
+    (void)state;
+    char *dir = tu_mkdtemp("e2e-grades-gen");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/market.csv", dir);
+    write_market(path, NULL, -1);
+    free(tu_write(dir, "g.json", gen_grades_json));
+    tu_run r;
+    run_ok(dir, "--db t.db ingest market.csv", &r);
+    tu_run_free(&r);
+    const char *eval = "--db t.db grades evaluate --grades g.json --from " GEN_FROM
+                       " --to " GEN_TO " --csv";
+    tu_run ev1;
+    run_ok(dir, eval, &ev1);
+    run_ok(dir, "--db t.db index build --grades g.json --from " GEN_FROM " --to " GEN_TO, &r);
+    tu_run_free(&r);
+    /* evaluating reads observations only: building changes nothing */
+    run_ok(dir, eval, &r);
+    assert_string_equal(r.out, ev1.out);
+    tu_run_free(&r);
+    run_ok(dir, "--db t.db index show --from " GEN_FROM " --to " GEN_TO, &r);
+    static shown rows[GEN_DAYS * 3];
+    size_t n = parse_show(r.out, rows, N(rows));
+    assert_int_equal(n, GEN_DAYS * 3);
+    tu_run_free(&r);
+
+    static double chg[3][GEN_DAYS];
+    for (size_t g = 0; g < N(gen_grades); g++) {
+        long lv[4] = {0, 0, 0, 0}, prov = 0, n_top = 0, n_chg = 0;
+        double top = 0, prev = NAN, x[GEN_DAYS];
+        for (size_t i = 0; i < n; i++) {
+            const shown *s = &rows[i];
+            if (strcmp(s->grade, gen_grades[g].id) != 0) continue;
+            size_t day = i / 3; /* rows sorted by date then grade */
+            static const char *const names[4] = {"trades", "offers", "carried", "suspended"};
+            for (int l = 0; l < 4; l++)
+                if (strcmp(s->level, names[l]) == 0) lv[l]++;
+            prov += s->n_providers;
+            if (!isnan(s->top)) top += s->top, n_top++;
+            chg[g][day] = !isnan(prev) && !isnan(s->value) ? log(s->value / prev) : NAN;
+            if (!isnan(chg[g][day])) x[n_chg++] = chg[g][day];
+            prev = s->value;
+        }
+        char *f[40];
+        char *copy = strdup(ev1.out);
+        int k = csv_row(copy, gen_grades[g].id, f, 40);
+        assert_int_equal(k, 30);
+        for (int l = 0; l < 4; l++) assert_int_equal(strtol(f[2 + l], NULL, 10), lv[l]);
+        tu_assert_close(strtod(f[10], NULL), (double)prov / GEN_DAYS, 1e-6, "mean_providers");
+        /* published shares are rounded to 6 decimals */
+        tu_assert_close(strtod(f[11], NULL), top / (double)n_top, 2e-6, "top share");
+        assert_int_equal(strtol(f[17], NULL, 10), n_chg);
+        tu_assert_close(strtod(f[18], NULL), sd(x, (size_t)n_chg), 1e-6, "vol_daily");
+        tu_assert_close(strtod(f[19], NULL), sd(x, (size_t)n_chg) * sqrt(365.0), 1e-6,
+                        "vol_annualized");
+        /* the market has fixed days, moves and a lost day or two */
+        assert_true(lv[0] > 20 && lv[1] > 5);
+        assert_true(strtol(f[20], NULL, 10) > 20);
+        if (g == 0) {
+            /* replay the largest move: a database without that provider's
+             * observations of that day, built the ordinary way */
+            const char *date = f[26], *provider = f[27];
+            double from_v = strtod(f[28], NULL), to_v = strtod(f[29], NULL);
+            int32_t d0, dm;
+            assert_null(gpi_date_parse(GEN_FROM, &d0));
+            assert_null(gpi_date_parse(date, &dm));
+            assert_true(strtod(f[24], NULL) > 0.01); /* a real move */
+            snprintf(path, sizeof path, "%s/market2.csv", dir);
+            write_market(path, provider, (int)(dm - d0));
+            tu_run r2;
+            run_ok(dir, "--db t2.db ingest market2.csv", &r2);
+            tu_run_free(&r2);
+            char args[512];
+            snprintf(args, sizeof args,
+                     "--db t2.db index build --grades g.json --from " GEN_FROM " --to %s", date);
+            run_ok(dir, args, &r2);
+            tu_run_free(&r2);
+            snprintf(args, sizeof args, "--db t2.db index show --grade H.OD --from %s --to %s",
+                     date, date);
+            run_ok(dir, args, &r2);
+            shown one[2];
+            assert_int_equal(parse_show(r2.out, one, 2), 1);
+            tu_assert_close(one[0].value, to_v, 1e-12, "value without the provider");
+            for (size_t i = 0; i < n; i++)
+                if (strcmp(rows[i].date, date) == 0 && strcmp(rows[i].grade, "H.OD") == 0)
+                    tu_assert_close(rows[i].value, from_v, 1e-12, "value with it");
+            tu_run_free(&r2);
+        }
+        free(copy);
+    }
+    /* correlations from the published values */
+    char *copy = strdup(ev1.out);
+    tu_run j;
+    run_ok(dir, "--db t.db grades evaluate --grades g.json --from " GEN_FROM " --to " GEN_TO
+                " --json", &j);
+    json_error_t je;
+    json_t *root = json_loads(j.out, 0, &je);
+    if (!root) fail_msg("json: %s", je.text);
+    json_t *m = json_object_get(json_object_get(root, "correlation"), "matrix");
+    for (size_t a = 0; a < 3; a++)
+        for (size_t b = 0; b < 3; b++) {
+            double xa[GEN_DAYS], xb[GEN_DAYS];
+            size_t c = 0;
+            for (size_t d = 0; d < GEN_DAYS; d++)
+                if (!isnan(chg[a][d]) && !isnan(chg[b][d])) xa[c] = chg[a][d], xb[c++] = chg[b][d];
+            double ma = 0, mb = 0, sab = 0, saa = 0, sbb = 0;
+            for (size_t i = 0; i < c; i++) ma += xa[i], mb += xb[i];
+            ma /= (double)c;
+            mb /= (double)c;
+            for (size_t i = 0; i < c; i++) {
+                sab += (xa[i] - ma) * (xb[i] - mb);
+                saa += (xa[i] - ma) * (xa[i] - ma);
+                sbb += (xb[i] - mb) * (xb[i] - mb);
+            }
+            assert_true(c >= 10);
+            tu_assert_close(json_real_value(json_array_get(json_array_get(m, a), b)),
+                            sab / sqrt(saa * sbb), 1e-9, "correlation");
+        }
+    json_decref(root);
+    tu_run_free(&j);
+    free(copy);
+    tu_run_free(&ev1);
+    free(dir);
+}
+
+/* ---- errors ----------------------------------------------------------------- */
+
+static void test_errors(void **state)
+{
+    (void)state;
+    char *dir = tu_mkdtemp("e2e-grades-err");
+    char *csv = market_m_csv();
+    free(tu_write(dir, "m.csv", csv));
+    free(csv);
+    free(tu_write(dir, "g.json", grades_m));
+    free(tu_write(dir, "tier.json",
+                  "{\"grades\":[{\"id\":\"A\",\"gpu\":\"B200\",\"min_tier\":\"diamond\"}]}"));
+    free(tu_write(dir, "dup.json",
+                  "{\"grades\":[{\"id\":\"h.a\",\"gpu\":\"B200\"},"
+                  "{\"id\":\"H.A\",\"gpu\":\"B200\"}]}"));
+    free(tu_write(dir, "syntax.json", "{\"grades\":[{\"id\":\"A\",\"gpu\":\"B200\",}]}"));
+    free(tu_write(dir, "empty.json", "{\"grades\": []}"));
+    free(tu_write(dir, "param.json",
+                  "{\"grades\":[{\"id\":\"A\",\"gpu\":\"B200\",\"min_providers\":2.5}]}"));
+    tu_run r;
+    run_ok(dir, "--db t.db ingest m.csv", &r);
+    tu_run_free(&r);
+    static const struct {
+        const char *args;
+        int status;
+        const char *err;
+    } cases[] = {
+        {"--db t.db grades evaluate --grades tier.json --from 2025-01-01 --to 2025-01-06", 1,
+         "gpuidx: tier.json: grades[0].min_tier: unknown tier (got \"diamond\")\n"},
+        {"--db t.db grades evaluate --grades dup.json --from 2025-01-01 --to 2025-01-06", 1,
+         "gpuidx: dup.json: grades[1].id: duplicate of grades[0] (ids ignore case) "
+         "(got \"H.A\")\n"},
+        {"--db t.db grades evaluate --grades syntax.json --from 2025-01-01 --to 2025-01-06", 1,
+         "gpuidx: syntax.json:1:35: string or '}' expected near '}'\n"},
+        {"--db t.db grades evaluate --grades param.json --from 2025-01-01 --to 2025-01-06", 1,
+         "gpuidx: param.json: grades[0].min_providers: not an integer (got \"2.5\")\n"},
+        {"--db t.db grades evaluate --grades empty.json --from 2025-01-01 --to 2025-01-06", 1,
+         "gpuidx: grades evaluate: no grades to evaluate\n"},
+        {"--db t.db grades evaluate --grades nope.json --from 2025-01-01 --to 2025-01-06", 1,
+         "gpuidx: nope.json: cannot open grade file\n"},
+        {"--db none.db grades evaluate --grades g.json --from 2025-01-01 --to 2025-01-06", 1,
+         "gpuidx: grades evaluate: no database at none.db (ingest observations first)\n"},
+        {"--db t.db grades evaluate --grades g.json --from 2025-01-01", 2,
+         "gpuidx: grades evaluate: --from and --to are required\n"},
+        {"--db t.db grades evaluate --grades g.json --from 2025-01-07 --to 2025-01-06", 2,
+         "gpuidx: grades evaluate: --from 2025-01-07 is after --to 2025-01-06\n"},
+        {"--db t.db grades evaluate --grades g.json --from 2025-02-30 --to 2025-03-06", 2,
+         "gpuidx: --from: no such calendar date (got \"2025-02-30\")\n"},
+        {"--db t.db grades evaluate --from 2025-01-01 --to 2025-01-06 --as-of soon", 2,
+         "gpuidx: --as-of: not a date or ISO-8601 timestamp (got \"soon\")\n"},
+        {"--db t.db grades evaluate --grades g.json --from 2025-01-01 --to 2025-01-06 --json "
+         "--csv", 2, "gpuidx: grades evaluate: --json and --csv exclude each other\n"},
+        {"--db t.db grades evaluate --grades", 2,
+         "gpuidx: grades evaluate: option '--grades' needs a value\n"},
+        {"--db t.db grades evaluate --bogus", 2,
+         "gpuidx: grades evaluate: unknown argument '--bogus' (see gpuidx grades --help)\n"},
+        {"--db t.db grades frobnicate", 2,
+         "gpuidx: grades: unknown subcommand 'frobnicate' (evaluate)\n"},
+    };
+    for (size_t i = 0; i < N(cases); i++) {
+        r = tu_gpuidx(dir, "%s", cases[i].args);
+        if (r.status != cases[i].status)
+            fail_msg("%s: exit %d, want %d (%s)", cases[i].args, r.status, cases[i].status, r.err);
+        if (strcmp(r.err, cases[i].err) != 0)
+            fail_msg("%s:\n got  %s want %s", cases[i].args, r.err, cases[i].err);
+        assert_string_equal(r.out, "");
+        tu_run_free(&r);
+    }
+    r = tu_gpuidx(dir, "grades evaluate --help");
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "usage: gpuidx grades evaluate"));
+    tu_run_free(&r);
+    free(dir);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_hand_market),
+        cmocka_unit_test(test_generated_market),
+        cmocka_unit_test(test_errors),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
