@@ -23,7 +23,7 @@
  * (on-demand 65 %, spot 20 %, reserved 15 %) and one of the provider's keys
  * and trades 0-8 % under its list price; 2.5 % are cancelled, 1 % are
  * flagged affiliate.  The pusher, "Nimbus Compute", adds large H100 trades
- * 28 % over its own list for two weeks, half of them with itself as the
+ * 50 % over its own list for two weeks, half of them with itself as the
  * buyer (wash trades that the affiliate rule must catch) and half with a
  * third party (which the provider cap must bound).
  */
@@ -398,7 +398,7 @@ static void day_trades(market *m, int t)
             long np = 25L * m->p->scale;
             for (long i = 0; i < np; i++) {
                 const offer_key *k = pick_key(m, nimbus, g, 0);
-                int64_t e4 = llround((double)key_micro(k) * 1.28 / 100.0);
+                int64_t e4 = llround((double)key_micro(k) * 1.50 / 100.0);
                 int64_t qty = 256 * (int64_t)(1 + sim_rng_below(&m->rt, 8));
                 int wash = sim_rng_unit(&m->rt) < 0.5;
                 write_trade(m, k, e4, qty, wash ? sim_providers[nimbus].name : "Cirrus Capital",
