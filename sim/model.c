@@ -7,7 +7,8 @@
  *   - a supply crunch lifts H100/H200 by 14 % and decays (half-life 25 days),
  *   - B200 capacity arrives: -12 % permanently,
  *   - a late glut: every model -4 % permanently.
- * Providers are fictional stand-ins with real-sounding names; their tiers
+ * Provider names are spelled as data/providers.csv knows them (except the
+ * fictional pusher, which is its own group); their tiers
  * are written in the `tier` column, so the demo does not depend on the
  * example tiers table.  "Nimbus Compute" is the provider that tries to push
  * the H100 grade (see market.c).
@@ -75,10 +76,10 @@ const sim_provider sim_providers[] = {
      B(SIM_H100_SXM) | B(SIM_H100_PCIE) | B(SIM_A100_SXM) | B(SIM_L40S), {"container", NULL},
      SIM_T_OD | SIM_T_SPOT, {0}, SIM_UNIT_GPU_HOUR, 4, 2, 0, 1.2, 3, {"US", "EU", "ASIA"},
      0.040, 1},
-    {"Vultr", "vultr", "silver", 0, 1.06,
+    {"Hyperstack", "hyperstack", "silver", 0, 1.06,
      B(SIM_H100_PCIE) | B(SIM_A100_SXM) | B(SIM_L40S) | B(SIM_H100_SXM), {"vm", NULL},
-     SIM_T_OD, {0}, SIM_UNIT_GPU_MONTH, 2, 1, 11, 0.5, 2, {"ewr", "ams", NULL}, 0.010, 0},
-    {"Hyperbolic", "hyperbolic", "unrated", 0, 0.85,
+     SIM_T_OD, {0}, SIM_UNIT_GPU_MONTH, 2, 1, 11, 0.5, 2, {"CANADA-1", "NORWAY-1", NULL}, 0.010, 0},
+    {"TensorDock", "tensordock", "unrated", 0, 0.85,
      HOPPER | B(SIM_A100_SXM), {"vm", NULL}, SIM_T_OD | SIM_T_SPOT, {0}, SIM_UNIT_GPU_HOUR,
      2, 1, 12, 0.6, 1, {"us-east", NULL, NULL}, 0.030, 1},
     {"Nimbus Compute", "nimbus", "gold", 0, 1.08, B(SIM_H100_SXM), {"bare-metal", NULL},
