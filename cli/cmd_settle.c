@@ -1,11 +1,283 @@
-/* cli/cmd_settle.c -- `gpuidx settle`.  PLACEHOLDER: not built yet. */
+/* cli/cmd_settle.c -- `gpuidx settle`: settlement prices and margin ledger.
+ *
+ * Reads the contract file (grades checked against the database), reads
+ * each contract's index series from the store (values as first published,
+ * or restated with --latest), settles it with settlement/, and prints
+ * `date,symbol,settlement_price,kind` to stdout.  With --positions a
+ * variation-margin ledger follows after one blank line (or goes to
+ * --ledger FILE).  Nothing is printed to stdout unless every contract
+ * settles; notes (insufficient months, open positions) go to stderr.
+ */
 #include "cli/cli.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "settlement/settlement.h"
+#include "store/store.h"
+
+static const char help[] =
+    "usage: gpuidx [--db PATH] settle --contracts FILE [--positions FILE]\n"
+    "                                 [--through YYYY-MM-DD] [--latest] [--ledger FILE]\n"
+    "\n"
+    "Daily and final settlement prices of the contracts in FILE (SPEC §8), as CSV\n"
+    "date,symbol,settlement_price,kind on stdout (kind daily, final, insufficient).\n"
+    "\n"
+    "  --contracts FILE   contract file {\"contracts\": [{\"symbol\", \"grade\", \"month\",\n"
+    "                     \"size\", \"tick\", \"min_published_days\"}, ...]}\n"
+    "  --positions FILE   CSV account,symbol,contracts[,entry_price]; adds the\n"
+    "                     variation-margin ledger (integer cents) after a blank line:\n"
+    "                     date,account,symbol,contracts,settlement_price,\n"
+    "                     variation_margin_cents\n"
+    "  --ledger FILE      write the ledger to FILE instead of stdout\n"
+    "  --through D        settle up to day D (default: the end of each delivery month)\n"
+    "  --latest           use restated index values (default: as first published)\n"
+    "\n"
+    "exit status: 0 ok, 1 input or data error, 2 usage error.\n";
+
+static gpi_status grade_known(const char *grade, int *known, void *ud, gpi_diag *d)
+{
+    return store_grade_exists((store *)ud, grade, known, d);
+}
+
+static void print_prices(FILE *f, const settle_contract *c, const settle_result *r)
+{
+    for (size_t i = 0; i < r->n; i++) {
+        char day[11], price[32];
+        gpi_date_format(r->rows[i].day, day);
+        if (r->rows[i].kind == SETTLE_INSUFFICIENT)
+            price[0] = '\0';
+        else
+            gpi_fixed_format(r->rows[i].price_units, c->tick.scale, price);
+        fprintf(f, "%s,%s,%s,%s\n", day, c->symbol, price, settle_kind_name(r->rows[i].kind));
+    }
+}
+
+/* Account names may hold commas or quotes: quote them CSV-style. */
+static void print_csv_text(FILE *f, const char *s)
+{
+    if (!strpbrk(s, ",\"\r\n")) {
+        fputs(s, f);
+        return;
+    }
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"') fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+/* Ledger of contract ci: dates ascending, positions in file order within a
+ * date (final rows after the last day's daily rows). */
+static gpi_status print_ledger(FILE *f, const settle_contract *cs, size_t ci,
+                               const settle_result *r, const settle_position *pos, size_t np,
+                               gpi_diag *d)
+{
+    const settle_contract *c = &cs[ci];
+    settle_ledger_row **rows = calloc(np ? np : 1, sizeof *rows);
+    size_t *nrows = calloc(np ? np : 1, sizeof *nrows);
+    gpi_status st = GPI_OK;
+    if (!rows || !nrows) {
+        st = gpi_diag_set(d, GPI_ENOMEM, "out of memory");
+        goto done;
+    }
+    size_t maxn = 0;
+    for (size_t j = 0; j < np; j++) {
+        if (pos[j].contract != ci) continue;
+        int64_t entry;
+        st = settle_ledger(c, r, &pos[j], &rows[j], &nrows[j], &entry, d);
+        if (st != GPI_OK) goto done;
+        if (nrows[j] > maxn) maxn = nrows[j];
+    }
+    /* every position of the contract has the same row dates */
+    for (size_t k = 0; k < maxn; k++)
+        for (size_t j = 0; j < np; j++) {
+            if (pos[j].contract != ci || k >= nrows[j]) continue;
+            const settle_ledger_row *lr = &rows[j][k];
+            char day[11], price[32];
+            gpi_date_format(lr->day, day);
+            gpi_fixed_format(lr->price_units, c->tick.scale, price);
+            fprintf(f, "%s,", day);
+            print_csv_text(f, pos[j].account);
+            fprintf(f, ",%s,%lld,%s,%lld\n", c->symbol, (long long)pos[j].contracts, price,
+                    (long long)lr->variation_cents);
+        }
+done:
+    if (rows)
+        for (size_t j = 0; j < np; j++) free(rows[j]);
+    free(rows);
+    free(nrows);
+    return st;
+}
+
+static void notes(const settle_contract *c, const settle_result *r,
+                  const settle_position *pos, size_t np, size_t ci)
+{
+    char month[8];
+    snprintf(month, sizeof month, "%04d-%02d", c->year % 10000, c->month % 100);
+    if (r->insufficient) {
+        cli_error("%s: insufficient: %d day%s with a value in %s, fewer than"
+                  " min_published_days %d; no final settlement price",
+                  c->symbol, r->values_in_month, r->values_in_month == 1 ? "" : "s", month,
+                  c->min_published_days);
+    }
+    int has_daily = 0;
+    for (size_t i = 0; i < r->n; i++) has_daily |= r->rows[i].kind == SETTLE_DAILY;
+    for (size_t j = 0; j < np; j++) {
+        if (pos[j].contract != ci) continue;
+        if (!has_daily)
+            cli_error("%s: account %s: no settlement price yet; position not entered",
+                      c->symbol, pos[j].account);
+        else if (r->insufficient)
+            cli_error("%s: account %s: %lld contracts stay open (no final settlement price)",
+                      c->symbol, pos[j].account, (long long)pos[j].contracts);
+    }
+}
 
 int cmd_settle(cli_ctx *ctx, int argc, char **argv)
 {
-    (void)ctx;
-    (void)argc;
-    (void)argv;
-    cli_error("'settle' is not built yet in this version");
-    return 1;
+    const char *contracts_path = NULL, *positions_path = NULL, *ledger_path = NULL;
+    int32_t through = INT32_MAX;
+    int latest = 0;
+    for (int i = 1; i < argc; i++) {
+        int missing;
+        const char *v;
+        if (cli_is_help(argv[i])) {
+            fputs(help, stdout);
+            return 0;
+        } else if ((v = cli_opt(argc, argv, &i, "--contracts", &missing)) || missing) {
+            if (missing) goto need_value;
+            contracts_path = v;
+        } else if ((v = cli_opt(argc, argv, &i, "--positions", &missing)) || missing) {
+            if (missing) goto need_value;
+            positions_path = v;
+        } else if ((v = cli_opt(argc, argv, &i, "--ledger", &missing)) || missing) {
+            if (missing) goto need_value;
+            ledger_path = v;
+        } else if ((v = cli_opt(argc, argv, &i, "--through", &missing)) || missing) {
+            if (missing) goto need_value;
+            const char *why = gpi_date_parse(v, &through);
+            if (why) {
+                cli_error("settle: --through: %s (got \"%s\")", why, v);
+                return 2;
+            }
+        } else if (strcmp(argv[i], "--latest") == 0) {
+            latest = 1;
+        } else {
+            cli_error("settle: unknown argument '%s' (see gpuidx settle --help)", argv[i]);
+            return 2;
+        }
+        continue;
+    need_value:
+        cli_error("settle: option '%s' needs a value", argv[i]);
+        return 2;
+    }
+    if (!contracts_path) {
+        cli_error("settle: --contracts FILE is required (see gpuidx settle --help)");
+        return 2;
+    }
+    if (ledger_path && !positions_path) {
+        cli_error("settle: --ledger needs --positions");
+        return 2;
+    }
+    if (access(ctx->db_path, F_OK) != 0) {
+        cli_error("%s: no database (ingest and build the index first, or pass --db)",
+                  ctx->db_path);
+        return 1;
+    }
+
+    gpi_diag d = {""};
+    gpi_status st;
+    store *db = NULL;
+    settle_contract *cs = NULL;
+    settle_position *pos = NULL;
+    settle_result *res = NULL;
+    size_t nc = 0, np = 0;
+    FILE *lf = NULL;
+
+    st = store_open(ctx->db_path, &db, &d);
+    if (st != GPI_OK) goto fail;
+    st = settle_contracts_load(contracts_path, grade_known, db, &cs, &nc, &d);
+    if (st != GPI_OK) goto fail;
+    if (positions_path) {
+        st = settle_positions_load(positions_path, cs, nc, &pos, &np, &d);
+        if (st != GPI_OK) goto fail;
+    }
+    res = calloc(nc, sizeof *res);
+    if (!res) {
+        st = gpi_diag_set(&d, GPI_ENOMEM, "out of memory");
+        goto fail;
+    }
+    for (size_t i = 0; i < nc; i++) {
+        int32_t last = settle_last_day(&cs[i]);
+        int32_t end = through < last ? through : last;
+        store_index_day *series = NULL;
+        size_t n = 0;
+        if (end >= settle_listing_day(&cs[i])) {
+            /* from the first stored day: L may come from before the listing */
+            st = store_index_series(db, cs[i].grade, INT32_MIN, end, latest, &series, &n, &d);
+            if (st != GPI_OK) goto fail;
+        }
+        st = settle_run(&cs[i], series, n, through, &res[i], &d);
+        free(series);
+        if (st != GPI_OK) goto fail;
+    }
+    if (ledger_path) {
+        lf = fopen(ledger_path, "w");
+        if (!lf) {
+            st = gpi_diag_set(&d, GPI_EIO, "%s: cannot write: %s", ledger_path,
+                              strerror(errno));
+            goto fail;
+        }
+    }
+
+    /* everything is written to memory first: stdout gets all or nothing */
+    char *obuf = NULL;
+    size_t olen = 0;
+    FILE *o = open_memstream(&obuf, &olen);
+    if (!o) {
+        st = gpi_diag_set(&d, GPI_ENOMEM, "out of memory");
+        goto fail;
+    }
+    fputs("date,symbol,settlement_price,kind\n", o);
+    for (size_t i = 0; i < nc && st == GPI_OK; i++) print_prices(o, &cs[i], &res[i]);
+    if (positions_path) {
+        if (!lf) fputc('\n', o);
+        FILE *out = lf ? lf : o;
+        fputs("date,account,symbol,contracts,settlement_price,variation_margin_cents\n", out);
+        for (size_t i = 0; i < nc && st == GPI_OK; i++)
+            st = print_ledger(out, cs, i, &res[i], pos, np, &d);
+    }
+    fclose(o);
+    if (st == GPI_OK) {
+        fwrite(obuf, 1, olen, stdout);
+        for (size_t i = 0; i < nc; i++) notes(&cs[i], &res[i], pos, np, i);
+    }
+    free(obuf);
+    if (st != GPI_OK) goto fail;
+    if (lf && fclose(lf) != 0) {
+        lf = NULL;
+        st = gpi_diag_set(&d, GPI_EIO, "%s: write failed", ledger_path);
+        goto fail;
+    }
+    lf = NULL;
+    if (fflush(stdout) != 0) {
+        st = gpi_diag_set(&d, GPI_EIO, "stdout: write failed");
+        goto fail;
+    }
+    st = GPI_OK;
+fail:
+    if (st != GPI_OK) cli_error("%s", d.msg);
+    if (lf) fclose(lf);
+    if (res)
+        for (size_t i = 0; i < nc; i++) settle_result_free(&res[i]);
+    free(res);
+    free(pos);
+    free(cs);
+    store_close(db);
+    return gpi_exit_code(st);
 }

@@ -1,0 +1,26 @@
+/* cli/hedge_print.h -- printing of hedge results for cmd_hedge.c (text and
+ * JSON).  Non-finite numbers print as "n/a" in text and null in JSON. */
+#ifndef GPI_CLI_HEDGE_PRINT_H
+#define GPI_CLI_HEDGE_PRINT_H
+
+#include <jansson.h>
+#include <stdio.h>
+
+#include "hedge/hedge.h"
+
+/* A JSON real, or null when v is not finite.  Never NULL (except OOM). */
+json_t *hp_real(double v);
+/* A number with dp decimals, or "n/a", into buf (32 bytes); returns buf. */
+const char *hp_num(char buf[32], double v, int dp);
+
+void hp_analysis_text(FILE *f, const char *rent_path, const char *grade,
+                      const hedge_series *s, const hedge_analysis *a);
+json_t *hp_analysis_json(const char *grade, const hedge_series *s, const hedge_analysis *a);
+
+void hp_sim_text(FILE *f, const char *grade, const hedge_sim_opts *o, const hedge_sim *s);
+json_t *hp_sim_json(const char *grade, const hedge_sim_opts *o, const hedge_sim *s);
+
+/* Prints j (indented, keys in insertion order) and a newline; 0 or -1. */
+int hp_dump(FILE *f, json_t *j);
+
+#endif

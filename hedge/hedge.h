@@ -1,0 +1,263 @@
+/* hedge/hedge.h -- how well futures on a grade would have hedged a rent.
+ *
+ * A producer's rent history (CSV `date,price[,quantity]`, USD per GPU-hour
+ * paid or earned) is aggregated to an analysis frequency and aligned with
+ * the grade's daily index values (SPEC §9):
+ *
+ *   rent.c      parse the rent file (and a forward-price file) with
+ *               file:line errors
+ *   period.c    calendar periods (day, ISO week from Monday, month),
+ *               aggregation, alignment, changes between adjacent periods
+ *   analyze.c   OLS on changes and levels, Ederington effectiveness, basis,
+ *               accounting tests, robust fit (GSL bisquare)
+ *   hac.c       Newey-West standard error, rolling ratio, horizons
+ *   simulate.c  month-by-month replay with futures cash-settled at the FSP
+ *   compare.c   ranking of several grades for one rent history
+ *   svg.c       a self-contained SVG chart of one analysis
+ *
+ * Privacy: the rent history is read, never stored.  Nothing here writes to
+ * the database or to files; the CLI prints results to stdout only (and an
+ * SVG where the user asks for one).
+ *
+ * Statistics are doubles.  A statistic that cannot be computed is NaN in
+ * the structs and comes with a warning; printers map NaN to null / "n/a".
+ * Money is fixed point: index values and settlement prices in units of
+ * 0.0001 USD/GPU-hour (e4), rent prices in micro-USD, futures P&L in cents.
+ *
+ * Ownership: every *_free(x) releases what the matching parse / load /
+ * analyze call allocated inside x; *_free of a zeroed struct is a no-op.
+ * Inputs are borrowed for the call.
+ */
+#ifndef GPI_HEDGE_H
+#define GPI_HEDGE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/gpi.h"
+#include "store/store.h"
+
+/* ---- rent history (rent.c) ---------------------------------------------- */
+
+typedef struct hedge_rent_row {
+    int32_t day;
+    int64_t price_micro;  /* USD per GPU-hour x 1e6, > 0 */
+    double quantity;      /* GPU-hours, > 0; 0 when the file has no quantity */
+    long line;
+} hedge_rent_row;
+
+typedef struct hedge_rent {
+    hedge_rent_row *rows; /* sorted by day, one row per day */
+    size_t n;
+    int has_quantity;     /* the file has a quantity column */
+} hedge_rent;
+
+/* Parses rent CSV text (path only names it in errors).  An optional header
+ * line starts with "date".  Errors: "path:line: field: reason (got "...")"
+ * for a bad date, a price that is not a positive decimal, a date given
+ * twice, a quantity that is not a positive number, or a wrong field count. */
+gpi_status hedge_rent_parse(const char *path, const char *text, size_t len,
+                            hedge_rent *out, gpi_diag *d);
+/* Reads and parses the file at path. */
+gpi_status hedge_rent_load(const char *path, hedge_rent *out, gpi_diag *d);
+void hedge_rent_free(hedge_rent *r);
+
+/* Forward prices: CSV `month,price` (YYYY-MM, USD/GPU-hour), the entry
+ * price of futures for that delivery month; rounded half-up to 0.0001. */
+typedef struct hedge_forward {
+    int32_t *month_start; /* first day of the month */
+    int64_t *price_e4;
+    size_t n;
+} hedge_forward;
+gpi_status hedge_forward_load(const char *path, hedge_forward *out, gpi_diag *d);
+void hedge_forward_free(hedge_forward *f);
+
+/* ---- periods (period.c) ------------------------------------------------- */
+
+typedef enum { HEDGE_DAY = 0, HEDGE_WEEK, HEDGE_MONTH } hedge_freq;
+
+int hedge_freq_parse(const char *s);   /* -1 when unknown */
+const char *hedge_freq_name(int f);
+/* First day of the period holding day (weeks start on Monday). */
+int32_t hedge_period_start(hedge_freq f, int32_t day);
+/* First day of the next period. */
+int32_t hedge_period_next(hedge_freq f, int32_t start);
+/* "2025-01-31", "2025-W01" (ISO week-year and week), "2025-01". */
+void hedge_period_label(hedge_freq f, int32_t start, char out[16]);
+
+typedef struct hedge_period {
+    int32_t start;       /* first day of the period */
+    double rent;         /* USD/GPU-hour: quantity-weighted mean, or mean */
+    double quantity;     /* GPU-hours in the period; 0 without quantities */
+    double index;        /* mean of the period's index values, USD/GPU-hour */
+    size_t n_rent;       /* rent rows in the period */
+    size_t n_index;      /* index values (suspended days skipped) */
+} hedge_period;
+
+/* Periods present in both the rent and the index, ascending. */
+typedef struct hedge_series {
+    hedge_freq freq;
+    hedge_period *p;
+    size_t n;
+    size_t n_rent_periods;   /* rent periods before alignment */
+} hedge_series;
+
+/* Aggregates rent rows and index days (ascending, as store_index_series
+ * returns them) to freq and keeps periods present in both. */
+gpi_status hedge_align(const hedge_rent *r, const store_index_day *idx, size_t nidx,
+                       hedge_freq f, hedge_series *out, gpi_diag *d);
+void hedge_series_free(hedge_series *s);
+
+/* The day range of index values an analysis or replay of r needs: from
+ * the first day of the month before the first rent row to six days after
+ * the last day of the last rent row's month (an ISO week may run over). */
+void hedge_index_range(const hedge_rent *r, int32_t *from, int32_t *to);
+
+/* k-period changes (k >= 1) of an aligned series: x[t] - x[t-k] where the
+ * periods t-k..t are all present and adjacent (a missing period breaks the
+ * chain).  Arrays are malloc'd; end[j] is the series index of period t. */
+typedef struct hedge_changes {
+    double *di, *dr;
+    size_t *end;
+    size_t n;
+} hedge_changes;
+gpi_status hedge_changes_make(const hedge_series *s, int k, hedge_changes *out, gpi_diag *d);
+void hedge_changes_free(hedge_changes *c);
+
+/* ---- analysis (analyze.c, hac.c) ---------------------------------------- */
+
+/* y = a + b x by OLS (gsl_fit_linear).  ok = 0 (and NaNs) when n < 3 or x
+ * does not vary. */
+typedef struct hedge_ols {
+    int ok;
+    size_t n;
+    double a, b, se_b, t_b, f, r2, rho, sse;
+} hedge_ols;
+gpi_status hedge_ols_fit(const double *x, const double *y, size_t n, hedge_ols *out,
+                         gpi_diag *d);
+
+/* Newey-West (Bartlett, no small-sample correction) standard error of b in
+ * y = a + b x, with lag L.  NaN when it cannot be computed. */
+double hedge_nw_se(const double *x, const double *y, size_t n, int lag);
+/* floor(4 (T/100)^(2/9)). */
+int hedge_nw_lag_rule(size_t t);
+
+typedef struct hedge_roll {
+    int32_t end;          /* start day of the window's last period */
+    size_t n_changes;
+    double h, r2;
+} hedge_roll;
+
+typedef struct hedge_horizon {
+    int k;
+    size_t n_changes;
+    int nw_lag;
+    double h, se_h, r2, he, nw_se_h;
+} hedge_horizon;
+
+#define HEDGE_MAX_WARN 12
+#define HEDGE_NHORIZON 3
+
+typedef struct hedge_analysis {
+    hedge_freq freq;
+    size_t n, n_changes;
+    hedge_ols chg;                 /* Δrent = α + h Δindex */
+    double he, he_naive;           /* Ederington at h and at h = 1 */
+    double nw_se_h;
+    int nw_lag;
+    hedge_ols lev;                 /* rent = a + b index */
+    struct { double mean, sd, sd_change, min, max, p5, p95; } basis; /* rent - index */
+    struct { double r2, slope; int pass; } regtest;
+    struct { double ratio; int pass; size_t periods, periods_outside; } offset;
+    struct { double a, b; double *weights; size_t n; } robust; /* weights per period */
+    int window;
+    hedge_roll *rolling;
+    size_t n_rolling;
+    hedge_horizon horizons[HEDGE_NHORIZON];
+    char warnings[HEDGE_MAX_WARN][200];
+    size_t n_warnings;
+} hedge_analysis;
+
+/* Analyzes an aligned series.  window: rolling window in periods (>= 3;
+ * 0 means 12).  Problems of the data (too short, no variation, tiny
+ * offset denominators, a robust fit that did not converge) are warnings
+ * with NaN results, not errors; errors are out-of-memory and misuse.
+ * Free with hedge_analysis_free(). */
+gpi_status hedge_analyze(const hedge_series *s, int window, hedge_analysis *out, gpi_diag *d);
+void hedge_analysis_free(hedge_analysis *a);
+
+/* Convenience: loads grade's index for r from st (values as first
+ * published, or latest), aligns and analyzes.  GPI_EINPUT when the grade is
+ * unknown or no period is present in both. */
+gpi_status hedge_analyze_grade(store *st, const char *grade, int latest, const hedge_rent *r,
+                               hedge_freq f, int window, hedge_series *series,
+                               hedge_analysis *out, gpi_diag *d);
+
+/* ---- replay (simulate.c) ------------------------------------------------ */
+
+/* FSP of the month starting at month_start: mean of the month's index
+ * values (suspended days skipped) rounded half-up to tick_e4 (units of
+ * 0.0001).  Returns 0 and leaves *fsp_e4 alone when fewer than min_days
+ * values exist.  Rounds with settlement/'s settle_round_value (SPEC §8). */
+int hedge_month_fsp(const store_index_day *idx, size_t nidx, int32_t month_start,
+                    int64_t tick_e4, size_t min_days, int64_t *fsp_e4, size_t *n_values);
+
+typedef enum { HEDGE_PAYER = 0, HEDGE_EARNER } hedge_side;
+
+typedef struct hedge_sim_opts {
+    hedge_side side;
+    int ratio_auto;            /* h from changes strictly before each month */
+    double ratio;              /* used when !ratio_auto */
+    int64_t size;              /* GPU-hours per contract (multiple of 100) */
+    double exposure;           /* GPU-hours a month; 0 = previous month's quantity */
+    const hedge_forward *forward; /* entry prices, or NULL (previous FSP) */
+    size_t min_days;           /* FSP needs this many values (15) */
+} hedge_sim_opts;
+
+typedef struct hedge_sim_month {
+    int32_t month;             /* first day */
+    int skipped;
+    char reason[96];           /* why skipped */
+    double h, exposure, quantity, rent;
+    int64_t contracts, entry_e4, fsp_e4, pnl_cents;
+    double unhedged, hedged;   /* effective USD/GPU-hour */
+} hedge_sim_month;
+
+typedef struct hedge_sim {
+    hedge_sim_month *m;
+    size_t n, n_done;
+    int64_t pnl_cents;
+    double mean_unhedged, mean_hedged, sd_unhedged, sd_hedged, sd_reduction;
+    char warnings[HEDGE_MAX_WARN][200];
+    size_t n_warnings;
+} hedge_sim;
+
+gpi_status hedge_simulate(const hedge_rent *r, const store_index_day *idx, size_t nidx,
+                          const hedge_sim_opts *o, hedge_sim *out, gpi_diag *d);
+void hedge_sim_free(hedge_sim *s);
+
+/* ---- several grades (compare.c) ----------------------------------------- */
+
+typedef struct hedge_rank {
+    char grade[65];
+    int ok;                     /* 0: no data in common (reason) */
+    char reason[160];
+    hedge_analysis a;
+} hedge_rank;
+
+/* Analyzes r against each grade and sorts: usable grades first, by hedge
+ * effectiveness (descending, NaN last), then by basis sd (ascending). */
+gpi_status hedge_compare(store *st, const char *const *grades, size_t ngrades, int latest,
+                         const hedge_rent *r, hedge_freq f, int window, hedge_rank **out,
+                         gpi_diag *d);
+void hedge_ranks_free(hedge_rank *r, size_t n);
+
+/* ---- chart (svg.c) ------------------------------------------------------ */
+
+/* Writes a self-contained SVG (no scripts) of s and a: scatter of Δrent on
+ * Δindex with the fitted line, and rent, index and basis over time.  *out
+ * is malloc'd, NUL-terminated; free with free(). */
+gpi_status hedge_svg(const hedge_series *s, const hedge_analysis *a, const char *title,
+                     char **out, size_t *len, gpi_diag *d);
+
+#endif

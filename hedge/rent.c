@@ -1,0 +1,359 @@
+/* hedge/rent.c -- the user's rent history and forward prices, from CSV.
+ *
+ * Both files are tiny and numeric, so they are split by hand rather than
+ * with libcsv: that keeps exact physical line numbers for errors.  A field
+ * may be wrapped in double quotes (no embedded commas); spaces around a
+ * field, a UTF-8 BOM, CRLF line ends and blank lines are accepted.
+ *
+ * Rent: `date,price[,quantity]`, an optional header naming those columns.
+ * The column count is fixed by the header, else by the first row.  Prices
+ * are exact decimals stored in micro-USD; quantities are GPU-hours.
+ *
+ * Errors are "path:line: field: reason (got "raw")"; the first error wins
+ * (a duplicated date is reported at its second, later occurrence).
+ */
+#include "hedge/hedge.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#define MAX_FIELDS 4
+#define MAX_FILE_BYTES (64L * 1024 * 1024)
+
+typedef struct line_iter {
+    const char *p, *end;
+    long line;
+} line_iter;
+
+/* Next physical line into buf (without its end of line); 0 at the end. */
+static int next_line(line_iter *it, char *buf, size_t cap, int *too_long)
+{
+    if (it->p >= it->end) return 0;
+    const char *nl = memchr(it->p, '\n', (size_t)(it->end - it->p));
+    const char *e = nl ? nl : it->end;
+    size_t n = (size_t)(e - it->p);
+    if (n && it->p[n - 1] == '\r') n--;
+    /* a line that does not fit, or holds a NUL byte, is refused whole */
+    *too_long = n >= cap || memchr(it->p, '\0', n) != NULL;
+    if (n >= cap) n = cap - 1;
+    memcpy(buf, it->p, n);
+    buf[n] = '\0';
+    it->p = nl ? nl + 1 : it->end;
+    it->line++;
+    return 1;
+}
+
+static char *trim(char *s)
+{
+    while (*s == ' ' || *s == '\t') s++;
+    size_t n = strlen(s);
+    while (n && (s[n - 1] == ' ' || s[n - 1] == '\t')) s[--n] = '\0';
+    if (n >= 2 && s[0] == '"' && s[n - 1] == '"') {
+        s[n - 1] = '\0';
+        s++;
+    }
+    return s;
+}
+
+/* Splits buf at commas in place; returns the field count (may exceed max,
+ * then only max are stored). */
+static int split(char *buf, char **f, int max)
+{
+    int n = 0;
+    char *s = buf;
+    for (;;) {
+        char *c = strchr(s, ',');
+        if (c) *c = '\0';
+        if (n < max) f[n] = trim(s);
+        n++;
+        if (!c) break;
+        s = c + 1;
+    }
+    return n;
+}
+
+static int blank(const char *s)
+{
+    for (; *s; s++)
+        if (!isspace((unsigned char)*s)) return 0;
+    return 1;
+}
+
+static const char *parse_price(const char *s, int64_t *out)
+{
+    gpi_dec v;
+    const char *why = gpi_dec_parse(s, &v);
+    if (why) return why;
+    if (v.mant <= 0) return "must be positive";
+    __int128 scaled = v.mant;
+    for (int k = v.scale; k < 12; k++) scaled *= 10;
+    if (scaled >= (__int128)1000000 * 1000000000000LL) return "too large (1000000 or more)";
+    *out = gpi_dec_to_units(v, 6);
+    if (*out <= 0) return "must be positive (rounds to 0 at 6 decimals)";
+    return NULL;
+}
+
+static const char *parse_quantity(const char *s, double *out)
+{
+    gpi_dec v;
+    if (!*s) return "missing";
+    const char *why = gpi_dec_parse(s, &v);
+    if (why) return why;
+    if (v.mant <= 0) return "must be positive";
+    double q = (double)v.mant;
+    for (int k = 0; k < v.scale; k++) q /= 10.0;
+    *out = q;
+    return NULL;
+}
+
+static gpi_status read_file(const char *path, char **buf, size_t *len, gpi_diag *d)
+{
+    *buf = NULL;
+    *len = 0;
+    FILE *f = fopen(path, "rb");
+    if (!f) return gpi_diag_set(d, GPI_EIO, "%s: cannot open: %s", path, strerror(errno));
+    size_t cap = 4096, n = 0;
+    char *b = malloc(cap);
+    if (!b) {
+        fclose(f);
+        return gpi_diag_set(d, GPI_ENOMEM, "%s: out of memory", path);
+    }
+    size_t got;
+    while ((got = fread(b + n, 1, cap - n, f)) > 0) {
+        n += got;
+        if (n == cap) {
+            if (cap >= (size_t)MAX_FILE_BYTES) {
+                free(b);
+                fclose(f);
+                return gpi_diag_set(d, GPI_EINPUT, "%s: file too large (over 64 MiB)", path);
+            }
+            char *nb = realloc(b, cap * 2);
+            if (!nb) {
+                free(b);
+                fclose(f);
+                return gpi_diag_set(d, GPI_ENOMEM, "%s: out of memory", path);
+            }
+            b = nb;
+            cap *= 2;
+        }
+    }
+    int bad = ferror(f);
+    fclose(f);
+    if (bad) {
+        free(b);
+        return gpi_diag_set(d, GPI_EIO, "%s: read error", path);
+    }
+    *buf = b;
+    *len = n;
+    return GPI_OK;
+}
+
+static int row_cmp(const void *a, const void *b)
+{
+    const hedge_rent_row *x = a, *y = b;
+    if (x->day != y->day) return x->day < y->day ? -1 : 1;
+    return (x->line > y->line) - (x->line < y->line);
+}
+
+gpi_status hedge_rent_parse(const char *path, const char *text, size_t len, hedge_rent *out,
+                            gpi_diag *d)
+{
+    memset(out, 0, sizeof *out);
+    if (!path || (!text && len)) return gpi_diag_set(d, GPI_EUSAGE, "hedge_rent_parse: bad arguments");
+    line_iter it = {text, text + len, 0};
+    if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0) it.p += 3;
+    char buf[1024], raw[1024];
+    char *f[MAX_FIELDS];
+    int ncol = 0, too_long;
+    size_t cap = 0;
+    gpi_status st = GPI_OK;
+    while (next_line(&it, buf, sizeof buf, &too_long)) {
+        if (too_long) {
+            st = gpi_diag_set(d, GPI_EINPUT, "%s:%ld: line too long or not text", path, it.line);
+            goto fail;
+        }
+        if (blank(buf)) continue;
+        snprintf(raw, sizeof raw, "%s", buf);
+        int nf = split(buf, f, MAX_FIELDS);
+        if (ncol == 0 && nf >= 1 && strcasecmp(f[0], "date") == 0) {
+            int ok = (nf == 2 || nf == 3) && strcasecmp(f[1], "price") == 0 &&
+                     (nf == 2 || strcasecmp(f[2], "quantity") == 0);
+            if (!ok) {
+                st = gpi_diag_set(d, GPI_EINPUT,
+                                  "%s:%ld: header: expected date,price[,quantity] (got \"%s\")",
+                                  path, it.line, raw);
+                goto fail;
+            }
+            ncol = nf;
+            continue;
+        }
+        if (ncol == 0) ncol = nf == 3 ? 3 : 2;
+        if (nf != ncol) {
+            st = gpi_diag_set(d, GPI_EINPUT, "%s:%ld: expected %d fields (got %d: \"%s\")", path,
+                              it.line, ncol, nf, raw);
+            goto fail;
+        }
+        hedge_rent_row r = {0, 0, 0.0, it.line};
+        const char *why = gpi_date_parse(f[0], &r.day);
+        if (why) {
+            st = gpi_diag_set(d, GPI_EINPUT, "%s:%ld: date: %s (got \"%s\")", path, it.line, why,
+                              f[0]);
+            goto fail;
+        }
+        if ((why = parse_price(f[1], &r.price_micro))) {
+            st = gpi_diag_set(d, GPI_EINPUT, "%s:%ld: price: %s (got \"%s\")", path, it.line, why,
+                              f[1]);
+            goto fail;
+        }
+        if (ncol == 3 && (why = parse_quantity(f[2], &r.quantity))) {
+            st = gpi_diag_set(d, GPI_EINPUT, "%s:%ld: quantity: %s (got \"%s\")", path, it.line,
+                              why, f[2]);
+            goto fail;
+        }
+        if (out->n == cap) {
+            cap = cap ? 2 * cap : 64;
+            hedge_rent_row *nr = realloc(out->rows, cap * sizeof *nr);
+            if (!nr) {
+                st = gpi_diag_set(d, GPI_ENOMEM, "%s: out of memory", path);
+                goto fail;
+            }
+            out->rows = nr;
+        }
+        out->rows[out->n++] = r;
+    }
+    if (out->n == 0) {
+        st = gpi_diag_set(d, GPI_EINPUT, "%s: no rent rows", path);
+        goto fail;
+    }
+    out->has_quantity = ncol == 3;
+    qsort(out->rows, out->n, sizeof *out->rows, row_cmp);
+    long dup_line = 0, first_line = 0;
+    int32_t dup_day = 0;
+    for (size_t i = 1; i < out->n; i++)
+        if (out->rows[i].day == out->rows[i - 1].day &&
+            (!dup_line || out->rows[i].line < dup_line)) {
+            dup_line = out->rows[i].line;
+            dup_day = out->rows[i].day;
+            /* the earliest line of this day precedes i in the sorted run */
+            size_t j = i - 1;
+            while (j > 0 && out->rows[j - 1].day == dup_day) j--;
+            first_line = out->rows[j].line;
+        }
+    if (dup_line) {
+        char ds[11];
+        gpi_date_format(dup_day, ds);
+        st = gpi_diag_set(d, GPI_EINPUT,
+                          "%s:%ld: date: duplicate date, first given on line %ld (got \"%s\")",
+                          path, dup_line, first_line, ds);
+        goto fail;
+    }
+    return GPI_OK;
+fail:
+    hedge_rent_free(out);
+    return st;
+}
+
+gpi_status hedge_rent_load(const char *path, hedge_rent *out, gpi_diag *d)
+{
+    memset(out, 0, sizeof *out);
+    char *buf;
+    size_t len;
+    gpi_status st = read_file(path, &buf, &len, d);
+    if (st != GPI_OK) return st;
+    st = hedge_rent_parse(path, buf, len, out, d);
+    free(buf);
+    return st;
+}
+
+void hedge_rent_free(hedge_rent *r)
+{
+    if (!r) return;
+    free(r->rows);
+    memset(r, 0, sizeof *r);
+}
+
+gpi_status hedge_forward_load(const char *path, hedge_forward *out, gpi_diag *d)
+{
+    memset(out, 0, sizeof *out);
+    char *text;
+    size_t len;
+    gpi_status st = read_file(path, &text, &len, d);
+    if (st != GPI_OK) return st;
+    line_iter it = {text, text + len, 0};
+    if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0) it.p += 3;
+    char buf[1024], raw[1024];
+    char *f[MAX_FIELDS];
+    int too_long, seen_row = 0;
+    size_t cap = 0;
+    while (next_line(&it, buf, sizeof buf, &too_long)) {
+        if (too_long) {
+            st = gpi_diag_set(d, GPI_EINPUT, "%s:%ld: line too long or not text", path, it.line);
+            goto fail;
+        }
+        if (blank(buf)) continue;
+        snprintf(raw, sizeof raw, "%s", buf);
+        int nf = split(buf, f, MAX_FIELDS);
+        if (!seen_row && nf >= 1 && strcasecmp(f[0], "month") == 0) {
+            seen_row = 1;
+            continue;
+        }
+        seen_row = 1;
+        if (nf != 2) {
+            st = gpi_diag_set(d, GPI_EINPUT, "%s:%ld: expected 2 fields (got %d: \"%s\")", path,
+                              it.line, nf, raw);
+            goto fail;
+        }
+        int y, m;
+        const char *why = gpi_month_parse(f[0], &y, &m);
+        if (why) {
+            st = gpi_diag_set(d, GPI_EINPUT, "%s:%ld: month: %s (got \"%s\")", path, it.line, why,
+                              f[0]);
+            goto fail;
+        }
+        int64_t micro;
+        if ((why = parse_price(f[1], &micro))) {
+            st = gpi_diag_set(d, GPI_EINPUT, "%s:%ld: price: %s (got \"%s\")", path, it.line, why,
+                              f[1]);
+            goto fail;
+        }
+        int32_t ms = gpi_days_from_civil(y, m, 1);
+        for (size_t k = 0; k < out->n; k++)
+            if (out->month_start[k] == ms) {
+                st = gpi_diag_set(d, GPI_EINPUT, "%s:%ld: month: duplicate month (got \"%s\")",
+                                  path, it.line, f[0]);
+                goto fail;
+            }
+        if (out->n == cap) {
+            cap = cap ? 2 * cap : 16;
+            int32_t *nm = realloc(out->month_start, cap * sizeof *nm);
+            if (nm) out->month_start = nm;
+            int64_t *np = nm ? realloc(out->price_e4, cap * sizeof *np) : NULL;
+            if (np) out->price_e4 = np;
+            if (!nm || !np) {
+                st = gpi_diag_set(d, GPI_ENOMEM, "%s: out of memory", path);
+                goto fail;
+            }
+        }
+        out->month_start[out->n] = ms;
+        out->price_e4[out->n] = gpi_div_round(micro, 100);
+        out->n++;
+    }
+    free(text);
+    return GPI_OK;
+fail:
+    free(text);
+    hedge_forward_free(out);
+    return st;
+}
+
+void hedge_forward_free(hedge_forward *f)
+{
+    if (!f) return;
+    free(f->month_start);
+    free(f->price_e4);
+    memset(f, 0, sizeof *f);
+}

@@ -1,0 +1,201 @@
+/* hedge/svg.c -- a self-contained SVG chart of one hedge analysis.
+ *
+ * Three panels, no scripts, no external references:
+ *   left          scatter of Δrent on Δindex (adjacent periods) with the
+ *                 fitted line α + hΔi;
+ *   right, top    rent and index levels over time;
+ *   right, bottom basis (rent - index) over time.
+ * Written into a growing buffer the caller frees; the CLI decides where it
+ * goes.  Non-finite values are never plotted.
+ */
+#include "hedge/internal.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct sbuf {
+    char *p;
+    size_t n, cap;
+    int oom;
+} sbuf;
+
+__attribute__((format(printf, 2, 3))) static void sb_printf(sbuf *b, const char *fmt, ...)
+{
+    if (b->oom) return;
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        int k = vsnprintf(b->p ? b->p + b->n : NULL, b->p ? b->cap - b->n : 0, fmt, ap);
+        va_end(ap);
+        if (k < 0) {
+            b->oom = 1;
+            return;
+        }
+        if (b->p && b->n + (size_t)k < b->cap) {
+            b->n += (size_t)k;
+            return;
+        }
+        size_t nc = b->cap ? b->cap * 2 : 8192;
+        while (nc < b->n + (size_t)k + 1) nc *= 2;
+        char *np = realloc(b->p, nc);
+        if (!np) {
+            b->oom = 1;
+            return;
+        }
+        b->p = np;
+        b->cap = nc;
+    }
+}
+
+static void sb_escaped(sbuf *b, const char *s)
+{
+    for (; s && *s; s++) {
+        switch (*s) {
+        case '<': sb_printf(b, "&lt;"); break;
+        case '>': sb_printf(b, "&gt;"); break;
+        case '&': sb_printf(b, "&amp;"); break;
+        case '"': sb_printf(b, "&quot;"); break;
+        default: sb_printf(b, "%c", *s);
+        }
+    }
+}
+
+/* A plotting box mapping data (x0..x1, y0..y1) to pixels. */
+typedef struct box {
+    double px, py, pw, ph;   /* pixel rectangle */
+    double x0, x1, y0, y1;   /* data range */
+} box;
+
+static double bx(const box *b, double x) { return b->px + (x - b->x0) / (b->x1 - b->x0) * b->pw; }
+static double by(const box *b, double y) { return b->py + b->ph - (y - b->y0) / (b->y1 - b->y0) * b->ph; }
+
+static void widen(double *lo, double *hi)
+{
+    if (!isfinite(*lo) || !isfinite(*hi)) {
+        *lo = 0;
+        *hi = 1;
+    }
+    double pad = (*hi - *lo) * 0.05;
+    if (pad <= 0) pad = fabs(*hi) * 0.05 + 0.01;
+    *lo -= pad;
+    *hi += pad;
+}
+
+static void frame(sbuf *b, const box *bo, const char *title)
+{
+    sb_printf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#fafafa\" "
+                 "stroke=\"#999\"/>\n", bo->px, bo->py, bo->pw, bo->ph);
+    sb_printf(b, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"13\">%s</text>\n", bo->px,
+              bo->py - 6, title);
+    sb_printf(b, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" text-anchor=\"end\">%.4f</text>\n",
+              bo->px - 3, bo->py + 10, bo->y1);
+    sb_printf(b, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" text-anchor=\"end\">%.4f</text>\n",
+              bo->px - 3, bo->py + bo->ph, bo->y0);
+}
+
+static void polyline(sbuf *b, const box *bo, const hedge_series *s, int which, const char *color)
+{
+    sb_printf(b, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" points=\"", color);
+    for (size_t i = 0; i < s->n; i++) {
+        double y = which == 0 ? s->p[i].rent : which == 1 ? s->p[i].index
+                                                          : s->p[i].rent - s->p[i].index;
+        if (isfinite(y)) sb_printf(b, "%.1f,%.1f ", bx(bo, (double)s->p[i].start), by(bo, y));
+    }
+    sb_printf(b, "\"/>\n");
+}
+
+gpi_status hedge_svg(const hedge_series *s, const hedge_analysis *a, const char *title,
+                     char **out, size_t *len, gpi_diag *d)
+{
+    *out = NULL;
+    *len = 0;
+    if (!s || !a) return gpi_diag_set(d, GPI_EUSAGE, "hedge_svg: bad arguments");
+    sbuf b = {NULL, 0, 0, 0};
+    hedge_changes c;
+    gpi_status st = hedge_changes_make(s, 1, &c, d);
+    if (st != GPI_OK) return st;
+    sb_printf(&b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+                  "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"920\" height=\"480\" "
+                  "viewBox=\"0 0 920 480\" font-family=\"sans-serif\">\n"
+                  "<rect width=\"920\" height=\"480\" fill=\"white\"/>\n"
+                  "<text x=\"20\" y=\"22\" font-size=\"15\">");
+    sb_escaped(&b, title);
+    char h[48] = "n/a";
+    if (isfinite(a->chg.b)) snprintf(h, sizeof h, "%.4f", a->chg.b);
+    sb_printf(&b, " (%s, %zu periods, h = %s)</text>\n", hedge_freq_name(s->freq), s->n, h);
+
+    /* scatter */
+    box sc = {70, 60, 330, 360, INFINITY, -INFINITY, INFINITY, -INFINITY};
+    for (size_t j = 0; j < c.n; j++) {
+        sc.x0 = fmin(sc.x0, c.di[j]);
+        sc.x1 = fmax(sc.x1, c.di[j]);
+        sc.y0 = fmin(sc.y0, c.dr[j]);
+        sc.y1 = fmax(sc.y1, c.dr[j]);
+    }
+    widen(&sc.x0, &sc.x1);
+    widen(&sc.y0, &sc.y1);
+    frame(&b, &sc, "change in rent vs change in index");
+    sb_printf(&b, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\">%.4f</text>"
+                  "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" text-anchor=\"end\">%.4f</text>\n",
+              sc.px, sc.py + sc.ph + 14, sc.x0, sc.px + sc.pw, sc.py + sc.ph + 14, sc.x1);
+    for (size_t j = 0; j < c.n; j++)
+        sb_printf(&b, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"#1f77b4\"/>\n",
+                  bx(&sc, c.di[j]), by(&sc, c.dr[j]));
+    if (a->chg.ok && isfinite(a->chg.a) && isfinite(a->chg.b)) {
+        double ya = a->chg.a + a->chg.b * sc.x0, yb = a->chg.a + a->chg.b * sc.x1;
+        sb_printf(&b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#d62728\" "
+                      "stroke-width=\"1.5\"/>\n",
+                  bx(&sc, sc.x0), by(&sc, ya), bx(&sc, sc.x1), by(&sc, yb));
+    } else {
+        sb_printf(&b, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\">no fit</text>\n", sc.px + 10,
+                  sc.py + 20);
+    }
+
+    /* levels and basis over time */
+    box lv = {490, 60, 400, 220, INFINITY, -INFINITY, INFINITY, -INFINITY};
+    box bs = {490, 320, 400, 100, INFINITY, -INFINITY, INFINITY, -INFINITY};
+    if (s->n > 0) {
+        lv.x0 = bs.x0 = (double)s->p[0].start;
+        lv.x1 = bs.x1 = (double)s->p[s->n - 1].start;
+    }
+    for (size_t i = 0; i < s->n; i++) {
+        lv.y0 = fmin(lv.y0, fmin(s->p[i].rent, s->p[i].index));
+        lv.y1 = fmax(lv.y1, fmax(s->p[i].rent, s->p[i].index));
+        bs.y0 = fmin(bs.y0, s->p[i].rent - s->p[i].index);
+        bs.y1 = fmax(bs.y1, s->p[i].rent - s->p[i].index);
+    }
+    if (!(lv.x1 > lv.x0)) {
+        lv.x1 = lv.x0 + 1;
+        bs.x1 = bs.x0 + 1;
+    }
+    widen(&lv.y0, &lv.y1);
+    widen(&bs.y0, &bs.y1);
+    frame(&b, &lv, "rent (blue) and index (orange), USD/GPU-hour");
+    polyline(&b, &lv, s, 0, "#1f77b4");
+    polyline(&b, &lv, s, 1, "#ff7f0e");
+    frame(&b, &bs, "basis = rent - index");
+    if (bs.y0 < 0 && bs.y1 > 0)
+        sb_printf(&b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ccc\"/>\n",
+                  bs.px, by(&bs, 0), bs.px + bs.pw, by(&bs, 0));
+    polyline(&b, &bs, s, 2, "#555");
+    if (s->n > 0) {
+        char l0[16], l1[16];
+        hedge_period_label(s->freq, s->p[0].start, l0);
+        hedge_period_label(s->freq, s->p[s->n - 1].start, l1);
+        sb_printf(&b, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\">%s</text>"
+                      "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" text-anchor=\"end\">%s</text>\n",
+                  bs.px, bs.py + bs.ph + 14, l0, bs.px + bs.pw, bs.py + bs.ph + 14, l1);
+    }
+    sb_printf(&b, "</svg>\n");
+    hedge_changes_free(&c);
+    if (b.oom) {
+        free(b.p);
+        return gpi_diag_set(d, GPI_ENOMEM, "hedge: out of memory (svg)");
+    }
+    *out = b.p;
+    *len = b.n;
+    return GPI_OK;
+}

@@ -1,0 +1,369 @@
+/* settlement/contract.c -- contract files (SPEC §8) and exact tick prices.
+ *
+ * A contract file is JSON read with jansson (duplicate keys refused).  Each
+ * contract is validated field by field; the first problem stops loading
+ * with a message naming the file, the contract's position and symbol, and
+ * the field: `contracts.json: contract 2 (GPUH-2502): tick: must be greater
+ * than 0 (got "-0.001")`.
+ *
+ * The tick must be exact.  jansson turns JSON numbers into doubles and
+ * keeps no text, so a number is converted back to the shortest decimal
+ * that reads back to the same double (printf "%.*e" with increasing
+ * precision).  For every decimal of at most 15 significant digits that is
+ * the decimal as written (DBL_DIG = 15); a tick that needs more digits is
+ * refused rather than guessed.  A tick written as a JSON string is parsed
+ * as written.  Either way the result goes through gpi_dec_parse, so the
+ * tick is held as mantissa / 10^scale and never as a double.
+ *
+ * Grades are checked through a caller callback so this module needs no SQL.
+ */
+#include "settlement/settlement.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- exact ticks and prices -------------------------------------------- */
+
+static __int128 pow10_i128(int e)
+{
+    __int128 p = 1;
+    for (int i = 0; i < e; i++) p *= 10;
+    return p;
+}
+
+int64_t settle_round_value(const settle_contract *c, __int128 sum_e4, __int128 count)
+{
+    /* ticks = (sum_e4 / count) * 1e-4 / (mant * 10^-scale) */
+    __int128 num = sum_e4 * pow10_i128(c->tick.scale);
+    __int128 den = count * 10000 * (__int128)c->tick.mant;
+    return gpi_div_round(num, den) * c->tick.mant;
+}
+
+const char *settle_price_parse(const settle_contract *c, const char *s, int64_t *units)
+{
+    gpi_dec p;
+    const char *why = gpi_dec_parse(s, &p);
+    if (why) return why;
+    if (p.mant <= 0) return "must be greater than 0";
+    __int128 u = p.mant;
+    if (p.scale > c->tick.scale) {
+        __int128 q = pow10_i128(p.scale - c->tick.scale);
+        if (u % q != 0) return "not a whole number of ticks";
+        u /= q;
+    } else {
+        u *= pow10_i128(c->tick.scale - p.scale);
+    }
+    if (u > INT64_MAX / 1000) return "too large";
+    if (u % c->tick.mant != 0) return "not a whole number of ticks";
+    *units = (int64_t)u;
+    return NULL;
+}
+
+int32_t settle_listing_day(const settle_contract *c)
+{
+    int y = c->year, m = c->month - 1;
+    if (m == 0) {
+        m = 12;
+        y--;
+    }
+    return gpi_days_from_civil(y, m, 1);
+}
+
+int32_t settle_last_day(const settle_contract *c)
+{
+    return gpi_days_from_civil(c->year, c->month, gpi_month_days(c->year, c->month));
+}
+
+/* ---- reading JSON numbers exactly -------------------------------------- */
+
+/* Shortest "%.*e" text of v that reads back to v, rewritten as a plain
+ * decimal ("1e-04" -> "0.0001") into out (at most 1 + 2 + 20 + 15 bytes
+ * and a NUL for the accepted range).  NULL, or a static reason. */
+static const char *double_to_plain(double v, char out[64])
+{
+    char e[64];
+    int prec = 1;
+    for (; prec <= 17; prec++) {
+        snprintf(e, sizeof e, "%.*e", prec - 1, v);
+        if (strtod(e, NULL) == v) break;
+    }
+    if (prec > 15) return "more than 15 significant digits (write it as a string)";
+    /* e = [-]d[.ddd]e±XX */
+    const char *p = e;
+    int neg = *p == '-';
+    if (neg) p++;
+    char digs[32];
+    size_t nd = 0;
+    for (; *p && *p != 'e'; p++)
+        if (*p >= '0' && *p <= '9') digs[nd++] = *p;
+    int ex = atoi(p + 1);
+    while (nd > 1 && digs[nd - 1] == '0') nd--;
+    if (ex > 20 || ex < -20) return "out of range";
+    /* value = digs[0].digs[1..] x 10^ex */
+    size_t o = 0;
+    if (neg) out[o++] = '-';
+    if (ex < 0) {
+        out[o++] = '0';
+        out[o++] = '.';
+        for (int i = 0; i < -ex - 1; i++) out[o++] = '0';
+        for (size_t i = 0; i < nd; i++) out[o++] = digs[i];
+    } else {
+        size_t intlen = (size_t)ex + 1;
+        for (size_t i = 0; i < intlen; i++) out[o++] = i < nd ? digs[i] : '0';
+        if (nd > intlen) {
+            out[o++] = '.';
+            for (size_t i = intlen; i < nd; i++) out[o++] = digs[i];
+        }
+    }
+    out[o] = '\0';
+    return NULL;
+}
+
+/* Short text of a JSON value for "(got ...)". */
+static void got_text(const json_t *v, char out[80])
+{
+    if (json_is_string(v)) {
+        snprintf(out, 80, "%s", json_string_value(v));
+        return;
+    }
+    if (json_is_real(v)) { /* shortest text that reads back to the double */
+        double x = json_real_value(v);
+        for (int prec = 1; prec <= 17; prec++) {
+            snprintf(out, 80, "%.*g", prec, x);
+            if (strtod(out, NULL) == x) break;
+        }
+        return;
+    }
+    char *s = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT | JSON_REAL_PRECISION(15));
+    snprintf(out, 80, "%s", s ? s : "?");
+    free(s);
+}
+
+/* ---- validating one contract ------------------------------------------- */
+
+typedef struct ctx {
+    const char *path;
+    size_t idx;          /* 1-based position in the array */
+    const char *symbol;  /* once known */
+    gpi_diag *d;
+} ctx;
+
+static gpi_status cerr(const ctx *x, const char *field, const char *why, const json_t *got)
+{
+    char who[80];
+    if (x->symbol)
+        snprintf(who, sizeof who, "contract %zu (%s)", x->idx, x->symbol);
+    else
+        snprintf(who, sizeof who, "contract %zu", x->idx);
+    if (!field) return gpi_diag_set(x->d, GPI_EINPUT, "%s: %s: %s", x->path, who, why);
+    if (got) {
+        char g[80];
+        got_text(got, g);
+        return gpi_diag_set(x->d, GPI_EINPUT, "%s: %s: %s: %s (got \"%s\")", x->path, who,
+                            field, why, g);
+    }
+    return gpi_diag_set(x->d, GPI_EINPUT, "%s: %s: %s: %s", x->path, who, field, why);
+}
+
+static int symbol_ok(const char *s)
+{
+    size_t n = strlen(s);
+    if (n < 1 || n > SETTLE_SYMBOL_MAX) return 0;
+    for (size_t i = 0; i < n; i++) {
+        char ch = s[i];
+        int alnum = (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9');
+        if (!alnum && (i == 0 || (ch != '.' && ch != '_' && ch != '-'))) return 0;
+    }
+    return 1;
+}
+
+static int grade_text_ok(const char *s)
+{
+    size_t n = strlen(s);
+    if (n < 1 || n > SETTLE_GRADE_MAX) return 0;
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)s[i] < 0x21 || s[i] == 0x7f) return 0;
+    return 1;
+}
+
+static gpi_status parse_tick(const ctx *x, const json_t *v, settle_contract *c)
+{
+    char text[64];
+    if (json_is_string(v)) {
+        snprintf(text, sizeof text, "%s", json_string_value(v));
+    } else if (json_is_integer(v)) {
+        snprintf(text, sizeof text, "%lld", (long long)json_integer_value(v));
+    } else if (json_is_real(v)) {
+        const char *why = double_to_plain(json_real_value(v), text);
+        if (why) return cerr(x, "tick", why, v);
+    } else {
+        return cerr(x, "tick", "not a number", v);
+    }
+    const char *why = gpi_dec_parse(text, &c->tick);
+    if (why) return cerr(x, "tick", why, v);
+    if (c->tick.mant <= 0) return cerr(x, "tick", "must be greater than 0", v);
+    /* at most 1000 USD per GPU-hour keeps every product inside 64 bits */
+    if ((__int128)c->tick.mant > 1000 * pow10_i128(c->tick.scale))
+        return cerr(x, "tick", "must be at most 1000", v);
+    return GPI_OK;
+}
+
+static gpi_status parse_int(const ctx *x, const json_t *v, const char *field, int64_t lo,
+                            int64_t hi, const char *range, int64_t *out)
+{
+    if (!json_is_integer(v)) return cerr(x, field, "not a whole number", v);
+    json_int_t k = json_integer_value(v);
+    if (k < lo || k > hi) return cerr(x, field, range, v);
+    *out = (int64_t)k;
+    return GPI_OK;
+}
+
+static gpi_status load_one(const ctx *x0, const json_t *o, settle_grade_fn grade_fn, void *ud,
+                           settle_contract *c)
+{
+    ctx x = *x0;
+    static const char *const keys[] = {"symbol", "grade", "month", "size", "tick",
+                                       "min_published_days"};
+    memset(c, 0, sizeof *c);
+    if (!json_is_object(o)) return cerr(&x, "contract", "not a JSON object", o);
+
+    const json_t *sym = json_object_get(o, "symbol");
+    if (!sym) return cerr(&x, "symbol", "missing", NULL);
+    if (!json_is_string(sym) || !symbol_ok(json_string_value(sym)))
+        return cerr(&x, "symbol", "not a symbol [A-Z0-9][A-Z0-9._-]{0,31}", sym);
+    snprintf(c->symbol, sizeof c->symbol, "%s", json_string_value(sym));
+    x.symbol = c->symbol;
+
+    const char *key;
+    json_t *val;
+    json_object_foreach((json_t *)o, key, val) {
+        size_t k = 0;
+        while (k < sizeof keys / sizeof keys[0] && strcmp(keys[k], key) != 0) k++;
+        if (k == sizeof keys / sizeof keys[0]) {
+            char msg[200];
+            snprintf(msg, sizeof msg, "unknown key \"%.64s\" (expected symbol, grade, month,"
+                     " size, tick, min_published_days)", key);
+            return cerr(&x, NULL, msg, NULL);
+        }
+    }
+
+    const json_t *g = json_object_get(o, "grade");
+    if (!g) return cerr(&x, "grade", "missing", NULL);
+    if (!json_is_string(g) || !grade_text_ok(json_string_value(g)))
+        return cerr(&x, "grade", "not a grade id", g);
+    snprintf(c->grade, sizeof c->grade, "%s", json_string_value(g));
+
+    const json_t *m = json_object_get(o, "month");
+    if (!m) return cerr(&x, "month", "missing", NULL);
+    if (!json_is_string(m)) return cerr(&x, "month", "not a month YYYY-MM", m);
+    const char *why = gpi_month_parse(json_string_value(m), &c->year, &c->month);
+    if (why) return cerr(&x, "month", why, m);
+    if (c->year < 1900) return cerr(&x, "month", "year before 1900", m);
+
+    const json_t *v;
+    c->size_gpu_hours = SETTLE_DEFAULT_SIZE;
+    if ((v = json_object_get(o, "size"))) {
+        gpi_status st = parse_int(&x, v, "size", 1, 1000000000,
+                                  "must be from 1 to 1000000000 GPU-hours", &c->size_gpu_hours);
+        if (st != GPI_OK) return st;
+    }
+    c->tick.mant = 1;
+    c->tick.scale = 4;
+    if ((v = json_object_get(o, "tick"))) {
+        gpi_status st = parse_tick(&x, v, c);
+        if (st != GPI_OK) return st;
+    }
+    int64_t mpd = SETTLE_DEFAULT_MIN_DAYS;
+    if ((v = json_object_get(o, "min_published_days"))) {
+        gpi_status st = parse_int(&x, v, "min_published_days", 1, 31, "must be from 1 to 31",
+                                  &mpd);
+        if (st != GPI_OK) return st;
+    }
+    c->min_published_days = (int)mpd;
+
+    /* size x tick in cents = size * mant * 100 / 10^scale, whole */
+    __int128 num = (__int128)c->size_gpu_hours * c->tick.mant * 100;
+    __int128 den = pow10_i128(c->tick.scale);
+    if (num % den != 0) {
+        char tick[32], msg[160];
+        gpi_fixed_format(c->tick.mant, c->tick.scale, tick);
+        snprintf(msg, sizeof msg, "not a whole number of cents (got %lld x %s USD)",
+                 (long long)c->size_gpu_hours, tick);
+        return cerr(&x, "size x tick", msg, NULL);
+    }
+    c->tick_cents = (int64_t)(num / den);
+
+    if (grade_fn) {
+        int known = 0;
+        gpi_status st = grade_fn(c->grade, &known, ud, x.d);
+        if (st != GPI_OK) return st;
+        if (!known)
+            return cerr(&x, "grade", "unknown grade (not built in the database)", g);
+    }
+    return GPI_OK;
+}
+
+gpi_status settle_contracts_load(const char *path, settle_grade_fn grade_fn, void *ud,
+                                 settle_contract **out, size_t *n, gpi_diag *d)
+{
+    *out = NULL;
+    *n = 0;
+    FILE *f = fopen(path, "rb");
+    if (!f) return gpi_diag_set(d, GPI_EIO, "%s: cannot open: %s", path, strerror(errno));
+    json_error_t je;
+    json_t *root = json_loadf(f, JSON_REJECT_DUPLICATES, &je);
+    fclose(f);
+    if (!root) {
+        if (je.line < 0) return gpi_diag_set(d, GPI_EIO, "%s: %s", path, je.text);
+        return gpi_diag_set(d, GPI_EINPUT, "%s:%d:%d: %s", path, je.line, je.column, je.text);
+    }
+    gpi_status st = GPI_OK;
+    settle_contract *cs = NULL;
+    const json_t *arr = json_object_get(root, "contracts");
+    if (!json_is_object(root) || !json_is_array(arr)) {
+        st = gpi_diag_set(d, GPI_EINPUT, "%s: not a contract file (want {\"contracts\": [...]})",
+                          path);
+        goto done;
+    }
+    const char *key;
+    json_t *val;
+    json_object_foreach(root, key, val) {
+        if (strcmp(key, "contracts") != 0) {
+            st = gpi_diag_set(d, GPI_EINPUT, "%s: unknown key \"%s\" (expected \"contracts\")",
+                              path, key);
+            goto done;
+        }
+    }
+    size_t na = json_array_size(arr);
+    if (na == 0) {
+        st = gpi_diag_set(d, GPI_EINPUT, "%s: contracts: empty list", path);
+        goto done;
+    }
+    cs = calloc(na, sizeof *cs);
+    if (!cs) {
+        st = gpi_diag_set(d, GPI_ENOMEM, "%s: out of memory", path);
+        goto done;
+    }
+    for (size_t i = 0; i < na; i++) {
+        ctx x = {path, i + 1, NULL, d};
+        st = load_one(&x, json_array_get(arr, i), grade_fn, ud, &cs[i]);
+        if (st != GPI_OK) goto done;
+        for (size_t j = 0; j < i; j++)
+            if (strcmp(cs[j].symbol, cs[i].symbol) == 0) {
+                st = gpi_diag_set(d, GPI_EINPUT,
+                                  "%s: contract %zu (%s): symbol: duplicate (also contract %zu)",
+                                  path, i + 1, cs[i].symbol, j + 1);
+                goto done;
+            }
+    }
+    *out = cs;
+    *n = na;
+    cs = NULL;
+done:
+    free(cs);
+    json_decref(root);
+    return st;
+}

@@ -1,0 +1,256 @@
+/* settlement/ledger.c -- positions files and the variation-margin ledger.
+ *
+ * Positions are CSV `account,symbol,contracts[,entry_price]`, read with
+ * libcsv.  libcsv reports no line numbers, so the file is fed to it one
+ * physical line at a time and a row is located at the line where it ends.
+ *
+ * Margin is integer cents.  Every settlement price and entry price is a
+ * whole number of ticks and size x tick is a whole number of cents
+ * (tick_cents), so a day's variation margin is
+ *     contracts x (price - previous) / tick x tick_cents
+ * exactly, and the rows of a position telescope to
+ *     contracts x size x (last price - entry).
+ * Amounts are computed in __int128 and refused (GPI_EMATH) if they would
+ * not fit the int64 cents of the output.
+ */
+#include "settlement/settlement.h"
+
+#include <csv.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#define MAX_FIELDS 8
+#define FIELD_CAP 128
+
+typedef struct reader {
+    const char *path;
+    const settle_contract *cs;
+    size_t nc;
+    long line;                       /* physical line being parsed        */
+    long row;                        /* rows completed, header included   */
+    int ncols;                       /* 3 or 4, from the header           */
+    char field[MAX_FIELDS][FIELD_CAP];
+    int too_long[MAX_FIELDS];
+    int nf;
+    settle_position *pos;
+    size_t n, cap;
+    gpi_status st;
+    gpi_diag *d;
+} reader;
+
+static void on_field(void *s, size_t len, void *ud)
+{
+    reader *r = ud;
+    if (r->nf < MAX_FIELDS) {
+        size_t k = len < FIELD_CAP - 1 ? len : FIELD_CAP - 1;
+        if (k) memcpy(r->field[r->nf], s, k);
+        r->field[r->nf][k] = '\0';
+        r->too_long[r->nf] = len >= FIELD_CAP - 1;
+    }
+    r->nf++;
+}
+
+static gpi_status rerr(reader *r, const char *field, const char *why, const char *got)
+{
+    if (got)
+        return gpi_diag_set(r->d, GPI_EINPUT, "%s:%ld: %s: %s (got \"%s\")", r->path, r->line,
+                            field, why, got);
+    return gpi_diag_set(r->d, GPI_EINPUT, "%s:%ld: %s: %s", r->path, r->line, field, why);
+}
+
+static gpi_status header(reader *r)
+{
+    static const char *const want[] = {"account", "symbol", "contracts", "entry_price"};
+    int ok = r->nf == 3 || r->nf == 4;
+    for (int i = 0; ok && i < r->nf; i++) ok = strcasecmp(r->field[i], want[i]) == 0;
+    if (!ok) {
+        char got[256] = "";
+        size_t o = 0;
+        for (int i = 0; i < r->nf && i < MAX_FIELDS; i++)
+            o += (size_t)snprintf(got + o, sizeof got - o, "%s%.40s", i ? "," : "", r->field[i]);
+        return rerr(r, "header", "want account,symbol,contracts[,entry_price]", got);
+    }
+    r->ncols = r->nf;
+    return GPI_OK;
+}
+
+static int account_ok(const char *s)
+{
+    if (!*s) return 0;
+    for (; *s; s++)
+        if ((unsigned char)*s < 0x20 || *s == 0x7f) return 0;
+    return 1;
+}
+
+static gpi_status data_row(reader *r)
+{
+    if (r->nf > r->ncols || r->nf < 3) {
+        char why[64];
+        snprintf(why, sizeof why, "want %d fields, got %d", r->ncols, r->nf);
+        return rerr(r, "row", why, NULL);
+    }
+    for (int i = 0; i < r->nf; i++)
+        if (r->too_long[i]) return rerr(r, i == 0 ? "account" : "field", "too long", NULL);
+    settle_position p;
+    memset(&p, 0, sizeof p);
+    p.line = r->line;
+
+    const char *acct = r->field[0];
+    if (!account_ok(acct)) return rerr(r, "account", "empty or has control characters", acct);
+    if (strlen(acct) > SETTLE_ACCOUNT_MAX) return rerr(r, "account", "longer than 64", acct);
+    snprintf(p.account, sizeof p.account, "%s", acct);
+
+    const char *sym = r->field[1];
+    size_t c = 0;
+    while (c < r->nc && strcmp(r->cs[c].symbol, sym) != 0) c++;
+    if (c == r->nc) return rerr(r, "symbol", "no such contract in the contract file", sym);
+    p.contract = c;
+
+    const char *ct = r->field[2];
+    char *endp;
+    errno = 0;
+    long long k = strtoll(ct, &endp, 10);
+    if (!*ct || *endp || errno) return rerr(r, "contracts", "not a whole number", ct);
+    if (k == 0) return rerr(r, "contracts", "must not be 0", ct);
+    if (k > 1000000000LL || k < -1000000000LL)
+        return rerr(r, "contracts", "more than 1000000000 in absolute value", ct);
+    p.contracts = k;
+
+    if (r->nf == 4 && r->field[3][0]) {
+        const char *why = settle_price_parse(&r->cs[c], r->field[3], &p.entry_units);
+        if (why) {
+            char tick[32], msg[96];
+            gpi_fixed_format(r->cs[c].tick.mant, r->cs[c].tick.scale, tick);
+            if (strcmp(why, "not a whole number of ticks") == 0) {
+                snprintf(msg, sizeof msg, "not a whole number of ticks of %s", tick);
+                why = msg;
+            }
+            return rerr(r, "entry_price", why, r->field[3]);
+        }
+        p.has_entry = 1;
+    }
+    for (size_t i = 0; i < r->n; i++)
+        if (r->pos[i].contract == c && strcmp(r->pos[i].account, p.account) == 0) {
+            char why[160];
+            snprintf(why, sizeof why, "duplicate position in %s (first at line %ld)",
+                     r->cs[c].symbol, r->pos[i].line);
+            return rerr(r, "account", why, p.account);
+        }
+    if (r->n == r->cap) {
+        size_t cap = r->cap ? 2 * r->cap : 16;
+        settle_position *np = realloc(r->pos, cap * sizeof *np);
+        if (!np) return gpi_diag_set(r->d, GPI_ENOMEM, "%s: out of memory", r->path);
+        r->pos = np;
+        r->cap = cap;
+    }
+    r->pos[r->n++] = p;
+    return GPI_OK;
+}
+
+static void on_row(int term, void *ud)
+{
+    (void)term;
+    reader *r = ud;
+    if (r->st == GPI_OK) r->st = r->row == 0 ? header(r) : data_row(r);
+    r->row++;
+    r->nf = 0;
+}
+
+gpi_status settle_positions_load(const char *path, const settle_contract *cs, size_t nc,
+                                 settle_position **out, size_t *n, gpi_diag *d)
+{
+    *out = NULL;
+    *n = 0;
+    FILE *f = fopen(path, "rb");
+    if (!f) return gpi_diag_set(d, GPI_EIO, "%s: cannot open: %s", path, strerror(errno));
+    reader *r = calloc(1, sizeof *r);
+    if (!r) {
+        fclose(f);
+        return gpi_diag_set(d, GPI_ENOMEM, "%s: out of memory", path);
+    }
+    r->path = path;
+    r->cs = cs;
+    r->nc = nc;
+    r->d = d;
+    struct csv_parser p;
+    csv_init(&p, CSV_STRICT | CSV_STRICT_FINI);
+    char *buf = NULL;
+    size_t bcap = 0;
+    ssize_t len;
+    while (r->st == GPI_OK && (len = getline(&buf, &bcap, f)) > 0) {
+        r->line++;
+        if (memchr(buf, '\0', (size_t)len)) {
+            r->st = rerr(r, "row", "contains a NUL byte", NULL);
+            break;
+        }
+        const char *text = buf;
+        if (r->line == 1 && len >= 3 && memcmp(buf, "\xef\xbb\xbf", 3) == 0) {
+            text += 3; /* a UTF-8 byte-order mark */
+            len -= 3;
+        }
+        if (csv_parse(&p, text, (size_t)len, on_field, on_row, r) != (size_t)len) {
+            r->st = rerr(r, "row", csv_strerror(csv_error(&p)), NULL);
+            break;
+        }
+    }
+    if (r->st == GPI_OK && ferror(f))
+        r->st = gpi_diag_set(d, GPI_EIO, "%s: read error: %s", path, strerror(errno));
+    if (r->st == GPI_OK && csv_fini(&p, on_field, on_row, r) != 0 && r->st == GPI_OK)
+        r->st = rerr(r, "row", "unterminated quoted field", NULL);
+    if (r->st == GPI_OK && r->row == 0)
+        r->st = gpi_diag_set(d, GPI_EINPUT,
+                             "%s: empty (want a header account,symbol,contracts[,entry_price])",
+                             path);
+    csv_free(&p);
+    free(buf);
+    fclose(f);
+    gpi_status st = r->st;
+    if (st == GPI_OK) {
+        *out = r->pos;
+        *n = r->n;
+    } else {
+        free(r->pos);
+    }
+    free(r);
+    return st;
+}
+
+gpi_status settle_ledger(const settle_contract *c, const settle_result *res,
+                         const settle_position *p, settle_ledger_row **out, size_t *n,
+                         int64_t *entry_units, gpi_diag *d)
+{
+    *out = NULL;
+    *n = 0;
+    *entry_units = 0;
+    size_t first = 0;
+    while (first < res->n && res->rows[first].kind != SETTLE_DAILY) first++;
+    if (first == res->n) return GPI_OK;
+    settle_ledger_row *rows = malloc(res->n * sizeof *rows);
+    if (!rows) return gpi_diag_set(d, GPI_ENOMEM, "%s: out of memory", c->symbol);
+    int64_t prev = p->has_entry ? p->entry_units : res->rows[first].price_units;
+    *entry_units = prev;
+    size_t nr = 0;
+    for (size_t i = first; i < res->n; i++) {
+        const settle_price *sp = &res->rows[i];
+        if (sp->kind == SETTLE_INSUFFICIENT) continue;
+        __int128 vm = (__int128)p->contracts * ((sp->price_units - prev) / c->tick.mant) *
+                      c->tick_cents;
+        if (vm > INT64_MAX || vm < -INT64_MAX) {
+            free(rows);
+            return gpi_diag_set(d, GPI_EMATH, "%s: account %s: margin amount too large",
+                                c->symbol, p->account);
+        }
+        rows[nr].day = sp->day;
+        rows[nr].kind = sp->kind;
+        rows[nr].price_units = sp->price_units;
+        rows[nr].variation_cents = (int64_t)vm;
+        nr++;
+        prev = sp->price_units;
+    }
+    *out = rows;
+    *n = nr;
+    return GPI_OK;
+}

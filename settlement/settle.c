@@ -1,0 +1,150 @@
+/* settlement/settle.c -- daily and final settlement prices (SPEC §8).
+ *
+ * Pure functions over an array of store_index_day: no store, no I/O.
+ *
+ * A contract on grade G for delivery month M is listed on the first day of
+ * the month before M and settles daily until the last day of M (or an
+ * earlier --through day).  A day's *value* is its index value (trades,
+ * offers or carried level); suspended days have none.  With L the latest
+ * value on or before day d:
+ *
+ *   before M:      price(d) = L
+ *   d in M:        price(d) = (sum P + R*L) / (k + R)
+ *                  P the k values of M on days <= d, R the days of M after d
+ *                  (on M's last day, R = 0, so this is the mean of M's
+ *                  values; if M has none yet there, it is L)
+ *   final:         FSP = (sum of M's values) / k, when k >= min_published_days,
+ *                  else an `insufficient` row and no FSP.
+ *
+ * Every price is rounded once, half-up, to the contract's tick: the sum is
+ * an exact __int128 of value_e4 units and the quotient is taken by
+ * settle_round_value() (gpi_div_round), so a decimal midpoint such as
+ * 2.3645 at a 0.001 tick goes to 2.365 exactly.  No row is written for a
+ * day before any value exists.  Every day of [listing, end] must have been
+ * built; the first one that was not is named in the error.
+ */
+#include "settlement/settlement.h"
+
+#include <stdlib.h>
+
+const char *settle_kind_name(int kind)
+{
+    switch (kind) {
+    case SETTLE_DAILY: return "daily";
+    case SETTLE_FINAL: return "final";
+    case SETTLE_INSUFFICIENT: return "insufficient";
+    default: return "?";
+    }
+}
+
+void settle_result_free(settle_result *r)
+{
+    if (!r) return;
+    free(r->rows);
+    r->rows = NULL;
+    r->n = 0;
+}
+
+/* 10^6 USD per GPU-hour: far above any price, low enough that a price in
+ * units of the finest tick (10^-12) stays inside 64 bits. */
+#define SETTLE_MAX_VALUE_E4 10000000000LL
+
+static int has_value(const store_index_day *x)
+{
+    return x->level != GPI_LEVEL_SUSPENDED && x->value_e4 >= 0;
+}
+
+gpi_status settle_run(const settle_contract *c, const store_index_day *days, size_t n,
+                      int32_t through, settle_result *out, gpi_diag *d)
+{
+    out->rows = NULL;
+    out->n = 0;
+    out->complete = 0;
+    out->insufficient = 0;
+    out->values_in_month = 0;
+
+    const int32_t listing = settle_listing_day(c);
+    const int32_t month_first = gpi_days_from_civil(c->year, c->month, 1);
+    const int32_t month_last = settle_last_day(c);
+    const int32_t end = through < month_last ? through : month_last;
+    for (size_t i = 1; i < n; i++)
+        if (days[i].day <= days[i - 1].day)
+            return gpi_diag_set(d, GPI_EINPUT, "%s: index series of %s is not in day order",
+                                c->symbol, c->grade);
+    if (end < listing) return GPI_OK;
+
+    settle_price *rows = malloc(((size_t)(end - listing) + 2) * sizeof *rows);
+    if (!rows) return gpi_diag_set(d, GPI_ENOMEM, "%s: out of memory", c->symbol);
+
+    /* L before the listing: the latest value of the earlier days given */
+    size_t j = 0;
+    int have_l = 0;
+    int64_t l_e4 = 0;
+    for (; j < n && days[j].day < listing; j++)
+        if (has_value(&days[j]) && days[j].value_e4 <= SETTLE_MAX_VALUE_E4) {
+            have_l = 1;
+            l_e4 = days[j].value_e4;
+        }
+
+    __int128 sum_e4 = 0;
+    int k = 0;
+    size_t nr = 0;
+    for (int32_t t = listing; t <= end; t++, j++) {
+        if (j >= n || days[j].day != t) {
+            char day[11];
+            gpi_date_format(t, day);
+            free(rows);
+            return gpi_diag_set(d, GPI_EINPUT,
+                                "%s: grade %s has no index row for %s (the day was never"
+                                " built; build it, or settle --through an earlier day)",
+                                c->symbol, c->grade, day);
+        }
+        if (has_value(&days[j])) {
+            if (days[j].value_e4 > SETTLE_MAX_VALUE_E4) {
+                char day[11];
+                gpi_date_format(t, day);
+                free(rows);
+                return gpi_diag_set(d, GPI_EINPUT, "%s: grade %s: value on %s out of range",
+                                    c->symbol, c->grade, day);
+            }
+            have_l = 1;
+            l_e4 = days[j].value_e4;
+            if (t >= month_first) {
+                sum_e4 += days[j].value_e4;
+                k++;
+            }
+        }
+        if (!have_l) continue;
+        int64_t price;
+        if (t < month_first) {
+            price = settle_round_value(c, l_e4, 1);
+        } else {
+            int r = month_last - t;
+            if (k + r == 0)
+                price = settle_round_value(c, l_e4, 1);
+            else
+                price = settle_round_value(c, sum_e4 + (__int128)r * l_e4, k + r);
+        }
+        rows[nr].day = t;
+        rows[nr].kind = SETTLE_DAILY;
+        rows[nr].price_units = price;
+        nr++;
+    }
+    out->values_in_month = k;
+    if (end == month_last) {
+        out->complete = 1;
+        rows[nr].day = month_last;
+        if (k >= c->min_published_days) {
+            rows[nr].kind = SETTLE_FINAL;
+            rows[nr].price_units = settle_round_value(c, sum_e4, k);
+        } else {
+            out->insufficient = 1;
+            rows[nr].kind = SETTLE_INSUFFICIENT;
+            rows[nr].price_units = 0;
+        }
+        nr++;
+    }
+    out->rows = rows;
+    out->n = nr;
+    return GPI_OK;
+}

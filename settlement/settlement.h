@@ -1,0 +1,165 @@
+/* settlement/settlement.h -- cash settlement of monthly futures on a grade's
+ * index (SPEC §8): contract files, daily and final settlement prices, and
+ * the variation-margin ledger of positions.
+ *
+ * Usage:
+ *     settle_contract *cs; size_t nc;
+ *     settle_contracts_load("contracts.json", grade_known, st, &cs, &nc, &d);
+ *     ... read each contract's index series from the store (the CLI does;
+ *         this module has no SQL) ...
+ *     settle_run(&cs[i], series, n, through_day, &res, &d);
+ *     settle_positions_load("positions.csv", cs, nc, &pos, &npos, &d);
+ *     settle_ledger(&cs[i], &res, &pos[j], &rows, &nrows, &d);
+ *     settle_result_free(&res); free(rows); free(pos); free(cs);
+ *
+ * Prices are exact.  A contract's tick is an exact decimal mant / 10^scale;
+ * every settlement price is an integer number of ticks and is held in
+ * "price units" of 10^-scale USD per GPU-hour (the tick's own decimals, so
+ * it prints with gpi_fixed_format(units, tick.scale)).  Index values come
+ * in value_e4 units (0.0001 USD); conversions and averages are computed as
+ * __int128 numerator / denominator and rounded once, half-up, with
+ * gpi_div_round.  Cash is integer cents: size x tick is a whole number of
+ * cents (checked when the contract is loaded), so every margin amount is
+ * exact.
+ *
+ * The module never prints and never touches the store: the series it
+ * settles on is passed in as an array of store_index_day.
+ *
+ * Ownership: every *out array is malloc'd and freed by the caller with
+ * free() (settle_result_free() for a settle_result).  Inputs are borrowed.
+ */
+#ifndef GPI_SETTLEMENT_H
+#define GPI_SETTLEMENT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/gpi.h"
+#include "store/store.h"
+
+#define SETTLE_DEFAULT_SIZE 1000
+#define SETTLE_DEFAULT_MIN_DAYS 15
+#define SETTLE_SYMBOL_MAX 32
+#define SETTLE_GRADE_MAX 64
+#define SETTLE_ACCOUNT_MAX 64
+
+/* ---- contracts (settlement/contract.c) --------------------------------- */
+
+typedef struct settle_contract {
+    char symbol[SETTLE_SYMBOL_MAX + 1];  /* [A-Z0-9][A-Z0-9._-]{0,31}        */
+    char grade[SETTLE_GRADE_MAX + 1];    /* a grade id known to the database */
+    int year, month;                     /* delivery month                   */
+    int64_t size_gpu_hours;              /* contract size, > 0               */
+    gpi_dec tick;                        /* USD per GPU-hour, > 0, exact     */
+    int64_t tick_cents;                  /* size x tick in cents (whole)     */
+    int min_published_days;              /* values needed for an FSP         */
+} settle_contract;
+
+/* Says whether a grade id is known (1 in *known).  Lets the caller check
+ * grades against the database without this module knowing SQL.  A non-OK
+ * return aborts loading with the callback's diagnostic. */
+typedef gpi_status (*settle_grade_fn)(const char *grade, int *known, void *ud,
+                                      gpi_diag *d);
+
+/* Loads and validates a contract file (SPEC §8 layout):
+ *     {"contracts": [{"symbol": "GPUH-2502", "grade": "H100-SXM.OD.GOLD+",
+ *       "month": "2025-02", "size": 1000, "tick": 0.0001,
+ *       "min_published_days": 15}, ...]}
+ * size, tick and min_published_days are optional (defaults 1000, 0.0001,
+ * 15); unknown keys and duplicate symbols are refused.  The tick is read
+ * exactly: a JSON string ("0.0025") is parsed as written; a JSON number is
+ * taken as the shortest decimal that reads back to the same double, which
+ * is the text as written for up to 15 significant digits (more are
+ * refused).  grade_fn may be NULL (no grade check).  Errors name the file
+ * and the contract: `FILE: contract N (SYMBOL): FIELD: reason (got "X")`.
+ * On success *out holds *n >= 1 contracts in file order. */
+gpi_status settle_contracts_load(const char *path, settle_grade_fn grade_fn, void *ud,
+                                 settle_contract **out, size_t *n, gpi_diag *d);
+
+/* First day of the listing (first day of the month before delivery) and
+ * last day of the delivery month. */
+int32_t settle_listing_day(const settle_contract *c);
+int32_t settle_last_day(const settle_contract *c);
+
+/* Converts an index value (value_e4) to the nearest tick, half-up, in
+ * price units of c (10^-tick.scale). */
+int64_t settle_round_value(const settle_contract *c, __int128 sum_e4, __int128 count);
+
+/* Parses a price as an exact decimal into price units of c; refuses one
+ * that is not a positive whole number of ticks.  Returns NULL or a static
+ * reason. */
+const char *settle_price_parse(const settle_contract *c, const char *s, int64_t *units);
+
+/* ---- settlement prices (settlement/settle.c) --------------------------- */
+
+typedef enum { SETTLE_DAILY = 0, SETTLE_FINAL, SETTLE_INSUFFICIENT } settle_kind;
+const char *settle_kind_name(int kind);
+
+typedef struct settle_price {
+    int32_t day;
+    int kind;             /* settle_kind                                     */
+    int64_t price_units;  /* 10^-tick.scale USD/GPU-hour; 0 if insufficient   */
+} settle_price;
+
+typedef struct settle_result {
+    settle_price *rows;   /* daily rows ascending, then the final or
+                             insufficient row when the range reaches the
+                             month's last day                                */
+    size_t n;
+    int complete;         /* 1 when the range reached the month's last day  */
+    int insufficient;     /* 1 when complete and fewer values than required */
+    int values_in_month;  /* days of the delivery month with a value, up to
+                             the end of the range                            */
+} settle_result;
+
+/* Settles c on days[0..n) (ascending, distinct days; days before the
+ * listing may be included and serve only as the latest value L).  The
+ * range is [listing, min(through, last day of the delivery month)]; every
+ * day of it must be present, else GPI_EINPUT naming the first missing day.
+ *
+ * Daily price on day d of the delivery month: (sum P + R*L) / (k + R), P
+ * the k values of the month up to d, L the latest value on or before d, R
+ * the days of the month after d (on the last day with k = 0: L).  Before
+ * the month: L.  No row while no value exists.  Final: the mean of the
+ * month's values when there are at least min_published_days, else an
+ * `insufficient` row.  All rounded half-up to the tick. */
+gpi_status settle_run(const settle_contract *c, const store_index_day *days, size_t n,
+                      int32_t through, settle_result *out, gpi_diag *d);
+void settle_result_free(settle_result *r);
+
+/* ---- positions and margin (settlement/ledger.c) ------------------------ */
+
+typedef struct settle_position {
+    char account[SETTLE_ACCOUNT_MAX + 1];
+    size_t contract;      /* index into the contracts array                 */
+    int64_t contracts;    /* signed: > 0 long, < 0 short, never 0           */
+    int has_entry;
+    int64_t entry_units;  /* price units of its contract when has_entry     */
+    long line;            /* line in the positions file                     */
+} settle_position;
+
+/* Loads a positions CSV with header `account,symbol,contracts[,entry_price]`
+ * (an empty entry_price means the first daily settlement price).  Symbols
+ * must name contracts of cs; an (account, symbol) pair appears once.
+ * Errors: `FILE:LINE: FIELD: reason (got "X")`. */
+gpi_status settle_positions_load(const char *path, const settle_contract *cs, size_t nc,
+                                 settle_position **out, size_t *n, gpi_diag *d);
+
+typedef struct settle_ledger_row {
+    int32_t day;
+    int kind;                 /* SETTLE_DAILY or SETTLE_FINAL                */
+    int64_t price_units;
+    int64_t variation_cents;  /* contracts x size x (price - previous)       */
+} settle_ledger_row;
+
+/* The daily variation-margin ledger of one position of contract c over the
+ * settlement rows of r: one row per daily price (the first against the
+ * entry price) and one at the FSP when there is one.  No rows when r has
+ * no daily price.  *entry_units receives the entry price used (0 when there
+ * is none).  Sums telescope: the rows total contracts x size x (last price
+ * - entry) exactly.  GPI_EMATH if an amount would overflow 64 bits. */
+gpi_status settle_ledger(const settle_contract *c, const settle_result *r,
+                         const settle_position *p, settle_ledger_row **out, size_t *n,
+                         int64_t *entry_units, gpi_diag *d);
+
+#endif

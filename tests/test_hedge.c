@@ -1,0 +1,655 @@
+/* tests/test_hedge.c -- hedge/: rent parsing, periods, analysis, replay.
+ *
+ * Reference values: docs/hedge-and-settlement.md §6 (vectors A, B, D, E,
+ * F; computed in Python and cross-checked with GSL), and where §6 has no
+ * figure (horizons 2 and 3, rolling, p5/p95, auto ratios) a short numpy
+ * script kept in the comments next to the literals.  Replays are checked
+ * by hand, the arithmetic written out in comments.
+ */
+#include "tests/testutil.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_errno.h>
+
+#include "hedge/hedge.h"
+
+/* §6 data: twelve months, USD/GPU-hour. */
+static const double vec_index[12] = {2.95, 2.88, 2.80, 2.74, 2.70, 2.62,
+                                     2.55, 2.58, 2.49, 2.41, 2.38, 2.30};
+static const double vec_rent[12] = {2.71, 2.67, 2.58, 2.55, 2.49, 2.45,
+                                    2.36, 2.40, 2.33, 2.24, 2.23, 2.13};
+
+static int32_t day_of(const char *s)
+{
+    int32_t d = 0;
+    assert_null(gpi_date_parse(s, &d));
+    return d;
+}
+
+/* Monthly series Jan..Dec 2024 of the §6 vector (rent optionally edited). */
+static void vec_series(hedge_series *s, hedge_period *p, const double *rent)
+{
+    for (int m = 0; m < 12; m++) {
+        memset(&p[m], 0, sizeof p[m]);
+        p[m].start = gpi_days_from_civil(2024, m + 1, 1);
+        p[m].rent = rent[m];
+        p[m].index = vec_index[m];
+        p[m].n_rent = p[m].n_index = 1;
+    }
+    s->freq = HEDGE_MONTH;
+    s->p = p;
+    s->n = 12;
+    s->n_rent_periods = 12;
+}
+
+static int has_warning(const hedge_analysis *a, const char *needle)
+{
+    for (size_t i = 0; i < a->n_warnings; i++)
+        if (strstr(a->warnings[i], needle)) return 1;
+    return 0;
+}
+
+static void test_vectors_a_b_d(void **state)
+{
+    (void)state;
+    hedge_series s;
+    hedge_period p[12];
+    vec_series(&s, p, vec_rent);
+    hedge_analysis a;
+    gpi_diag d = {{0}};
+    assert_int_equal(hedge_analyze(&s, 0, &a, &d), GPI_OK);
+    assert_int_equal(a.n, 12);
+    assert_int_equal(a.n_changes, 11);
+    /* B: changes */
+    tu_assert_close(a.chg.b, 1.027820, 1e-6, "h");
+    tu_assert_close(a.chg.a, 0.008008, 1e-6, "alpha");
+    tu_assert_close(a.chg.se_b, 0.219548, 1e-6, "se");
+    tu_assert_close(a.chg.t_b, 4.6815, 1e-4, "t");
+    tu_assert_close(a.chg.f, 21.9166, 1e-4, "F");
+    tu_assert_close(a.chg.r2, 0.708895, 1e-6, "R2");
+    tu_assert_close(a.chg.rho, 0.841959, 1e-6, "rho");
+    tu_assert_close(a.he, 0.708895, 1e-6, "HE at h");
+    tu_assert_close(a.he_naive, 0.708375, 1e-6, "HE at 1");
+    assert_int_equal(a.nw_lag, 2);
+    tu_assert_close(a.nw_se_h, 0.111122, 1e-6, "Newey-West se");
+    /* A: levels */
+    tu_assert_close(a.lev.a, 0.115850, 1e-6, "levels a");
+    tu_assert_close(a.lev.b, 0.883751, 1e-6, "levels b");
+    tu_assert_close(a.lev.se_b, 0.019790, 1e-6, "levels se");
+    tu_assert_close(a.lev.r2, 0.995011, 1e-6, "levels R2");
+    tu_assert_close(a.lev.f, 1994.29, 1e-5, "levels F");
+    /* basis; p5/p95: numpy.percentile (linear, = GSL) of rent - index */
+    tu_assert_close(a.basis.mean, -0.188333, 1e-6, "basis mean");
+    tu_assert_close(a.basis.sd, 0.026912, 1e-6, "basis sd");
+    tu_assert_close(a.basis.sd_change, 0.022923, 1e-6, "basis sd change");
+    tu_assert_close(a.basis.min, -0.24, 1e-9, "basis min");
+    tu_assert_close(a.basis.max, -0.15, 1e-9, "basis max");
+    tu_assert_close(a.basis.p5, -0.229, 1e-9, "basis p5");
+    tu_assert_close(a.basis.p95, -0.1555, 1e-9, "basis p95");
+    /* D: the regression test fails (slope = R2 at the OLS h), the
+     * cumulative dollar offset passes; 8 of 11 period ratios outside */
+    tu_assert_close(a.regtest.r2, 0.708895, 1e-6, "regtest r2");
+    tu_assert_close(a.regtest.slope, 0.708895, 1e-6, "regtest slope");
+    assert_int_equal(a.regtest.pass, 0);
+    tu_assert_close(a.offset.ratio, 1.151867, 1e-6, "dollar offset");
+    assert_int_equal(a.offset.pass, 1);
+    assert_int_equal(a.offset.periods, 11);
+    assert_int_equal(a.offset.periods_outside, 8);
+    /* horizons (numpy: overlapping k-changes, NW lag max(rule, k-1)):
+     * k=2: T=10 L=2 h=0.903654 se=0.094284 r2=0.919888 nw=0.087578
+     * k=3: T=9  L=2 h=0.941099 se=0.251900 r2=0.665995 nw=0.161739 */
+    assert_int_equal(a.horizons[0].n_changes, 11);
+    tu_assert_close(a.horizons[0].h, 1.027820, 1e-6, "k1 h");
+    assert_int_equal(a.horizons[1].n_changes, 10);
+    assert_int_equal(a.horizons[1].nw_lag, 2);
+    tu_assert_close(a.horizons[1].h, 0.903654, 1e-6, "k2 h");
+    tu_assert_close(a.horizons[1].se_h, 0.094284, 1e-6, "k2 se");
+    tu_assert_close(a.horizons[1].r2, 0.919888, 1e-6, "k2 r2");
+    tu_assert_close(a.horizons[1].he, 0.919888, 1e-6, "k2 he");
+    tu_assert_close(a.horizons[1].nw_se_h, 0.087578, 1e-6, "k2 nw");
+    assert_int_equal(a.horizons[2].n_changes, 9);
+    tu_assert_close(a.horizons[2].h, 0.941099, 1e-6, "k3 h");
+    tu_assert_close(a.horizons[2].nw_se_h, 0.161739, 1e-6, "k3 nw");
+    /* rolling, window 12: one full window, equal to the full sample */
+    assert_int_equal(a.n_rolling, 1);
+    assert_int_equal(a.rolling[0].n_changes, 11);
+    tu_assert_close(a.rolling[0].h, 1.027820, 1e-6, "rolling 12");
+    assert_int_equal(a.n_warnings, 0);
+    hedge_analysis_free(&a);
+
+    /* window 6: 5 changes each; numpy polyfit on di[t-5:t], dr[t-5:t]:
+     * ends Jun..Dec h = 0.214286 0.392857 0.904145 0.893617 0.981781
+     * 1.109504 1.127451 */
+    static const double roll6[7] = {0.214286, 0.392857, 0.904145, 0.893617,
+                                    0.981781, 1.109504, 1.127451};
+    assert_int_equal(hedge_analyze(&s, 6, &a, &d), GPI_OK);
+    assert_int_equal(a.n_rolling, 7);
+    assert_int_equal(a.rolling[0].end, gpi_days_from_civil(2024, 6, 1));
+    for (int i = 0; i < 7; i++) {
+        assert_int_equal(a.rolling[i].n_changes, 5);
+        tu_assert_close(a.rolling[i].h, roll6[i], 1e-5, "rolling 6");
+    }
+    tu_assert_close(a.rolling[6].r2, 0.918250, 1e-5, "rolling 6 r2");
+    hedge_analysis_free(&a);
+}
+
+static void test_vector_e_robust(void **state)
+{
+    (void)state;
+    double rent[12];
+    memcpy(rent, vec_rent, sizeof rent);
+    rent[7] = 2.70; /* month 8 raised by 0.30 */
+    hedge_series s;
+    hedge_period p[12];
+    vec_series(&s, p, rent);
+    hedge_analysis a;
+    gpi_diag d = {{0}};
+    assert_int_equal(hedge_analyze(&s, 0, &a, &d), GPI_OK);
+    tu_assert_close(a.lev.a, 0.203824, 1e-6, "OLS a");
+    tu_assert_close(a.lev.b, 0.859685, 1e-6, "OLS b");
+    tu_assert_close(a.lev.r2, 0.796195, 1e-6, "OLS r2");
+    tu_assert_close(a.robust.a, 0.116092, 1e-6, "bisquare a");
+    tu_assert_close(a.robust.b, 0.883513, 1e-6, "bisquare b");
+    assert_int_equal(a.robust.n, 12);
+    assert_true(a.robust.weights[7] < 1e-6);
+    for (int i = 0; i < 12; i++)
+        if (i != 7) assert_true(a.robust.weights[i] > 0.5);
+    hedge_analysis_free(&a);
+}
+
+static void test_short_series_no_nan_stats(void **state)
+{
+    (void)state;
+    hedge_series s;
+    hedge_period p[12];
+    vec_series(&s, p, vec_rent);
+    s.n = 3; /* 2 changes: too short to regress */
+    hedge_analysis a;
+    gpi_diag d = {{0}};
+    assert_int_equal(hedge_analyze(&s, 0, &a, &d), GPI_OK);
+    assert_int_equal(a.n_changes, 2);
+    assert_int_equal(a.chg.ok, 0);
+    assert_true(isnan(a.chg.b));
+    assert_true(has_warning(&a, "only 3 periods (fewer than 12)"));
+    assert_true(has_warning(&a, "too short to regress: 2 changes"));
+    assert_int_equal(a.regtest.pass, 0);
+    assert_int_equal(a.offset.pass, 0);
+    hedge_analysis_free(&a);
+
+    /* a flat index: no hedge ratio, said so */
+    for (int m = 0; m < 12; m++) p[m].index = 2.0;
+    s.n = 12;
+    assert_int_equal(hedge_analyze(&s, 0, &a, &d), GPI_OK);
+    assert_int_equal(a.chg.ok, 0);
+    assert_true(has_warning(&a, "the index did not change"));
+    hedge_analysis_free(&a);
+}
+
+static void test_periods_iso_weeks(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *day, *week, *monday;
+    } cases[] = {
+        {"2024-12-30", "2025-W01", "2024-12-30"}, /* Monday in 2024, week of 2025 */
+        {"2025-01-05", "2025-W01", "2024-12-30"}, /* Sunday */
+        {"2024-12-29", "2024-W52", "2024-12-23"},
+        {"2021-01-03", "2020-W53", "2020-12-28"}, /* 2020 has 53 weeks */
+        {"2026-01-01", "2026-W01", "2025-12-29"},
+        {"2024-03-13", "2024-W11", "2024-03-11"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int32_t start = hedge_period_start(HEDGE_WEEK, day_of(cases[i].day));
+        char lab[16];
+        hedge_period_label(HEDGE_WEEK, start, lab);
+        assert_string_equal(lab, cases[i].week);
+        assert_int_equal(start, day_of(cases[i].monday));
+    }
+    char lab[16];
+    hedge_period_label(HEDGE_MONTH, hedge_period_start(HEDGE_MONTH, day_of("2024-02-29")), lab);
+    assert_string_equal(lab, "2024-02");
+    assert_int_equal(hedge_period_next(HEDGE_MONTH, day_of("2024-02-01")), day_of("2024-03-01"));
+    assert_int_equal(hedge_freq_parse("Week"), HEDGE_WEEK);
+    assert_int_equal(hedge_freq_parse("fortnight"), -1);
+}
+
+static void test_weekly_alignment_across_year(void **state)
+{
+    (void)state;
+    /* rent: Mon 2024-12-23 2.00 x 10 and Fri 2024-12-27 2.30 x 30
+     *         -> week 2024-W52: (20 + 69) / 40 = 2.225, quantity 40
+     *       Tue 2024-12-31 2.40 x 5 and Thu 2025-01-02 2.10 x 15
+     *         -> week 2025-W01: (12 + 31.5) / 20 = 2.175
+     *       Mon 2025-01-13 2.50 x 1 -> 2025-W03 (W02 has no rent) */
+    const char *csv = "date,price,quantity\n"
+                      "2024-12-27,2.30,30\n"
+                      "2024-12-23,2.00,10\n"
+                      "2024-12-31,2.40,5\n"
+                      "2025-01-02,2.10,15\n"
+                      "2025-01-13,2.50,1\n";
+    hedge_rent r;
+    gpi_diag d = {{0}};
+    assert_int_equal(hedge_rent_parse("r.csv", csv, strlen(csv), &r, &d), GPI_OK);
+    assert_int_equal(r.n, 5);
+    assert_int_equal(r.has_quantity, 1);
+    /* index: W52 1.9000, 1.9500 (mean 1.9250); W01 2.0000, suspended,
+     * 2.1000 (mean 2.0500: the suspended day is skipped); W02 2.2; W03 2.3 */
+    store_index_day idx[] = {
+        {day_of("2024-12-24"), GPI_LEVEL_TRADES, 19000},
+        {day_of("2024-12-29"), GPI_LEVEL_OFFERS, 19500},
+        {day_of("2024-12-30"), GPI_LEVEL_TRADES, 20000},
+        {day_of("2024-12-31"), GPI_LEVEL_SUSPENDED, 99999},
+        {day_of("2025-01-05"), GPI_LEVEL_CARRIED, 21000},
+        {day_of("2025-01-06"), GPI_LEVEL_TRADES, 22000},
+        {day_of("2025-01-13"), GPI_LEVEL_TRADES, 23000},
+    };
+    hedge_series s;
+    assert_int_equal(hedge_align(&r, idx, sizeof idx / sizeof idx[0], HEDGE_WEEK, &s, &d), GPI_OK);
+    assert_int_equal(s.n, 3);
+    assert_int_equal(s.n_rent_periods, 3);
+    char lab[16];
+    hedge_period_label(HEDGE_WEEK, s.p[0].start, lab);
+    assert_string_equal(lab, "2024-W52");
+    hedge_period_label(HEDGE_WEEK, s.p[1].start, lab);
+    assert_string_equal(lab, "2025-W01");
+    hedge_period_label(HEDGE_WEEK, s.p[2].start, lab);
+    assert_string_equal(lab, "2025-W03");
+    tu_assert_close(s.p[0].rent, 2.225, 1e-12, "W52 rent");
+    tu_assert_close(s.p[0].quantity, 40, 1e-12, "W52 quantity");
+    tu_assert_close(s.p[0].index, 1.925, 1e-12, "W52 index");
+    tu_assert_close(s.p[1].rent, 2.175, 1e-12, "W01 rent");
+    tu_assert_close(s.p[1].index, 2.05, 1e-12, "W01 index");
+    assert_int_equal(s.p[1].n_index, 2);
+    /* changes: W52 -> W01 only; W03 follows a gap (no W02 rent) */
+    hedge_changes c;
+    assert_int_equal(hedge_changes_make(&s, 1, &c, &d), GPI_OK);
+    assert_int_equal(c.n, 1);
+    tu_assert_close(c.dr[0], -0.05, 1e-9, "dr");
+    tu_assert_close(c.di[0], 0.125, 1e-9, "di");
+    hedge_changes_free(&c);
+    hedge_series_free(&s);
+    hedge_rent_free(&r);
+}
+
+static void test_gaps_break_changes(void **state)
+{
+    (void)state;
+    hedge_series s;
+    hedge_period p[12];
+    vec_series(&s, p, vec_rent);
+    /* drop May (index 4): Jan..Apr and Jun..Dec remain */
+    memmove(&p[4], &p[5], 7 * sizeof p[0]);
+    s.n = 11;
+    hedge_changes c;
+    gpi_diag d = {{0}};
+    assert_int_equal(hedge_changes_make(&s, 1, &c, &d), GPI_OK);
+    assert_int_equal(c.n, 9); /* 3 + 6: nothing spans Apr -> Jun */
+    for (size_t j = 0; j < c.n; j++)
+        assert_int_equal(s.p[c.end[j]].start, hedge_period_next(HEDGE_MONTH, s.p[c.end[j] - 1].start));
+    hedge_changes_free(&c);
+    assert_int_equal(hedge_changes_make(&s, 2, &c, &d), GPI_OK);
+    assert_int_equal(c.n, 7); /* 2 + 5 */
+    /* the first 2-change after the gap is Jun -> Aug: 2.58 - 2.62 */
+    tu_assert_close(c.di[2], 2.58 - 2.62, 1e-12, "k2 after gap");
+    hedge_changes_free(&c);
+}
+
+static void test_rent_parse_errors(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *name, *csv, *msg;
+    } cases[] = {
+        {"bad date", "date,price\n2024-01-01,2.5\n2024-02-30,2.4\n",
+         "r.csv:3: date: no such calendar date (got \"2024-02-30\")"},
+        {"not a date", "2024/01/01,2.5\n", "r.csv:1: date: not a date YYYY-MM-DD (got \"2024/01/01\")"},
+        {"zero price", "date,price\n2024-01-01,0\n", "r.csv:2: price: must be positive (got \"0\")"},
+        {"negative price", "date,price\n\n2024-01-01,-2.7137\n",
+         "r.csv:3: price: must be positive (got \"-2.7137\")"},
+        {"text price", "date,price\n2024-01-01,abc\n", "r.csv:2: price: not a number (got \"abc\")"},
+        {"duplicate", "date,price\n2024-01-02,2\n2024-01-01,2\n2024-01-02,3\n",
+         "r.csv:4: date: duplicate date, first given on line 2 (got \"2024-01-02\")"},
+        {"zero quantity", "date,price,quantity\n2024-01-01,2.5,0\n",
+         "r.csv:2: quantity: must be positive (got \"0\")"},
+        {"bad quantity", "date,price,quantity\r\n2024-01-01,2.5,lots\r\n",
+         "r.csv:2: quantity: not a number (got \"lots\")"},
+        {"missing quantity", "date,price,quantity\n2024-01-01,2.5,\n",
+         "r.csv:2: quantity: missing (got \"\")"},
+        {"field count", "date,price\n2024-01-01,2.5,3\n",
+         "r.csv:2: expected 2 fields (got 3: \"2024-01-01,2.5,3\")"},
+        {"bad header", "date,cost\n2024-01-01,2.5\n",
+         "r.csv:1: header: expected date,price[,quantity] (got \"date,cost\")"},
+        {"empty", "date,price\n", "r.csv: no rent rows"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        hedge_rent r;
+        gpi_diag d = {{0}};
+        gpi_status st = hedge_rent_parse("r.csv", cases[i].csv, strlen(cases[i].csv), &r, &d);
+        if (st != GPI_EINPUT) fail_msg("%s: status %d", cases[i].name, (int)st);
+        if (strcmp(d.msg, cases[i].msg) != 0)
+            fail_msg("%s: got '%s', want '%s'", cases[i].name, d.msg, cases[i].msg);
+        assert_null(r.rows);
+    }
+    /* accepted: BOM, quotes, spaces, no header, exact micro-USD */
+    const char *ok = "\xEF\xBB\xBF" "\"2024-01-02\", 2.7137\n2024-01-01,2.0000005\n";
+    hedge_rent r;
+    gpi_diag d = {{0}};
+    assert_int_equal(hedge_rent_parse("r.csv", ok, strlen(ok), &r, &d), GPI_OK);
+    assert_int_equal(r.n, 2);
+    assert_int_equal(r.has_quantity, 0);
+    assert_int_equal(r.rows[0].day, day_of("2024-01-01"));
+    assert_int_equal(r.rows[0].price_micro, 2000001); /* half-up at 6 decimals */
+    assert_int_equal(r.rows[1].price_micro, 2713700);
+    hedge_rent_free(&r);
+}
+
+static void test_month_fsp_vector_f(void **state)
+{
+    (void)state;
+    /* §6 F: 20 published days (day 11 not published), sum 47.290, mean
+     * 2.3645 -> 2.365 at tick 0.001 (half-up), 2.3645 at tick 0.0001 */
+    static const int64_t v[21] = {24120, 24050, 23980, 24010, 23900, 23860, 23790,
+                                  23830, 23710, 23660, -1,    23590, 23520, 23480,
+                                  23550, 23410, 23370, 23300, 23340, 23260, 23170};
+    store_index_day idx[21];
+    int32_t m = day_of("2025-02-01");
+    for (int i = 0; i < 21; i++) {
+        idx[i].day = m + i;
+        idx[i].level = v[i] < 0 ? GPI_LEVEL_SUSPENDED : GPI_LEVEL_TRADES;
+        idx[i].value_e4 = v[i];
+    }
+    int64_t fsp = 0;
+    size_t n = 0;
+    assert_int_equal(hedge_month_fsp(idx, 21, m, 10, 15, &fsp, &n), 1);
+    assert_int_equal(n, 20);
+    assert_int_equal(fsp, 23650);
+    assert_int_equal(hedge_month_fsp(idx, 21, m, 1, 15, &fsp, &n), 1);
+    assert_int_equal(fsp, 23645);
+    /* fewer than min_days values: no FSP */
+    fsp = -7;
+    assert_int_equal(hedge_month_fsp(idx, 21, m, 1, 21, &fsp, &n), 0);
+    assert_int_equal(fsp, -7);
+    assert_int_equal(hedge_month_fsp(idx, 21, day_of("2025-03-01"), 1, 1, &fsp, &n), 0);
+}
+
+/* Index days: every day of each month from Jan 2024 at the given value. */
+static store_index_day *monthly_index(const int64_t *val_e4, int months, size_t *n)
+{
+    store_index_day *idx = malloc(31 * (size_t)months * sizeof *idx);
+    assert_non_null(idx);
+    *n = 0;
+    for (int m = 0; m < months; m++) {
+        int32_t s = gpi_days_from_civil(2024, m + 1, 1);
+        for (int k = 0; k < gpi_month_days(2024, m + 1); k++)
+            idx[(*n)++] = (store_index_day){s + k, GPI_LEVEL_TRADES, val_e4[m]};
+    }
+    return idx;
+}
+
+static void test_simulate_payer_by_hand(void **state)
+{
+    (void)state;
+    /* index (FSP) Jan 2.00, Feb 2.10, Mar 1.90, Apr 2.05; rent one row a
+     * month with quantities; payer, ratio 0.9, size 100.
+     * Jan: no entry (no Dec index) -> skipped.
+     * Feb: entry 2.00, FSP 2.10, exposure 1000 (Jan), 0.9*1000/100 = 9;
+     *      P&L = 9*100*0.10 = $90 = 9000 c; 90/1200 = 0.075;
+     *      hedged 2.60 - 0.075 = 2.525.
+     * Mar: entry 2.10, FSP 1.90, exposure 1200 -> 10.8 -> 11 contracts;
+     *      P&L = 11*100*(-0.20) = -$220; -220/800 = -0.275; 2.40 + 0.275 = 2.675.
+     * Apr: entry 1.90, FSP 2.05, exposure 800 -> 7.2 -> 7; P&L 7*100*0.15 =
+     *      $105; 105/1000 = 0.105; 2.55 - 0.105 = 2.445.
+     * Total -2500 c.  sd unhedged (2.60 2.40 2.55) = sqrt(0.0216667/2) =
+     * 0.1040833; hedged (2.525 2.675 2.445) = sqrt(0.0272667/2) = 0.1167619;
+     * reduction 1 - 0.1167619/0.1040833 = -0.121812 (worse: over-hedged). */
+    const int64_t val[4] = {20000, 21000, 19000, 20500};
+    size_t nidx;
+    store_index_day *idx = monthly_index(val, 4, &nidx);
+    const char *csv = "date,price,quantity\n2024-01-15,2.50,1000\n2024-02-15,2.60,1200\n"
+                      "2024-03-15,2.40,800\n2024-04-15,2.55,1000\n";
+    hedge_rent r;
+    gpi_diag d = {{0}};
+    assert_int_equal(hedge_rent_parse("r.csv", csv, strlen(csv), &r, &d), GPI_OK);
+    hedge_sim_opts o = {HEDGE_PAYER, 0, 0.9, 100, 0, NULL, 15};
+    hedge_sim s;
+    assert_int_equal(hedge_simulate(&r, idx, nidx, &o, &s, &d), GPI_OK);
+    assert_int_equal(s.n, 4);
+    assert_int_equal(s.n_done, 3);
+    assert_int_equal(s.m[0].skipped, 1);
+    assert_string_equal(s.m[0].reason, "no entry price: previous month has 0 index values (need 15)");
+    static const int64_t contracts[3] = {9, 11, 7}, pnl[3] = {9000, -22000, 10500};
+    static const double hedged[3] = {2.525, 2.675, 2.445};
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(s.m[i + 1].skipped, 0);
+        assert_int_equal(s.m[i + 1].contracts, contracts[i]);
+        assert_int_equal(s.m[i + 1].pnl_cents, pnl[i]);
+        tu_assert_close(s.m[i + 1].hedged, hedged[i], 1e-12, "hedged");
+    }
+    assert_int_equal(s.m[2].entry_e4, 21000);
+    assert_int_equal(s.m[2].fsp_e4, 19000);
+    assert_int_equal(s.pnl_cents, -2500);
+    tu_assert_close(s.sd_unhedged, 0.1040833, 1e-6, "sd unhedged");
+    tu_assert_close(s.sd_hedged, 0.1167619, 1e-6, "sd hedged");
+    tu_assert_close(s.sd_reduction, -0.121812, 1e-5, "sd reduction");
+    hedge_sim_free(&s);
+
+    /* size must keep size x tick whole cents */
+    o.size = 150;
+    assert_int_equal(hedge_simulate(&r, idx, nidx, &o, &s, &d), GPI_EUSAGE);
+    hedge_rent_free(&r);
+    free(idx);
+}
+
+static void test_simulate_earner_by_hand(void **state)
+{
+    (void)state;
+    /* Same index; rent without quantities, --exposure 1000, ratio 1, size
+     * 1000 -> 1 contract a month, sold.
+     * Feb: -(1*1000*(2.10-2.00)) = -$100 -> 2.60 - 0.10 = 2.50
+     * Mar: -(1000*(1.90-2.10)) = +$200 -> 2.40 + 0.20 = 2.60
+     * Apr: -(1000*(2.05-1.90)) = -$150 -> 2.55 - 0.15 = 2.40
+     * Total -$50 = -5000 c.  sd hedged (2.50 2.60 2.40) = 0.1;
+     * reduction 1 - 0.1/0.1040833 = 0.039230. */
+    const int64_t val[4] = {20000, 21000, 19000, 20500};
+    size_t nidx;
+    store_index_day *idx = monthly_index(val, 4, &nidx);
+    const char *csv = "2024-01-15,2.50\n2024-02-10,2.60\n2024-02-20,2.60\n"
+                      "2024-03-15,2.40\n2024-04-15,2.55\n";
+    hedge_rent r;
+    gpi_diag d = {{0}};
+    assert_int_equal(hedge_rent_parse("r.csv", csv, strlen(csv), &r, &d), GPI_OK);
+    hedge_sim_opts o = {HEDGE_EARNER, 0, 1.0, 1000, 0, NULL, 15};
+    hedge_sim s;
+    assert_int_equal(hedge_simulate(&r, idx, nidx, &o, &s, &d), GPI_EUSAGE);
+    assert_string_equal(d.msg, "the rent file has no quantity column: give an exposure "
+                               "(--exposure GPU-hours a month)");
+    o.exposure = 1000;
+    assert_int_equal(hedge_simulate(&r, idx, nidx, &o, &s, &d), GPI_OK);
+    assert_int_equal(s.n_done, 3);
+    static const int64_t pnl[3] = {-10000, 20000, -15000};
+    static const double hedged[3] = {2.50, 2.60, 2.40};
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(s.m[i + 1].contracts, 1);
+        assert_int_equal(s.m[i + 1].pnl_cents, pnl[i]);
+        tu_assert_close(s.m[i + 1].hedged, hedged[i], 1e-12, "hedged");
+    }
+    assert_int_equal(s.pnl_cents, -5000);
+    tu_assert_close(s.sd_hedged, 0.1, 1e-9, "sd hedged");
+    tu_assert_close(s.sd_reduction, 0.039230, 1e-5, "sd reduction");
+    hedge_sim_free(&s);
+    hedge_rent_free(&r);
+    free(idx);
+}
+
+static void test_simulate_auto_no_lookahead(void **state)
+{
+    (void)state;
+    /* §6 vector as monthly index and rent (720,000 GPU-h a month), earner,
+     * auto ratio, size 1000.  numpy polyfit on the changes before month m:
+     * month 5 (3 changes) h = 3.000000 -> 2160 contracts; month 9 (7
+     * changes) h = 0.931250 -> 670.5 -> 671 (half away from zero); month 12
+     * (10 changes) h = 0.976744 -> 703.2558 -> 703.  Months 2-4 have fewer
+     * than 3 changes before them.  Dec P&L: -(703*1000*(2.30-2.38)) =
+     * +$56,240. */
+    int64_t val[12];
+    for (int m = 0; m < 12; m++) val[m] = (int64_t)llround(vec_index[m] * 1e4);
+    size_t nidx;
+    store_index_day *idx = monthly_index(val, 12, &nidx);
+    char csv[1024] = "date,price,quantity\n";
+    for (int m = 0; m < 12; m++)
+        snprintf(csv + strlen(csv), sizeof csv - strlen(csv), "2024-%02d-28,%.2f,720000\n", m + 1,
+                 vec_rent[m]);
+    hedge_rent r;
+    gpi_diag d = {{0}};
+    assert_int_equal(hedge_rent_parse("r.csv", csv, strlen(csv), &r, &d), GPI_OK);
+    hedge_sim_opts o = {HEDGE_EARNER, 1, 0, 1000, 0, NULL, 15};
+    hedge_sim s;
+    assert_int_equal(hedge_simulate(&r, idx, nidx, &o, &s, &d), GPI_OK);
+    assert_int_equal(s.n_done, 8);
+    assert_int_equal(s.m[3].skipped, 1);
+    assert_string_equal(s.m[3].reason,
+                        "auto ratio: 2 monthly changes before this month (need 3, index varying)");
+    tu_assert_close(s.m[4].h, 3.0, 1e-9, "month 5 h");
+    assert_int_equal(s.m[4].contracts, 2160);
+    tu_assert_close(s.m[8].h, 0.93125, 1e-9, "month 9 h");
+    assert_int_equal(s.m[8].contracts, 671);
+    tu_assert_close(s.m[11].h, 0.976744, 1e-6, "month 12 h");
+    assert_int_equal(s.m[11].contracts, 703);
+    assert_int_equal(s.m[11].pnl_cents, 5624000);
+    hedge_sim_free(&s);
+    hedge_rent_free(&r);
+    free(idx);
+}
+
+static void test_index_range_and_svg(void **state)
+{
+    (void)state;
+    /* rent 2024-03-05 .. 2024-12-30 (a Monday: its ISO week ends
+     * 2025-01-05): index from 2024-02-01 (the month before, for the first
+     * entry price) to 2024-12-31 + 6 = 2025-01-06 */
+    const char *csv = "2024-03-05,2\n2024-12-30,2\n";
+    hedge_rent r;
+    gpi_diag d = {{0}};
+    assert_int_equal(hedge_rent_parse("r.csv", csv, strlen(csv), &r, &d), GPI_OK);
+    int32_t from, to;
+    hedge_index_range(&r, &from, &to);
+    assert_int_equal(from, day_of("2024-02-01"));
+    assert_int_equal(to, day_of("2025-01-06"));
+    hedge_rent_free(&r);
+
+    hedge_series s;
+    hedge_period p[12];
+    vec_series(&s, p, vec_rent);
+    hedge_analysis a;
+    assert_int_equal(hedge_analyze(&s, 0, &a, &d), GPI_OK);
+    char *svg = NULL;
+    size_t len = 0;
+    assert_int_equal(hedge_svg(&s, &a, "Rent <&> \"grade\"", &svg, &len, &d), GPI_OK);
+    assert_int_equal(strlen(svg), len);
+    assert_non_null(strstr(svg, "Rent &lt;&amp;&gt; &quot;grade&quot; (month, 12 periods, h = 1.0278)"));
+    size_t circles = 0;
+    for (const char *q = svg; (q = strstr(q, "<circle")); q++) circles++;
+    assert_int_equal(circles, 11); /* one point per change */
+    assert_non_null(strstr(svg, "stroke=\"#d62728\"")); /* the fitted line */
+    assert_null(strstr(svg, "nan"));
+    assert_null(strstr(svg, "<script"));
+    free(svg);
+    hedge_analysis_free(&a);
+    /* one period: nothing to fit, still a valid chart without NaN */
+    s.n = 1;
+    assert_int_equal(hedge_analyze(&s, 0, &a, &d), GPI_OK);
+    assert_int_equal(hedge_svg(&s, &a, "one", &svg, &len, &d), GPI_OK);
+    assert_non_null(strstr(svg, "no fit"));
+    assert_null(strstr(svg, "nan"));
+    assert_null(strstr(svg, "inf"));
+    free(svg);
+    hedge_analysis_free(&a);
+}
+
+static void test_forward_file_and_nul(void **state)
+{
+    (void)state;
+    char *dir = tu_mkdtemp("hedge-fw");
+    static const struct {
+        const char *name, *text, *msg; /* msg after "path:" */
+    } cases[] = {
+        {"bad month", "month,price\n2024-13,2.4\n", "2: month: "},
+        {"duplicate", "2024-12,2.4\n2024-12,2.5\n", "2: month: duplicate month (got \"2024-12\")"},
+        {"bad price", "month,price\n2024-12,-1\n", "2: price: must be positive (got \"-1\")"},
+        {"fields", "2024-12\n", "1: expected 2 fields (got 1: \"2024-12\")"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *path = tu_write(dir, "fw.csv", cases[i].text);
+        char want[512];
+        snprintf(want, sizeof want, "%s:%s", path, cases[i].msg);
+        hedge_forward f;
+        gpi_diag d = {{0}};
+        if (hedge_forward_load(path, &f, &d) != GPI_EINPUT) fail_msg("%s: accepted", cases[i].name);
+        if (strncmp(d.msg, want, strlen(want)) != 0)
+            fail_msg("%s: got '%s', want '%s'", cases[i].name, d.msg, want);
+        assert_null(f.price_e4);
+        free(path);
+    }
+    char *path = tu_write(dir, "fw.csv", "month,price\n2024-12,2.40005\n2025-01,2.5\n");
+    hedge_forward f;
+    gpi_diag d = {{0}};
+    assert_int_equal(hedge_forward_load(path, &f, &d), GPI_OK);
+    assert_int_equal(f.n, 2);
+    assert_int_equal(f.month_start[0], day_of("2024-12-01"));
+    assert_int_equal(f.price_e4[0], 24001); /* 2.40005 half-up to 0.0001 */
+    hedge_forward_free(&f);
+    free(path);
+    free(dir);
+    /* a NUL byte inside a line is refused, not silently truncated */
+    const char nul[] = "2024-01-01,2.5\0junk\n";
+    hedge_rent r;
+    assert_int_equal(hedge_rent_parse("r.csv", nul, sizeof nul - 1, &r, &d), GPI_EINPUT);
+    assert_string_equal(d.msg, "r.csv:1: line too long or not text");
+    /* and so is a line longer than 1023 bytes */
+    char *lng = malloc(3000);
+    assert_non_null(lng);
+    snprintf(lng, 3000, "date,price\n2024-01-01,2.");
+    memset(lng + strlen(lng), '1', 2000);
+    lng[2025] = '\0';
+    assert_int_equal(hedge_rent_parse("r.csv", lng, strlen(lng), &r, &d), GPI_EINPUT);
+    assert_string_equal(d.msg, "r.csv:2: line too long or not text");
+    free(lng);
+}
+
+static void test_nw_lag_rule(void **state)
+{
+    (void)state;
+    /* floor(4 (T/100)^(2/9)): T=11 -> 2 (§6); T=100 -> 4; T=1000 -> 6
+     * (4*10^(2/9) = 6.67); T=5 -> 2 (2.05) */
+    assert_int_equal(hedge_nw_lag_rule(11), 2);
+    assert_int_equal(hedge_nw_lag_rule(100), 4);
+    assert_int_equal(hedge_nw_lag_rule(1000), 6);
+    assert_int_equal(hedge_nw_lag_rule(5), 2);
+    assert_int_equal(hedge_nw_lag_rule(1), 1);
+}
+
+int main(void)
+{
+    gsl_set_error_handler_off();
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_vectors_a_b_d),
+        cmocka_unit_test(test_vector_e_robust),
+        cmocka_unit_test(test_short_series_no_nan_stats),
+        cmocka_unit_test(test_periods_iso_weeks),
+        cmocka_unit_test(test_weekly_alignment_across_year),
+        cmocka_unit_test(test_gaps_break_changes),
+        cmocka_unit_test(test_rent_parse_errors),
+        cmocka_unit_test(test_month_fsp_vector_f),
+        cmocka_unit_test(test_simulate_payer_by_hand),
+        cmocka_unit_test(test_simulate_earner_by_hand),
+        cmocka_unit_test(test_simulate_auto_no_lookahead),
+        cmocka_unit_test(test_nw_lag_rule),
+        cmocka_unit_test(test_index_range_and_svg),
+        cmocka_unit_test(test_forward_file_and_nul),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
