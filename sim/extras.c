@@ -8,8 +8,10 @@
  * basis (sd 5 %), and its sold hours follow utilisation (60-95 %).  Prices
  * have 4 decimals, quantities are GPU-hours.
  *
- * Contracts.  One monthly contract (SPEC §8) per calendar month with at
- * least 15 days inside the run, on the grade of the parameters; symbol
+ * Contracts.  One monthly contract (SPEC §8) per calendar month that lies
+ * wholly inside the run and whose listing (the first day of the month
+ * before) is inside it too, so that every day settlement needs is built;
+ * on the grade of the parameters; symbol
  * GPUH-YYMM, 1000 GPU-hours, tick 0.0001 ($0.10), 15 published days.
  * Positions: a zero-net book of three accounts per contract; one account
  * states an entry price (the market's gold level at listing, to the tick),
@@ -76,8 +78,9 @@ gpi_status sim_write_contracts(const sim_params *p, const double *mf, FILE *cont
         int32_t m0 = gpi_days_from_civil(y, mo, 1);
         if (m0 > last) break;
         int32_t m1 = m0 + gpi_month_days(y, mo) - 1;
-        int32_t a = m0 < first ? first : m0, b = m1 > last ? last : m1;
-        if (b - a + 1 >= 15) {
+        int py = mo == 1 ? y - 1 : y, pm = mo == 1 ? 12 : mo - 1;
+        int32_t listing = gpi_days_from_civil(py, pm, 1);
+        if (listing >= first && m1 <= last) {
             char sym[16], month[8];
             snprintf(sym, sizeof sym, "GPUH-%02d%02d", y % 100, mo);
             snprintf(month, sizeof month, "%04d-%02d", y, mo);
@@ -89,13 +92,7 @@ gpi_status sim_write_contracts(const sim_params *p, const double *mf, FILE *cont
             sim_out_str(&c, "\", \"month\": \"");
             sim_out_str(&c, month);
             sim_out_str(&c, "\", \"size\": 1000, \"tick\": 0.0001, \"min_published_days\": 15}");
-            /* the listing is the first day of the month before delivery */
-            int32_t listing = m0 - 1;
-            int ly, lm, ld;
-            gpi_civil_from_days(listing, &ly, &lm, &ld);
-            listing = gpi_days_from_civil(ly, lm, 1);
             int t = listing - first;
-            if (t < 0) t = 0;
             int64_t entry = llround(mf[SIM_H100_SXM * p->days + t] * 1.15 * 1e4);
             static const struct { const char *acct; int n; int entry; } book[] = {
                 {"fund-alpha", 12, 0}, {"miner-beta", -7, 0}, {"lab-gamma", -5, 1}};
