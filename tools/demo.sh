@@ -3,7 +3,7 @@
 #
 #   sh tools/demo.sh [path/to/gpuidx]
 #
-# Generates 120 days of the demo market (fixed seed) into demo-out/market,
+# Generates a year (2025) of the demo market (fixed seed) into demo-out/market,
 # ingests it into demo-out/demo.db, builds the index over the range,
 # publishes the last day and each month end, writes the static site,
 # settles the example contracts with the example positions, runs hedge
@@ -19,8 +19,8 @@ MARKET=$OUT/market
 DB=$OUT/demo.db
 SEED=20250101
 START=2025-01-01
-DAYS=120
-END=2025-04-30
+DAYS=365
+END=2025-12-31
 GRADE=H100-SXM.OD.GOLD+
 
 case $BIN in /*) ;; *) BIN=$(pwd)/$BIN ;; esac
@@ -53,11 +53,12 @@ require ingest
 step "3. build the index $START .. $END (grades: data/grades.json)"
 require index build
 "$BIN" --db "$DB" index build --from $START --to $END
-"$BIN" --db "$DB" index show --grade "$GRADE" --from 2025-04-24 --to $END
+"$BIN" --db "$DB" index show --grade "$GRADE" --from 2025-12-25 --to $END
 
 step "4. publish the last day and each month end"
 require index publish
-for d in 2025-01-31 2025-02-28 2025-03-31 $END; do
+for d in 2025-01-31 2025-02-28 2025-03-31 2025-04-30 2025-05-31 2025-06-30 \
+         2025-07-31 2025-08-31 2025-09-30 2025-10-31 2025-11-30 $END; do
     "$BIN" --db "$DB" index publish --date $d --out "$OUT/publish"
 done
 
@@ -73,10 +74,10 @@ grep -E ',(final|insufficient)$' "$OUT/settlement.csv" || true
 
 step "7. hedge analysis of the example rent histories against $GRADE"
 require hedge analyze
-"$BIN" --db "$DB" hedge analyze --rent "$MARKET/rent_payer.csv" --grade "$GRADE" \
+"$BIN" --db "$DB" hedge analyze --rent "$MARKET/rent_payer.csv" --grade "$GRADE" --freq week \
     >"$OUT/hedge-payer.txt"
-"$BIN" --db "$DB" hedge analyze --rent "$MARKET/rent_payer.csv" --grade "$GRADE" --json \
-    >"$OUT/hedge-payer.json"
+"$BIN" --db "$DB" hedge analyze --rent "$MARKET/rent_payer.csv" --grade "$GRADE" --freq week \
+    --json >"$OUT/hedge-payer.json"
 "$BIN" --db "$DB" hedge analyze --rent "$MARKET/rent_earner.csv" --grade "$GRADE" --freq week \
     >"$OUT/hedge-earner.txt"
 cat "$OUT/hedge-payer.txt"
