@@ -2,10 +2,12 @@
  *
  * Rent.  The payer is an inference company renting H100 SXM capacity from a
  * gold neocloud: its daily rent tracks the market level x 1.12 with a
- * persistent basis (AR(1), phi 0.85, sd 3 %) and a fleet that grows from 64
- * to 128 GPUs.  The earner owns H100s listed on a marketplace: its revenue
- * per GPU-hour follows the market two days late at 0.78 x with noisier
- * basis (sd 5 %), and its sold hours follow utilisation (60-95 %).  Prices
+ * slow, persistent basis (AR(1), phi 0.97, sd 1.5 %) and a fleet that grows
+ * from 64 to 128 GPUs -- a producer whose rent the H100 grade hedges well.
+ * The earner owns H100s listed on a marketplace: its revenue per GPU-hour
+ * follows the market two days late at 0.78 x with a noisy basis (phi 0.90,
+ * sd 5 %), and its sold hours follow utilisation (60-95 %) -- a weaker
+ * hedge, for contrast.  Prices
  * have 4 decimals, quantities are GPU-hours.
  *
  * Contracts.  One monthly contract (SPEC §8) per calendar month that lies
@@ -30,10 +32,12 @@ gpi_status sim_write_rent(const sim_params *p, const double *mf, int earner, FIL
     sim_rng_seed(&r, p->seed, earner ? 6 : 5);
     const double *h100 = mf + SIM_H100_SXM * p->days;
     double basis = 0;
-    double sd = earner ? 0.05 : 0.03;
+    /* AR(1) basis with stationary sd `sd`: innovation sd = sd * sqrt(1 - phi^2) */
+    double sd = earner ? 0.05 : 0.015, phi = earner ? 0.90 : 0.97;
+    double innov = sd * sqrt(1 - phi * phi);
     sim_out_str(&o, "date,price,quantity\n");
     for (int t = 0; t < p->days; t++) {
-        basis = 0.85 * basis + sd * 0.5268 * sim_rng_normal(&r);
+        basis = phi * basis + innov * sim_rng_normal(&r);
         double level, qty;
         if (earner) {
             level = h100[t >= 2 ? t - 2 : 0] * 0.78;

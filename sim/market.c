@@ -395,11 +395,11 @@ static void day_trades(market *m, int t)
             m->s->fat_fingers++;
         }
         if (g == SIM_H100_SXM && t >= ev->push_from && t < ev->push_to) {
-            long np = 25L * m->p->scale;
+            long np = 8L * m->p->scale;
             for (long i = 0; i < np; i++) {
                 const offer_key *k = pick_key(m, nimbus, g, 0);
                 int64_t e4 = llround((double)key_micro(k) * 1.50 / 100.0);
-                int64_t qty = 256 * (int64_t)(1 + sim_rng_below(&m->rt, 8));
+                int64_t qty = 128 * (int64_t)(1 + sim_rng_below(&m->rt, 8));
                 int wash = sim_rng_unit(&m->rt) < 0.5;
                 write_trade(m, k, e4, qty, wash ? sim_providers[nimbus].name : "Cirrus Capital",
                             NULL, "ok");
