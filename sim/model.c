@@ -7,6 +7,10 @@
  *   - a supply crunch lifts H100/H200 by 14 % and decays (half-life 25 days),
  *   - B200 capacity arrives: -12 % permanently,
  *   - a late glut: every model -4 % permanently.
+ * Hyperscalers carry a small share of the trades (brokered GPU-hour trades
+ * are mostly neocloud capacity), so a grade that mixes segments is usually
+ * priced by the neocloud cluster -- and flips when hyperscaler volume
+ * dominates a thin day, which the grade lab should show.
  * Provider names are spelled as data/providers.csv knows them (except the
  * fictional pusher, which is its own group); their tiers
  * are written in the `tier` column, so the demo does not depend on the
@@ -38,16 +42,16 @@ const sim_provider sim_providers[] = {
     {"AWS", "aws", "silver", 1, 2.70,
      HOPPER | B(SIM_A100_SXM) | B(SIM_L40S) | B(SIM_B200), {"vm", NULL},
      SIM_T_OD | SIM_T_SPOT | SIM_T_RES, {12, 36, 0}, SIM_UNIT_INSTANCE_HOUR, 3, 1, 4,
-     0.8, 3, {"us-east-1", "us-west-2", "eu-west-1"}, 0.010, 0},
+     0.3, 3, {"us-east-1", "us-west-2", "eu-west-1"}, 0.010, 0},
     {"Microsoft Azure", "azure", "gold", 1, 2.85, HOPPER | B(SIM_A100_SXM), {"vm", NULL},
-     SIM_T_OD | SIM_T_SPOT | SIM_T_RES, {12, 36, 0}, SIM_UNIT_INSTANCE_HOUR, 3, 1, 5, 0.7, 2,
+     SIM_T_OD | SIM_T_SPOT | SIM_T_RES, {12, 36, 0}, SIM_UNIT_INSTANCE_HOUR, 3, 1, 5, 0.25, 2,
      {"eastus", "westeurope", NULL}, 0.010, 0},
     {"Google Cloud", "gcp", "silver", 1, 2.50,
      B(SIM_H100_SXM) | B(SIM_A100_SXM) | B(SIM_B200) | B(SIM_L40S), {"vm", NULL},
-     SIM_T_OD | SIM_T_SPOT, {0}, SIM_UNIT_INSTANCE_HOUR, 3, 1, 3, 0.6, 2,
+     SIM_T_OD | SIM_T_SPOT, {0}, SIM_UNIT_INSTANCE_HOUR, 3, 1, 3, 0.2, 2,
      {"us-central1", "europe-west4", NULL}, 0.010, 0},
     {"Oracle Cloud", "oci", "gold", 1, 2.05, HOPPER | B(SIM_A100_SXM) | B(SIM_B200),
-     {"bare-metal", NULL}, SIM_T_OD | SIM_T_RES, {12, 0, 0}, SIM_UNIT_GPU_HOUR, 2, 1, 6, 0.6,
+     {"bare-metal", NULL}, SIM_T_OD | SIM_T_RES, {12, 0, 0}, SIM_UNIT_GPU_HOUR, 2, 1, 6, 0.3,
      2, {"us-ashburn-1", "uk-london-1", NULL}, 0.008, 0},
     {"CoreWeave", "cw", "platinum", 0, 1.15,
      HOPPER | B(SIM_B200) | B(SIM_A100_SXM) | B(SIM_L40S), {"bare-metal", "managed"},
