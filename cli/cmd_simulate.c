@@ -31,7 +31,7 @@ static const char help[] =
     "  --out DIR     output directory (created if missing)\n"
     "  --start D     first day (default 2025-01-01)\n"
     "  --scale K     multiply regions and trades by K (1..1000, default 1;\n"
-    "                ~27,000 observations a day at K = 64)\n"
+    "                about 750 x K observations a day: K = 37 gives ~10 million a year)\n"
     "  --grade ID    grade of the example contracts (default " SIM_DEFAULT_GRADE ")\n";
 
 static int parse_int(const char *s, long lo, long hi, long *out)
