@@ -121,7 +121,7 @@ static const char css[] =
     ".l0{fill:#1f5fbf}.l1{fill:#e07b00}.l2{fill:#fff;stroke:#888;stroke-width:1.2}"
     ".susp{fill:#d62728;fill-opacity:.12}"
     ".lv-trades{color:#1f5fbf}.lv-offers{color:#e07b00}.lv-carried{color:#777}"
-    ".lv-suspended{color:#d62728}";
+    ".lv-suspended{color:#d62728}.empty{fill:#a33;font-size:14px}";
 
 static void summary_row(FILE *f, const store_index_row *r, size_t n)
 {

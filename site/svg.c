@@ -68,7 +68,8 @@ static int has_value(const store_index_row *r)
 static void axes(FILE *f, const frame *fr, double step)
 {
     fputs("<g class=\"axis\">\n", f);
-    for (double v = ceil(fr->ylo / step) * step; v <= fr->yhi + 1e-9; v += step) {
+    for (double v = step > 0 ? ceil(fr->ylo / step) * step : INFINITY; v <= fr->yhi + 1e-9;
+         v += step) {
         double y = yof(fr, v);
         fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" class=\"grid\"/>", ML,
                 y, W - MR, y);
@@ -197,7 +198,8 @@ void site_svg_chart(FILE *f, const store_index_row *r, size_t n, int32_t day0, i
             fr.yhi = fmax(fr.yhi, r[i].p75_micro / 1e6);
         }
     }
-    if (!(fr.ylo <= fr.yhi)) fr.ylo = 0, fr.yhi = 1;
+    int empty = !(fr.ylo <= fr.yhi);
+    if (empty) fr.ylo = 0, fr.yhi = 1;
     double pad = (fr.yhi - fr.ylo) * 0.08;
     if (pad < 0.01) pad = 0.05;
     fr.ylo = fmax(0, fr.ylo - pad);
@@ -209,7 +211,12 @@ void site_svg_chart(FILE *f, const store_index_row *r, size_t n, int32_t day0, i
                "role=\"img\" class=\"chart\">\n",
             W, H);
     suspended(f, &fr, r, n);
-    axes(f, &fr, step);
+    if (empty) { /* no value on any day: no price axis to draw */
+        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" class=\"empty\">"
+                   "no value on any day of the range</text>\n",
+                (ML + W - MR) / 2, (MT + H - MB) / 2);
+    }
+    axes(f, &fr, empty ? 0 : step);
     band(f, &fr, r, n);
     line_and_dots(f, &fr, r, n);
     legend(f);

@@ -171,6 +171,43 @@ static void test_site_grade_id_valid_table(void **state)
     assert_int_equal(site_grade_id_valid(NULL), 0);
 }
 
+static void test_site_grade_never_valued(void **state)
+{
+    (void)state;
+    char *dir = tu_mkdtemp("site-susp");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/s.db", dir);
+    store *st = NULL;
+    gpi_diag d;
+    if (store_open(path, &st, &d) != GPI_OK) fail_msg("store_open: %s", d.msg);
+    for (int t = 0; t < 10; t++) {
+        store_index_row r;
+        memset(&r, 0, sizeof r);
+        r.day = gpi_days_from_civil(2025, 3, 1) + t;
+        snprintf(r.grade, sizeof r.grade, "THIN.GRADE");
+        r.level = GPI_LEVEL_SUSPENDED;
+        r.value_e4 = r.adjustment_e6 = r.p10_micro = r.p25_micro = r.p50_micro = -1;
+        r.p75_micro = r.p90_micro = r.min_micro = r.max_micro = r.top_share_e6 = -1;
+        snprintf(r.methodology, sizeof r.methodology, "v1");
+        if (store_index_put_row(st, &r, &d) != GPI_OK) fail_msg("put row: %s", d.msg);
+    }
+    store_close(st);
+    tu_run r = tu_gpuidx(dir, "--db '%s' site --out www", path);
+    assert_int_equal(r.status, 0);
+    snprintf(path, sizeof path, "%s/www/index.html", dir);
+    char *html = tu_read(path);
+    assert_non_null(html);
+    assert_non_null(strstr(html, ">no value on any day of the range</text>"));
+    assert_non_null(strstr(html, "<title>suspended 2025-03-01..2025-03-10</title>"));
+    assert_int_equal(count(html, "<circle "), 3); /* the legend's only */
+    assert_null(strstr(html, "$0.")); /* no price axis */
+    assert_null(strstr(html, "nan"));
+    assert_null(strstr(html, "inf"));
+    free(html);
+    tu_run_free(&r);
+    free(dir);
+}
+
 static void test_site_empty_database(void **state)
 {
     (void)state;
@@ -210,6 +247,7 @@ int main(void)
         cmocka_unit_test(test_site_writes_page_and_csvs),
         cmocka_unit_test(test_site_refuses_bad_grade_ids),
         cmocka_unit_test(test_site_grade_id_valid_table),
+        cmocka_unit_test(test_site_grade_never_valued),
         cmocka_unit_test(test_site_empty_database),
         cmocka_unit_test(test_site_usage),
     };
