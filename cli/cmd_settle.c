@@ -5,8 +5,9 @@
  * or restated with --latest), settles it with settlement/, and prints
  * `date,symbol,settlement_price,kind` to stdout.  With --positions a
  * variation-margin ledger follows after one blank line (or goes to
- * --ledger FILE).  Nothing is printed to stdout unless every contract
- * settles; notes (insufficient months, open positions) go to stderr.
+ * --ledger FILE).  Nothing is printed to stdout, and no --ledger file is
+ * written, unless every contract settles; notes (insufficient months, open
+ * positions) go to stderr.
  */
 #include "cli/cli.h"
 
@@ -197,7 +198,6 @@ int cmd_settle(cli_ctx *ctx, int argc, char **argv)
     settle_position *pos = NULL;
     settle_result *res = NULL;
     size_t nc = 0, np = 0;
-    FILE *lf = NULL;
 
     st = store_open(ctx->db_path, &db, &d);
     if (st != GPI_OK) goto fail;
@@ -226,45 +226,48 @@ int cmd_settle(cli_ctx *ctx, int argc, char **argv)
         free(series);
         if (st != GPI_OK) goto fail;
     }
-    if (ledger_path) {
-        lf = fopen(ledger_path, "w");
-        if (!lf) {
-            st = gpi_diag_set(&d, GPI_EIO, "%s: cannot write: %s", ledger_path,
-                              strerror(errno));
-            goto fail;
-        }
-    }
-
-    /* everything is written to memory first: stdout gets all or nothing */
-    char *obuf = NULL;
-    size_t olen = 0;
+    /* everything is written to memory first: stdout and the --ledger file
+     * get all or nothing */
+    char *obuf = NULL, *lbuf = NULL;
+    size_t olen = 0, llen = 0;
     FILE *o = open_memstream(&obuf, &olen);
-    if (!o) {
+    FILE *lm = ledger_path ? open_memstream(&lbuf, &llen) : NULL;
+    if (!o || (ledger_path && !lm)) {
+        if (o) fclose(o);
+        if (lm) fclose(lm);
+        free(obuf);
+        free(lbuf);
         st = gpi_diag_set(&d, GPI_ENOMEM, "out of memory");
         goto fail;
     }
     fputs("date,symbol,settlement_price,kind\n", o);
     for (size_t i = 0; i < nc && st == GPI_OK; i++) print_prices(o, &cs[i], &res[i]);
     if (positions_path) {
-        if (!lf) fputc('\n', o);
-        FILE *out = lf ? lf : o;
+        if (!lm) fputc('\n', o);
+        FILE *out = lm ? lm : o;
         fputs("date,account,symbol,contracts,settlement_price,variation_margin_cents\n", out);
         for (size_t i = 0; i < nc && st == GPI_OK; i++)
             st = print_ledger(out, cs, i, &res[i], pos, np, &d);
     }
     fclose(o);
+    if (lm) fclose(lm);
+    if (st == GPI_OK && ledger_path) {
+        FILE *lf = fopen(ledger_path, "w");
+        if (!lf) {
+            st = gpi_diag_set(&d, GPI_EIO, "%s: cannot write: %s", ledger_path, strerror(errno));
+        } else {
+            int bad = fwrite(lbuf, 1, llen, lf) != llen;
+            if (fclose(lf) != 0 || bad)
+                st = gpi_diag_set(&d, GPI_EIO, "%s: write failed", ledger_path);
+        }
+    }
     if (st == GPI_OK) {
         fwrite(obuf, 1, olen, stdout);
         for (size_t i = 0; i < nc; i++) notes(&cs[i], &res[i], pos, np, i);
     }
     free(obuf);
+    free(lbuf);
     if (st != GPI_OK) goto fail;
-    if (lf && fclose(lf) != 0) {
-        lf = NULL;
-        st = gpi_diag_set(&d, GPI_EIO, "%s: write failed", ledger_path);
-        goto fail;
-    }
-    lf = NULL;
     if (fflush(stdout) != 0) {
         st = gpi_diag_set(&d, GPI_EIO, "stdout: write failed");
         goto fail;
@@ -272,7 +275,6 @@ int cmd_settle(cli_ctx *ctx, int argc, char **argv)
     st = GPI_OK;
 fail:
     if (st != GPI_OK) cli_error("%s", d.msg);
-    if (lf) fclose(lf);
     if (res)
         for (size_t i = 0; i < nc; i++) settle_result_free(&res[i]);
     free(res);

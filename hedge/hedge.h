@@ -63,7 +63,8 @@ gpi_status hedge_rent_load(const char *path, hedge_rent *out, gpi_diag *d);
 void hedge_rent_free(hedge_rent *r);
 
 /* Forward prices: CSV `month,price` (YYYY-MM, USD/GPU-hour), the entry
- * price of futures for that delivery month; rounded half-up to 0.0001. */
+ * price of futures for that delivery month; rounded once, half-up, to
+ * 0.0001.  A file without a price row is an error. */
 typedef struct hedge_forward {
     int32_t *month_start; /* first day of the month */
     int64_t *price_e4;
@@ -232,6 +233,8 @@ typedef struct hedge_sim {
     size_t n_warnings;
 } hedge_sim;
 
+/* GPI_EUSAGE for bad options, GPI_EMATH when the total P&L would not fit
+ * int64 cents; months that cannot be replayed are skipped with a reason. */
 gpi_status hedge_simulate(const hedge_rent *r, const store_index_day *idx, size_t nidx,
                           const hedge_sim_opts *o, hedge_sim *out, gpi_diag *d);
 void hedge_sim_free(hedge_sim *s);

@@ -29,16 +29,19 @@ typedef struct line_iter {
     long line;
 } line_iter;
 
-/* Next physical line into buf (without its end of line); 0 at the end. */
-static int next_line(line_iter *it, char *buf, size_t cap, int *too_long)
+/* Next physical line into buf (without its end of line); 0 at the end.
+ * *bad: NULL, or why the line is refused whole (it does not fit, or holds
+ * a NUL byte). */
+static int next_line(line_iter *it, char *buf, size_t cap, const char **bad)
 {
     if (it->p >= it->end) return 0;
     const char *nl = memchr(it->p, '\n', (size_t)(it->end - it->p));
     const char *e = nl ? nl : it->end;
     size_t n = (size_t)(e - it->p);
     if (n && it->p[n - 1] == '\r') n--;
-    /* a line that does not fit, or holds a NUL byte, is refused whole */
-    *too_long = n >= cap || memchr(it->p, '\0', n) != NULL;
+    *bad = memchr(it->p, '\0', n) ? "contains a NUL byte"
+           : n >= cap             ? "longer than 1023 bytes"
+                                  : NULL;
     if (n >= cap) n = cap - 1;
     memcpy(buf, it->p, n);
     buf[n] = '\0';
@@ -83,7 +86,9 @@ static int blank(const char *s)
     return 1;
 }
 
-static const char *parse_price(const char *s, int64_t *out)
+/* A positive price below 10^6 USD, rounded once, half-up, to `digits`
+ * decimals (6 for rent in micro-USD, 4 for forward prices in e4). */
+static const char *parse_price(const char *s, int digits, int64_t *out)
 {
     gpi_dec v;
     const char *why = gpi_dec_parse(s, &v);
@@ -92,8 +97,10 @@ static const char *parse_price(const char *s, int64_t *out)
     __int128 scaled = v.mant;
     for (int k = v.scale; k < 12; k++) scaled *= 10;
     if (scaled >= (__int128)1000000 * 1000000000000LL) return "too large (1000000 or more)";
-    *out = gpi_dec_to_units(v, 6);
-    if (*out <= 0) return "must be positive (rounds to 0 at 6 decimals)";
+    *out = gpi_dec_to_units(v, digits);
+    if (*out <= 0)
+        return digits == 6 ? "must be positive (rounds to 0 at 6 decimals)"
+                           : "must be positive (rounds to 0 at 4 decimals)";
     return NULL;
 }
 
@@ -168,12 +175,13 @@ gpi_status hedge_rent_parse(const char *path, const char *text, size_t len, hedg
     if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0) it.p += 3;
     char buf[1024], raw[1024];
     char *f[MAX_FIELDS];
-    int ncol = 0, too_long;
+    int ncol = 0;
+    const char *bad;
     size_t cap = 0;
     gpi_status st = GPI_OK;
-    while (next_line(&it, buf, sizeof buf, &too_long)) {
-        if (too_long) {
-            st = gpi_diag_set(d, GPI_EINPUT, "%s:%ld: line too long or not text", path, it.line);
+    while (next_line(&it, buf, sizeof buf, &bad)) {
+        if (bad) {
+            st = gpi_diag_set(d, GPI_EINPUT, "%s:%ld: row: %s", path, it.line, bad);
             goto fail;
         }
         if (blank(buf)) continue;
@@ -193,8 +201,8 @@ gpi_status hedge_rent_parse(const char *path, const char *text, size_t len, hedg
         }
         if (ncol == 0) ncol = nf == 3 ? 3 : 2;
         if (nf != ncol) {
-            st = gpi_diag_set(d, GPI_EINPUT, "%s:%ld: expected %d fields (got %d: \"%s\")", path,
-                              it.line, ncol, nf, raw);
+            st = gpi_diag_set(d, GPI_EINPUT, "%s:%ld: row: expected %d fields, found %d (got \"%s\")",
+                              path, it.line, ncol, nf, raw);
             goto fail;
         }
         hedge_rent_row r = {0, 0, 0.0, it.line};
@@ -204,7 +212,7 @@ gpi_status hedge_rent_parse(const char *path, const char *text, size_t len, hedg
                               f[0]);
             goto fail;
         }
-        if ((why = parse_price(f[1], &r.price_micro))) {
+        if ((why = parse_price(f[1], 6, &r.price_micro))) {
             st = gpi_diag_set(d, GPI_EINPUT, "%s:%ld: price: %s (got \"%s\")", path, it.line, why,
                               f[1]);
             goto fail;
@@ -287,11 +295,12 @@ gpi_status hedge_forward_load(const char *path, hedge_forward *out, gpi_diag *d)
     if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0) it.p += 3;
     char buf[1024], raw[1024];
     char *f[MAX_FIELDS];
-    int too_long, seen_row = 0;
+    int seen_row = 0;
+    const char *bad;
     size_t cap = 0;
-    while (next_line(&it, buf, sizeof buf, &too_long)) {
-        if (too_long) {
-            st = gpi_diag_set(d, GPI_EINPUT, "%s:%ld: line too long or not text", path, it.line);
+    while (next_line(&it, buf, sizeof buf, &bad)) {
+        if (bad) {
+            st = gpi_diag_set(d, GPI_EINPUT, "%s:%ld: row: %s", path, it.line, bad);
             goto fail;
         }
         if (blank(buf)) continue;
@@ -303,8 +312,8 @@ gpi_status hedge_forward_load(const char *path, hedge_forward *out, gpi_diag *d)
         }
         seen_row = 1;
         if (nf != 2) {
-            st = gpi_diag_set(d, GPI_EINPUT, "%s:%ld: expected 2 fields (got %d: \"%s\")", path,
-                              it.line, nf, raw);
+            st = gpi_diag_set(d, GPI_EINPUT, "%s:%ld: row: expected 2 fields, found %d (got \"%s\")",
+                              path, it.line, nf, raw);
             goto fail;
         }
         int y, m;
@@ -314,8 +323,8 @@ gpi_status hedge_forward_load(const char *path, hedge_forward *out, gpi_diag *d)
                               f[0]);
             goto fail;
         }
-        int64_t micro;
-        if ((why = parse_price(f[1], &micro))) {
+        int64_t e4;
+        if ((why = parse_price(f[1], 4, &e4))) {
             st = gpi_diag_set(d, GPI_EINPUT, "%s:%ld: price: %s (got \"%s\")", path, it.line, why,
                               f[1]);
             goto fail;
@@ -339,8 +348,13 @@ gpi_status hedge_forward_load(const char *path, hedge_forward *out, gpi_diag *d)
             }
         }
         out->month_start[out->n] = ms;
-        out->price_e4[out->n] = gpi_div_round(micro, 100);
+        out->price_e4[out->n] = e4; /* rounded once from the text, not via micro-USD */
         out->n++;
+    }
+    if (out->n == 0) {
+        /* an empty --forward file would silently skip every month */
+        st = gpi_diag_set(d, GPI_EINPUT, "%s: no forward prices (want CSV month,price)", path);
+        goto fail;
     }
     free(text);
     return GPI_OK;

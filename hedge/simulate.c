@@ -203,6 +203,12 @@ gpi_status hedge_simulate(const hedge_rent *r, const store_index_day *idx, size_
             continue;
         }
         m->pnl_cents = (int64_t)pnl;
+        if ((pnl > 0 && out->pnl_cents > INT64_MAX - m->pnl_cents) ||
+            (pnl < 0 && out->pnl_cents < -INT64_MAX - m->pnl_cents)) {
+            st = gpi_diag_set(d, GPI_EMATH,
+                              "futures P&L total out of range (over 92233720368547758.07 USD)");
+            goto done;
+        }
         m->quantity = r->has_quantity ? rm[i].quantity : m->exposure;
         double per_hour = (double)m->pnl_cents / 100.0 / m->quantity;
         m->unhedged = m->rent;

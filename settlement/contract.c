@@ -1,6 +1,7 @@
 /* settlement/contract.c -- contract files (SPEC §8) and exact tick prices.
  *
- * A contract file is JSON read with jansson (duplicate keys refused).  Each
+ * A contract file is JSON read with jansson (duplicate keys refused; a
+ * leading UTF-8 byte-order mark skipped, as in positions files).  Each
  * contract is validated field by field; the first problem stops loading
  * with a message naming the file, the contract's position and symbol, and
  * the field: `contracts.json: contract 2 (GPUH-2502): tick: must be greater
@@ -306,6 +307,31 @@ static gpi_status load_one(const ctx *x0, const json_t *o, settle_grade_fn grade
     return GPI_OK;
 }
 
+/* jansson reader over a FILE that drops a leading UTF-8 byte-order mark
+ * (which json_loadf refuses), also from pipes where nothing can be put
+ * back. */
+typedef struct bom_reader {
+    FILE *f;
+    unsigned char head[3];
+    size_t nhead, ihead;
+    int started;
+} bom_reader;
+
+static size_t bom_read(void *buf, size_t len, void *data)
+{
+    bom_reader *b = data;
+    if (!b->started) {
+        b->started = 1;
+        b->nhead = fread(b->head, 1, 3, b->f);
+        if (b->nhead == 3 && memcmp(b->head, "\xef\xbb\xbf", 3) == 0) b->nhead = 0;
+    }
+    size_t k = 0;
+    while (k < len && b->ihead < b->nhead) ((unsigned char *)buf)[k++] = b->head[b->ihead++];
+    if (k < len) k += fread((unsigned char *)buf + k, 1, len - k, b->f);
+    if (k == 0 && ferror(b->f)) return (size_t)-1;
+    return k;
+}
+
 gpi_status settle_contracts_load(const char *path, settle_grade_fn grade_fn, void *ud,
                                  settle_contract **out, size_t *n, gpi_diag *d)
 {
@@ -314,8 +340,14 @@ gpi_status settle_contracts_load(const char *path, settle_grade_fn grade_fn, voi
     FILE *f = fopen(path, "rb");
     if (!f) return gpi_diag_set(d, GPI_EIO, "%s: cannot open: %s", path, strerror(errno));
     json_error_t je;
-    json_t *root = json_loadf(f, JSON_REJECT_DUPLICATES, &je);
+    bom_reader br = {f, {0}, 0, 0, 0};
+    json_t *root = json_load_callback(bom_read, &br, JSON_REJECT_DUPLICATES, &je);
+    int read_errno = ferror(f) ? errno : 0;
     fclose(f);
+    if (read_errno) {
+        json_decref(root);
+        return gpi_diag_set(d, GPI_EIO, "%s: cannot read: %s", path, strerror(read_errno));
+    }
     if (!root) {
         if (je.line < 0) return gpi_diag_set(d, GPI_EIO, "%s: %s", path, je.text);
         return gpi_diag_set(d, GPI_EINPUT, "%s:%d:%d: %s", path, je.line, je.column, je.text);

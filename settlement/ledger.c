@@ -1,8 +1,10 @@
 /* settlement/ledger.c -- positions files and the variation-margin ledger.
  *
  * Positions are CSV `account,symbol,contracts[,entry_price]`, read with
- * libcsv.  libcsv reports no line numbers, so the file is fed to it one
- * physical line at a time and a row is located at the line where it ends.
+ * libcsv.  libcsv reports no line numbers, so the file is read in fixed
+ * chunks and fed to it one physical line (or piece of one) at a time, and a
+ * row is located at the line where it ends.  Lines over 1 MiB and NUL
+ * bytes are refused, so memory stays bounded on any input.
  *
  * Margin is integer cents.  Every settlement price and entry price is a
  * whole number of ticks and size x tick is a whole number of cents
@@ -24,6 +26,8 @@
 
 #define MAX_FIELDS 8
 #define FIELD_CAP 128
+#define POS_CHUNK 65536
+#define POS_LINE_MAX (1024 * 1024) /* no real positions line comes near it */
 
 typedef struct reader {
     const char *path;
@@ -37,6 +41,9 @@ typedef struct reader {
     int nf;
     settle_position *pos;
     size_t n, cap;
+    size_t *slot;                    /* hash of (contract, account): pos
+                                        index + 1, 0 = empty; hcap slots  */
+    size_t hcap;
     gpi_status st;
     gpi_diag *d;
 } reader;
@@ -83,6 +90,40 @@ static int account_ok(const char *s)
     for (; *s; s++)
         if ((unsigned char)*s < 0x20 || *s == 0x7f) return 0;
     return 1;
+}
+
+static size_t pos_hash(const settle_position *p, size_t mask)
+{
+    return (size_t)gpi_fnv1a64(p->account, strlen(p->account), GPI_FNV_SEED ^ p->contract) & mask;
+}
+
+/* The slot holding (p->contract, p->account), or the empty slot where it
+ * goes.  hcap is a power of two, at least twice the positions held. */
+static size_t *pos_slot(reader *r, const settle_position *p)
+{
+    size_t mask = r->hcap - 1, h = pos_hash(p, mask);
+    for (;; h = (h + 1) & mask) {
+        size_t *sl = &r->slot[h];
+        if (*sl == 0) return sl;
+        const settle_position *q = &r->pos[*sl - 1];
+        if (q->contract == p->contract && strcmp(q->account, p->account) == 0) return sl;
+    }
+}
+
+static int pos_index_grow(reader *r)
+{
+    size_t cap = r->hcap ? 2 * r->hcap : 64;
+    size_t *old = r->slot, ocap = r->hcap;
+    r->slot = calloc(cap, sizeof *r->slot);
+    if (!r->slot) {
+        r->slot = old;
+        return -1;
+    }
+    r->hcap = cap;
+    for (size_t i = 0; i < ocap; i++)
+        if (old[i]) *pos_slot(r, &r->pos[old[i] - 1]) = old[i];
+    free(old);
+    return 0;
 }
 
 static gpi_status data_row(reader *r)
@@ -132,13 +173,15 @@ static gpi_status data_row(reader *r)
         }
         p.has_entry = 1;
     }
-    for (size_t i = 0; i < r->n; i++)
-        if (r->pos[i].contract == c && strcmp(r->pos[i].account, p.account) == 0) {
-            char why[160];
-            snprintf(why, sizeof why, "duplicate position in %s (first at line %ld)",
-                     r->cs[c].symbol, r->pos[i].line);
-            return rerr(r, "account", why, p.account);
-        }
+    if (2 * (r->n + 1) > r->hcap && pos_index_grow(r) != 0)
+        return gpi_diag_set(r->d, GPI_ENOMEM, "%s: out of memory", r->path);
+    size_t *sl = pos_slot(r, &p);
+    if (*sl) {
+        char why[160];
+        snprintf(why, sizeof why, "duplicate position in %s (first at line %ld)",
+                 r->cs[c].symbol, r->pos[*sl - 1].line);
+        return rerr(r, "account", why, p.account);
+    }
     if (r->n == r->cap) {
         size_t cap = r->cap ? 2 * r->cap : 16;
         settle_position *np = realloc(r->pos, cap * sizeof *np);
@@ -147,6 +190,7 @@ static gpi_status data_row(reader *r)
         r->cap = cap;
     }
     r->pos[r->n++] = p;
+    *sl = r->n;
     return GPI_OK;
 }
 
@@ -177,23 +221,37 @@ gpi_status settle_positions_load(const char *path, const settle_contract *cs, si
     r->d = d;
     struct csv_parser p;
     csv_init(&p, CSV_STRICT | CSV_STRICT_FINI);
-    char *buf = NULL;
-    size_t bcap = 0;
-    ssize_t len;
-    while (r->st == GPI_OK && (len = getline(&buf, &bcap, f)) > 0) {
-        r->line++;
-        if (memchr(buf, '\0', (size_t)len)) {
-            r->st = rerr(r, "row", "contains a NUL byte", NULL);
-            break;
-        }
-        const char *text = buf;
-        if (r->line == 1 && len >= 3 && memcmp(buf, "\xef\xbb\xbf", 3) == 0) {
-            text += 3; /* a UTF-8 byte-order mark */
-            len -= 3;
-        }
-        if (csv_parse(&p, text, (size_t)len, on_field, on_row, r) != (size_t)len) {
-            r->st = rerr(r, "row", csv_strerror(csv_error(&p)), NULL);
-            break;
+    /* Fixed-size reads, fed to libcsv one physical line (piece) at a time,
+     * so memory stays bounded whatever the input (an endless stream with
+     * no newline included); a line is counted when its first byte is fed. */
+    char *buf = malloc(POS_CHUNK);
+    size_t len, line_bytes = 0;
+    int at_line_start = 1, first = 1;
+    if (!buf) r->st = gpi_diag_set(d, GPI_ENOMEM, "%s: out of memory", path);
+    while (r->st == GPI_OK && (len = fread(buf, 1, POS_CHUNK, f)) > 0) {
+        const char *q = buf, *end = buf + len;
+        if (first && len >= 3 && memcmp(buf, "\xef\xbb\xbf", 3) == 0)
+            q += 3; /* a UTF-8 byte-order mark */
+        first = 0;
+        while (q < end && r->st == GPI_OK) {
+            const char *nl = memchr(q, '\n', (size_t)(end - q));
+            const char *e = nl ? nl + 1 : end;
+            size_t k = (size_t)(e - q);
+            if (at_line_start) {
+                r->line++;
+                line_bytes = 0;
+                at_line_start = 0;
+            }
+            line_bytes += k;
+            if (memchr(q, '\0', k)) {
+                r->st = rerr(r, "row", "contains a NUL byte", NULL);
+            } else if (line_bytes > POS_LINE_MAX) {
+                r->st = rerr(r, "row", "longer than 1048576 bytes", NULL);
+            } else if (csv_parse(&p, q, k, on_field, on_row, r) != k && r->st == GPI_OK) {
+                r->st = rerr(r, "row", csv_strerror(csv_error(&p)), NULL);
+            }
+            at_line_start = nl != NULL;
+            q = e;
         }
     }
     if (r->st == GPI_OK && ferror(f))
@@ -207,6 +265,7 @@ gpi_status settle_positions_load(const char *path, const settle_contract *cs, si
     csv_free(&p);
     free(buf);
     fclose(f);
+    free(r->slot);
     gpi_status st = r->st;
     if (st == GPI_OK) {
         *out = r->pos;

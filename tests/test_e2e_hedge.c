@@ -357,6 +357,9 @@ static void test_first_published_vs_latest_and_weeks(void **state)
     json_t *j = json_loads(r.out, 0, NULL);
     assert_non_null(j);
     assert_true(fabs(jnum(j, "h") - 1.027820) > 0.01);
+    /* numpy: polyfit(diff(index with Dec 2.40), diff(rent), 1) */
+    tu_assert_close(jnum(j, "h"), 0.452941, 1e-6, "first-published h");
+    tu_assert_close(jnum(j, "r2"), 0.193563, 1e-5, "first-published r2");
     tu_assert_close(jnum(j, "basis.min"), 2.13 - 2.40, 1e-9, "first-published Dec basis");
     json_decref(j);
     tu_run_free(&r);

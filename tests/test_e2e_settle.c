@@ -354,6 +354,38 @@ static void test_e2e_settle_bad_contract_files(void **state)
     free(dir);
 }
 
+static void test_e2e_settle_ledger_file_all_or_nothing(void **state)
+{
+    (void)state;
+    /* a margin amount beyond int64 cents (10^9 contracts x 10^9 GPU-hours
+     * x 1 USD tick) fails the run: exit 1, nothing on stdout, and no
+     * --ledger file left behind with part of a ledger */
+    char *dir = worked_db(0);
+    char *c = tu_write(dir, "big.json",
+                       "{\"contracts\": [{\"symbol\": \"BIG\", \"grade\": \"" H100 "\","
+                       " \"month\": \"2025-03\", \"size\": 1000000000, \"tick\": 1}]}");
+    char *p = tu_write(dir, "p.csv", "account,symbol,contracts,entry_price\nwhale,BIG,1000000000,1\n");
+    tu_run r = tu_gpuidx(dir, "--db gpuidx.db settle --contracts '%s' --positions '%s'"
+                              " --ledger ledger.csv", c, p);
+    assert_int_equal(r.status, 1);
+    assert_string_equal(r.out, "");
+    assert_string_equal(r.err, "gpuidx: BIG: account whale: margin amount too large\n");
+    char lpath[4200];
+    snprintf(lpath, sizeof lpath, "%s/ledger.csv", dir);
+    char *ledger = tu_read(lpath);
+    if (ledger) fail_msg("a partial ledger was left: '%s'", ledger);
+    tu_run_free(&r);
+    /* an unwritable --ledger path is an error before anything is printed */
+    r = tu_gpuidx(dir, "--db gpuidx.db settle --contracts '%s' --positions '%s'"
+                       " --ledger no/such/dir/l.csv", c, p);
+    assert_int_equal(r.status, 1);
+    assert_string_equal(r.out, "");
+    tu_run_free(&r);
+    free(p);
+    free(c);
+    free(dir);
+}
+
 static void test_e2e_settle_usage_and_shipped_contracts(void **state)
 {
     (void)state;
@@ -407,6 +439,7 @@ int main(void)
         cmocka_unit_test(test_e2e_settle_leap_february),
         cmocka_unit_test(test_e2e_settle_bad_contract_files),
         cmocka_unit_test(test_e2e_settle_usage_and_shipped_contracts),
+        cmocka_unit_test(test_e2e_settle_ledger_file_all_or_nothing),
     };
     return cmocka_run_group_tests_name("e2e_settle", tests, NULL, NULL);
 }

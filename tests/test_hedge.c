@@ -137,6 +137,87 @@ static void test_vectors_a_b_d(void **state)
     hedge_analysis_free(&a);
 }
 
+static void test_horizon_lag_at_least_k_minus_1(void **state)
+{
+    (void)state;
+    /* the first 7 months of the §6 vector: k = 3 gives T = 4 changes, the
+     * rule floor(4 (4/100)^(2/9)) = 1, so the lag is k - 1 = 2.  numpy
+     * (Bartlett, no correction): k=3 h = 0.166667, NW se 0.507151 at lag 2
+     * (0.621130 at lag 1); k=1: T=6, lag 2, h 0.323529, NW se 0.463142. */
+    hedge_series s;
+    hedge_period p[12];
+    vec_series(&s, p, vec_rent);
+    s.n = 7;
+    hedge_analysis a;
+    gpi_diag d = {{0}};
+    assert_int_equal(hedge_analyze(&s, 0, &a, &d), GPI_OK);
+    assert_int_equal(a.horizons[2].n_changes, 4);
+    assert_int_equal(hedge_nw_lag_rule(4), 1);
+    assert_int_equal(a.horizons[2].nw_lag, 2);
+    tu_assert_close(a.horizons[2].h, 0.166667, 1e-5, "k3 h");
+    tu_assert_close(a.horizons[2].nw_se_h, 0.507151, 1e-5, "k3 nw");
+    assert_int_equal(a.horizons[0].nw_lag, 2);
+    tu_assert_close(a.horizons[0].nw_se_h, 0.463142, 1e-5, "k1 nw");
+    tu_assert_close(a.nw_se_h, 0.463142, 1e-5, "nw");
+    hedge_analysis_free(&a);
+}
+
+static void test_accounting_test_bounds(void **state)
+{
+    (void)state;
+    /* §6 index with other rents; numpy polyfit / corrcoef on the changes,
+     * ratio = h * sum(di) / sum(dr):
+     *   low   h 0.825564 R2 0.607553 ratio 0.715489: both fail
+     *   high  h 1.259398 R2 0.772708 ratio 1.186390: offset passes
+     *   over  h 1.304511 R2 0.917813 ratio 1.345924: regression passes
+     *         (slope = R2 at the OLS h), offset fails
+     *   tiny  h 0.396241, sum(dr) 0.01 vs mean |dr| 0.091818: ratio
+     *         -25.755639 fails and is flagged as not meaningful */
+    static const struct {
+        const char *name;
+        double rent[12], h, r2, ratio;
+        int reg_pass, off_pass, tiny;
+    } cases[] = {
+        {"low", {2.7, 2.62, 2.53, 2.51, 2.44, 2.36, 2.27, 2.28, 2.22, 2.11, 2.06, 1.95},
+         0.825564, 0.607553, 0.715489, 0, 0, 0},
+        {"high", {2.7, 2.6, 2.55, 2.49, 2.45, 2.35, 2.28, 2.35, 2.24, 2.18, 2.11, 2.01},
+         1.259398, 0.772708, 1.186390, 0, 1, 0},
+        {"over", {2.7, 2.62, 2.53, 2.47, 2.44, 2.36, 2.3, 2.37, 2.3, 2.2, 2.16, 2.07},
+         1.304511, 0.917813, 1.345924, 1, 0, 0},
+        {"tiny", {2.50, 2.60, 2.50, 2.60, 2.50, 2.60, 2.50, 2.60, 2.50, 2.60, 2.50, 2.51},
+         0.396241, NAN, -25.755639, 0, 0, 1},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        hedge_series s;
+        hedge_period p[12];
+        vec_series(&s, p, cases[i].rent);
+        hedge_analysis a;
+        gpi_diag d = {{0}};
+        assert_int_equal(hedge_analyze(&s, 0, &a, &d), GPI_OK);
+        tu_assert_close(a.chg.b, cases[i].h, 1e-5, cases[i].name);
+        if (!isnan(cases[i].r2)) {
+            tu_assert_close(a.regtest.r2, cases[i].r2, 1e-5, cases[i].name);
+            tu_assert_close(a.regtest.slope, cases[i].r2, 1e-5, cases[i].name);
+        }
+        tu_assert_close(a.offset.ratio, cases[i].ratio, 1e-5, cases[i].name);
+        if (a.regtest.pass != cases[i].reg_pass) fail_msg("%s: regression pass %d", cases[i].name, a.regtest.pass);
+        if (a.offset.pass != cases[i].off_pass) fail_msg("%s: offset pass %d", cases[i].name, a.offset.pass);
+        if (has_warning(&a, "is tiny next to its typical period change") != cases[i].tiny)
+            fail_msg("%s: tiny-denominator warning", cases[i].name);
+        hedge_analysis_free(&a);
+    }
+    /* the small-sample warning starts below 12 periods */
+    hedge_series s;
+    hedge_period p[12];
+    vec_series(&s, p, vec_rent);
+    s.n = 11;
+    hedge_analysis a;
+    gpi_diag d = {{0}};
+    assert_int_equal(hedge_analyze(&s, 0, &a, &d), GPI_OK);
+    assert_true(has_warning(&a, "only 11 periods (fewer than 12)"));
+    hedge_analysis_free(&a);
+}
+
 static void test_vector_e_robust(void **state)
 {
     (void)state;
@@ -265,12 +346,42 @@ static void test_weekly_alignment_across_year(void **state)
     tu_assert_close(s.p[1].index, 2.05, 1e-12, "W01 index");
     assert_int_equal(s.p[1].n_index, 2);
     /* changes: W52 -> W01 only; W03 follows a gap (no W02 rent) */
+    assert_int_equal(s.p[2].n_index, 1);
     hedge_changes c;
     assert_int_equal(hedge_changes_make(&s, 1, &c, &d), GPI_OK);
     assert_int_equal(c.n, 1);
     tu_assert_close(c.dr[0], -0.05, 1e-9, "dr");
     tu_assert_close(c.di[0], 0.125, 1e-9, "di");
     hedge_changes_free(&c);
+    hedge_series_free(&s);
+    hedge_rent_free(&r);
+}
+
+static void test_align_skips_all_suspended_period(void **state)
+{
+    (void)state;
+    /* February's index is suspended every day: February has rent but no
+     * index value, so it is not a period of the analysis (and breaks the
+     * chain), rather than a period with an undefined index. */
+    const int64_t val[3] = {20000, 21000, 22000};
+    store_index_day idx[3 * 31];
+    size_t n = 0;
+    for (int m = 0; m < 3; m++)
+        for (int k = 0; k < gpi_month_days(2024, m + 1); k++)
+            idx[n++] = (store_index_day){gpi_days_from_civil(2024, m + 1, 1) + k,
+                                         m == 1 ? GPI_LEVEL_SUSPENDED : GPI_LEVEL_TRADES,
+                                         m == 1 ? -1 : val[m]};
+    const char *csv = "2024-01-15,2.5\n2024-02-15,2.6\n2024-03-15,2.7\n";
+    hedge_rent r;
+    gpi_diag d = {{0}};
+    assert_int_equal(hedge_rent_parse("r.csv", csv, strlen(csv), &r, &d), GPI_OK);
+    hedge_series s;
+    assert_int_equal(hedge_align(&r, idx, n, HEDGE_MONTH, &s, &d), GPI_OK);
+    assert_int_equal(s.n_rent_periods, 3);
+    assert_int_equal(s.n, 2);
+    assert_int_equal(s.p[0].start, day_of("2024-01-01"));
+    assert_int_equal(s.p[1].start, day_of("2024-03-01"));
+    tu_assert_close(s.p[1].index, 2.2, 1e-12, "March index");
     hedge_series_free(&s);
     hedge_rent_free(&r);
 }
@@ -320,7 +431,7 @@ static void test_rent_parse_errors(void **state)
         {"missing quantity", "date,price,quantity\n2024-01-01,2.5,\n",
          "r.csv:2: quantity: missing (got \"\")"},
         {"field count", "date,price\n2024-01-01,2.5,3\n",
-         "r.csv:2: expected 2 fields (got 3: \"2024-01-01,2.5,3\")"},
+         "r.csv:2: row: expected 2 fields, found 3 (got \"2024-01-01,2.5,3\")"},
         {"bad header", "date,cost\n2024-01-01,2.5\n",
          "r.csv:1: header: expected date,price[,quantity] (got \"date,cost\")"},
         {"empty", "date,price\n", "r.csv: no rent rows"},
@@ -368,6 +479,9 @@ static void test_month_fsp_vector_f(void **state)
     assert_int_equal(n, 20);
     assert_int_equal(fsp, 23650);
     assert_int_equal(hedge_month_fsp(idx, 21, m, 1, 15, &fsp, &n), 1);
+    assert_int_equal(fsp, 23645);
+    /* exactly min_days values are enough */
+    assert_int_equal(hedge_month_fsp(idx, 21, m, 1, 20, &fsp, &n), 1);
     assert_int_equal(fsp, 23645);
     /* fewer than min_days values: no FSP */
     fsp = -7;
@@ -435,12 +549,92 @@ static void test_simulate_payer_by_hand(void **state)
     tu_assert_close(s.sd_unhedged, 0.1040833, 1e-6, "sd unhedged");
     tu_assert_close(s.sd_hedged, 0.1167619, 1e-6, "sd hedged");
     tu_assert_close(s.sd_reduction, -0.121812, 1e-5, "sd reduction");
+    /* means: (2.60 + 2.40 + 2.55) / 3 and (2.525 + 2.675 + 2.445) / 3 */
+    tu_assert_close(s.mean_unhedged, 2.516667, 1e-6, "mean unhedged");
+    tu_assert_close(s.mean_hedged, 2.548333, 1e-6, "mean hedged");
     hedge_sim_free(&s);
 
     /* size must keep size x tick whole cents */
     o.size = 150;
     assert_int_equal(hedge_simulate(&r, idx, nidx, &o, &s, &d), GPI_EUSAGE);
     hedge_rent_free(&r);
+    free(idx);
+}
+
+static void test_simulate_exposure_needs_adjacent_month(void **state)
+{
+    (void)state;
+    /* rent in Jan, Feb and Apr (no March row): April's exposure would be
+     * March's quantity, which does not exist, so April is skipped rather
+     * than sized on February's 1200.  Feb: 0.9 x 1000 / 100 = 9 contracts.
+     * A size that asks for 10^12 contracts or more is skipped too. */
+    const int64_t val[4] = {20000, 21000, 19000, 20500};
+    size_t nidx;
+    store_index_day *idx = monthly_index(val, 4, &nidx);
+    const char *csv = "date,price,quantity\n2024-01-15,2.50,1000\n2024-02-15,2.60,1200\n"
+                      "2024-04-15,2.55,1000\n";
+    hedge_rent r;
+    gpi_diag d = {{0}};
+    assert_int_equal(hedge_rent_parse("r.csv", csv, strlen(csv), &r, &d), GPI_OK);
+    hedge_sim_opts o = {HEDGE_PAYER, 0, 0.9, 100, 0, NULL, 15};
+    hedge_sim s;
+    assert_int_equal(hedge_simulate(&r, idx, nidx, &o, &s, &d), GPI_OK);
+    assert_int_equal(s.n, 3);
+    assert_int_equal(s.n_done, 1);
+    assert_int_equal(s.m[1].contracts, 9);
+    assert_int_equal(s.m[2].month, day_of("2024-04-01"));
+    assert_int_equal(s.m[2].skipped, 1);
+    assert_string_equal(s.m[2].reason, "no exposure: no rent quantity for the previous month");
+    hedge_sim_free(&s);
+    o.ratio = 100;
+    o.exposure = 1e12;
+    assert_int_equal(hedge_simulate(&r, idx, nidx, &o, &s, &d), GPI_OK);
+    assert_int_equal(s.n_done, 0);
+    assert_string_equal(s.m[1].reason, "contracts out of range");
+    hedge_sim_free(&s);
+    hedge_rent_free(&r);
+    free(idx);
+}
+
+static void test_simulate_total_pnl_overflow(void **state)
+{
+    (void)state;
+    /* 1200 months (1900..2099) of an index rising 0.9000 a month, one rent
+     * row a month, exposure 10^12 GPU-hours, ratio 90, size 10^9: 90,000
+     * contracts and +90000 x 10^9 x 0.9 USD = 8.1 x 10^15 cents a month
+     * (inside the per-month bound); the total after ~1139 months passes
+     * INT64_MAX, which must be an error, not a wrapped (undefined) sum. */
+    enum { MONTHS = 1200 };
+    store_index_day *idx = malloc(MONTHS * 31 * sizeof *idx);
+    char *csv = malloc(MONTHS * 20 + 1);
+    assert_non_null(idx);
+    assert_non_null(csv);
+    size_t n = 0, o = 0;
+    for (int m = 0; m < MONTHS; m++) {
+        int y = 1900 + m / 12, mo = m % 12 + 1;
+        int32_t first = gpi_days_from_civil(y, mo, 1);
+        for (int k = 0; k < gpi_month_days(y, mo); k++)
+            idx[n++] = (store_index_day){first + k, GPI_LEVEL_TRADES, 10000 + 9000 * (int64_t)m};
+        o += (size_t)snprintf(csv + o, 21, "%04d-%02d-15,2.5\n", y, mo);
+    }
+    hedge_rent r;
+    gpi_diag d = {{0}};
+    assert_int_equal(hedge_rent_parse("r.csv", csv, o, &r, &d), GPI_OK);
+    hedge_sim_opts opt = {HEDGE_PAYER, 0, 90.0, 1000000000, 1e12, NULL, 15};
+    hedge_sim s;
+    assert_int_equal(hedge_simulate(&r, idx, n, &opt, &s, &d), GPI_EMATH);
+    assert_string_equal(d.msg, "futures P&L total out of range (over 92233720368547758.07 USD)");
+    assert_null(s.m);
+    /* 1000 months stay inside: 999 replayed x 8.1 x 10^15 cents */
+    r.n = 1000;
+    assert_int_equal(hedge_simulate(&r, idx, n, &opt, &s, &d), GPI_OK);
+    assert_int_equal(s.n_done, 999);
+    assert_int_equal(s.m[1].pnl_cents, 8100000000000000LL);
+    assert_int_equal(s.pnl_cents, 999 * 8100000000000000LL);
+    hedge_sim_free(&s);
+    r.n = MONTHS;
+    hedge_rent_free(&r);
+    free(csv);
     free(idx);
 }
 
@@ -580,7 +774,8 @@ static void test_forward_file_and_nul(void **state)
         {"bad month", "month,price\n2024-13,2.4\n", "2: month: "},
         {"duplicate", "2024-12,2.4\n2024-12,2.5\n", "2: month: duplicate month (got \"2024-12\")"},
         {"bad price", "month,price\n2024-12,-1\n", "2: price: must be positive (got \"-1\")"},
-        {"fields", "2024-12\n", "1: expected 2 fields (got 1: \"2024-12\")"},
+        {"fields", "2024-12\n", "1: row: expected 2 fields, found 1 (got \"2024-12\")"},
+        {"no rows", "month,price\n\n", " no forward prices (want CSV month,price)"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char *path = tu_write(dir, "fw.csv", cases[i].text);
@@ -608,7 +803,7 @@ static void test_forward_file_and_nul(void **state)
     const char nul[] = "2024-01-01,2.5\0junk\n";
     hedge_rent r;
     assert_int_equal(hedge_rent_parse("r.csv", nul, sizeof nul - 1, &r, &d), GPI_EINPUT);
-    assert_string_equal(d.msg, "r.csv:1: line too long or not text");
+    assert_string_equal(d.msg, "r.csv:1: row: contains a NUL byte");
     /* and so is a line longer than 1023 bytes */
     char *lng = malloc(3000);
     assert_non_null(lng);
@@ -616,8 +811,30 @@ static void test_forward_file_and_nul(void **state)
     memset(lng + strlen(lng), '1', 2000);
     lng[2025] = '\0';
     assert_int_equal(hedge_rent_parse("r.csv", lng, strlen(lng), &r, &d), GPI_EINPUT);
-    assert_string_equal(d.msg, "r.csv:2: line too long or not text");
+    assert_string_equal(d.msg, "r.csv:2: row: longer than 1023 bytes");
     free(lng);
+}
+
+static void test_forward_price_rounded_once(void **state)
+{
+    (void)state;
+    /* SPEC: a published number is rounded once, half-up.  2.36444951 is
+     * 23644.4951 e4 -> 23644; rounding to micro-USD first (2.364450) and
+     * then to 0.0001 would give 23645.  2.36445 is an exact midpoint ->
+     * 23645; 2.3644499999 -> 23644. */
+    char *dir = tu_mkdtemp("hedge-fw-once");
+    char *path = tu_write(dir, "fw.csv",
+                          "month,price\n2024-10,2.36444951\n2024-11,2.36445\n2024-12,2.3644499999\n");
+    hedge_forward f;
+    gpi_diag d = {{0}};
+    assert_int_equal(hedge_forward_load(path, &f, &d), GPI_OK);
+    assert_int_equal(f.n, 3);
+    assert_int_equal(f.price_e4[0], 23644);
+    assert_int_equal(f.price_e4[1], 23645);
+    assert_int_equal(f.price_e4[2], 23644);
+    hedge_forward_free(&f);
+    free(path);
+    free(dir);
 }
 
 static void test_nw_lag_rule(void **state)
@@ -638,18 +855,24 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_vectors_a_b_d),
         cmocka_unit_test(test_vector_e_robust),
+        cmocka_unit_test(test_accounting_test_bounds),
+        cmocka_unit_test(test_horizon_lag_at_least_k_minus_1),
         cmocka_unit_test(test_short_series_no_nan_stats),
         cmocka_unit_test(test_periods_iso_weeks),
         cmocka_unit_test(test_weekly_alignment_across_year),
         cmocka_unit_test(test_gaps_break_changes),
+        cmocka_unit_test(test_align_skips_all_suspended_period),
         cmocka_unit_test(test_rent_parse_errors),
         cmocka_unit_test(test_month_fsp_vector_f),
         cmocka_unit_test(test_simulate_payer_by_hand),
         cmocka_unit_test(test_simulate_earner_by_hand),
+        cmocka_unit_test(test_simulate_total_pnl_overflow),
+        cmocka_unit_test(test_simulate_exposure_needs_adjacent_month),
         cmocka_unit_test(test_simulate_auto_no_lookahead),
         cmocka_unit_test(test_nw_lag_rule),
         cmocka_unit_test(test_index_range_and_svg),
         cmocka_unit_test(test_forward_file_and_nul),
+        cmocka_unit_test(test_forward_price_rounded_once),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

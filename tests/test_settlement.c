@@ -390,6 +390,61 @@ static void test_settle_latest_value_before_listing(void **state)
     free(v);
 }
 
+static void test_settle_month_without_value(void **state)
+{
+    (void)state;
+    /* a value in February only, March all suspended: every daily price is
+     * that L (on 03-31 k = 0 and R = 0, so L, not 0/0), then insufficient */
+    size_t n;
+    store_index_day *v = suspended_days(day_of(2025, 2, 1), day_of(2025, 3, 31), &n);
+    set_value(v, n, day_of(2025, 2, 10), 21237); /* 2.1237 -> 2.124 */
+    settle_contract c = contract("GPUH-2503", 2025, 3, 1000, 1, 3, 1);
+    settle_result r;
+    gpi_diag d = {""};
+    assert_int_equal(settle_run(&c, v, n, INT32_MAX, &r, &d), GPI_OK);
+    assert_int_equal(r.n, 19 + 31 + 1);
+    for (size_t i = 0; i + 1 < r.n; i++) {
+        assert_int_equal(r.rows[i].kind, SETTLE_DAILY);
+        assert_int_equal(r.rows[i].price_units, 2124);
+    }
+    assert_int_equal(r.rows[r.n - 2].day, day_of(2025, 3, 31));
+    assert_int_equal(r.rows[r.n - 1].kind, SETTLE_INSUFFICIENT);
+    assert_int_equal(r.values_in_month, 0);
+    settle_result_free(&r);
+    free(v);
+}
+
+static void test_settle_ledger_overflow_refused(void **state)
+{
+    (void)state;
+    /* 10^9 contracts of 10^9 GPU-hours at a 1 USD tick (10^11 cents a
+     * tick): a one-tick move is 10^20 cents, beyond int64: GPI_EMATH, not a
+     * wrapped amount */
+    size_t n;
+    store_index_day *v = suspended_days(day_of(2025, 2, 1), day_of(2025, 3, 31), &n);
+    set_value(v, n, day_of(2025, 2, 1), 20000);
+    settle_contract c = contract("BIG", 2025, 3, 1000000000, 1, 0, 1);
+    assert_int_equal(c.tick_cents, 100000000000LL);
+    settle_result r;
+    gpi_diag d = {""};
+    assert_int_equal(settle_run(&c, v, n, INT32_MAX, &r, &d), GPI_OK);
+    assert_int_equal(r.rows[0].price_units, 2);
+    settle_position p = {"whale", 0, 1000000000, 1, 1, 2};
+    settle_ledger_row *rows = NULL;
+    size_t nr = 0;
+    int64_t entry;
+    assert_int_equal(settle_ledger(&c, &r, &p, &rows, &nr, &entry, &d), GPI_EMATH);
+    assert_string_equal(d.msg, "BIG: account whale: margin amount too large");
+    assert_null(rows);
+    /* 10^7 contracts: 10^18 cents, still exact */
+    p.contracts = 10000000;
+    assert_int_equal(settle_ledger(&c, &r, &p, &rows, &nr, &entry, &d), GPI_OK);
+    assert_int_equal(rows[0].variation_cents, 1000000000000000000LL);
+    free(rows);
+    settle_result_free(&r);
+    free(v);
+}
+
 static void test_settle_round_value_half_up(void **state)
 {
     (void)state;
@@ -515,6 +570,37 @@ static void test_contracts_load_valid(void **state)
     free(dir);
 }
 
+static void test_contracts_load_bom(void **state)
+{
+    (void)state;
+    /* a UTF-8 byte-order mark (as some editors save JSON) is skipped, as
+     * in positions and rent files; errors keep their line:column */
+    char *dir = tu_mkdtemp("settle-contracts-bom");
+    char *path = tu_write(dir, "c.json",
+                          "\xef\xbb\xbf{\"contracts\": [{\"symbol\": \"GPUH-2502\","
+                          " \"grade\": \"H100-SXM.OD.GOLD+\", \"month\": \"2025-02\"}]}\n");
+    settle_contract *cs = NULL;
+    size_t n = 0;
+    gpi_diag d = {""};
+    gpi_status st = settle_contracts_load(path, known_grades, NULL, &cs, &n, &d);
+    if (st != GPI_OK) fail_msg("%s", d.msg);
+    assert_int_equal(n, 1);
+    assert_string_equal(cs[0].symbol, "GPUH-2502");
+    free(cs);
+    free(path);
+    path = tu_write(dir, "bad.json", "\xef\xbb\xbf{\"contracts\": x}");
+    assert_int_equal(settle_contracts_load(path, known_grades, NULL, &cs, &n, &d), GPI_EINPUT);
+    char want[4200];
+    snprintf(want, sizeof want, "%s:1:15: invalid token near 'x'", path);
+    assert_string_equal(d.msg, want);
+    free(path);
+    /* a directory is a read error that says so */
+    assert_int_equal(settle_contracts_load(dir, known_grades, NULL, &cs, &n, &d), GPI_EIO);
+    snprintf(want, sizeof want, "%s: cannot read: Is a directory", dir);
+    assert_string_equal(d.msg, want);
+    free(dir);
+}
+
 static void test_contracts_load_errors(void **state)
 {
     (void)state;
@@ -541,6 +627,14 @@ static void test_contracts_load_errors(void **state)
         {"tick 16 digits", C1("\"month\": \"2025-03\", \"tick\": 0.1234567890123456"),
          "contract 1 (GPUH-2503): tick: more than 15 significant digits (write it as a string)"
          " (got \"0.1234567890123456\")"},
+        {"tick huge", C1("\"month\": \"2025-03\", \"tick\": 1e300"),
+         "contract 1 (GPUH-2503): tick: out of range (got \"1e+300\")"},
+        {"tick tiny", C1("\"month\": \"2025-03\", \"tick\": 1e-30"),
+         "contract 1 (GPUH-2503): tick: out of range (got \"1e-30\")"},
+        {"tick over 1000", C1("\"month\": \"2025-03\", \"tick\": 1000.5"),
+         "contract 1 (GPUH-2503): tick: must be at most 1000 (got \"1000.5\")"},
+        {"year before 1900", C1("\"month\": \"1899-12\""),
+         "contract 1 (GPUH-2503): month: year before 1900 (got \"1899-12\")"},
         {"size x tick", C1("\"month\": \"2025-03\", \"tick\": 0.000001"),
          "contract 1 (GPUH-2503): size x tick: not a whole number of cents (got 1000 x 0.000001 USD)"},
         {"size x tick small size", C1("\"month\": \"2025-03\", \"size\": 5, \"tick\": \"0.001\""),
@@ -719,6 +813,11 @@ static void test_positions_load_errors(void **state)
          ":2: account: empty or has control characters (got \"\")"},
         {"duplicate", "account,symbol,contracts\nx,GPUH-2503,1\ny,GPUH-2503,1\nx,GPUH-2503,-1\n",
          ":4: account: duplicate position in GPUH-2503 (first at line 2) (got \"x\")"},
+        {"account 65 chars",
+         "account,symbol,contracts\nABCDEFGHIJKLMNOPQRSTUVWXYZABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789abc,GPUH-2503,1\n",
+         ":2: account: longer than 64 (got \"ABCDEFGHIJKLMNOPQRSTUVWXYZABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789abc\")"},
+        {"entry too large", "account,symbol,contracts,entry_price\nx,GPUH-2503,1,10000000000000\n",
+         ":2: entry_price: too large (got \"10000000000000\")"},
         {"too few fields", "account,symbol,contracts\nx,GPUH-2503\n",
          ":2: row: want 3 fields, got 2"},
         {"unterminated quote", "account,symbol,contracts\n\"x,GPUH-2503,1\n",
@@ -752,6 +851,98 @@ static void test_positions_load_errors(void **state)
     free(dir);
 }
 
+static void test_positions_load_many(void **state)
+{
+    (void)state;
+    /* 60,000 positions: every account in both contracts (not duplicates),
+     * then account a12345 again in GPUA-2503, which first appeared on line
+     * 2 + 2 x 12345 + 1.  (The duplicate check was a scan of all earlier
+     * rows: 100,000 positions took 20 s; it is a hash now.) */
+    setup_file_contracts();
+    char *dir = tu_mkdtemp("settle-pos-many");
+    char path[4200];
+    snprintf(path, sizeof path, "%s/many.csv", dir);
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    fputs("account,symbol,contracts\n", f);
+    for (int i = 0; i < 30000; i++) fprintf(f, "a%d,GPUH-2503,%d\na%d,GPUA-2503,-%d\n", i, i % 9 + 1, i, i % 5 + 1);
+    fclose(f);
+    settle_position *p = NULL;
+    size_t n = 0;
+    gpi_diag d = {""};
+    assert_int_equal(settle_positions_load(path, file_contracts, 2, &p, &n, &d), GPI_OK);
+    assert_int_equal(n, 60000);
+    assert_string_equal(p[59999].account, "a29999");
+    assert_int_equal(p[59999].contract, 1);
+    assert_int_equal(p[59999].contracts, -(29999 % 5 + 1));
+    assert_int_equal(p[59999].line, 60001);
+    free(p);
+    f = fopen(path, "ab");
+    assert_non_null(f);
+    fputs("a12345,GPUA-2503,7\n", f);
+    fclose(f);
+    assert_int_equal(settle_positions_load(path, file_contracts, 2, &p, &n, &d), GPI_EINPUT);
+    char want[4400];
+    snprintf(want, sizeof want,
+             "%s:60002: account: duplicate position in GPUA-2503 (first at line 24693) (got \"a12345\")",
+             path);
+    assert_string_equal(d.msg, want);
+    assert_null(p);
+    free(dir);
+}
+
+static void test_positions_load_bounded(void **state)
+{
+    (void)state;
+    /* A positions file is read in bounded pieces: a line over 1 MiB (an
+     * endless stream without a newline would otherwise be buffered whole)
+     * and a NUL byte are refused at their line. */
+    setup_file_contracts();
+    char *dir = tu_mkdtemp("settle-pos-bounded");
+    char path[4200];
+    snprintf(path, sizeof path, "%s/long.csv", dir);
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    fputs("account,symbol,contracts\n", f);
+    for (int i = 0; i < 3 * 1024 * 1024; i++) fputc('a', f);
+    fputs(",GPUH-2503,1\n", f);
+    fclose(f);
+    settle_position *p = NULL;
+    size_t n = 0;
+    gpi_diag d = {""};
+    assert_int_equal(settle_positions_load(path, file_contracts, 2, &p, &n, &d), GPI_EINPUT);
+    char want[4400];
+    snprintf(want, sizeof want, "%s:2: row: longer than 1048576 bytes", path);
+    assert_string_equal(d.msg, want);
+    assert_null(p);
+
+    snprintf(path, sizeof path, "%s/nul.csv", dir);
+    static const char nul[] = "account,symbol,contracts\nx,GPUH-2503,1\ny,GPUH\0-2503,1\n";
+    f = fopen(path, "wb");
+    assert_non_null(f);
+    fwrite(nul, 1, sizeof nul - 1, f);
+    fclose(f);
+    assert_int_equal(settle_positions_load(path, file_contracts, 2, &p, &n, &d), GPI_EINPUT);
+    snprintf(want, sizeof want, "%s:3: row: contains a NUL byte", path);
+    assert_string_equal(d.msg, want);
+
+    /* CRLF, a BOM and a last line without a newline still read as before */
+    snprintf(path, sizeof path, "%s/crlf.csv", dir);
+    static const char crlf[] = "\xef\xbb\xbf" "account,symbol,contracts\r\nx,GPUH-2503,1\r\n"
+                               "\"y,z\",GPUH-2503,-1";
+    f = fopen(path, "wb");
+    assert_non_null(f);
+    fwrite(crlf, 1, sizeof crlf - 1, f);
+    fclose(f);
+    assert_int_equal(settle_positions_load(path, file_contracts, 2, &p, &n, &d), GPI_OK);
+    assert_int_equal(n, 2);
+    assert_string_equal(p[1].account, "y,z");
+    assert_int_equal(p[1].contracts, -1);
+    assert_int_equal(p[1].line, 3);
+    free(p);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -763,13 +954,18 @@ int main(void)
         cmocka_unit_test(test_settle_strip_of_twelve),
         cmocka_unit_test(test_settle_through_and_missing_days),
         cmocka_unit_test(test_settle_latest_value_before_listing),
+        cmocka_unit_test(test_settle_month_without_value),
+        cmocka_unit_test(test_settle_ledger_overflow_refused),
         cmocka_unit_test(test_settle_round_value_half_up),
         cmocka_unit_test(test_settle_price_parse_table),
         cmocka_unit_test(test_contracts_load_valid),
         cmocka_unit_test(test_contracts_load_errors),
+        cmocka_unit_test(test_contracts_load_bom),
         cmocka_unit_test(test_contracts_shipped_file),
         cmocka_unit_test(test_positions_load_valid),
         cmocka_unit_test(test_positions_load_errors),
+        cmocka_unit_test(test_positions_load_bounded),
+        cmocka_unit_test(test_positions_load_many),
     };
     return cmocka_run_group_tests_name("settlement", tests, NULL, NULL);
 }
