@@ -10,6 +10,11 @@
  * Messages have the SPEC's form, with the path as the caller gave it:
  *   rows:       "offers.csv:17: price: not a number (got \"abc\")"
  *   structure:  "offers.csv:40:12: unterminated quoted field"
+ * Line numbers are physical lines (counted at LF, quoted newlines
+ * included) where the record starts; NDJSON rows carry their line, JSON
+ * array elements their 1-based position.  A file that cannot be opened is
+ * GPI_EIO "path: cannot open: reason".  Format by extension: .json,
+ * .ndjson, .jsonl are JSON, anything else canonical CSV.
  * A structural error (unterminated quote, invalid JSON, no header, a
  * missing required column, an unreadable file) makes ingest_file return
  * GPI_EINPUT with the message in d; the caller must then discard everything
@@ -63,10 +68,16 @@ typedef struct ingest_opts {
     const char *source;   /* --source, or NULL: the file name is the default */
 } ingest_opts;
 
-/* Reads one file.  *rows_read counts data rows seen (records, not
- * physical lines), whatever became of them. */
+typedef struct ingest_result {
+    long rows_read;       /* data rows seen (records, not physical lines),
+                             whatever became of them */
+    char sha256[65];      /* SHA-256 of the file's bytes, computed in the
+                             same pass (valid when ingest_file returns OK) */
+} ingest_result;
+
+/* Reads one file. */
 gpi_status ingest_file(const ingest_tables *t, const ingest_opts *opt,
-                       const ingest_sink *sink, long *rows_read, gpi_diag *d);
+                       const ingest_sink *sink, ingest_result *res, gpi_diag *d);
 
 /* SHA-256 of a whole file (hex); GPI_EIO with "path: reason" if unreadable. */
 gpi_status ingest_file_sha256(const char *path, char out[65], gpi_diag *d);

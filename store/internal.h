@@ -15,14 +15,40 @@
 /* Prepared statements of store.c, reused for the handle's lifetime. */
 enum {
     ST_BATCH_FIND, ST_BATCH_INSERT, ST_BATCH_COUNTS, ST_OBS_INSERT, ST_OBS_GET,
-    ST_REJECT_INSERT, ST_OBS_SCAN, ST__N
+    ST_REJECT_INSERT, ST_OBS_SCAN, ST_BATCH_SHA, ST_BATCH_SIZE, ST__N
 };
 
 /* Sibling files keep their own statements here (lazily prepared). */
 #define STORE_EXTRA_STMTS 64
 
+/* Interned names (store/names.c). */
+typedef struct store_name_slot {
+    uint64_t hash;
+    int64_t id;           /* 0 = empty */
+} store_name_slot;
+
+#define STORE_MEMO_N 16   /* per-column memo of the last name */
+/* Offer idents are interned only while the names table is smaller than
+ * this, which bounds the in-memory name cache for feeds whose ids never
+ * repeat; beyond it they are stored as text (both forms compare equal). */
+#define STORE_MAX_INTERNED 500000
+#define STORE_MEMO_LEN 64
+
+typedef struct store_names {
+    char **text;          /* id -> text; NULL where unknown */
+    size_t cap_ids;
+    store_name_slot *slots; /* open addressing on the text's hash */
+    size_t nslots, n;
+    int loaded;
+    /* memo[k]: the last text looked up for column k and its id (0 = none);
+     * consecutive rows of a feed mostly repeat provider, gpu, region... */
+    char memo_text[STORE_MEMO_N][STORE_MEMO_LEN];
+    int64_t memo_id[STORE_MEMO_N];
+} store_names;
+
 struct store {
     sqlite3 *db;
+    store_names names;
     sqlite3_stmt *stmt[ST__N];
     sqlite3_stmt *extra[STORE_EXTRA_STMTS];
     int in_tx;
@@ -35,6 +61,17 @@ extern const int store_n_migrations;
 /* Prepares (once) and returns extra statement slot i with sql; resets it
  * and clears its bindings before returning.  NULL on error (d set). */
 sqlite3_stmt *store_stmt(store *st, int slot, const char *sql, gpi_diag *d);
+
+/* Id of an interned name (0 for NULL text), inserting it if new; must be
+ * called inside the write transaction that uses the id. */
+gpi_status store_name_id(store *st, const char *text, int64_t *id, gpi_diag *d);
+/* The same through the memo of column k (0 <= k < STORE_MEMO_N). */
+gpi_status store_name_id_memo(store *st, int k, const char *text, int64_t *id, gpi_diag *d);
+/* Text of a name id, or NULL (id 0 or unknown).  Valid until the next
+ * rollback or store_close. */
+const char *store_name_text(store *st, int64_t id);
+/* Drops the cache (after a rollback, and on close). */
+void store_names_reset(store *st);
 
 /* Sets d to "store: <what>: <sqlite3_errmsg>" and returns GPI_ESTORE. */
 gpi_status store_err(store *st, gpi_diag *d, const char *what);

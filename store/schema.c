@@ -13,6 +13,26 @@
  *      millionths of a GPU-hour (or of a GPU for offers).
  *  (3) raw values as written (gpu, provider, price, currency, unit, sku)
  *      are kept for audit, with the batch and physical line.
+ *  (4) repeated text (gpu, provider, grp, segment, region, source, raw_gpu,
+ *      raw_provider, currency, sku) is interned in `names` and stored as
+ *      its name_id (store/names.c): rows stay small and ingest fast.
+ *      ident is interned for offers (an offer's identity repeats in
+ *      every snapshot: the real feed has 8,083 idents in 2.5 M rows) and
+ *      stays text for trades (usually one row each) and for offers once
+ *      the names table holds STORE_MAX_INTERNED names (a feed whose ids
+ *      never repeat must not grow the in-memory name cache without bound),
+ *      so the column holds an INTEGER name_id or TEXT; identities are
+ *      compared as text.  buyer and raw_price stay text.
+ *  (5) observations declares no foreign key and no NOT NULL beyond its
+ *      key: only store_obs_put writes it, always with every value and
+ *      inside the transaction that created the batch, and the per-row
+ *      parent lookup and null checks cost about a tenth of the insert.
+ *      (rejects, written far less often, keep their foreign key.)
+ *  (6) kind, scope, tier, term, status, unit and term_months are packed
+ *      into one integer `attrs` (layout in store.c, store_obs_attrs): seven
+ *      columns fewer per row is a tenth of the insert's work.  The view
+ *      observations_readable unpacks them and resolves every name, for
+ *      people and ad-hoc SQL; the program reads through store_obs_scan.
  */
 #include "store/internal.h"
 
@@ -26,36 +46,67 @@ const char *const store_migrations[] = {
     "  kind_hint TEXT,"
     "  tables_sha256 TEXT,"
     "  ingested_at INTEGER NOT NULL,"
+    "  n_bytes INTEGER,"
     "  n_read INTEGER, n_stored INTEGER, n_duplicates INTEGER, n_rejected INTEGER"
     ");"
     "CREATE UNIQUE INDEX batches_sha ON batches(sha256);"
+    "CREATE INDEX batches_bytes ON batches(n_bytes);"
+    "CREATE TABLE names ("
+    "  name_id INTEGER PRIMARY KEY,"
+    "  name TEXT NOT NULL UNIQUE"
+    ");"
     "CREATE TABLE observations ("
     "  day INTEGER NOT NULL,"
     "  key_hash INTEGER NOT NULL,"
     "  observed_at INTEGER NOT NULL,"
-    "  kind INTEGER NOT NULL,"
-    "  batch_id INTEGER NOT NULL REFERENCES batches(batch_id),"
-    "  line INTEGER NOT NULL,"
-    "  gpu TEXT NOT NULL,"
-    "  provider TEXT NOT NULL,"
-    "  grp TEXT NOT NULL,"
-    "  segment TEXT NOT NULL,"
-    "  scope INTEGER NOT NULL,"
-    "  tier INTEGER NOT NULL,"
-    "  term INTEGER NOT NULL,"
-    "  term_months INTEGER NOT NULL,"
-    "  status INTEGER NOT NULL,"
-    "  price_micro INTEGER NOT NULL,"
+    "  attrs INTEGER,"                 /* packed enumerations, note (6) */
+    "  batch_id INTEGER,"              /* batches.batch_id, note (5) */
+    "  line INTEGER,"
+    "  gpu INTEGER,"                   /* names */
+    "  provider INTEGER,"              /* names */
+    "  grp INTEGER,"                   /* names */
+    "  segment INTEGER,"               /* names */
+    "  price_micro INTEGER,"
     "  quantity_micro INTEGER,"
-    "  gpu_count INTEGER NOT NULL,"
-    "  region TEXT NOT NULL,"
-    "  source TEXT NOT NULL,"
-    "  ident TEXT NOT NULL,"
+    "  gpu_count INTEGER,"
+    "  region INTEGER,"                /* names */
+    "  source INTEGER,"                /* names */
+    "  ident,"                         /* names (offers) or TEXT (trades) */
     "  buyer TEXT,"
-    "  raw_gpu TEXT, raw_provider TEXT, raw_price TEXT, currency TEXT,"
-    "  unit INTEGER, sku TEXT,"
+    "  raw_gpu INTEGER, raw_provider INTEGER, raw_price TEXT, currency INTEGER," /* names */
+    "  sku INTEGER,"                   /* names */
     "  PRIMARY KEY (day, key_hash, observed_at)"
     ") WITHOUT ROWID;"
+    /* the same, readable: enumerations unpacked, names resolved */
+    "CREATE VIEW observations_readable AS SELECT"
+    "  date(o.day * 86400, 'unixepoch') AS date, o.day, o.key_hash,"
+    "  datetime(o.observed_at, 'unixepoch') AS observed_at,"
+    "  CASE o.attrs & 1 WHEN 0 THEN 'offer' ELSE 'trade' END AS kind,"
+    "  CASE (o.attrs >> 1) & 3 WHEN 0 THEN 'bare-metal' WHEN 1 THEN 'managed'"
+    "    WHEN 2 THEN 'vm' ELSE 'container' END AS scope,"
+    "  CASE (o.attrs >> 3) & 7 WHEN 0 THEN 'unrated' WHEN 1 THEN 'underperform'"
+    "    WHEN 2 THEN 'bronze' WHEN 3 THEN 'silver' WHEN 4 THEN 'gold' ELSE 'platinum' END AS tier,"
+    "  CASE (o.attrs >> 6) & 3 WHEN 0 THEN 'on-demand' WHEN 1 THEN 'spot' ELSE 'reserved' END"
+    "    AS term,"
+    "  (o.attrs >> 12) & 63 AS term_months,"
+    "  CASE (o.attrs >> 8) & 3 WHEN 0 THEN 'ok' WHEN 1 THEN 'cancelled' ELSE 'affiliate' END"
+    "    AS status,"
+    "  CASE (o.attrs >> 10) & 3 WHEN 0 THEN 'gpu-hour' WHEN 1 THEN 'instance-hour'"
+    "    WHEN 2 THEN 'gpu-month' ELSE 'instance-month' END AS unit,"
+    "  o.batch_id, o.line, g.name AS gpu, p.name AS provider, gr.name AS grp,"
+    "  sg.name AS segment, o.price_micro, o.quantity_micro, o.gpu_count,"
+    "  r.name AS region, s.name AS source,"
+    "  CASE typeof(o.ident) WHEN 'integer' THEN (SELECT name FROM names WHERE name_id = o.ident)"
+    "    ELSE o.ident END AS ident,"
+    "  o.buyer, rg.name AS raw_gpu, rp.name AS raw_provider, o.raw_price,"
+    "  c.name AS currency, k.name AS sku"
+    " FROM observations o"
+    " LEFT JOIN names g ON g.name_id = o.gpu LEFT JOIN names p ON p.name_id = o.provider"
+    " LEFT JOIN names gr ON gr.name_id = o.grp LEFT JOIN names sg ON sg.name_id = o.segment"
+    " LEFT JOIN names r ON r.name_id = o.region LEFT JOIN names s ON s.name_id = o.source"
+    " LEFT JOIN names rg ON rg.name_id = o.raw_gpu"
+    " LEFT JOIN names rp ON rp.name_id = o.raw_provider"
+    " LEFT JOIN names c ON c.name_id = o.currency LEFT JOIN names k ON k.name_id = o.sku;"
     "CREATE TABLE rejects ("
     "  reject_id INTEGER PRIMARY KEY,"
     "  batch_id INTEGER NOT NULL REFERENCES batches(batch_id),"

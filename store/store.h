@@ -53,6 +53,7 @@ typedef struct store_batch_info {
     const char *kind_hint;   /* "offers", "trades" or NULL */
     const char *tables_sha256; /* hash of the normalization tables used */
     int64_t ingested_at;     /* Unix seconds */
+    int64_t n_bytes;         /* file size, or -1 */
 } store_batch_info;
 
 typedef struct store_batch_counts {
@@ -62,9 +63,18 @@ typedef struct store_batch_counts {
 /* 1 in *found (and its batch id) when a committed batch has this SHA-256. */
 gpi_status store_batch_find(store *st, const char *sha256, int *found,
                             int64_t *batch_id, gpi_diag *d);
+/* 1 in *seen when a committed batch has a file of exactly n_bytes: a
+ * cheap test before hashing a file just to find it already ingested. */
+gpi_status store_batch_size_seen(store *st, int64_t n_bytes, int *seen, gpi_diag *d);
 /* Starts the file's transaction and records the batch. */
 gpi_status store_batch_begin(store *st, const store_batch_info *info,
                              int64_t *batch_id, gpi_diag *d);
+/* Sets the batch's SHA-256 inside the open transaction, for callers that
+ * hash a file while reading it (begin with a placeholder such as
+ * "pending").  The SHA-256 must not belong to a committed batch
+ * (check with store_batch_find first). */
+gpi_status store_batch_set_sha256(store *st, int64_t batch_id, const char *sha256,
+                                  gpi_diag *d);
 /* Records the counts and commits. */
 gpi_status store_batch_commit(store *st, int64_t batch_id,
                               const store_batch_counts *c, gpi_diag *d);

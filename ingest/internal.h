@@ -1,0 +1,177 @@
+/* ingest/internal.h -- shared between ingest's own files only.
+ *
+ * ingest/ is split by concept:
+ *   strmap.c    a small open-addressing string -> int map and an arena
+ *   csv.c       streaming CSV records over libcsv, with exact physical lines
+ *   tables.c    gpus.csv, providers.csv, tiers.csv, fx.csv
+ *   normalize.c one row of named raw fields -> gpi_obs, or a reject reason
+ *   ingest.c    ingest_file: CSV header mapping, dispatch, SHA-256
+ *   json.c      JSON array and NDJSON input
+ * Nothing outside ingest/ includes this header.
+ */
+#ifndef GPI_INGEST_INTERNAL_H
+#define GPI_INGEST_INTERNAL_H
+
+#include <csv.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/gpi.h"
+#include "core/obs.h"
+#include "ingest/ingest.h"
+
+/* ---- arena and string map (strmap.c) ------------------------------------ */
+
+/* A bump allocator: everything is freed at once by arena_free. */
+typedef struct arena_blk arena_blk;
+typedef struct arena {
+    arena_blk *head;
+} arena;
+void *arena_alloc(arena *a, size_t n);
+char *arena_strndup(arena *a, const char *s, size_t n);
+void arena_free(arena *a);
+
+/* String -> int map.  Keys are borrowed (keep them alive, e.g. in an
+ * arena); lookups take (pointer, length) so callers need no NUL. */
+typedef struct strmap {
+    const char **keys;
+    uint32_t *lens;
+    int *vals;
+    size_t cap, n;
+} strmap;
+/* Returns 0, or -1 when out of memory.  An existing key is overwritten. */
+int strmap_put(strmap *m, const char *key, size_t len, int val);
+/* The value, or -1 when absent. */
+int strmap_get(const strmap *m, const char *key, size_t len);
+void strmap_free(strmap *m);
+
+/* ---- streaming CSV (csv.c) --------------------------------------------- */
+
+/* One record.  f[i] is NUL-terminated (embedded NULs end it early);
+ * line is the physical line (1-based, counted at LF) where it starts;
+ * raw is its text without the final line break. */
+typedef struct csv_rec {
+    const char *const *f;
+    const size_t *len;
+    int n;
+    long line;
+    const char *raw;
+    size_t raw_len;
+} csv_rec;
+
+/* Called per record; a non-OK return stops the read and is returned. */
+typedef gpi_status (*csv_rec_fn)(void *ud, const csv_rec *r, gpi_diag *d);
+
+typedef struct csvr {
+    struct csv_parser p;
+    const char *path;       /* for messages, as given */
+    int comments;           /* lines starting with '#' are skipped */
+    int no_fast;            /* tests: always go through libcsv */
+    csv_rec_fn fn;
+    void *ud;
+    gpi_diag *d;
+    gpi_status st;          /* first callback failure */
+    long line;              /* current physical line */
+    size_t col0;            /* bytes of the current line already fed */
+    int in_comment;
+    long rec_line;
+    char *raw;              /* text of the current record */
+    size_t raw_len, raw_cap;
+    char *fbuf;             /* fields of the current record, NUL-separated */
+    size_t fbuf_len, fbuf_cap;
+    size_t *foff, *flen;    /* offsets into fbuf */
+    const char **fptr;
+    int nf, nf_cap;
+    int oom;
+} csvr;
+
+gpi_status csvr_init(csvr *r, const char *path, int comments, csv_rec_fn fn, void *ud);
+/* Feeds bytes; structural errors come back as GPI_EINPUT with
+ * "path:line:col: reason" in d. */
+gpi_status csvr_feed(csvr *r, const char *buf, size_t n, gpi_diag *d);
+gpi_status csvr_finish(csvr *r, gpi_diag *d);
+void csvr_free(csvr *r);
+
+/* ---- tables (tables.c) --------------------------------------------------- */
+
+typedef struct gpu_match {
+    const char *canonical;   /* NULL: not a GPU (note says what it is) */
+    const char *note;
+} gpu_match;
+
+/* Resolves a GPU as written, at a canonical provider, with a sku (may be
+ * NULL or "").  Returns 1 with *m filled, 0 when unknown (also when a
+ * name is longer than 255 bytes). */
+int tables_gpu(const ingest_tables *t, const char *gpu, const char *provider,
+               const char *sku, gpu_match *m);
+
+typedef struct provider_match {
+    const char *provider, *group, *segment;
+} provider_match;
+
+/* Canonical provider of a name as written.  An unknown name is its own
+ * group (its folded lower-case spelling, written into buf of size cap)
+ * with segment "unknown".  Returns 0, or -1 when the name is empty after
+ * trimming or longer than cap - 1. */
+int tables_provider(const ingest_tables *t, const char *name, char *buf, size_t cap,
+                    provider_match *m);
+
+/* Tier of a canonical provider on a day: the latest row effective on or
+ * before day, else GPI_TIER_UNRATED. */
+int tables_tier(const ingest_tables *t, const char *provider, int32_t day);
+
+/* USD per unit of currency (upper-case ISO code) on day.  Returns 1 and
+ * the rate; 0 when the currency is not in fx.csv at all; -1 when it has no
+ * rate on or before day. */
+int tables_fx(const ingest_tables *t, const char *currency, int32_t day, gpi_dec *rate);
+
+/* ---- normalization (normalize.c) ----------------------------------------- */
+
+/* The fields of SPEC §3, in the order of the table. */
+enum {
+    F_KIND, F_ID, F_OBSERVED_AT, F_SOURCE, F_PROVIDER, F_GPU, F_SKU, F_GPU_COUNT,
+    F_PRICE, F_CURRENCY, F_UNIT, F_SCOPE, F_TIER, F_TERM, F_TERM_MONTHS, F_REGION,
+    F_QUANTITY, F_BUYER, F_STATUS, F__N
+};
+extern const char *const field_names[F__N];
+/* Field index of a column name (case-insensitive), or -1. */
+int field_lookup(const char *name);
+
+/* Per-file scratch: the strings a gpi_obs points to live here. */
+typedef struct norm_ctx {
+    const ingest_tables *t;
+    const char *path;        /* for messages */
+    int kind_hint;           /* GPI_OFFER, GPI_TRADE or -1 */
+    const char *default_source;
+    char prov_buf[256], buyer_buf[256], cur_buf[8];
+    char *ident;             /* identity text buffer */
+    size_t ident_cap;
+    char price_text[64];     /* JSON numbers as decimal text */
+} norm_ctx;
+
+/* A row: v[F] is the value (NULL when the column is absent; "" when
+ * empty), name[F] the column's spelling in the file (for messages). */
+typedef struct norm_row {
+    const char *v[F__N];
+    const char *name[F__N];
+    long line;
+} norm_row;
+
+/* Normalizes a row.  Returns 1 with *o filled (strings borrowed from the
+ * row and ctx), or 0 with *col (column spelling, or NULL) and the full
+ * reject message "path:line: column: reason (got "v")" in msg. */
+int normalize_row(norm_ctx *c, const norm_row *r, gpi_obs *o, const char **col,
+                  char *msg, size_t msg_cap);
+void norm_ctx_free(norm_ctx *c);
+
+/* ---- JSON input (json.c) -------------------------------------------------- */
+
+gpi_status ingest_json(const ingest_tables *t, const ingest_opts *opt, norm_ctx *nc,
+                       const ingest_sink *sink, long *rows_read, gpi_diag *d);
+
+/* Shared by the CSV and JSON paths: normalizes and hands a row to the
+ * sink.  Returns non-OK when the sink asked to stop. */
+gpi_status ingest_emit(norm_ctx *nc, const ingest_sink *sink, const norm_row *r,
+                       const char *raw, gpi_diag *d);
+
+#endif

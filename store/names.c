@@ -1,0 +1,169 @@
+/* store/names.c -- interned text for the observations table.
+ *
+ * Observations repeat a few hundred distinct strings millions of times
+ * (gpu, provider, group, segment, region, source, sku, ...).  They are
+ * stored once in `names` and referenced by integer id, which keeps a row
+ * small (faster ingest, smaller file) and lets the duplicate check compare
+ * integers.  The handle keeps every name in memory in both directions:
+ * id -> text (an array; ids are INTEGER PRIMARY KEY values) and text -> id
+ * (an open-addressing table), loaded lazily from the table.
+ *
+ * Names inserted inside a transaction that is rolled back disappear from
+ * the database, so store_rollback() drops the cache (store_names_reset);
+ * it is reloaded on next use.  Another process may add names at any time:
+ * a text missing from the cache is looked up in the table before it is
+ * inserted, and an id missing from the cache triggers a reload.
+ */
+#include "store/internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum { NS_LOAD, NS_FIND, NS_INSERT };
+static const char *const ns_sql[] = {
+    [NS_LOAD] = "SELECT name_id, name FROM names",
+    [NS_FIND] = "SELECT name_id FROM names WHERE name = ?1",
+    [NS_INSERT] = "INSERT INTO names(name) VALUES (?1)",
+};
+/* extra statement slots used here (store_stmt) */
+#define NS_SLOT(i) (STORE_EXTRA_STMTS - 8 + (i))
+
+static uint64_t hash(const char *s)
+{
+    return gpi_fnv1a64(s, strlen(s), GPI_FNV_SEED);
+}
+
+void store_names_reset(store *st)
+{
+    store_names *nm = &st->names;
+    for (size_t i = 0; i < nm->cap_ids; i++) free(nm->text[i]);
+    free(nm->text);
+    free(nm->slots);
+    memset(nm, 0, sizeof *nm);
+}
+
+static int slot_insert(store_names *nm, int64_t id)
+{
+    if ((nm->n + 1) * 2 > nm->nslots) {
+        size_t ns = nm->nslots ? nm->nslots * 2 : 1024;
+        store_name_slot *s = calloc(ns, sizeof *s);
+        if (!s) return -1;
+        for (size_t i = 0; i < nm->nslots; i++) {
+            if (!nm->slots[i].id) continue;
+            size_t j = nm->slots[i].hash & (ns - 1);
+            while (s[j].id) j = (j + 1) & (ns - 1);
+            s[j] = nm->slots[i];
+        }
+        free(nm->slots);
+        nm->slots = s;
+        nm->nslots = ns;
+    }
+    uint64_t h = hash(nm->text[id]);
+    size_t j = h & (nm->nslots - 1);
+    while (nm->slots[j].id) j = (j + 1) & (nm->nslots - 1);
+    nm->slots[j].hash = h;
+    nm->slots[j].id = id;
+    nm->n++;
+    return 0;
+}
+
+/* Records id -> text in the cache. */
+static int remember(store_names *nm, int64_t id, const char *text)
+{
+    if (id <= 0 || id > INT32_MAX) return -1;
+    if ((size_t)id >= nm->cap_ids) {
+        size_t cap = nm->cap_ids ? nm->cap_ids : 256;
+        while (cap <= (size_t)id) cap *= 2;
+        char **t = realloc(nm->text, cap * sizeof *t);
+        if (!t) return -1;
+        memset(t + nm->cap_ids, 0, (cap - nm->cap_ids) * sizeof *t);
+        nm->text = t;
+        nm->cap_ids = cap;
+    }
+    if (nm->text[id]) return 0;
+    nm->text[id] = strdup(text);
+    if (!nm->text[id]) return -1;
+    return slot_insert(nm, id);
+}
+
+/* Adds every stored name missing from the cache; never frees one, so
+ * texts handed out stay valid. */
+static gpi_status load(store *st, gpi_diag *d)
+{
+    sqlite3_stmt *s = store_stmt(st, NS_SLOT(NS_LOAD), ns_sql[NS_LOAD], d);
+    if (!s) return GPI_ESTORE;
+    int rc;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW)
+        if (remember(&st->names, sqlite3_column_int64(s, 0),
+                     (const char *)sqlite3_column_text(s, 1)) != 0) {
+            sqlite3_reset(s);
+            return gpi_diag_set(d, GPI_ENOMEM, "store: out of memory");
+        }
+    sqlite3_reset(s);
+    if (rc != SQLITE_DONE) return store_err(st, d, "reading names");
+    st->names.loaded = 1;
+    return GPI_OK;
+}
+
+gpi_status store_name_id(store *st, const char *text, int64_t *id, gpi_diag *d)
+{
+    store_names *nm = &st->names;
+    *id = 0;
+    if (!text) return GPI_OK;
+    if (!nm->loaded) {
+        gpi_status rc = load(st, d);
+        if (rc != GPI_OK) return rc;
+    }
+    if (nm->nslots) {
+        uint64_t h = hash(text);
+        size_t j = h & (nm->nslots - 1);
+        for (; nm->slots[j].id; j = (j + 1) & (nm->nslots - 1))
+            if (nm->slots[j].hash == h && strcmp(nm->text[nm->slots[j].id], text) == 0) {
+                *id = nm->slots[j].id;
+                return GPI_OK;
+            }
+    }
+    sqlite3_stmt *s = store_stmt(st, NS_SLOT(NS_FIND), ns_sql[NS_FIND], d);
+    if (!s) return GPI_ESTORE;
+    sqlite3_bind_text(s, 1, text, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW) *id = sqlite3_column_int64(s, 0);
+    sqlite3_reset(s);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE) return store_err(st, d, "finding a name");
+    if (rc == SQLITE_DONE) {
+        s = store_stmt(st, NS_SLOT(NS_INSERT), ns_sql[NS_INSERT], d);
+        if (!s) return GPI_ESTORE;
+        sqlite3_bind_text(s, 1, text, -1, SQLITE_STATIC);
+        rc = sqlite3_step(s);
+        sqlite3_reset(s);
+        if (rc != SQLITE_DONE) return store_err(st, d, "storing a name");
+        *id = sqlite3_last_insert_rowid(st->db);
+    }
+    if (remember(nm, *id, text) != 0) return gpi_diag_set(d, GPI_ENOMEM, "store: out of memory");
+    return GPI_OK;
+}
+
+gpi_status store_name_id_memo(store *st, int k, const char *text, int64_t *id, gpi_diag *d)
+{
+    store_names *nm = &st->names;
+    if (text && nm->memo_id[k] && strcmp(nm->memo_text[k], text) == 0) {
+        *id = nm->memo_id[k];
+        return GPI_OK;
+    }
+    gpi_status rc = store_name_id(st, text, id, d);
+    if (rc == GPI_OK && text) {
+        size_t n = strlen(text);
+        nm->memo_id[k] = n < STORE_MEMO_LEN ? *id : 0;
+        if (n < STORE_MEMO_LEN) memcpy(nm->memo_text[k], text, n + 1);
+    }
+    return rc;
+}
+
+const char *store_name_text(store *st, int64_t id)
+{
+    store_names *nm = &st->names;
+    if (id <= 0) return NULL;
+    if (!nm->loaded || (size_t)id >= nm->cap_ids || !nm->text[id])
+        if (load(st, NULL) != GPI_OK) return NULL;
+    return (size_t)id < nm->cap_ids ? nm->text[id] : NULL;
+}

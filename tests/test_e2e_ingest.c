@@ -1,0 +1,241 @@
+/* tests/test_e2e_ingest.c -- `gpuidx ingest` end to end: summary lines,
+ * exit codes, one transaction per file, skip by SHA-256, duplicates and
+ * conflicts across files, the rejects file, and a slice of the real feed.
+ * Runs the real binary in a scratch directory with the fixture tables. */
+#include "tests/testutil.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char data_opt[4200];
+
+static const char good[] =
+    "kind,id,observed_at,provider,gpu,sku,gpu_count,price,unit\n"
+    "offer,a1,2024-03-01,lambda,H100,gpu_8x_h100_sxm5,8,23.92,instance-hour\n"
+    "offer,a2,2024-03-01,aws,H100,p5.48xlarge,8,abc,instance-hour\n"
+    "offer,a3,2024-03-01,runpod,H100,1x_H100_SECURE,1,2.39,instance-hour\n";
+
+/* the same rows in other bytes (order changed) */
+static const char same_rows[] =
+    "kind,id,observed_at,provider,gpu,sku,gpu_count,price,unit\n"
+    "offer,a3,2024-03-01,runpod,H100,1x_H100_SECURE,1,2.39,instance-hour\n"
+    "offer,a2,2024-03-01,aws,H100,p5.48xlarge,8,abc,instance-hour\n"
+    "offer,a1,2024-03-01,lambda,H100,gpu_8x_h100_sxm5,8,23.92,instance-hour\n";
+
+static const char conflicting[] =
+    "kind,id,observed_at,provider,gpu,sku,gpu_count,price,unit\n"
+    "offer,a1,2024-03-01,lambda,H100,gpu_8x_h100_sxm5,8,24.00,instance-hour\n";
+
+static const char broken[] =
+    "kind,id,observed_at,provider,gpu,price\n"
+    "offer,b1,2024-03-01,aws,H100,1\n"
+    "offer,\"b2,2024-03-01,aws,H100,1\n";
+
+static char *scratch(void)
+{
+    char *dir = tu_mkdtemp("e2e-ingest");
+    free(tu_write(dir, "good.csv", good));
+    free(tu_write(dir, "same.csv", same_rows));
+    free(tu_write(dir, "conflict.csv", conflicting));
+    free(tu_write(dir, "broken.csv", broken));
+    return dir;
+}
+
+static long sql_long(const char *dir, const char *sql)
+{
+    tu_run r = tu_sh(dir, "sqlite3 t.db \"%s\"", sql);
+    long v = strtol(r.out, NULL, 10);
+    if (r.status != 0) fail_msg("sqlite3: %s", r.err);
+    tu_run_free(&r);
+    return v;
+}
+
+static void test_help_and_usage(void **state)
+{
+    (void)state;
+    tu_run r = tu_gpuidx(NULL, "ingest --help");
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "usage: gpuidx ingest offers|trades"));
+    tu_run_free(&r);
+    r = tu_gpuidx(NULL, "ingest");
+    assert_int_equal(r.status, 2);
+    assert_string_equal(r.err, "gpuidx: ingest: no input files (see gpuidx ingest --help)\n");
+    tu_run_free(&r);
+    r = tu_gpuidx(NULL, "ingest --bogus x.csv");
+    assert_int_equal(r.status, 2);
+    tu_run_free(&r);
+    r = tu_gpuidx(NULL, "ingest --rejects");
+    assert_int_equal(r.status, 2);
+    tu_run_free(&r);
+}
+
+static void test_summary_rejects_strict(void **state)
+{
+    (void)state;
+    char *dir = scratch();
+    tu_run r = tu_gpuidx(dir, "--db t.db %s ingest --rejects rej.csv good.csv", data_opt);
+    assert_int_equal(r.status, 0);
+    assert_string_equal(r.out, "good.csv: read 3, stored 2, duplicates 0, rejected 1\n");
+    assert_string_equal(r.err, "gpuidx: good.csv:3: price: not a number (got \"abc\")\n");
+    tu_run_free(&r);
+    char path[4300];
+    snprintf(path, sizeof path, "%s/rej.csv", dir);
+    char *rej = tu_read(path);
+    assert_string_equal(rej,
+                        "file,line,column,reason,raw_row\n"
+                        "\"good.csv\",3,\"price\",\"good.csv:3: price: not a number (got \"\"abc\"\")\","
+                        "\"offer,a2,2024-03-01,aws,H100,p5.48xlarge,8,abc,instance-hour\"\n");
+    free(rej);
+    /* the batch records the counts; the tables hold the rows */
+    assert_int_equal(sql_long(dir, "SELECT n_read * 1000 + n_stored * 100 + n_duplicates * 10 + n_rejected FROM batches"), 3201);
+    assert_int_equal(sql_long(dir, "SELECT count(*) FROM observations"), 2);
+    assert_int_equal(sql_long(dir, "SELECT count(*) FROM rejects WHERE column_name = 'price' AND line = 3"), 1);
+    /* 23.92 / 8 = 2.99 USD per GPU-hour */
+    assert_int_equal(sql_long(dir, "SELECT price_micro FROM observations_readable WHERE ident = 'a1' AND gpu = 'H100-SXM-80GB'"), 2990000);
+    /* --strict: rejects make the exit status 1 (new database) */
+    r = tu_gpuidx(dir, "--db t2.db %s ingest --strict good.csv", data_opt);
+    assert_int_equal(r.status, 1);
+    assert_string_equal(r.out, "good.csv: read 3, stored 2, duplicates 0, rejected 1\n");
+    tu_run_free(&r);
+    free(dir);
+}
+
+static void test_broken_file_changes_nothing(void **state)
+{
+    (void)state;
+    char *dir = scratch();
+    tu_run r = tu_gpuidx(dir, "--db t.db %s ingest --rejects rej.csv broken.csv good.csv", data_opt);
+    assert_int_equal(r.status, 1);
+    assert_string_equal(r.out, "broken.csv: failed, nothing stored\n"
+                               "good.csv: read 3, stored 2, duplicates 0, rejected 1\n");
+    assert_non_null(strstr(r.err, "gpuidx: broken.csv:3:7: unterminated quoted field\n"));
+    tu_run_free(&r);
+    assert_int_equal(sql_long(dir, "SELECT count(*) FROM batches"), 1);
+    assert_int_equal(sql_long(dir, "SELECT count(*) FROM observations"), 2);
+    assert_int_equal(sql_long(dir, "SELECT count(*) FROM rejects"), 1);
+    char path[4300];
+    snprintf(path, sizeof path, "%s/rej.csv", dir);
+    char *rej = tu_read(path);
+    assert_null(strstr(rej, "broken.csv"));
+    free(rej);
+    /* a missing file is reported the same way */
+    r = tu_gpuidx(dir, "--db t.db %s ingest offers nosuch.csv", data_opt);
+    assert_int_equal(r.status, 1);
+    assert_string_equal(r.out, "nosuch.csv: failed, nothing stored\n");
+    assert_string_equal(r.err, "gpuidx: nosuch.csv: cannot open: No such file or directory\n");
+    tu_run_free(&r);
+    free(dir);
+}
+
+static void test_reingest_duplicates_conflicts(void **state)
+{
+    (void)state;
+    char *dir = scratch();
+    /* one feed name: without --source (or a source column) the file name is
+     * the source, and the same id in two files would be two keys */
+    tu_run r = tu_gpuidx(dir, "--db t.db %s ingest --source feed good.csv", data_opt);
+    assert_int_equal(r.status, 0);
+    tu_run_free(&r);
+    r = tu_gpuidx(dir, "--db t.db %s ingest --source feed good.csv same.csv conflict.csv", data_opt);
+    assert_int_equal(r.status, 0);
+    assert_string_equal(r.out, "good.csv: skipped, already ingested (batch 1)\n"
+                               "same.csv: read 3, stored 0, duplicates 2, rejected 1\n"
+                               "conflict.csv: read 1, stored 0, duplicates 0, rejected 1\n");
+    assert_non_null(strstr(r.err, "gpuidx: conflict.csv:2: conflicts with a stored observation\n"));
+    tu_run_free(&r);
+    assert_int_equal(sql_long(dir, "SELECT count(*) FROM observations"), 2);
+    assert_int_equal(sql_long(dir, "SELECT count(*) FROM batches"), 3);
+    assert_int_equal(sql_long(dir, "SELECT count(*) FROM batches WHERE n_read <> n_stored + n_duplicates + n_rejected"), 0);
+    free(dir);
+}
+
+static void test_kind_from_command_and_json(void **state)
+{
+    (void)state;
+    char *dir = scratch();
+    free(tu_write(dir, "trades.csv",
+                  "observed_at,provider,gpu,price,quantity,buyer\n"
+                  "2024-03-01T10:00:00Z,aws,H100,3.1,100,lambda\n"
+                  "2024-03-01T11:00:00Z,aws,H100,3.2,100,Amazon Retail\n"));
+    free(tu_write(dir, "offers.ndjson",
+                  "{\"observed_at\":\"2024-03-01\",\"provider\":\"aws\",\"gpu\":\"H100\",\"price\":2.35}\n"
+                  "{\"observed_at\":\"2024-03-01\",\"provider\":\"aws\",\"gpu\":\"Inferentia\",\"price\":1}\n"));
+    tu_run r = tu_gpuidx(dir, "--db t.db %s ingest trades --source exch trades.csv", data_opt);
+    assert_int_equal(r.status, 0);
+    assert_string_equal(r.out, "trades.csv: read 2, stored 2, duplicates 0, rejected 0\n");
+    tu_run_free(&r);
+    assert_int_equal(sql_long(dir, "SELECT count(*) FROM observations_readable WHERE kind = 'trade' AND status = 'affiliate'"), 1);
+    r = tu_gpuidx(dir, "--db t.db %s ingest offers offers.ndjson", data_opt);
+    assert_int_equal(r.status, 0);
+    assert_string_equal(r.out, "offers.ndjson: read 2, stored 1, duplicates 0, rejected 1\n");
+    assert_string_equal(r.err, "gpuidx: offers.ndjson:2: gpu: not a GPU: Inferentia (AWS Inferentia accelerator)\n");
+    tu_run_free(&r);
+    assert_int_equal(sql_long(dir, "SELECT price_micro FROM observations_readable WHERE kind = 'offer' AND source = 'offers.ndjson'"), 2350000);
+    /* the same file again is skipped, whatever the command says */
+    r = tu_gpuidx(dir, "--db t.db %s ingest trades.csv", data_opt);
+    assert_int_equal(r.status, 0);
+    assert_string_equal(r.out, "trades.csv: skipped, already ingested (batch 1)\n");
+    tu_run_free(&r);
+    /* without offers|trades the kind column is required */
+    free(tu_write(dir, "nokind.csv", "observed_at,provider,gpu,price,quantity\n2024-03-01,aws,H100,3.1,100\n"));
+    r = tu_gpuidx(dir, "--db t.db %s ingest nokind.csv", data_opt);
+    assert_int_equal(r.status, 1);
+    assert_string_equal(r.err, "gpuidx: nokind.csv:1:1: header: missing required column \"kind\"\n");
+    tu_run_free(&r);
+    free(dir);
+}
+
+/* A slice of the real SkyPilot feed through the shipped tables. */
+static void test_real_slice(void **state)
+{
+    (void)state;
+    const char *real = tu_real_data();
+    if (!real) return;
+    char *dir = tu_mkdtemp("e2e-real");
+    /* braces: tu_sh appends "</dev/null", which must not rebind head's stdin */
+    tu_run r = tu_sh(dir, "{ zcat '%s/skypilot_offers_canonical.csv.gz' | head -n 200001; } > slice.csv", real);
+    if (r.status != 0 || *r.err) fail_msg("zcat: %d %s", r.status, r.err);
+    tu_run_free(&r);
+    r = tu_gpuidx(dir, "--db t.db --data '%s/data' ingest slice.csv", tu_srcdir());
+    assert_int_equal(r.status, 0);
+    long rd = -1, st = -1, du = -1, rj = -1;
+    if (sscanf(r.out, "slice.csv: read %ld, stored %ld, duplicates %ld, rejected %ld", &rd, &st, &du, &rj) != 4)
+        fail_msg("summary: %s", r.out);
+    tu_run_free(&r);
+    assert_int_equal(rd, 200000);
+    assert_int_equal(rd, st + du + rj);
+    assert_true(st > 150000); /* most rows are GPUs */
+    assert_int_equal(sql_long(dir, "SELECT count(*) FROM observations"), st);
+    assert_int_equal(sql_long(dir, "SELECT count(*) FROM rejects"), rj);
+    assert_int_equal(sql_long(dir, "SELECT n_read - n_stored - n_duplicates - n_rejected FROM batches"), 0);
+    /* every reject has a reason naming a column or the row */
+    assert_int_equal(sql_long(dir, "SELECT count(*) FROM rejects WHERE reason NOT LIKE 'slice.csv:%%'"), 0);
+    /* no TPU, Inferentia or FPGA was stored */
+    assert_int_equal(sql_long(dir, "SELECT count(*) FROM observations_readable"
+                                   " WHERE raw_gpu LIKE 'tpu%%' OR raw_gpu IN ('Inferentia', 'Virtex UltraScale (VU9P)')"), 0);
+    assert_true(sql_long(dir, "SELECT count(*) FROM observations_readable WHERE raw_gpu = 'A100' AND gpu = 'A100-SXM-40GB'") > 0);
+    /* the slice is 27 MB: do not leave it behind */
+    r = tu_sh(NULL, "rm -rf '%s'", dir);
+    tu_run_free(&r);
+    free(dir);
+}
+
+int main(void)
+{
+    snprintf(data_opt, sizeof data_opt, "--data '%s/tests/fixtures/tables'", tu_srcdir());
+    if (!getenv("GPUIDX_BIN")) {
+        static char bin[4200];
+        snprintf(bin, sizeof bin, "%s/build/gpuidx", tu_srcdir());
+        setenv("GPUIDX_BIN", bin, 1);
+    }
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_help_and_usage),
+        cmocka_unit_test(test_summary_rejects_strict),
+        cmocka_unit_test(test_broken_file_changes_nothing),
+        cmocka_unit_test(test_reingest_duplicates_conflicts),
+        cmocka_unit_test(test_kind_from_command_and_json),
+        cmocka_unit_test(test_real_slice),
+    };
+    return cmocka_run_group_tests_name("e2e_ingest", tests, NULL, NULL);
+}

@@ -1,0 +1,813 @@
+/* tests/test_ingest.c -- parsing, normalization, rejects, line numbers,
+ * JSON, structural errors, identity.  Uses the fixed tables in
+ * tests/fixtures/tables (expected values computed by hand in comments),
+ * plus the shipped data/ tables for the real feeds' GPU names. */
+#include "tests/testutil.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/gpi.h"
+#include "ingest/ingest.h"
+#include "ingest/internal.h"
+
+/* ---- a sink that keeps copies ------------------------------------------- */
+
+typedef struct got_obs {
+    gpi_obs o;
+    char gpu[64], provider[64], group[64], segment[32], ident[256], source[64];
+} got_obs;
+
+typedef struct got {
+    got_obs obs[64];
+    int n_obs;
+    char rej[64][512];
+    char rej_col[64][64];
+    char rej_raw[64][256];
+    long rej_line[64];
+    int n_rej;
+    char warn[8][512];
+    int n_warn;
+} got;
+
+static void cp(char *dst, size_t cap, const char *s)
+{
+    snprintf(dst, cap, "%s", s ? s : "");
+}
+
+static int g_obs(void *ud, const gpi_obs *o, const char *raw)
+{
+    (void)raw;
+    got *g = ud;
+    if (g->n_obs >= 64) return 1;
+    got_obs *k = &g->obs[g->n_obs++];
+    k->o = *o;
+    cp(k->gpu, sizeof k->gpu, o->gpu);
+    cp(k->provider, sizeof k->provider, o->provider);
+    cp(k->group, sizeof k->group, o->group);
+    cp(k->segment, sizeof k->segment, o->segment);
+    cp(k->ident, sizeof k->ident, o->ident);
+    cp(k->source, sizeof k->source, o->source);
+    return 0;
+}
+
+static int g_rej(void *ud, long line, const char *col, const char *raw, const char *msg)
+{
+    got *g = ud;
+    if (g->n_rej >= 64) return 1;
+    cp(g->rej[g->n_rej], 512, msg);
+    cp(g->rej_col[g->n_rej], 64, col ? col : "(row)");
+    cp(g->rej_raw[g->n_rej], 256, raw);
+    g->rej_line[g->n_rej++] = line;
+    return 0;
+}
+
+static void g_warn(void *ud, const char *msg)
+{
+    got *g = ud;
+    if (g->n_warn < 8) cp(g->warn[g->n_warn++], 512, msg);
+}
+
+static ingest_tables *fixture_tables(void)
+{
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/tests/fixtures/tables", tu_srcdir());
+    ingest_tables *t = NULL;
+    gpi_diag d = {{0}};
+    if (ingest_tables_load(dir, &t, &d) != GPI_OK) fail_msg("tables: %s", d.msg);
+    return t;
+}
+
+/* Ingests text as dir/name (cwd = dir so messages carry just name). */
+static gpi_status run(ingest_tables *t, const char *name, const char *text, int kind, got *g,
+                      gpi_diag *d, long *rows)
+{
+    static char *dir;
+    if (!dir) dir = tu_mkdtemp("ingest");
+    char *path = tu_write(dir, name, text);
+    memset(g, 0, sizeof *g);
+    ingest_sink sink = {g_obs, g_rej, g_warn, NULL, g};
+    /* messages use the path as given: pass a short relative form */
+    char given[4096];
+    snprintf(given, sizeof given, "%s", path);
+    ingest_opts opt = {given, kind, "feed"};
+    ingest_result res;
+    gpi_status rc = ingest_file(t, &opt, &sink, &res, d);
+    if (rows) *rows = res.rows_read;
+    /* rewrite "<dir>/name" to "name" in every message for comparison */
+    size_t dl = strlen(dir) + 1;
+    for (int i = 0; i < g->n_rej; i++)
+        if (strncmp(g->rej[i], dir, dl - 1) == 0) memmove(g->rej[i], g->rej[i] + dl, strlen(g->rej[i] + dl) + 1);
+    for (int i = 0; i < g->n_warn; i++)
+        if (strncmp(g->warn[i], dir, dl - 1) == 0) memmove(g->warn[i], g->warn[i] + dl, strlen(g->warn[i] + dl) + 1);
+    if (rc != GPI_OK && strncmp(d->msg, dir, dl - 1) == 0)
+        memmove(d->msg, d->msg + dl, strlen(d->msg + dl) + 1);
+    free(path);
+    return rc;
+}
+
+#define HDR "observed_at,provider,gpu,sku,gpu_count,price,currency,unit,tier,term,term_months,quantity,buyer,status,kind,id\n"
+
+/* ---- normalization ------------------------------------------------------ */
+
+static void test_normalize_table(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *name, *row, *gpu, *provider, *group, *segment;
+        int64_t price_micro;
+        int count, tier, status, term_months;
+        const char *day;
+        int64_t qty_micro;
+    } cases[] = {
+        /* 2.5 USD/GPU-h */
+        {"gpu-hour", "2024-03-01,aws,H100,,,2.5,,gpu-hour,,,,,,,offer,", "H100-SXM-80GB", "aws",
+         "amazon", "hyperscaler", 2500000, 1, GPI_TIER_UNRATED, 0, 0, "2024-03-01", -1},
+        /* 98.32 / 8 = 12.29 */
+        {"instance-hour", "2024-03-01,aws,H100,,8,98.32,,instance-hour,,,,,,,offer,",
+         "H100-SXM-80GB", "aws", "amazon", "hyperscaler", 12290000, 8, 0, 0, 0, "2024-03-01", -1},
+        /* 10 / 3 = 3.3333333 -> 3333333 */
+        {"thirds", "2024-03-01,aws,H100,,3,10,,instance-hour,,,,,,,offer,", "H100-SXM-80GB",
+         "aws", "amazon", "hyperscaler", 3333333, 3, 0, 0, 0, "2024-03-01", -1},
+        /* 0.000001 / 2 = 0.5 micro -> half up to 1 */
+        {"half up", "2024-03-01,aws,H100,,2,0.000001,,instance-hour,,,,,,,offer,",
+         "H100-SXM-80GB", "aws", "amazon", "hyperscaler", 1, 2, 0, 0, 0, "2024-03-01", -1},
+        /* 0.000003 / 2 = 1.5 micro -> 2 */
+        {"half up 1.5", "2024-03-01,aws,H100,,2,0.000003,,instance-hour,,,,,,,offer,",
+         "H100-SXM-80GB", "aws", "amazon", "hyperscaler", 2, 2, 0, 0, 0, "2024-03-01", -1},
+        /* a float printed in full: 1277470.7094999997 -> 1277471 */
+        {"17 digits", "2024-03-01,aws,H100,,,1.2774707094999997,,gpu-hour,,,,,,,offer,",
+         "H100-SXM-80GB", "aws", "amazon", "hyperscaler", 1277471, 1, 0, 0, 0, "2024-03-01", -1},
+        /* / 4 = 319367.677374999925 -> 319368 */
+        {"17 digits / 4", "2024-03-01,aws,H100,,4,1.2774707094999997,,instance-hour,,,,,,,offer,",
+         "H100-SXM-80GB", "aws", "amazon", "hyperscaler", 319368, 4, 0, 0, 0, "2024-03-01", -1},
+        /* 18 decimals: 0.000000500000000000 x 1e6 = 0.5 -> 1 (half up) */
+        {"18 decimals", "2024-03-01,aws,H100,,,0.000000500000000000,,gpu-hour,,,,,,,offer,",
+         "H100-SXM-80GB", "aws", "amazon", "hyperscaler", 1, 1, 0, 0, 0, "2024-03-01", -1},
+        /* 730 / 730 h */
+        {"gpu-month", "2024-03-01,aws,H100,,,730,,gpu-month,,,,,,,offer,", "H100-SXM-80GB",
+         "aws", "amazon", "hyperscaler", 1000000, 1, 0, 0, 0, "2024-03-01", -1},
+        /* 1460 / (2 x 730) */
+        {"instance-month", "2024-03-01,aws,H100,,2,1460,,instance-month,,,,,,,offer,",
+         "H100-SXM-80GB", "aws", "amazon", "hyperscaler", 1000000, 2, 0, 0, 0, "2024-03-01", -1},
+        /* 1e6 / 730 = 1369.863 -> 1370 */
+        {"month rounding", "2024-03-01,aws,H100,,,1,,gpu-month,,,,,,,offer,", "H100-SXM-80GB",
+         "aws", "amazon", "hyperscaler", 1370, 1, 0, 0, 0, "2024-03-01", -1},
+        /* gpu_count written 8.0; 16 / 8 */
+        {"count 8.0", "2024-03-01,aws,H100,,8.0,16,,instance-hour,,,,,,,offer,", "H100-SXM-80GB",
+         "aws", "amazon", "hyperscaler", 2000000, 8, 0, 0, 0, "2024-03-01", -1},
+        /* 2.00 EUR x 1.0666 (rate of 2023-01-02) = 2.1332 */
+        {"EUR 2023", "2023-06-01,aws,H100,,,2.00,eur,,,,,,,,offer,", "H100-SXM-80GB", "aws",
+         "amazon", "hyperscaler", 2133200, 1, 0, 0, 0, "2023-06-01", -1},
+        /* on the rate's own date: 2.00 x 1.0956 */
+        {"EUR on the date", "2024-01-02,aws,H100,,,2.00,EUR,,,,,,,,offer,", "H100-SXM-80GB",
+         "aws", "amazon", "hyperscaler", 2191200, 1, 0, 0, 0, "2024-01-02", -1},
+        /* 300 JPY x 0.006930 = 2.079 */
+        {"JPY", "2024-02-01,aws,H100,,,300,JPY,,,,,,,,offer,", "H100-SXM-80GB", "aws", "amazon",
+         "hyperscaler", 2079000, 1, 0, 0, 0, "2024-02-01", -1},
+        /* 4 GPUs x 300 JPY per GPU-month: 1200 x 0.00693 / (4 x 730) = 0.00284794.. */
+        {"JPY instance-month", "2024-02-01,aws,H100,,4,1200,JPY,instance-month,,,,,,,offer,",
+         "H100-SXM-80GB", "aws", "amazon", "hyperscaler", 2848, 4, 0, 0, 0, "2024-02-01", -1},
+        {"tier before", "2022-12-31,lambda,H100,,,2,,,,,,,,,offer,", "H100-SXM-80GB", "lambda",
+         "lambda", "neocloud", 2000000, 1, GPI_TIER_UNRATED, 0, 0, "2022-12-31", -1},
+        {"tier from date", "2023-01-01,lambda,H100,,,2,,,,,,,,,offer,", "H100-SXM-80GB", "lambda",
+         "lambda", "neocloud", 2000000, 1, GPI_TIER_GOLD, 0, 0, "2023-01-01", -1},
+        {"tier changes", "2024-06-01,lambda,H100,,,2,,,,,,,,,offer,", "H100-SXM-80GB", "lambda",
+         "lambda", "neocloud", 2000000, 1, GPI_TIER_SILVER, 0, 0, "2024-06-01", -1},
+        {"tier in row", "2024-06-01,lambda,H100,,,2,,,Platinum,,,,,,offer,", "H100-SXM-80GB",
+         "lambda", "lambda", "neocloud", 2000000, 1, GPI_TIER_PLATINUM, 0, 0, "2024-06-01", -1},
+        {"provider folded", "2024-03-01,\"  Amazon   Web  Services \",H100,,,1,,,,,,,,,offer,",
+         "H100-SXM-80GB", "aws", "amazon", "hyperscaler", 1000000, 1, 0, 0, 0, "2024-03-01", -1},
+        {"unknown provider", "2024-03-01,Foo  Cloud,H100,,,1,,,,,,,,,offer,", "H100-SXM-80GB",
+         "foo cloud", "foo cloud", "unknown", 1000000, 1, 0, 0, 0, "2024-03-01", -1},
+        {"gpu spelling", "2024-03-01,aws,h100 pcie,,,1,,,,,,,,,offer,", "H100-PCIE-80GB", "aws",
+         "amazon", "hyperscaler", 1000000, 1, 0, 0, 0, "2024-03-01", -1},
+        {"gpu folded", "2024-03-01,aws,H_1-0 0,,,1,,,,,,,,,offer,", "H100-SXM-80GB", "aws",
+         "amazon", "hyperscaler", 1000000, 1, 0, 0, 0, "2024-03-01", -1},
+        {"sku rule", "2024-03-01,aws,H100,x-PCIE-y,,1,,,,,,,,,offer,", "H100-PCIE-80GB", "aws",
+         "amazon", "hyperscaler", 1000000, 1, 0, 0, 0, "2024-03-01", -1},
+        {"provider+sku rule", "2024-03-01,lambda,H100,gpu_1x_h100_PCIE,,1,,,,,,,,,offer,",
+         "H100-NVL-94GB", "lambda", "lambda", "neocloud", 1000000, 1, GPI_TIER_SILVER, 0, 0,
+         "2024-03-01", -1},
+        {"provider rule", "2024-03-01,runpod,H100,anything,,1,,,,,,,,,offer,", "H100-PCIE-80GB",
+         "runpod", "runpod", "neocloud", 1000000, 1, 0, 0, 0, "2024-03-01", -1},
+        {"glob ?", "2024-03-01,lambda,A100,gpu_2x_a100,2,2,,instance-hour,,,,,,,offer,",
+         "A100-PCIE-40GB", "lambda", "lambda", "neocloud", 1000000, 2, GPI_TIER_SILVER, 0, 0,
+         "2024-03-01", -1},
+        {"longer glob wins", "2024-03-01,lambda,A100,gpu_8x_a100,8,8,,instance-hour,,,,,,,offer,",
+         "A100-SXM-40GB", "lambda", "lambda", "neocloud", 1000000, 8, GPI_TIER_SILVER, 0, 0,
+         "2024-03-01", -1},
+        {"reserved", "2024-03-01,aws,H100,,,1,,,,reserved,12,,,,offer,", "H100-SXM-80GB", "aws",
+         "amazon", "hyperscaler", 1000000, 1, 0, 0, 12, "2024-03-01", -1},
+        /* 23:30 at -02:00 is 01:30 UTC the next day */
+        {"offset time", "2024-03-01T23:30:00-02:00,aws,H100,,,1,,,,,,,,,offer,", "H100-SXM-80GB",
+         "aws", "amazon", "hyperscaler", 1000000, 1, 0, 0, 0, "2024-03-02", -1},
+        {"trade", "2024-03-01,aws,H100,,,1,,,,,,100.5,lambda,,trade,", "H100-SXM-80GB", "aws",
+         "amazon", "hyperscaler", 1000000, 1, 0, GPI_STATUS_OK, 0, "2024-03-01", 100500000},
+        {"affiliate", "2024-03-01,aws,H100,,,1,,,,,,5,Amazon Retail,,trade,", "H100-SXM-80GB",
+         "aws", "amazon", "hyperscaler", 1000000, 1, 0, GPI_STATUS_AFFILIATE, 0, "2024-03-01",
+         5000000},
+        {"cancelled stays", "2024-03-01,aws,H100,,,1,,,,,,5,amazon retail,cancelled,trade,",
+         "H100-SXM-80GB", "aws", "amazon", "hyperscaler", 1000000, 1, 0, GPI_STATUS_CANCELLED, 0,
+         "2024-03-01", 5000000},
+        {"offer quantity", "2024-03-01,aws,H100,,,1,,,,,,64,,,offer,", "H100-SXM-80GB", "aws",
+         "amazon", "hyperscaler", 1000000, 1, 0, 0, 0, "2024-03-01", 64000000},
+    };
+    ingest_tables *t = fixture_tables();
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char text[1024];
+        snprintf(text, sizeof text, HDR "%s\n", cases[i].row);
+        got g;
+        gpi_diag d = {{0}};
+        if (run(t, "t.csv", text, -1, &g, &d, NULL) != GPI_OK) fail_msg("%s: %s", cases[i].name, d.msg);
+        if (g.n_obs != 1) fail_msg("%s: %d obs, reject: %s", cases[i].name, g.n_obs, g.n_rej ? g.rej[0] : "");
+        got_obs *k = &g.obs[0];
+        char day[11];
+        gpi_date_format(k->o.day, day);
+        if (strcmp(k->gpu, cases[i].gpu) || strcmp(k->provider, cases[i].provider) ||
+            strcmp(k->group, cases[i].group) || strcmp(k->segment, cases[i].segment) ||
+            k->o.price_micro != cases[i].price_micro || k->o.gpu_count != cases[i].count ||
+            (cases[i].tier && k->o.tier != cases[i].tier) || k->o.status != cases[i].status ||
+            k->o.term_months != cases[i].term_months || strcmp(day, cases[i].day) ||
+            k->o.quantity_micro != cases[i].qty_micro)
+            fail_msg("%s: got %s %s %s %s price %lld count %d tier %d status %d months %d day %s qty %lld",
+                     cases[i].name, k->gpu, k->provider, k->group, k->segment,
+                     (long long)k->o.price_micro, k->o.gpu_count, k->o.tier, k->o.status,
+                     k->o.term_months, day, (long long)k->o.quantity_micro);
+        assert_int_equal(k->o.line, 2);
+    }
+    ingest_tables_free(t);
+}
+
+/* ---- rejects: every reason, exact text ---------------------------------- */
+
+static void test_reject_table(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *row, *msg, *col;
+    } cases[] = {
+        {"2024-03-01,aws,H100,,,abc,,,,,,,,,offer,", "t.csv:2: price: not a number (got \"abc\")", "price"},
+        {"2024-03-01,aws,H100,,,1e3,,,,,,,,,offer,", "t.csv:2: price: not a number (got \"1e3\")", "price"},
+        {"2024-03-01,aws,H100,,,0,,,,,,,,,offer,", "t.csv:2: price: must be > 0 (got \"0\")", "price"},
+        {"2024-03-01,aws,H100,,,-1,,,,,,,,,offer,", "t.csv:2: price: must be > 0 (got \"-1\")", "price"},
+        {"2024-03-01,aws,H100,,,,,,,,,,,,offer,", "t.csv:2: price: missing", "price"},
+        {"2024-03-01,aws,H100,,,1234567890123456789,,,,,,,,,offer,",
+         "t.csv:2: price: too many digits (got \"1234567890123456789\")", "price"},
+        {"2024-03-01,aws,H100,,,0.0000000000000000001,,,,,,,,,offer,",
+         "t.csv:2: price: too many digits (got \"0.0000000000000000001\")", "price"},
+        {"2024-03-01,aws,H100,,,1.2.3,,,,,,,,,offer,", "t.csv:2: price: not a number (got \"1.2.3\")", "price"},
+        {"2024-03-01,aws,H100,,,.,,,,,,,,,offer,", "t.csv:2: price: not a number (got \".\")", "price"},
+        {"2024-03-01,aws,H100,,,2000000,,,,,,,,,offer,",
+         "t.csv:2: price: above 1000000 USD per GPU-hour (got \"2000000\")", "price"},
+        {"2024-03-01,aws,H100,,,0.0000004,,,,,,,,,offer,",
+         "t.csv:2: price: below 0.000001 USD per GPU-hour (got \"0.0000004\")", "price"},
+        {"2024-03-01,aws,Z9000,,,1,,,,,,,,,offer,",
+         "t.csv:2: gpu: unknown GPU model (add it to gpus.csv) (got \"Z9000\")", "gpu"},
+        {"2024-03-01,aws,Inferentia,,,1,,,,,,,,,offer,",
+         "t.csv:2: gpu: not a GPU: Inferentia (AWS Inferentia accelerator)", "gpu"},
+        {"2024-03-01,aws,Mystery,,,1,,,,,,,,,offer,",
+         "t.csv:2: gpu: not a GPU: Mystery (listed as not a GPU in gpus.csv)", "gpu"},
+        {"2024-03-01,gcp,tpu-v3-8,,,1,,,,,,,,,offer,",
+         "t.csv:2: gpu: not a GPU: tpu-v3-8 (Google Cloud TPU)", "gpu"},
+        {"2024-03-01,aws,,,,1,,,,,,,,,offer,", "t.csv:2: gpu: missing", "gpu"},
+        {"2024-03-01,,H100,,,1,,,,,,,,,offer,", "t.csv:2: provider: missing", "provider"},
+        {",aws,H100,,,1,,,,,,,,,offer,", "t.csv:2: observed_at: missing", "observed_at"},
+        {"2024-02-30,aws,H100,,,1,,,,,,,,,offer,",
+         "t.csv:2: observed_at: no such calendar date (got \"2024-02-30\")", "observed_at"},
+        {"yesterday,aws,H100,,,1,,,,,,,,,offer,",
+         "t.csv:2: observed_at: not a date or ISO-8601 timestamp (got \"yesterday\")", "observed_at"},
+        {"2024-03-01,aws,H100,,,1,XYZ,,,,,,,,offer,",
+         "t.csv:2: currency: unknown currency (no rate in fx.csv) (got \"XYZ\")", "currency"},
+        {"2024-03-01,aws,H100,,,1,EURO,,,,,,,,offer,",
+         "t.csv:2: currency: not a 3-letter ISO-4217 code (got \"EURO\")", "currency"},
+        {"2022-06-01,aws,H100,,,1,EUR,,,,,,,,offer,",
+         "t.csv:2: currency: no FX rate on or before 2022-06-01 in fx.csv (got \"EUR\")", "currency"},
+        {"2024-03-01,aws,H100,,,1,,hour,,,,,,,offer,",
+         "t.csv:2: unit: unknown unit (gpu-hour, instance-hour, gpu-month, instance-month) (got \"hour\")", "unit"},
+        {"2024-03-01,aws,H100,,,1,,instance-hour,,,,,,,offer,",
+         "t.csv:2: gpu_count: missing (required with unit instance-hour)", "gpu_count"},
+        {"2024-03-01,aws,H100,,,1,,instance-month,,,,,,,offer,",
+         "t.csv:2: gpu_count: missing (required with unit instance-month)", "gpu_count"},
+        {"2024-03-01,aws,H100,,0,1,,,,,,,,,offer,",
+         "t.csv:2: gpu_count: must be between 1 and 100000 (got \"0\")", "gpu_count"},
+        {"2024-03-01,aws,H100,,1.5,1,,,,,,,,,offer,",
+         "t.csv:2: gpu_count: not a whole number (got \"1.5\")", "gpu_count"},
+        {"2024-03-01,aws,H100,,x,1,,,,,,,,,offer,", "t.csv:2: gpu_count: not a number (got \"x\")", "gpu_count"},
+        {"2024-03-01,aws,H100,,,1,,,,weekly,,,,,offer,",
+         "t.csv:2: term: unknown term (on-demand, spot, reserved) (got \"weekly\")", "term"},
+        {"2024-03-01,aws,H100,,,1,,,,reserved,,,,,offer,",
+         "t.csv:2: term_months: missing (required with term reserved)", "term_months"},
+        {"2024-03-01,aws,H100,,,1,,,,reserved,61,,,,offer,",
+         "t.csv:2: term_months: must be between 1 and 60 (got \"61\")", "term_months"},
+        {"2024-03-01,aws,H100,,,1,,,,,12,,,,offer,",
+         "t.csv:2: term_months: only allowed with term reserved (got \"12\")", "term_months"},
+        {"2024-03-01,aws,H100,,,1,,,diamond,,,,,,offer,",
+         "t.csv:2: tier: unknown tier (platinum, gold, silver, bronze, underperform, unrated) (got \"diamond\")", "tier"},
+        {"2024-03-01,aws,H100,,,1,,,,,,,,,bid,", "t.csv:2: kind: not offer or trade (got \"bid\")", "kind"},
+        {"2024-03-01,aws,H100,,,1,,,,,,,,,,",
+         "t.csv:2: kind: missing (needed unless the command says offers or trades)", "kind"},
+        {"2024-03-01,aws,H100,,,1,,,,,,,,,trade,",
+         "t.csv:2: quantity: missing (trades need the GPU-hours traded)", "quantity"},
+        {"2024-03-01,aws,H100,,,1,,,,,,0,,,trade,", "t.csv:2: quantity: must be > 0 (got \"0\")", "quantity"},
+        {"2024-03-01,aws,H100,,,1,,,,,,-1,,,offer,", "t.csv:2: quantity: must be >= 0 (got \"-1\")", "quantity"},
+        {"2024-03-01,aws,H100,,,1,,,,,,5,,done,trade,",
+         "t.csv:2: status: unknown status (ok, cancelled, affiliate) (got \"done\")", "status"},
+        {"2024-03-01,aws,H100,,,1,,,,,,,,cancelled,offer,",
+         "t.csv:2: status: only trades have a status (got \"cancelled\")", "status"},
+        {"2024-03-01,aws", "t.csv:2: row has 2 fields, the header has 16", "(row)"},
+    };
+    ingest_tables *t = fixture_tables();
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char text[1024];
+        snprintf(text, sizeof text, HDR "%s\n", cases[i].row);
+        got g;
+        gpi_diag d = {{0}};
+        long rows = 0;
+        if (run(t, "t.csv", text, -1, &g, &d, &rows) != GPI_OK) fail_msg("case %zu: %s", i, d.msg);
+        if (g.n_rej != 1 || g.n_obs != 0) fail_msg("case %zu (%s): %d rejects %d obs", i, cases[i].msg, g.n_rej, g.n_obs);
+        assert_string_equal(g.rej[0], cases[i].msg);
+        assert_string_equal(g.rej_col[0], cases[i].col);
+        assert_string_equal(g.rej_raw[0], cases[i].row);
+        assert_int_equal(g.rej_line[0], 2);
+        assert_int_equal(rows, 1);
+    }
+    ingest_tables_free(t);
+}
+
+/* The column is named by its spelling in the file; the command's kind
+ * must agree with the row's. */
+static void test_reject_header_spelling_and_kind_hint(void **state)
+{
+    (void)state;
+    ingest_tables *t = fixture_tables();
+    got g;
+    gpi_diag d = {{0}};
+    assert_int_equal(run(t, "t.csv", "Observed_At,PROVIDER,Gpu,Price,kind\n2024-01-01,aws,H100,abc,offer\n"
+                         "2024-01-01,aws,H100,1,trade\n2024-01-01,aws,H100,1,\n",
+                         GPI_OFFER, &g, &d, NULL), GPI_OK);
+    assert_int_equal(g.n_rej, 2);
+    assert_string_equal(g.rej[0], "t.csv:2: Price: not a number (got \"abc\")");
+    assert_string_equal(g.rej[1], "t.csv:3: kind: a trade in an offers file (got \"trade\")");
+    assert_int_equal(g.n_obs, 1);
+    assert_int_equal(g.obs[0].o.kind, GPI_OFFER);
+    ingest_tables_free(t);
+}
+
+/* ---- physical lines ------------------------------------------------------- */
+
+static void test_lines_quoted_newlines_crlf(void **state)
+{
+    (void)state;
+    ingest_tables *t = fixture_tables();
+    got g;
+    gpi_diag d = {{0}};
+    const char *text = "observed_at,provider,gpu,price,kind,id\r\n"    /* 1 */
+                       "2024-01-01,aws,H100,1,offer,\"a\r\n"           /* 2 */
+                       "b\"\r\n"                                        /* 3 */
+                       "\r\n"                                           /* 4 */
+                       "2024-01-01,aws,H100,abc,offer,c\r\n"           /* 5 */
+                       "2024-01-01,aws,H100,2,offer,\"d\n\n\nx\"\n"     /* 6-9 */
+                       "2024-01-01,aws,H100,x,offer,\"e,\"\"f\"\"\"";  /* 10, no final newline */
+    long rows;
+    assert_int_equal(run(t, "t.csv", text, -1, &g, &d, &rows), GPI_OK);
+    assert_int_equal(rows, 4);
+    assert_int_equal(g.n_obs, 2);
+    assert_int_equal(g.obs[0].o.line, 2);
+    assert_string_equal(g.obs[0].ident, "a\r\nb");
+    assert_int_equal(g.n_rej, 2);
+    assert_string_equal(g.rej[0], "t.csv:5: price: not a number (got \"abc\")");
+    assert_string_equal(g.rej_raw[0], "2024-01-01,aws,H100,abc,offer,c");
+    assert_int_equal(g.obs[1].o.line, 6);
+    assert_string_equal(g.obs[1].ident, "d\n\n\nx");
+    assert_string_equal(g.rej[1], "t.csv:10: price: not a number (got \"x\")");
+    assert_string_equal(g.rej_raw[1], "2024-01-01,aws,H100,x,offer,\"e,\"\"f\"\"\"");
+    ingest_tables_free(t);
+}
+
+/* Feeding one byte at a time gives the same lines as one buffer. */
+typedef struct lines {
+    long line[16];
+    int n;
+} lines;
+
+static gpi_status rec_line(void *ud, const csv_rec *r, gpi_diag *d)
+{
+    (void)d;
+    lines *l = ud;
+    if (l->n < 16) l->line[l->n++] = r->line;
+    return GPI_OK;
+}
+
+static void test_lines_any_chunking(void **state)
+{
+    (void)state;
+    const char *text = "a,b\r\n\"x\ny\",2\n\n# not a comment here\n3,\"4\r\n\r\n\"\r\n5,6";
+    long want[] = {1, 2, 5, 6, 9}; /* comments are off: "# ..." is a record */
+    for (size_t chunk = 1; chunk <= strlen(text); chunk++) {
+        csvr r;
+        lines l = {{0}, 0};
+        gpi_diag d = {{0}};
+        assert_int_equal(csvr_init(&r, "t.csv", 0, rec_line, &l), GPI_OK);
+        for (size_t off = 0; off < strlen(text); off += chunk) {
+            size_t n = strlen(text) - off < chunk ? strlen(text) - off : chunk;
+            assert_int_equal(csvr_feed(&r, text + off, n, &d), GPI_OK);
+        }
+        assert_int_equal(csvr_finish(&r, &d), GPI_OK);
+        csvr_free(&r);
+        assert_int_equal(l.n, 5);
+        for (int i = 0; i < 5; i++)
+            if (l.line[i] != want[i]) fail_msg("chunk %zu: record %d at line %ld, want %ld", chunk, i, l.line[i], want[i]);
+    }
+}
+
+/* The fast path for plain lines gives exactly libcsv's records: generated
+ * input with blanks, tabs, empty fields, CRLF, bare CR, quotes, blank
+ * lines, read both ways. */
+typedef struct recs {
+    char text[1 << 16];
+    size_t n;
+} recs;
+
+static gpi_status rec_dump(void *ud, const csv_rec *r, gpi_diag *d)
+{
+    (void)d;
+    recs *o = ud;
+    o->n += (size_t)snprintf(o->text + o->n, sizeof o->text - o->n, "%ld:%d[%s]", r->line, r->n, r->raw);
+    for (int i = 0; i < r->n; i++)
+        o->n += (size_t)snprintf(o->text + o->n, sizeof o->text - o->n, "<%s>", r->f[i]);
+    o->n += (size_t)snprintf(o->text + o->n, sizeof o->text - o->n, "\n");
+    return GPI_OK;
+}
+
+static void read_all(const char *text, int no_fast, recs *o, gpi_status *rc, char *msg)
+{
+    csvr r;
+    gpi_diag d = {{0}};
+    memset(o, 0, sizeof *o);
+    assert_int_equal(csvr_init(&r, "g.csv", 0, rec_dump, o), GPI_OK);
+    r.no_fast = no_fast;
+    *rc = csvr_feed(&r, text, strlen(text), &d);
+    if (*rc == GPI_OK) *rc = csvr_finish(&r, &d);
+    strcpy(msg, d.msg);
+    csvr_free(&r);
+}
+
+static void test_fast_path_matches_libcsv(void **state)
+{
+    (void)state;
+    static const char *const atoms[] = {"a", "bc", " ", "\t", ",", ",", "\n", "\r\n", "\r",
+                                        "\"q\"", "\"x,\ny\"", "\"\"", "  \n", "d e"};
+    uint64_t seed = 42;
+    static recs a, b;
+    for (int round = 0; round < 3000; round++) {
+        char text[512];
+        size_t n = 0;
+        int len = 1 + round % 40;
+        for (int k = 0; k < len; k++) {
+            seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+            const char *at = atoms[(seed >> 33) % (sizeof atoms / sizeof atoms[0])];
+            if (n + strlen(at) + 1 >= sizeof text) break;
+            memcpy(text + n, at, strlen(at));
+            n += strlen(at);
+        }
+        text[n] = '\0';
+        gpi_status ra, rb;
+        char ma[512], mb[512];
+        read_all(text, 0, &a, &ra, ma);
+        read_all(text, 1, &b, &rb, mb);
+        if (ra != rb || strcmp(a.text, b.text) != 0 || strcmp(ma, mb) != 0)
+            fail_msg("input \"%s\": fast (%d %s)\n%s\nlibcsv (%d %s)\n%s", text, ra, ma, a.text, rb, mb, b.text);
+    }
+}
+
+/* Random bytes drawn from CSV and JSON tokens never crash the reader (the
+ * sanitizer build runs this too); every file either fails structurally or
+ * accounts for every row it read. */
+static void test_random_input_is_safe(void **state)
+{
+    (void)state;
+    static const char *const tok[] = {
+        "observed_at,provider,gpu,price,kind\n", "2024-01-01", "aws", "H100", ",", ",", "\n",
+        "\r\n", "\"", "\"\"", "1.5", "-3", "offer", "trade", "\xff\xfe", "\t", " ", "#",
+        "{", "}", "[", "]", ":", "\"price\"", "null", "1e999", "\\u0000", "99999999999999999999"};
+    ingest_tables *t = fixture_tables();
+    uint64_t seed = 7;
+    for (int round = 0; round < 400; round++) {
+        char text[2048];
+        size_t n = 0;
+        int len = 1 + round % 120;
+        for (int k = 0; k < len; k++) {
+            seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+            const char *a = tok[(seed >> 33) % (sizeof tok / sizeof tok[0])];
+            if (n + strlen(a) + 1 >= sizeof text) break;
+            memcpy(text + n, a, strlen(a));
+            n += strlen(a);
+        }
+        text[n] = '\0';
+        const char *name = round % 3 == 0 ? "r.ndjson" : round % 3 == 1 ? "r.json" : "r.csv";
+        got g;
+        gpi_diag d = {{0}};
+        long rows = -1;
+        gpi_status rc = run(t, name, text, round % 2 ? GPI_OFFER : -1, &g, &d, &rows);
+        if (rc != GPI_OK && rc != GPI_EINPUT) fail_msg("round %d: status %d: %s", round, rc, d.msg);
+        if (rc == GPI_OK && rows < 64 && rows != g.n_obs + g.n_rej)
+            fail_msg("round %d: %ld rows, %d obs, %d rejects", round, rows, g.n_obs, g.n_rej);
+    }
+    ingest_tables_free(t);
+}
+
+/* ---- structural errors ------------------------------------------------------ */
+
+static void test_structural_errors(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *name, *text, *msg;
+    } cases[] = {
+        {"t.csv", "observed_at,provider,gpu,price,kind\n2024-01-01,aws,H100,\"1,offer\n",
+         "t.csv:2:21: unterminated quoted field"},
+        {"t.csv", "observed_at,provider,gpu,price,kind\n2024-01-01,aws,H100,1,offer\n2024-01-01,\"a\nb\",\"x\ny,1\n",
+         "t.csv:4:4: unterminated quoted field"},
+        {"t.csv", "observed_at,provider,gpu,price,kind\n2024-01-01,aws,H1\"00,1,offer\n",
+         "t.csv:2:18: malformed quoting (a quote inside an unquoted field, or text after a closing quote)"},
+        {"t.csv", "observed_at,provider,gpu,price,kind\n2024-01-01,\"aws\"x,H100,1,offer\n",
+         "t.csv:2:17: malformed quoting (a quote inside an unquoted field, or text after a closing quote)"},
+        {"t.csv", "", "t.csv:1:1: no header row (the file is empty)"},
+        {"t.csv", "\n\n", "t.csv:1:1: no header row (the file is empty)"},
+        {"t.csv", "observed_at,provider,gpu,kind\n2024-01-01,aws,H100,offer\n",
+         "t.csv:1:1: header: missing required column \"price\""},
+        {"t.csv", "observed_at,provider,gpu,price,kind,Price\n",
+         "t.csv:1:37: duplicate column \"Price\""},
+        {"t.csv", "2024-01-01,aws,H100,1,offer\n",
+         "t.csv:1:1: no header row (the first row names no known column)"},
+        {"t.ndjson", "{\"observed_at\":\"2024-01-01\"}\n{\"a\":}\n", "t.ndjson:2:6: invalid JSON: "},
+        {"t.json", "[{\"a\":1},\n {\"b\":2}\n", "t.json:3:1: invalid JSON: ']' expected near end of file"},
+        {"t.json", "x", "t.json:1:1: invalid JSON: expected an array or one object per line"},
+        {"t.json", "  \n ", "t.json:2:2: no data (the file is empty)"},
+    };
+    ingest_tables *t = fixture_tables();
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        got g;
+        gpi_diag d = {{0}};
+        gpi_status rc = run(t, cases[i].name, cases[i].text, -1, &g, &d, NULL);
+        if (rc != GPI_EINPUT) fail_msg("case %zu: status %d", i, rc);
+        if (strncmp(d.msg, cases[i].msg, strlen(cases[i].msg)) != 0)
+            fail_msg("case %zu: got \"%s\", want \"%s\"", i, d.msg, cases[i].msg);
+    }
+    /* a missing file */
+    got g;
+    gpi_diag d = {{0}};
+    memset(&g, 0, sizeof g);
+    ingest_sink sink = {g_obs, g_rej, g_warn, NULL, &g};
+    ingest_opts opt = {"/nonexistent/x.csv", -1, NULL};
+    ingest_result res;
+    assert_int_equal(ingest_file(t, &opt, &sink, &res, &d), GPI_EIO);
+    assert_string_equal(d.msg, "/nonexistent/x.csv: cannot open: No such file or directory");
+    ingest_tables_free(t);
+}
+
+/* Memory stays bounded: a record longer than 1 MiB is a structural error
+ * (here a quoted field that never closes before the limit). */
+static void test_record_too_long(void **state)
+{
+    (void)state;
+    ingest_tables *t = fixture_tables();
+    size_t n = (1u << 20) + 4096;
+    char *text = malloc(n + 128);
+    strcpy(text, "observed_at,provider,gpu,price,kind\n2024-01-01,aws,H100,1,\"");
+    size_t k = strlen(text);
+    memset(text + k, 'x', n - k);
+    text[n] = '\0';
+    got g;
+    gpi_diag d = {{0}};
+    assert_int_equal(run(t, "t.csv", text, -1, &g, &d, NULL), GPI_EINPUT);
+    assert_string_equal(d.msg, "t.csv:2:1: record longer than 1048576 bytes");
+    free(text);
+    ingest_tables_free(t);
+}
+
+static void test_unknown_column_warned_once(void **state)
+{
+    (void)state;
+    ingest_tables *t = fixture_tables();
+    got g;
+    gpi_diag d = {{0}};
+    assert_int_equal(run(t, "t.csv", "observed_at,provider,gpu,price,kind,foo,FOO\n2024-01-01,aws,H100,1,offer,1,2\n",
+                         -1, &g, &d, NULL), GPI_OK);
+    assert_int_equal(g.n_warn, 1);
+    assert_string_equal(g.warn[0], "t.csv:1: unknown column \"foo\" ignored" + 0);
+    assert_int_equal(g.n_obs, 1);
+    ingest_tables_free(t);
+}
+
+/* ---- JSON --------------------------------------------------------------------- */
+
+static void test_json_array_and_ndjson(void **state)
+{
+    (void)state;
+    ingest_tables *t = fixture_tables();
+    const char *arr = "[{\"observed_at\":\"2024-01-01\",\"provider\":\"aws\",\"gpu\":\"H100\",\"price\":2.35,\"kind\":\"offer\",\"zzz\":1},\n"
+                      " {\"observed_at\":\"2024-01-01\",\"provider\":\"aws\",\"gpu\":\"H100\",\"price\":\"abc\",\"kind\":\"offer\",\"zzz\":2},\n"
+                      " {\"observed_at\":\"2024-01-01\",\"provider\":\"aws\",\"gpu\":\"H100\",\"price\":12,\"gpu_count\":8,\"unit\":\"instance-hour\",\"kind\":\"offer\"},\n"
+                      " {\"observed_at\":\"2024-01-01\",\"provider\":\"aws\",\"gpu\":\"H100\",\"price\":0.1,\"sku\":null,\"kind\":\"offer\"},\n"
+                      " {\"observed_at\":\"2024-01-01\",\"provider\":\"aws\",\"gpu\":\"H100\",\"price\":1e-7,\"kind\":\"offer\"},\n"
+                      " {\"observed_at\":\"2024-01-01\",\"provider\":\"aws\",\"gpu\":\"H100\",\"price\":1,\"gpu_count\":true,\"kind\":\"offer\"},\n"
+                      " 7]\n";
+    got g;
+    gpi_diag d = {{0}};
+    long rows;
+    assert_int_equal(run(t, "t.json", arr, -1, &g, &d, &rows), GPI_OK);
+    assert_int_equal(rows, 7);
+    assert_int_equal(g.n_obs, 3);
+    assert_int_equal(g.obs[0].o.price_micro, 2350000);   /* exactly 2.35 */
+    assert_int_equal(g.obs[0].o.line, 1);
+    assert_int_equal(g.obs[1].o.price_micro, 1500000);   /* 12 / 8 */
+    assert_int_equal(g.obs[2].o.price_micro, 100000);    /* exactly 0.1 */
+    assert_int_equal(g.n_rej, 4);
+    assert_string_equal(g.rej[0], "t.json:2: price: not a number (got \"abc\")");
+    assert_string_equal(g.rej[1], "t.json:5: price: below 0.000001 USD per GPU-hour (got \"0.0000001\")");
+    assert_string_equal(g.rej[2], "t.json:6: gpu_count: not a string or number");
+    assert_string_equal(g.rej[3], "t.json:7: not a JSON object");
+    assert_int_equal(g.n_warn, 1);
+    assert_string_equal(g.warn[0], "t.json:1: unknown key \"zzz\" ignored" + 0);
+
+    const char *nd = "{\"observed_at\":\"2024-01-01\",\"provider\":\"aws\",\"gpu\":\"H100\",\"price\":2.35,\"kind\":\"offer\"}\n"
+                     "\n"
+                     "{\"observed_at\":\"2024-01-01\",\"provider\":\"aws\",\"gpu\":\"H100\",\"price\":\"x\",\"kind\":\"offer\"}\r\n"
+                     "{\"observed_at\":\"2024-01-01\",\"provider\":\"aws\",\"gpu\":\"H100\",\"price\":\"19.999999999999999999\",\"kind\":\"offer\"}\n";
+    assert_int_equal(run(t, "t.ndjson", nd, GPI_OFFER, &g, &d, &rows), GPI_OK);
+    assert_int_equal(rows, 3);
+    assert_int_equal(g.n_obs, 1);
+    assert_int_equal(g.obs[0].o.price_micro, 2350000);
+    assert_int_equal(g.n_rej, 2);
+    assert_string_equal(g.rej[0], "t.ndjson:3: price: not a number (got \"x\")");
+    assert_string_equal(g.rej_raw[0], "{\"observed_at\":\"2024-01-01\",\"provider\":\"aws\",\"gpu\":\"H100\",\"price\":\"x\",\"kind\":\"offer\"}");
+    assert_string_equal(g.rej[1], "t.ndjson:4: price: too many digits (got \"19.999999999999999999\")");
+    ingest_tables_free(t);
+}
+
+/* ---- identity ------------------------------------------------------------------ */
+
+static void test_identity(void **state)
+{
+    (void)state;
+    ingest_tables *t = fixture_tables();
+    got g;
+    gpi_diag d = {{0}};
+    const char *text = "observed_at,provider,gpu,sku,price,kind,id,region,source\n"
+                       "2024-01-01,aws,H100,p5,1,offer,,us-east-1,\n"
+                       "2024-01-02,Amazon Web Services,H100,p5,2,offer,,us-east-1,\n"
+                       "2024-01-01,aws,H100,p5,1,offer,X1,,\n"
+                       "2024-01-01,aws,H100,p5,1,offer,X1,,other\n"
+                       "2024-01-01,aws,H100,p5,1,trade,,,\n";
+    const char *trades = "observed_at,provider,gpu,price,quantity,buyer\n"
+                         "2024-01-01,aws,H100,1,10,lambda\n";
+    assert_int_equal(run(t, "t.csv", text, -1, &g, &d, NULL), GPI_OK);
+    assert_int_equal(g.n_obs, 4);
+    assert_int_equal(g.n_rej, 1); /* the trade has no quantity */
+    assert_string_equal(g.obs[0].ident, "aws|us-east-1|H100|p5|1|vm|on-demand|0|gpu-hour");
+    /* the provider's spelling does not change the key; the day does not either */
+    assert_string_equal(g.obs[1].ident, g.obs[0].ident);
+    assert_true(g.obs[1].o.key_hash == g.obs[0].o.key_hash);
+    assert_string_equal(g.obs[2].ident, "X1");
+    assert_string_equal(g.obs[2].source, "feed");
+    assert_string_equal(g.obs[3].source, "other");
+    assert_true(g.obs[2].o.key_hash != g.obs[3].o.key_hash);
+    /* FNV-1a of "o\0" "feed\0" "X1", computed independently */
+    uint64_t h = 0xcbf29ce484222325ULL;
+    const char key[] = {'o', 0, 'f', 'e', 'e', 'd', 0, 'X', '1'};
+    for (size_t i = 0; i < sizeof key; i++) h = (h ^ (unsigned char)key[i]) * 0x100000001b3ULL;
+    assert_true(g.obs[2].o.key_hash == h);
+    assert_int_equal(run(t, "t.csv", trades, GPI_TRADE, &g, &d, NULL), GPI_OK);
+    assert_int_equal(g.n_obs, 1);
+    assert_string_equal(g.obs[0].ident, "aws||H100||1|vm|on-demand|0|gpu-hour|1|USD|10|lambda|ok");
+    ingest_tables_free(t);
+}
+
+/* ---- the shipped tables on the real feeds' names ----------------------------------- */
+
+static void test_shipped_gpu_table(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *provider, *gpu, *sku, *want;
+    } cases[] = {
+        {"aws", "A100", "p4d.24xlarge", "A100-SXM-40GB"},
+        {"aws", "A100-80GB", "p4de.24xlarge", "A100-SXM-80GB"},
+        {"aws", "H100", "p5.48xlarge", "H100-SXM-80GB"},
+        {"gcp", "A100", "a2-highgpu-8g", "A100-SXM-40GB"},
+        {"gcp", "A100-80GB", "a2-ultragpu-8g", "A100-SXM-80GB"},
+        {"gcp", "A100", "accel-A100", "A100-SXM-40GB"},
+        {"lambda", "H100", "gpu_1x_h100_pcie", "H100-PCIE-80GB"},
+        {"lambda", "H100", "gpu_8x_h100_sxm5", "H100-SXM-80GB"},
+        {"lambda", "A100", "gpu_1x_a100", "A100-PCIE-40GB"},
+        {"lambda", "A100", "gpu_8x_a100", "A100-SXM-40GB"},
+        {"lambda", "A100", "gpu_1x_a100_sxm4", "A100-SXM-40GB"},
+        {"lambda", "A6000", "gpu_1x_a6000", "RTXA6000"},
+        {"azure", "H100", "Standard_NC40ads_H100_v5", "H100-NVL-94GB"},
+        {"azure", "H100", "Standard_ND96isr_H100_v5", "H100-SXM-80GB"},
+        {"azure", "A100-80GB", "Standard_NC24ads_A100_v4", "A100-PCIE-80GB"},
+        {"runpod", "H100", "1x_H100_SECURE", "H100-PCIE-80GB"},
+        {"runpod", "H100-SXM", "1x_H100-SXM_SECURE", "H100-SXM-80GB"},
+        {"runpod", "A100-80GB-SXM", "1x_A100-80GB-SXM_SECURE", "A100-SXM-80GB"},
+        {"oci", "A100-80GB", "BM.GPU.A100-v2.8", "A100-SXM-80GB"},
+        {"vast", "H200", NULL, "H200-SXM-141GB"},
+        {"vast", "MI300X", NULL, "MI300X"},
+        {"coreweave", "GB200 NVL72", NULL, "GB200"},
+        {"aws", "V100-32GB", "p3dn.24xlarge", "V100-32GB"},
+        {"aws", "Radeon Pro V520", "g4ad.xlarge", "RADEON-PRO-V520"},
+    };
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/data", tu_srcdir());
+    ingest_tables *t = NULL;
+    gpi_diag d = {{0}};
+    if (ingest_tables_load(dir, &t, &d) != GPI_OK) fail_msg("%s", d.msg);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        gpu_match m;
+        if (!tables_gpu(t, cases[i].gpu, cases[i].provider, cases[i].sku, &m) || !m.canonical ||
+            strcmp(m.canonical, cases[i].want) != 0)
+            fail_msg("%s %s %s: got %s", cases[i].provider, cases[i].gpu, cases[i].sku ? cases[i].sku : "",
+                     m.canonical ? m.canonical : "(none)");
+    }
+    /* every canonical name of SPEC §3 maps to itself */
+    const char *canon[] = {"H100-SXM-80GB", "H100-PCIE-80GB", "H100-NVL-94GB", "H200-SXM-141GB",
+                           "B200", "B300", "GB200", "A100-SXM-80GB", "A100-SXM-40GB",
+                           "A100-PCIE-80GB", "A100-PCIE-40GB", "L40S", "L40", "L4", "A40", "A10",
+                           "A10G", "T4", "V100-16GB", "V100-32GB", "RTX4090", "RTX6000-ADA",
+                           "RTXA6000", "MI300X", "MI250X"};
+    for (size_t i = 0; i < sizeof canon / sizeof canon[0]; i++) {
+        gpu_match m;
+        if (!tables_gpu(t, canon[i], "vast", NULL, &m) || !m.canonical || strcmp(m.canonical, canon[i]) != 0)
+            fail_msg("canonical %s: got %s", canon[i], m.canonical ? m.canonical : "(none)");
+    }
+    /* and the SPEC's common spellings */
+    const char *spell[][2] = {{"H100 SXM5 80GB", "H100-SXM-80GB"}, {"H100-MEGA", "H100-SXM-80GB"},
+                              {"H100 PCIe", "H100-PCIE-80GB"}, {"H100 NVL", "H100-NVL-94GB"},
+                              {"A100-80GB-SXM", "A100-SXM-80GB"}, {"A100-40GB", "A100-SXM-40GB"},
+                              {"A100 PCIe 80GB", "A100-PCIE-80GB"}, {"A100 PCIe 40GB", "A100-PCIE-40GB"},
+                              {"RTX6000-Ada", "RTX6000-ADA"}, {"A6000", "RTXA6000"}, {"V100", "V100-16GB"}};
+    for (size_t i = 0; i < sizeof spell / sizeof spell[0]; i++) {
+        gpu_match m;
+        if (!tables_gpu(t, spell[i][0], "vast", NULL, &m) || !m.canonical || strcmp(m.canonical, spell[i][1]) != 0)
+            fail_msg("%s: got %s", spell[i][0], m.canonical ? m.canonical : "(none)");
+    }
+    const char *not_gpu[] = {"Inferentia", "Trainium", "Gaudi HL-205", "Virtex UltraScale (VU9P)",
+                             "Qualcomm AI100", "tpu-v4-128"};
+    for (size_t i = 0; i < sizeof not_gpu / sizeof not_gpu[0]; i++) {
+        gpu_match m;
+        if (!tables_gpu(t, not_gpu[i], "aws", NULL, &m) || m.canonical) fail_msg("%s should be not a GPU", not_gpu[i]);
+    }
+    provider_match pm;
+    char buf[256];
+    assert_int_equal(tables_provider(t, " Vast.AI ", buf, sizeof buf, &pm), 0);
+    assert_string_equal(pm.provider, "vast");
+    assert_string_equal(pm.segment, "marketplace");
+    ingest_tables_free(t);
+}
+
+static void test_bad_tables(void **state)
+{
+    (void)state;
+    char *dir = tu_mkdtemp("tables");
+    char src[4096];
+    const char *names[] = {"gpus.csv", "providers.csv", "tiers.csv", "fx.csv"};
+    for (int i = 0; i < 4; i++) {
+        snprintf(src, sizeof src, "%s/tests/fixtures/tables/%s", tu_srcdir(), names[i]);
+        char *text = tu_read(src);
+        free(tu_write(dir, names[i], text));
+        free(text);
+    }
+    free(tu_write(dir, "fx.csv", "date,currency,usd_per_unit\n2024-01-01,EUR,abc\n"));
+    ingest_tables *t = NULL;
+    gpi_diag d = {{0}};
+    assert_int_equal(ingest_tables_load(dir, &t, &d), GPI_EINPUT);
+    assert_string_equal(d.msg, "fx.csv:2: usd_per_unit: not a number (got \"abc\")");
+    free(tu_write(dir, "fx.csv", "date,currency,usd_per_unit\n"));
+    free(tu_write(dir, "tiers.csv", "provider,tier\n"));
+    assert_int_equal(ingest_tables_load(dir, &t, &d), GPI_EINPUT);
+    assert_string_equal(d.msg, "tiers.csv:1: header: missing column \"effective\"");
+    free(dir);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_normalize_table),
+        cmocka_unit_test(test_reject_table),
+        cmocka_unit_test(test_reject_header_spelling_and_kind_hint),
+        cmocka_unit_test(test_lines_quoted_newlines_crlf),
+        cmocka_unit_test(test_lines_any_chunking),
+        cmocka_unit_test(test_fast_path_matches_libcsv),
+        cmocka_unit_test(test_random_input_is_safe),
+        cmocka_unit_test(test_structural_errors),
+        cmocka_unit_test(test_record_too_long),
+        cmocka_unit_test(test_unknown_column_warned_once),
+        cmocka_unit_test(test_json_array_and_ndjson),
+        cmocka_unit_test(test_identity),
+        cmocka_unit_test(test_shipped_gpu_table),
+        cmocka_unit_test(test_bad_tables),
+    };
+    return cmocka_run_group_tests_name("ingest", tests, NULL, NULL);
+}

@@ -1,0 +1,288 @@
+/* tests/test_store.c -- batches, observations (stored / duplicate /
+ * conflict / collision), rollback, re-ingest, interned names, and the
+ * day scan with its as-of cut-off. */
+#include "tests/testutil.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/gpi.h"
+#include "store/store.h"
+
+static store *open_tmp(char **path_out)
+{
+    char *dir = tu_mkdtemp("store");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/t.db", dir);
+    free(dir);
+    store *st = NULL;
+    gpi_diag d = {{0}};
+    if (store_open(path, &st, &d) != GPI_OK) fail_msg("%s", d.msg);
+    if (path_out) *path_out = strdup(path);
+    return st;
+}
+
+static gpi_obs obs(const char *day, uint64_t key, const char *ident, int64_t price)
+{
+    gpi_obs o;
+    memset(&o, 0, sizeof o);
+    int32_t dn;
+    assert_null(gpi_date_parse(day, &dn));
+    o.kind = GPI_OFFER;
+    o.scope = GPI_SCOPE_VM;
+    o.tier = GPI_TIER_GOLD;
+    o.day = dn;
+    o.observed_at = (int64_t)dn * 86400;
+    o.key_hash = key;
+    o.price_micro = price;
+    o.quantity_micro = -1;
+    o.gpu_count = 8;
+    o.gpu = "H100-SXM-80GB";
+    o.provider = "lambda";
+    o.group = "lambda";
+    o.segment = "neocloud";
+    o.region = "us-east-1";
+    o.source = "feed";
+    o.ident = ident;
+    o.raw_gpu = "H100";
+    o.raw_provider = "Lambda";
+    o.raw_price = "2.49";
+    o.currency = "USD";
+    o.sku = "gpu_8x_h100_sxm5";
+    o.line = 7;
+    return o;
+}
+
+static int64_t begin(store *st, const char *sha, int64_t at)
+{
+    store_batch_info info = {"f.csv", sha, NULL, "offers", "tables", at, 1234};
+    int64_t id = 0;
+    gpi_diag d = {{0}};
+    if (store_batch_begin(st, &info, &id, &d) != GPI_OK) fail_msg("%s", d.msg);
+    return id;
+}
+
+static store_put_result put(store *st, int64_t b, const gpi_obs *o)
+{
+    store_put_result r;
+    gpi_diag d = {{0}};
+    if (store_obs_put(st, b, o, &r, &d) != GPI_OK) fail_msg("%s", d.msg);
+    return r;
+}
+
+static void commit(store *st, int64_t b, long read, long stored, long dup, long rej)
+{
+    store_batch_counts c = {read, stored, dup, rej};
+    gpi_diag d = {{0}};
+    if (store_batch_commit(st, b, &c, &d) != GPI_OK) fail_msg("%s", d.msg);
+}
+
+static long count(store *st, const char *table)
+{
+    long n = -1;
+    gpi_diag d = {{0}};
+    if (store_count(st, table, &n, &d) != GPI_OK) fail_msg("%s", d.msg);
+    return n;
+}
+
+static void test_duplicate_conflict_collision(void **state)
+{
+    (void)state;
+    store *st = open_tmp(NULL);
+    int64_t b = begin(st, "sha-1", 100);
+    gpi_obs a = obs("2024-03-01", 11, "X1", 2490000);
+    assert_int_equal(put(st, b, &a), STORE_PUT_STORED);
+    assert_int_equal(put(st, b, &a), STORE_PUT_DUPLICATE);
+    gpi_obs c = a;
+    c.price_micro = 2500000;
+    assert_int_equal(put(st, b, &c), STORE_PUT_CONFLICT);
+    c = a;
+    c.region = "eu-west-1"; /* an interned column differs */
+    assert_int_equal(put(st, b, &c), STORE_PUT_CONFLICT);
+    c = a;
+    c.ident = "X2"; /* same hash, other identity */
+    assert_int_equal(put(st, b, &c), STORE_PUT_COLLISION);
+    c = a;
+    c.observed_at += 3600; /* another time of the same key */
+    assert_int_equal(put(st, b, &c), STORE_PUT_STORED);
+    gpi_diag d = {{0}};
+    assert_int_equal(store_reject_put(st, b, 9, "price", "raw,row", "f.csv:9: price: x", &d), GPI_OK);
+    commit(st, b, 6, 2, 1, 3);
+    assert_int_equal(count(st, "observations"), 2);
+    assert_int_equal(count(st, "rejects"), 1);
+    store_close(st);
+}
+
+static void test_rollback_leaves_nothing(void **state)
+{
+    (void)state;
+    store *st = open_tmp(NULL);
+    int64_t b = begin(st, "sha-1", 100);
+    gpi_obs a = obs("2024-03-01", 1, "A", 1000000);
+    a.gpu = "NEW-GPU-ONLY-IN-THIS-TX";
+    assert_int_equal(put(st, b, &a), STORE_PUT_STORED);
+    gpi_diag d = {{0}};
+    assert_int_equal(store_reject_put(st, b, 3, NULL, "r", "m", &d), GPI_OK);
+    store_batch_rollback(st);
+    assert_int_equal(count(st, "observations"), 0);
+    assert_int_equal(count(st, "rejects"), 0);
+    assert_int_equal(count(st, "batches"), 0);
+    int found = 1;
+    assert_int_equal(store_batch_find(st, "sha-1", &found, NULL, &d), GPI_OK);
+    assert_int_equal(found, 0);
+    /* after the rollback the name cache must not hand out dead ids */
+    b = begin(st, "sha-1", 100);
+    a.gpu = "B200";
+    assert_int_equal(put(st, b, &a), STORE_PUT_STORED);
+    commit(st, b, 1, 1, 0, 0);
+    assert_int_equal(store_batch_find(st, "sha-1", &found, NULL, &d), GPI_OK);
+    assert_int_equal(found, 1);
+    store_close(st);
+}
+
+static void test_reingest_stores_nothing(void **state)
+{
+    (void)state;
+    store *st = open_tmp(NULL);
+    int64_t b = begin(st, "sha-1", 100);
+    gpi_obs rows[3] = {obs("2024-03-01", 1, "A", 1000000), obs("2024-03-01", 2, "B", 2000000),
+                       obs("2024-03-02", 1, "A", 1000000)};
+    for (int i = 0; i < 3; i++) assert_int_equal(put(st, b, &rows[i]), STORE_PUT_STORED);
+    commit(st, b, 3, 3, 0, 0);
+    b = begin(st, "sha-2", 200);
+    for (int i = 0; i < 3; i++) assert_int_equal(put(st, b, &rows[i]), STORE_PUT_DUPLICATE);
+    commit(st, b, 3, 0, 3, 0);
+    assert_int_equal(count(st, "observations"), 3);
+    assert_int_equal(count(st, "batches"), 2);
+    store_close(st);
+}
+
+typedef struct seen {
+    int n;
+    int32_t day[8];
+    uint64_t key[8];
+    char gpu[8][32], region[8][32], sku[8][32];
+    int64_t price[8], qty[8];
+    int attrs[8][7]; /* kind scope tier term months status unit */
+} seen;
+
+static int collect(const gpi_obs *o, void *ud)
+{
+    seen *s = ud;
+    if (s->n >= 8) return 1;
+    s->day[s->n] = o->day;
+    s->key[s->n] = o->key_hash;
+    snprintf(s->gpu[s->n], 32, "%s", o->gpu ? o->gpu : "(null)");
+    snprintf(s->region[s->n], 32, "%s", o->region ? o->region : "(null)");
+    snprintf(s->sku[s->n], 32, "%s", o->sku ? o->sku : "(null)");
+    s->price[s->n] = o->price_micro;
+    s->qty[s->n] = o->quantity_micro;
+    int a[7] = {o->kind, o->scope, o->tier, o->term, o->term_months, o->status, o->unit};
+    memcpy(s->attrs[s->n], a, sizeof a);
+    s->n++;
+    return 0;
+}
+
+static void test_scan_by_day_as_of(void **state)
+{
+    (void)state;
+    char *path = NULL;
+    store *st = open_tmp(&path);
+    int64_t b = begin(st, "sha-1", 100);
+    gpi_obs a = obs("2024-03-01", 5, "A", 1000000);
+    gpi_obs c = obs("2024-03-01", 3, "C", 3000000);
+    c.sku = NULL;
+    c.quantity_micro = 64000000;
+    c.kind = GPI_TRADE;
+    c.scope = GPI_SCOPE_CONTAINER;
+    c.tier = GPI_TIER_PLATINUM;
+    c.term = GPI_TERM_RESERVED;
+    c.term_months = 60;
+    c.status = GPI_STATUS_AFFILIATE;
+    c.unit = GPI_UNIT_INSTANCE_MONTH;
+    c.buyer = "someone";
+    gpi_obs e = obs("2024-03-03", 1, "E", 5000000);
+    assert_int_equal(put(st, b, &a), STORE_PUT_STORED);
+    assert_int_equal(put(st, b, &c), STORE_PUT_STORED);
+    assert_int_equal(put(st, b, &e), STORE_PUT_STORED);
+    commit(st, b, 3, 3, 0, 0);
+    b = begin(st, "sha-2", 200);
+    gpi_obs late = obs("2024-03-01", 4, "L", 4000000);
+    late.gpu = "B200";
+    assert_int_equal(put(st, b, &late), STORE_PUT_STORED);
+    commit(st, b, 1, 1, 0, 0);
+    store_close(st);
+
+    /* a fresh handle loads the names from the database */
+    gpi_diag d = {{0}};
+    assert_int_equal(store_open(path, &st, &d), GPI_OK);
+    int32_t d1, d2;
+    gpi_date_parse("2024-03-01", &d1);
+    gpi_date_parse("2024-03-02", &d2);
+    seen s = {0};
+    assert_int_equal(store_obs_scan(st, d1, d2, 150, collect, &s, &d), GPI_OK);
+    assert_int_equal(s.n, 2); /* the late batch and day 3 are out */
+    assert_int_equal(s.key[0], 3);
+    assert_int_equal(s.key[1], 5);
+    assert_string_equal(s.gpu[0], "H100-SXM-80GB");
+    assert_string_equal(s.region[0], "us-east-1");
+    assert_string_equal(s.sku[0], "(null)");
+    assert_string_equal(s.sku[1], "gpu_8x_h100_sxm5");
+    assert_int_equal(s.price[0], 3000000);
+    assert_int_equal(s.qty[0], 64000000);
+    assert_int_equal(s.qty[1], -1);
+    int want_c[7] = {GPI_TRADE, GPI_SCOPE_CONTAINER, GPI_TIER_PLATINUM, GPI_TERM_RESERVED, 60,
+                     GPI_STATUS_AFFILIATE, GPI_UNIT_INSTANCE_MONTH};
+    int want_a[7] = {GPI_OFFER, GPI_SCOPE_VM, GPI_TIER_GOLD, GPI_TERM_ON_DEMAND, 0, GPI_STATUS_OK,
+                     GPI_UNIT_GPU_HOUR};
+    for (int i = 0; i < 7; i++) {
+        assert_int_equal(s.attrs[0][i], want_c[i]);
+        assert_int_equal(s.attrs[1][i], want_a[i]);
+    }
+    memset(&s, 0, sizeof s);
+    assert_int_equal(store_obs_scan(st, d1, d2, 200, collect, &s, &d), GPI_OK);
+    assert_int_equal(s.n, 3);
+    assert_int_equal(s.key[1], 4);
+    assert_string_equal(s.gpu[1], "B200");
+    memset(&s, 0, sizeof s);
+    assert_int_equal(store_obs_scan(st, d1, d1 + 2, 200, collect, &s, &d), GPI_OK);
+    assert_int_equal(s.n, 4);
+    assert_int_equal(s.day[3], d1 + 2);
+    store_close(st);
+    free(path);
+}
+
+static void test_batch_hash_placeholder(void **state)
+{
+    (void)state;
+    store *st = open_tmp(NULL);
+    int64_t b = begin(st, "pending", 100);
+    gpi_diag d = {{0}};
+    assert_int_equal(store_batch_set_sha256(st, b, "abc", &d), GPI_OK);
+    commit(st, b, 0, 0, 0, 0);
+    int found = 0;
+    int64_t id = 0;
+    assert_int_equal(store_batch_find(st, "abc", &found, &id, &d), GPI_OK);
+    assert_int_equal(found, 1);
+    assert_int_equal(id, b);
+    assert_int_equal(store_batch_find(st, "pending", &found, &id, &d), GPI_OK);
+    assert_int_equal(found, 0);
+    assert_int_equal(store_batch_size_seen(st, 1234, &found, &d), GPI_OK);
+    assert_int_equal(found, 1);
+    assert_int_equal(store_batch_size_seen(st, 1235, &found, &d), GPI_OK);
+    assert_int_equal(found, 0);
+    store_close(st);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_duplicate_conflict_collision),
+        cmocka_unit_test(test_rollback_leaves_nothing),
+        cmocka_unit_test(test_reingest_stores_nothing),
+        cmocka_unit_test(test_scan_by_day_as_of),
+        cmocka_unit_test(test_batch_hash_placeholder),
+    };
+    return cmocka_run_group_tests_name("store", tests, NULL, NULL);
+}
