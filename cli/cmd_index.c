@@ -1,11 +1,236 @@
-/* cli/cmd_index.c -- `gpuidx index build/show/publish`.  PLACEHOLDER: not built yet. */
+/* cli/cmd_index.c -- `gpuidx index build|show|publish`.
+ *
+ * Argument parsing and printing only; the work is in index/.  Data (the
+ * CSV of `show`) goes to stdout, summaries and errors to stderr.
+ */
 #include "cli/cli.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "index/index.h"
+
+static const char usage[] =
+    "usage: gpuidx index build [--grades FILE] --from YYYY-MM-DD --to YYYY-MM-DD\n"
+    "                          [--as-of TIME]\n"
+    "       gpuidx index show [--grade ID] [--from D] [--to D]\n"
+    "       gpuidx index publish --date D --out DIR\n"
+    "       gpuidx index publish --from D --to D --out DIR   (each day of the range)\n"
+    "\n"
+    "build    computes every grade's daily rows (METHODOLOGY.md) from the stored\n"
+    "         observations ingested at or before --as-of (default now); grades\n"
+    "         come from --grades (default DATA/grades.json).  Later days already\n"
+    "         built are re-evaluated when they depend on the rebuilt ones.\n"
+    "show     prints the stored rows as CSV (the index.csv format).\n"
+    "publish  writes DIR/D/index.csv, index.json, observations.csv and\n"
+    "         DIR/D/v<n>/ for vintage n, and DIR/restatements.csv.\n";
+
+static int parse_day(const char *opt, const char *v, int32_t *day)
+{
+    const char *why = gpi_date_parse(v, day);
+    if (why) {
+        cli_error("%s: %s (got \"%s\")", opt, why, v);
+        return 0;
+    }
+    return 1;
+}
+
+static store *open_db(cli_ctx *ctx)
+{
+    store *st = NULL;
+    gpi_diag d = {{0}};
+    if (store_open(ctx->db_path, &st, &d) != GPI_OK) cli_error("%s", d.msg);
+    return st;
+}
+
+static int cmd_build(cli_ctx *ctx, int argc, char **argv)
+{
+    const char *grades = NULL, *from_s = NULL, *to_s = NULL, *asof_s = NULL;
+    for (int i = 1; i < argc; i++) {
+        int missing;
+        const char *v;
+        if (cli_is_help(argv[i])) {
+            fputs(usage, stdout);
+            return 0;
+        } else if ((v = cli_opt(argc, argv, &i, "--grades", &missing)) || missing) {
+            grades = v;
+        } else if ((v = cli_opt(argc, argv, &i, "--from", &missing)) || missing) {
+            from_s = v;
+        } else if ((v = cli_opt(argc, argv, &i, "--to", &missing)) || missing) {
+            to_s = v;
+        } else if ((v = cli_opt(argc, argv, &i, "--as-of", &missing)) || missing) {
+            asof_s = v;
+        } else {
+            cli_error("index build: unknown argument '%s' (see gpuidx index --help)", argv[i]);
+            return 2;
+        }
+        if (missing) {
+            cli_error("index build: option '%s' needs a value", argv[i]);
+            return 2;
+        }
+    }
+    if (!from_s || !to_s) {
+        cli_error("index build: --from and --to are required");
+        return 2;
+    }
+    int32_t from, to;
+    if (!parse_day("--from", from_s, &from) || !parse_day("--to", to_s, &to)) return 2;
+    if (from > to) {
+        cli_error("index build: --from %s is after --to %s", from_s, to_s);
+        return 2;
+    }
+    int64_t as_of = (int64_t)time(NULL);
+    if (asof_s) {
+        const char *why = gpi_time_parse(asof_s, &as_of);
+        if (why) {
+            cli_error("--as-of: %s (got \"%s\")", why, asof_s);
+            return 2;
+        }
+    }
+    char path[4096], gpath[4096];
+    const char *data = cli_data_dir(ctx);
+    if (!grades) {
+        snprintf(gpath, sizeof gpath, "%s/grades.json", data);
+        grades = gpath;
+    }
+    snprintf(path, sizeof path, "%s/gpus.csv", data);
+    gpi_diag d = {{0}};
+    char **names = NULL;
+    size_t n_names = 0;
+    idx_grades *gs = NULL;
+    gpi_status rc = idx_gpu_names_load(path, &names, &n_names, &d);
+    if (rc == GPI_OK)
+        rc = idx_grades_load(grades, (const char *const *)names, n_names, &gs, &d);
+    store *st = NULL;
+    if (rc == GPI_OK && !(st = open_db(ctx))) rc = GPI_ESTORE, d.msg[0] = '\0';
+    idx_build_stats stats;
+    if (rc == GPI_OK) rc = idx_build(st, gs, from, to, as_of, &stats, &d);
+    if (rc == GPI_OK)
+        fprintf(stderr,
+                "index build: %s..%s: %ld days, %zu grades, %ld rows, %ld observations read, "
+                "%ld later days re-evaluated\n",
+                from_s, to_s, stats.days, gs->n, stats.rows, stats.observations,
+                stats.reevaluated);
+    else if (d.msg[0])
+        cli_error("%s", d.msg);
+    store_close(st);
+    idx_grades_free(gs);
+    idx_names_free(names, n_names);
+    return gpi_exit_code(rc);
+}
+
+static int cmd_show(cli_ctx *ctx, int argc, char **argv)
+{
+    const char *grade = NULL;
+    int32_t from = INT32_MIN / 2, to = INT32_MAX / 2;
+    for (int i = 1; i < argc; i++) {
+        int missing;
+        const char *v;
+        if (cli_is_help(argv[i])) {
+            fputs(usage, stdout);
+            return 0;
+        } else if ((v = cli_opt(argc, argv, &i, "--grade", &missing)) || missing) {
+            grade = v;
+        } else if ((v = cli_opt(argc, argv, &i, "--from", &missing)) || missing) {
+            if (v && !parse_day("--from", v, &from)) return 2;
+        } else if ((v = cli_opt(argc, argv, &i, "--to", &missing)) || missing) {
+            if (v && !parse_day("--to", v, &to)) return 2;
+        } else {
+            cli_error("index show: unknown argument '%s' (see gpuidx index --help)", argv[i]);
+            return 2;
+        }
+        if (missing) {
+            cli_error("index show: option '%s' needs a value", argv[i]);
+            return 2;
+        }
+    }
+    store *st = open_db(ctx);
+    if (!st) return 1;
+    gpi_diag d = {{0}};
+    gpi_status rc = GPI_OK;
+    if (grade) {
+        int exists = 0;
+        rc = store_grade_exists(st, grade, &exists, &d);
+        if (rc == GPI_OK && !exists)
+            rc = gpi_diag_set(&d, GPI_EINPUT, "index show: no rows for grade %s (not built)",
+                              grade);
+    }
+    if (rc == GPI_OK) rc = idx_show(st, grade, from, to, stdout, &d);
+    if (rc != GPI_OK) cli_error("%s", d.msg);
+    store_close(st);
+    return gpi_exit_code(rc);
+}
+
+static int cmd_publish(cli_ctx *ctx, int argc, char **argv)
+{
+    const char *date = NULL, *out = NULL, *from_s = NULL, *to_s = NULL;
+    for (int i = 1; i < argc; i++) {
+        int missing;
+        const char *v;
+        if (cli_is_help(argv[i])) {
+            fputs(usage, stdout);
+            return 0;
+        } else if ((v = cli_opt(argc, argv, &i, "--date", &missing)) || missing) {
+            date = v;
+        } else if ((v = cli_opt(argc, argv, &i, "--from", &missing)) || missing) {
+            from_s = v;
+        } else if ((v = cli_opt(argc, argv, &i, "--to", &missing)) || missing) {
+            to_s = v;
+        } else if ((v = cli_opt(argc, argv, &i, "--out", &missing)) || missing) {
+            out = v;
+        } else {
+            cli_error("index publish: unknown argument '%s' (see gpuidx index --help)", argv[i]);
+            return 2;
+        }
+        if (missing) {
+            cli_error("index publish: option '%s' needs a value", argv[i]);
+            return 2;
+        }
+    }
+    if (date && !from_s && !to_s) from_s = to_s = date;
+    if (!from_s || !to_s || !out || (date && from_s != date)) {
+        cli_error("index publish: --date (or --from and --to) and --out are required");
+        return 2;
+    }
+    int32_t from, to;
+    if (!parse_day(date ? "--date" : "--from", from_s, &from) ||
+        !parse_day(date ? "--date" : "--to", to_s, &to))
+        return 2;
+    if (from > to) {
+        cli_error("index publish: --from %s is after --to %s", from_s, to_s);
+        return 2;
+    }
+    store *st = open_db(ctx);
+    if (!st) return 1;
+    gpi_diag d = {{0}};
+    gpi_status rc = GPI_OK;
+    for (int32_t day = from; day <= to && rc == GPI_OK; day++) {
+        idx_publish_result res;
+        char ds[11];
+        gpi_date_format(day, ds);
+        rc = idx_publish(st, day, out, &res, &d);
+        if (rc == GPI_OK)
+            fprintf(stderr,
+                    "index publish: %s vintage %d (%s; %d restated, %d revisions) in %s/%s\n",
+                    ds, res.vintage, res.is_new ? "new" : "unchanged", res.restated,
+                    res.revised, out, ds);
+    }
+    if (rc != GPI_OK) cli_error("%s", d.msg);
+    store_close(st);
+    return gpi_exit_code(rc);
+}
 
 int cmd_index(cli_ctx *ctx, int argc, char **argv)
 {
-    (void)ctx;
-    (void)argc;
-    (void)argv;
-    cli_error("'index build/show/publish' is not built yet in this version");
-    return 1;
+    if (argc < 2 || cli_is_help(argv[1])) {
+        fputs(usage, argc < 2 ? stderr : stdout);
+        return argc < 2 ? 2 : 0;
+    }
+    if (strcmp(argv[1], "build") == 0) return cmd_build(ctx, argc - 1, argv + 1);
+    if (strcmp(argv[1], "show") == 0) return cmd_show(ctx, argc - 1, argv + 1);
+    if (strcmp(argv[1], "publish") == 0) return cmd_publish(ctx, argc - 1, argv + 1);
+    cli_error("index: unknown subcommand '%s' (build, show, publish)", argv[1]);
+    return 2;
 }

@@ -146,6 +146,13 @@ typedef struct store_index_row {
     int64_t top_share_e6;         /* -1 on carried/suspended days */
     char methodology[16];         /* "v1" */
     int vintage;                  /* latest vintage of the day, 0 if never published */
+    /* build detail (fields <= 0 / "" are stored as NULL) */
+    int64_t trades_raw_q;         /* unrounded trades value, 1/4 micro-USD; -1 none */
+    int64_t offers_raw_q;         /* unrounded, unadjusted offers value; -1 none */
+    int carry_days;               /* carried days in a row ending here */
+    int grade_version;
+    char grade_hash[65];          /* SHA-256 of the grade's canonical definition */
+    int64_t as_of;                /* ingest cut-off the row was built with */
 } store_index_row;
 
 typedef int (*store_index_row_fn)(const store_index_row *row, void *ud);
@@ -169,5 +176,69 @@ gpi_status store_index_put_published(store *st, const char *grade, int32_t day,
 /* 1 in *exists when a grade with this id (case-insensitive) has been
  * built into the database. */
 gpi_status store_grade_exists(store *st, const char *grade, int *exists, gpi_diag *d);
+
+/* ---- grade definitions, fix detail, vintages (store/store_index.c) ------ */
+
+/* Records (id, version) -> hash + canonical definition.  When the pair is
+ * already stored with another hash, *conflict = 1 and stored_hash holds
+ * it (nothing is written). */
+gpi_status store_grade_register(store *st, const char *id, int version, const char *hash,
+                                const char *definition, int64_t now, int *conflict,
+                                char stored_hash[65], gpi_diag *d);
+/* The canonical definition of a grade hash (malloc'd; free()), or NULL in
+ * *out when unknown. */
+gpi_status store_grade_definition(store *st, const char *hash, char **out, gpi_diag *d);
+
+/* Deletes the exclusions (what & 1) and/or adjustment days (what & 2) of
+ * (grade, day). */
+gpi_status store_index_clear_detail(store *st, const char *grade, int32_t day, int what,
+                                    gpi_diag *d);
+gpi_status store_index_put_exclusion(store *st, const char *grade, int32_t day, int kind,
+                                     uint64_t key_hash, int64_t observed_at, const char *group,
+                                     int64_t price_micro, const char *reason, gpi_diag *d);
+gpi_status store_index_put_adj_day(store *st, const char *grade, int32_t day, int32_t src_day,
+                                   int64_t trades_raw_q, int64_t offers_raw_q, gpi_diag *d);
+typedef int (*store_adj_fn)(int32_t src_day, int64_t trades_raw_q, int64_t offers_raw_q,
+                            void *ud);
+gpi_status store_index_adj_days(store *st, const char *grade, int32_t day, store_adj_fn fn,
+                                void *ud, gpi_diag *d);
+gpi_status store_index_log_build(store *st, int64_t started_at, int32_t from, int32_t to,
+                                 int64_t as_of, const char *grade_hashes, gpi_diag *d);
+
+/* A grade's row as published in one vintage. */
+typedef struct store_pub_row {
+    char grade[65];
+    int level;
+    int64_t value_e4;        /* -1 none */
+    int64_t as_of;
+    char grade_hash[65];
+    const char *row_csv;     /* valid during the callback */
+    const char *row_json;
+} store_pub_row;
+typedef int (*store_pub_fn)(const store_pub_row *r, void *ud);
+
+/* Latest vintage of day (0 if never published). */
+gpi_status store_vintage_last(store *st, int32_t day, int *vintage, gpi_diag *d);
+/* The three SHA-256 of a vintage (each 65 bytes). */
+gpi_status store_vintage_sha(store *st, int32_t day, int vintage, char csv[65], char json[65],
+                             char obs[65], gpi_diag *d);
+gpi_status store_vintage_put(store *st, int32_t day, int vintage, int64_t created_at,
+                             const char *csv_sha, const char *json_sha, const char *obs_sha,
+                             gpi_diag *d);
+/* Rows of one vintage, sorted by grade id. */
+gpi_status store_vintage_rows(store *st, int32_t day, int vintage, store_pub_fn fn, void *ud,
+                              gpi_diag *d);
+gpi_status store_index_put_published_row(store *st, int32_t day, int vintage,
+                                         const store_pub_row *r, gpi_diag *d);
+gpi_status store_restatement_put(store *st, int32_t day, const char *grade, int vintage,
+                                 int64_t old_e4, int64_t new_e4, const char *reason,
+                                 gpi_diag *d);
+typedef int (*store_restatement_fn)(int32_t day, const char *grade, int vintage, int64_t old_e4,
+                                    int64_t new_e4, const char *reason, void *ud);
+/* All restatements sorted by day, grade, vintage. */
+gpi_status store_restatements(store *st, store_restatement_fn fn, void *ud, gpi_diag *d);
+/* Records a revision once (same day, grade, standing vintage and value). */
+gpi_status store_revision_put(store *st, int32_t day, const char *grade, int vintage,
+                              int64_t old_e4, int64_t new_e4, int64_t now, gpi_diag *d);
 
 #endif

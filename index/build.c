@@ -1,0 +1,396 @@
+/* index/build.c -- `index build`: fixes -> daily rows, incrementally.
+ *
+ * NOTES ON THE DESIGN
+ * (1) A day's raw values (trades, offers) depend only on that day's
+ *     observations.  Everything else of a row -- its level, the
+ *     adjustment, the carried value -- is a function of raw values of
+ *     earlier days: the adjustment of the last adj_lookback_days, the carry
+ *     of at most max_carry_days.  So a row depends on the raw values of
+ *     the P = adj_lookback_days + max_carry_days + 1 days before it.
+ * (2) Building [from, to] therefore first replays the P days before
+ *     `from`: their raw values come from stored rows (built with the same
+ *     grade hash) or, for days never built, from a scan of the day (not
+ *     stored).  The rows of [from, to] are then exactly what building
+ *     everything from the first observation would give.
+ * (3) After `to`, the already built days are re-evaluated from their
+ *     stored raw values (contiguous days only; a gap stops it) until P
+ *     days past `to` and then until a day comes out unchanged.
+ * (4) Each built day is one transaction (rows, exclusions, adjustment
+ *     days of every grade), so an interrupted build leaves whole days.
+ */
+#include "index/internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+typedef struct gstate {
+    const idx_grade *g;
+    int L;
+    int32_t *rday;
+    int64_t *rt, *ro;
+    int32_t *adj_day;
+    int64_t *adj_t, *adj_o;
+    int32_t prev_day;
+    int prev_has_value, prev_carry;
+    int64_t prev_value;
+} gstate;
+
+typedef struct eval_out {
+    int level;
+    int64_t value_e4, adj_e6;
+    int carry;
+    size_t n_adj;
+} eval_out;
+
+static gpi_status gstate_init(gstate *s, const idx_grade *g)
+{
+    memset(s, 0, sizeof *s);
+    s->g = g;
+    s->L = g->p.adj_lookback_days;
+    size_t L = (size_t)s->L;
+    s->rday = malloc(L * sizeof *s->rday);
+    s->rt = malloc(L * sizeof *s->rt);
+    s->ro = malloc(L * sizeof *s->ro);
+    s->adj_day = malloc(L * sizeof *s->adj_day);
+    s->adj_t = malloc(L * sizeof *s->adj_t);
+    s->adj_o = malloc(L * sizeof *s->adj_o);
+    if (!s->rday || !s->rt || !s->ro || !s->adj_day || !s->adj_t || !s->adj_o) return GPI_ENOMEM;
+    for (size_t i = 0; i < L; i++) s->rday[i] = INT32_MIN;
+    s->prev_day = INT32_MIN;
+    return GPI_OK;
+}
+
+static void gstate_free(gstate *s)
+{
+    free(s->rday);
+    free(s->rt);
+    free(s->ro);
+    free(s->adj_day);
+    free(s->adj_t);
+    free(s->adj_o);
+}
+
+static size_t slot(int32_t day, int L)
+{
+    return (size_t)(((day % L) + L) % L);
+}
+
+/* §6 steps 3-5 for one day from its raw values (-1 = absent). */
+static void eval_day(gstate *s, int32_t day, int64_t t_q, int64_t o_q, eval_out *out)
+{
+    const idx_params *p = &s->g->p;
+    if (s->prev_day != day - 1) s->prev_has_value = s->prev_carry = 0;
+    memset(out, 0, sizeof *out);
+    out->adj_e6 = -1;
+    out->value_e4 = -1;
+    if (t_q > 0) {
+        out->level = GPI_LEVEL_TRADES;
+        out->value_e4 = idx_value_e4(t_q, 1000000, p->rounding_e4);
+    } else if (o_q > 0) {
+        for (int k = s->L; k >= 1; k--) {
+            int32_t dd = day - k;
+            size_t i = slot(dd, s->L);
+            if (s->rday[i] == dd && s->rt[i] > 0 && s->ro[i] > 0) {
+                s->adj_day[out->n_adj] = dd;
+                s->adj_t[out->n_adj] = s->rt[i];
+                s->adj_o[out->n_adj++] = s->ro[i];
+            }
+        }
+        out->level = GPI_LEVEL_OFFERS;
+        out->adj_e6 = idx_adjustment_e6(s->adj_t, s->adj_o, out->n_adj, p->adj_min_days);
+        out->value_e4 = idx_value_e4(o_q, out->adj_e6, p->rounding_e4);
+    } else if (s->prev_has_value && s->prev_carry < p->max_carry_days) {
+        out->level = GPI_LEVEL_CARRIED;
+        out->value_e4 = s->prev_value;
+        out->carry = s->prev_carry + 1;
+    } else {
+        out->level = GPI_LEVEL_SUSPENDED;
+    }
+    size_t i = slot(day, s->L);
+    s->rday[i] = day;
+    s->rt[i] = t_q;
+    s->ro[i] = o_q;
+    s->prev_day = day;
+    s->prev_has_value = out->level != GPI_LEVEL_SUSPENDED;
+    s->prev_value = out->value_e4;
+    s->prev_carry = out->carry;
+}
+
+static void make_row(const idx_grade *g, int32_t day, const idx_fix *f, const eval_out *e,
+                     int64_t as_of, store_index_row *r)
+{
+    memset(r, 0, sizeof *r);
+    r->day = day;
+    snprintf(r->grade, sizeof r->grade, "%s", g->id);
+    r->level = e->level;
+    r->value_e4 = e->value_e4;
+    r->trade_volume_e2 = gpi_div_round(f->trade_volume_micro, 10000);
+    r->adjustment_e6 = e->level == GPI_LEVEL_OFFERS ? e->adj_e6 : -1;
+    const idx_level_stats *ls = e->level == GPI_LEVEL_TRADES   ? &f->ts
+                                : e->level == GPI_LEVEL_OFFERS ? &f->os
+                                                               : NULL;
+    if (ls) {
+        r->n_obs = ls->n_obs;
+        r->n_excluded = ls->n_excluded;
+        r->n_providers = ls->n_providers;
+        r->p10_micro = ls->spread[0];
+        r->p25_micro = ls->spread[1];
+        r->p50_micro = ls->spread[2];
+        r->p75_micro = ls->spread[3];
+        r->p90_micro = ls->spread[4];
+        r->min_micro = ls->spread[5];
+        r->max_micro = ls->spread[6];
+        r->top_share_e6 = ls->top_share_e6;
+    } else {
+        r->n_obs = f->all_obs;
+        r->n_excluded = 0;
+        r->n_providers = f->all_providers;
+        r->p10_micro = r->p25_micro = r->p50_micro = r->p75_micro = r->p90_micro = -1;
+        r->min_micro = r->max_micro = r->top_share_e6 = -1;
+    }
+    snprintf(r->methodology, sizeof r->methodology, "v1");
+    r->trades_raw_q = f->trades_raw_q;
+    r->offers_raw_q = f->offers_raw_q;
+    r->carry_days = e->carry;
+    r->grade_version = g->version;
+    snprintf(r->grade_hash, sizeof r->grade_hash, "%s", g->hash);
+    r->as_of = as_of;
+}
+
+static gpi_status put_adj(store *st, const gstate *s, int32_t day, const eval_out *e, gpi_diag *d)
+{
+    gpi_status rc = GPI_OK;
+    if (e->level != GPI_LEVEL_OFFERS) return rc;
+    for (size_t k = 0; k < e->n_adj && rc == GPI_OK; k++)
+        rc = store_index_put_adj_day(st, s->g->id, day, s->adj_day[k], s->adj_t[k], s->adj_o[k], d);
+    return rc;
+}
+
+static gpi_status put_exclusions(store *st, const idx_day *dy, size_t gi, int32_t day,
+                                 gpi_diag *d)
+{
+    gpi_status rc = GPI_OK;
+    for (int kind = 0; kind < 2; kind++) {
+        const idx_buf *b = kind == GPI_OFFER ? &dy->offers[gi] : &dy->trades[gi];
+        for (size_t i = 0; i < b->n && rc == GPI_OK; i++) {
+            const idx_item *it = &b->v[i];
+            if (it->reason == IDX_OK) continue;
+            rc = store_index_put_exclusion(st, dy->gs->g[gi].id, day, kind, it->key_hash,
+                                           it->observed_at, idx_day_group(dy, it->group),
+                                           it->price_micro, idx_reason_name(it->reason), d);
+        }
+    }
+    return rc;
+}
+
+/* ---- stored rows of a range ------------------------------------------------ */
+
+typedef struct rowvec {
+    store_index_row *v;
+    size_t n, cap;
+    const char *hash;
+    int32_t next_day;    /* contiguous mode: the day expected next, else INT32_MIN */
+    int oom;
+} rowvec;
+
+static int collect_row(const store_index_row *r, void *ud)
+{
+    rowvec *rv = ud;
+    if (rv->next_day != INT32_MIN) {
+        if (r->day != rv->next_day || strcmp(r->grade_hash, rv->hash) != 0) return 1;
+        rv->next_day++;
+    } else if (strcmp(r->grade_hash, rv->hash) != 0) {
+        return 0;
+    }
+    if (rv->n == rv->cap) {
+        size_t cap = rv->cap ? 2 * rv->cap : 64;
+        store_index_row *nv = realloc(rv->v, cap * sizeof *nv);
+        if (!nv) {
+            rv->oom = 1;
+            return 1;
+        }
+        rv->v = nv;
+        rv->cap = cap;
+    }
+    rv->v[rv->n++] = *r;
+    return 0;
+}
+
+static gpi_status load_rows(store *st, const idx_grade *g, int32_t from, int32_t to,
+                            int contiguous, rowvec *rv, gpi_diag *d)
+{
+    rv->n = 0;
+    rv->hash = g->hash;
+    rv->next_day = contiguous ? from : INT32_MIN;
+    rv->oom = 0;
+    gpi_status rc = store_index_rows(st, g->id, from, to, collect_row, rv, d);
+    if (rc == GPI_OK && rv->oom) rc = gpi_diag_set(d, GPI_ENOMEM, "index: out of memory");
+    return rc;
+}
+
+/* ---- the build ------------------------------------------------------------- */
+
+static gpi_status register_grades(store *st, const idx_grades *gs, int32_t from, int32_t to,
+                                  int64_t as_of, gpi_diag *d)
+{
+    int64_t now = (int64_t)time(NULL);
+    gpi_status rc = store_begin(st, d);
+    if (rc != GPI_OK) return rc;
+    size_t cap = gs->n * 66 + 1;
+    char *hashes = calloc(1, cap);
+    if (!hashes) rc = gpi_diag_set(d, GPI_ENOMEM, "index: out of memory");
+    for (size_t i = 0; i < gs->n && rc == GPI_OK; i++) {
+        const idx_grade *g = &gs->g[i];
+        int conflict;
+        char stored[65];
+        rc = store_grade_register(st, g->id, g->version, g->hash, g->canon, now, &conflict,
+                                  stored, d);
+        if (rc == GPI_OK && conflict)
+            rc = gpi_diag_set(d, GPI_EINPUT,
+                              "grade %s version %d: definition differs from the stored one "
+                              "(hash %.12s, now %.12s); give the changed grade a new version",
+                              g->id, g->version, stored, g->hash);
+        if (rc == GPI_OK) {
+            strcat(hashes, i ? "," : "");
+            strcat(hashes, g->hash);
+        }
+    }
+    if (rc == GPI_OK) rc = store_index_log_build(st, now, from, to, as_of, hashes, d);
+    free(hashes);
+    if (rc == GPI_OK) rc = store_commit(st, d);
+    if (rc != GPI_OK) store_rollback(st);
+    return rc;
+}
+
+/* Replays the P days before from into the states (design note 2). */
+static gpi_status replay_prefix(store *st, idx_day *dy, gstate *gst, int32_t from, int P,
+                                int64_t as_of, rowvec *rv, gpi_diag *d)
+{
+    size_t ng = dy->ng;
+    int64_t *t = malloc(ng * (size_t)P * sizeof *t);
+    int64_t *o = malloc(ng * (size_t)P * sizeof *o);
+    char *have = calloc(ng * (size_t)P, 1);
+    gpi_status rc = t && o && have ? GPI_OK : gpi_diag_set(d, GPI_ENOMEM, "out of memory");
+    for (size_t gi = 0; gi < ng && rc == GPI_OK; gi++) {
+        rc = load_rows(st, &dy->gs->g[gi], from - P, from - 1, 0, rv, d);
+        for (size_t k = 0; rc == GPI_OK && k < rv->n; k++) {
+            size_t j = gi * (size_t)P + (size_t)(rv->v[k].day - (from - P));
+            t[j] = rv->v[k].trades_raw_q;
+            o[j] = rv->v[k].offers_raw_q;
+            have[j] = 1;
+        }
+    }
+    for (int k = 0; k < P && rc == GPI_OK; k++) {
+        int32_t day = from - P + k;
+        int scanned = 0;
+        for (size_t gi = 0; gi < ng && rc == GPI_OK; gi++) {
+            size_t j = gi * (size_t)P + (size_t)k;
+            if (!have[j]) {
+                if (!scanned) rc = idx_day_collect(dy, st, day, as_of, d);
+                scanned = 1;
+                idx_fix f;
+                if (rc == GPI_OK) rc = idx_day_fix(dy, gi, &f, d);
+                t[j] = f.trades_raw_q;
+                o[j] = f.offers_raw_q;
+            }
+            eval_out e;
+            if (rc == GPI_OK) eval_day(&gst[gi], day, t[j], o[j], &e);
+        }
+    }
+    free(t);
+    free(o);
+    free(have);
+    return rc;
+}
+
+/* Re-evaluates built days after `to` (design note 3). */
+static gpi_status reevaluate_after(store *st, gstate *s, int32_t to, int P, rowvec *rv,
+                                   long *n_changed, gpi_diag *d)
+{
+    gpi_status rc = load_rows(st, s->g, to + 1, INT32_MAX - 1, 1, rv, d);
+    for (size_t k = 0; k < rv->n && rc == GPI_OK; k++) {
+        store_index_row *r = &rv->v[k];
+        eval_out e;
+        eval_day(s, r->day, r->trades_raw_q, r->offers_raw_q, &e);
+        int64_t adj = e.level == GPI_LEVEL_OFFERS ? e.adj_e6 : -1;
+        int changed = e.level != r->level || e.value_e4 != r->value_e4 ||
+                      adj != r->adjustment_e6 || e.carry != r->carry_days;
+        if (!changed && r->day > to + P) break;
+        if (!changed) continue;
+        /* only the level among carried/suspended, the value, the
+         * adjustment and the carry count can change: the statistics of a
+         * carried and a suspended row are the same */
+        r->level = e.level;
+        r->value_e4 = e.value_e4;
+        r->adjustment_e6 = adj;
+        r->carry_days = e.carry;
+        rc = store_index_put_row(st, r, d);
+        if (rc == GPI_OK) rc = store_index_clear_detail(st, r->grade, r->day, 2, d);
+        if (rc == GPI_OK) rc = put_adj(st, s, r->day, &e, d);
+        (*n_changed)++;
+    }
+    return rc;
+}
+
+gpi_status idx_build(store *st, const idx_grades *gs, int32_t from, int32_t to, int64_t as_of,
+                     idx_build_stats *stats, gpi_diag *d)
+{
+    memset(stats, 0, sizeof *stats);
+    if (from > to)
+        return gpi_diag_set(d, GPI_EUSAGE, "index build: --from is after --to");
+    if (gs->n == 0) return gpi_diag_set(d, GPI_EINPUT, "index build: no grades");
+    gpi_status rc = register_grades(st, gs, from, to, as_of, d);
+    if (rc != GPI_OK) return rc;
+    idx_day dy;
+    gstate *gst = calloc(gs->n, sizeof *gst);
+    rowvec rv = {0};
+    rc = idx_day_init(&dy, gs);
+    int P = 0;
+    for (size_t i = 0; i < gs->n && rc == GPI_OK && gst; i++) {
+        rc = gstate_init(&gst[i], &gs->g[i]);
+        int p = gs->g[i].p.adj_lookback_days + gs->g[i].p.max_carry_days + 1;
+        if (p > P) P = p;
+    }
+    if (rc != GPI_OK || !gst) {
+        rc = gpi_diag_set(d, GPI_ENOMEM, "index build: out of memory");
+        goto done;
+    }
+    rc = replay_prefix(st, &dy, gst, from, P, as_of, &rv, d);
+    for (int32_t day = from; day <= to && rc == GPI_OK; day++) {
+        rc = idx_day_collect(&dy, st, day, as_of, d);
+        if (rc == GPI_OK) rc = store_begin(st, d);
+        if (rc != GPI_OK) break;
+        for (size_t gi = 0; gi < gs->n && rc == GPI_OK; gi++) {
+            idx_fix f;
+            eval_out e;
+            store_index_row r;
+            rc = idx_day_fix(&dy, gi, &f, d);
+            if (rc != GPI_OK) break;
+            eval_day(&gst[gi], day, f.trades_raw_q, f.offers_raw_q, &e);
+            make_row(&gs->g[gi], day, &f, &e, as_of, &r);
+            rc = store_index_put_row(st, &r, d);
+            if (rc == GPI_OK) rc = store_index_clear_detail(st, r.grade, day, 3, d);
+            if (rc == GPI_OK) rc = put_exclusions(st, &dy, gi, day, d);
+            if (rc == GPI_OK) rc = put_adj(st, &gst[gi], day, &e, d);
+            stats->rows++;
+        }
+        if (rc == GPI_OK) rc = store_commit(st, d);
+        if (rc != GPI_OK) store_rollback(st);
+        stats->days++;
+    }
+    stats->observations = dy.n_scanned;
+    if (rc == GPI_OK) rc = store_begin(st, d);
+    if (rc == GPI_OK) {
+        for (size_t gi = 0; gi < gs->n && rc == GPI_OK; gi++)
+            rc = reevaluate_after(st, &gst[gi], to, P, &rv, &stats->reevaluated, d);
+        if (rc == GPI_OK) rc = store_commit(st, d);
+        if (rc != GPI_OK) store_rollback(st);
+    }
+done:
+    for (size_t i = 0; gst && i < gs->n; i++) gstate_free(&gst[i]);
+    free(gst);
+    free(rv.v);
+    idx_day_free(&dy);
+    return rc;
+}

@@ -1,0 +1,304 @@
+/* index/day.c -- one day of observations -> one fix per grade (SPEC §6.1-4).
+ *
+ * NOTES ON THE DESIGN
+ * (1) A day is read once for all grades (store_obs_scan of one day).  Each
+ *     observation is tested against every grade and appended, as a small
+ *     fixed-size idx_item, to that grade's offers or trades array.  Arrays
+ *     live for the whole build and only grow, so memory is bounded by the
+ *     largest day and there is no allocation per observation.
+ * (2) Latest offer snapshot: the scan is in primary-key order (day,
+ *     key_hash, observed_at), so the snapshots of one offer key arrive
+ *     together and in time order.  Before appending an offer, a previous
+ *     snapshot of the same key at the end of the grade's array is dropped;
+ *     what remains is the latest snapshot of each key within the day.
+ * (3) Provider groups are interned to small integers (one allocation per
+ *     distinct group name per build).
+ * (4) Cancelled and affiliate trades are kept with their reason so that
+ *     publication can list them; they are not eligible and count nowhere.
+ */
+#include "index/internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+gpi_status idx_day_init(idx_day *dy, const idx_grades *gs)
+{
+    memset(dy, 0, sizeof *dy);
+    dy->gs = gs;
+    dy->ng = gs->n;
+    dy->offers = calloc(gs->n ? gs->n : 1, sizeof *dy->offers);
+    dy->trades = calloc(gs->n ? gs->n : 1, sizeof *dy->trades);
+    dy->n_slots = 256;
+    dy->slots = malloc(dy->n_slots * sizeof *dy->slots);
+    if (!dy->offers || !dy->trades || !dy->slots) return GPI_ENOMEM;
+    for (size_t i = 0; i < dy->n_slots; i++) dy->slots[i] = -1;
+    return GPI_OK;
+}
+
+void idx_day_free(idx_day *dy)
+{
+    for (size_t i = 0; i < dy->ng && dy->offers; i++) free(dy->offers[i].v);
+    for (size_t i = 0; i < dy->ng && dy->trades; i++) free(dy->trades[i].v);
+    free(dy->offers);
+    free(dy->trades);
+    for (size_t i = 0; i < dy->n_names; i++) free(dy->names[i]);
+    free(dy->names);
+    free(dy->slots);
+    free(dy->stamp);
+    free(dy->work);
+    memset(dy, 0, sizeof *dy);
+}
+
+const char *idx_day_group(const idx_day *dy, int32_t gid)
+{
+    return gid >= 0 && (size_t)gid < dy->n_names ? dy->names[gid] : "";
+}
+
+static int32_t intern(idx_day *dy, const char *s)
+{
+    if (!s) s = "";
+    uint64_t h = gpi_fnv1a64(s, strlen(s), GPI_FNV_SEED);
+    size_t mask = dy->n_slots - 1, i = (size_t)h & mask;
+    while (dy->slots[i] >= 0) {
+        if (strcmp(dy->names[dy->slots[i]], s) == 0) return dy->slots[i];
+        i = (i + 1) & mask;
+    }
+    if (dy->n_names == dy->cap_names) {
+        size_t cap = dy->cap_names ? 2 * dy->cap_names : 64;
+        char **nv = realloc(dy->names, cap * sizeof *nv);
+        uint32_t *ns = realloc(dy->stamp, cap * sizeof *ns);
+        if (nv) dy->names = nv;
+        if (ns) dy->stamp = ns;
+        if (!nv || !ns) return -1;
+        memset(dy->stamp + dy->cap_names, 0, (cap - dy->cap_names) * sizeof *ns);
+        dy->cap_names = cap;
+    }
+    char *copy = strdup(s);
+    if (!copy) return -1;
+    int32_t id = (int32_t)dy->n_names;
+    dy->names[dy->n_names++] = copy;
+    dy->slots[i] = id;
+    if (2 * dy->n_names > dy->n_slots) { /* grow and rehash */
+        size_t ns = dy->n_slots * 2;
+        int32_t *sl = malloc(ns * sizeof *sl);
+        if (!sl) return -1;
+        for (size_t k = 0; k < ns; k++) sl[k] = -1;
+        for (size_t k = 0; k < dy->n_names; k++) {
+            uint64_t hk = gpi_fnv1a64(dy->names[k], strlen(dy->names[k]), GPI_FNV_SEED);
+            size_t j = (size_t)hk & (ns - 1);
+            while (sl[j] >= 0) j = (j + 1) & (ns - 1);
+            sl[j] = (int32_t)k;
+        }
+        free(dy->slots);
+        dy->slots = sl;
+        dy->n_slots = ns;
+    }
+    return id;
+}
+
+static int push(idx_buf *b, const idx_item *it)
+{
+    if (b->n == b->cap) {
+        size_t cap = b->cap ? 2 * b->cap : 256;
+        idx_item *nv = realloc(b->v, cap * sizeof *nv);
+        if (!nv) return -1;
+        b->v = nv;
+        b->cap = cap;
+    }
+    b->v[b->n++] = *it;
+    return 0;
+}
+
+static int on_obs(const gpi_obs *o, void *ud)
+{
+    idx_day *dy = ud;
+    dy->n_scanned++;
+    int32_t gid = -2;
+    for (size_t i = 0; i < dy->ng; i++) {
+        idx_buf *b = o->kind == GPI_OFFER ? &dy->offers[i] : &dy->trades[i];
+        if (o->kind == GPI_OFFER && b->n > 0 && b->v[b->n - 1].key_hash == o->key_hash)
+            b->n--; /* an earlier snapshot of this offer key */
+        if (!idx_grade_match(&dy->gs->g[i], o)) continue;
+        if (gid == -2) gid = intern(dy, o->group);
+        if (gid < 0) {
+            dy->err = GPI_ENOMEM;
+            return 1;
+        }
+        idx_item it = {o->price_micro, o->quantity_micro, o->key_hash, o->observed_at, gid,
+                       IDX_OK};
+        if (o->kind == GPI_TRADE) {
+            if (o->status == GPI_STATUS_CANCELLED) it.reason = IDX_EX_CANCELLED;
+            if (o->status == GPI_STATUS_AFFILIATE) it.reason = IDX_EX_AFFILIATE;
+            if (it.qty_micro < 0) it.qty_micro = 0;
+        }
+        if (push(b, &it)) {
+            dy->err = GPI_ENOMEM;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+gpi_status idx_day_collect(idx_day *dy, store *st, int32_t day, int64_t as_of, gpi_diag *d)
+{
+    for (size_t i = 0; i < dy->ng; i++) dy->offers[i].n = dy->trades[i].n = 0;
+    dy->err = GPI_OK;
+    gpi_status rc = store_obs_scan(st, day, day, as_of, on_obs, dy, d);
+    if (rc == GPI_OK && dy->err != GPI_OK)
+        rc = gpi_diag_set(d, dy->err, "index: out of memory reading a day");
+    return rc;
+}
+
+/* Counts distinct groups of the items with reason OK (all = any reason
+ * but the trade-status exclusions). */
+static long distinct_groups(idx_day *dy, const idx_buf *b, int eligible_only, int fresh)
+{
+    if (fresh) {
+        if (++dy->stamp_now == 0) {
+            memset(dy->stamp, 0, dy->cap_names * sizeof *dy->stamp);
+            dy->stamp_now = 1;
+        }
+    }
+    long n = 0;
+    for (size_t i = 0; i < b->n; i++) {
+        int r = b->v[i].reason;
+        if (eligible_only ? r != IDX_OK : (r == IDX_EX_CANCELLED || r == IDX_EX_AFFILIATE))
+            continue;
+        int32_t g = b->v[i].group;
+        if (dy->stamp[g] != dy->stamp_now) {
+            dy->stamp[g] = dy->stamp_now;
+            n++;
+        }
+    }
+    return n;
+}
+
+static int64_t top_share(idx_day *dy, const idx_buf *b, int by_volume)
+{
+    /* items are sorted by group (idx_screen) */
+    __int128 best = 0, total = 0, cur = 0;
+    for (size_t i = 0; i < b->n; i++) {
+        if (i > 0 && b->v[i].group != b->v[i - 1].group) cur = 0;
+        if (b->v[i].reason != IDX_OK) continue;
+        __int128 w = by_volume ? b->v[i].qty_micro : 1;
+        cur += w;
+        total += w;
+        if (cur > best) best = cur;
+    }
+    (void)dy;
+    return total > 0 ? gpi_div_round(best * 1000000, total) : -1;
+}
+
+static long count_reason(const idx_buf *b, int eligible)
+{
+    long n = 0;
+    for (size_t i = 0; i < b->n; i++) {
+        int r = b->v[i].reason;
+        if (eligible ? (r != IDX_EX_CANCELLED && r != IDX_EX_AFFILIATE) : (r == IDX_EX_ABOVE ||
+                                                                           r == IDX_EX_BELOW))
+            n++;
+    }
+    return n;
+}
+
+gpi_status idx_day_fix(idx_day *dy, size_t gi, idx_fix *f, gpi_diag *d)
+{
+    const idx_params *p = &dy->gs->g[gi].p;
+    idx_buf *tb = &dy->trades[gi], *ob = &dy->offers[gi];
+    size_t need = 2 * (tb->n > ob->n ? tb->n : ob->n) + 2;
+    if (need > dy->cap_work) {
+        double *w = realloc(dy->work, need * sizeof *w);
+        if (!w) return gpi_diag_set(d, GPI_ENOMEM, "index: out of memory");
+        dy->work = w;
+        dy->cap_work = need;
+    }
+    memset(f, 0, sizeof *f);
+    f->trades_raw_q = f->offers_raw_q = -1;
+    /* all eligible observations, before the screen */
+    f->all_obs = count_reason(tb, 1) + count_reason(ob, 1);
+    f->all_providers = distinct_groups(dy, tb, 0, 1) + distinct_groups(dy, ob, 0, 0);
+    /* trades */
+    f->ts.n_obs = count_reason(tb, 1);
+    f->ts.n_excluded = (long)idx_screen(tb->v, tb->n, p->error_factor_e6, dy->work);
+    f->ts.n_providers = distinct_groups(dy, tb, 1, 1);
+    f->ts.top_share_e6 = top_share(dy, tb, 1);
+    for (size_t i = 0; i < tb->n; i++)
+        if (tb->v[i].reason == IDX_OK) f->trade_volume_micro += tb->v[i].qty_micro;
+    idx_spread(tb->v, tb->n, dy->work, f->ts.spread);
+    if (f->trade_volume_micro >= p->min_trade_volume_micro && f->trade_volume_micro > 0 &&
+        f->ts.n_providers >= p->min_providers) {
+        gpi_status rc = idx_weighted_median(tb->v, tb->n, p->cap_floor_e6, &f->trades_raw_q, d);
+        if (rc != GPI_OK) return rc;
+    }
+    /* offers */
+    f->os.n_obs = count_reason(ob, 1);
+    f->os.n_excluded = (long)idx_screen(ob->v, ob->n, p->error_factor_e6, dy->work);
+    f->os.n_providers = distinct_groups(dy, ob, 1, 1);
+    f->os.top_share_e6 = top_share(dy, ob, 0);
+    int64_t raw;
+    size_t np = idx_median_of_medians(ob->v, ob->n, dy->work, &raw);
+    if (np > 0 && (long)np >= p->min_providers) f->offers_raw_q = raw;
+    idx_spread(ob->v, ob->n, dy->work, f->os.spread);
+    return GPI_OK;
+}
+
+/* ---- detail for publication ------------------------------------------------ */
+
+typedef struct detail {
+    idx_day *dy;
+    const int *level;
+    idx_obs_fn fn;
+    void *ud;
+    int stop;
+} detail;
+
+static int cmp_key(const void *a, const void *b)
+{
+    const idx_item *x = a, *y = b;
+    if (x->key_hash != y->key_hash) return x->key_hash < y->key_hash ? -1 : 1;
+    return (x->observed_at > y->observed_at) - (x->observed_at < y->observed_at);
+}
+
+static int on_detail(const gpi_obs *o, void *ud)
+{
+    detail *dt = ud;
+    for (size_t gi = 0; gi < dt->dy->ng && !dt->stop; gi++) {
+        if (!idx_grade_match(&dt->dy->gs->g[gi], o)) continue;
+        idx_buf *b = o->kind == GPI_OFFER ? &dt->dy->offers[gi] : &dt->dy->trades[gi];
+        idx_item key = {0, 0, o->key_hash, o->observed_at, 0, 0};
+        idx_item *it = b->n ? bsearch(&key, b->v, b->n, sizeof *b->v, cmp_key) : NULL;
+        if (!it) continue; /* an earlier snapshot of an offer key */
+        int lv = dt->level[gi];
+        int of_level = (lv == GPI_LEVEL_TRADES && o->kind == GPI_TRADE) ||
+                       (lv == GPI_LEVEL_OFFERS && o->kind == GPI_OFFER);
+        if (it->reason == IDX_OK && !of_level) continue; /* did not enter the fix */
+        const char *role = it->reason != IDX_OK ? "excluded" : "used";
+        if (dt->fn(gi, o, role, idx_reason_name(it->reason), dt->ud)) dt->stop = 1;
+    }
+    return dt->stop;
+}
+
+gpi_status idx_day_detail(store *st, const idx_grades *gs, const int *level, int32_t day,
+                          int64_t as_of, idx_obs_fn fn, void *ud, gpi_diag *d)
+{
+    idx_day dy;
+    gpi_status rc = idx_day_init(&dy, gs);
+    if (rc != GPI_OK) {
+        idx_day_free(&dy);
+        return gpi_diag_set(d, rc, "index: out of memory");
+    }
+    rc = idx_day_collect(&dy, st, day, as_of, d);
+    for (size_t gi = 0; gi < gs->n && rc == GPI_OK; gi++) {
+        idx_fix f;
+        rc = idx_day_fix(&dy, gi, &f, d);
+        idx_buf *b[2] = {&dy.offers[gi], &dy.trades[gi]};
+        for (int k = 0; k < 2; k++)
+            if (b[k]->n > 1) qsort(b[k]->v, b[k]->n, sizeof(idx_item), cmp_key);
+    }
+    if (rc == GPI_OK) {
+        detail dt = {&dy, level, fn, ud, 0};
+        rc = store_obs_scan(st, day, day, as_of, on_detail, &dt, d);
+    }
+    idx_day_free(&dy);
+    return rc;
+}

@@ -1,0 +1,514 @@
+/* index/grades.c -- grade files: parse, validate, canonicalize (SPEC §4).
+ *
+ * A grade file is {"grades": [ {...}, ... ]}.  Every field is checked and
+ * every mistake is refused with the field's path and the value given
+ * ("grades.json: grades[2].min_tier: unknown tier (got \"diamond\")"):
+ * silently ignoring a misspelt filter would build a different benchmark
+ * than the designer meant.
+ *
+ * Canonical form: after validation each grade is re-emitted as compact
+ * JSON with sorted keys, lists sorted and de-duplicated, enumerations in
+ * their canonical spelling and every parameter written out as an exact
+ * decimal string.  Its SHA-256 is the definition hash stored with every
+ * value the grade produces; the canonical text itself parses back to the
+ * same grade (publication re-derives fixes from it).
+ */
+#define _GNU_SOURCE 1 /* FNM_CASEFOLD */
+#include "index/index.h"
+
+#include <ctype.h>
+#include <fnmatch.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+void idx_params_default(idx_params *p)
+{
+    p->error_factor_e6 = 3000000;
+    p->min_trade_volume_micro = 1000LL * 1000000;
+    p->min_providers = 3;
+    p->cap_floor_e6 = 300000;
+    p->max_carry_days = 5;
+    p->adj_lookback_days = 30;
+    p->adj_min_days = 5;
+    p->restate_threshold_e6 = 1000;
+    p->rounding_e4 = 1;
+}
+
+/* Canonical GPU names of SPEC §3. */
+static const char *const builtin_gpus[] = {
+    "H100-SXM-80GB", "H100-PCIE-80GB", "H100-NVL-94GB", "H200-SXM-141GB", "B200",
+    "B300", "GB200", "A100-SXM-80GB", "A100-SXM-40GB", "A100-PCIE-80GB",
+    "A100-PCIE-40GB", "L40S", "L40", "L4", "A40", "A10", "A10G", "T4", "V100-16GB",
+    "V100-32GB", "RTX4090", "RTX6000-ADA", "RTXA6000", "MI300X", "MI250X",
+};
+
+typedef struct ctx {
+    const char *name;
+    const char *const *gpus;
+    size_t n_gpus;
+    gpi_diag *d;
+} ctx;
+
+static gpi_status bad(ctx *c, size_t i, const char *field, const char *reason, const char *got)
+{
+    return gpi_diag_set(c->d, GPI_EINPUT, "%s: grades[%zu].%s: %s (got \"%s\")", c->name, i,
+                        field, reason, got);
+}
+
+/* Text of a JSON value for messages. */
+static const char *got_text(const json_t *v, char *buf, size_t n)
+{
+    if (json_is_string(v)) return json_string_value(v);
+    char *s = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY | JSON_REAL_PRECISION(15));
+    snprintf(buf, n, "%s", s ? s : "?");
+    free(s);
+    return buf;
+}
+
+static int id_valid(const char *s)
+{
+    size_t n = strlen(s);
+    if (n < 1 || n > 64 || !isalnum((unsigned char)s[0])) return 0;
+    for (size_t i = 1; i < n; i++)
+        if (!isalnum((unsigned char)s[i]) && !strchr("._+-", s[i])) return 0;
+    return 1;
+}
+
+static const char *gpu_canonical(ctx *c, const char *s)
+{
+    if (c->n_gpus == IDX_TRUST_GPUS) return s;
+    for (size_t i = 0; i < sizeof builtin_gpus / sizeof builtin_gpus[0]; i++)
+        if (strcasecmp(s, builtin_gpus[i]) == 0) return builtin_gpus[i];
+    for (size_t i = 0; i < c->n_gpus; i++)
+        if (strcasecmp(s, c->gpus[i]) == 0) return c->gpus[i];
+    return NULL;
+}
+
+/* A decimal parameter: a JSON number or a decimal string, to `digits`
+ * decimals exactly.  Returns NULL or a reason. */
+static const char *decimal_of(const json_t *v, int digits, int64_t *out)
+{
+    if (json_is_string(v)) {
+        gpi_dec dc;
+        if (gpi_dec_parse(json_string_value(v), &dc)) return "not a number";
+        if (dc.scale > digits) {
+            /* exact only when the dropped digits are zeros */
+            __int128 m = dc.mant;
+            for (int k = digits; k < dc.scale; k++) {
+                if (m % 10) return "too many decimals";
+                m /= 10;
+            }
+        }
+        *out = gpi_dec_to_units(dc, digits);
+        return NULL;
+    }
+    if (!json_is_number(v)) return "not a number";
+    double x = json_number_value(v);
+    if (!isfinite(x) || fabs(x) > 1e12) return "not a number";
+    int64_t u = gpi_double_to_units(x, digits);
+    double back = (double)u / pow(10, digits);
+    if (fabs(back - x) > 1e-9 * fmax(1.0, fabs(x))) return "too many decimals";
+    *out = u;
+    return NULL;
+}
+
+static const char *int_of(const json_t *v, long lo, long hi, int *out)
+{
+    int64_t u;
+    const char *why = decimal_of(v, 0, &u);
+    if (why) return "not an integer";
+    if (json_is_real(v) && json_real_value(v) != (double)u) return "not an integer";
+    if (u < lo || u > hi) return "out of range";
+    *out = (int)u;
+    return NULL;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcasecmp((const char *)a, (const char *)b);
+}
+
+/* A list field: string or array of strings, each <= 64 chars; sorted and
+ * de-duplicated (ignoring case). */
+static gpi_status list_of(ctx *c, size_t gi, const char *field, const json_t *v,
+                          char (*dst)[IDX_NAME_MAX + 1], int *n)
+{
+    char buf[256];
+    *n = 0;
+    size_t m = json_is_array(v) ? json_array_size(v) : 1;
+    if (!json_is_array(v) && !json_is_string(v))
+        return bad(c, gi, field, "not a string or a list of strings", got_text(v, buf, sizeof buf));
+    if (json_is_array(v) && m == 0) return bad(c, gi, field, "empty list", "[]");
+    for (size_t k = 0; k < m; k++) {
+        const json_t *e = json_is_array(v) ? json_array_get(v, k) : v;
+        if (!json_is_string(e) || json_string_length(e) == 0 ||
+            json_string_length(e) > IDX_NAME_MAX)
+            return bad(c, gi, field, "entries must be strings of 1 to 64 characters",
+                       got_text(e, buf, sizeof buf));
+        if (*n == IDX_MAX_LIST) return bad(c, gi, field, "more than 32 entries", "...");
+        snprintf(dst[(*n)++], IDX_NAME_MAX + 1, "%s", json_string_value(e));
+    }
+    qsort(dst, (size_t)*n, sizeof dst[0], cmp_str);
+    int w = 0;
+    for (int k = 0; k < *n; k++)
+        if (w == 0 || strcasecmp(dst[w - 1], dst[k]) != 0) memmove(dst[w++], dst[k], sizeof dst[0]);
+    *n = w;
+    return GPI_OK;
+}
+
+static const char *const param_names[] = {
+    "error_factor", "min_trade_volume", "min_providers", "cap_floor", "max_carry_days",
+    "adj_lookback_days", "adj_min_days", "restate_threshold", "rounding",
+};
+
+static gpi_status param_set(ctx *c, size_t gi, const char *key, const json_t *v, idx_params *p)
+{
+    char buf[256];
+    const char *why = NULL;
+    int64_t u = 0;
+    if (strcmp(key, "error_factor") == 0) {
+        why = decimal_of(v, 6, &u);
+        if (!why && u <= 1000000) why = "must be greater than 1";
+        p->error_factor_e6 = u;
+    } else if (strcmp(key, "min_trade_volume") == 0) {
+        why = decimal_of(v, 6, &u);
+        if (!why && u < 0) why = "must not be negative";
+        p->min_trade_volume_micro = u;
+    } else if (strcmp(key, "min_providers") == 0) {
+        why = int_of(v, 1, 1000, &p->min_providers);
+    } else if (strcmp(key, "cap_floor") == 0) {
+        why = decimal_of(v, 6, &u);
+        if (!why && (u <= 0 || u > 1000000)) why = "must be in (0, 1]";
+        p->cap_floor_e6 = u;
+    } else if (strcmp(key, "max_carry_days") == 0) {
+        why = int_of(v, 0, 365, &p->max_carry_days);
+    } else if (strcmp(key, "adj_lookback_days") == 0) {
+        why = int_of(v, 1, 365, &p->adj_lookback_days);
+    } else if (strcmp(key, "adj_min_days") == 0) {
+        why = int_of(v, 1, 365, &p->adj_min_days);
+    } else if (strcmp(key, "restate_threshold") == 0) {
+        why = decimal_of(v, 6, &u);
+        if (!why && u < 0) why = "must not be negative";
+        p->restate_threshold_e6 = u;
+    } else if (strcmp(key, "rounding") == 0) {
+        why = decimal_of(v, 4, &u);
+        if (why && strcmp(why, "too many decimals") == 0) why = "must be a multiple of 0.0001";
+        if (!why && u <= 0) why = "must be positive";
+        p->rounding_e4 = u;
+    }
+    return why ? bad(c, gi, key, why, got_text(v, buf, sizeof buf)) : GPI_OK;
+}
+
+static int is_param(const char *key)
+{
+    for (size_t i = 0; i < sizeof param_names / sizeof param_names[0]; i++)
+        if (strcmp(key, param_names[i]) == 0) return 1;
+    return 0;
+}
+
+static gpi_status term_parse(ctx *c, size_t gi, const json_t *v, idx_grade *g)
+{
+    char buf[256];
+    const char *s = json_is_string(v) ? json_string_value(v) : NULL;
+    if (!s) return bad(c, gi, "term", "not a string", got_text(v, buf, sizeof buf));
+    if (strcasecmp(s, "on-demand") == 0 || strcasecmp(s, "spot") == 0) {
+        g->term = gpi_term_parse(s);
+        return GPI_OK;
+    }
+    if (strncasecmp(s, "reserved:", 9) == 0) {
+        int a, b, n = 0;
+        if (sscanf(s + 9, "%3d-%3d%n", &a, &b, &n) == 2 && s[9 + n] == '\0' &&
+            isdigit((unsigned char)s[9]) && 1 <= a && a <= b && b <= 60) {
+            g->term = GPI_TERM_RESERVED;
+            g->term_min = a;
+            g->term_max = b;
+            return GPI_OK;
+        }
+        return bad(c, gi, "term", "reserved range must be A-B with 1 <= A <= B <= 60", s);
+    }
+    return bad(c, gi, "term", "must be on-demand, spot or reserved:A-B", s);
+}
+
+static gpi_status grade_canon(idx_grade *g)
+{
+    json_t *o = json_object();
+    json_t *a;
+    json_object_set_new(o, "id", json_string(g->id));
+    json_object_set_new(o, "version", json_integer(g->version));
+    a = json_array();
+    for (int i = 0; i < g->n_gpu; i++) json_array_append_new(a, json_string(g->gpu[i]));
+    json_object_set_new(o, "gpu", a);
+    a = json_array();
+    for (int s = 0; s < GPI_SCOPE__N; s++)
+        if (g->scope_mask & (1u << s)) json_array_append_new(a, json_string(gpi_scope_name(s)));
+    json_object_set_new(o, "scope", a);
+    json_object_set_new(o, "min_tier", json_string(gpi_tier_name(g->min_tier)));
+    char term[32];
+    if (g->term == GPI_TERM_RESERVED)
+        snprintf(term, sizeof term, "reserved:%d-%d", g->term_min, g->term_max);
+    else
+        snprintf(term, sizeof term, "%s", gpi_term_name(g->term));
+    json_object_set_new(o, "term", json_string(term));
+    struct {
+        const char *key;
+        int n;
+        char (*v)[IDX_NAME_MAX + 1];
+    } lists[] = {{"regions", g->n_region, g->region},
+                 {"providers", g->n_provider, g->provider},
+                 {"segments", g->n_segment, g->segment}};
+    for (size_t k = 0; k < 3; k++) {
+        a = json_array();
+        if (lists[k].n == 0) json_array_append_new(a, json_string("*"));
+        for (int i = 0; i < lists[k].n; i++) json_array_append_new(a, json_string(lists[k].v[i]));
+        json_object_set_new(o, lists[k].key, a);
+    }
+    char b[32];
+    const idx_params *p = &g->p;
+    json_object_set_new(o, "error_factor", json_string(gpi_fixed_format(p->error_factor_e6, 6, b)));
+    json_object_set_new(o, "min_trade_volume",
+                        json_string(gpi_fixed_format(p->min_trade_volume_micro, 6, b)));
+    json_object_set_new(o, "min_providers", json_integer(p->min_providers));
+    json_object_set_new(o, "cap_floor", json_string(gpi_fixed_format(p->cap_floor_e6, 6, b)));
+    json_object_set_new(o, "max_carry_days", json_integer(p->max_carry_days));
+    json_object_set_new(o, "adj_lookback_days", json_integer(p->adj_lookback_days));
+    json_object_set_new(o, "adj_min_days", json_integer(p->adj_min_days));
+    json_object_set_new(o, "restate_threshold",
+                        json_string(gpi_fixed_format(p->restate_threshold_e6, 6, b)));
+    json_object_set_new(o, "rounding", json_string(gpi_fixed_format(p->rounding_e4, 4, b)));
+    g->canon = json_dumps(o, JSON_SORT_KEYS | JSON_COMPACT);
+    json_decref(o);
+    if (!g->canon) return GPI_ENOMEM;
+    gpi_sha256_hex(g->canon, strlen(g->canon), g->hash);
+    return GPI_OK;
+}
+
+static gpi_status grade_parse(ctx *c, size_t gi, const json_t *obj, idx_grade *g)
+{
+    char buf[256];
+    gpi_status rc;
+    memset(g, 0, sizeof *g);
+    g->version = 1;
+    g->scope_mask = (1u << GPI_SCOPE__N) - 1;
+    g->min_tier = GPI_TIER_UNRATED;
+    g->term = GPI_TERM_ON_DEMAND;
+    idx_params_default(&g->p);
+    if (!json_is_object(obj))
+        return gpi_diag_set(c->d, GPI_EINPUT, "%s: grades[%zu]: not an object", c->name, gi);
+    const json_t *id = json_object_get(obj, "id");
+    if (!id) return gpi_diag_set(c->d, GPI_EINPUT, "%s: grades[%zu].id: missing", c->name, gi);
+    if (!json_is_string(id) || !id_valid(json_string_value(id)))
+        return bad(c, gi, "id", "must match [A-Za-z0-9][A-Za-z0-9._+-]{0,63}",
+                   got_text(id, buf, sizeof buf));
+    snprintf(g->id, sizeof g->id, "%s", json_string_value(id));
+    if (!json_object_get(obj, "gpu"))
+        return gpi_diag_set(c->d, GPI_EINPUT, "%s: grades[%zu].gpu: missing", c->name, gi);
+    const char *key;
+    json_t *v;
+    json_object_foreach((json_t *)obj, key, v) {
+        if (strcmp(key, "id") == 0) continue;
+        if (strcmp(key, "version") == 0) {
+            const char *why = int_of(v, 1, 1000000, &g->version);
+            if (why) return bad(c, gi, key, why, got_text(v, buf, sizeof buf));
+        } else if (strcmp(key, "gpu") == 0) {
+            if ((rc = list_of(c, gi, key, v, g->gpu, &g->n_gpu)) != GPI_OK) return rc;
+            for (int k = 0; k < g->n_gpu; k++) {
+                const char *cn = gpu_canonical(c, g->gpu[k]);
+                if (!cn) return bad(c, gi, key, "unknown GPU model", g->gpu[k]);
+                if (cn != g->gpu[k]) snprintf(g->gpu[k], sizeof g->gpu[k], "%s", cn);
+            }
+        } else if (strcmp(key, "scope") == 0) {
+            char tmp[IDX_MAX_LIST][IDX_NAME_MAX + 1];
+            int n;
+            if ((rc = list_of(c, gi, key, v, tmp, &n)) != GPI_OK) return rc;
+            g->scope_mask = 0;
+            for (int k = 0; k < n; k++) {
+                int s = gpi_scope_parse(tmp[k]);
+                if (s < 0) return bad(c, gi, key, "unknown scope", tmp[k]);
+                g->scope_mask |= 1u << s;
+            }
+        } else if (strcmp(key, "min_tier") == 0) {
+            int t = json_is_string(v) ? gpi_tier_parse(json_string_value(v)) : -1;
+            if (t < 0) return bad(c, gi, key, "unknown tier", got_text(v, buf, sizeof buf));
+            g->min_tier = t;
+        } else if (strcmp(key, "term") == 0) {
+            if ((rc = term_parse(c, gi, v, g)) != GPI_OK) return rc;
+        } else if (strcmp(key, "regions") == 0 || strcmp(key, "providers") == 0 ||
+                   strcmp(key, "segments") == 0) {
+            char (*dst)[IDX_NAME_MAX + 1] = key[0] == 'r' ? g->region
+                                            : key[0] == 'p' ? g->provider
+                                                            : g->segment;
+            int *n = key[0] == 'r' ? &g->n_region : key[0] == 'p' ? &g->n_provider : &g->n_segment;
+            if ((rc = list_of(c, gi, key, v, dst, n)) != GPI_OK) return rc;
+            for (int k = 0; k < *n; k++)
+                if (strcmp(dst[k], "*") == 0) *n = 0; /* "*" anywhere = all */
+        } else if (is_param(key)) {
+            if ((rc = param_set(c, gi, key, v, &g->p)) != GPI_OK) return rc;
+        } else {
+            return bad(c, gi, key, "unknown field or parameter", key);
+        }
+    }
+    if (g->p.adj_min_days > g->p.adj_lookback_days)
+        return bad(c, gi, "adj_min_days", "must not exceed adj_lookback_days",
+                   got_text(json_object_get(obj, "adj_min_days"), buf, sizeof buf));
+    return grade_canon(g);
+}
+
+gpi_status idx_grades_parse(const char *text, const char *name, const char *const *gpus,
+                            size_t n_gpus, idx_grades **out, gpi_diag *d)
+{
+    *out = NULL;
+    ctx c = {name, gpus, n_gpus, d};
+    json_error_t e;
+    json_t *root = json_loads(text, JSON_REJECT_DUPLICATES, &e);
+    if (!root) return gpi_diag_set(d, GPI_EINPUT, "%s:%d:%d: %s", name, e.line, e.column, e.text);
+    gpi_status rc = GPI_OK;
+    const json_t *arr = json_object_get(root, "grades");
+    if (!json_is_object(root) || !json_is_array(arr)) {
+        json_decref(root);
+        return gpi_diag_set(d, GPI_EINPUT, "%s: grades: missing (want {\"grades\": [...]})", name);
+    }
+    idx_grades *gs = calloc(1, sizeof *gs);
+    size_t n = json_array_size(arr);
+    gs->g = calloc(n ? n : 1, sizeof *gs->g);
+    if (!gs->g) {
+        free(gs);
+        json_decref(root);
+        return gpi_diag_set(d, GPI_ENOMEM, "%s: out of memory", name);
+    }
+    for (size_t i = 0; i < n && rc == GPI_OK; i++) {
+        rc = grade_parse(&c, i, json_array_get(arr, i), &gs->g[i]);
+        if (rc == GPI_ENOMEM) gpi_diag_set(d, rc, "%s: out of memory", name);
+        if (rc != GPI_OK) {
+            free(gs->g[i].canon);
+            break;
+        }
+        gs->n = i + 1;
+        for (size_t j = 0; j < i; j++)
+            if (strcasecmp(gs->g[j].id, gs->g[i].id) == 0) {
+                char why[64];
+                snprintf(why, sizeof why, "duplicate of grades[%zu] (ids ignore case)", j);
+                rc = bad(&c, i, "id", why, gs->g[i].id);
+            }
+    }
+    json_decref(root);
+    if (rc != GPI_OK) {
+        idx_grades_free(gs);
+        return rc;
+    }
+    *out = gs;
+    return GPI_OK;
+}
+
+gpi_status idx_grades_load(const char *path, const char *const *gpus, size_t n_gpus,
+                           idx_grades **out, gpi_diag *d)
+{
+    *out = NULL;
+    FILE *f = fopen(path, "rb");
+    if (!f) return gpi_diag_set(d, GPI_EIO, "%s: cannot open grade file", path);
+    size_t cap = 65536, n = 0, k;
+    char *buf = malloc(cap);
+    while (buf && (k = fread(buf + n, 1, cap - n - 1, f)) > 0) {
+        n += k;
+        if (cap - n < 2) {
+            char *nb = realloc(buf, cap *= 2);
+            if (!nb) free(buf);
+            buf = nb;
+        }
+    }
+    fclose(f);
+    if (!buf) return gpi_diag_set(d, GPI_ENOMEM, "%s: out of memory", path);
+    buf[n] = '\0';
+    gpi_status rc = idx_grades_parse(buf, path, gpus, n_gpus, out, d);
+    free(buf);
+    return rc;
+}
+
+void idx_grades_free(idx_grades *g)
+{
+    if (!g) return;
+    for (size_t i = 0; i < g->n; i++) free(g->g[i].canon);
+    free(g->g);
+    free(g);
+}
+
+gpi_status idx_gpu_names_load(const char *path, char ***names, size_t *n, gpi_diag *d)
+{
+    *names = NULL;
+    *n = 0;
+    FILE *f = fopen(path, "r");
+    if (!f) return GPI_OK;
+    char line[4096];
+    int col = -1;
+    size_t cap = 0;
+    while (fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\r\n")] = '\0';
+        if (line[0] == '#' || line[0] == '\0') continue; /* comments */
+        int i = 0;
+        const char *field = NULL;
+        for (char *tok = line; tok; i++) { /* split on commas, keeping empty fields */
+            char *comma = strchr(tok, ',');
+            if (comma) *comma = '\0';
+            if (col < 0 && strcasecmp(tok, "canonical") == 0) col = i;
+            if (i == col) field = tok;
+            tok = comma ? comma + 1 : NULL;
+        }
+        if (col < 0) break; /* no canonical column in the header */
+        if (!field || !*field || strcasecmp(field, "canonical") == 0 || strcmp(field, "-") == 0)
+            continue;
+        int dup = 0;
+        for (size_t k = 0; k < *n; k++) dup |= strcasecmp((*names)[k], field) == 0;
+        if (dup) continue;
+        if (*n == cap) {
+            cap = cap ? 2 * cap : 32;
+            char **nv = realloc(*names, cap * sizeof *nv);
+            if (!nv) {
+                fclose(f);
+                return gpi_diag_set(d, GPI_ENOMEM, "%s: out of memory", path);
+            }
+            *names = nv;
+        }
+        (*names)[(*n)++] = strdup(field);
+    }
+    fclose(f);
+    return GPI_OK;
+}
+
+void idx_names_free(char **names, size_t n)
+{
+    for (size_t i = 0; i < n; i++) free(names[i]);
+    free(names);
+}
+
+static int in_list(const char (*v)[IDX_NAME_MAX + 1], int n, const char *s)
+{
+    if (!s) s = "";
+    for (int i = 0; i < n; i++) {
+        if (strpbrk(v[i], "*?[")) {
+            if (fnmatch(v[i], s, FNM_CASEFOLD) == 0) return 1;
+        } else if (strcasecmp(v[i], s) == 0) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+int idx_grade_match(const idx_grade *g, const gpi_obs *o)
+{
+    if (o->term != g->term) return 0;
+    if (g->term == GPI_TERM_RESERVED && (o->term_months < g->term_min || o->term_months > g->term_max))
+        return 0;
+    if (o->tier < g->min_tier) return 0;
+    if (o->scope < 0 || o->scope >= GPI_SCOPE__N || !(g->scope_mask & (1u << o->scope))) return 0;
+    int ok = 0;
+    for (int i = 0; i < g->n_gpu && !ok; i++) ok = o->gpu && strcasecmp(g->gpu[i], o->gpu) == 0;
+    if (!ok) return 0;
+    if (g->n_region && !in_list(g->region, g->n_region, o->region)) return 0;
+    if (g->n_provider && !in_list(g->provider, g->n_provider, o->provider) &&
+        !in_list(g->provider, g->n_provider, o->group))
+        return 0;
+    if (g->n_segment && !in_list(g->segment, g->n_segment, o->segment)) return 0;
+    return 1;
+}

@@ -1,0 +1,190 @@
+/* index/index.h -- grades, the daily benchmark (SPEC §4, §6) and its
+ * publication (SPEC §7, §13).
+ *
+ * Three layers, one file each:
+ *   grades.c   JSON grade files -> validated idx_grade records with a
+ *              canonical definition hash (no store, no I/O but the file).
+ *   method.c   the pure statistics of methodology v1: error screen,
+ *              water-filling cap, exact weighted median, medians of
+ *              provider medians, offer-to-trade adjustment, rounding.
+ *   build.c    store -> one day's observations -> rows of every grade.
+ *   publish.c  rows -> index.csv / index.json / observations.csv vintages.
+ * The module never prints; every function returns gpi_status and fills d.
+ *
+ * Money is fixed point throughout: prices in micro-USD per GPU-hour,
+ * volumes in micro-GPU-hours, raw (unrounded) index values in
+ * quarter-micro-USD ("_q": a median of provider medians can be a mean of
+ * two means, so 1/4 micro is exact), published values in 0.0001 USD
+ * ("_e4"), ratios and shares in millionths ("_e6").
+ */
+#ifndef GPI_INDEX_H
+#define GPI_INDEX_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "core/gpi.h"
+#include "core/obs.h"
+#include "store/store.h"
+
+/* ---- grades (grades.c) --------------------------------------------------- */
+
+/* The §6 parameters; defaults from idx_params_default(). */
+typedef struct idx_params {
+    int64_t error_factor_e6;        /* F = 3             -> 3000000        */
+    int64_t min_trade_volume_micro; /* 1000 GPU-hours    -> 1000000000     */
+    int min_providers;              /* 3                                   */
+    int64_t cap_floor_e6;           /* 0.30              -> 300000         */
+    int max_carry_days;             /* 5                                   */
+    int adj_lookback_days;          /* 30                                  */
+    int adj_min_days;               /* 5                                   */
+    int64_t restate_threshold_e6;   /* 0.001 (0.10 %)    -> 1000           */
+    int64_t rounding_e4;            /* 0.0001            -> 1              */
+} idx_params;
+
+void idx_params_default(idx_params *p);
+
+#define IDX_MAX_LIST 32
+#define IDX_NAME_MAX 64
+
+typedef struct idx_grade {
+    char id[IDX_NAME_MAX + 1];
+    int version;
+    int n_gpu;
+    char gpu[IDX_MAX_LIST][IDX_NAME_MAX + 1];
+    unsigned scope_mask;            /* bit per gpi_scope                   */
+    int min_tier;                   /* gpi_tier                            */
+    int term;                       /* gpi_term                            */
+    int term_min, term_max;         /* reserved:A-B, else 0               */
+    int n_region;                   /* 0 = all ("*")                       */
+    char region[IDX_MAX_LIST][IDX_NAME_MAX + 1];
+    int n_provider;                 /* 0 = all                             */
+    char provider[IDX_MAX_LIST][IDX_NAME_MAX + 1];
+    int n_segment;                  /* 0 = all                             */
+    char segment[IDX_MAX_LIST][IDX_NAME_MAX + 1];
+    idx_params p;
+    char hash[65];                  /* SHA-256 of canon                    */
+    char *canon;                    /* canonical JSON (owned by the set)   */
+} idx_grade;
+
+typedef struct idx_grades {
+    size_t n;
+    idx_grade *g;
+} idx_grades;
+
+/* Loads and validates a grade file.  gpus lists the canonical GPU names
+ * accepted besides the built-in SPEC §3 list (may be NULL).  Messages are
+ * "path: grades[i].field: reason (got "...")" or "path:line:col: reason"
+ * for JSON syntax.  Free *out with idx_grades_free(). */
+gpi_status idx_grades_load(const char *path, const char *const *gpus, size_t n_gpus,
+                           idx_grades **out, gpi_diag *d);
+/* The same from text; `name` prefixes the messages.  n_gpus ==
+ * IDX_TRUST_GPUS accepts any GPU name (stored canonical definitions). */
+#define IDX_TRUST_GPUS ((size_t)-1)
+gpi_status idx_grades_parse(const char *text, const char *name, const char *const *gpus,
+                            size_t n_gpus, idx_grades **out, gpi_diag *d);
+void idx_grades_free(idx_grades *g);
+/* Reads the `canonical` column of a gpus.csv (malloc'd array of malloc'd
+ * names; free with idx_names_free).  A missing file gives 0 names. */
+gpi_status idx_gpu_names_load(const char *path, char ***names, size_t *n, gpi_diag *d);
+void idx_names_free(char **names, size_t n);
+
+/* 1 when the observation belongs to the grade (every filter but status). */
+int idx_grade_match(const idx_grade *g, const gpi_obs *o);
+
+/* ---- statistics (method.c) ----------------------------------------------- */
+
+/* Reasons an observation did not enter a fix. */
+enum { IDX_OK = 0, IDX_EX_ABOVE, IDX_EX_BELOW, IDX_EX_CANCELLED, IDX_EX_AFFILIATE };
+const char *idx_reason_name(int reason);
+
+/* One eligible observation of a grade-day. */
+typedef struct idx_item {
+    int64_t price_micro;
+    int64_t qty_micro;      /* trades: GPU-hours x 1e6 */
+    uint64_t key_hash;
+    int64_t observed_at;
+    int32_t group;          /* interned provider group */
+    int32_t reason;         /* IDX_OK or an exclusion */
+} idx_item;
+
+/* Sorts v by (group, price, key) and marks every price outside
+ * [m/F, F*m] of its group's median m as IDX_EX_ABOVE/BELOW, for groups
+ * with at least 3 items whose reason is IDX_OK.  Items already excluded
+ * are left alone (and sorted too).  work holds n doubles.  Returns the
+ * number newly excluded. */
+size_t idx_screen(idx_item *v, size_t n, int64_t factor_e6, double *work);
+
+/* Water-filling cap: shares of n providers with volumes vol[] (> 0) after
+ * capping each at s = max(cap_floor, 1/n).  Share i = num[i] / den (one
+ * common denominator).  Returns the number of capped providers. */
+int idx_waterfill(const int64_t *vol, size_t n, int64_t cap_floor_e6, __int128 *num,
+                  __int128 *den);
+
+/* Volume-weighted median of the IDX_OK items of v (any order; v is sorted
+ * by price on return) after the provider cap, exactly; the exact-half rule
+ * of §6.3.  *raw_q in quarter-micro.  GPI_EMATH when the exact arithmetic
+ * would overflow (more than ~100 capped providers). */
+gpi_status idx_weighted_median(idx_item *v, size_t n, int64_t cap_floor_e6, int64_t *raw_q,
+                               gpi_diag *d);
+
+/* Median of provider medians of the IDX_OK items (v sorted by group then
+ * price, as idx_screen leaves it); *raw_q in quarter-micro.  work: 2n
+ * doubles.  Returns the number of providers. */
+size_t idx_median_of_medians(const idx_item *v, size_t n, double *work, int64_t *raw_q);
+
+/* Offer-to-trade adjustment from the qualifying days' raw values:
+ * median of t[i]/o[i], rounded half-up to 6 decimals; 1000000 when
+ * n < min_days. */
+int64_t idx_adjustment_e6(const int64_t *t_q, const int64_t *o_q, size_t n, int min_days);
+
+/* Published value in 0.0001 units, a multiple of step_e4, half-up:
+ * raw_q * adj_e6 / 1e6 (adj_e6 = 1000000 for trades days). */
+int64_t idx_value_e4(int64_t raw_q, int64_t adj_e6, int64_t step_e4);
+
+/* Spread of the IDX_OK items: p10..p90 (GSL quantiles), min, max in
+ * micro; work: n doubles.  out[7] = p10,p25,p50,p75,p90,min,max. */
+void idx_spread(const idx_item *v, size_t n, double *work, int64_t out[7]);
+
+/* ---- build (build.c) ----------------------------------------------------- */
+
+typedef struct idx_build_stats {
+    long days, rows, observations, reevaluated;
+} idx_build_stats;
+
+/* Builds the rows of every grade for days [from, to] from observations
+ * ingested at or before as_of, then re-evaluates the already built later
+ * days that depend on them (carry, adjustment).  Registers each grade's
+ * definition; a changed definition under a stored id+version is refused. */
+gpi_status idx_build(store *st, const idx_grades *g, int32_t from, int32_t to, int64_t as_of,
+                     idx_build_stats *stats, gpi_diag *d);
+
+/* Detail of grades gs on day (cut-off as_of) for observations.csv: one
+ * scan; calls fn, in store order, for every observation of grade gi that
+ * entered a fix at level[gi] (role "used", reason "") and every excluded
+ * one (role "excluded" and its reason).  Observations of the other level
+ * and earlier snapshots of an offer key are not listed. */
+typedef int (*idx_obs_fn)(size_t gi, const gpi_obs *o, const char *role, const char *reason,
+                          void *ud);
+gpi_status idx_day_detail(store *st, const idx_grades *gs, const int *level, int32_t day,
+                          int64_t as_of, idx_obs_fn fn, void *ud, gpi_diag *d);
+
+/* ---- publication (publish.c) -------------------------------------------- */
+
+/* Writes the §13 CSV of the stored rows (grade NULL = all) to out. */
+gpi_status idx_show(store *st, const char *grade, int32_t from, int32_t to, FILE *out,
+                    gpi_diag *d);
+
+typedef struct idx_publish_result {
+    int vintage;       /* the day's current vintage                 */
+    int is_new;        /* 1 when this run created it                 */
+    int restated;      /* grades restated by it                      */
+    int revised;       /* changes recorded as revisions              */
+} idx_publish_result;
+
+/* Publishes day into dir (SPEC §7). */
+gpi_status idx_publish(store *st, int32_t day, const char *dir, idx_publish_result *res,
+                       gpi_diag *d);
+
+#endif

@@ -1,0 +1,69 @@
+/* index/internal.h -- shared by the index module's own files only.
+ *
+ * day.c reads one day of observations into per-grade arrays (one scan for
+ * all grades) and reduces each grade's arrays to a fix: raw values and the
+ * statistics of both levels.  build.c sequences fixes into rows (level,
+ * adjustment, carry) and stores them.
+ */
+#ifndef GPI_INDEX_INTERNAL_H
+#define GPI_INDEX_INTERNAL_H
+
+#include "index/index.h"
+
+typedef struct idx_buf {
+    idx_item *v;
+    size_t n, cap;
+} idx_buf;
+
+/* Statistics of one level (trades or offers) of a grade-day. */
+typedef struct idx_level_stats {
+    long n_obs, n_excluded, n_providers;
+    int64_t spread[7];      /* p10 p25 p50 p75 p90 min max, micro; -1 none */
+    int64_t top_share_e6;   /* -1 none */
+} idx_level_stats;
+
+typedef struct idx_fix {
+    int64_t trades_raw_q, offers_raw_q;  /* -1 when the level does not qualify */
+    idx_level_stats ts, os;
+    long all_obs, all_providers;
+    int64_t trade_volume_micro;          /* screened eligible trades */
+} idx_fix;
+
+/* One day's observations of every grade. */
+typedef struct idx_day {
+    const idx_grades *gs;
+    size_t ng;
+    idx_buf *offers, *trades;   /* [ng] */
+    /* interned provider groups */
+    char **names;
+    size_t n_names, cap_names;
+    int32_t *slots;             /* open addressing, -1 empty */
+    size_t n_slots;
+    uint32_t *stamp;            /* per group: distinct counting */
+    uint32_t stamp_now;
+    size_t cap_stamp;
+    double *work;
+    size_t cap_work;
+    long n_scanned;
+    gpi_status err;
+} idx_day;
+
+gpi_status idx_day_init(idx_day *dy, const idx_grades *gs);
+void idx_day_free(idx_day *dy);
+/* Scans day (as_of cut-off) into the per-grade arrays. */
+gpi_status idx_day_collect(idx_day *dy, store *st, int32_t day, int64_t as_of, gpi_diag *d);
+/* Reduces grade gi's arrays to a fix (screens and marks the items). */
+gpi_status idx_day_fix(idx_day *dy, size_t gi, idx_fix *f, gpi_diag *d);
+const char *idx_day_group(const idx_day *dy, int32_t gid);
+
+/* format.c: the §13 header line; a fixed-point number (v < 0: empty, or
+ * "null" when json); a row as CSV without the vintage (ends with
+ * "methodology,"); a row's JSON members without braces and vintage; a CSV
+ * field quoted when needed. */
+extern const char idx_csv_header[];
+void idx_put_fixed(FILE *f, int64_t v, int digits, int json);
+void idx_row_csv(FILE *f, const store_index_row *r);
+gpi_status idx_row_json(store *st, FILE *f, const store_index_row *r, gpi_diag *d);
+void idx_csv_field(FILE *f, const char *s);
+
+#endif

@@ -1,0 +1,410 @@
+/* index/method.c -- the statistics of methodology v1 (SPEC §6), pure.
+ *
+ * NOTES ON THE DESIGN
+ * (1) Inputs are integers: prices in micro-USD, volumes in micro-GPU-hours.
+ *     Every comparison that decides a published number is exact.
+ * (2) Medians use GSL (gsl_stats_median_from_sorted_data on sorted copies).
+ *     Prices are integers below 2^53, so a median of an even count,
+ *     (a+b)/2, is exact in binary; doubling it gives an exact integer in
+ *     half-micro.  A median of such medians is exact in quarter-micro.
+ * (3) Water-filling: with providers sorted by volume, the capped set is a
+ *     prefix; k capped providers get s each and the others share 1 - k*s
+ *     in proportion to volume.  Capping the largest exceeder first reaches
+ *     the same fixed point as capping all exceeders at once.
+ * (4) Weighted median: a trade's weight is f_p * volume, where f_p is
+ *     (1 - k s)/U for uncapped providers (U = their total volume) and
+ *     s / V_p for a capped provider p.  "Cumulative weight >= 1/2" is
+ *     decided exactly by clearing the k+1 denominators; the products need
+ *     more than 128 bits, so a small fixed-size unsigned bignum does it.
+ */
+#include "index/index.h"
+
+#include <gsl/gsl_sort_double.h>
+#include <gsl/gsl_statistics_double.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *idx_reason_name(int r)
+{
+    switch (r) {
+    case IDX_EX_ABOVE: return "above F x provider median";
+    case IDX_EX_BELOW: return "below 1/F x provider median";
+    case IDX_EX_CANCELLED: return "cancelled trade";
+    case IDX_EX_AFFILIATE: return "affiliate trade";
+    default: return "";
+    }
+}
+
+static int cmp_group_price(const void *a, const void *b)
+{
+    const idx_item *x = a, *y = b;
+    if (x->group != y->group) return x->group < y->group ? -1 : 1;
+    if (x->price_micro != y->price_micro) return x->price_micro < y->price_micro ? -1 : 1;
+    if (x->key_hash != y->key_hash) return x->key_hash < y->key_hash ? -1 : 1;
+    return (x->observed_at > y->observed_at) - (x->observed_at < y->observed_at);
+}
+
+static int cmp_price(const void *a, const void *b)
+{
+    const idx_item *x = a, *y = b;
+    if (x->price_micro != y->price_micro) return x->price_micro < y->price_micro ? -1 : 1;
+    if (x->group != y->group) return x->group < y->group ? -1 : 1;
+    return (x->key_hash > y->key_hash) - (x->key_hash < y->key_hash);
+}
+
+size_t idx_screen(idx_item *v, size_t n, int64_t factor_e6, double *work)
+{
+    if (n == 0) return 0;
+    qsort(v, n, sizeof *v, cmp_group_price);
+    size_t excluded = 0;
+    for (size_t i = 0; i < n;) {
+        size_t j = i, m = 0;
+        while (j < n && v[j].group == v[i].group) {
+            if (v[j].reason == IDX_OK) work[m++] = (double)v[j].price_micro;
+            j++;
+        }
+        if (m >= 3) {
+            /* work is ascending: items are sorted by price within a group */
+            int64_t med2 = (int64_t)(2.0 * gsl_stats_median_from_sorted_data(work, 1, m));
+            for (size_t k = i; k < j; k++) {
+                if (v[k].reason != IDX_OK) continue;
+                __int128 p = v[k].price_micro;
+                if (p * 2 * 1000000 > (__int128)factor_e6 * med2) {
+                    v[k].reason = IDX_EX_ABOVE;
+                    excluded++;
+                } else if (p * 2 * factor_e6 < (__int128)med2 * 1000000) {
+                    v[k].reason = IDX_EX_BELOW;
+                    excluded++;
+                }
+            }
+        }
+        i = j;
+    }
+    return excluded;
+}
+
+/* ---- water-filling ------------------------------------------------------- */
+
+static void share_cap(size_t n, int64_t cap_floor_e6, int64_t *sn, int64_t *sd)
+{
+    if ((__int128)cap_floor_e6 * (__int128)n >= 1000000) {
+        *sn = cap_floor_e6;
+        *sd = 1000000;
+    } else {
+        *sn = 1;
+        *sd = (int64_t)n;
+    }
+}
+
+/* order[] = provider indices by volume descending; returns k capped. */
+static int waterfill_order(const int64_t *vol, size_t n, int64_t sn, int64_t sd, size_t *order)
+{
+    for (size_t i = 0; i < n; i++) order[i] = i;
+    for (size_t i = 1; i < n; i++) { /* insertion sort: n is small */
+        size_t x = order[i], j = i;
+        while (j > 0 && vol[order[j - 1]] < vol[x]) {
+            order[j] = order[j - 1];
+            j--;
+        }
+        order[j] = x;
+    }
+    size_t k = 0;
+    while (k < n) {
+        __int128 U = 0;
+        for (size_t i = k; i < n; i++) U += vol[order[i]];
+        /* share of the largest uncapped = (sd - k sn) V / (sd U) > sn / sd ? */
+        if ((__int128)(sd - (int64_t)k * sn) * vol[order[k]] > (__int128)sn * U)
+            k++;
+        else
+            break;
+    }
+    return (int)k;
+}
+
+int idx_waterfill(const int64_t *vol, size_t n, int64_t cap_floor_e6, __int128 *num, __int128 *den)
+{
+    if (n == 0) return 0;
+    int64_t sn, sd;
+    share_cap(n, cap_floor_e6, &sn, &sd);
+    size_t *order = malloc(n * sizeof *order);
+    if (!order) return -1;
+    int k = waterfill_order(vol, n, sn, sd, order);
+    __int128 U = 0;
+    for (size_t i = (size_t)k; i < n; i++) U += vol[order[i]];
+    if (U == 0) U = 1;
+    *den = (__int128)sd * U;
+    for (size_t i = 0; i < n; i++) {
+        size_t p = order[i];
+        num[p] = (int)i < k ? (__int128)sn * U : (__int128)(sd - (int64_t)k * sn) * vol[p];
+    }
+    free(order);
+    return k;
+}
+
+/* ---- a small unsigned bignum ---------------------------------------------- */
+
+#define BN_LIMBS 256
+typedef struct bn {
+    int n;                   /* limbs in use */
+    uint32_t l[BN_LIMBS];    /* little-endian */
+} bn;
+
+static void bn_set(bn *a, unsigned __int128 v)
+{
+    a->n = 0;
+    while (v) {
+        a->l[a->n++] = (uint32_t)v;
+        v >>= 32;
+    }
+}
+
+/* a *= v; returns -1 on overflow. */
+static int bn_mul(bn *a, unsigned __int128 v)
+{
+    bn b;
+    bn_set(&b, v);
+    if (a->n + b.n > BN_LIMBS) return -1;
+    uint32_t r[BN_LIMBS] = {0};
+    for (int i = 0; i < a->n; i++) {
+        uint64_t carry = 0;
+        for (int j = 0; j < b.n; j++) {
+            uint64_t t = (uint64_t)a->l[i] * b.l[j] + r[i + j] + carry;
+            r[i + j] = (uint32_t)t;
+            carry = t >> 32;
+        }
+        r[i + b.n] = (uint32_t)carry;
+    }
+    int n = a->n + b.n;
+    while (n > 0 && r[n - 1] == 0) n--;
+    memcpy(a->l, r, sizeof(uint32_t) * (size_t)n);
+    a->n = n;
+    return 0;
+}
+
+static int bn_add(bn *a, const bn *b)
+{
+    int n = a->n > b->n ? a->n : b->n;
+    uint64_t carry = 0;
+    for (int i = 0; i < n; i++) {
+        uint64_t t = carry + (i < a->n ? a->l[i] : 0) + (i < b->n ? b->l[i] : 0);
+        a->l[i] = (uint32_t)t;
+        carry = t >> 32;
+    }
+    if (carry) {
+        if (n == BN_LIMBS) return -1;
+        a->l[n++] = (uint32_t)carry;
+    }
+    a->n = n;
+    return 0;
+}
+
+static int bn_cmp(const bn *a, const bn *b)
+{
+    if (a->n != b->n) return a->n < b->n ? -1 : 1;
+    for (int i = a->n - 1; i >= 0; i--)
+        if (a->l[i] != b->l[i]) return a->l[i] < b->l[i] ? -1 : 1;
+    return 0;
+}
+
+/* ---- weighted median ------------------------------------------------------ */
+
+gpi_status idx_weighted_median(idx_item *v, size_t n, int64_t cap_floor_e6, int64_t *raw_q,
+                               gpi_diag *d)
+{
+    gpi_status rc = GPI_OK;
+    /* keep only the IDX_OK items, sorted by price */
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (v[i].reason == IDX_OK) {
+            idx_item t = v[m];
+            v[m++] = v[i];
+            v[i] = t;
+        }
+    if (m == 0) return gpi_diag_set(d, GPI_EMATH, "weighted median of no trades");
+    qsort(v, m, sizeof *v, cmp_price);
+    /* providers: distinct groups */
+    int32_t *gid = malloc(m * sizeof *gid);
+    int64_t *vol = calloc(m, sizeof *vol);
+    size_t *order = malloc(m * sizeof *order);
+    int *cls = malloc(m * sizeof *cls);      /* class of provider: 0 or 1..k */
+    int64_t *acc = NULL;
+    bn *Q = NULL, *P = NULL, *R = NULL, *L = NULL, *t = NULL;
+    if (!gid || !vol || !order || !cls) goto nomem;
+    size_t np = 0;
+    int32_t *pidx = malloc(m * sizeof *pidx); /* item -> provider index */
+    if (!pidx) goto nomem;
+    for (size_t i = 0; i < m; i++) {
+        size_t p = 0;
+        while (p < np && gid[p] != v[i].group) p++;
+        if (p == np) gid[np++] = v[i].group;
+        vol[p] += v[i].qty_micro;
+        pidx[i] = (int32_t)p;
+    }
+    int64_t sn, sd;
+    share_cap(np, cap_floor_e6, &sn, &sd);
+    int k = waterfill_order(vol, np, sn, sd, order);
+    for (size_t i = 0; i < np; i++) cls[order[i]] = (int)i < k ? (int)i + 1 : 0;
+    int64_t U = 0;
+    for (size_t i = (size_t)k; i < np; i++) U += vol[order[i]];
+    if (U == 0) U = 1;
+    acc = calloc((size_t)k + 1, sizeof *acc);
+    Q = malloc(((size_t)k + 1) * sizeof *Q);
+    P = malloc(sizeof *P);
+    R = malloc(sizeof *R);
+    L = malloc(sizeof *L);
+    t = malloc(sizeof *t);
+    if (!acc || !Q || !P || !R || !L || !t) {
+        free(pidx);
+        goto nomem;
+    }
+    /* P = prod V_j (capped);  Q_j = U * prod_{i != j} V_i;
+     * L(x) = 2 (sd - k sn) A_0 P + 2 sn sum_j A_j Q_j;  R = sd U P. */
+    bn_set(P, 1);
+    int ovf = 0;
+    for (int j = 0; j < k; j++) ovf |= bn_mul(P, (unsigned __int128)vol[order[j]]);
+    for (int j = 0; j < k; j++) {
+        bn_set(&Q[j + 1], (unsigned __int128)U);
+        for (int i = 0; i < k; i++)
+            if (i != j) ovf |= bn_mul(&Q[j + 1], (unsigned __int128)vol[order[i]]);
+    }
+    *R = *P;
+    ovf |= bn_mul(R, (unsigned __int128)sd * (unsigned __int128)U);
+    if (ovf) {
+        free(pidx);
+        rc = gpi_diag_set(d, GPI_EMATH, "weighted median: too many capped providers (%d)", k);
+        goto done;
+    }
+    for (size_t i = 0; i < m;) {
+        size_t j = i;
+        while (j < m && v[j].price_micro == v[i].price_micro) {
+            acc[cls[pidx[j]]] += v[j].qty_micro;
+            j++;
+        }
+        *L = *P;
+        ovf |= bn_mul(L, (unsigned __int128)(2 * (sd - (int64_t)k * sn)) *
+                             (unsigned __int128)acc[0]);
+        for (int c = 1; c <= k; c++) {
+            *t = Q[c];
+            ovf |= bn_mul(t, (unsigned __int128)(2 * sn) * (unsigned __int128)acc[c]);
+            ovf |= bn_add(L, t);
+        }
+        if (ovf) {
+            free(pidx);
+            rc = gpi_diag_set(d, GPI_EMATH, "weighted median: overflow");
+            goto done;
+        }
+        int c = bn_cmp(L, R);
+        if (c > 0 || (c == 0 && j == m)) {
+            *raw_q = 4 * v[i].price_micro;
+            break;
+        }
+        if (c == 0) { /* exactly half: mean with the next higher distinct price */
+            *raw_q = 2 * (v[i].price_micro + v[j].price_micro);
+            break;
+        }
+        i = j;
+    }
+    free(pidx);
+    goto done;
+nomem:
+    rc = gpi_diag_set(d, GPI_ENOMEM, "weighted median: out of memory");
+done:
+    free(gid);
+    free(vol);
+    free(order);
+    free(cls);
+    free(acc);
+    free(Q);
+    free(P);
+    free(R);
+    free(L);
+    free(t);
+    return rc;
+}
+
+/* ---- offers, adjustment, rounding, spread --------------------------------- */
+
+size_t idx_median_of_medians(const idx_item *v, size_t n, double *work, int64_t *raw_q)
+{
+    double *med = work + n; /* provider medians in half-micro */
+    size_t np = 0;
+    for (size_t i = 0; i < n;) {
+        size_t j = i, m = 0;
+        while (j < n && v[j].group == v[i].group) {
+            if (v[j].reason == IDX_OK) work[m++] = (double)v[j].price_micro;
+            j++;
+        }
+        if (m > 0) med[np++] = 2.0 * gsl_stats_median_from_sorted_data(work, 1, m);
+        i = j;
+    }
+    *raw_q = 0;
+    if (np == 0) return 0;
+    /* sort the provider medians (insertion: few providers) */
+    for (size_t i = 1; i < np; i++) {
+        double x = med[i];
+        size_t j = i;
+        while (j > 0 && med[j - 1] > x) {
+            med[j] = med[j - 1];
+            j--;
+        }
+        med[j] = x;
+    }
+    *raw_q = (int64_t)(2.0 * gsl_stats_median_from_sorted_data(med, 1, np));
+    return np;
+}
+
+typedef struct ratio {
+    int64_t t, o;
+} ratio;
+
+static int cmp_ratio(const void *a, const void *b)
+{
+    const ratio *x = a, *y = b;
+    __int128 l = (__int128)x->t * y->o, r = (__int128)y->t * x->o;
+    return (l > r) - (l < r);
+}
+
+int64_t idx_adjustment_e6(const int64_t *t_q, const int64_t *o_q, size_t n, int min_days)
+{
+    if (n < (size_t)min_days || n == 0) return 1000000;
+    ratio r[400];
+    if (n > 400) n = 400;
+    for (size_t i = 0; i < n; i++) r[i] = (ratio){t_q[i], o_q[i]};
+    qsort(r, n, sizeof r[0], cmp_ratio);
+    if (n % 2) return gpi_div_round((__int128)r[n / 2].t * 1000000, r[n / 2].o);
+    const ratio *a = &r[n / 2 - 1], *b = &r[n / 2];
+    __int128 num = ((__int128)a->t * b->o + (__int128)b->t * a->o) * 1000000;
+    __int128 den = (__int128)2 * a->o * b->o;
+    return gpi_div_round(num, den);
+}
+
+int64_t idx_value_e4(int64_t raw_q, int64_t adj_e6, int64_t step_e4)
+{
+    /* USD = raw_q / 4e6 * adj_e6 / 1e6; units of step = USD * 1e4 / step */
+    __int128 num = (__int128)raw_q * adj_e6;
+    __int128 den = (__int128)400000000 * step_e4; /* 4e6 * 1e6 / 1e4 = 4e8 */
+    return gpi_div_round(num, den) * step_e4;
+}
+
+void idx_spread(const idx_item *v, size_t n, double *work, int64_t out[7])
+{
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (v[i].reason == IDX_OK) work[m++] = (double)v[i].price_micro;
+    for (int i = 0; i < 7; i++) out[i] = -1;
+    if (m == 0) return;
+    for (size_t i = 1; i < m; i++) /* sort only when not already ascending */
+        if (work[i] < work[i - 1]) {
+            gsl_sort(work, 1, m);
+            break;
+        }
+    static const double q[5] = {0.10, 0.25, 0.50, 0.75, 0.90};
+    for (int i = 0; i < 5; i++) {
+        double x = i == 2 ? gsl_stats_median_from_sorted_data(work, 1, m)
+                          : gsl_stats_quantile_from_sorted_data(work, 1, m, q[i]);
+        out[i] = gpi_double_to_units(x, 0);
+    }
+    out[5] = (int64_t)work[0];
+    out[6] = (int64_t)work[m - 1];
+}
