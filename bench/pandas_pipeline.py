@@ -124,7 +124,8 @@ def read_obs(path, kind, gpus, provs):
 
 def grade_mask(df, g):
     m = df["gpu_c"].isin(g["gpu"]).values
-    m &= df["scope_s"].isin(g.get("scope", ["vm"])).values
+    if g.get("scope"):  # absent: every scope
+        m &= df["scope_s"].isin(g["scope"]).values
     m &= df["tier_r"].values >= TIERS[g.get("min_tier", "unrated")]
     term = g.get("term", "on-demand")
     if term.startswith("reserved"):
