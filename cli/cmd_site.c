@@ -1,11 +1,60 @@
-/* cli/cmd_site.c -- `gpuidx site`.  PLACEHOLDER: not built yet. */
+/* cli/cmd_site.c -- `gpuidx site --out DIR`: the static web page (SPEC §7). */
+#include <string.h>
+
 #include "cli/cli.h"
+#include "site/site.h"
+#include "store/store.h"
+
+static const char help[] =
+    "usage: gpuidx [--db PATH] site --out DIR\n"
+    "\n"
+    "Writes DIR/index.html (one page, inline SVG charts: each grade's series\n"
+    "with its p25-p75 band, the level of each day marked, suspended days\n"
+    "shaded; no JavaScript, no network) and DIR/<grade>.csv, each grade's\n"
+    "history in the index.csv format.\n";
 
 int cmd_site(cli_ctx *ctx, int argc, char **argv)
 {
-    (void)ctx;
-    (void)argc;
-    (void)argv;
-    cli_error("'site' is not built yet in this version");
-    return 1;
+    const char *out = NULL;
+    for (int i = 1; i < argc; i++) {
+        int missing;
+        const char *v;
+        if (cli_is_help(argv[i])) {
+            fputs(help, stdout);
+            return 0;
+        } else if ((v = cli_opt(argc, argv, &i, "--out", &missing)) || missing) {
+            if (missing) {
+                cli_error("option '%s' needs a value", argv[i]);
+                return 2;
+            }
+            out = v;
+        } else {
+            cli_error("site: unknown option '%s' (see gpuidx site --help)", argv[i]);
+            return 2;
+        }
+    }
+    if (!out) {
+        cli_error("site: --out DIR is required (see gpuidx site --help)");
+        return 2;
+    }
+    gpi_diag d = {{0}};
+    store *st = NULL;
+    gpi_status rc = store_open(ctx->db_path, &st, &d);
+    site_stats s;
+    if (rc == GPI_OK) rc = site_write(st, out, &s, &d);
+    store_close(st);
+    if (rc != GPI_OK) {
+        cli_error("%s", d.msg);
+        return gpi_exit_code(rc);
+    }
+    if (s.grades == 0) {
+        printf("site: no index values in %s yet -> %s/index.html\n", ctx->db_path, out);
+        return 0;
+    }
+    char a[11], b[11];
+    gpi_date_format(s.first_day, a);
+    gpi_date_format(s.last_day, b);
+    printf("site: %d grades, %ld grade-days (%s..%s) -> %s/index.html and %d CSV files\n",
+           s.grades, s.rows, a, b, out, s.grades);
+    return 0;
 }

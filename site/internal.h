@@ -1,0 +1,17 @@
+/* site/internal.h -- shared by site.c (data, files) and svg.c (charts). */
+#ifndef GPI_SITE_INTERNAL_H
+#define GPI_SITE_INTERNAL_H
+
+#include <stdio.h>
+
+#include "store/store.h"
+
+/* Writes one grade's chart: rows[0..n) are its days, ascending; the x axis
+ * spans [day0, day1] so that every chart of the page lines up. */
+void site_svg_chart(FILE *f, const store_index_row *rows, size_t n, int32_t day0,
+                    int32_t day1);
+
+/* Writes s with &, <, >, " escaped. */
+void site_html_esc(FILE *f, const char *s);
+
+#endif

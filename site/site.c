@@ -1,0 +1,283 @@
+/* site/site.c -- site_write: collect the stored index rows, validate the
+ * grade ids, write one CSV per grade and the page (see site.h).
+ *
+ * All rows are read first (one scan of store_index_rows, sorted by day then
+ * grade) and re-sorted by grade then day, so that no file is written before
+ * every id has been checked.  A grade-day row is about 200 bytes: a year of
+ * 20 grades is 1.5 MB.  Files are written as DIR/.<name>.tmp and renamed.
+ */
+#include "site/site.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "site/internal.h"
+
+int site_grade_id_valid(const char *id)
+{
+    if (!id) return 0;
+    size_t n = strlen(id);
+    if (n == 0 || n > 64) return 0;
+    for (size_t i = 0; i < n; i++) {
+        char c = id[i];
+        int alnum = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+        if (!alnum && (i == 0 || !strchr("._+-", c))) return 0;
+    }
+    return 1;
+}
+
+void site_html_esc(FILE *f, const char *s)
+{
+    for (; *s; s++) {
+        switch (*s) {
+        case '&': fputs("&amp;", f); break;
+        case '<': fputs("&lt;", f); break;
+        case '>': fputs("&gt;", f); break;
+        case '"': fputs("&quot;", f); break;
+        default: fputc(*s, f);
+        }
+    }
+}
+
+typedef struct rowvec {
+    store_index_row *v;
+    size_t n, cap;
+    int nomem;
+} rowvec;
+
+static int collect(const store_index_row *r, void *ud)
+{
+    rowvec *rv = ud;
+    if (rv->n == rv->cap) {
+        size_t cap = rv->cap ? rv->cap * 2 : 1024;
+        store_index_row *v = realloc(rv->v, cap * sizeof *v);
+        if (!v) {
+            rv->nomem = 1;
+            return 1;
+        }
+        rv->v = v;
+        rv->cap = cap;
+    }
+    rv->v[rv->n++] = *r;
+    return 0;
+}
+
+static int by_grade_day(const void *a, const void *b)
+{
+    const store_index_row *x = a, *y = b;
+    int c = strcmp(x->grade, y->grade);
+    if (c) return c;
+    return (x->day > y->day) - (x->day < y->day);
+}
+
+static void opt_fixed(FILE *f, int64_t v, int digits)
+{
+    char buf[32];
+    if (v >= 0) fputs(gpi_fixed_format(v, digits, buf), f);
+}
+
+/* One row in the index.csv format of SPEC §13. */
+static void csv_row(FILE *f, const store_index_row *r)
+{
+    char date[11], buf[32];
+    gpi_date_format(r->day, date);
+    fprintf(f, "%s,%s,", date, r->grade);
+    if (r->level != GPI_LEVEL_SUSPENDED) opt_fixed(f, r->value_e4, 4);
+    fprintf(f, ",%s,%ld,%ld,%ld,%s,", gpi_level_name(r->level), r->n_obs, r->n_excluded,
+            r->n_providers, gpi_fixed_format(r->trade_volume_e2, 2, buf));
+    opt_fixed(f, r->adjustment_e6, 6);
+    const int64_t ps[] = {r->p10_micro, r->p25_micro, r->p50_micro, r->p75_micro,
+                          r->p90_micro, r->min_micro, r->max_micro};
+    for (size_t i = 0; i < sizeof ps / sizeof ps[0]; i++) {
+        fputc(',', f);
+        opt_fixed(f, ps[i], 6);
+    }
+    fputc(',', f);
+    opt_fixed(f, r->top_share_e6, 6);
+    fprintf(f, ",%s,", r->methodology);
+    if (r->vintage > 0) fprintf(f, "%d", r->vintage);
+    fputc('\n', f);
+}
+
+static const char csv_header[] =
+    "date,grade,value,level,n_obs,n_excluded,n_providers,trade_volume_gpu_hours,adjustment,"
+    "p10,p25,p50,p75,p90,min,max,top_provider_share,methodology,vintage\n";
+
+static const char css[] =
+    "body{font:14px/1.45 system-ui,-apple-system,'Segoe UI',sans-serif;margin:0 auto;"
+    "max-width:1040px;padding:16px 24px;color:#1b1b1b;background:#fff}"
+    "h1{font-size:22px;margin:8px 0 2px}h2{font-size:17px;margin:28px 0 4px}"
+    "p.note,p.meta{color:#555;margin:2px 0}"
+    "table{border-collapse:collapse;margin:12px 0;font-variant-numeric:tabular-nums}"
+    "th,td{padding:3px 10px;border-bottom:1px solid #e3e3e3;text-align:right}"
+    "th:first-child,td:first-child{text-align:left}"
+    "svg.chart{width:100%;height:auto;display:block;font-size:11px}"
+    ".axis text,.legend text{fill:#444}.grid{stroke:#ececec}.tick,.frame{stroke:#999}"
+    ".band{fill:#9ec1ea;fill-opacity:.45;stroke:none}"
+    ".value{fill:none;stroke:#333;stroke-width:1.2}"
+    ".l0{fill:#1f5fbf}.l1{fill:#e07b00}.l2{fill:#fff;stroke:#888;stroke-width:1.2}"
+    ".susp{fill:#d62728;fill-opacity:.12}"
+    ".lv-trades{color:#1f5fbf}.lv-offers{color:#e07b00}.lv-carried{color:#777}"
+    ".lv-suspended{color:#d62728}.empty{fill:#a33;font-size:14px}";
+
+static void summary_row(FILE *f, const store_index_row *r, size_t n)
+{
+    const store_index_row *last = &r[n - 1];
+    long cnt[GPI_LEVEL__N] = {0};
+    for (size_t i = 0; i < n; i++)
+        if (r[i].level >= 0 && r[i].level < GPI_LEVEL__N) cnt[r[i].level]++;
+    char date[11], val[32];
+    gpi_date_format(last->day, date);
+    fputs("<tr><td><a href=\"#g-", f);
+    site_html_esc(f, last->grade);
+    fputs("\">", f);
+    site_html_esc(f, last->grade);
+    fprintf(f, "</a></td><td>%s</td><td>%s</td><td class=\"lv-%s\">%s</td>", date,
+            last->level == GPI_LEVEL_SUSPENDED ? "&#8212;" : gpi_fixed_format(last->value_e4, 4, val),
+            gpi_level_name(last->level), gpi_level_name(last->level));
+    for (int l = 0; l < GPI_LEVEL__N; l++)
+        fprintf(f, "<td>%.0f%%</td>", 100.0 * (double)cnt[l] / (double)n);
+    fputs("<td><a href=\"", f);
+    site_html_esc(f, last->grade);
+    fputs(".csv\">csv</a></td></tr>\n", f);
+}
+
+static void grade_section(FILE *f, const store_index_row *r, size_t n, int32_t d0, int32_t d1)
+{
+    const store_index_row *last = &r[n - 1];
+    char a[11], b[11], val[32];
+    gpi_date_format(r[0].day, a);
+    gpi_date_format(last->day, b);
+    fputs("<section><h2 id=\"g-", f);
+    site_html_esc(f, last->grade);
+    fputs("\">", f);
+    site_html_esc(f, last->grade);
+    fputs("</h2>\n<p class=\"meta\">", f);
+    fprintf(f, "%s to %s, %zu days; latest %s: ", a, b, n, b);
+    if (last->level == GPI_LEVEL_SUSPENDED)
+        fputs("suspended (no value)", f);
+    else
+        fprintf(f, "<b>$%s</b> per GPU-hour (%s, %ld providers)",
+                gpi_fixed_format(last->value_e4, 4, val), gpi_level_name(last->level),
+                last->n_providers);
+    fputs(" &#183; <a href=\"", f);
+    site_html_esc(f, last->grade);
+    fputs(".csv\">history (CSV)</a></p>\n", f);
+    site_svg_chart(f, r, n, d0, d1);
+    fputs("</section>\n", f);
+}
+
+static gpi_status open_tmp(const char *dir, const char *name, char *tmp, char *fin,
+                           FILE **out, gpi_diag *d)
+{
+    snprintf(tmp, PATH_MAX, "%s/.%s.tmp", dir, name);
+    snprintf(fin, PATH_MAX, "%s/%s", dir, name);
+    *out = fopen(tmp, "wb");
+    if (!*out) return gpi_diag_set(d, GPI_EIO, "%s: %s", tmp, strerror(errno));
+    return GPI_OK;
+}
+
+static gpi_status close_tmp(FILE *f, const char *tmp, const char *fin, gpi_diag *d)
+{
+    int bad = ferror(f);
+    if (fclose(f) != 0 || bad) {
+        remove(tmp);
+        return gpi_diag_set(d, GPI_EIO, "%s: write failed", tmp);
+    }
+    if (rename(tmp, fin) != 0) return gpi_diag_set(d, GPI_EIO, "%s: %s", fin, strerror(errno));
+    return GPI_OK;
+}
+
+gpi_status site_write(store *st, const char *dir, site_stats *s, gpi_diag *d)
+{
+    site_stats local;
+    if (!s) s = &local;
+    memset(s, 0, sizeof *s);
+    if (!st || !dir || !*dir) return gpi_diag_set(d, GPI_EUSAGE, "site: no store or directory");
+    rowvec rv = {NULL, 0, 0, 0};
+    gpi_status rc = store_index_rows(st, NULL, INT32_MIN, INT32_MAX, collect, &rv, d);
+    if (rc == GPI_OK && rv.nomem) rc = gpi_diag_set(d, GPI_ENOMEM, "site: out of memory");
+    for (size_t i = 0; rc == GPI_OK && i < rv.n; i++)
+        if (!site_grade_id_valid(rv.v[i].grade))
+            rc = gpi_diag_set(d, GPI_EINPUT,
+                              "site: grade id not usable as a file name (got \"%s\")",
+                              rv.v[i].grade);
+    if (rc != GPI_OK) goto done;
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+        rc = gpi_diag_set(d, GPI_EIO, "%s: %s", dir, strerror(errno));
+        goto done;
+    }
+    if (rv.n) qsort(rv.v, rv.n, sizeof *rv.v, by_grade_day);
+    int32_t d0 = INT32_MAX, d1 = INT32_MIN;
+    for (size_t i = 0; i < rv.n; i++) {
+        if (rv.v[i].day < d0) d0 = rv.v[i].day;
+        if (rv.v[i].day > d1) d1 = rv.v[i].day;
+    }
+    s->rows = (long)rv.n;
+    if (rv.n) s->first_day = d0, s->last_day = d1;
+
+    char tmp[PATH_MAX], fin[PATH_MAX], name[80];
+    FILE *f;
+    for (size_t i = 0; i < rv.n && rc == GPI_OK;) {
+        size_t j = i;
+        while (j < rv.n && strcmp(rv.v[j].grade, rv.v[i].grade) == 0) j++;
+        snprintf(name, sizeof name, "%s.csv", rv.v[i].grade);
+        if ((rc = open_tmp(dir, name, tmp, fin, &f, d)) != GPI_OK) break;
+        fputs(csv_header, f);
+        for (size_t k = i; k < j; k++) csv_row(f, &rv.v[k]);
+        rc = close_tmp(f, tmp, fin, d);
+        s->grades++;
+        i = j;
+    }
+    if (rc != GPI_OK) goto done;
+
+    if ((rc = open_tmp(dir, "index.html", tmp, fin, &f, d)) != GPI_OK) goto done;
+    fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+               "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">\n"
+               "<title>gpuidx &#8212; GPU compute rental price index</title>\n"
+               "<style>%s</style></head><body>\n"
+               "<h1>gpuidx &#8212; GPU compute rental price index</h1>\n",
+            css);
+    if (rv.n == 0) {
+        fputs("<p class=\"note\">No index values have been built yet "
+              "(<code>gpuidx index build</code>).</p>\n",
+              f);
+    } else {
+        char a[11], b[11];
+        gpi_date_format(d0, a);
+        gpi_date_format(d1, b);
+        fprintf(f, "<p class=\"note\">Daily reference prices in USD per GPU-hour, %s to %s, "
+                   "%d grades, methodology v1. Each chart shows the value (dots coloured by "
+                   "the level that produced it), the p25&#8211;p75 spread of the "
+                   "observations behind it, and shaded suspended days.</p>\n",
+                a, b, s->grades);
+        fputs("<table><thead><tr><th>grade</th><th>date</th><th>value</th><th>level</th>"
+              "<th>trades</th><th>offers</th><th>carried</th><th>suspended</th>"
+              "<th>history</th></tr></thead><tbody>\n",
+              f);
+        for (size_t i = 0; i < rv.n;) {
+            size_t j = i;
+            while (j < rv.n && strcmp(rv.v[j].grade, rv.v[i].grade) == 0) j++;
+            summary_row(f, &rv.v[i], j - i);
+            i = j;
+        }
+        fputs("</tbody></table>\n", f);
+        for (size_t i = 0; i < rv.n;) {
+            size_t j = i;
+            while (j < rv.n && strcmp(rv.v[j].grade, rv.v[i].grade) == 0) j++;
+            grade_section(f, &rv.v[i], j - i, d0, d1);
+            i = j;
+        }
+    }
+    fputs("<p class=\"note\">Generated by gpuidx " GPUIDX_VERSION
+          " from the index database; the per-grade CSV files have the columns of "
+          "<code>index.csv</code>.</p>\n</body></html>\n",
+          f);
+    rc = close_tmp(f, tmp, fin, d);
+done:
+    free(rv.v);
+    return rc;
+}

@@ -1,0 +1,37 @@
+/* site/site.h -- the static web page of the index (SPEC §7).
+ *
+ * site_write() reads every stored index row (store_index_rows) and writes
+ *   DIR/index.html    one self-contained page: a summary table and, per
+ *                     grade, an inline SVG chart of the series with its
+ *                     p25-p75 band, each day's level marked (trades,
+ *                     offers, carried) and suspended days shaded; no
+ *                     JavaScript, no network, no external files;
+ *   DIR/<grade>.csv   the grade's history in the index.csv format of
+ *                     SPEC §13 (same header, decimals and empty fields).
+ * Grade ids are validated ([A-Za-z0-9][A-Za-z0-9._+-]{0,63}) before any
+ * file is written: a bad id fails the whole call with GPI_EINPUT and
+ * nothing is written.  Each file is written to a temporary name in DIR and
+ * renamed into place.  The module never prints.
+ *
+ * Ownership: st and dir are borrowed; s (may be NULL) receives counts.
+ */
+#ifndef GPI_SITE_H
+#define GPI_SITE_H
+
+#include <stdint.h>
+
+#include "core/gpi.h"
+#include "store/store.h"
+
+typedef struct site_stats {
+    int grades;              /* charts and CSV files written */
+    long rows;               /* grade-day rows */
+    int32_t first_day, last_day; /* range of the page (0 when empty) */
+} site_stats;
+
+gpi_status site_write(store *st, const char *dir, site_stats *s, gpi_diag *d);
+
+/* 1 when id is a valid grade id (SPEC §4) and therefore a safe file name. */
+int site_grade_id_valid(const char *id);
+
+#endif

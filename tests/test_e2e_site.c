@@ -1,0 +1,255 @@
+/* tests/test_e2e_site.c -- `gpuidx site`: the static page and per-grade CSVs
+ * from a database set up with store_index_put_row. */
+#include "tests/testutil.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "site/site.h"
+#include "store/store.h"
+
+/* Day t of the fixture series, starting 2025-01-01:
+ *   0-29 trades, 30-39 offers, 40-44 carried, 45-47 suspended, 48-59 trades. */
+static int fixture_level(int t)
+{
+    if (t < 30) return GPI_LEVEL_TRADES;
+    if (t < 40) return GPI_LEVEL_OFFERS;
+    if (t < 45) return GPI_LEVEL_CARRIED;
+    if (t < 48) return GPI_LEVEL_SUSPENDED;
+    return GPI_LEVEL_TRADES;
+}
+
+static void put_series(store *st, const char *grade, int64_t base_e4, int days)
+{
+    gpi_diag d;
+    int32_t d0 = gpi_days_from_civil(2025, 1, 1);
+    for (int t = 0; t < days; t++) {
+        store_index_row r;
+        memset(&r, 0, sizeof r);
+        r.day = d0 + t;
+        snprintf(r.grade, sizeof r.grade, "%s", grade);
+        r.level = fixture_level(t);
+        int live = r.level == GPI_LEVEL_TRADES || r.level == GPI_LEVEL_OFFERS;
+        r.value_e4 = r.level == GPI_LEVEL_SUSPENDED ? -1 : base_e4 + 37 * (t % 11);
+        r.n_obs = live ? 20 + t : 5;
+        r.n_excluded = live ? t % 3 : 0;
+        r.n_providers = live ? 4 : 2;
+        r.trade_volume_e2 = 150000 + t;
+        r.adjustment_e6 = r.level == GPI_LEVEL_OFFERS ? 1012345 : -1;
+        int64_t mid = r.value_e4 * 100;
+        r.p10_micro = live ? mid - 300000 : -1;
+        r.p25_micro = live ? mid - 120000 : -1;
+        r.p50_micro = live ? mid : -1;
+        r.p75_micro = live ? mid + 150000 : -1;
+        r.p90_micro = live ? mid + 310000 : -1;
+        r.min_micro = live ? mid - 900000 : -1;
+        r.max_micro = live ? mid + 5000000 : -1;
+        r.top_share_e6 = live ? 300000 : -1;
+        snprintf(r.methodology, sizeof r.methodology, "v1");
+        if (store_index_put_row(st, &r, &d) != GPI_OK) fail_msg("put row: %s", d.msg);
+    }
+    if (store_index_put_published(st, grade, d0, 1, GPI_LEVEL_TRADES, base_e4, &d) != GPI_OK)
+        fail_msg("put published: %s", d.msg);
+}
+
+static char *make_db(const char *dir, const char *const *grades, int n, int days)
+{
+    char *path = malloc(strlen(dir) + 16);
+    sprintf(path, "%s/idx.db", dir);
+    store *st = NULL;
+    gpi_diag d;
+    if (store_open(path, &st, &d) != GPI_OK) fail_msg("store_open: %s", d.msg);
+    for (int i = 0; i < n; i++) put_series(st, grades[i], 23456 + 10000 * i, days);
+    store_close(st);
+    return path;
+}
+
+static size_t count(const char *hay, const char *needle)
+{
+    size_t n = 0;
+    for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle)) n++;
+    return n;
+}
+
+static void test_site_writes_page_and_csvs(void **state)
+{
+    (void)state;
+    char *dir = tu_mkdtemp("site");
+    static const char *const grades[] = {"H100-SXM.OD.GOLD+", "A100.SPOT"};
+    char *db = make_db(dir, grades, 2, 60);
+    tu_run r = tu_gpuidx(dir, "--db '%s' site --out '%s/www'", db, dir);
+    if (r.status != 0) fail_msg("exit %d: %s", r.status, r.err);
+    char path[4096];
+    snprintf(path, sizeof path,
+             "site: 2 grades, 120 grade-days (2025-01-01..2025-03-01) -> %s/www/index.html "
+             "and 2 CSV files\n", dir);
+    assert_string_equal(r.out, path);
+    snprintf(path, sizeof path, "%s/www/index.html", dir);
+    char *html = tu_read(path);
+    assert_non_null(html);
+    assert_int_equal(count(html, "<svg"), 2);
+    assert_int_equal(count(html, "</svg>"), 2);
+    assert_null(strstr(html, "<script"));
+    /* no network: the only URL is the SVG namespace */
+    assert_int_equal(count(html, "http"), count(html, "http://www.w3.org/2000/svg"));
+    /* per chart: one shaded suspended run (days 45-47) and the legend's */
+    assert_int_equal(count(html, "<rect class=\"susp\""), 4);
+    assert_non_null(strstr(html, "<title>suspended 2025-02-15..2025-02-17</title>"));
+    /* dots: 30+12 trades, 10 offers, 5 carried per grade, plus the legend's */
+    assert_int_equal(count(html, "<circle class=\"l0\" cx"), 2 * (42 + 1));
+    assert_int_equal(count(html, "<circle class=\"l1\" cx"), 2 * (10 + 1));
+    assert_int_equal(count(html, "<circle class=\"l2\" cx"), 2 * (5 + 1));
+    /* the band breaks at carried/suspended days: two runs per grade */
+    assert_int_equal(count(html, "<polygon class=\"band\""), 4);
+    assert_non_null(strstr(html, "<title>2025-01-01 trades 2.3456</title>"));
+    assert_non_null(strstr(html, "id=\"g-H100-SXM.OD.GOLD+\""));
+    free(html);
+
+    snprintf(path, sizeof path, "%s/www/H100-SXM.OD.GOLD+.csv", dir);
+    char *csv = tu_read(path);
+    assert_non_null(csv);
+    const char *want_head =
+        "date,grade,value,level,n_obs,n_excluded,n_providers,trade_volume_gpu_hours,adjustment,"
+        "p10,p25,p50,p75,p90,min,max,top_provider_share,methodology,vintage\n"
+        "2025-01-01,H100-SXM.OD.GOLD+,2.3456,trades,20,0,4,1500.00,,2.045600,2.225600,"
+        "2.345600,2.495600,2.655600,1.445600,7.345600,0.300000,v1,1\n"
+        "2025-01-02,H100-SXM.OD.GOLD+,2.3493,trades,21,1,4,1500.01,,";
+    if (strncmp(csv, want_head, strlen(want_head)) != 0) fail_msg("csv starts:\n%.400s", csv);
+    assert_non_null(strstr(csv, "\n2025-01-31,H100-SXM.OD.GOLD+,2.3752,offers,50,0,4,1500.30,"
+                                "1.012345,"));
+    assert_non_null(strstr(csv, "\n2025-02-10,H100-SXM.OD.GOLD+,2.3715,carried,5,0,2,1500.40,,"
+                                ",,,,,,,,v1,\n"));
+    assert_non_null(strstr(csv, "\n2025-02-15,H100-SXM.OD.GOLD+,,suspended,5,0,2,1500.45,,"
+                                ",,,,,,,,v1,\n"));
+    assert_int_equal(count(csv, "\n"), 61);
+    free(csv);
+    snprintf(path, sizeof path, "%s/www/A100.SPOT.csv", dir);
+    assert_int_equal(access(path, F_OK), 0);
+    tu_run_free(&r);
+    free(db);
+    free(dir);
+}
+
+static void test_site_refuses_bad_grade_ids(void **state)
+{
+    (void)state;
+    static const char *const bad[] = {"../evil", "a/b", ".hidden", "x y", "-lead"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char *dir = tu_mkdtemp("site-bad");
+        const char *grades[] = {"GOOD-1", bad[i]};
+        char *db = make_db(dir, grades, 2, 3);
+        tu_run r = tu_gpuidx(dir, "--db '%s' site --out '%s/www'", db, dir);
+        assert_int_equal(r.status, 1);
+        char want[256];
+        snprintf(want, sizeof want,
+                 "gpuidx: site: grade id not usable as a file name (got \"%s\")\n", bad[i]);
+        assert_string_equal(r.err, want);
+        /* nothing was written: no page, no CSV, nothing outside www */
+        tu_run ls = tu_sh(dir, "find . -type f ! -name 'idx.db*' | sort");
+        assert_string_equal(ls.out, "");
+        tu_run_free(&ls);
+        tu_run_free(&r);
+        free(db);
+        free(dir);
+    }
+}
+
+static void test_site_grade_id_valid_table(void **state)
+{
+    (void)state;
+    static const struct { const char *id; int ok; } cases[] = {
+        {"H100-SXM.OD.GOLD+", 1}, {"a", 1}, {"0._+-", 1}, {"", 0}, {".", 0}, {"..", 0},
+        {"a/b", 0}, {"a\\b", 0}, {"+x", 0}, {"x\n", 0}, {"é", 0},
+        {"A234567890123456789012345678901234567890123456789012345678901234", 1},
+        {"A2345678901234567890123456789012345678901234567890123456789012345", 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        if (site_grade_id_valid(cases[i].id) != cases[i].ok)
+            fail_msg("case %zu (\"%s\"): want %d", i, cases[i].id, cases[i].ok);
+    assert_int_equal(site_grade_id_valid(NULL), 0);
+}
+
+static void test_site_grade_never_valued(void **state)
+{
+    (void)state;
+    char *dir = tu_mkdtemp("site-susp");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/s.db", dir);
+    store *st = NULL;
+    gpi_diag d;
+    if (store_open(path, &st, &d) != GPI_OK) fail_msg("store_open: %s", d.msg);
+    for (int t = 0; t < 10; t++) {
+        store_index_row r;
+        memset(&r, 0, sizeof r);
+        r.day = gpi_days_from_civil(2025, 3, 1) + t;
+        snprintf(r.grade, sizeof r.grade, "THIN.GRADE");
+        r.level = GPI_LEVEL_SUSPENDED;
+        r.value_e4 = r.adjustment_e6 = r.p10_micro = r.p25_micro = r.p50_micro = -1;
+        r.p75_micro = r.p90_micro = r.min_micro = r.max_micro = r.top_share_e6 = -1;
+        snprintf(r.methodology, sizeof r.methodology, "v1");
+        if (store_index_put_row(st, &r, &d) != GPI_OK) fail_msg("put row: %s", d.msg);
+    }
+    store_close(st);
+    tu_run r = tu_gpuidx(dir, "--db '%s' site --out www", path);
+    assert_int_equal(r.status, 0);
+    snprintf(path, sizeof path, "%s/www/index.html", dir);
+    char *html = tu_read(path);
+    assert_non_null(html);
+    assert_non_null(strstr(html, ">no value on any day of the range</text>"));
+    assert_non_null(strstr(html, "<title>suspended 2025-03-01..2025-03-10</title>"));
+    assert_int_equal(count(html, "<circle "), 3); /* the legend's only */
+    assert_null(strstr(html, "$0.")); /* no price axis */
+    assert_null(strstr(html, "nan"));
+    assert_null(strstr(html, "inf"));
+    free(html);
+    tu_run_free(&r);
+    free(dir);
+}
+
+static void test_site_empty_database(void **state)
+{
+    (void)state;
+    char *dir = tu_mkdtemp("site-empty");
+    tu_run r = tu_gpuidx(dir, "--db '%s/e.db' site --out '%s/www'", dir, dir);
+    assert_int_equal(r.status, 0);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/www/index.html", dir);
+    char *html = tu_read(path);
+    assert_non_null(html);
+    assert_non_null(strstr(html, "No index values have been built yet"));
+    assert_null(strstr(html, "<svg"));
+    free(html);
+    tu_run_free(&r);
+    free(dir);
+}
+
+static void test_site_usage(void **state)
+{
+    (void)state;
+    tu_run r = tu_gpuidx(NULL, "site");
+    assert_int_equal(r.status, 2);
+    assert_string_equal(r.err, "gpuidx: site: --out DIR is required (see gpuidx site --help)\n");
+    tu_run_free(&r);
+    r = tu_gpuidx(NULL, "site --bogus");
+    assert_int_equal(r.status, 2);
+    tu_run_free(&r);
+    r = tu_gpuidx(NULL, "site --help");
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "usage: gpuidx [--db PATH] site --out DIR"));
+    tu_run_free(&r);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_site_writes_page_and_csvs),
+        cmocka_unit_test(test_site_refuses_bad_grade_ids),
+        cmocka_unit_test(test_site_grade_id_valid_table),
+        cmocka_unit_test(test_site_grade_never_valued),
+        cmocka_unit_test(test_site_empty_database),
+        cmocka_unit_test(test_site_usage),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
