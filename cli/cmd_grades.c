@@ -332,22 +332,11 @@ static int cmd_evaluate(cli_ctx *ctx, int argc, char **argv)
                   ctx->db_path);
         return 1;
     }
-    char path[4096], gpath[4096];
-    const char *data = cli_data_dir(ctx);
-    if (!grades) {
-        snprintf(gpath, sizeof gpath, "%s/grades.json", data);
-        grades = gpath;
-    }
-    snprintf(path, sizeof path, "%s/gpus.csv", data);
     gpi_diag d = {{0}};
-    char **names = NULL;
-    size_t n_names = 0;
     idx_grades *gs = NULL;
     store *st = NULL;
     idx_evaluation *ev = NULL;
-    gpi_status rc = idx_gpu_names_load(path, &names, &n_names, &d);
-    if (rc == GPI_OK)
-        rc = idx_grades_load(grades, (const char *const *)names, n_names, &gs, &d);
+    gpi_status rc = idx_grades_load_data(cli_data_dir(ctx), grades, &gs, &d);
     if (rc == GPI_OK) rc = store_open(ctx->db_path, &st, &d);
     if (rc == GPI_OK) rc = idx_evaluate(st, gs, from, to, as_of, &ev, &d);
     if (rc == GPI_OK) {
@@ -368,7 +357,6 @@ static int cmd_evaluate(cli_ctx *ctx, int argc, char **argv)
     idx_evaluation_free(ev);
     store_close(st);
     idx_grades_free(gs);
-    idx_names_free(names, n_names);
     return gpi_exit_code(rc);
 }
 

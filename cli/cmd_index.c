@@ -89,20 +89,9 @@ static int cmd_build(cli_ctx *ctx, int argc, char **argv)
             return 2;
         }
     }
-    char path[4096], gpath[4096];
-    const char *data = cli_data_dir(ctx);
-    if (!grades) {
-        snprintf(gpath, sizeof gpath, "%s/grades.json", data);
-        grades = gpath;
-    }
-    snprintf(path, sizeof path, "%s/gpus.csv", data);
     gpi_diag d = {{0}};
-    char **names = NULL;
-    size_t n_names = 0;
     idx_grades *gs = NULL;
-    gpi_status rc = idx_gpu_names_load(path, &names, &n_names, &d);
-    if (rc == GPI_OK)
-        rc = idx_grades_load(grades, (const char *const *)names, n_names, &gs, &d);
+    gpi_status rc = idx_grades_load_data(cli_data_dir(ctx), grades, &gs, &d);
     store *st = NULL;
     if (rc == GPI_OK && !(st = open_db(ctx))) rc = GPI_ESTORE, d.msg[0] = '\0';
     idx_build_stats stats;
@@ -117,7 +106,6 @@ static int cmd_build(cli_ctx *ctx, int argc, char **argv)
         cli_error("%s", d.msg);
     store_close(st);
     idx_grades_free(gs);
-    idx_names_free(names, n_names);
     return gpi_exit_code(rc);
 }
 

@@ -20,6 +20,7 @@
 #include <fnmatch.h>
 #include <jansson.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -511,4 +512,22 @@ int idx_grade_match(const idx_grade *g, const gpi_obs *o)
         return 0;
     if (g->n_segment && !in_list(g->segment, g->n_segment, o->segment)) return 0;
     return 1;
+}
+
+gpi_status idx_grades_load_data(const char *data_dir, const char *path, idx_grades **out,
+                                gpi_diag *d)
+{
+    char gpus_path[4096], grades_path[4096];
+    snprintf(gpus_path, sizeof gpus_path, "%s/gpus.csv", data_dir);
+    if (!path) {
+        snprintf(grades_path, sizeof grades_path, "%s/grades.json", data_dir);
+        path = grades_path;
+    }
+    char **names = NULL;
+    size_t n_names = 0;
+    *out = NULL;
+    gpi_status rc = idx_gpu_names_load(gpus_path, &names, &n_names, d);
+    if (rc == GPI_OK) rc = idx_grades_load(path, (const char *const *)names, n_names, out, d);
+    idx_names_free(names, n_names);
+    return rc;
 }

@@ -92,6 +92,11 @@ void idx_grades_free(idx_grades *g);
  * names; free with idx_names_free).  A missing file gives 0 names. */
 gpi_status idx_gpu_names_load(const char *path, char ***names, size_t *n, gpi_diag *d);
 void idx_names_free(char **names, size_t n);
+/* The usual way to load grades: the canonical GPU names of
+ * data_dir/gpus.csv, then the grade file at path (NULL: data_dir/grades.json).
+ * Free *out with idx_grades_free(). */
+gpi_status idx_grades_load_data(const char *data_dir, const char *path, idx_grades **out,
+                                gpi_diag *d);
 
 /* 1 when the observation belongs to the grade (every filter but status). */
 int idx_grade_match(const idx_grade *g, const gpi_obs *o);
