@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-const char *gpi_dec_parse(const char *s, gpi_dec *out)
+const char *gpi_dec_parse_scale(const char *s, int max_scale, gpi_dec *out)
 {
     if (!s || !*s) return "empty";
     const char *p = s;
@@ -28,14 +28,14 @@ const char *gpi_dec_parse(const char *s, gpi_dec *out)
         if (*p < '0' || *p > '9') return "not a number";
         any = 1;
         if (seen_dot) {
-            if (scale == 12) {
-                /* digits beyond 12 decimals must be zeros to stay exact */
+            if (scale == max_scale) {
+                /* digits beyond max_scale must be zeros to stay exact */
                 if (*p != '0') return "too many digits";
                 continue;
             }
             scale++;
         }
-        if (mant == 0 && *p == '0' && !seen_dot) continue;
+        if (mant == 0 && *p == '0') continue; /* leading zeros are not significant */
         if (++ndig > 18) return "too many digits";
         mant = mant * 10 + (*p - '0');
     }
@@ -43,6 +43,11 @@ const char *gpi_dec_parse(const char *s, gpi_dec *out)
     out->mant = neg ? -mant : mant;
     out->scale = scale;
     return NULL;
+}
+
+const char *gpi_dec_parse(const char *s, gpi_dec *out)
+{
+    return gpi_dec_parse_scale(s, 12, out);
 }
 
 int64_t gpi_div_round(__int128 num, __int128 den)

@@ -124,6 +124,9 @@ typedef struct gpi_dec {
  * Leading/trailing spaces are not allowed.  Returns NULL or a static reason:
  * "empty", "not a number", "too many digits". */
 const char *gpi_dec_parse(const char *s, gpi_dec *out);
+/* The same with up to max_scale (<= 18) decimals; digits beyond it are
+ * accepted only when they are zeros (feeds print binary floats in full). */
+const char *gpi_dec_parse_scale(const char *s, int max_scale, gpi_dec *out);
 
 /* Rounds num/den to the nearest integer, halves away from zero ("half-up"
  * for positive values, the convention of SPEC §6.7 and §8), exactly.

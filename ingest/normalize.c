@@ -102,42 +102,12 @@ static const char *whole(const char *s, long lo, long hi, long *out)
     return NULL;
 }
 
-/* A price as written: like gpi_dec_parse (plain decimal, up to 18
- * significant digits) but with up to 18 decimals, because feeds print
- * binary floats in full ("1.2774707094999997"); digits beyond are refused
- * unless they are zeros.  The result stays exact (note 1: pm < 10^18 and
- * 10^18 x 10^12 x 10^5 x 730 < 2^127). */
+/* A price as written: up to 18 decimals, because feeds print binary floats
+ * in full ("1.2774707094999997").  The result stays exact (note 1:
+ * pm < 10^18 and 10^18 x 10^12 x 10^5 x 730 < 2^127). */
 static const char *price_parse(const char *s, gpi_dec *out)
 {
-    const char *p = s;
-    if (!*p) return "empty";
-    int neg = 0;
-    if (*p == '+' || *p == '-') neg = *p++ == '-';
-    int64_t mant = 0;
-    int ndig = 0, scale = 0, dot = 0, any = 0;
-    for (; *p; p++) {
-        if (*p == '.') {
-            if (dot) return "not a number";
-            dot = 1;
-            continue;
-        }
-        if (*p < '0' || *p > '9') return "not a number";
-        any = 1;
-        if (dot) {
-            if (scale == 18) {
-                if (*p != '0') return "too many digits";
-                continue;
-            }
-            scale++;
-        }
-        if (mant == 0 && *p == '0') continue; /* leading zeros are not significant */
-        if (++ndig > 18) return "too many digits";
-        mant = mant * 10 + (*p - '0');
-    }
-    if (!any) return "not a number";
-    out->mant = neg ? -mant : mant;
-    out->scale = scale;
-    return NULL;
+    return gpi_dec_parse_scale(s, 18, out);
 }
 
 static int put_ident(norm_ctx *c, const char *s)
