@@ -12,6 +12,9 @@
 
 #include "core/gpi.h"
 
+/* The top bit of a key hash: set for trades, clear for offers. */
+#define GPI_KEY_TRADE_BIT (UINT64_C(1) << 63)
+
 typedef struct gpi_obs {
     int kind;          /* gpi_kind */
     int scope;         /* gpi_scope */
@@ -22,7 +25,8 @@ typedef struct gpi_obs {
     int unit;          /* gpi_unit as written (audit) */
     int64_t observed_at;      /* Unix seconds UTC */
     int32_t day;              /* gpi_day_of_time(observed_at) */
-    uint64_t key_hash;        /* FNV-1a of kind, source and ident */
+    uint64_t key_hash;        /* FNV-1a of kind, source and ident, top bit
+                                 = GPI_KEY_TRADE_BIT for trades, 0 for offers */
     int64_t price_micro;      /* USD per GPU-hour x 1e6, > 0 */
     int64_t quantity_micro;   /* trades: GPU-hours x 1e6 (> 0); offers: GPUs
                                  available x 1e6, or -1 when absent */

@@ -48,6 +48,7 @@ void idx_day_free(idx_day *dy)
     free(dy->work);
     free(dy->loo_t.v);
     free(dy->loo_o.v);
+    free(dy->gpu_ok);
     memset(dy, 0, sizeof *dy);
 }
 
@@ -111,16 +112,44 @@ static int push(idx_buf *b, const idx_item *it)
     return 0;
 }
 
+/* The row of gpu_ok for interned name id, grown on demand. */
+static signed char *gpu_row(idx_day *dy, int32_t id)
+{
+    if ((size_t)id >= dy->cap_gpu_ok) {
+        size_t cap = dy->cap_gpu_ok ? dy->cap_gpu_ok : 64;
+        while (cap <= (size_t)id) cap *= 2;
+        size_t ng = dy->ng ? dy->ng : 1;
+        signed char *v = realloc(dy->gpu_ok, cap * ng);
+        if (!v) return NULL;
+        memset(v + dy->cap_gpu_ok * ng, -1, (cap - dy->cap_gpu_ok) * ng);
+        dy->gpu_ok = v;
+        dy->cap_gpu_ok = cap;
+    }
+    return dy->gpu_ok + (size_t)id * dy->ng;
+}
+
 static int on_obs(const gpi_obs *o, void *ud)
 {
     idx_day *dy = ud;
     dy->n_scanned++;
     int32_t gid = -2;
+    signed char *gpu_ok = NULL;
     for (size_t i = 0; i < dy->ng; i++) {
         idx_buf *b = o->kind == GPI_OFFER ? &dy->offers[i] : &dy->trades[i];
+        const idx_grade *g = &dy->gs->g[i];
         if (o->kind == GPI_OFFER && b->n > 0 && b->v[b->n - 1].key_hash == o->key_hash)
             b->n--; /* an earlier snapshot of this offer key */
-        if (!idx_grade_match(&dy->gs->g[i], o)) continue;
+        if (!idx_grade_match_terms(g, o)) continue;
+        if (!gpu_ok) {
+            int32_t gpu = intern(dy, o->gpu);
+            gpu_ok = gpu >= 0 ? gpu_row(dy, gpu) : NULL;
+            if (!gpu_ok) {
+                dy->err = GPI_ENOMEM;
+                return 1;
+            }
+        }
+        if (gpu_ok[i] < 0) gpu_ok[i] = (signed char)idx_grade_match_gpu(g, o->gpu);
+        if (!gpu_ok[i] || !idx_grade_match_places(g, o)) continue;
         if (gid == -2) gid = intern(dy, o->group);
         if (gid < 0) {
             dy->err = GPI_ENOMEM;
@@ -145,7 +174,7 @@ gpi_status idx_day_collect(idx_day *dy, store *st, int32_t day, int64_t as_of, g
 {
     for (size_t i = 0; i < dy->ng; i++) dy->offers[i].n = dy->trades[i].n = 0;
     dy->err = GPI_OK;
-    gpi_status rc = store_obs_scan(st, day, day, as_of, on_obs, dy, d);
+    gpi_status rc = store_obs_scan_core(st, day, day, as_of, on_obs, dy, d);
     if (rc == GPI_OK && dy->err != GPI_OK)
         rc = gpi_diag_set(d, dy->err, "index: out of memory reading a day");
     return rc;

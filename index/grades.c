@@ -14,7 +14,7 @@
  * same grade (publication re-derives fixes from it).
  */
 #define _GNU_SOURCE 1 /* FNM_CASEFOLD */
-#include "index/index.h"
+#include "index/internal.h"
 
 #include <ctype.h>
 #include <fnmatch.h>
@@ -496,22 +496,36 @@ static int in_list(const char (*v)[IDX_NAME_MAX + 1], int n, const char *s)
     return 0;
 }
 
-int idx_grade_match(const idx_grade *g, const gpi_obs *o)
+int idx_grade_match_gpu(const idx_grade *g, const char *gpu)
+{
+    for (int i = 0; i < g->n_gpu; i++)
+        if (gpu && strcasecmp(g->gpu[i], gpu) == 0) return 1;
+    return 0;
+}
+
+int idx_grade_match_terms(const idx_grade *g, const gpi_obs *o)
 {
     if (o->term != g->term) return 0;
     if (g->term == GPI_TERM_RESERVED && (o->term_months < g->term_min || o->term_months > g->term_max))
         return 0;
     if (o->tier < g->min_tier) return 0;
-    if (o->scope < 0 || o->scope >= GPI_SCOPE__N || !(g->scope_mask & (1u << o->scope))) return 0;
-    int ok = 0;
-    for (int i = 0; i < g->n_gpu && !ok; i++) ok = o->gpu && strcasecmp(g->gpu[i], o->gpu) == 0;
-    if (!ok) return 0;
+    return o->scope >= 0 && o->scope < GPI_SCOPE__N && (g->scope_mask & (1u << o->scope));
+}
+
+int idx_grade_match_places(const idx_grade *g, const gpi_obs *o)
+{
     if (g->n_region && !in_list(g->region, g->n_region, o->region)) return 0;
     if (g->n_provider && !in_list(g->provider, g->n_provider, o->provider) &&
         !in_list(g->provider, g->n_provider, o->group))
         return 0;
     if (g->n_segment && !in_list(g->segment, g->n_segment, o->segment)) return 0;
     return 1;
+}
+
+int idx_grade_match(const idx_grade *g, const gpi_obs *o)
+{
+    return idx_grade_match_terms(g, o) && idx_grade_match_gpu(g, o->gpu) &&
+           idx_grade_match_places(g, o);
 }
 
 gpi_status idx_grades_load_data(const char *data_dir, const char *path, idx_grades **out,

@@ -152,7 +152,7 @@ int64_t idx_adjustment_e6(const int64_t *t_q, const int64_t *o_q, size_t n, int 
 int64_t idx_value_e4(int64_t raw_q, int64_t adj_e6, int64_t step_e4);
 
 /* Spread of the IDX_OK items: p10..p90 (GSL quantiles), min, max in
- * micro; work: n doubles.  out[7] = p10,p25,p50,p75,p90,min,max. */
+ * micro; work: 2n doubles.  out[7] = p10,p25,p50,p75,p90,min,max. */
 void idx_spread(const idx_item *v, size_t n, double *work, int64_t out[7]);
 
 /* ---- build (build.c) ----------------------------------------------------- */

@@ -47,7 +47,17 @@ typedef struct idx_day {
     long n_scanned;
     gpi_status err;
     idx_buf loo_t, loo_o;       /* scratch of idx_day_fix_without */
+    /* per interned name x grade: does the grade list that GPU?
+     * -1 not yet known (idx_day_collect's memo of idx_grade_match_gpu) */
+    signed char *gpu_ok;
+    size_t cap_gpu_ok;          /* names covered */
 } idx_day;
+
+/* idx_grade_match in three parts, cheapest first: term, tenor, tier and
+ * scope; the GPU list; regions, providers and segments. */
+int idx_grade_match_terms(const idx_grade *g, const gpi_obs *o);
+int idx_grade_match_gpu(const idx_grade *g, const char *gpu);
+int idx_grade_match_places(const idx_grade *g, const gpi_obs *o);
 
 gpi_status idx_day_init(idx_day *dy, const idx_grades *gs);
 void idx_day_free(idx_day *dy);

@@ -19,7 +19,6 @@
  */
 #include "index/index.h"
 
-#include <gsl/gsl_sort_double.h>
 #include <gsl/gsl_statistics_double.h>
 #include <math.h>
 #include <stdlib.h>
@@ -387,6 +386,34 @@ int64_t idx_value_e4(int64_t raw_q, int64_t adj_e6, int64_t step_e4)
     return gpi_div_round(num, den) * step_e4;
 }
 
+/* Sorts x[0..m) ascending by merging its ascending runs (bottom-up,
+ * tmp: m doubles).  The items come sorted by price within each provider
+ * group, so there are as many runs as groups and log2(groups) passes:
+ * several times faster than a general sort of the day. */
+static void sort_runs(double *x, size_t m, double *tmp)
+{
+    for (;;) {
+        size_t runs = 0, out = 0;
+        for (size_t a = 0; a < m;) {
+            size_t b = a + 1;
+            while (b < m && x[b - 1] <= x[b]) b++;
+            size_t c = b;
+            if (b < m) {
+                c = b + 1;
+                while (c < m && x[c - 1] <= x[c]) c++;
+            }
+            size_t i = a, j = b; /* merge [a,b) and [b,c) into tmp */
+            while (i < b && j < c) tmp[out++] = x[j] < x[i] ? x[j++] : x[i++];
+            while (i < b) tmp[out++] = x[i++];
+            while (j < c) tmp[out++] = x[j++];
+            runs++;
+            a = c;
+        }
+        memcpy(x, tmp, m * sizeof *x);
+        if (runs <= 1) return;
+    }
+}
+
 void idx_spread(const idx_item *v, size_t n, double *work, int64_t out[7])
 {
     size_t m = 0;
@@ -396,7 +423,7 @@ void idx_spread(const idx_item *v, size_t n, double *work, int64_t out[7])
     if (m == 0) return;
     for (size_t i = 1; i < m; i++) /* sort only when not already ascending */
         if (work[i] < work[i - 1]) {
-            gsl_sort(work, 1, m);
+            sort_runs(work, m, work + m);
             break;
         }
     static const double q[5] = {0.10, 0.25, 0.50, 0.75, 0.90};

@@ -15,7 +15,8 @@
 /* Prepared statements of store.c, reused for the handle's lifetime. */
 enum {
     ST_BATCH_FIND, ST_BATCH_INSERT, ST_BATCH_COUNTS, ST_OBS_INSERT, ST_OBS_GET,
-    ST_REJECT_INSERT, ST_OBS_SCAN, ST_BATCH_SHA, ST_BATCH_SIZE, ST__N
+    ST_REJECT_INSERT, ST_OBS_SCAN, ST_OBS_SCAN_CORE, ST_LATE_BATCHES, ST_BATCH_SHA,
+    ST_BATCH_SIZE, ST__N
 };
 
 /* Sibling files keep their own statements here (lazily prepared). */

@@ -205,6 +205,18 @@ const char *const store_migrations[] = {
     "  methodology TEXT NOT NULL,"
     "  grade_hashes TEXT NOT NULL"
     ");",
+    /* 3: the top bit of key_hash is the kind (core/obs.h, GPI_KEY_TRADE_BIT):
+     *    rows stored before it get their keys' top bit set or cleared.  Only
+     *    observations.csv files published before the migration show the
+     *    old hashes (their key column); the values are unchanged. */
+    "UPDATE observations SET key_hash = key_hash | (-9223372036854775807 - 1)"
+    "  WHERE (attrs & 1) = 1 AND key_hash >= 0;"
+    "UPDATE observations SET key_hash = key_hash & 9223372036854775807"
+    "  WHERE (attrs & 1) = 0 AND key_hash < 0;"
+    "UPDATE index_exclusions SET key_hash = key_hash | (-9223372036854775807 - 1)"
+    "  WHERE kind = 1 AND key_hash >= 0;"
+    "UPDATE index_exclusions SET key_hash = key_hash & 9223372036854775807"
+    "  WHERE kind = 0 AND key_hash < 0;",
 };
 
 const int store_n_migrations = (int)(sizeof store_migrations / sizeof store_migrations[0]);

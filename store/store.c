@@ -50,15 +50,19 @@ static const char *const sql_text[ST__N] = {
         " FROM observations WHERE day = ?1 AND key_hash = ?2 AND observed_at = ?3",
     [ST_REJECT_INSERT] = "INSERT INTO rejects(batch_id, line, column_name, raw_row, reason)"
                          " VALUES (?1, ?2, ?3, ?4, ?5)",
+    /* The scans have no join with batches: the few batches ingested after
+     * a cut-off are read first (ST_LATE_BATCHES) and their rows skipped.
+     * attrs is decoded here, not in SQL. */
     [ST_OBS_SCAN] =
-        "SELECT o.day, o.key_hash, o.observed_at, o.attrs & 1, o.gpu, o.provider, o.grp,"
-        " o.segment, (o.attrs >> 1) & 3, (o.attrs >> 3) & 7, (o.attrs >> 6) & 3,"
-        " (o.attrs >> 12) & 63, (o.attrs >> 8) & 3, o.price_micro,"
-        " o.quantity_micro, o.gpu_count, o.region, o.source, o.ident, o.buyer, o.raw_gpu,"
-        " o.raw_provider, o.raw_price, o.currency, (o.attrs >> 10) & 3, o.sku, o.line"
-        " FROM observations o JOIN batches b ON b.batch_id = o.batch_id"
-        " WHERE o.day BETWEEN ?1 AND ?2 AND b.ingested_at <= ?3"
-        " ORDER BY o.day, o.key_hash, o.observed_at",
+        "SELECT day, key_hash, observed_at, attrs, batch_id, gpu, provider, grp, segment,"
+        " price_micro, quantity_micro, gpu_count, region, source, ident, buyer, raw_gpu,"
+        " raw_provider, raw_price, currency, sku, line"
+        " FROM observations WHERE day BETWEEN ?1 AND ?2 ORDER BY day, key_hash, observed_at",
+    [ST_OBS_SCAN_CORE] =
+        "SELECT day, key_hash, observed_at, attrs, batch_id, gpu, provider, grp, segment,"
+        " price_micro, quantity_micro, gpu_count, region"
+        " FROM observations WHERE day BETWEEN ?1 AND ?2 ORDER BY day, key_hash, observed_at",
+    [ST_LATE_BATCHES] = "SELECT batch_id FROM batches WHERE ingested_at > ?1 ORDER BY batch_id",
 };
 
 static gpi_status exec(store *st, const char *sql, gpi_diag *d)
@@ -445,51 +449,113 @@ static const char *col_name(store *st, sqlite3_stmt *s, int i)
     return store_name_text(st, sqlite3_column_int64(s, i));
 }
 
-gpi_status store_obs_scan(store *st, int32_t day_from, int32_t day_to, int64_t as_of,
-                          store_obs_fn fn, void *ud, gpi_diag *d)
+/* Unpacks attrs (store_obs_attrs). */
+static void obs_attrs(gpi_obs *o, int64_t a)
 {
-    sqlite3_stmt *s = use(st, ST_OBS_SCAN);
+    o->kind = (int)(a & 1);
+    o->scope = (int)(a >> 1 & 3);
+    o->tier = (int)(a >> 3 & 7);
+    o->term = (int)(a >> 6 & 3);
+    o->status = (int)(a >> 8 & 3);
+    o->unit = (int)(a >> 10 & 3);
+    o->term_months = (int)(a >> 12 & 63);
+}
+
+/* The batches ingested after as_of, ascending (usually none). */
+static gpi_status late_batches(store *st, int64_t as_of, int64_t **out, size_t *n, gpi_diag *d)
+{
+    sqlite3_stmt *s = use(st, ST_LATE_BATCHES);
+    sqlite3_bind_int64(s, 1, as_of);
+    size_t cap = 0;
+    int rc;
+    *out = NULL;
+    *n = 0;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        if (*n == cap) {
+            cap = cap ? 2 * cap : 16;
+            int64_t *v = realloc(*out, cap * sizeof *v);
+            if (!v) {
+                sqlite3_reset(s);
+                return gpi_diag_set(d, GPI_ENOMEM, "store: out of memory");
+            }
+            *out = v;
+        }
+        (*out)[(*n)++] = sqlite3_column_int64(s, 0);
+    }
+    sqlite3_reset(s);
+    return rc == SQLITE_DONE ? GPI_OK : store_err(st, d, "reading batches");
+}
+
+static int is_late(const int64_t *late, size_t n, int64_t batch)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (late[mid] == batch) return 1;
+        if (late[mid] < batch) lo = mid + 1;
+        else hi = mid;
+    }
+    return 0;
+}
+
+static gpi_status scan(store *st, int core, int32_t day_from, int32_t day_to, int64_t as_of,
+                       store_obs_fn fn, void *ud, gpi_diag *d)
+{
+    int64_t *late;
+    size_t n_late;
+    gpi_status grc = late_batches(st, as_of, &late, &n_late, d);
+    if (grc != GPI_OK) return grc;
+    sqlite3_stmt *s = use(st, core ? ST_OBS_SCAN_CORE : ST_OBS_SCAN);
     sqlite3_bind_int64(s, 1, day_from);
     sqlite3_bind_int64(s, 2, day_to);
-    sqlite3_bind_int64(s, 3, as_of);
     int rc;
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        if (n_late && is_late(late, n_late, sqlite3_column_int64(s, 4))) continue;
         gpi_obs o;
         memset(&o, 0, sizeof o);
         o.day = (int32_t)sqlite3_column_int64(s, 0);
         o.key_hash = (uint64_t)sqlite3_column_int64(s, 1);
         o.observed_at = sqlite3_column_int64(s, 2);
-        o.kind = sqlite3_column_int(s, 3);
-        o.gpu = col_name(st, s, 4);
-        o.provider = col_name(st, s, 5);
-        o.group = col_name(st, s, 6);
-        o.segment = col_name(st, s, 7);
-        o.scope = sqlite3_column_int(s, 8);
-        o.tier = sqlite3_column_int(s, 9);
-        o.term = sqlite3_column_int(s, 10);
-        o.term_months = sqlite3_column_int(s, 11);
-        o.status = sqlite3_column_int(s, 12);
-        o.price_micro = sqlite3_column_int64(s, 13);
+        obs_attrs(&o, sqlite3_column_int64(s, 3));
+        o.gpu = col_name(st, s, 5);
+        o.provider = col_name(st, s, 6);
+        o.group = col_name(st, s, 7);
+        o.segment = col_name(st, s, 8);
+        o.price_micro = sqlite3_column_int64(s, 9);
         o.quantity_micro =
-            sqlite3_column_type(s, 14) == SQLITE_NULL ? -1 : sqlite3_column_int64(s, 14);
-        o.gpu_count = sqlite3_column_int(s, 15);
-        o.region = col_name(st, s, 16);
-        o.source = col_name(st, s, 17);
-        o.ident = sqlite3_column_type(s, 18) == SQLITE_INTEGER ? col_name(st, s, 18)
-                                                               : col_text(s, 18);
-        o.buyer = col_text(s, 19);
-        o.raw_gpu = col_name(st, s, 20);
-        o.raw_provider = col_name(st, s, 21);
-        o.raw_price = col_text(s, 22);
-        o.currency = col_name(st, s, 23);
-        o.unit = sqlite3_column_int(s, 24);
-        o.sku = col_name(st, s, 25);
-        o.line = (long)sqlite3_column_int64(s, 26);
+            sqlite3_column_type(s, 10) == SQLITE_NULL ? -1 : sqlite3_column_int64(s, 10);
+        o.gpu_count = sqlite3_column_int(s, 11);
+        o.region = col_name(st, s, 12);
+        if (!core) {
+            o.source = col_name(st, s, 13);
+            o.ident = sqlite3_column_type(s, 14) == SQLITE_INTEGER ? col_name(st, s, 14)
+                                                                   : col_text(s, 14);
+            o.buyer = col_text(s, 15);
+            o.raw_gpu = col_name(st, s, 16);
+            o.raw_provider = col_name(st, s, 17);
+            o.raw_price = col_text(s, 18);
+            o.currency = col_name(st, s, 19);
+            o.sku = col_name(st, s, 20);
+            o.line = (long)sqlite3_column_int64(s, 21);
+        }
         if (fn(&o, ud)) break;
     }
     sqlite3_reset(s);
+    free(late);
     if (rc != SQLITE_ROW && rc != SQLITE_DONE) return store_err(st, d, "reading observations");
     return GPI_OK;
+}
+
+gpi_status store_obs_scan(store *st, int32_t day_from, int32_t day_to, int64_t as_of,
+                          store_obs_fn fn, void *ud, gpi_diag *d)
+{
+    return scan(st, 0, day_from, day_to, as_of, fn, ud, d);
+}
+
+gpi_status store_obs_scan_core(store *st, int32_t day_from, int32_t day_to, int64_t as_of,
+                               store_obs_fn fn, void *ud, gpi_diag *d)
+{
+    return scan(st, 1, day_from, day_to, as_of, fn, ud, d);
 }
 
 gpi_status store_count(store *st, const char *table, long *n, gpi_diag *d)

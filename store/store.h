@@ -107,6 +107,13 @@ typedef int (*store_obs_fn)(const gpi_obs *o, void *ud);
  * scan (status GPI_OK). This is a range scan of the primary key. */
 gpi_status store_obs_scan(store *st, int32_t day_from, int32_t day_to,
                           int64_t as_of, store_obs_fn fn, void *ud, gpi_diag *d);
+/* The same scan, filling only what a fix is computed from: kind, scope,
+ * tier, term, term_months, status, unit, observed_at, day, key_hash,
+ * price, quantity, gpu_count, gpu, provider, group, segment, region.  The
+ * audit fields (source, ident, buyer, raw_*, currency, sku) are NULL and
+ * line is 0.  About twice as fast as store_obs_scan. */
+gpi_status store_obs_scan_core(store *st, int32_t day_from, int32_t day_to,
+                               int64_t as_of, store_obs_fn fn, void *ud, gpi_diag *d);
 
 /* Totals for reports and tests. */
 gpi_status store_count(store *st, const char *table, long *n, gpi_diag *d);

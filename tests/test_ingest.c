@@ -793,17 +793,20 @@ static void test_identity(void **state)
     assert_string_equal(g.obs[2].source, "feed");
     assert_string_equal(g.obs[3].source, "other");
     assert_true(g.obs[2].o.key_hash != g.obs[3].o.key_hash);
-    /* FNV-1a of "o\0" "feed\0" "X1", computed independently */
+    /* FNV-1a of "o\0" "feed\0" "X1", computed independently, top bit
+     * cleared for an offer */
     uint64_t h = 0xcbf29ce484222325ULL;
     const char key[] = {'o', 0, 'f', 'e', 'e', 'd', 0, 'X', '1'};
     for (size_t i = 0; i < sizeof key; i++) h = (h ^ (unsigned char)key[i]) * 0x100000001b3ULL;
-    assert_true(g.obs[2].o.key_hash == h);
+    assert_true(g.obs[2].o.key_hash == (h & 0x7fffffffffffffffULL));
     assert_int_equal(run(t, "t.csv", trades, GPI_TRADE, &g, &d, NULL), GPI_OK);
     assert_int_equal(g.n_obs, 2);
     assert_string_equal(g.obs[0].ident, "aws||H100||1|vm|on-demand|0|gpu-hour|1|USD|10|lambda|ok|");
     /* a trade is keyed by all its fields: another tier is another trade */
     assert_string_equal(g.obs[1].ident, "aws||H100||1|vm|on-demand|0|gpu-hour|1|USD|10|lambda|ok|gold");
     assert_true(g.obs[0].o.key_hash != g.obs[1].o.key_hash);
+    /* a trade's key has the top bit set: a day's trades are one key range */
+    assert_true(g.obs[0].o.key_hash >> 63 == 1 && g.obs[1].o.key_hash >> 63 == 1);
     /* text cannot shift across a separator: region "a|H100" without a sku
      * and region "a" with sku "H100|" are two offers */
     const char *shift = "observed_at,provider,gpu,sku,price,region\n"

@@ -1,8 +1,10 @@
 /* tests/test_store.c -- batches, observations (stored / duplicate /
  * conflict / collision), rollback, re-ingest, interned names, and the
- * day scan with its as-of cut-off. */
+ * day scan with its as-of cut-off (full and core), and migration 3. */
 #include "tests/testutil.h"
 
+#include <sqlite3.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -264,6 +266,17 @@ static void test_scan_by_day_as_of(void **state)
         assert_int_equal(s.attrs[0][i], want_c[i]);
         assert_int_equal(s.attrs[1][i], want_a[i]);
     }
+    /* the core scan: the same rows and fields a fix needs, no audit fields */
+    seen core = {0};
+    assert_int_equal(store_obs_scan_core(st, d1, d2, 150, collect, &core, &d), GPI_OK);
+    assert_int_equal(core.n, 2);
+    assert_memory_equal(core.key, s.key, sizeof s.key);
+    assert_memory_equal(core.attrs, s.attrs, sizeof s.attrs);
+    assert_memory_equal(core.price, s.price, sizeof s.price);
+    assert_memory_equal(core.qty, s.qty, sizeof s.qty);
+    assert_string_equal(core.gpu[0], "H100-SXM-80GB");
+    assert_string_equal(core.region[1], "us-east-1");
+    assert_string_equal(core.sku[1], "(null)");
     memset(&s, 0, sizeof s);
     assert_int_equal(store_obs_scan(st, d1, d2, 200, collect, &s, &d), GPI_OK);
     assert_int_equal(s.n, 3);
@@ -274,6 +287,57 @@ static void test_scan_by_day_as_of(void **state)
     assert_int_equal(s.n, 4);
     assert_int_equal(s.day[3], d1 + 2);
     store_close(st);
+    free(path);
+}
+
+/* Migration 3 gives keys stored before it the kind in their top bit. */
+static void test_migration_key_kind_bit(void **state)
+{
+    (void)state;
+    char *path = NULL;
+    store *st = open_tmp(&path);
+    int64_t b = begin(st, "sha-1", 100);
+    const uint64_t top = (uint64_t)1 << 63;
+    gpi_obs offer = obs("2024-03-01", top | 7, "O", 1000000); /* old key, top bit set */
+    gpi_obs trade = obs("2024-03-01", 9, "T", 2000000);       /* old key, top bit clear */
+    trade.kind = GPI_TRADE;
+    trade.quantity_micro = 1000000;
+    gpi_obs ok_offer = obs("2024-03-02", 5, "P", 3000000);
+    assert_int_equal(put(st, b, &offer), STORE_PUT_STORED);
+    assert_int_equal(put(st, b, &trade), STORE_PUT_STORED);
+    assert_int_equal(put(st, b, &ok_offer), STORE_PUT_STORED);
+    commit(st, b, 3, 3, 0, 0);
+    store_close(st);
+    sqlite3 *db = NULL;
+    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+    const char *sql = "INSERT INTO index_exclusions VALUES ('g', 1, 1, 9, 0, 'x', 1, 'r');"
+                      "INSERT INTO index_exclusions VALUES ('g', 1, 0, -2, 0, 'x', 1, 'r');"
+                      "PRAGMA user_version = 2;";
+    assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(db);
+
+    gpi_diag d = {{0}};
+    assert_int_equal(store_open(path, &st, &d), GPI_OK);
+    int32_t d1;
+    gpi_date_parse("2024-03-01", &d1);
+    seen s = {0};
+    assert_int_equal(store_obs_scan(st, d1, d1 + 1, 1000, collect, &s, &d), GPI_OK);
+    assert_int_equal(s.n, 3);
+    assert_true(s.key[0] == (top | 9)); /* the trade, now first in its day */
+    assert_int_equal(s.attrs[0][0], GPI_TRADE);
+    assert_true(s.key[1] == 7);
+    assert_true(s.key[2] == 5);
+    store_close(st);
+    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+    sqlite3_stmt *q = NULL;
+    assert_int_equal(sqlite3_prepare_v2(db, "SELECT kind, key_hash FROM index_exclusions"
+                                            " ORDER BY kind", -1, &q, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_step(q), SQLITE_ROW);
+    assert_true(sqlite3_column_int64(q, 1) == INT64_MAX - 1); /* -2 with the top bit cleared */
+    assert_int_equal(sqlite3_step(q), SQLITE_ROW);
+    assert_true((uint64_t)sqlite3_column_int64(q, 1) == (top | 9));
+    sqlite3_finalize(q);
+    sqlite3_close(db);
     free(path);
 }
 
@@ -306,6 +370,7 @@ int main(void)
         cmocka_unit_test(test_rollback_leaves_nothing),
         cmocka_unit_test(test_reingest_stores_nothing),
         cmocka_unit_test(test_scan_by_day_as_of),
+        cmocka_unit_test(test_migration_key_kind_bit),
         cmocka_unit_test(test_batch_hash_placeholder),
     };
     return cmocka_run_group_tests_name("store", tests, NULL, NULL);
