@@ -21,9 +21,18 @@
  *     days past `to` and then until a day comes out unchanged.
  * (4) Each built day is one transaction (rows, exclusions, adjustment
  *     days of every grade), so an interrupted build leaves whole days.
+ * (5) Reading a day (the SQLite scan and the grade matching) is about half
+ *     of a build, fixing and writing it the other half.  So while day d
+ *     is fixed and written on the caller's handle, a second thread scans
+ *     day d+1 into a second idx_day on a second handle (WAL: its reads
+ *     see every committed batch and do not wait for the writes).  Each
+ *     handle and each idx_day is used by one thread at a time; the
+ *     threads meet once a day (create, join).  The rows are the same as
+ *     with one thread: only the scans move.
  */
 #include "index/internal.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -225,6 +234,23 @@ static gpi_status load_rows(store *st, const idx_grade *g, int32_t from, int32_t
 
 /* ---- the build ------------------------------------------------------------- */
 
+/* The scan of the next day, in a second thread on its own handle. */
+typedef struct prefetch {
+    idx_day *dy;
+    store *st;
+    int32_t day;
+    int64_t as_of;
+    gpi_status rc;
+    gpi_diag d;
+} prefetch;
+
+static void *prefetch_run(void *arg)
+{
+    prefetch *pf = arg;
+    pf->rc = idx_day_collect(pf->dy, pf->st, pf->day, pf->as_of, &pf->d);
+    return NULL;
+}
+
 static gpi_status register_grades(store *st, const idx_grades *gs, int32_t from, int32_t to,
                                   int64_t as_of, gpi_diag *d)
 {
@@ -354,10 +380,11 @@ gpi_status idx_build(store *st, const idx_grades *gs, int32_t from, int32_t to, 
     if (gs->n == 0) return gpi_diag_set(d, GPI_EINPUT, "index build: no grades");
     gpi_status rc = register_grades(st, gs, from, to, as_of, d);
     if (rc != GPI_OK) return rc;
-    idx_day dy;
+    idx_day dy, dy2;
     idx_seq *gst = calloc(gs->n, sizeof *gst);
     rowvec rv = {0};
     rc = idx_day_init(&dy, gs);
+    if (idx_day_init(&dy2, gs) != GPI_OK) rc = GPI_ENOMEM;
     int P = 0;
     for (size_t i = 0; i < gs->n && rc == GPI_OK && gst; i++) {
         rc = idx_seq_init(&gst[i], &gs->g[i]);
@@ -369,29 +396,49 @@ gpi_status idx_build(store *st, const idx_grades *gs, int32_t from, int32_t to, 
         goto done;
     }
     rc = replay_prefix(st, &dy, gst, from, P, as_of, &rv, d);
+    /* design note 5: day+1 is scanned on a second handle while day is
+     * fixed and written; without one (no file), one thread does both */
+    store *rd = NULL;
+    if (rc == GPI_OK && to > from && store_open_again(st, &rd, NULL) != GPI_OK) rd = NULL;
+    idx_day *cur = &dy, *next = &dy2;
+    if (rc == GPI_OK) rc = idx_day_collect(cur, st, from, as_of, d);
     for (int32_t day = from; day <= to && rc == GPI_OK; day++) {
-        rc = idx_day_collect(&dy, st, day, as_of, d);
-        if (rc == GPI_OK) rc = store_begin(st, d);
-        if (rc != GPI_OK) break;
+        prefetch pf = {next, rd, day + 1, as_of, GPI_OK, {{0}}};
+        pthread_t th;
+        int started = day < to && rd && pthread_create(&th, NULL, prefetch_run, &pf) == 0;
+        rc = store_begin(st, d);
         for (size_t gi = 0; gi < gs->n && rc == GPI_OK; gi++) {
             idx_fix f;
             idx_eval e;
             store_index_row r;
-            rc = idx_day_fix(&dy, gi, &f, d);
+            rc = idx_day_fix(cur, gi, &f, d);
             if (rc != GPI_OK) break;
             idx_seq_next(&gst[gi], day, f.trades_raw_q, f.offers_raw_q, &e);
             make_row(&gs->g[gi], day, &f, &e, as_of, &r);
             rc = store_index_put_row(st, &r, d);
             if (rc == GPI_OK) rc = store_index_clear_detail(st, r.grade, day, 3, d);
-            if (rc == GPI_OK) rc = put_exclusions(st, &dy, gi, day, d);
+            if (rc == GPI_OK) rc = put_exclusions(st, cur, gi, day, d);
             if (rc == GPI_OK) rc = put_adj(st, &gst[gi], day, &e, d);
             stats->rows++;
         }
         if (rc == GPI_OK) rc = store_commit(st, d);
         if (rc != GPI_OK) store_rollback(st);
         stats->days++;
+        if (started) {
+            pthread_join(th, NULL);
+            if (rc == GPI_OK && pf.rc != GPI_OK) {
+                rc = pf.rc;
+                if (d) *d = pf.d;
+            }
+        } else if (rc == GPI_OK && day < to) {
+            rc = idx_day_collect(next, st, day + 1, as_of, d);
+        }
+        idx_day *t = cur;
+        cur = next;
+        next = t;
     }
-    stats->observations = dy.n_scanned;
+    store_close(rd);
+    stats->observations = dy.n_scanned + dy2.n_scanned;
     if (rc == GPI_OK) rc = store_begin(st, d);
     if (rc == GPI_OK) {
         for (size_t gi = 0; gi < gs->n && rc == GPI_OK; gi++)
@@ -404,5 +451,6 @@ done:
     free(gst);
     free(rv.v);
     idx_day_free(&dy);
+    idx_day_free(&dy2);
     return rc;
 }

@@ -242,6 +242,7 @@ gpi_status ingest_file(const ingest_tables *t, const ingest_opts *opt, const ing
     memset(res, 0, sizeof *res);
     if (!t || !opt || !opt->path || !sink || !sink->obs || !sink->reject)
         return gpi_diag_set(d, GPI_EUSAGE, "ingest_file: missing argument");
+    if (opt->threads > 1) return ingest_file_piped(t, opt, sink, res, d);
     norm_ctx nc;
     memset(&nc, 0, sizeof nc);
     nc.t = t;

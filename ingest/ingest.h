@@ -66,6 +66,9 @@ typedef struct ingest_opts {
     int kind;             /* GPI_OFFER / GPI_TRADE from `ingest offers|trades`,
                              or -1: the file's kind column decides */
     const char *source;   /* --source, or NULL: the file name is the default */
+    int threads;          /* 2: parse in a second thread while the caller's
+                             thread runs the sink (same callbacks, same
+                             order, same thread as with 0 or 1: one thread) */
 } ingest_opts;
 
 typedef struct ingest_result {

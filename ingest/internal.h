@@ -173,6 +173,9 @@ gpi_status ingest_json(const ingest_tables *t, const ingest_opts *opt, norm_ctx 
 
 /* Shared by the CSV and JSON paths: normalizes and hands a row to the
  * sink.  Returns non-OK when the sink asked to stop. */
+/* ingest_file with opt->threads > 1 (pipe.c). */
+gpi_status ingest_file_piped(const ingest_tables *t, const ingest_opts *opt,
+                             const ingest_sink *sink, ingest_result *res, gpi_diag *d);
 gpi_status ingest_emit(norm_ctx *nc, const ingest_sink *sink, const norm_row *r,
                        const char *raw, gpi_diag *d);
 

@@ -149,6 +149,14 @@ gpi_status store_open(const char *path, store **out, gpi_diag *d)
     return GPI_OK;
 }
 
+gpi_status store_open_again(store *st, store **out, gpi_diag *d)
+{
+    const char *path = sqlite3_db_filename(st->db, "main");
+    *out = NULL;
+    if (!path || !*path) return gpi_diag_set(d, GPI_EUSAGE, "store: the database has no file");
+    return store_open(path, out, d);
+}
+
 void store_close(store *st)
 {
     if (!st) return;

@@ -36,6 +36,10 @@ typedef struct store store;
  * *out is NULL and d says why. */
 gpi_status store_open(const char *path, store **out, gpi_diag *d);
 void store_close(store *st);
+/* Another handle on st's database file (for a reader in another thread: a
+ * handle belongs to one thread at a time); close it with store_close.
+ * GPI_EUSAGE for a database without a file. */
+gpi_status store_open_again(store *st, store **out, gpi_diag *d);
 
 /* Runs fn inside one write transaction (BEGIN IMMEDIATE .. COMMIT, or
  * ROLLBACK when fn returns non-OK).  For modules that write several rows

@@ -91,7 +91,7 @@ static gpi_status run(ingest_tables *t, const char *name, const char *text, int 
     /* messages use the path as given: pass a short relative form */
     char given[4096];
     snprintf(given, sizeof given, "%s", path);
-    ingest_opts opt = {given, kind, "feed"};
+    ingest_opts opt = {given, kind, "feed", 1};
     ingest_result res;
     gpi_status rc = ingest_file(t, &opt, &sink, &res, d);
     if (rows) *rows = res.rows_read;
@@ -568,7 +568,7 @@ static void test_structural_errors(void **state)
     gpi_diag d = {{0}};
     memset(&g, 0, sizeof g);
     ingest_sink sink = {g_obs, g_rej, g_warn, NULL, &g};
-    ingest_opts opt = {"/nonexistent/x.csv", -1, NULL};
+    ingest_opts opt = {"/nonexistent/x.csv", -1, NULL, 1};
     ingest_result res;
     assert_int_equal(ingest_file(t, &opt, &sink, &res, &d), GPI_EIO);
     assert_string_equal(d.msg, "/nonexistent/x.csv: cannot open: No such file or directory");

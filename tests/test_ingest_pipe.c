@@ -1,0 +1,299 @@
+/* tests/test_ingest_pipe.c -- ingest_file with the parser in a second
+ * thread (opt.threads = 2, ingest/pipe.c) against the one-thread run.
+ *
+ * The sink records every callback as one line of text (kind, line, every
+ * field of the observation, column, message, raw row); the two runs must
+ * give the same transcript, the same status and message, the same row
+ * count and file hash -- on files that cross many batches, carry rejects
+ * and warnings, hold one event larger than a batch's arena, end in a
+ * structural error, or are stopped by the sink.
+ */
+#include "tests/testutil.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ingest/ingest.h"
+
+typedef struct trace {
+    char *buf;
+    size_t len, cap;
+    long events;
+    long stop_at;    /* stop at this observation (1-based), 0 never */
+    long n_obs;
+} trace;
+
+static void add(trace *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void add(trace *t, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (t->len + (size_t)n + 1 > t->cap) {
+        t->cap = (t->len + (size_t)n + 1) * 2;
+        t->buf = realloc(t->buf, t->cap);
+        assert_non_null(t->buf);
+    }
+    va_start(ap, fmt);
+    vsnprintf(t->buf + t->len, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    t->len += (size_t)n;
+    t->events++;
+}
+
+static const char *z(const char *s)
+{
+    return s ? s : "(null)";
+}
+
+static int t_obs(void *ud, const gpi_obs *o, const char *raw)
+{
+    trace *t = ud;
+    add(t,
+        "obs %ld k%d s%d t%d %d/%d st%d u%d at%lld d%d h%016llx p%lld q%lld n%d %s|%s|%s|%s|%s|"
+        "%s|%s|%s|%s|%s|%s|%s|%s|%s raw=%s\n",
+        o->line, o->kind, o->scope, o->tier, o->term, o->term_months, o->status, o->unit,
+        (long long)o->observed_at, o->day, (unsigned long long)o->key_hash,
+        (long long)o->price_micro, (long long)o->quantity_micro, o->gpu_count, z(o->gpu),
+        z(o->provider), z(o->group), z(o->segment), z(o->region), z(o->source), z(o->id),
+        z(o->ident), z(o->buyer), z(o->raw_gpu), z(o->raw_provider), z(o->raw_price),
+        z(o->currency), z(o->sku), z(raw));
+    return t->stop_at > 0 && ++t->n_obs >= t->stop_at;
+}
+
+static int t_rej(void *ud, long line, const char *col, const char *raw, const char *msg)
+{
+    add(ud, "reject %ld %s %s raw=%s\n", line, z(col), msg, z(raw));
+    return 0;
+}
+
+static void t_warn(void *ud, const char *msg)
+{
+    add(ud, "warn %s\n", msg);
+}
+
+static void t_progress(void *ud, uint64_t done, uint64_t total)
+{
+    add(ud, "progress %llu/%llu\n", (unsigned long long)done, (unsigned long long)total);
+}
+
+typedef struct outcome {
+    gpi_status rc;
+    char msg[sizeof ((gpi_diag *)0)->msg];
+    ingest_result res;
+    trace tr;
+} outcome;
+
+static ingest_tables *tables(void)
+{
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/tests/fixtures/tables", tu_srcdir());
+    ingest_tables *t = NULL;
+    gpi_diag d = {{0}};
+    if (ingest_tables_load(dir, &t, &d) != GPI_OK) fail_msg("tables: %s", d.msg);
+    return t;
+}
+
+static void run(const ingest_tables *t, const char *path, int kind, int threads, long stop_at,
+                outcome *out)
+{
+    memset(out, 0, sizeof *out);
+    out->tr.stop_at = stop_at;
+    ingest_sink sink = {t_obs, t_rej, t_warn, t_progress, &out->tr};
+    ingest_opts opt = {path, kind, NULL, threads};
+    gpi_diag d = {{0}};
+    out->rc = ingest_file(t, &opt, &sink, &out->res, &d);
+    snprintf(out->msg, sizeof out->msg, "%s", out->rc == GPI_OK ? "" : d.msg);
+}
+
+/* Runs path with one and two threads and requires the same outcome;
+ * returns the events of the one-thread run. */
+static long same_both_ways(const ingest_tables *t, const char *path, int kind, long stop_at,
+                           gpi_status want_rc, const char *want_msg)
+{
+    outcome *one = malloc(sizeof *one), *two = malloc(sizeof *two);
+    assert_non_null(one);
+    assert_non_null(two);
+    run(t, path, kind, 1, stop_at, one);
+    run(t, path, kind, 2, stop_at, two);
+    if (one->rc != want_rc) fail_msg("%s: status %d, want %d (%s)", path, one->rc, want_rc, one->msg);
+    assert_int_equal(two->rc, one->rc);
+    if (want_msg) assert_string_equal(one->msg, want_msg);
+    assert_string_equal(two->msg, one->msg);
+    assert_int_equal(two->tr.events, one->tr.events);
+    assert_true(one->tr.len == two->tr.len);
+    if (one->tr.len && memcmp(one->tr.buf, two->tr.buf, one->tr.len) != 0) {
+        size_t i = 0;
+        while (one->tr.buf[i] == two->tr.buf[i]) i++;
+        fail_msg("%s: transcripts differ at byte %zu: \"%.80s\" vs \"%.80s\"", path, i,
+                 one->tr.buf + i, two->tr.buf + i);
+    }
+    if (want_rc == GPI_OK) {
+        assert_int_equal(two->res.rows_read, one->res.rows_read);
+        assert_string_equal(two->res.sha256, one->res.sha256);
+    }
+    long events = one->tr.events;
+    free(one->tr.buf);
+    free(two->tr.buf);
+    free(one);
+    free(two);
+    return events;
+}
+
+#define HDR "observed_at,provider,gpu,sku,gpu_count,price,currency,unit,term,region,quantity,junk\n"
+
+/* n data rows; every 97th has a bad price, every 1000th a quoted region
+ * with a comma and a newline; the junk column is warned about. */
+static char *market(long n, long broken_at)
+{
+    size_t cap = (size_t)n * 160 + 256;
+    char *s = malloc(cap), *p = s;
+    assert_non_null(s);
+    p += sprintf(p, HDR);
+    for (long i = 1; i <= n; i++) {
+        if (i == broken_at) {
+            p += sprintf(p, "2024-03-01T00:00:00Z,aws,H100,p5,8,\"1.5,USD\n");
+            break;
+        }
+        const char *region = i % 1000 == 0 ? "\"us-east,\n1\"" : "us-east-1";
+        if (i % 97 == 0)
+            p += sprintf(p, "2024-03-%02ldT%02ld:00:00Z,lambda,H100,,1,abc,USD,gpu-hour,spot,%s,,x\n",
+                         1 + i % 28, i % 24, region);
+        else
+            p += sprintf(p, "2024-03-%02ldT%02ld:%02ld:00Z,%s,H100,sku%ld,%d,%ld.%03ld,USD,%s,%s,%s,%ld,x\n",
+                         1 + i % 28, i % 24, i % 60, i % 2 ? "aws" : "lambda", i % 50, 1 + (int)(i % 8),
+                         1 + i % 40, i % 1000, i % 3 ? "gpu-hour" : "instance-hour",
+                         i % 5 ? "on-demand" : "spot", region, 1 + i % 64);
+    }
+    return s;
+}
+
+static void test_pipe_matches_one_thread(void **state)
+{
+    (void)state;
+    ingest_tables *t = tables();
+    char *dir = tu_mkdtemp("pipe");
+    static const long sizes[] = {0, 1, 2047, 2048, 2049, 30000};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        char *text = market(sizes[i], 0), name[64];
+        snprintf(name, sizeof name, "m%zu.csv", i);
+        char *path = tu_write(dir, name, text);
+        long events = same_both_ways(t, path, GPI_OFFER, 0, GPI_OK, NULL);
+        assert_true(events >= sizes[i] + 1); /* every row, and the warning */
+        free(path);
+        free(text);
+    }
+    ingest_tables_free(t);
+    free(dir);
+}
+
+/* A row larger than a batch's 512 KiB arena (its region and its raw row
+ * are both copied) among ordinary rows. */
+static void test_pipe_event_larger_than_arena(void **state)
+{
+    (void)state;
+    ingest_tables *t = tables();
+    char *dir = tu_mkdtemp("pipe");
+    char *head = market(3000, 0);
+    size_t big = 700u << 10, n = strlen(head);
+    char *text = malloc(n + big + 256);
+    memcpy(text, head, n);
+    char *p = text + n;
+    p += sprintf(p, "2024-03-05T00:00:00Z,aws,H100,,1,2.5,USD,gpu-hour,on-demand,");
+    memset(p, 'r', big);
+    p += big;
+    strcpy(p, ",5,x\n2024-03-05T00:00:00Z,aws,H100,,1,2.5,USD,gpu-hour,spot,eu,5,x\n");
+    char *path = tu_write(dir, "big.csv", text);
+    same_both_ways(t, path, GPI_OFFER, 0, GPI_OK, NULL);
+    free(path);
+    free(text);
+    free(head);
+    ingest_tables_free(t);
+    free(dir);
+}
+
+/* An unterminated quote deep in the file: the events before it arrive in
+ * both modes, and the error is the same. */
+static void test_pipe_structural_error(void **state)
+{
+    (void)state;
+    ingest_tables *t = tables();
+    char *dir = tu_mkdtemp("pipe");
+    char *text = market(20000, 15000);
+    char *path = tu_write(dir, "broken.csv", text);
+    char want[4200];
+    snprintf(want, sizeof want, "%s:", path);
+    long events = same_both_ways(t, path, GPI_OFFER, 0, GPI_EINPUT, NULL);
+    assert_true(events > 2048);
+    outcome *o = malloc(sizeof *o);
+    run(t, path, GPI_OFFER, 2, 0, o);
+    assert_true(strncmp(o->msg, want, strlen(want)) == 0);
+    assert_non_null(strstr(o->msg, "unterminated"));
+    free(o->tr.buf);
+    free(o);
+    free(path);
+    free(text);
+    ingest_tables_free(t);
+    free(dir);
+}
+
+/* The sink stops the file at its 5,000th observation: no callback after
+ * that one, and the message names its line, in both modes. */
+static void test_pipe_sink_stops(void **state)
+{
+    (void)state;
+    ingest_tables *t = tables();
+    char *dir = tu_mkdtemp("pipe");
+    char *text = market(20000, 0);
+    char *path = tu_write(dir, "stop.csv", text);
+    outcome *o = malloc(sizeof *o);
+    run(t, path, GPI_OFFER, 1, 5000, o);
+    const char *last = o->tr.buf + o->tr.len - 1;
+    while (last > o->tr.buf && last[-1] != '\n') last--;
+    long line = 0;
+    assert_int_equal(sscanf(last, "obs %ld", &line), 1);
+    char want[4200];
+    snprintf(want, sizeof want, "%s:%ld: stopped by the store", path, line);
+    same_both_ways(t, path, GPI_OFFER, 5000, GPI_ESTORE, want);
+    free(o->tr.buf);
+    free(o);
+    free(path);
+    free(text);
+    ingest_tables_free(t);
+    free(dir);
+}
+
+/* NDJSON goes through the same pipe. */
+static void test_pipe_ndjson(void **state)
+{
+    (void)state;
+    ingest_tables *t = tables();
+    char *dir = tu_mkdtemp("pipe");
+    size_t cap = 5000 * 120;
+    char *text = malloc(cap), *p = text;
+    for (int i = 1; i <= 5000; i++)
+        p += sprintf(p,
+                     "{\"observed_at\":\"2024-03-01T00:00:%02dZ\",\"kind\":\"offer\",\"provider\":"
+                     "\"aws\",\"gpu\":\"H100\",\"price\":%s,\"sku\":\"s%d\"}\n",
+                     i % 60, i % 101 ? "2.5" : "\"bad\"", i);
+    char *path = tu_write(dir, "m.ndjson", text);
+    assert_true(same_both_ways(t, path, -1, 0, GPI_OK, NULL) >= 5000);
+    free(path);
+    free(text);
+    ingest_tables_free(t);
+    free(dir);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_pipe_matches_one_thread),
+        cmocka_unit_test(test_pipe_event_larger_than_arena),
+        cmocka_unit_test(test_pipe_structural_error),
+        cmocka_unit_test(test_pipe_sink_stops),
+        cmocka_unit_test(test_pipe_ndjson),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
