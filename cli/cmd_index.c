@@ -23,7 +23,9 @@ static const char usage[] =
     "         observations ingested at or before --as-of (default now); grades\n"
     "         come from --grades (default DATA/grades.json).  Later days already\n"
     "         built are re-evaluated when they depend on the rebuilt ones.\n"
-    "show     prints the stored rows as CSV (the index.csv format).\n"
+    "show     prints the stored rows as CSV (the index.csv format); the vintage\n"
+    "         column names the latest vintage that published the row's value,\n"
+    "         empty when none did.\n"
     "publish  writes DIR/D/index.csv, index.json, observations.csv and\n"
     "         DIR/D/v<n>/ for vintage n, and DIR/restatements.csv.\n";
 

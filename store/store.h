@@ -156,7 +156,11 @@ typedef struct store_index_row {
             min_micro, max_micro; /* -1 on carried/suspended days */
     int64_t top_share_e6;         /* -1 on carried/suspended days */
     char methodology[16];         /* "v1" */
-    int vintage;                  /* latest vintage of the day, 0 if never published */
+    int vintage;                  /* latest vintage that published this level and
+                                     value, 0 if none: never published, or the
+                                     published value differs (a revision, where
+                                     it stands, or a restatement not yet
+                                     published) */
     /* build detail (fields <= 0 / "" are stored as NULL) */
     int64_t trades_raw_q;         /* unrounded trades value, 1/4 micro-USD; -1 none */
     int64_t offers_raw_q;         /* unrounded, unadjusted offers value; -1 none */

@@ -149,11 +149,15 @@ gpi_status store_index_series(store *st, const char *grade, int32_t from, int32_
     return GPI_OK;
 }
 
+/* vintage: the latest that published the row's level and value (3 is
+ * GPI_LEVEL_SUSPENDED, whose value means nothing) */
+_Static_assert(GPI_LEVEL_SUSPENDED == 3, "rows_cols spells GPI_LEVEL_SUSPENDED as 3");
 static const char *const rows_cols =
     "SELECT v.day, v.grade, v.level, v.value_e4, v.n_obs, v.n_excluded, v.n_providers,"
     " v.trade_volume_e2, v.adjustment_e6, v.p10_micro, v.p25_micro, v.p50_micro,"
     " v.p75_micro, v.p90_micro, v.min_micro, v.max_micro, v.top_share_e6, v.methodology,"
-    " (SELECT max(vintage) FROM index_published p WHERE p.grade = v.grade AND p.day = v.day),"
+    " (SELECT max(vintage) FROM index_published p WHERE p.grade = v.grade AND p.day = v.day"
+    "  AND p.level = v.level AND (v.level = 3 OR p.value_e4 = v.value_e4)),"
     " v.trades_raw_q, v.offers_raw_q, v.carry_days, v.grade_version, v.grade_hash, v.as_of"
     " FROM index_values v ";
 

@@ -196,10 +196,19 @@ static void test_build_show_publish_restate(void **state)
     tu_run_free(&r);
     char *csv5 = read_rel("pub/2025-01-05/index.csv");
     assert_non_null(strstr(csv5, "2025-01-05,T,2.2000,offers,"));
-    /* show has the current values; settlement reads the first published */
+    /* show has the current values, with the vintage that published each
+     * value: none for day 5, whose published 2.2000 stands (a revision);
+     * settlement reads the first published */
     r = tu_gpuidx(dir, "--db t.db index show --grade T --from 2025-01-05 --to 2025-01-08");
     assert_non_null(strstr(r.out, "2025-01-05,T,2.2005,offers,4,0,3,"));
-    assert_non_null(strstr(r.out, "2025-01-08,T,2.5000,carried,"));
+    assert_non_null(strstr(r.out, ",top_provider_share,methodology,vintage\n2025-01-05,T,"));
+    const char *l5 = strstr(r.out, "\n2025-01-05,T,"), *l6 = strstr(r.out, "\n2025-01-06,T,");
+    assert_non_null(l5);
+    assert_non_null(l6);
+    assert_memory_equal(l6 - 4, ",v1,", 4); /* day 5: no vintage published 2.2005 */
+    const char *l7 = strstr(r.out, "\n2025-01-07,T,2.5000,trades,");
+    assert_non_null(l7);
+    assert_non_null(strstr(l7, ",v1,2\n2025-01-08,T,2.5000,carried,"));
     tu_run_free(&r);
     st = NULL;
     if (store_open(db, &st, &d) != GPI_OK) fail_msg("%s", d.msg);
