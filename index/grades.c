@@ -59,10 +59,25 @@ static gpi_status bad(ctx *c, size_t i, const char *field, const char *reason, c
                         field, reason, got);
 }
 
-/* Text of a JSON value for messages. */
+/* Text of a JSON value for messages.  A real is written the way people
+ * write it: the shortest plain decimal that reads back as the same double
+ * (0.00005, not jansson's 5e-5), an exponent only when no such decimal
+ * has at most 17 decimals. */
 static const char *got_text(const json_t *v, char *buf, size_t n)
 {
     if (json_is_string(v)) return json_string_value(v);
+    if (json_is_real(v)) {
+        double x = json_real_value(v);
+        for (int p = 0; p <= 17 && isfinite(x) && fabs(x) < 1e17; p++) {
+            snprintf(buf, n, "%.*f", p, x);
+            if (strtod(buf, NULL) == x) return buf;
+        }
+        for (int p = 1; p <= 17; p++) {
+            snprintf(buf, n, "%.*g", p, x);
+            if (strtod(buf, NULL) == x) break;
+        }
+        return buf;
+    }
     char *s = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY | JSON_REAL_PRECISION(15));
     snprintf(buf, n, "%s", s ? s : "?");
     free(s);
