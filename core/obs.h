@@ -12,8 +12,17 @@
 
 #include "core/gpi.h"
 
-/* The top bit of a key hash: set for trades, clear for offers. */
+/* An observation's identity hash (SPEC §3): FNV-1a of the kind letter
+ * ("o" or "t"), NUL, source, NUL, ident.  It is the published key
+ * (observations.csv) and orders a grade's lines there.  NULL texts hash as
+ * "". */
+uint64_t gpi_identity_hash(int kind, const char *source, const char *ident);
+
+/* The store's key (gpi_obs.key_hash): the identity hash with its top bit
+ * replaced by the kind, set for trades and clear for offers, so a day's
+ * trades and offers are two separate key ranges of the store. */
 #define GPI_KEY_TRADE_BIT (UINT64_C(1) << 63)
+uint64_t gpi_store_key(int kind, uint64_t identity_hash);
 
 typedef struct gpi_obs {
     int kind;          /* gpi_kind */
@@ -25,8 +34,7 @@ typedef struct gpi_obs {
     int unit;          /* gpi_unit as written (audit) */
     int64_t observed_at;      /* Unix seconds UTC */
     int32_t day;              /* gpi_day_of_time(observed_at) */
-    uint64_t key_hash;        /* FNV-1a of kind, source and ident, top bit
-                                 = GPI_KEY_TRADE_BIT for trades, 0 for offers */
+    uint64_t key_hash;        /* gpi_store_key(kind, gpi_identity_hash(...)) */
     int64_t price_micro;      /* USD per GPU-hour x 1e6, > 0 */
     int64_t quantity_micro;   /* trades: GPU-hours x 1e6 (> 0); offers: GPUs
                                  available x 1e6, or -1 when absent */

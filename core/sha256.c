@@ -5,6 +5,7 @@
  * published-file hashes.
  */
 #include "core/gpi.h"
+#include "core/obs.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -112,4 +113,19 @@ uint64_t gpi_fnv1a64(const void *buf, size_t n, uint64_t h)
         h *= 0x100000001b3ULL;
     }
     return h;
+}
+
+uint64_t gpi_identity_hash(int kind, const char *source, const char *ident)
+{
+    uint64_t h = gpi_fnv1a64(kind == GPI_TRADE ? "t" : "o", 2, GPI_FNV_SEED);
+    if (!source) source = "";
+    if (!ident) ident = "";
+    h = gpi_fnv1a64(source, strlen(source) + 1, h);
+    return gpi_fnv1a64(ident, strlen(ident), h);
+}
+
+uint64_t gpi_store_key(int kind, uint64_t identity_hash)
+{
+    return kind == GPI_TRADE ? identity_hash | GPI_KEY_TRADE_BIT
+                             : identity_hash & ~GPI_KEY_TRADE_BIT;
 }

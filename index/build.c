@@ -397,7 +397,8 @@ gpi_status idx_build(store *st, const idx_grades *gs, int32_t from, int32_t to, 
     }
     rc = replay_prefix(st, &dy, gst, from, P, as_of, &rv, d);
     /* design note 5: day+1 is scanned on a second handle while day is
-     * fixed and written; without one (no file), one thread does both */
+     * fixed and written; without one (no file, or not WAL), one thread
+     * does both */
     store *rd = NULL;
     if (rc == GPI_OK && to > from && store_open_again(st, &rd, NULL) != GPI_OK) rd = NULL;
     idx_day *cur = &dy, *next = &dy2;
@@ -407,6 +408,7 @@ gpi_status idx_build(store *st, const idx_grades *gs, int32_t from, int32_t to, 
         pthread_t th;
         int started = day < to && rd && pthread_create(&th, NULL, prefetch_run, &pf) == 0;
         rc = store_begin(st, d);
+        int began = rc == GPI_OK;
         for (size_t gi = 0; gi < gs->n && rc == GPI_OK; gi++) {
             idx_fix f;
             idx_eval e;
@@ -422,8 +424,8 @@ gpi_status idx_build(store *st, const idx_grades *gs, int32_t from, int32_t to, 
             stats->rows++;
         }
         if (rc == GPI_OK) rc = store_commit(st, d);
-        if (rc != GPI_OK) store_rollback(st);
-        stats->days++;
+        if (rc != GPI_OK && began) store_rollback(st);
+        stats->days += began;
         if (started) {
             pthread_join(th, NULL);
             if (rc == GPI_OK && pf.rc != GPI_OK) {

@@ -120,10 +120,24 @@ static gpi_status load_grade(store *st, const char *hash, idx_grades **out, gpi_
 }
 
 
+/* One line of observations.csv in a grade's buffer, and what orders it:
+ * the identity hash (as a signed 64-bit integer) and the time. */
+typedef struct line_ref {
+    int64_t key, at;
+    size_t off, len;
+} line_ref;
+
+typedef struct line_vec {
+    line_ref *v;
+    size_t n, cap;
+} line_vec;
+
 typedef struct obs_ctx {
     FILE **f;          /* per grade of the group */
+    line_vec **lines;  /* per grade of the group */
     const char *date;
     const char **grade;
+    int oom;
 } obs_ctx;
 
 static int obs_line(size_t gi, const gpi_obs *o, const char *role, const char *reason,
@@ -132,6 +146,12 @@ static int obs_line(size_t gi, const gpi_obs *o, const char *role, const char *r
     obs_ctx *oc = ud;
     FILE *f = oc->f[gi];
     char t[21], b[32];
+    /* the identity as its hash: a trade's identity text may hold the buyer,
+     * which is never published.  Not the store's key: that one carries the
+     * kind in its top bit, a storage layout published files must not
+     * depend on (schema migration 3 changed it under published vintages). */
+    uint64_t key = gpi_identity_hash(o->kind, o->source, o->ident);
+    long off = ftell(f);
     gpi_time_format(o->observed_at, t);
     fprintf(f, "%s,%s,%s,%s,", oc->date, oc->grade[gi], gpi_kind_name(o->kind), t);
     idx_csv_field(f, o->provider);
@@ -139,20 +159,43 @@ static int obs_line(size_t gi, const gpi_obs *o, const char *role, const char *r
     idx_csv_field(f, o->group);
     fputc(',', f);
     idx_csv_field(f, o->source);
-    /* the identity as its key hash: a trade's identity text may hold the
-     * buyer, which is never published */
-    fprintf(f, ",%016llx,", (unsigned long long)o->key_hash);
+    fprintf(f, ",%016llx,", (unsigned long long)key);
     idx_csv_field(f, o->region);
     fprintf(f, ",%s,", gpi_fixed_format(o->price_micro, 6, b));
     if (o->quantity_micro >= 0) fputs(gpi_fixed_format(o->quantity_micro, 6, b), f);
     fprintf(f, ",%s,", role);
     idx_csv_field(f, reason);
     fputc('\n', f);
+    long end = ftell(f);
+    line_vec *lv = oc->lines[gi];
+    if (lv->n == lv->cap) {
+        size_t cap = lv->cap ? 2 * lv->cap : 256;
+        line_ref *nv = realloc(lv->v, cap * sizeof *nv);
+        if (!nv) {
+            oc->oom = 1;
+            return 1;
+        }
+        lv->v = nv;
+        lv->cap = cap;
+    }
+    if (off < 0 || end < off) {
+        oc->oom = 1;
+        return 1;
+    }
+    lv->v[lv->n++] = (line_ref){(int64_t)key, o->observed_at, (size_t)off, (size_t)(end - off)};
     return 0;
 }
 
-/* observations.csv rows of every grade of p, in p's order: one day scan
- * per distinct cut-off (normally one). */
+static int cmp_line(const void *a, const void *b)
+{
+    const line_ref *x = a, *y = b;
+    if (x->key != y->key) return x->key < y->key ? -1 : 1;
+    return (x->at > y->at) - (x->at < y->at);
+}
+
+/* observations.csv rows of every grade of p, in p's order, each grade's
+ * rows by identity hash and time: one day scan per distinct cut-off
+ * (normally one). */
 static gpi_status gen_observations(store *st, int32_t day, const char *date, const pvec *p,
                                    FILE *out, gpi_diag *d)
 {
@@ -161,13 +204,16 @@ static gpi_status gen_observations(store *st, int32_t day, const char *date, con
     char **buf = calloc(n ? n : 1, sizeof *buf);
     size_t *len = calloc(n ? n : 1, sizeof *len);
     FILE **fs = calloc(n ? n : 1, sizeof *fs);
+    line_vec *lines = calloc(n ? n : 1, sizeof *lines);
     char *done = calloc(n ? n : 1, 1);
     idx_grade *sub = calloc(n ? n : 1, sizeof *sub);
     int *level = calloc(n ? n : 1, sizeof *level);
     const char **names = calloc(n ? n : 1, sizeof *names);
     size_t *map = calloc(n ? n : 1, sizeof *map);
     FILE **subf = calloc(n ? n : 1, sizeof *subf);
-    gpi_status rc = defs && buf && len && fs && done && sub && level && names && map && subf
+    line_vec **subl = calloc(n ? n : 1, sizeof *subl);
+    gpi_status rc = defs && buf && len && fs && lines && done && sub && level && names && map &&
+                            subf && subl
                         ? GPI_OK
                         : gpi_diag_set(d, GPI_ENOMEM, "out of memory");
     for (size_t i = 0; i < n && rc == GPI_OK; i++) {
@@ -185,28 +231,37 @@ static gpi_status gen_observations(store *st, int32_t day, const char *date, con
             level[m] = p->v[j].level;
             names[m] = p->v[j].grade;
             subf[m] = fs[j];
+            subl[m] = &lines[j];
             map[m++] = j;
         }
         idx_grades gs = {m, sub};
-        obs_ctx oc = {subf, date, names};
+        obs_ctx oc = {subf, subl, date, names, 0};
         rc = idx_day_detail(st, &gs, level, day, p->v[i].as_of, obs_line, &oc, d);
+        if (rc == GPI_OK && oc.oom) rc = gpi_diag_set(d, GPI_ENOMEM, "out of memory");
     }
     for (size_t i = 0; i < n; i++) {
         if (fs && fs[i]) fclose(fs[i]);
-        if (rc == GPI_OK && buf[i]) fwrite(buf[i], 1, len[i], out);
+        if (rc == GPI_OK && buf[i]) {
+            line_vec *lv = &lines[i];
+            if (lv->n > 1) qsort(lv->v, lv->n, sizeof *lv->v, cmp_line);
+            for (size_t k = 0; k < lv->n; k++) fwrite(buf[i] + lv->v[k].off, 1, lv->v[k].len, out);
+        }
         if (buf) free(buf[i]);
+        if (lines) free(lines[i].v);
         if (defs) idx_grades_free(defs[i]);
     }
     free(defs);
     free(buf);
     free(len);
     free(fs);
+    free(lines);
     free(done);
     free(sub);
     free(level);
     free(names);
     free(map);
     free(subf);
+    free(subl);
     return rc;
 }
 

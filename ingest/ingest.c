@@ -257,6 +257,7 @@ gpi_status ingest_file(const ingest_tables *t, const ingest_opts *opt, const ing
     else
         rc = ingest_csv(opt, &nc, sink, res, d);
     if (rc == GPI_OK && !res->sha256[0]) rc = ingest_file_sha256(opt->path, res->sha256, d);
+    if (rc != GPI_OK) res->sha256[0] = '\0'; /* a partial file has no hash */
     norm_ctx_free(&nc);
     return rc;
 }

@@ -75,7 +75,7 @@ typedef struct ingest_result {
     long rows_read;       /* data rows seen (records, not physical lines),
                              whatever became of them */
     char sha256[65];      /* SHA-256 of the file's bytes, computed in the
-                             same pass (valid when ingest_file returns OK) */
+                             same pass; "" unless ingest_file returns OK */
 } ingest_result;
 
 /* Reads one file. */

@@ -22,12 +22,13 @@
  *     re-read trade a conflict, never a second trade).  '|' and '\\'
  *     inside the free-text fields (provider, region, gpu, sku, buyer) are
  *     escaped with '\\', so no two rows share an identity by shifting text
- *     across a separator.  key_hash is FNV-1a of the kind
- *     letter, NUL, source, NUL, ident, with its top bit replaced by the
- *     kind (GPI_KEY_TRADE_BIT): a day's trades and its offers are then
- *     two separate key ranges of the store, and ingesting a trades file
- *     into a day full of offers touches only the trades' pages (a third
- *     less time for the benchmark market's trades).
+ *     across a separator.  key_hash is the identity hash (FNV-1a of the
+ *     kind letter, NUL, source, NUL, ident) with its top bit replaced by
+ *     the kind (core/obs.h): a day's trades and its offers are then two
+ *     separate key ranges of the store, and ingesting a trades file into a
+ *     day full of offers touches only the trades' pages (a third less
+ *     time for the benchmark market's trades).  Publication shows the
+ *     identity hash, which does not depend on this layout.
  * (4) Tiers come from the row, else tiers.csv by canonical provider and
  *     observed day; a trade whose buyer is in the seller's group becomes
  *     status affiliate (cancelled stays cancelled).
@@ -352,10 +353,7 @@ int normalize_row(norm_ctx *c, const norm_row *r, gpi_obs *o, const char **col, 
         if (put_ident(c, buf) != 0) goto oom;
     }
     o->ident = c->ident;
-    uint64_t h = gpi_fnv1a64(trade ? "t" : "o", 2, GPI_FNV_SEED);
-    h = gpi_fnv1a64(o->source, strlen(o->source) + 1, h);
-    h = gpi_fnv1a64(o->ident, strlen(o->ident), h);
-    o->key_hash = trade ? h | GPI_KEY_TRADE_BIT : h & ~GPI_KEY_TRADE_BIT;
+    o->key_hash = gpi_store_key(o->kind, gpi_identity_hash(o->kind, o->source, o->ident));
     return 1;
 oom:
     *col = NULL;

@@ -232,17 +232,20 @@ static void *worker(void *arg)
 
 /* ---- the caller's side ----------------------------------------------------------- */
 
-/* Delivers b's events; returns the line of the event whose callback asked
- * to stop (>= 0), or -1. */
-static long deliver(const ingest_sink *sink, const batch *b)
+/* Delivers b's events, counting rows (observations and rejects) in
+ * *rows; returns the line of the event whose callback asked to stop
+ * (>= 0), or -1. */
+static long deliver(const ingest_sink *sink, const batch *b, long *rows)
 {
     for (size_t i = 0; i < b->n; i++) {
         const event *e = &b->ev[i];
         switch (e->type) {
         case EV_OBS:
+            ++*rows;
             if (sink->obs(sink->ud, &e->o, e->raw)) return e->o.line;
             break;
         case EV_REJECT:
+            ++*rows;
             if (sink->reject(sink->ud, e->line, e->column, e->raw, e->msg)) return e->line;
             break;
         case EV_WARN:
@@ -281,12 +284,26 @@ gpi_status ingest_file_piped(const ingest_tables *t, const ingest_opts *opt,
         p->t = t;
         p->opt = opt;
         started = pthread_create(&th, NULL, worker, p) == 0;
+        if (!started) {
+            pthread_mutex_destroy(&p->mu);
+            pthread_cond_destroy(&p->has_free);
+            pthread_cond_destroy(&p->has_full);
+        }
     }
     gpi_status rc = GPI_OK;
-    if (!ok) rc = gpi_diag_set(d, GPI_ENOMEM, "%s: out of memory", opt->path);
-    else if (!started) rc = gpi_diag_set(d, GPI_ENOMEM, "%s: cannot start a thread", opt->path);
-    long stop_line = -1;
-    while (started) {
+    if (!started) { /* no memory for the batches, or no thread: one thread */
+        for (int i = 0; i < NBATCH; i++)
+            if (all[i]) {
+                free(all[i]->arena);
+                free(all[i]);
+            }
+        free(p);
+        ingest_opts one = *opt;
+        one.threads = 1;
+        return ingest_file(t, &one, sink, res, d);
+    }
+    long stop_line = -1, rows = 0;
+    for (;;) {
         pthread_mutex_lock(&p->mu);
         while (!p->full_head && !p->finished) pthread_cond_wait(&p->has_full, &p->mu);
         batch *b = p->full_head;
@@ -297,7 +314,7 @@ gpi_status ingest_file_piped(const ingest_tables *t, const ingest_opts *opt,
         pthread_mutex_unlock(&p->mu);
         if (!b) break; /* finished and drained */
         if (stop_line < 0) {
-            stop_line = deliver(sink, b);
+            stop_line = deliver(sink, b, &rows);
             if (stop_line >= 0) atomic_store(&p->stop, 1);
         }
         pthread_mutex_lock(&p->mu);
@@ -306,20 +323,20 @@ gpi_status ingest_file_piped(const ingest_tables *t, const ingest_opts *opt,
         pthread_cond_signal(&p->has_free);
         pthread_mutex_unlock(&p->mu);
     }
-    if (started) {
-        pthread_join(th, NULL);
-        *res = p->res;
-        if (stop_line >= 0)
-            rc = gpi_diag_set(d, GPI_ESTORE, "%s:%ld: stopped by the store", opt->path,
-                              stop_line);
-        else if (p->rc != GPI_OK) {
-            rc = p->rc;
-            if (d) *d = p->d;
-        }
-        pthread_mutex_destroy(&p->mu);
-        pthread_cond_destroy(&p->has_free);
-        pthread_cond_destroy(&p->has_full);
+    pthread_join(th, NULL);
+    *res = p->res;
+    if (stop_line >= 0) {
+        /* what a one-thread run reports: the rows up to the stop */
+        res->rows_read = rows;
+        res->sha256[0] = '\0';
+        rc = gpi_diag_set(d, GPI_ESTORE, "%s:%ld: stopped by the store", opt->path, stop_line);
+    } else if (p->rc != GPI_OK) {
+        rc = p->rc;
+        if (d) *d = p->d;
     }
+    pthread_mutex_destroy(&p->mu);
+    pthread_cond_destroy(&p->has_free);
+    pthread_cond_destroy(&p->has_full);
     for (int i = 0; i < NBATCH; i++)
         if (all[i]) {
             free(all[i]->arena);

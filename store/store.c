@@ -108,7 +108,14 @@ static gpi_status migrate(store *st, gpi_diag *d)
     return GPI_OK;
 }
 
+static gpi_status open_flags(const char *path, int create, store **out, gpi_diag *d);
+
 gpi_status store_open(const char *path, store **out, gpi_diag *d)
+{
+    return open_flags(path, 1, out, d);
+}
+
+static gpi_status open_flags(const char *path, int create, store **out, gpi_diag *d)
 {
     *out = NULL;
     store *st = calloc(1, sizeof *st);
@@ -116,7 +123,8 @@ gpi_status store_open(const char *path, store **out, gpi_diag *d)
     /* NOMUTEX: a handle belongs to one thread, so SQLite's per-call
      * connection mutex is pure cost (6% of ingest instructions). */
     if (sqlite3_open_v2(path, &st->db,
-                        SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+                        SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0) |
+                            SQLITE_OPEN_NOMUTEX,
                         NULL) != SQLITE_OK) {
         gpi_diag_set(d, GPI_ESTORE, "%s: cannot open database: %s", path,
                      st->db ? sqlite3_errmsg(st->db) : "out of memory");
@@ -154,7 +162,19 @@ gpi_status store_open_again(store *st, store **out, gpi_diag *d)
     const char *path = sqlite3_db_filename(st->db, "main");
     *out = NULL;
     if (!path || !*path) return gpi_diag_set(d, GPI_EUSAGE, "store: the database has no file");
-    return store_open(path, out, d);
+    /* a reader beside a writer needs WAL (in rollback-journal mode the
+     * writer's commit would wait for the reader's lock) */
+    sqlite3_stmt *s = NULL;
+    int wal = 0;
+    if (sqlite3_prepare_v2(st->db, "PRAGMA journal_mode", -1, &s, NULL) == SQLITE_OK &&
+        sqlite3_step(s) == SQLITE_ROW) {
+        const char *m = (const char *)sqlite3_column_text(s, 0);
+        wal = m && strcmp(m, "wal") == 0;
+    }
+    sqlite3_finalize(s);
+    if (!wal) return gpi_diag_set(d, GPI_EUSAGE, "store: the database is not in WAL mode");
+    /* never create: the file must be the one st has open */
+    return open_flags(path, 0, out, d);
 }
 
 void store_close(store *st)
@@ -484,6 +504,8 @@ static gpi_status late_batches(store *st, int64_t as_of, int64_t **out, size_t *
             int64_t *v = realloc(*out, cap * sizeof *v);
             if (!v) {
                 sqlite3_reset(s);
+                free(*out);
+                *out = NULL;
                 return gpi_diag_set(d, GPI_ENOMEM, "store: out of memory");
             }
             *out = v;
@@ -491,7 +513,10 @@ static gpi_status late_batches(store *st, int64_t as_of, int64_t **out, size_t *
         (*out)[(*n)++] = sqlite3_column_int64(s, 0);
     }
     sqlite3_reset(s);
-    return rc == SQLITE_DONE ? GPI_OK : store_err(st, d, "reading batches");
+    if (rc == SQLITE_DONE) return GPI_OK;
+    free(*out);
+    *out = NULL;
+    return store_err(st, d, "reading batches");
 }
 
 static int is_late(const int64_t *late, size_t n, int64_t batch)
@@ -509,10 +534,17 @@ static int is_late(const int64_t *late, size_t n, int64_t batch)
 static gpi_status scan(store *st, int core, int32_t day_from, int32_t day_to, int64_t as_of,
                        store_obs_fn fn, void *ud, gpi_diag *d)
 {
+    /* the late batches and the rows must come from one snapshot: outside a
+     * transaction, the two reads get one of their own */
+    int own_tx = sqlite3_get_autocommit(st->db);
+    if (own_tx && exec(st, "BEGIN", d) != GPI_OK) return GPI_ESTORE;
     int64_t *late;
     size_t n_late;
     gpi_status grc = late_batches(st, as_of, &late, &n_late, d);
-    if (grc != GPI_OK) return grc;
+    if (grc != GPI_OK) {
+        if (own_tx) exec(st, "ROLLBACK", NULL);
+        return grc;
+    }
     sqlite3_stmt *s = use(st, core ? ST_OBS_SCAN_CORE : ST_OBS_SCAN);
     sqlite3_bind_int64(s, 1, day_from);
     sqlite3_bind_int64(s, 2, day_to);
@@ -550,8 +582,10 @@ static gpi_status scan(store *st, int core, int32_t day_from, int32_t day_to, in
     }
     sqlite3_reset(s);
     free(late);
-    if (rc != SQLITE_ROW && rc != SQLITE_DONE) return store_err(st, d, "reading observations");
-    return GPI_OK;
+    gpi_status out = rc == SQLITE_ROW || rc == SQLITE_DONE ? GPI_OK
+                                                           : store_err(st, d, "reading observations");
+    if (own_tx) exec(st, "COMMIT", NULL);
+    return out;
 }
 
 gpi_status store_obs_scan(store *st, int32_t day_from, int32_t day_to, int64_t as_of,

@@ -8,9 +8,11 @@
  * Identity (SPEC §3): observations live in a WITHOUT ROWID table whose
  * primary key (day, key_hash, observed_at) serves both the duplicate check
  * (exact key lookup) and the index's day lookup (a prefix range), so no
- * second index is maintained during ingest.  key_hash is FNV-1a of kind,
- * source and identity text; the identity text is stored too, and a hash
- * collision is detected, never assumed away.
+ * second index is maintained during ingest.  key_hash is the identity hash
+ * (FNV-1a of kind, source and identity text) with the kind in its top bit
+ * (core/obs.h), so a day's trades and offers are two key ranges; the
+ * identity text is stored too, and a hash collision is detected, never
+ * assumed away.
  *
  * Transactions: an ingest batch is one transaction (store_batch_begin ..
  * store_batch_commit or store_batch_rollback), so a killed process leaves
@@ -38,7 +40,8 @@ gpi_status store_open(const char *path, store **out, gpi_diag *d);
 void store_close(store *st);
 /* Another handle on st's database file (for a reader in another thread: a
  * handle belongs to one thread at a time); close it with store_close.
- * GPI_EUSAGE for a database without a file. */
+ * GPI_EUSAGE for a database without a file or not in WAL mode (where a
+ * reader would hold up the writer's commits). */
 gpi_status store_open_again(store *st, store **out, gpi_diag *d);
 
 /* Runs fn inside one write transaction (BEGIN IMMEDIATE .. COMMIT, or

@@ -8,6 +8,7 @@
  */
 #include "tests/testutil.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -521,6 +522,31 @@ static void test_build_fixture(void **state)
             a->carry_days != b->carry_days || strcmp(a->grade_hash, b->grade_hash) != 0)
             fail_msg("day %d differs between a piecewise and a whole build", i + 1);
     }
+    /* one thread (an in-memory database has no second handle for the
+     * next day's scan) gives the same rows as two (the file above) */
+    store *mem = NULL;
+    if (store_open(":memory:", &mem, &d) != GPI_OK) fail_msg("%s", d.msg);
+    store *rd = NULL;
+    assert_int_equal(store_open_again(mem, &rd, &d), GPI_EUSAGE);
+    assert_null(rd);
+    assert_int_equal(store_open_again(st2, &rd, &d), GPI_OK);
+    store_close(rd);
+    fx_market(mem);
+    if (idx_build(mem, gs, d1, d1 + 13, 1500, &bs, &d) != GPI_OK) fail_msg("%s", d.msg);
+    assert_int_equal(bs.days, 14);
+    char *one = NULL, *two = NULL;
+    size_t n1, n2;
+    FILE *f1 = open_memstream(&one, &n1), *f2 = open_memstream(&two, &n2);
+    assert_int_equal(idx_show(mem, NULL, d1, d1 + 13, f1, &d), GPI_OK);
+    assert_int_equal(idx_show(st2, NULL, d1, d1 + 13, f2, &d), GPI_OK);
+    fclose(f1);
+    fclose(f2);
+    assert_int_equal(n1, n2);
+    assert_true(n1 > 14 * 40);
+    assert_string_equal(one, two);
+    free(one);
+    free(two);
+    store_close(mem);
     store_close(st2);
     free(dir2);
     /* late data is invisible to a build with an earlier cut-off */
