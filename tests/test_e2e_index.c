@@ -505,6 +505,7 @@ static void test_history_at_build_cut_off(void **state)
 static void test_publish_independent_of_store_keys(void **state)
 {
     (void)state;
+    free(dir); /* the previous test's */
     dir = tu_mkdtemp("e2e-index-keys");
     store *st = NULL;
     gpi_diag d = {{0}};
