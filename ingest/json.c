@@ -2,17 +2,17 @@
  * per line (NDJSON), with the keys of the CSV header (SPEC §3).
  *
  * NOTES ON THE DESIGN
- * (1) The first non-blank byte decides: '[' is an array (parsed whole with
- *     jansson, which has no streaming parser -- use NDJSON for large feeds),
- *     '{' is NDJSON (each non-blank line parsed on its own, so memory is one
- *     line).  Anything else, or a syntax error anywhere, is a structural
- *     error "path:line:col: invalid JSON: ..." and nothing of the file is
- *     kept (the caller rolls back).
+ * (1) The first non-blank byte decides: '[' is an array, '{' is NDJSON.
+ *     Both are read one row at a time, so memory is one row whatever the
+ *     file's size: NDJSON a line, an array an element (a scanner follows
+ *     strings and nesting to find where each element ends and hands its
+ *     bytes to jansson, which has no streaming parser).  A row is at most
+ *     MAX_LINE bytes.  Anything else, or a syntax error anywhere, is a
+ *     structural error "path:line:col: invalid JSON: ..."; the rows before
+ *     it were already handed on, and the caller discards the file (one
+ *     file is one transaction).
  * (2) Row numbers: NDJSON rows carry their physical line; array elements
- *     the line where they start.  jansson reports no positions for values
- *     that parsed, so after a successful parse the file is scanned once
- *     more for the top-level elements' first lines (element_lines); should
- *     the scan and jansson ever disagree, the 1-based position is used.
+ *     the line where they start.
  * (3) Values: strings as written; null is absent; integers are printed
  *     exactly; reals are printed as the shortest decimal that reads back as
  *     the same double, which is the number as written whenever it has at
@@ -23,8 +23,7 @@
  * (5) A UTF-8 byte-order mark at the start is skipped (jansson refuses it).
  * (6) Error columns are 1-based byte columns (SPEC §3): jansson's `column`
  *     counts characters, so the column is recomputed from its byte
- *     `position` (NDJSON: within the line; an array: by re-reading the
- *     file up to it).
+ *     `position` within the line or the element.
  */
 #include "ingest/internal.h"
 
@@ -149,83 +148,146 @@ reject:
     return GPI_OK;
 }
 
-/* Note 6: the byte column of byte offset pos (jansson's position, counted
- * from start) in f. */
-static long byte_col(FILE *f, long start, long pos)
+/* An array is read one element at a time (note 1): the scanner below
+ * follows strings and nesting at the array's top level, collects each
+ * element's bytes (at most MAX_LINE) with the line and byte column where
+ * it starts, and hands them to jansson.  Memory is one element. */
+typedef struct scan {
+    FILE *f;
+    long line, col;      /* place of ch, 1-based (after EOF: where the end is) */
+    int ch;              /* the last byte read, or EOF */
+} scan;
+
+/* Reads the next byte; sc->line/col become its place. */
+static int next_byte(scan *sc)
 {
-    if (pos <= 0 || fseek(f, start, SEEK_SET) != 0) return 1;
-    long line_start = 0;
-    for (long i = 0; i < pos; i++) {
-        int ch = fgetc(f);
-        if (ch == EOF) break;
-        if (ch == '\n') line_start = i + 1;
+    if (sc->ch == '\n') {
+        sc->line++;
+        sc->col = 1;
+    } else {
+        sc->col++;
     }
-    return pos - line_start > 0 ? pos - line_start : 1;
+    sc->ch = getc(sc->f);
+    return sc->ch;
 }
 
-/* Note 2: the first line of each element of the valid JSON array in f
- * (read from byte start) into lines[0..n).  Returns 0, or -1 when the scan
- * finds another number of elements. */
-static int element_lines(FILE *f, long start, long *lines, size_t n)
+static int is_space(int ch)
 {
-    if (fseek(f, start, SEEK_SET) != 0) return -1;
-    long line = 1;
-    size_t k = 0;
-    int ch, depth = 0, in_str = 0, esc = 0, expect = 0;
-    while ((ch = getc(f)) != EOF) {
-        if (ch == '\n') line++;
-        if (in_str) {
-            if (esc) esc = 0;
-            else if (ch == '\\') esc = 1;
-            else if (ch == '"') in_str = 0;
-            continue;
-        }
-        if (ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r') continue;
-        if (depth == 1 && expect && ch != ']') {
-            if (k == n) return -1;
-            lines[k++] = line;
-            expect = 0;
-        }
-        if (ch == '"') {
-            in_str = 1;
-        } else if (ch == '[' || ch == '{') {
-            if (++depth == 1) expect = 1;
-        } else if (ch == ']' || ch == '}') {
-            if (--depth == 0) break;
-        } else if (ch == ',' && depth == 1) {
-            expect = 1;
-        }
-    }
-    return k == n ? 0 : -1;
+    return ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r';
 }
 
-static gpi_status array_file(json_in *c, FILE *f, long start, long *rows, gpi_diag *d)
+/* The next non-blank byte (EOF at the end); sc->line/col are its place. */
+static int skip_blank(scan *sc)
+{
+    int ch;
+    while (is_space(ch = next_byte(sc))) {
+    }
+    return ch;
+}
+
+enum { NO_NEAR = -2 }; /* json_error: what already says where */
+
+/* "path:line:col: invalid JSON: what near 'x'" as jansson words it. */
+static gpi_status json_error(json_in *c, long line, long col, const char *what, int ch,
+                             gpi_diag *d)
+{
+    char nb[32] = "";
+    if (ch == EOF) snprintf(nb, sizeof nb, " near end of file");
+    else if (ch != NO_NEAR) snprintf(nb, sizeof nb, " near '%c'", ch);
+    return gpi_diag_set(d, GPI_EINPUT, "%s:%ld:%ld: invalid JSON: %s%s", c->opt->path, line, col,
+                        what, nb);
+}
+
+/* Parses element el[0..n) that starts at line:col and hands it on; a
+ * syntax error is reported at its place in the file (note 6: jansson's
+ * position is a byte count, so the column is a byte column). */
+static gpi_status element(json_in *c, const char *el, size_t n, long line, long col, long *rows,
+                          gpi_diag *d)
+{
+    json_error_t e;
+    json_t *v = json_loadb(el, n, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &e);
+    if (!v) {
+        size_t pos = e.position > 0 ? (size_t)e.position : 1;
+        if (pos > n) pos = n;
+        long l = line, cc = col - 1;
+        for (size_t i = 0; i < pos; i++) {
+            if (el[i] == '\n') {
+                l++;
+                cc = 0;
+            } else {
+                cc++;
+            }
+        }
+        return json_error(c, l, cc > 0 ? cc : 1, e.text, NO_NEAR, d);
+    }
+    char *raw = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+    ++*rows;
+    gpi_status rc = raw ? row_of(c, v, line, raw, d)
+                        : gpi_diag_set(d, GPI_ENOMEM, "%s: out of memory", c->opt->path);
+    free(raw);
+    json_decref(v);
+    return rc;
+}
+
+/* f has just given the array's '[', at line:col. */
+static gpi_status array_file(json_in *c, FILE *f, long line, long col, long *rows, gpi_diag *d)
 {
     const char *path = c->opt->path;
-    json_error_t e;
-    json_t *root = json_loadf(f, JSON_REJECT_DUPLICATES, &e);
-    if (!root)
-        return gpi_diag_set(d, GPI_EINPUT, "%s:%d:%ld: invalid JSON: %s", path, e.line,
-                            byte_col(f, start, e.position) + (e.line == 1 ? start : 0), e.text);
-    size_t n = json_array_size(root);
-    long *lines = malloc((n ? n : 1) * sizeof *lines);
-    if (!lines) {
-        json_decref(root);
-        return gpi_diag_set(d, GPI_ENOMEM, "%s: out of memory", path);
-    }
-    int have_lines = element_lines(f, start, lines, n) == 0;
+    scan sc = {f, line, col, '['};
+    char *el = malloc(MAX_LINE);
+    if (!el) return gpi_diag_set(d, GPI_ENOMEM, "%s: out of memory", path);
     gpi_status rc = GPI_OK;
-    size_t i;
-    json_t *el;
-    json_array_foreach(root, i, el) {
-        char *raw = json_dumps(el, JSON_COMPACT | JSON_ENCODE_ANY);
-        ++*rows;
-        rc = row_of(c, el, have_lines ? lines[i] : (long)i + 1, raw ? raw : "", d);
-        free(raw);
+    int ch = skip_blank(&sc), more = ch != ']';
+    while (rc == GPI_OK && more) {
+        if (ch == EOF || ch == ',' || ch == ']') { /* no element where one must be */
+            rc = json_error(c, sc.line, sc.col, ch == EOF ? "']' expected" : "unexpected token",
+                            ch, d);
+            break;
+        }
+        long el_line = sc.line, el_col = sc.col;
+        size_t n = 0;
+        int depth = 0, in_str = 0, esc = 0;
+        while (in_str || depth > 0 || (ch != ',' && ch != ']')) {
+            if (ch == EOF) break;
+            if (n == MAX_LINE) {
+                rc = gpi_diag_set(d, GPI_EINPUT, "%s:%ld:%ld: record longer than %d bytes", path,
+                                  el_line, el_col, MAX_LINE);
+                break;
+            }
+            el[n++] = (char)ch;
+            if (in_str) {
+                if (esc) esc = 0;
+                else if (ch == '\\') esc = 1;
+                else if (ch == '"') in_str = 0;
+            } else if (ch == '"') {
+                in_str = 1;
+            } else if (ch == '{' || ch == '[') {
+                depth++;
+            } else if ((ch == '}' || ch == ']') && depth > 0) {
+                depth--;
+            }
+            ch = next_byte(&sc);
+        }
         if (rc != GPI_OK) break;
+        if (ch == EOF) { /* an unfinished element, or no ']' after a whole one */
+            long end_line = sc.line, end_col = sc.col;
+            json_t *v = json_loadb(el, n, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, NULL);
+            json_decref(v);
+            rc = v ? json_error(c, end_line, end_col, "']' expected", EOF, d)
+                   : element(c, el, n, el_line, el_col, rows, d);
+            break;
+        }
+        rc = element(c, el, n, el_line, el_col, rows, d);
+        more = ch == ',';
+        if (more) ch = skip_blank(&sc);
     }
-    free(lines);
-    json_decref(root);
+    if (rc == GPI_OK) { /* nothing but blanks after the array */
+        ch = skip_blank(&sc);
+        if (ch != EOF) rc = json_error(c, sc.line, sc.col, "end of file expected", ch, d);
+        else if (ferror(f))
+            rc = gpi_diag_set(d, GPI_EIO, "%s: read error: %s", path, strerror(errno));
+    }
+    free(el);
     return rc;
 }
 
@@ -299,12 +361,13 @@ gpi_status ingest_json(const ingest_tables *t, const ingest_opts *opt, norm_ctx 
         rc = gpi_diag_set(d, GPI_EINPUT,
                           "%s:%ld:%ld: invalid JSON: expected an array or one object per line",
                           opt->path, line, col);
+    } else if (ch == '[') {
+        rc = array_file(&c, f, line, col, rows_read, d);
     } else {
         if (fseek(f, skip ? 3 : 0, SEEK_SET) != 0)
             rc = gpi_diag_set(d, GPI_EIO, "%s: cannot seek: %s", opt->path, strerror(errno));
         else
-            rc = ch == '[' ? array_file(&c, f, skip ? 3 : 0, rows_read, d)
-                           : ndjson_file(&c, f, skip ? 3 : 0, rows_read, d);
+            rc = ndjson_file(&c, f, skip ? 3 : 0, rows_read, d);
     }
     strmap_free(&c.warned);
     arena_free(&c.a);

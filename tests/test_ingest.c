@@ -553,6 +553,12 @@ static void test_structural_errors(void **state)
         {"t.json", "[{\"provider\":\"aws\"},\n {\"provider\":\"\xc3\xa9\xc3\xa9\xc3\xa9\", \"x\": }]\n",
          "t.json:2:29: invalid JSON: "},
         {"t.json", "\xEF\xBB\xBF[{\"x\":}]", "t.json:1:10: invalid JSON: "},
+        /* arrays are read an element at a time: errors between elements */
+        {"t.json", "[{\"a\":1},]", "t.json:1:10: invalid JSON: unexpected token near ']'"},
+        {"t.json", "[{\"a\":1} {\"b\":2}]", "t.json:1:10: invalid JSON: end of file expected near '{'"},
+        {"t.json", "[{\"a\":1}]\n x", "t.json:2:2: invalid JSON: end of file expected near 'x'"},
+        {"t.json", "[", "t.json:1:2: invalid JSON: ']' expected near end of file"},
+        {"t.json", "[{\"a\":\"],\"", "t.json:1:10: invalid JSON: "},
         {"t.json", "  \n ", "t.json:2:2: no data (the file is empty)"},
     };
     ingest_tables *t = fixture_tables();
@@ -681,6 +687,13 @@ static void test_record_too_long(void **state)
     strcpy(text + n, "\"}\n");
     assert_int_equal(run(t, "t.ndjson", text, -1, &g, &d, NULL), GPI_EINPUT);
     assert_string_equal(d.msg, "t.ndjson:2:1: record longer than 1048576 bytes");
+    /* and for an element of an array, at the place it starts */
+    strcpy(text, "[{\"observed_at\":\"2024-01-01\"},\n  {\"region\":\"");
+    k = strlen(text);
+    memset(text + k, 'x', n - k);
+    strcpy(text + n, "\"}]\n");
+    assert_int_equal(run(t, "t.json", text, -1, &g, &d, NULL), GPI_EINPUT);
+    assert_string_equal(d.msg, "t.json:2:3: record longer than 1048576 bytes");
     free(text);
     ingest_tables_free(t);
 }
@@ -763,6 +776,16 @@ static void test_json_array_and_ndjson(void **state)
     assert_string_equal(g.rej[0], "t.ndjson:3: price: not a number (got \"x\")");
     assert_string_equal(g.rej_raw[0], "{\"observed_at\":\"2024-01-01\",\"provider\":\"aws\",\"gpu\":\"H100\",\"price\":\"x\",\"kind\":\"offer\"}");
     assert_string_equal(g.rej[1], "t.ndjson:4: price: too many digits (got \"19.999999999999999999\")");
+    /* ']' ',' '{' and escaped quotes inside strings do not end an element */
+    const char *tricky = "[{\"observed_at\":\"2024-01-01\",\"provider\":\"a],\\\"}b\",\"gpu\":\"H100\","
+                         "\"price\":1,\"kind\":\"offer\"},\n\n {\"observed_at\":\"2024-01-01\",\"provider\":"
+                         "\"aws\",\"gpu\":\"H100\",\"price\":2,\"kind\":\"offer\",\"zzz\":[1,{\"q\":[]}]}]";
+    assert_int_equal(run(t, "t.json", tricky, -1, &g, &d, &rows), GPI_OK);
+    assert_int_equal(rows, 2);
+    assert_int_equal(g.n_obs, 2);
+    assert_string_equal(g.obs[0].provider, "a],\"}b");
+    assert_int_equal(g.obs[1].o.line, 3);
+    assert_int_equal(g.obs[1].o.price_micro, 2000000);
     ingest_tables_free(t);
 }
 
