@@ -18,29 +18,10 @@
 #include <string.h>
 
 #include "settlement/settlement.h"
+#include "tests/settlement_helpers.h"
 
 /* ---- helpers ------------------------------------------------------------- */
 
-static settle_contract contract(const char *sym, int y, int m, int64_t size, int64_t tick_mant,
-                                int tick_scale, int min_days)
-{
-    settle_contract c;
-    memset(&c, 0, sizeof c);
-    snprintf(c.symbol, sizeof c.symbol, "%s", sym);
-    snprintf(c.grade, sizeof c.grade, "H100-SXM.OD.GOLD+");
-    c.year = y;
-    c.month = m;
-    c.size_gpu_hours = size;
-    c.tick.mant = tick_mant;
-    c.tick.scale = tick_scale;
-    int64_t p = 1;
-    for (int i = 0; i < tick_scale; i++) p *= 10;
-    c.tick_cents = size * tick_mant * 100 / p;
-    c.min_published_days = min_days;
-    return c;
-}
-
-static int32_t day_of(int y, int m, int d) { return gpi_days_from_civil(y, m, d); }
 
 /* Days [from, to] all built and suspended. */
 static store_index_day *suspended_days(int32_t from, int32_t to, size_t *n)
