@@ -21,14 +21,15 @@
  *     days past `to` and then until a day comes out unchanged.
  * (4) Each built day is one transaction (rows, exclusions, adjustment
  *     days of every grade), so an interrupted build leaves whole days.
- * (5) Reading a day (the SQLite scan and the grade matching) is about half
- *     of a build, fixing and writing it the other half.  So while day d
- *     is fixed and written on the caller's handle, a second thread scans
- *     day d+1 into a second idx_day on a second handle (WAL: its reads
- *     see every committed batch and do not wait for the writes).  Each
- *     handle and each idx_day is used by one thread at a time; the
- *     threads meet once a day (create, join).  The rows are the same as
- *     with one thread: only the scans move.
+ * (5) Reading a day (the SQLite scan and the grade matching) is about two
+ *     thirds of a build, fixing and writing it the rest.  So while day d
+ *     is fixed and written on the caller's handle, days d+1 and d+2 are
+ *     read, each in its own thread on its own handle (WAL: the reads see
+ *     every committed batch and do not wait for the writes), into their
+ *     own idx_day: three buffers in turn, two reader handles in turn.  A
+ *     reader's handle and buffer are reused only after its thread is
+ *     joined.  The rows are the same as with one thread: only the scans
+ *     move.  Memory is three days of observations.
  */
 #include "index/internal.h"
 
@@ -234,7 +235,10 @@ static gpi_status load_rows(store *st, const idx_grade *g, int32_t from, int32_t
 
 /* ---- the build ------------------------------------------------------------- */
 
-/* The scan of the next day, in a second thread on its own handle. */
+/* Buffers of days: the one fixed and the two read ahead. */
+enum { NPRE = 3 };
+
+/* The scan of a later day, in another thread on its own handle. */
 typedef struct prefetch {
     idx_day *dy;
     store *st;
@@ -380,11 +384,12 @@ gpi_status idx_build(store *st, const idx_grades *gs, int32_t from, int32_t to, 
     if (gs->n == 0) return gpi_diag_set(d, GPI_EINPUT, "index build: no grades");
     gpi_status rc = register_grades(st, gs, from, to, as_of, d);
     if (rc != GPI_OK) return rc;
-    idx_day dy, dy2;
+    idx_day dy, dyn[NPRE];
     idx_seq *gst = calloc(gs->n, sizeof *gst);
     rowvec rv = {0};
     rc = idx_day_init(&dy, gs);
-    if (idx_day_init(&dy2, gs) != GPI_OK) rc = GPI_ENOMEM;
+    for (int k = 0; k < NPRE; k++)
+        if (idx_day_init(&dyn[k], gs) != GPI_OK) rc = GPI_ENOMEM;
     int P = 0;
     for (size_t i = 0; i < gs->n && rc == GPI_OK && gst; i++) {
         rc = idx_seq_init(&gst[i], &gs->g[i]);
@@ -396,17 +401,49 @@ gpi_status idx_build(store *st, const idx_grades *gs, int32_t from, int32_t to, 
         goto done;
     }
     rc = replay_prefix(st, &dy, gst, from, P, as_of, &rv, d);
-    /* design note 5: day+1 is scanned on a second handle while day is
-     * fixed and written; without one (no file, or not WAL), one thread
-     * does both */
-    store *rd = NULL;
-    if (rc == GPI_OK && to > from && store_open_again(st, &rd, NULL) != GPI_OK) rd = NULL;
-    idx_day *cur = &dy, *next = &dy2;
+    /* design note 5: days d+1 and d+2 are scanned on their own handles
+     * while day d is fixed and written; without them (no file, or not
+     * WAL), one thread does everything */
+    store *rd[2] = {NULL, NULL};
+    int nrd = 0;
+    while (rc == GPI_OK && to > from && nrd < 2 && store_open_again(st, &rd[nrd], NULL) == GPI_OK)
+        nrd++;
+    prefetch pf[NPRE];
+    pthread_t th[NPRE];
+    int running[NPRE] = {0};
+    /* day x lives in dyn[x % NPRE] and is read on rd[x % nrd] */
+#define SLOT(x) ((size_t)((((x) % NPRE) + NPRE) % NPRE))
+    for (int32_t x = from + 1; rc == GPI_OK && nrd && x <= to && x <= from + nrd; x++) {
+        size_t k = SLOT(x);
+        pf[k] = (prefetch){&dyn[k], rd[(size_t)(x - from) % (size_t)nrd], x, as_of, GPI_OK, {{0}}};
+        running[k] = pthread_create(&th[k], NULL, prefetch_run, &pf[k]) == 0;
+        if (!running[k]) rc = idx_day_collect(&dyn[k], st, x, as_of, d);
+    }
+    idx_day *cur = &dyn[SLOT(from)];
     if (rc == GPI_OK) rc = idx_day_collect(cur, st, from, as_of, d);
     for (int32_t day = from; day <= to && rc == GPI_OK; day++) {
-        prefetch pf = {next, rd, day + 1, as_of, GPI_OK, {{0}}};
-        pthread_t th;
-        int started = day < to && rd && pthread_create(&th, NULL, prefetch_run, &pf) == 0;
+        size_t k = SLOT(day);
+        cur = &dyn[k];
+        if (running[k]) { /* day's own scan */
+            pthread_join(th[k], NULL);
+            running[k] = 0;
+            if (pf[k].rc != GPI_OK) {
+                rc = pf[k].rc;
+                if (d) *d = pf[k].d;
+                break;
+            }
+        }
+        /* the scan of day + nrd takes the handle day's scan used and the
+         * buffer of day - 1, both free now */
+        int32_t x = day + nrd;
+        if (nrd && x <= to && day > from) {
+            size_t kx = SLOT(x);
+            pf[kx] = (prefetch){&dyn[kx], rd[(size_t)(x - from) % (size_t)nrd], x, as_of,
+                                GPI_OK, {{0}}};
+            running[kx] = pthread_create(&th[kx], NULL, prefetch_run, &pf[kx]) == 0;
+            if (!running[kx]) rc = idx_day_collect(&dyn[kx], st, x, as_of, d);
+            if (rc != GPI_OK) break;
+        }
         rc = store_begin(st, d);
         int began = rc == GPI_OK;
         for (size_t gi = 0; gi < gs->n && rc == GPI_OK; gi++) {
@@ -426,21 +463,16 @@ gpi_status idx_build(store *st, const idx_grades *gs, int32_t from, int32_t to, 
         if (rc == GPI_OK) rc = store_commit(st, d);
         if (rc != GPI_OK && began) store_rollback(st);
         stats->days += began;
-        if (started) {
-            pthread_join(th, NULL);
-            if (rc == GPI_OK && pf.rc != GPI_OK) {
-                rc = pf.rc;
-                if (d) *d = pf.d;
-            }
-        } else if (rc == GPI_OK && day < to) {
-            rc = idx_day_collect(next, st, day + 1, as_of, d);
-        }
-        idx_day *t = cur;
-        cur = next;
-        next = t;
+        if (rc == GPI_OK && !nrd && day < to)
+            rc = idx_day_collect(&dyn[SLOT(day + 1)], st, day + 1, as_of, d);
     }
-    store_close(rd);
-    stats->observations = dy.n_scanned + dy2.n_scanned;
+#undef SLOT
+    for (int k = 0; k < NPRE; k++)
+        if (running[k]) pthread_join(th[k], NULL);
+    store_close(rd[0]);
+    store_close(rd[1]);
+    stats->observations = dy.n_scanned;
+    for (int k = 0; k < NPRE; k++) stats->observations += dyn[k].n_scanned;
     if (rc == GPI_OK) rc = store_begin(st, d);
     if (rc == GPI_OK) {
         for (size_t gi = 0; gi < gs->n && rc == GPI_OK; gi++)
@@ -453,6 +485,6 @@ done:
     free(gst);
     free(rv.v);
     idx_day_free(&dy);
-    idx_day_free(&dy2);
+    for (int k = 0; k < NPRE; k++) idx_day_free(&dyn[k]);
     return rc;
 }
