@@ -238,6 +238,12 @@ static gpi_status load_rows(store *st, const idx_grade *g, int32_t from, int32_t
 /* Buffers of days: the one fixed and the two read ahead. */
 enum { NPRE = 3 };
 
+/* The buffer of day x. */
+static size_t slot_of(int32_t x)
+{
+    return (size_t)(((x % NPRE) + NPRE) % NPRE);
+}
+
 /* The scan of a later day, in another thread on its own handle. */
 typedef struct prefetch {
     idx_day *dy;
@@ -384,10 +390,10 @@ gpi_status idx_build(store *st, const idx_grades *gs, int32_t from, int32_t to, 
     if (gs->n == 0) return gpi_diag_set(d, GPI_EINPUT, "index build: no grades");
     gpi_status rc = register_grades(st, gs, from, to, as_of, d);
     if (rc != GPI_OK) return rc;
-    idx_day dy, dyn[NPRE];
+    idx_day dyn[NPRE];
     idx_seq *gst = calloc(gs->n, sizeof *gst);
     rowvec rv = {0};
-    rc = idx_day_init(&dy, gs);
+    rc = GPI_OK;
     for (int k = 0; k < NPRE; k++)
         if (idx_day_init(&dyn[k], gs) != GPI_OK) rc = GPI_ENOMEM;
     int P = 0;
@@ -400,19 +406,20 @@ gpi_status idx_build(store *st, const idx_grades *gs, int32_t from, int32_t to, 
         rc = gpi_diag_set(d, GPI_ENOMEM, "index build: out of memory");
         goto done;
     }
-    rc = replay_prefix(st, &dy, gst, from, P, as_of, &rv, d);
+    /* the replay uses the buffer of `from`: no reader runs yet */
+    rc = replay_prefix(st, &dyn[slot_of(from)], gst, from, P, as_of, &rv, d);
     /* design note 5: days d+1 and d+2 are scanned on their own handles
      * while day d is fixed and written; without them (no file, or not
      * WAL), one thread does everything */
     store *rd[2] = {NULL, NULL};
     int nrd = 0;
-    while (rc == GPI_OK && to > from && nrd < 2 && store_open_again(st, &rd[nrd], NULL) == GPI_OK)
-        nrd++;
+    int want = to - from < 2 ? to - from : 2; /* no more readers than later days */
+    while (rc == GPI_OK && nrd < want && store_open_again(st, &rd[nrd], NULL) == GPI_OK) nrd++;
     prefetch pf[NPRE];
     pthread_t th[NPRE];
     int running[NPRE] = {0};
     /* day x lives in dyn[x % NPRE] and is read on rd[x % nrd] */
-#define SLOT(x) ((size_t)((((x) % NPRE) + NPRE) % NPRE))
+#define SLOT(x) slot_of(x)
     for (int32_t x = from + 1; rc == GPI_OK && nrd && x <= to && x <= from + nrd; x++) {
         size_t k = SLOT(x);
         pf[k] = (prefetch){&dyn[k], rd[(size_t)(x - from) % (size_t)nrd], x, as_of, GPI_OK, {{0}}};
@@ -471,7 +478,7 @@ gpi_status idx_build(store *st, const idx_grades *gs, int32_t from, int32_t to, 
         if (running[k]) pthread_join(th[k], NULL);
     store_close(rd[0]);
     store_close(rd[1]);
-    stats->observations = dy.n_scanned;
+    stats->observations = 0;
     for (int k = 0; k < NPRE; k++) stats->observations += dyn[k].n_scanned;
     if (rc == GPI_OK) rc = store_begin(st, d);
     if (rc == GPI_OK) {
@@ -484,7 +491,6 @@ done:
     for (size_t i = 0; gst && i < gs->n; i++) idx_seq_free(&gst[i]);
     free(gst);
     free(rv.v);
-    idx_day_free(&dy);
     for (int k = 0; k < NPRE; k++) idx_day_free(&dyn[k]);
     return rc;
 }

@@ -193,33 +193,46 @@ static gpi_status json_error(json_in *c, long line, long col, const char *what, 
 {
     char nb[32] = "";
     if (ch == EOF) snprintf(nb, sizeof nb, " near end of file");
-    else if (ch != NO_NEAR) snprintf(nb, sizeof nb, " near '%c'", ch);
+    else if (ch >= 0x20 && ch < 0x7f) snprintf(nb, sizeof nb, " near '%c'", ch);
+    else if (ch != NO_NEAR) snprintf(nb, sizeof nb, " near byte 0x%02x", (unsigned)ch & 0xff);
     return gpi_diag_set(d, GPI_EINPUT, "%s:%ld:%ld: invalid JSON: %s%s", c->opt->path, line, col,
                         what, nb);
 }
 
-/* Parses element el[0..n) that starts at line:col and hands it on; a
- * syntax error is reported at its place in the file (note 6: jansson's
- * position is a byte count, so the column is a byte column). */
+/* jansson's error e in element el[0..n) that starts at line:col, at its
+ * place in the file (note 6: e.position is a byte count, so the column is
+ * a byte column).  Inside an array, what jansson calls the end of its
+ * input is where the array wants its ']' or ','. */
+static gpi_status parse_error(json_in *c, const char *el, size_t n, long line, long col,
+                              const json_error_t *e, gpi_diag *d)
+{
+    size_t pos = e->position > 0 ? (size_t)e->position : 1;
+    if (pos > n) pos = n;
+    long l = line, cc = col - 1;
+    for (size_t i = 0; i < pos; i++) {
+        if (el[i] == '\n') {
+            l++;
+            cc = 0;
+        } else {
+            cc++;
+        }
+    }
+    static const char eof[] = "end of file expected";
+    char text[sizeof e->text + 8];
+    if (strncmp(e->text, eof, sizeof eof - 1) == 0)
+        snprintf(text, sizeof text, "']' expected%s", e->text + sizeof eof - 1);
+    else
+        snprintf(text, sizeof text, "%s", e->text);
+    return json_error(c, l, cc > 0 ? cc : 1, text, NO_NEAR, d);
+}
+
+/* Parses element el[0..n) that starts at line:col and hands it on. */
 static gpi_status element(json_in *c, const char *el, size_t n, long line, long col, long *rows,
                           gpi_diag *d)
 {
     json_error_t e;
     json_t *v = json_loadb(el, n, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &e);
-    if (!v) {
-        size_t pos = e.position > 0 ? (size_t)e.position : 1;
-        if (pos > n) pos = n;
-        long l = line, cc = col - 1;
-        for (size_t i = 0; i < pos; i++) {
-            if (el[i] == '\n') {
-                l++;
-                cc = 0;
-            } else {
-                cc++;
-            }
-        }
-        return json_error(c, l, cc > 0 ? cc : 1, e.text, NO_NEAR, d);
-    }
+    if (!v) return parse_error(c, el, n, line, col, &e, d);
     char *raw = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
     ++*rows;
     gpi_status rc = raw ? row_of(c, v, line, raw, d)
@@ -229,7 +242,18 @@ static gpi_status element(json_in *c, const char *el, size_t n, long line, long 
     return rc;
 }
 
-/* f has just given the array's '[', at line:col. */
+/* The place of the end of the file as jansson gives it: the last byte's
+ * column (1 at the start of a line). */
+static long eof_col(const scan *sc)
+{
+    return sc->col > 1 ? sc->col - 1 : 1;
+}
+
+/* f has just given the array's '[', at line:col.  An element's bytes are
+ * collected until its value is complete (a bracket closed at depth 0, a
+ * top-level string closed, or a bare token ended by a blank); after that
+ * only blanks may come before ',' or ']', so they are not kept, and
+ * anything else is reported where it stands. */
 static gpi_status array_file(json_in *c, FILE *f, long line, long col, long *rows, gpi_diag *d)
 {
     const char *path = c->opt->path;
@@ -240,41 +264,64 @@ static gpi_status array_file(json_in *c, FILE *f, long line, long col, long *row
     int ch = skip_blank(&sc), more = ch != ']';
     while (rc == GPI_OK && more) {
         if (ch == EOF || ch == ',' || ch == ']') { /* no element where one must be */
-            rc = json_error(c, sc.line, sc.col, ch == EOF ? "']' expected" : "unexpected token",
-                            ch, d);
+            rc = json_error(c, sc.line, ch == EOF ? eof_col(&sc) : sc.col,
+                            ch == EOF ? "']' expected" : "unexpected token", ch, d);
             break;
         }
         long el_line = sc.line, el_col = sc.col;
         size_t n = 0;
-        int depth = 0, in_str = 0, esc = 0;
+        int depth = 0, in_str = 0, esc = 0, done = 0;
         while (in_str || depth > 0 || (ch != ',' && ch != ']')) {
             if (ch == EOF) break;
-            if (n == MAX_LINE) {
-                rc = gpi_diag_set(d, GPI_EINPUT, "%s:%ld:%ld: record longer than %d bytes", path,
-                                  el_line, el_col, MAX_LINE);
+            if (done) {
+                if (!is_space(ch)) {
+                    rc = json_error(c, sc.line, sc.col, "']' expected", ch, d);
+                    break;
+                }
+            } else if (n == MAX_LINE) {
+                /* a syntax error that kept the element open is reported
+                 * as such; else the element is too long */
+                json_error_t e;
+                json_t *v = json_loadb(el, n, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &e);
+                json_decref(v);
+                if (!v && (size_t)e.position < n)
+                    rc = parse_error(c, el, n, el_line, el_col, &e, d);
+                else
+                    rc = gpi_diag_set(d, GPI_EINPUT, "%s:%ld:%ld: record longer than %d bytes",
+                                      path, el_line, el_col, MAX_LINE);
                 break;
-            }
-            el[n++] = (char)ch;
-            if (in_str) {
-                if (esc) esc = 0;
-                else if (ch == '\\') esc = 1;
-                else if (ch == '"') in_str = 0;
-            } else if (ch == '"') {
-                in_str = 1;
-            } else if (ch == '{' || ch == '[') {
-                depth++;
-            } else if ((ch == '}' || ch == ']') && depth > 0) {
-                depth--;
+            } else if (!in_str && depth == 0 && n > 0 && el[0] != '"' && is_space(ch)) {
+                done = 1; /* a bare token ended */
+            } else {
+                el[n++] = (char)ch;
+                if (in_str) {
+                    if (esc) esc = 0;
+                    else if (ch == '\\') esc = 1;
+                    else if (ch == '"') {
+                        in_str = 0;
+                        done = depth == 0;
+                    }
+                } else if (ch == '"') {
+                    in_str = 1;
+                } else if (ch == '{' || ch == '[') {
+                    depth++;
+                } else if ((ch == '}' || ch == ']') && depth > 0) {
+                    done = --depth == 0;
+                }
             }
             ch = next_byte(&sc);
         }
         if (rc != GPI_OK) break;
         if (ch == EOF) { /* an unfinished element, or no ']' after a whole one */
-            long end_line = sc.line, end_col = sc.col;
-            json_t *v = json_loadb(el, n, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, NULL);
+            if (ferror(f)) {
+                rc = gpi_diag_set(d, GPI_EIO, "%s: read error: %s", path, strerror(errno));
+                break;
+            }
+            json_error_t e;
+            json_t *v = json_loadb(el, n, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &e);
             json_decref(v);
-            rc = v ? json_error(c, end_line, end_col, "']' expected", EOF, d)
-                   : element(c, el, n, el_line, el_col, rows, d);
+            rc = v ? json_error(c, sc.line, eof_col(&sc), "']' expected", EOF, d)
+                   : parse_error(c, el, n, el_line, el_col, &e, d);
             break;
         }
         rc = element(c, el, n, el_line, el_col, rows, d);

@@ -472,9 +472,15 @@ static const char *col_text(sqlite3_stmt *s, int i)
     return (const char *)sqlite3_column_text(s, i);
 }
 
-static const char *col_name(store *st, sqlite3_stmt *s, int i)
+/* The text of a name column; NULL for SQL NULL.  A name id whose text
+ * cannot be had (the names table could not be read) sets *bad. */
+static const char *col_name(store *st, sqlite3_stmt *s, int i, int *bad)
 {
-    return store_name_text(st, sqlite3_column_int64(s, i));
+    if (sqlite3_column_type(s, i) == SQLITE_NULL) return NULL;
+    sqlite3_int64 id = sqlite3_column_int64(s, i);
+    const char *t = store_name_text(st, id);
+    if (!t && id > 0) *bad = 1;
+    return t;
 }
 
 /* Unpacks attrs (store_obs_attrs). */
@@ -548,7 +554,7 @@ static gpi_status scan(store *st, int core, int32_t day_from, int32_t day_to, in
     sqlite3_stmt *s = use(st, core ? ST_OBS_SCAN_CORE : ST_OBS_SCAN);
     sqlite3_bind_int64(s, 1, day_from);
     sqlite3_bind_int64(s, 2, day_to);
-    int rc;
+    int rc, bad = 0;
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
         if (n_late && is_late(late, n_late, sqlite3_column_int64(s, 4))) continue;
         gpi_obs o;
@@ -557,32 +563,33 @@ static gpi_status scan(store *st, int core, int32_t day_from, int32_t day_to, in
         o.key_hash = (uint64_t)sqlite3_column_int64(s, 1);
         o.observed_at = sqlite3_column_int64(s, 2);
         obs_attrs(&o, sqlite3_column_int64(s, 3));
-        o.gpu = col_name(st, s, 5);
-        o.provider = col_name(st, s, 6);
-        o.group = col_name(st, s, 7);
-        o.segment = col_name(st, s, 8);
+        o.gpu = col_name(st, s, 5, &bad);
+        o.provider = col_name(st, s, 6, &bad);
+        o.group = col_name(st, s, 7, &bad);
+        o.segment = col_name(st, s, 8, &bad);
         o.price_micro = sqlite3_column_int64(s, 9);
         o.quantity_micro =
             sqlite3_column_type(s, 10) == SQLITE_NULL ? -1 : sqlite3_column_int64(s, 10);
         o.gpu_count = sqlite3_column_int(s, 11);
-        o.region = col_name(st, s, 12);
+        o.region = col_name(st, s, 12, &bad);
         if (!core) {
-            o.source = col_name(st, s, 13);
-            o.ident = sqlite3_column_type(s, 14) == SQLITE_INTEGER ? col_name(st, s, 14)
+            o.source = col_name(st, s, 13, &bad);
+            o.ident = sqlite3_column_type(s, 14) == SQLITE_INTEGER ? col_name(st, s, 14, &bad)
                                                                    : col_text(s, 14);
             o.buyer = col_text(s, 15);
-            o.raw_gpu = col_name(st, s, 16);
-            o.raw_provider = col_name(st, s, 17);
+            o.raw_gpu = col_name(st, s, 16, &bad);
+            o.raw_provider = col_name(st, s, 17, &bad);
             o.raw_price = col_text(s, 18);
-            o.currency = col_name(st, s, 19);
-            o.sku = col_name(st, s, 20);
+            o.currency = col_name(st, s, 19, &bad);
+            o.sku = col_name(st, s, 20, &bad);
             o.line = (long)sqlite3_column_int64(s, 21);
         }
-        if (fn(&o, ud)) break;
+        if (bad || fn(&o, ud)) break;
     }
     sqlite3_reset(s);
     free(late);
-    gpi_status out = rc == SQLITE_ROW || rc == SQLITE_DONE ? GPI_OK
+    gpi_status out = bad                                   ? store_err(st, d, "reading names")
+                     : rc == SQLITE_ROW || rc == SQLITE_DONE ? GPI_OK
                                                            : store_err(st, d, "reading observations");
     if (own_tx) exec(st, "COMMIT", NULL);
     return out;

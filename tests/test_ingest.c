@@ -555,9 +555,12 @@ static void test_structural_errors(void **state)
         {"t.json", "\xEF\xBB\xBF[{\"x\":}]", "t.json:1:10: invalid JSON: "},
         /* arrays are read an element at a time: errors between elements */
         {"t.json", "[{\"a\":1},]", "t.json:1:10: invalid JSON: unexpected token near ']'"},
-        {"t.json", "[{\"a\":1} {\"b\":2}]", "t.json:1:10: invalid JSON: end of file expected near '{'"},
+        {"t.json", "[{\"a\":1} {\"b\":2}]", "t.json:1:10: invalid JSON: ']' expected near '{'"},
+        {"t.json", "[{\"a\":1}}, 1]", "t.json:1:9: invalid JSON: ']' expected near '}'"},
+        {"t.json", "[1]\x01", "t.json:1:4: invalid JSON: end of file expected near byte 0x01"},
         {"t.json", "[{\"a\":1}]\n x", "t.json:2:2: invalid JSON: end of file expected near 'x'"},
-        {"t.json", "[", "t.json:1:2: invalid JSON: ']' expected near end of file"},
+        {"t.json", "[", "t.json:1:1: invalid JSON: ']' expected near end of file"},
+        {"t.json", "\xEF\xBB\xBF[1", "t.json:1:5: invalid JSON: ']' expected near end of file"},
         {"t.json", "[{\"a\":\"],\"", "t.json:1:10: invalid JSON: "},
         {"t.json", "  \n ", "t.json:2:2: no data (the file is empty)"},
     };
@@ -694,6 +697,27 @@ static void test_record_too_long(void **state)
     strcpy(text + n, "\"}]\n");
     assert_int_equal(run(t, "t.json", text, -1, &g, &d, NULL), GPI_EINPUT);
     assert_string_equal(d.msg, "t.json:2:3: record longer than 1048576 bytes");
+    /* blanks after an element's value do not count towards the bound */
+    strcpy(text, "[{\"observed_at\":\"2024-01-01\",\"provider\":\"aws\",\"gpu\":\"H100\","
+                 "\"price\":1,\"kind\":\"offer\"}");
+    k = strlen(text);
+    memset(text + k, ' ', n - k);
+    strcpy(text + n, "]\n");
+    assert_int_equal(run(t, "t.json", text, -1, &g, &d, NULL), GPI_OK);
+    assert_int_equal(g.n_obs, 1);
+    /* an element left open by a syntax error is reported where the error
+     * is, not as a record too long: 30,000 rows, the 3rd without its '}' */
+    free(text);
+    text = malloc(30000 * 80 + 16);
+    char *p = text;
+    p += sprintf(p, "[\n");
+    for (int i = 0; i < 30000; i++)
+        p += sprintf(p, "%s{\"observed_at\":\"2024-01-01\",\"provider\":\"aws\",\"price\":%d%s\n",
+                     i ? "," : "", i + 1, i == 2 ? "" : "}");
+    sprintf(p, "]\n");
+    assert_true(strlen(text) > (1u << 20));
+    assert_int_equal(run(t, "t.json", text, -1, &g, &d, NULL), GPI_EINPUT);
+    assert_string_equal(d.msg, "t.json:5:2: invalid JSON: string or '}' expected near '{'"); /* ",{" */
     free(text);
     ingest_tables_free(t);
 }
