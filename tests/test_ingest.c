@@ -2,7 +2,8 @@
  * JSON, structural errors, identity.  Uses the fixed tables in
  * tests/fixtures/tables (expected values computed by hand in comments).
  * The tables themselves: tests/test_ingest_tables.c; the two-thread
- * ingest: tests/test_ingest_pipe.c. */
+ * ingest: tests/test_ingest_pipe.c; JSON and the record bound:
+ * tests/test_ingest_json.c. */
 #include "tests/testutil.h"
 
 #include <stdio.h>
@@ -12,101 +13,7 @@
 #include "core/gpi.h"
 #include "ingest/ingest.h"
 #include "ingest/internal.h"
-
-/* ---- a sink that keeps copies ------------------------------------------- */
-
-typedef struct got_obs {
-    gpi_obs o;
-    char gpu[64], provider[64], group[64], segment[32], ident[256], source[64];
-} got_obs;
-
-typedef struct got {
-    got_obs obs[64];
-    int n_obs;
-    char rej[64][512];
-    char rej_col[64][64];
-    char rej_raw[64][256];
-    long rej_line[64];
-    int n_rej;
-    char warn[8][512];
-    int n_warn;
-} got;
-
-static void cp(char *dst, size_t cap, const char *s)
-{
-    snprintf(dst, cap, "%s", s ? s : "");
-}
-
-static int g_obs(void *ud, const gpi_obs *o, const char *raw)
-{
-    (void)raw;
-    got *g = ud;
-    if (g->n_obs >= 64) return 1;
-    got_obs *k = &g->obs[g->n_obs++];
-    k->o = *o;
-    cp(k->gpu, sizeof k->gpu, o->gpu);
-    cp(k->provider, sizeof k->provider, o->provider);
-    cp(k->group, sizeof k->group, o->group);
-    cp(k->segment, sizeof k->segment, o->segment);
-    cp(k->ident, sizeof k->ident, o->ident);
-    cp(k->source, sizeof k->source, o->source);
-    return 0;
-}
-
-static int g_rej(void *ud, long line, const char *col, const char *raw, const char *msg)
-{
-    got *g = ud;
-    if (g->n_rej >= 64) return 1;
-    cp(g->rej[g->n_rej], 512, msg);
-    cp(g->rej_col[g->n_rej], 64, col ? col : "(row)");
-    cp(g->rej_raw[g->n_rej], 256, raw);
-    g->rej_line[g->n_rej++] = line;
-    return 0;
-}
-
-static void g_warn(void *ud, const char *msg)
-{
-    got *g = ud;
-    if (g->n_warn < 8) cp(g->warn[g->n_warn++], 512, msg);
-}
-
-static ingest_tables *fixture_tables(void)
-{
-    char dir[4096];
-    snprintf(dir, sizeof dir, "%s/tests/fixtures/tables", tu_srcdir());
-    ingest_tables *t = NULL;
-    gpi_diag d = {{0}};
-    if (ingest_tables_load(dir, &t, &d) != GPI_OK) fail_msg("tables: %s", d.msg);
-    return t;
-}
-
-/* Ingests text as dir/name (cwd = dir so messages carry just name). */
-static gpi_status run(ingest_tables *t, const char *name, const char *text, int kind, got *g,
-                      gpi_diag *d, long *rows)
-{
-    static char *dir;
-    if (!dir) dir = tu_mkdtemp("ingest");
-    char *path = tu_write(dir, name, text);
-    memset(g, 0, sizeof *g);
-    ingest_sink sink = {g_obs, g_rej, g_warn, NULL, g};
-    /* messages use the path as given: pass a short relative form */
-    char given[4096];
-    snprintf(given, sizeof given, "%s", path);
-    ingest_opts opt = {given, kind, "feed", 1};
-    ingest_result res;
-    gpi_status rc = ingest_file(t, &opt, &sink, &res, d);
-    if (rows) *rows = res.rows_read;
-    /* rewrite "<dir>/name" to "name" in every message for comparison */
-    size_t dl = strlen(dir) + 1;
-    for (int i = 0; i < g->n_rej; i++)
-        if (strncmp(g->rej[i], dir, dl - 1) == 0) memmove(g->rej[i], g->rej[i] + dl, strlen(g->rej[i] + dl) + 1);
-    for (int i = 0; i < g->n_warn; i++)
-        if (strncmp(g->warn[i], dir, dl - 1) == 0) memmove(g->warn[i], g->warn[i] + dl, strlen(g->warn[i] + dl) + 1);
-    if (rc != GPI_OK && strncmp(d->msg, dir, dl - 1) == 0)
-        memmove(d->msg, d->msg + dl, strlen(d->msg + dl) + 1);
-    free(path);
-    return rc;
-}
+#include "tests/ingest_helpers.h"
 
 #define HDR "observed_at,provider,gpu,sku,gpu_count,price,currency,unit,tier,term,term_months,quantity,buyer,status,kind,id\n"
 
@@ -669,59 +576,6 @@ static void test_bom(void **state)
 /* Memory stays bounded: a CSV record or an NDJSON line longer than 1 MiB is
  * a structural error (here a quoted field that never closes before the
  * limit). */
-static void test_record_too_long(void **state)
-{
-    (void)state;
-    ingest_tables *t = fixture_tables();
-    size_t n = (1u << 20) + 4096;
-    char *text = malloc(n + 128);
-    strcpy(text, "observed_at,provider,gpu,price,kind\n2024-01-01,aws,H100,1,\"");
-    size_t k = strlen(text);
-    memset(text + k, 'x', n - k);
-    text[n] = '\0';
-    got g;
-    gpi_diag d = {{0}};
-    assert_int_equal(run(t, "t.csv", text, -1, &g, &d, NULL), GPI_EINPUT);
-    assert_string_equal(d.msg, "t.csv:2:1: record longer than 1048576 bytes");
-    /* the same bound for an NDJSON line */
-    strcpy(text, "{\"observed_at\":\"2024-01-01\",\"kind\":\"offer\"}\n{\"region\":\"");
-    k = strlen(text);
-    memset(text + k, 'x', n - k);
-    strcpy(text + n, "\"}\n");
-    assert_int_equal(run(t, "t.ndjson", text, -1, &g, &d, NULL), GPI_EINPUT);
-    assert_string_equal(d.msg, "t.ndjson:2:1: record longer than 1048576 bytes");
-    /* and for an element of an array, at the place it starts */
-    strcpy(text, "[{\"observed_at\":\"2024-01-01\"},\n  {\"region\":\"");
-    k = strlen(text);
-    memset(text + k, 'x', n - k);
-    strcpy(text + n, "\"}]\n");
-    assert_int_equal(run(t, "t.json", text, -1, &g, &d, NULL), GPI_EINPUT);
-    assert_string_equal(d.msg, "t.json:2:3: record longer than 1048576 bytes");
-    /* blanks after an element's value do not count towards the bound */
-    strcpy(text, "[{\"observed_at\":\"2024-01-01\",\"provider\":\"aws\",\"gpu\":\"H100\","
-                 "\"price\":1,\"kind\":\"offer\"}");
-    k = strlen(text);
-    memset(text + k, ' ', n - k);
-    strcpy(text + n, "]\n");
-    assert_int_equal(run(t, "t.json", text, -1, &g, &d, NULL), GPI_OK);
-    assert_int_equal(g.n_obs, 1);
-    /* an element left open by a syntax error is reported where the error
-     * is, not as a record too long: 30,000 rows, the 3rd without its '}' */
-    free(text);
-    text = malloc(30000 * 80 + 16);
-    char *p = text;
-    p += sprintf(p, "[\n");
-    for (int i = 0; i < 30000; i++)
-        p += sprintf(p, "%s{\"observed_at\":\"2024-01-01\",\"provider\":\"aws\",\"price\":%d%s\n",
-                     i ? "," : "", i + 1, i == 2 ? "" : "}");
-    sprintf(p, "]\n");
-    assert_true(strlen(text) > (1u << 20));
-    assert_int_equal(run(t, "t.json", text, -1, &g, &d, NULL), GPI_EINPUT);
-    assert_string_equal(d.msg, "t.json:5:2: invalid JSON: string or '}' expected near '{'"); /* ",{" */
-    free(text);
-    ingest_tables_free(t);
-}
-
 static void test_unknown_column_warned_once(void **state)
 {
     (void)state;
@@ -733,83 +587,6 @@ static void test_unknown_column_warned_once(void **state)
     assert_int_equal(g.n_warn, 1);
     assert_string_equal(g.warn[0], "t.csv:1: unknown column \"foo\" ignored" + 0);
     assert_int_equal(g.n_obs, 1);
-    ingest_tables_free(t);
-}
-
-/* ---- JSON --------------------------------------------------------------------- */
-
-static void test_json_array_and_ndjson(void **state)
-{
-    (void)state;
-    ingest_tables *t = fixture_tables();
-    const char *arr = "[{\"observed_at\":\"2024-01-01\",\"provider\":\"aws\",\"gpu\":\"H100\",\"price\":2.35,\"kind\":\"offer\",\"zzz\":1},\n"
-                      " {\"observed_at\":\"2024-01-01\",\"provider\":\"aws\",\"gpu\":\"H100\",\"price\":\"abc\",\"kind\":\"offer\",\"zzz\":2},\n"
-                      " {\"observed_at\":\"2024-01-01\",\"provider\":\"aws\",\"gpu\":\"H100\",\"price\":12,\"gpu_count\":8,\"unit\":\"instance-hour\",\"kind\":\"offer\"},\n"
-                      " {\"observed_at\":\"2024-01-01\",\"provider\":\"aws\",\"gpu\":\"H100\",\"price\":0.1,\"sku\":null,\"kind\":\"offer\"},\n"
-                      " {\"observed_at\":\"2024-01-01\",\"provider\":\"aws\",\"gpu\":\"H100\",\"price\":1e-7,\"kind\":\"offer\"},\n"
-                      " {\"observed_at\":\"2024-01-01\",\"provider\":\"aws\",\"gpu\":\"H100\",\"price\":1,\"gpu_count\":true,\"kind\":\"offer\"},\n"
-                      " 7]\n";
-    got g;
-    gpi_diag d = {{0}};
-    long rows;
-    assert_int_equal(run(t, "t.json", arr, -1, &g, &d, &rows), GPI_OK);
-    assert_int_equal(rows, 7);
-    assert_int_equal(g.n_obs, 3);
-    assert_int_equal(g.obs[0].o.price_micro, 2350000);   /* exactly 2.35 */
-    assert_int_equal(g.obs[0].o.line, 1);
-    assert_int_equal(g.obs[1].o.price_micro, 1500000);   /* 12 / 8 */
-    assert_int_equal(g.obs[2].o.price_micro, 100000);    /* exactly 0.1 */
-    assert_int_equal(g.n_rej, 4);
-    assert_string_equal(g.rej[0], "t.json:2: price: not a number (got \"abc\")");
-    assert_string_equal(g.rej[1], "t.json:5: price: below 0.000001 USD per GPU-hour (got \"0.0000001\")");
-    assert_string_equal(g.rej[2], "t.json:6: gpu_count: not a string or number");
-    assert_string_equal(g.rej[3], "t.json:7: not a JSON object");
-    assert_int_equal(g.n_warn, 1);
-    assert_string_equal(g.warn[0], "t.json:1: unknown key \"zzz\" ignored" + 0);
-
-    /* pretty-printed: each element is reported at the line where it starts */
-    const char *pretty = "[\n  {\n    \"observed_at\": \"2024-01-01\",\n    \"provider\": \"aws\", \"gpu\": \"H100\",\n"
-                         "    \"price\": \"abc\", \"region\": \"a,[b]{\\\"c\\\"\\n\"\n  },\n"
-                         "  { \"observed_at\": \"2024-01-01\", \"provider\": \"aws\", \"gpu\": \"H100\",\n"
-                         "    \"price\": 0 }, [1,\n 2], \"x\",\n  {\"observed_at\": \"2024-01-01\", \"provider\": \"aws\",\n"
-                         "   \"gpu\": \"H100\", \"price\": \"x\"}\n]\n";
-    assert_int_equal(run(t, "p.json", pretty, GPI_OFFER, &g, &d, &rows), GPI_OK);
-    assert_int_equal(rows, 5);
-    assert_int_equal(g.n_rej, 5);
-    assert_string_equal(g.rej[0], "p.json:2: price: not a number (got \"abc\")");
-    assert_string_equal(g.rej[1], "p.json:7: price: must be > 0 (got \"0\")");
-    assert_string_equal(g.rej[2], "p.json:8: not a JSON object");
-    assert_string_equal(g.rej[3], "p.json:9: not a JSON object");
-    assert_string_equal(g.rej[4], "p.json:10: price: not a number (got \"x\")");
-    /* keys match case-insensitively: "Price" and "price" are one field twice */
-    assert_int_equal(run(t, "k.ndjson", "{\"observed_at\":\"2024-01-01\",\"provider\":\"aws\",\"gpu\":\"H100\","
-                                        "\"price\":\"abc\",\"Price\":2}\n", GPI_OFFER, &g, &d, &rows), GPI_OK);
-    assert_int_equal(g.n_obs, 0);
-    assert_int_equal(g.n_rej, 1);
-    assert_string_equal(g.rej[0], "k.ndjson:1: Price: duplicate key (also \"price\")");
-
-    const char *nd = "{\"observed_at\":\"2024-01-01\",\"provider\":\"aws\",\"gpu\":\"H100\",\"price\":2.35,\"kind\":\"offer\"}\n"
-                     "\n"
-                     "{\"observed_at\":\"2024-01-01\",\"provider\":\"aws\",\"gpu\":\"H100\",\"price\":\"x\",\"kind\":\"offer\"}\r\n"
-                     "{\"observed_at\":\"2024-01-01\",\"provider\":\"aws\",\"gpu\":\"H100\",\"price\":\"19.999999999999999999\",\"kind\":\"offer\"}\n";
-    assert_int_equal(run(t, "t.ndjson", nd, GPI_OFFER, &g, &d, &rows), GPI_OK);
-    assert_int_equal(rows, 3);
-    assert_int_equal(g.n_obs, 1);
-    assert_int_equal(g.obs[0].o.price_micro, 2350000);
-    assert_int_equal(g.n_rej, 2);
-    assert_string_equal(g.rej[0], "t.ndjson:3: price: not a number (got \"x\")");
-    assert_string_equal(g.rej_raw[0], "{\"observed_at\":\"2024-01-01\",\"provider\":\"aws\",\"gpu\":\"H100\",\"price\":\"x\",\"kind\":\"offer\"}");
-    assert_string_equal(g.rej[1], "t.ndjson:4: price: too many digits (got \"19.999999999999999999\")");
-    /* ']' ',' '{' and escaped quotes inside strings do not end an element */
-    const char *tricky = "[{\"observed_at\":\"2024-01-01\",\"provider\":\"a],\\\"}b\",\"gpu\":\"H100\","
-                         "\"price\":1,\"kind\":\"offer\"},\n\n {\"observed_at\":\"2024-01-01\",\"provider\":"
-                         "\"aws\",\"gpu\":\"H100\",\"price\":2,\"kind\":\"offer\",\"zzz\":[1,{\"q\":[]}]}]";
-    assert_int_equal(run(t, "t.json", tricky, -1, &g, &d, &rows), GPI_OK);
-    assert_int_equal(rows, 2);
-    assert_int_equal(g.n_obs, 2);
-    assert_string_equal(g.obs[0].provider, "a],\"}b");
-    assert_int_equal(g.obs[1].o.line, 3);
-    assert_int_equal(g.obs[1].o.price_micro, 2000000);
     ingest_tables_free(t);
 }
 
@@ -882,9 +659,7 @@ int main(void)
         cmocka_unit_test(test_random_input_is_safe),
         cmocka_unit_test(test_structural_errors),
         cmocka_unit_test(test_bom),
-        cmocka_unit_test(test_record_too_long),
         cmocka_unit_test(test_unknown_column_warned_once),
-        cmocka_unit_test(test_json_array_and_ndjson),
         cmocka_unit_test(test_identity),
     };
     return cmocka_run_group_tests_name("ingest", tests, NULL, NULL);

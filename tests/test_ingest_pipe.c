@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "ingest/ingest.h"
+#include "tests/ingest_helpers.h"
 
 typedef struct trace {
     char *buf;
@@ -89,18 +90,7 @@ typedef struct outcome {
     trace tr;
 } outcome;
 
-static ingest_tables *tables(void)
-{
-    char dir[4096];
-    snprintf(dir, sizeof dir, "%s/tests/fixtures/tables", tu_srcdir());
-    ingest_tables *t = NULL;
-    gpi_diag d = {{0}};
-    if (ingest_tables_load(dir, &t, &d) != GPI_OK) fail_msg("tables: %s", d.msg);
-    return t;
-}
-
-/* stop_at > 0: the sink stops at that observation; < 0: at reject -stop_at */
-static void run(const ingest_tables *t, const char *path, int kind, int threads, long stop_at,
+static void run_mode(const ingest_tables *t, const char *path, int kind, int threads, long stop_at,
                 outcome *out)
 {
     memset(out, 0, sizeof *out);
@@ -121,8 +111,8 @@ static long same_both_ways(const ingest_tables *t, const char *path, int kind, l
     outcome *one = malloc(sizeof *one), *two = malloc(sizeof *two);
     assert_non_null(one);
     assert_non_null(two);
-    run(t, path, kind, 1, stop_at, one);
-    run(t, path, kind, 2, stop_at, two);
+    run_mode(t, path, kind, 1, stop_at, one);
+    run_mode(t, path, kind, 2, stop_at, two);
     if (one->rc != want_rc) fail_msg("%s: status %d, want %d (%s)", path, one->rc, want_rc, one->msg);
     assert_int_equal(two->rc, one->rc);
     if (want_msg) assert_string_equal(one->msg, want_msg);
@@ -177,7 +167,7 @@ static char *market(long n, long broken_at)
 static void test_pipe_matches_one_thread(void **state)
 {
     (void)state;
-    ingest_tables *t = tables();
+    ingest_tables *t = fixture_tables();
     char *dir = tu_mkdtemp("pipe");
     static const long sizes[] = {0, 1, 2047, 2048, 2049, 30000};
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
@@ -198,7 +188,7 @@ static void test_pipe_matches_one_thread(void **state)
 static void test_pipe_event_larger_than_arena(void **state)
 {
     (void)state;
-    ingest_tables *t = tables();
+    ingest_tables *t = fixture_tables();
     char *dir = tu_mkdtemp("pipe");
     char *head = market(3000, 0);
     size_t big = 700u << 10, n = strlen(head);
@@ -223,7 +213,7 @@ static void test_pipe_event_larger_than_arena(void **state)
 static void test_pipe_structural_error(void **state)
 {
     (void)state;
-    ingest_tables *t = tables();
+    ingest_tables *t = fixture_tables();
     char *dir = tu_mkdtemp("pipe");
     char *text = market(20000, 15000);
     char *path = tu_write(dir, "broken.csv", text);
@@ -232,7 +222,7 @@ static void test_pipe_structural_error(void **state)
     long events = same_both_ways(t, path, GPI_OFFER, 0, GPI_EINPUT, NULL);
     assert_true(events > 2048);
     outcome *o = malloc(sizeof *o);
-    run(t, path, GPI_OFFER, 2, 0, o);
+    run_mode(t, path, GPI_OFFER, 2, 0, o);
     assert_true(strncmp(o->msg, want, strlen(want)) == 0);
     assert_non_null(strstr(o->msg, "unterminated"));
     free(o->tr.buf);
@@ -249,12 +239,12 @@ static void test_pipe_structural_error(void **state)
 static void test_pipe_sink_stops(void **state)
 {
     (void)state;
-    ingest_tables *t = tables();
+    ingest_tables *t = fixture_tables();
     char *dir = tu_mkdtemp("pipe");
     char *text = market(20000, 0);
     char *path = tu_write(dir, "stop.csv", text);
     outcome *o = malloc(sizeof *o);
-    run(t, path, GPI_OFFER, 1, 5000, o);
+    run_mode(t, path, GPI_OFFER, 1, 5000, o);
     const char *last = o->tr.buf + o->tr.len - 1;
     while (last > o->tr.buf && last[-1] != '\n') last--;
     long line = 0;
@@ -264,7 +254,7 @@ static void test_pipe_sink_stops(void **state)
     same_both_ways(t, path, GPI_OFFER, 5000, GPI_ESTORE, want);
     free(o->tr.buf);
     /* stopped by its 30th reject (a bad price: every 97th row) */
-    run(t, path, GPI_OFFER, 1, -30, o);
+    run_mode(t, path, GPI_OFFER, 1, -30, o);
     assert_int_equal(o->res.rows_read, 30 * 97);
     /* row 2910 is on physical line 2913: the header, and rows 1000 and
      * 2000 each span two lines */
@@ -282,7 +272,7 @@ static void test_pipe_sink_stops(void **state)
 static void test_pipe_ndjson(void **state)
 {
     (void)state;
-    ingest_tables *t = tables();
+    ingest_tables *t = fixture_tables();
     char *dir = tu_mkdtemp("pipe");
     size_t cap = 5000 * 120;
     char *text = malloc(cap), *p = text;
