@@ -91,7 +91,7 @@ typedef struct outcome {
 } outcome;
 
 static void run_mode(const ingest_tables *t, const char *path, int kind, int threads, long stop_at,
-                outcome *out)
+                     outcome *out)
 {
     memset(out, 0, sizeof *out);
     if (stop_at > 0) out->tr.stop_at = stop_at;
