@@ -9,6 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "store/store.h"
+
 static const char usage[] =
     "usage: gpuidx [--db PATH] [--data DIR] COMMAND [ARGS]\n"
     "\n"
@@ -101,6 +103,7 @@ const char *cli_data_dir(cli_ctx *ctx)
 int main(int argc, char **argv)
 {
     gsl_set_error_handler_off();
+    store_library_init();
     cli_ctx ctx = {NULL, NULL, argv[0], {0}};
     const char *env = getenv("GPUIDX_DB");
     ctx.db_path = env && *env ? env : "gpuidx.db";

@@ -108,6 +108,11 @@ static gpi_status migrate(store *st, gpi_diag *d)
     return GPI_OK;
 }
 
+void store_library_init(void)
+{
+    sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0); /* SQLITE_MISUSE once initialized: harmless */
+}
+
 static gpi_status open_flags(const char *path, int create, store **out, gpi_diag *d);
 
 gpi_status store_open(const char *path, store **out, gpi_diag *d)
