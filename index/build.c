@@ -418,7 +418,7 @@ gpi_status idx_build(store *st, const idx_grades *gs, int32_t from, int32_t to, 
     prefetch pf[NPRE];
     pthread_t th[NPRE];
     int running[NPRE] = {0};
-    /* day x lives in dyn[x % NPRE] and is read on rd[x % nrd] */
+    /* day x lives in dyn[x % NPRE] and is read on rd[(x - from) % nrd] */
 #define SLOT(x) slot_of(x)
     for (int32_t x = from + 1; rc == GPI_OK && nrd && x <= to && x <= from + nrd; x++) {
         size_t k = SLOT(x);
