@@ -34,6 +34,22 @@ int cli_is_help(const char *arg);
  * option; sets *missing when the value is absent. */
 const char *cli_opt(int argc, char **argv, int *i, const char *name, int *missing);
 
+/* One option of a command: "--name VALUE" (or --name=VALUE) stores VALUE
+ * in *value; with flag set, a bare "--name" sets *flag = 1.  A spec list
+ * ends with {NULL}. */
+typedef struct cli_opt_spec {
+    const char *name;
+    const char **value;
+    int *flag;
+} cli_opt_spec;
+
+/* Parses argv[1..argc) against spec; a later option wins.  -h/--help
+ * prints help to stdout and returns 0; an unknown argument or a missing
+ * value prints "CMD: unknown argument 'X' (see gpuidx TOPIC --help)" or
+ * "CMD: option 'X' needs a value" and returns 2; otherwise returns -1. */
+int cli_parse(int argc, char **argv, const cli_opt_spec *spec, const char *cmd,
+              const char *topic, const char *help);
+
 int cmd_ingest(cli_ctx *ctx, int argc, char **argv);
 int cmd_index(cli_ctx *ctx, int argc, char **argv);
 int cmd_site(cli_ctx *ctx, int argc, char **argv);

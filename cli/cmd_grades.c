@@ -270,36 +270,12 @@ static int cmd_evaluate(cli_ctx *ctx, int argc, char **argv)
 {
     const char *grades = NULL, *from_s = NULL, *to_s = NULL, *asof_s = NULL;
     int json = 0, csv = 0;
-    for (int i = 1; i < argc; i++) {
-        int missing;
-        const char *v;
-        if (cli_is_help(argv[i])) {
-            fputs(usage, stdout);
-            return 0;
-        } else if (strcmp(argv[i], "--json") == 0) {
-            json = 1;
-            continue;
-        } else if (strcmp(argv[i], "--csv") == 0) {
-            csv = 1;
-            continue;
-        } else if ((v = cli_opt(argc, argv, &i, "--grades", &missing)) || missing) {
-            grades = v;
-        } else if ((v = cli_opt(argc, argv, &i, "--from", &missing)) || missing) {
-            from_s = v;
-        } else if ((v = cli_opt(argc, argv, &i, "--to", &missing)) || missing) {
-            to_s = v;
-        } else if ((v = cli_opt(argc, argv, &i, "--as-of", &missing)) || missing) {
-            asof_s = v;
-        } else {
-            cli_error("grades evaluate: unknown argument '%s' (see gpuidx grades --help)",
-                      argv[i]);
-            return 2;
-        }
-        if (missing) {
-            cli_error("grades evaluate: option '%s' needs a value", argv[i]);
-            return 2;
-        }
-    }
+    const cli_opt_spec spec[] = {{"--json", NULL, &json},     {"--csv", NULL, &csv},
+                                 {"--grades", &grades, NULL}, {"--from", &from_s, NULL},
+                                 {"--to", &to_s, NULL},       {"--as-of", &asof_s, NULL},
+                                 {NULL, NULL, NULL}};
+    int ec = cli_parse(argc, argv, spec, "grades evaluate", "grades", usage);
+    if (ec >= 0) return ec;
     if (!from_s || !to_s) {
         cli_error("grades evaluate: --from and --to are required");
         return 2;

@@ -50,29 +50,11 @@ static store *open_db(cli_ctx *ctx)
 static int cmd_build(cli_ctx *ctx, int argc, char **argv)
 {
     const char *grades = NULL, *from_s = NULL, *to_s = NULL, *asof_s = NULL;
-    for (int i = 1; i < argc; i++) {
-        int missing;
-        const char *v;
-        if (cli_is_help(argv[i])) {
-            fputs(usage, stdout);
-            return 0;
-        } else if ((v = cli_opt(argc, argv, &i, "--grades", &missing)) || missing) {
-            grades = v;
-        } else if ((v = cli_opt(argc, argv, &i, "--from", &missing)) || missing) {
-            from_s = v;
-        } else if ((v = cli_opt(argc, argv, &i, "--to", &missing)) || missing) {
-            to_s = v;
-        } else if ((v = cli_opt(argc, argv, &i, "--as-of", &missing)) || missing) {
-            asof_s = v;
-        } else {
-            cli_error("index build: unknown argument '%s' (see gpuidx index --help)", argv[i]);
-            return 2;
-        }
-        if (missing) {
-            cli_error("index build: option '%s' needs a value", argv[i]);
-            return 2;
-        }
-    }
+    const cli_opt_spec spec[] = {{"--grades", &grades, NULL}, {"--from", &from_s, NULL},
+                                 {"--to", &to_s, NULL},       {"--as-of", &asof_s, NULL},
+                                 {NULL, NULL, NULL}};
+    int ec = cli_parse(argc, argv, spec, "index build", "index", usage);
+    if (ec >= 0) return ec;
     if (!from_s || !to_s) {
         cli_error("index build: --from and --to are required");
         return 2;
@@ -113,29 +95,14 @@ static int cmd_build(cli_ctx *ctx, int argc, char **argv)
 
 static int cmd_show(cli_ctx *ctx, int argc, char **argv)
 {
-    const char *grade = NULL;
+    const char *grade = NULL, *from_s = NULL, *to_s = NULL;
     int32_t from = INT32_MIN / 2, to = INT32_MAX / 2;
-    for (int i = 1; i < argc; i++) {
-        int missing;
-        const char *v;
-        if (cli_is_help(argv[i])) {
-            fputs(usage, stdout);
-            return 0;
-        } else if ((v = cli_opt(argc, argv, &i, "--grade", &missing)) || missing) {
-            grade = v;
-        } else if ((v = cli_opt(argc, argv, &i, "--from", &missing)) || missing) {
-            if (v && !parse_day("--from", v, &from)) return 2;
-        } else if ((v = cli_opt(argc, argv, &i, "--to", &missing)) || missing) {
-            if (v && !parse_day("--to", v, &to)) return 2;
-        } else {
-            cli_error("index show: unknown argument '%s' (see gpuidx index --help)", argv[i]);
-            return 2;
-        }
-        if (missing) {
-            cli_error("index show: option '%s' needs a value", argv[i]);
-            return 2;
-        }
-    }
+    const cli_opt_spec spec[] = {{"--grade", &grade, NULL}, {"--from", &from_s, NULL},
+                                 {"--to", &to_s, NULL},     {NULL, NULL, NULL}};
+    int ec = cli_parse(argc, argv, spec, "index show", "index", usage);
+    if (ec >= 0) return ec;
+    if ((from_s && !parse_day("--from", from_s, &from)) || (to_s && !parse_day("--to", to_s, &to)))
+        return 2;
     store *st = open_db(ctx);
     if (!st) return 1;
     gpi_diag d = {{0}};
@@ -156,29 +123,11 @@ static int cmd_show(cli_ctx *ctx, int argc, char **argv)
 static int cmd_publish(cli_ctx *ctx, int argc, char **argv)
 {
     const char *date = NULL, *out = NULL, *from_s = NULL, *to_s = NULL;
-    for (int i = 1; i < argc; i++) {
-        int missing;
-        const char *v;
-        if (cli_is_help(argv[i])) {
-            fputs(usage, stdout);
-            return 0;
-        } else if ((v = cli_opt(argc, argv, &i, "--date", &missing)) || missing) {
-            date = v;
-        } else if ((v = cli_opt(argc, argv, &i, "--from", &missing)) || missing) {
-            from_s = v;
-        } else if ((v = cli_opt(argc, argv, &i, "--to", &missing)) || missing) {
-            to_s = v;
-        } else if ((v = cli_opt(argc, argv, &i, "--out", &missing)) || missing) {
-            out = v;
-        } else {
-            cli_error("index publish: unknown argument '%s' (see gpuidx index --help)", argv[i]);
-            return 2;
-        }
-        if (missing) {
-            cli_error("index publish: option '%s' needs a value", argv[i]);
-            return 2;
-        }
-    }
+    const cli_opt_spec spec[] = {{"--date", &date, NULL}, {"--from", &from_s, NULL},
+                                 {"--to", &to_s, NULL},   {"--out", &out, NULL},
+                                 {NULL, NULL, NULL}};
+    int ec = cli_parse(argc, argv, spec, "index publish", "index", usage);
+    if (ec >= 0) return ec;
     if (date && !from_s && !to_s) from_s = to_s = date;
     if (!from_s || !to_s || !out || (date && from_s != date)) {
         cli_error("index publish: --date (or --from and --to) and --out are required");

@@ -142,39 +142,20 @@ static void notes(const settle_contract *c, const settle_result *r,
 int cmd_settle(cli_ctx *ctx, int argc, char **argv)
 {
     const char *contracts_path = NULL, *positions_path = NULL, *ledger_path = NULL;
+    const char *through_s = NULL;
     int32_t through = INT32_MAX;
     int latest = 0;
-    for (int i = 1; i < argc; i++) {
-        int missing;
-        const char *v;
-        if (cli_is_help(argv[i])) {
-            fputs(help, stdout);
-            return 0;
-        } else if ((v = cli_opt(argc, argv, &i, "--contracts", &missing)) || missing) {
-            if (missing) goto need_value;
-            contracts_path = v;
-        } else if ((v = cli_opt(argc, argv, &i, "--positions", &missing)) || missing) {
-            if (missing) goto need_value;
-            positions_path = v;
-        } else if ((v = cli_opt(argc, argv, &i, "--ledger", &missing)) || missing) {
-            if (missing) goto need_value;
-            ledger_path = v;
-        } else if ((v = cli_opt(argc, argv, &i, "--through", &missing)) || missing) {
-            if (missing) goto need_value;
-            const char *why = gpi_date_parse(v, &through);
-            if (why) {
-                cli_error("settle: --through: %s (got \"%s\")", why, v);
-                return 2;
-            }
-        } else if (strcmp(argv[i], "--latest") == 0) {
-            latest = 1;
-        } else {
-            cli_error("settle: unknown argument '%s' (see gpuidx settle --help)", argv[i]);
-            return 2;
-        }
-        continue;
-    need_value:
-        cli_error("settle: option '%s' needs a value", argv[i]);
+    const cli_opt_spec spec[] = {{"--contracts", &contracts_path, NULL},
+                                 {"--positions", &positions_path, NULL},
+                                 {"--ledger", &ledger_path, NULL},
+                                 {"--through", &through_s, NULL},
+                                 {"--latest", NULL, &latest},
+                                 {NULL, NULL, NULL}};
+    int ec = cli_parse(argc, argv, spec, "settle", "settle", help);
+    if (ec >= 0) return ec;
+    const char *why = through_s ? gpi_date_parse(through_s, &through) : NULL;
+    if (why) {
+        cli_error("settle: --through: %s (got \"%s\")", why, through_s);
         return 2;
     }
     if (!contracts_path) {

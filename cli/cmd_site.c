@@ -16,23 +16,9 @@ static const char help[] =
 int cmd_site(cli_ctx *ctx, int argc, char **argv)
 {
     const char *out = NULL;
-    for (int i = 1; i < argc; i++) {
-        int missing;
-        const char *v;
-        if (cli_is_help(argv[i])) {
-            fputs(help, stdout);
-            return 0;
-        } else if ((v = cli_opt(argc, argv, &i, "--out", &missing)) || missing) {
-            if (missing) {
-                cli_error("option '%s' needs a value", argv[i]);
-                return 2;
-            }
-            out = v;
-        } else {
-            cli_error("site: unknown option '%s' (see gpuidx site --help)", argv[i]);
-            return 2;
-        }
-    }
+    const cli_opt_spec spec[] = {{"--out", &out, NULL}, {NULL, NULL, NULL}};
+    int ec = cli_parse(argc, argv, spec, "site", "site", help);
+    if (ec >= 0) return ec;
     if (!out) {
         cli_error("site: --out DIR is required (see gpuidx site --help)");
         return 2;

@@ -70,6 +70,39 @@ const char *cli_opt(int argc, char **argv, int *i, const char *name, int *missin
     return argv[*i];
 }
 
+int cli_parse(int argc, char **argv, const cli_opt_spec *spec, const char *cmd,
+              const char *topic, const char *help)
+{
+    for (int i = 1; i < argc; i++) {
+        if (cli_is_help(argv[i])) {
+            fputs(help, stdout);
+            return 0;
+        }
+        const cli_opt_spec *o = spec;
+        int missing = 0;
+        for (; o->name; o++) {
+            if (o->flag) {
+                if (strcmp(argv[i], o->name) != 0) continue;
+                *o->flag = 1;
+                break;
+            }
+            const char *v = cli_opt(argc, argv, &i, o->name, &missing);
+            if (!v && !missing) continue;
+            *o->value = v;
+            break;
+        }
+        if (!o->name) {
+            cli_error("%s: unknown argument '%s' (see gpuidx %s --help)", cmd, argv[i], topic);
+            return 2;
+        }
+        if (missing) {
+            cli_error("%s: option '%s' needs a value", cmd, argv[i]);
+            return 2;
+        }
+    }
+    return -1;
+}
+
 static int is_dir(const char *p)
 {
     struct stat sb;

@@ -199,7 +199,8 @@ gpi_status store_obs_ingested_between(store *st, int32_t day, int64_t t1, int64_
 gpi_status store_index_put_row(store *st, const store_index_row *row, gpi_diag *d);
 
 /* Records vintage `vintage` of (grade, day) as published with the row's
- * level and value. */
+ * level and value, without the row's text (store_index_put_published_row
+ * with no text: tests set up published series with it). */
 gpi_status store_index_put_published(store *st, const char *grade, int32_t day,
                                      int vintage, int level, int64_t value_e4,
                                      gpi_diag *d);

@@ -17,7 +17,7 @@
 #include <string.h>
 
 enum {
-    SX_PUT_ROW = 0, SX_PUT_PUB, SX_SERIES_FIRST, SX_SERIES_LATEST, SX_ROWS_ALL, SX_ROWS_ONE,
+    SX_PUT_ROW = 0, SX_SERIES_FIRST, SX_SERIES_LATEST, SX_ROWS_ALL, SX_ROWS_ONE,
     SX_GRADE_EXISTS, SX_GRADE_GET, SX_GRADE_PUT, SX_GRADE_DEF, SX_CLEAR_EX, SX_CLEAR_ADJ,
     SX_PUT_EX, SX_PUT_ADJ, SX_ADJ_DAYS, SX_LOG_BUILD, SX_VINT_LAST, SX_VINT_SHA, SX_VINT_PUT,
     SX_VINT_ROWS, SX_PUB_ROW, SX_RESTATE_PUT, SX_RESTATEMENTS, SX_REVISION_PUT, SX_OBS_BETWEEN
@@ -80,19 +80,12 @@ gpi_status store_index_put_row(store *st, const store_index_row *r, gpi_diag *d)
 gpi_status store_index_put_published(store *st, const char *grade, int32_t day, int vintage,
                                      int level, int64_t value_e4, gpi_diag *d)
 {
-    sqlite3_stmt *s = store_stmt(st, SX_PUT_PUB,
-                                 "INSERT OR REPLACE INTO index_published(grade, day, vintage,"
-                                 " level, value_e4) VALUES (?1, ?2, ?3, ?4, ?5)",
-                                 d);
-    if (!s) return GPI_ESTORE;
-    sqlite3_bind_text(s, 1, grade, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(s, 2, day);
-    sqlite3_bind_int(s, 3, vintage);
-    sqlite3_bind_int(s, 4, level);
-    bind_opt(s, 5, level == GPI_LEVEL_SUSPENDED ? -1 : value_e4);
-    int rc = sqlite3_step(s);
-    sqlite3_reset(s);
-    return rc == SQLITE_DONE ? GPI_OK : store_err(st, d, "storing published value");
+    store_pub_row r;
+    memset(&r, 0, sizeof r);
+    snprintf(r.grade, sizeof r.grade, "%s", grade);
+    r.level = level;
+    r.value_e4 = value_e4;
+    return store_index_put_published_row(st, day, vintage, &r, d);
 }
 
 gpi_status store_index_series(store *st, const char *grade, int32_t from, int32_t to,
