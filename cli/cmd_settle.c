@@ -57,21 +57,6 @@ static void print_prices(FILE *f, const settle_contract *c, const settle_result 
     }
 }
 
-/* Account names may hold commas or quotes: quote them CSV-style. */
-static void print_csv_text(FILE *f, const char *s)
-{
-    if (!strpbrk(s, ",\"\r\n")) {
-        fputs(s, f);
-        return;
-    }
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"') fputc('"', f);
-        fputc(*s, f);
-    }
-    fputc('"', f);
-}
-
 /* Ledger of contract ci: dates ascending, positions in file order within a
  * date (final rows after the last day's daily rows). */
 static gpi_status print_ledger(FILE *f, const settle_contract *cs, size_t ci,
@@ -103,7 +88,7 @@ static gpi_status print_ledger(FILE *f, const settle_contract *cs, size_t ci,
             gpi_date_format(lr->day, day);
             gpi_fixed_format(lr->price_units, c->tick.scale, price);
             fprintf(f, "%s,", day);
-            print_csv_text(f, pos[j].account);
+            gpi_csv_field(f, pos[j].account);
             fprintf(f, ",%s,%lld,%s,%lld\n", c->symbol, (long long)pos[j].contracts, price,
                     (long long)lr->variation_cents);
         }

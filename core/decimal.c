@@ -1,4 +1,5 @@
-/* core/decimal.c -- exact decimal parsing, half-up rounding, formatting.
+/* core/decimal.c -- exact decimal parsing, half-up rounding, formatting
+ * (fixed-point numbers, and text as a CSV field).
  *
  * A gpi_dec keeps a number exactly as written (mantissa and decimal scale).
  * Conversions to fixed-point units divide with gpi_div_round, which works in
@@ -110,4 +111,19 @@ int64_t gpi_double_to_units(double v, int digits)
     }
     int64_t r = gpi_div_round(num, den);
     return neg ? -r : r;
+}
+
+void gpi_csv_field(FILE *f, const char *s)
+{
+    if (!s) s = "";
+    if (!strpbrk(s, ",\"\r\n")) {
+        fputs(s, f);
+        return;
+    }
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"') fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
 }

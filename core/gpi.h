@@ -17,6 +17,7 @@
 #define GPI_GPI_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #define GPUIDX_VERSION "0.1.0"
@@ -140,6 +141,10 @@ int64_t gpi_dec_to_units(gpi_dec d, int digits);
 /* Formats v / 10^digits with exactly `digits` decimals ("-1.2300").  out
  * must hold 32 bytes. Returns out. */
 char *gpi_fixed_format(int64_t v, int digits, char out[32]);
+
+/* Writes s (NULL as "") to f as one CSV field: as is, or in double quotes
+ * with quotes doubled when it holds a comma, a quote, CR or LF. */
+void gpi_csv_field(FILE *f, const char *s);
 
 /* Rounds a double to the nearest multiple of 10^-digits, halves up, and
  * returns it in those units, correcting binary error: the value is first

@@ -126,19 +126,3 @@ gpi_status idx_show(store *st, const char *grade, int32_t from, int32_t to, FILE
     show_ctx c = {out};
     return store_index_rows(st, grade, from, to, show_row, &c, d);
 }
-
-
-void idx_csv_field(FILE *f, const char *s)
-{
-    if (!s) s = "";
-    if (!strpbrk(s, ",\"\r\n")) {
-        fputs(s, f);
-        return;
-    }
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"') fputc('"', f);
-        fputc(*s, f);
-    }
-    fputc('"', f);
-}

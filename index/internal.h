@@ -102,12 +102,10 @@ void idx_seq_next(idx_seq *s, int32_t day, int64_t t_q, int64_t o_q, idx_eval *o
 
 /* format.c: the §13 header line; a fixed-point number (v < 0: empty, or
  * "null" when json); a row as CSV without the vintage (ends with
- * "methodology,"); a row's JSON members without braces and vintage; a CSV
- * field quoted when needed. */
+ * "methodology,"); a row's JSON members without braces and vintage. */
 extern const char idx_csv_header[];
 void idx_put_fixed(FILE *f, int64_t v, int digits, int json);
 void idx_row_csv(FILE *f, const store_index_row *r);
 gpi_status idx_row_json(store *st, FILE *f, const store_index_row *r, gpi_diag *d);
-void idx_csv_field(FILE *f, const char *s);
 
 #endif

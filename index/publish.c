@@ -154,17 +154,17 @@ static int obs_line(size_t gi, const gpi_obs *o, const char *role, const char *r
     long off = ftell(f);
     gpi_time_format(o->observed_at, t);
     fprintf(f, "%s,%s,%s,%s,", oc->date, oc->grade[gi], gpi_kind_name(o->kind), t);
-    idx_csv_field(f, o->provider);
+    gpi_csv_field(f, o->provider);
     fputc(',', f);
-    idx_csv_field(f, o->group);
+    gpi_csv_field(f, o->group);
     fputc(',', f);
-    idx_csv_field(f, o->source);
+    gpi_csv_field(f, o->source);
     fprintf(f, ",%016llx,", (unsigned long long)key);
-    idx_csv_field(f, o->region);
+    gpi_csv_field(f, o->region);
     fprintf(f, ",%s,", gpi_fixed_format(o->price_micro, 6, b));
     if (o->quantity_micro >= 0) fputs(gpi_fixed_format(o->quantity_micro, 6, b), f);
     fprintf(f, ",%s,", role);
-    idx_csv_field(f, reason);
+    gpi_csv_field(f, reason);
     fputc('\n', f);
     long end = ftell(f);
     line_vec *lv = oc->lines[gi];
@@ -443,7 +443,7 @@ static int rs_line(int32_t day, const char *grade, int vintage, int64_t old_e4, 
     fputc(',', c->f);
     idx_put_fixed(c->f, new_e4, 4, 0);
     fputc(',', c->f);
-    idx_csv_field(c->f, reason);
+    gpi_csv_field(c->f, reason);
     fputc('\n', c->f);
 #undef c
     return 0;
