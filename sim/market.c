@@ -185,6 +185,19 @@ static void relist(market *m, offer_key *k, int t, double noise)
         k->listed = v;
 }
 
+/* scope,tier,term,term_months, of an offer or a trade on key k */
+static void out_terms(sim_out *o, const sim_provider *pv, const offer_key *k)
+{
+    sim_out_str(o, pv->scopes[k->scope]);
+    sim_out_ch(o, ',');
+    sim_out_str(o, pv->tier);
+    sim_out_ch(o, ',');
+    sim_out_str(o, term_names[k->term]);
+    sim_out_ch(o, ',');
+    if (k->months) sim_out_int(o, k->months);
+    sim_out_ch(o, ',');
+}
+
 static void write_offer(market *m, const offer_key *k, int hour, int64_t price)
 {
     const sim_provider *pv = &sim_providers[k->prov];
@@ -224,14 +237,7 @@ static void write_offer(market *m, const offer_key *k, int hour, int64_t price)
     sim_out_str(o, ",USD,");
     sim_out_str(o, unit_names[pv->unit]);
     sim_out_ch(o, ',');
-    sim_out_str(o, pv->scopes[k->scope]);
-    sim_out_ch(o, ',');
-    sim_out_str(o, pv->tier);
-    sim_out_ch(o, ',');
-    sim_out_str(o, term_names[k->term]);
-    sim_out_ch(o, ',');
-    if (k->months) sim_out_int(o, k->months);
-    sim_out_ch(o, ',');
+    out_terms(o, pv, k);
     if (pv->publishes_quantity) sim_out_int(o, k->qty);
     sim_out_ch(o, '\n');
     m->s->offers++;
@@ -308,14 +314,7 @@ static void write_trade(market *m, const offer_key *k, int64_t price_e4, int64_t
     sim_out_ch(o, ',');
     sim_out_fixed(o, price_e4, 4);
     sim_out_str(o, ",gpu-hour,");
-    sim_out_str(o, pv->scopes[k->scope]);
-    sim_out_ch(o, ',');
-    sim_out_str(o, pv->tier);
-    sim_out_ch(o, ',');
-    sim_out_str(o, term_names[k->term]);
-    sim_out_ch(o, ',');
-    if (k->months) sim_out_int(o, k->months);
-    sim_out_ch(o, ',');
+    out_terms(o, pv, k);
     sim_out_int(o, qty);
     sim_out_ch(o, ',');
     sim_out_str(o, buyer);
