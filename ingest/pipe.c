@@ -97,20 +97,30 @@ static int stopped(pipe_ctx *p)
     return atomic_load_explicit(&p->stop, memory_order_relaxed);
 }
 
-static size_t str_size(const char *s)
+/* Sizes of the n strings src (0 for NULL, else length + 1) into len;
+ * returns their sum. */
+static size_t sizes(const char *const *src, size_t n, size_t *len)
 {
-    return s ? strlen(s) + 1 : 0;
+    size_t total = 0;
+    for (size_t i = 0; i < n; i++) total += len[i] = src[i] ? strlen(src[i]) + 1 : 0;
+    return total;
 }
 
-/* Copies s into b's arena (room was checked). */
-static const char *keep(batch *b, const char *s)
+/* Copies the n strings src into b's arena (room was made) and points the
+ * event's fields dst at the copies. */
+static void keep(batch *b, const char **const *dst, const char *const *src, const size_t *len,
+                 size_t n)
 {
-    if (!s) return NULL;
-    size_t n = strlen(s) + 1;
-    char *dst = b->arena + b->used;
-    memcpy(dst, s, n);
-    b->used += n;
-    return dst;
+    for (size_t i = 0; i < n; i++) {
+        if (!src[i]) {
+            *dst[i] = NULL;
+            continue;
+        }
+        char *t = b->arena + b->used;
+        memcpy(t, src[i], len[i]);
+        b->used += len[i];
+        *dst[i] = t;
+    }
 }
 
 /* The batch to append an event of `bytes` string bytes to; NULL when out
@@ -142,31 +152,21 @@ static int w_obs(void *ud, const gpi_obs *o, const char *raw)
 {
     pipe_ctx *p = ud;
     if (stopped(p)) return 1;
-    const char *s[] = {o->gpu,     o->provider,     o->group,     o->segment,  o->region,
-                       o->source,  o->id,           o->ident,     o->buyer,    o->raw_gpu,
-                       o->raw_provider, o->raw_price, o->currency, o->sku,    raw};
-    size_t bytes = 0;
-    for (size_t i = 0; i < sizeof s / sizeof s[0]; i++) bytes += str_size(s[i]);
-    batch *b = room(p, bytes);
+    enum { N = 15 };
+    const char *src[N] = {o->gpu,      o->provider,     o->group,     o->segment, o->region,
+                          o->source,   o->id,           o->ident,     o->buyer,   o->raw_gpu,
+                          o->raw_provider, o->raw_price, o->currency, o->sku,     raw};
+    size_t len[N];
+    batch *b = room(p, sizes(src, N, len));
     if (!b) return 1;
     event *e = &b->ev[b->n++];
     e->type = EV_OBS;
     e->o = *o;
-    e->o.gpu = keep(b, o->gpu);
-    e->o.provider = keep(b, o->provider);
-    e->o.group = keep(b, o->group);
-    e->o.segment = keep(b, o->segment);
-    e->o.region = keep(b, o->region);
-    e->o.source = keep(b, o->source);
-    e->o.id = keep(b, o->id);
-    e->o.ident = keep(b, o->ident);
-    e->o.buyer = keep(b, o->buyer);
-    e->o.raw_gpu = keep(b, o->raw_gpu);
-    e->o.raw_provider = keep(b, o->raw_provider);
-    e->o.raw_price = keep(b, o->raw_price);
-    e->o.currency = keep(b, o->currency);
-    e->o.sku = keep(b, o->sku);
-    e->raw = keep(b, raw);
+    const char **dst[N] = {&e->o.gpu,      &e->o.provider,     &e->o.group,     &e->o.segment,
+                           &e->o.region,   &e->o.source,       &e->o.id,        &e->o.ident,
+                           &e->o.buyer,    &e->o.raw_gpu,      &e->o.raw_provider,
+                           &e->o.raw_price, &e->o.currency,    &e->o.sku,       &e->raw};
+    keep(b, dst, src, len, N);
     return 0;
 }
 
@@ -174,25 +174,28 @@ static int w_reject(void *ud, long line, const char *column, const char *raw, co
 {
     pipe_ctx *p = ud;
     if (stopped(p)) return 1;
-    batch *b = room(p, str_size(column) + str_size(raw) + str_size(msg));
+    const char *src[3] = {column, raw, msg};
+    size_t len[3];
+    batch *b = room(p, sizes(src, 3, len));
     if (!b) return 1;
     event *e = &b->ev[b->n++];
     e->type = EV_REJECT;
     e->line = line;
-    e->column = keep(b, column);
-    e->raw = keep(b, raw);
-    e->msg = keep(b, msg);
+    const char **dst[3] = {&e->column, &e->raw, &e->msg};
+    keep(b, dst, src, len, 3);
     return 0;
 }
 
 static void w_warn(void *ud, const char *msg)
 {
     pipe_ctx *p = ud;
-    batch *b = room(p, str_size(msg));
+    size_t len;
+    batch *b = room(p, sizes(&msg, 1, &len));
     if (!b) return;
     event *e = &b->ev[b->n++];
     e->type = EV_WARN;
-    e->msg = keep(b, msg);
+    const char **dst = &e->msg;
+    keep(b, &dst, &msg, &len, 1);
 }
 
 static void w_progress(void *ud, uint64_t done, uint64_t total)
