@@ -261,6 +261,17 @@ static void *prefetch_run(void *arg)
     return NULL;
 }
 
+/* Starts reading day into dy on handle rd in a new thread (returns 1); if
+ * no thread starts, reads it here on st instead (returns 0, *rc set). */
+static int start_read(prefetch *pf, pthread_t *th, idx_day *dy, store *rd, store *st,
+                      int32_t day, int64_t as_of, gpi_status *rc, gpi_diag *d)
+{
+    *pf = (prefetch){dy, rd, day, as_of, GPI_OK, {{0}}};
+    if (pthread_create(th, NULL, prefetch_run, pf) == 0) return 1;
+    *rc = idx_day_collect(dy, st, day, as_of, d);
+    return 0;
+}
+
 static gpi_status register_grades(store *st, const idx_grades *gs, int32_t from, int32_t to,
                                   int64_t as_of, gpi_diag *d)
 {
@@ -422,9 +433,8 @@ gpi_status idx_build(store *st, const idx_grades *gs, int32_t from, int32_t to, 
 #define SLOT(x) slot_of(x)
     for (int32_t x = from + 1; rc == GPI_OK && nrd && x <= to && x <= from + nrd; x++) {
         size_t k = SLOT(x);
-        pf[k] = (prefetch){&dyn[k], rd[(size_t)(x - from) % (size_t)nrd], x, as_of, GPI_OK, {{0}}};
-        running[k] = pthread_create(&th[k], NULL, prefetch_run, &pf[k]) == 0;
-        if (!running[k]) rc = idx_day_collect(&dyn[k], st, x, as_of, d);
+        running[k] = start_read(&pf[k], &th[k], &dyn[k], rd[(size_t)(x - from) % (size_t)nrd],
+                                st, x, as_of, &rc, d);
     }
     idx_day *cur = &dyn[SLOT(from)];
     if (rc == GPI_OK) rc = idx_day_collect(cur, st, from, as_of, d);
@@ -445,10 +455,8 @@ gpi_status idx_build(store *st, const idx_grades *gs, int32_t from, int32_t to, 
         int32_t x = day + nrd;
         if (nrd && x <= to && day > from) {
             size_t kx = SLOT(x);
-            pf[kx] = (prefetch){&dyn[kx], rd[(size_t)(x - from) % (size_t)nrd], x, as_of,
-                                GPI_OK, {{0}}};
-            running[kx] = pthread_create(&th[kx], NULL, prefetch_run, &pf[kx]) == 0;
-            if (!running[kx]) rc = idx_day_collect(&dyn[kx], st, x, as_of, d);
+            running[kx] = start_read(&pf[kx], &th[kx], &dyn[kx],
+                                     rd[(size_t)(x - from) % (size_t)nrd], st, x, as_of, &rc, d);
             if (rc != GPI_OK) break;
         }
         rc = store_begin(st, d);
