@@ -26,6 +26,18 @@ const char *cli_data_dir(cli_ctx *ctx);
 /* Prints "gpuidx: <msg>" to stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* Formats a finite statistic with dp decimals, rounded once, halves away
+ * from zero, after the binary error is corrected (gpi_double_to_units):
+ * 5/16 at 3 decimals is "0.313", not printf's "0.312".  Values too large
+ * for that (|v| 10^dp >= 10^15) fall back to printf.  Returns buf. */
+const char *cli_num(char buf[32], double v, int dp);
+
+/* True when the database exists; otherwise prints "CMD: no database at
+ * PATH (...)" and returns 0.  Commands that only read (everything but
+ * ingest) check this first, so a mistyped --db is an error (exit 1), not a
+ * new empty database. */
+int cli_have_db(const cli_ctx *ctx, const char *cmd);
+
 /* True when argv[i] is -h or --help. */
 int cli_is_help(const char *arg);
 

@@ -43,9 +43,7 @@ static const char csv_header[] =
 
 static const char *num(char buf[32], double v, int dp)
 {
-    if (!isfinite(v)) return "-";
-    snprintf(buf, 32, "%.*f", dp, v);
-    return buf;
+    return isfinite(v) ? cli_num(buf, v, dp) : "-";
 }
 
 static const char *pct(char buf[32], double v, int dp)
@@ -55,7 +53,8 @@ static const char *pct(char buf[32], double v, int dp)
 
 static void put_csv_num(FILE *f, double v, int dp)
 {
-    if (isfinite(v)) fprintf(f, "%.*f", dp, v);
+    char buf[32];
+    if (isfinite(v)) fputs(cli_num(buf, v, dp), f);
     fputc(',', f);
 }
 
@@ -303,11 +302,7 @@ static int cmd_evaluate(cli_ctx *ctx, int argc, char **argv)
         cli_error("--as-of: %s (got \"%s\")", why, asof_s);
         return 2;
     }
-    if (access(ctx->db_path, F_OK) != 0) {
-        cli_error("grades evaluate: no database at %s (ingest observations first)",
-                  ctx->db_path);
-        return 1;
-    }
+    if (!cli_have_db(ctx, "grades evaluate")) return 1;
     gpi_diag d = {{0}};
     idx_grades *gs = NULL;
     store *st = NULL;
@@ -318,8 +313,10 @@ static int cmd_evaluate(cli_ctx *ctx, int argc, char **argv)
     if (rc == GPI_OK) {
         if (json) {
             json_t *j = eval_json(ev, as_of);
-            if (!j || json_dumpf(j, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) != 0)
-                rc = gpi_diag_set(&d, GPI_ENOMEM, "grades evaluate: cannot write JSON");
+            if (!j)
+                rc = gpi_diag_set(&d, GPI_ENOMEM, "grades evaluate: out of memory");
+            else if (json_dumpf(j, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) != 0)
+                rc = gpi_diag_set(&d, GPI_EIO, "stdout: write failed");
             else
                 fputc('\n', stdout);
             json_decref(j);

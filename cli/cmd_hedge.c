@@ -215,10 +215,7 @@ static int open_db(cli_ctx *ctx, store **st)
 {
     gpi_diag d = {{0}};
     *st = NULL;
-    if (access(ctx->db_path, F_OK) != 0) {
-        cli_error("database %s not found (build the index first: gpuidx index build)", ctx->db_path);
-        return 1;
-    }
+    if (!cli_have_db(ctx, "hedge")) return 1;
     if (store_open(ctx->db_path, st, &d) != GPI_OK) {
         cli_error("%s", d.msg);
         return 1;

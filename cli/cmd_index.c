@@ -39,10 +39,12 @@ static int parse_day(const char *opt, const char *v, int32_t *day)
     return 1;
 }
 
-static store *open_db(cli_ctx *ctx)
+/* The database, which must exist (cli_have_db); NULL after a message. */
+static store *open_db(cli_ctx *ctx, const char *cmd)
 {
     store *st = NULL;
     gpi_diag d = {{0}};
+    if (!cli_have_db(ctx, cmd)) return NULL;
     if (store_open(ctx->db_path, &st, &d) != GPI_OK) cli_error("%s", d.msg);
     return st;
 }
@@ -77,7 +79,7 @@ static int cmd_build(cli_ctx *ctx, int argc, char **argv)
     idx_grades *gs = NULL;
     gpi_status rc = idx_grades_load_data(cli_data_dir(ctx), grades, &gs, &d);
     store *st = NULL;
-    if (rc == GPI_OK && !(st = open_db(ctx))) rc = GPI_ESTORE, d.msg[0] = '\0';
+    if (rc == GPI_OK && !(st = open_db(ctx, "index build"))) rc = GPI_ESTORE, d.msg[0] = '\0';
     idx_build_stats stats;
     if (rc == GPI_OK) rc = idx_build(st, gs, from, to, as_of, &stats, &d);
     if (rc == GPI_OK)
@@ -103,7 +105,7 @@ static int cmd_show(cli_ctx *ctx, int argc, char **argv)
     if (ec >= 0) return ec;
     if ((from_s && !parse_day("--from", from_s, &from)) || (to_s && !parse_day("--to", to_s, &to)))
         return 2;
-    store *st = open_db(ctx);
+    store *st = open_db(ctx, "index show");
     if (!st) return 1;
     gpi_diag d = {{0}};
     gpi_status rc = GPI_OK;
@@ -141,7 +143,7 @@ static int cmd_publish(cli_ctx *ctx, int argc, char **argv)
         cli_error("index publish: --from %s is after --to %s", from_s, to_s);
         return 2;
     }
-    store *st = open_db(ctx);
+    store *st = open_db(ctx, "index publish");
     if (!st) return 1;
     gpi_diag d = {{0}};
     gpi_status rc = GPI_OK;

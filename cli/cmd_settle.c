@@ -151,11 +151,7 @@ int cmd_settle(cli_ctx *ctx, int argc, char **argv)
         cli_error("settle: --ledger needs --positions");
         return 2;
     }
-    if (access(ctx->db_path, F_OK) != 0) {
-        cli_error("%s: no database (ingest and build the index first, or pass --db)",
-                  ctx->db_path);
-        return 1;
-    }
+    if (!cli_have_db(ctx, "settle")) return 1;
 
     gpi_diag d = {""};
     gpi_status st;

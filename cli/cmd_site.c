@@ -23,6 +23,7 @@ int cmd_site(cli_ctx *ctx, int argc, char **argv)
         cli_error("site: --out DIR is required (see gpuidx site --help)");
         return 2;
     }
+    if (!cli_have_db(ctx, "site")) return 1;
     gpi_diag d = {{0}};
     store *st = NULL;
     gpi_status rc = store_open(ctx->db_path, &st, &d);

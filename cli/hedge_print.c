@@ -7,6 +7,8 @@
  */
 #include "cli/hedge_print.h"
 
+#include "cli/cli.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -18,9 +20,7 @@ json_t *hp_real(double v)
 
 const char *hp_num(char buf[32], double v, int dp)
 {
-    if (!isfinite(v)) return strcpy(buf, "n/a");
-    snprintf(buf, 32, "%.*f", dp, v);
-    return buf;
+    return isfinite(v) ? cli_num(buf, v, dp) : strcpy(buf, "n/a");
 }
 
 int hp_dump(FILE *f, json_t *j)
@@ -209,7 +209,7 @@ static const char *cents(char buf[32], int64_t c)
 
 void hp_sim_text(FILE *f, const char *grade, const hedge_sim_opts *o, const hedge_sim *s)
 {
-    char b1[32], b2[32], b3[32], b4[32], b5[32], b6[32];
+    char b1[32], b2[32], b3[32], b4[32], b5[32], b6[32], b7[32];
     fprintf(f, "hedge replay: %s futures on %s, ratio %s, size %lld GPU-hours, entry at %s\n",
             o->side == HEDGE_PAYER ? "payer buys" : "earner sells", grade,
             o->ratio_auto ? "auto" : hp_num(b1, o->ratio, 4), (long long)o->size,
@@ -224,8 +224,8 @@ void hp_sim_text(FILE *f, const char *grade, const hedge_sim_opts *o, const hedg
             fprintf(f, "%-8s skipped: %s\n", lab, m->reason);
             continue;
         }
-        fprintf(f, "%-8s %6s %9.0f %10lld  %s  %s %14s  %s  %s\n", lab, hp_num(b1, m->h, 3),
-                m->exposure, (long long)m->contracts, e4(b2, m->entry_e4), e4(b3, m->fsp_e4),
+        fprintf(f, "%-8s %6s %9s %10lld  %s  %s %14s  %s  %s\n", lab, hp_num(b1, m->h, 3),
+                hp_num(b7, m->exposure, 0), (long long)m->contracts, e4(b2, m->entry_e4), e4(b3, m->fsp_e4),
                 cents(b4, m->pnl_cents), hp_num(b5, m->unhedged, 4), hp_num(b6, m->hedged, 4));
     }
     const char *what = o->side == HEDGE_PAYER ? "cost" : "revenue";
@@ -234,9 +234,8 @@ void hp_sim_text(FILE *f, const char *grade, const hedge_sim_opts *o, const hedg
     fprintf(f, "effective %s per GPU-hour: unhedged mean %s sd %s; hedged mean %s sd %s\n", what,
             hp_num(b1, s->mean_unhedged, 4), hp_num(b2, s->sd_unhedged, 4),
             hp_num(b3, s->mean_hedged, 4), hp_num(b4, s->sd_hedged, 4));
-    fprintf(f, "reduction in the sd of the effective price: %s\n",
-            isfinite(s->sd_reduction) ? (snprintf(b5, sizeof b5, "%.1f%%", 100 * s->sd_reduction), b5)
-                                      : "n/a");
+    fprintf(f, "reduction in the sd of the effective price: %s%s\n",
+            hp_num(b5, 100 * s->sd_reduction, 1), isfinite(s->sd_reduction) ? "%" : "");
     for (size_t i = 0; i < s->n_warnings; i++) fprintf(f, "warning: %s\n", s->warnings[i]);
 }
 

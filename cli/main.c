@@ -3,6 +3,7 @@
 
 #include <gsl/gsl_errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,6 +48,25 @@ void cli_error(const char *fmt, ...)
     vfprintf(stderr, fmt, ap);
     va_end(ap);
     fputc('\n', stderr);
+}
+
+const char *cli_num(char buf[32], double v, int dp)
+{
+    double lim = 1e15;
+    for (int i = 0; i < dp && i < 15; i++) lim /= 10;
+    if (dp >= 0 && dp <= 12 && fabs(v) < lim)
+        gpi_fixed_format(gpi_double_to_units(v, dp), dp, buf);
+    else
+        snprintf(buf, 32, "%.*f", dp, v);
+    return buf;
+}
+
+int cli_have_db(const cli_ctx *ctx, const char *cmd)
+{
+    if (access(ctx->db_path, F_OK) == 0) return 1;
+    cli_error("%s: no database at %s (ingest observations first, or pass --db)", cmd,
+              ctx->db_path);
+    return 0;
 }
 
 int cli_is_help(const char *arg)
@@ -178,7 +198,16 @@ int main(int argc, char **argv)
         {"simulate", cmd_simulate},
     };
     for (size_t k = 0; k < sizeof cmds / sizeof cmds[0]; k++)
-        if (strcmp(argv[i], cmds[k].name) == 0) return cmds[k].fn(&ctx, argc - i, argv + i);
+        if (strcmp(argv[i], cmds[k].name) == 0) {
+            int rc = cmds[k].fn(&ctx, argc - i, argv + i);
+            /* output that never reached stdout (a full disk) fails the
+             * command; a command that failed has said why already */
+            if ((fflush(stdout) != 0 || ferror(stdout)) && rc == 0) {
+                cli_error("stdout: write failed");
+                rc = 1;
+            }
+            return rc;
+        }
     cli_error("unknown command '%s' (see gpuidx --help)", argv[i]);
     return 2;
 }

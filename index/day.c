@@ -234,9 +234,10 @@ static long count_reason(const idx_buf *b, int eligible)
 
 /* The fix of one grade-day from its trades tb and offers ob (screened and
  * marked in place). */
-static gpi_status fix_bufs(idx_day *dy, const idx_params *p, idx_buf *tb, idx_buf *ob,
+static gpi_status fix_bufs(idx_day *dy, const idx_grade *g, idx_buf *tb, idx_buf *ob,
                            idx_fix *f, gpi_diag *d)
 {
+    const idx_params *p = &g->p;
     size_t need = 2 * (tb->n > ob->n ? tb->n : ob->n) + 2;
     if (need > dy->cap_work) {
         double *w = realloc(dy->work, need * sizeof *w);
@@ -254,8 +255,19 @@ static gpi_status fix_bufs(idx_day *dy, const idx_params *p, idx_buf *tb, idx_bu
     f->ts.n_excluded = (long)idx_screen(tb->v, tb->n, p->error_factor_e6, dy->work);
     f->ts.n_providers = distinct_groups(dy, tb, 1, 1);
     f->ts.top_share_e6 = top_share(dy, tb, 1);
+    /* Every volume sum of the day (per provider, capped classes) is part of
+     * this one: when it fits in 64 bits, they all do. */
     for (size_t i = 0; i < tb->n; i++)
-        if (tb->v[i].reason == IDX_OK) f->trade_volume_micro += tb->v[i].qty_micro;
+        if (tb->v[i].reason == IDX_OK && __builtin_add_overflow(f->trade_volume_micro,
+                                                                tb->v[i].qty_micro,
+                                                                &f->trade_volume_micro)) {
+            char date[11];
+            gpi_date_format(gpi_day_of_time(tb->v[i].observed_at), date);
+            return gpi_diag_set(d, GPI_EINPUT,
+                                "%s: grade %s: the day's trade volume is over 9,223,372 "
+                                "million GPU-hours (too large to add up)",
+                                date, g->id);
+        }
     idx_spread(tb->v, tb->n, dy->work, f->ts.spread);
     if (f->trade_volume_micro >= p->min_trade_volume_micro && f->trade_volume_micro > 0 &&
         f->ts.n_providers >= p->min_providers) {
@@ -276,7 +288,7 @@ static gpi_status fix_bufs(idx_day *dy, const idx_params *p, idx_buf *tb, idx_bu
 
 gpi_status idx_day_fix(idx_day *dy, size_t gi, idx_fix *f, gpi_diag *d)
 {
-    return fix_bufs(dy, &dy->gs->g[gi].p, &dy->trades[gi], &dy->offers[gi], f, d);
+    return fix_bufs(dy, &dy->gs->g[gi], &dy->trades[gi], &dy->offers[gi], f, d);
 }
 
 /* Copies the items of src not of group into dst, unscreened. */
@@ -304,7 +316,7 @@ gpi_status idx_day_fix_without(idx_day *dy, size_t gi, int32_t group, idx_fix *f
     if (copy_without(&dy->loo_t, &dy->trades[gi], group) ||
         copy_without(&dy->loo_o, &dy->offers[gi], group))
         return gpi_diag_set(d, GPI_ENOMEM, "index: out of memory");
-    return fix_bufs(dy, &dy->gs->g[gi].p, &dy->loo_t, &dy->loo_o, f, d);
+    return fix_bufs(dy, &dy->gs->g[gi], &dy->loo_t, &dy->loo_o, f, d);
 }
 
 /* ---- detail for publication ------------------------------------------------ */

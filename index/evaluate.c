@@ -19,6 +19,8 @@
  *     same adjustment and carry apply.  The move is |value without -
  *     value| (ties name the provider first in byte order); a removal
  *     that leaves no value (suspended) is counted as a lost day instead.
+ *     The relative move is the move / value, over the days whose value is
+ *     not 0.0000 (a price of 0.00004 rounds to it).
  *     A carried or suspended day has no fix to move.
  * (4) Concentration is of the level used that day: screened trade volume
  *     per provider on trades days, screened offer counts on offers days
@@ -52,6 +54,7 @@ typedef struct grade_acc {
     double sum_prov;
     double sum_top[2], sum_hhi[2];   /* [0] trades days, [1] offers days */
     double sum_loo_abs, sum_loo_rel;
+    long n_loo_rel;                  /* days in sum_loo_rel (value > 0) */
 } grade_acc;
 
 static int groups_reserve(groups *g, size_t n)
@@ -147,11 +150,14 @@ static gpi_status leave_one_out(idx_day *dy, size_t gi, idx_seq *seq, int32_t da
     }
     if (lost) ge->loo_lost++;
     if (best < 0) return GPI_OK;
-    double abs_usd = (double)best / 1e4, rel = (double)best / (double)e->value_e4;
+    double abs_usd = (double)best / 1e4;
     ge->loo_days++;
     acc->sum_loo_abs += abs_usd;
-    acc->sum_loo_rel += rel;
     if (isnan(ge->loo_max_abs) || abs_usd > ge->loo_max_abs) ge->loo_max_abs = abs_usd;
+    if (e->value_e4 == 0) return GPI_OK; /* no relative move from 0.0000 */
+    double rel = (double)best / (double)e->value_e4;
+    acc->sum_loo_rel += rel;
+    acc->n_loo_rel++;
     if (isnan(ge->loo_max_rel) || rel > ge->loo_max_rel) {
         ge->loo_max_rel = rel;
         ge->loo_max_day = day;
@@ -223,7 +229,7 @@ static void finish(idx_evaluation *ev, grade_acc *acc, double *chg, double *x, d
         ge->hhi_offers = mean_or_nan(a->sum_hhi[1], no);
         ge->hhi = mean_or_nan(a->sum_hhi[0] + a->sum_hhi[1], nt + no);
         ge->loo_mean_abs = mean_or_nan(a->sum_loo_abs, ge->loo_days);
-        ge->loo_mean_rel = mean_or_nan(a->sum_loo_rel, ge->loo_days);
+        ge->loo_mean_rel = mean_or_nan(a->sum_loo_rel, a->n_loo_rel);
         double *c = chg + gi * (size_t)days;
         ge->n_changes = changes(a->value_e4, days, c);
         long m = 0;

@@ -219,7 +219,7 @@ typedef struct idx_grade_eval {
     long loo_days;                  /* fixed days with a move measured       */
     long loo_lost;                  /* fixed days one provider could void    */
     double loo_max_abs, loo_mean_abs; /* USD/GPU-hour, max / mean over days */
-    double loo_max_rel, loo_mean_rel; /* fraction of the day's value        */
+    double loo_max_rel, loo_mean_rel; /* fraction of the value (days > 0)  */
     int32_t loo_max_day;            /* day of the largest relative move      */
     char loo_max_provider[IDX_NAME_MAX + 1];
     int64_t loo_max_from_e4, loo_max_to_e4; /* the value with / without it */

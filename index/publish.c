@@ -18,9 +18,11 @@
  *     (it is carried into any new vintage unchanged).  Nothing new reuses
  *     the latest vintage.
  * (4) Files: the whole DIR/D tree (current files and every v<n>/) is
- *     written to DIR/.tmp-D-<pid>, after the vintage is committed, then
- *     swapped into place with renameat2(RENAME_EXCHANGE) (or renamed when
- *     DIR/D is new).  Leftover .tmp-* folders of a crashed run are removed
+ *     written to DIR/.tmp-D-<pid>; then the vintage is committed; then the
+ *     tree is swapped into place with renameat2(RENAME_EXCHANGE) (or
+ *     renamed when DIR/D is new).  A DIR that cannot be written thus
+ *     records no vintage, and a file (not a folder) at DIR/D is an error,
+ *     never replaced.  Leftover .tmp-* folders of a crashed run are removed
  *     at the next run; DIR/restatements.csv is regenerated from the
  *     database and renamed into place.
  */
@@ -556,7 +558,13 @@ static gpi_status decide(store *st, const pvec *cur, const pvec *old, pvec *next
         } else if (o->value_e4 >= 0) {
             __int128 diff = c->value_e4 > o->value_e4 ? c->value_e4 - o->value_e4
                                                       : o->value_e4 - c->value_e4;
-            if (diff * 1000000 > (__int128)thr * o->value_e4)
+            /* from 0.0000 any move is more than the threshold; say so
+             * without a percentage (it would divide by zero) */
+            if (diff > 0 && o->value_e4 == 0)
+                snprintf(x->reason, sizeof x->reason,
+                         "value moved from 0.0000 (more than restate_threshold %s %%)",
+                         gpi_fixed_format(gpi_div_round(thr, 100), 2, b));
+            else if (diff * 1000000 > (__int128)thr * o->value_e4)
                 snprintf(x->reason, sizeof x->reason,
                          "value moved by %s %% (more than restate_threshold %s %%)",
                          gpi_fixed_format(gpi_div_round(diff * 10000, o->value_e4), 2, a),
@@ -621,14 +629,13 @@ static gpi_status record(store *st, int32_t day, int vintage, int is_new, const 
     return rc;
 }
 
-/* Writes DIR/D (current files + every v<k>/) via a temporary folder. */
-static gpi_status write_tree(store *st, const char *dir, int32_t day, int n, const files *cur,
-                             gpi_diag *d)
+/* Writes the new tree of DIR/D (current files + every v<k>/) into the
+ * temporary folder tmp; nothing in DIR/D changes yet. */
+static gpi_status prepare_tree(store *st, const char *dir, int32_t day, int n, const files *cur,
+                               const char *tmp, gpi_diag *d)
 {
-    char date[11], tmp[4096], sub[4096], target[4096];
+    char date[11], sub[4096];
     gpi_date_format(day, date);
-    snprintf(tmp, sizeof tmp, "%s/.tmp-%s-%ld", dir, date, (long)getpid());
-    snprintf(target, sizeof target, "%s/%s", dir, date);
     rm_tree(tmp);
     gpi_status rc = write_set(tmp, cur, d);
     for (int k = 1; k <= n && rc == GPI_OK; k++) {
@@ -642,28 +649,45 @@ static gpi_status write_tree(store *st, const char *dir, int32_t day, int n, con
             files_free(&fk);
         }
     }
-    if (rc == GPI_OK) {
-        struct stat sb;
-        if (stat(target, &sb) == 0) {
-            if (renameat2(AT_FDCWD, tmp, AT_FDCWD, target, RENAME_EXCHANGE) != 0)
-                rc = gpi_diag_set(d, GPI_EIO, "%s: cannot replace: %s", target, strerror(errno));
-        } else if (rename(tmp, target) != 0) {
-            rc = gpi_diag_set(d, GPI_EIO, "%s: cannot rename: %s", target, strerror(errno));
-        }
-    }
-    rm_tree(tmp); /* the old tree after the exchange, or a failed attempt */
     return rc;
+}
+
+/* Puts tmp in the place of target (exchanged when target exists; the old
+ * tree is then at tmp). */
+static gpi_status swap_tree(const char *tmp, const char *target, gpi_diag *d)
+{
+    struct stat sb;
+    if (stat(target, &sb) == 0) {
+        if (renameat2(AT_FDCWD, tmp, AT_FDCWD, target, RENAME_EXCHANGE) != 0)
+            return gpi_diag_set(d, GPI_EIO, "%s: cannot replace: %s", target, strerror(errno));
+    } else if (rename(tmp, target) != 0) {
+        return gpi_diag_set(d, GPI_EIO, "%s: cannot rename: %s", target, strerror(errno));
+    }
+    return GPI_OK;
+}
+
+/* DIR exists (created if need be) and DIR/D is a folder or absent. */
+static gpi_status check_out(const char *dir, const char *target, gpi_diag *d)
+{
+    if (mkdir(dir, 0755) != 0 && errno != EEXIST)
+        return gpi_diag_set(d, GPI_EIO, "%s: cannot create: %s", dir, strerror(errno));
+    struct stat sb;
+    if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode))
+        return gpi_diag_set(d, GPI_EIO, "%s: not a directory", dir);
+    if (lstat(target, &sb) == 0 && !S_ISDIR(sb.st_mode))
+        return gpi_diag_set(d, GPI_EIO, "%s: not a directory (remove or move it first)", target);
+    reconcile(dir);
+    return GPI_OK;
 }
 
 gpi_status idx_publish(store *st, int32_t day, const char *dir, idx_publish_result *res,
                        gpi_diag *d)
 {
     memset(res, 0, sizeof *res);
-    if (mkdir(dir, 0755) != 0 && errno != EEXIST)
-        return gpi_diag_set(d, GPI_EIO, "%s: cannot create: %s", dir, strerror(errno));
-    reconcile(dir);
-    char date[11];
+    char date[11], tmp[4096], target[4096];
     gpi_date_format(day, date);
+    snprintf(tmp, sizeof tmp, "%s/.tmp-%s-%ld", dir, date, (long)getpid());
+    snprintf(target, sizeof target, "%s/%s", dir, date);
     pvec cur = {0}, old = {0}, next = {0};
     change *rs = NULL, *rv = NULL;
     size_t n_rs = 0, n_rv = 0;
@@ -690,8 +714,17 @@ gpi_status idx_publish(store *st, int32_t day, const char *dir, idx_publish_resu
     if (rc == GPI_OK)
         rc = need_new ? gen_files(st, day, n, &next, &fs, d)
                       : old_vintage(st, dir, date, day, n, &fs, d);
+    /* Files first, then the vintage is recorded, then they are put in
+     * place: a folder that cannot be written records nothing. */
+    int prepared = 0;
+    if (rc == GPI_OK) rc = check_out(dir, target, d);
+    if (rc == GPI_OK) {
+        prepared = 1;
+        rc = prepare_tree(st, dir, day, n, &fs, tmp, d);
+    }
     if (rc == GPI_OK) rc = record(st, day, n, need_new, &next, &fs, rs, n_rs, rv, n_rv, d);
-    if (rc == GPI_OK) rc = write_tree(st, dir, day, n, &fs, d);
+    if (rc == GPI_OK) rc = swap_tree(tmp, target, d);
+    if (prepared) rm_tree(tmp); /* the old tree after the exchange, or a failed attempt */
     if (rc == GPI_OK) rc = write_restatements(st, dir, d);
     if (rc == GPI_OK) {
         res->vintage = n;

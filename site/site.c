@@ -187,7 +187,11 @@ static gpi_status close_tmp(FILE *f, const char *tmp, const char *fin, gpi_diag 
         remove(tmp);
         return gpi_diag_set(d, GPI_EIO, "%s: write failed", tmp);
     }
-    if (rename(tmp, fin) != 0) return gpi_diag_set(d, GPI_EIO, "%s: %s", fin, strerror(errno));
+    if (rename(tmp, fin) != 0) {
+        gpi_status rc = gpi_diag_set(d, GPI_EIO, "%s: %s", fin, strerror(errno));
+        remove(tmp);
+        return rc;
+    }
     return GPI_OK;
 }
 

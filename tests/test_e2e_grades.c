@@ -147,6 +147,81 @@ static void test_hand_market(void **state)
     free(dir);
 }
 
+/* A day whose value rounds to 0.0000 (trades at 0.00004) has a move but no
+ * relative move: it counts in the absolute figures and is left out of the
+ * relative ones, which then come from the other day alone.
+ *   day 1: A, B at 0.00004 -> 0.0000; without either: 0.0000, move 0
+ *   day 2: A 2.00, B 2.10, 1000 each, cap 0.5 each: exact half -> 2.05;
+ *          without A 2.10, without B 2.00: move 0.05 (A named: byte order)
+ *   days 2, mean_abs 0.025, max_rel = mean_rel = 0.05 / 2.05 */
+static void test_zero_value_day(void **state)
+{
+    (void)state;
+    char *dir = tu_mkdtemp("e2e-grades-zero");
+    free(tu_write(dir, "z.csv",
+                  "kind,id,observed_at,source,provider,gpu,price,quantity\n"
+                  "trade,z1,2025-01-01T09:00:00Z,t,ProvA,H100-SXM-80GB,0.00004,1000\n"
+                  "trade,z2,2025-01-01T09:00:00Z,t,ProvB,H100-SXM-80GB,0.00004,1000\n"
+                  "trade,z3,2025-01-02T09:00:00Z,t,ProvA,H100-SXM-80GB,2.00,1000\n"
+                  "trade,z4,2025-01-02T09:00:00Z,t,ProvB,H100-SXM-80GB,2.10,1000\n"));
+    free(tu_write(dir, "g.json",
+                  "{\"grades\":[{\"id\":\"Z\",\"gpu\":[\"H100-SXM-80GB\"],"
+                  "\"min_tier\":\"unrated\",\"min_providers\":1}]}"));
+    tu_run r;
+    run_ok(dir, "--db t.db ingest z.csv", &r);
+    tu_run_free(&r);
+    run_ok(dir, "--db t.db grades evaluate --grades g.json --from 2025-01-01 --to 2025-01-02 --json",
+           &r);
+    json_error_t je;
+    json_t *j = json_loads(r.out, 0, &je);
+    if (!j) fail_msg("--json: %s: %s", je.text, r.out);
+    json_t *loo = json_object_get(json_array_get(json_object_get(j, "grades"), 0), "leave_one_out");
+    assert_int_equal(json_integer_value(json_object_get(loo, "days")), 2);
+    tu_assert_close(json_real_value(json_object_get(loo, "mean_abs")), 0.025, 1e-12, "mean_abs");
+    tu_assert_close(json_real_value(json_object_get(loo, "max_rel")), 0.05 / 2.05, 1e-9,
+                    "max_rel");
+    tu_assert_close(json_real_value(json_object_get(loo, "mean_rel")), 0.05 / 2.05, 1e-9,
+                    "mean_rel");
+    assert_string_equal(json_string_value(json_object_get(loo, "max_date")), "2025-01-02");
+    json_decref(j);
+    tu_run_free(&r);
+    free(dir);
+}
+
+/* Printed statistics are rounded once, halves up, like every published
+ * number: one provider trades on 2025-01-01 and 01-02 (min_providers 1),
+ * carried 5 days, then suspended.
+ *   16 days: trades 2/16 = 12.5 %, carry 5/16 = 31.25 % -> 31.3, suspended
+ *   9/16 = 56.25 % -> 56.3, providers 2/16 = 0.125 -> 0.13 (printf: 31.2,
+ *   56.2, 0.12);
+ *   128 days (CSV, 6 decimals): 5/128 = 0.0390625 -> 0.039063, 121/128 =
+ *   0.9453125 -> 0.945313. */
+static void test_half_up_output(void **state)
+{
+    (void)state;
+    char *dir = tu_mkdtemp("e2e-grades-halfup");
+    free(tu_write(dir, "m.csv",
+                  "kind,id,observed_at,source,provider,gpu,price,quantity\n"
+                  "trade,a,2025-01-01T09:00:00Z,t,ProvA,H100-SXM-80GB,2.00,2000\n"
+                  "trade,b,2025-01-02T09:00:00Z,t,ProvA,H100-SXM-80GB,2.10,2000\n"));
+    free(tu_write(dir, "g.json",
+                  "{\"grades\":[{\"id\":\"ONE\",\"gpu\":[\"H100-SXM-80GB\"],"
+                  "\"min_tier\":\"unrated\",\"min_providers\":1}]}"));
+    tu_run r;
+    run_ok(dir, "--db t.db ingest m.csv", &r);
+    tu_run_free(&r);
+    run_ok(dir, "--db t.db grades evaluate --grades g.json --from 2025-01-01 --to 2025-01-16", &r);
+    if (!strstr(r.out, "\nONE      12.5     0.0    31.3    56.3   0.13  1.000  1.000 "))
+        fail_msg("table row:\n%s", r.out);
+    tu_run_free(&r);
+    run_ok(dir, "--db t.db grades evaluate --grades g.json --from 2025-01-01 --to 2025-05-08 --csv",
+           &r);
+    if (!strstr(r.out, "\nONE,128,2,0,5,121,0.015625,0.000000,0.039063,0.945313,0.015625,"))
+        fail_msg("CSV row:\n%s", r.out);
+    tu_run_free(&r);
+    free(dir);
+}
+
 /* ---- the generated market ------------------------------------------------- */
 
 static uint64_t rng_state;
@@ -460,7 +535,8 @@ static void test_errors(void **state)
         {"--db t.db grades evaluate --grades nope.json --from 2025-01-01 --to 2025-01-06", 1,
          "gpuidx: nope.json: cannot open grade file\n"},
         {"--db none.db grades evaluate --grades g.json --from 2025-01-01 --to 2025-01-06", 1,
-         "gpuidx: grades evaluate: no database at none.db (ingest observations first)\n"},
+         "gpuidx: grades evaluate: no database at none.db (ingest observations first, or pass "
+         "--db)\n"},
         {"--db t.db grades evaluate --grades g.json --from 2025-01-01", 2,
          "gpuidx: grades evaluate: --from and --to are required\n"},
         {"--db t.db grades evaluate --grades g.json --from 2025-01-07 --to 2025-01-06", 2,
@@ -477,6 +553,13 @@ static void test_errors(void **state)
          "gpuidx: grades evaluate: unknown argument '--bogus' (see gpuidx grades --help)\n"},
         {"--db t.db grades frobnicate", 2,
          "gpuidx: grades: unknown subcommand 'frobnicate' (evaluate)\n"},
+        /* output that cannot be written fails, in each format */
+        {"--db t.db grades evaluate --grades g.json --from 2025-01-01 --to 2025-01-06 >/dev/full",
+         1, "gpuidx: stdout: write failed\n"},
+        {"--db t.db grades evaluate --grades g.json --from 2025-01-01 --to 2025-01-06 --csv"
+         " >/dev/full", 1, "gpuidx: stdout: write failed\n"},
+        {"--db t.db grades evaluate --grades g.json --from 2025-01-01 --to 2025-01-06 --json"
+         " >/dev/full", 1, "gpuidx: stdout: write failed\n"},
     };
     for (size_t i = 0; i < N(cases); i++) {
         r = tu_gpuidx(dir, "%s", cases[i].args);
@@ -500,6 +583,8 @@ int main(void)
         cmocka_unit_test(test_hand_market),
         cmocka_unit_test(test_generated_market),
         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_zero_value_day),
+        cmocka_unit_test(test_half_up_output),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -243,7 +243,8 @@ static void test_hedge_errors(void **state)
     tu_run_free(&r);
     r = tu_gpuidx(NULL, "--db '%s/none.db' hedge analyze --rent '%s' --grade %s", f.dir, f.rent, GRADE);
     assert_int_equal(r.status, 1);
-    assert_non_null(strstr(r.err, "not found"));
+    assert_non_null(strstr(r.err, "gpuidx: hedge: no database at "));
+    assert_non_null(strstr(r.err, "none.db (ingest observations first, or pass --db)\n"));
     tu_run_free(&r);
     r = tu_gpuidx(NULL, "hedge analyze --help");
     assert_int_equal(r.status, 0);

@@ -9,6 +9,7 @@
 
 #include <sqlite3.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -254,6 +255,35 @@ static void test_usage_errors(void **state)
 {
     (void)state;
     char *tmp = tu_mkdtemp("e2e-index-usage");
+    /* commands that only read refuse a missing database (a mistyped --db) */
+    static const struct {
+        const char *args, *cmd;
+    } readers[] = {
+        {"index build --from 2025-01-01 --to 2025-01-01", "index build"},
+        {"index show", "index show"},
+        {"index publish --date 2025-01-01 --out p", "index publish"},
+        {"site --out w", "site"},
+    };
+    for (size_t i = 0; i < sizeof readers / sizeof readers[0]; i++) {
+        tu_run r = tu_gpuidx(tmp, "--db none.db %s", readers[i].args);
+        char want[256];
+        snprintf(want, sizeof want,
+                 "gpuidx: %s: no database at none.db (ingest observations first, or pass --db)\n",
+                 readers[i].cmd);
+        if (r.status != 1 || strcmp(r.err, want) != 0)
+            fail_msg("%s: exit %d, stderr %s", readers[i].args, r.status, r.err);
+        tu_run_free(&r);
+    }
+    tu_run made = tu_sh(tmp, "test ! -e none.db && test ! -e p && test ! -e w");
+    assert_int_equal(made.status, 0);
+    tu_run_free(&made);
+    store *st = NULL;
+    gpi_diag d = {{0}};
+    char *db = malloc(4096);
+    snprintf(db, 4096, "%s/u.db", tmp);
+    if (store_open(db, &st, &d) != GPI_OK) fail_msg("%s", d.msg);
+    store_close(st);
+    free(db);
     static const struct {
         const char *args, *err;
         int status;
@@ -273,6 +303,7 @@ static void test_usage_errors(void **state)
         {"index show --grade NOPE", "gpuidx: index show: no rows for grade NOPE (not built)\n", 1},
         {"index frobnicate", "gpuidx: index: unknown subcommand 'frobnicate' (build, show, publish)\n",
          2},
+        {"index show >/dev/full", "gpuidx: stdout: write failed\n", 1},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         tu_run r = tu_gpuidx(tmp, "--db u.db %s", cases[i].args);
@@ -559,6 +590,120 @@ static void test_publish_independent_of_store_keys(void **state)
     dir = NULL;
 }
 
+/* What publish refuses, and a restatement from 0.0000:
+ *  - --out naming a file: exit 1 and no vintage recorded (index show's
+ *    vintage column stays empty);
+ *  - a file at DIR/D: exit 1, the file kept as it was;
+ *  - a value published as 0.0000 (trades at 0.00001) that late trades move
+ *    to 0.0002: restated (any move from 0 exceeds the threshold), with a
+ *    reason that has no percentage. */
+static void test_publish_refusals(void **state)
+{
+    (void)state;
+    char *tmp = tu_mkdtemp("e2e-index-refuse");
+    free(tu_write(tmp, "g.json", fx_grades_json));
+    free(tu_write(tmp, "cheap.csv",
+                  "kind,id,observed_at,source,provider,gpu,price,quantity\n"
+                  "trade,a1,2025-03-01T09:00:00Z,fixture,P1,H100-SXM-80GB,0.00001,400\n"
+                  "trade,a2,2025-03-01T09:00:00Z,fixture,P2,H100-SXM-80GB,0.00001,400\n"
+                  "trade,a3,2025-03-01T09:00:00Z,fixture,P3,H100-SXM-80GB,0.00001,400\n"));
+    free(tu_write(tmp, "late.csv",
+                  "kind,id,observed_at,source,provider,gpu,price,quantity\n"
+                  "trade,b1,2025-03-01T10:00:00Z,fixture,P1,H100-SXM-80GB,0.0002,4000\n"
+                  "trade,b2,2025-03-01T10:00:00Z,fixture,P2,H100-SXM-80GB,0.0002,4000\n"
+                  "trade,b3,2025-03-01T10:00:00Z,fixture,P3,H100-SXM-80GB,0.0002,4000\n"));
+    free(tu_write(tmp, "afile", "not a folder\n"));
+    static const char *const setup[] = {
+        "--db c.db ingest cheap.csv",
+        "--db c.db index build --grades g.json --from 2025-03-01 --to 2025-03-01",
+    };
+    for (size_t i = 0; i < sizeof setup / sizeof setup[0]; i++) {
+        tu_run r = tu_gpuidx(tmp, "%s", setup[i]);
+        if (r.status != 0) fail_msg("%s: %s", setup[i], r.err);
+        tu_run_free(&r);
+    }
+    static const char row_unpublished[] =
+        "2025-03-01,T,0.0000,trades,3,0,3,1200.00,,0.000010,0.000010,0.000010,0.000010,"
+        "0.000010,0.000010,0.000010,0.333333,v1,\n";
+
+    tu_run r = tu_gpuidx(tmp, "--db c.db index publish --date 2025-03-01 --out afile");
+    assert_int_equal(r.status, 1);
+    assert_non_null(strstr(r.err, "afile: not a directory"));
+    tu_run_free(&r);
+    r = tu_gpuidx(tmp, "--db c.db index show");
+    assert_true(strncmp(r.out, HDR, strlen(HDR)) == 0);
+    assert_string_equal(r.out + strlen(HDR), row_unpublished);
+    tu_run_free(&r);
+
+    r = tu_sh(tmp, "mkdir pub && printf 'notes\\n' > pub/2025-03-01");
+    assert_int_equal(r.status, 0);
+    tu_run_free(&r);
+    r = tu_gpuidx(tmp, "--db c.db index publish --date 2025-03-01 --out pub");
+    assert_int_equal(r.status, 1);
+    assert_string_equal(r.err, "gpuidx: pub/2025-03-01: not a directory (remove or move it first)\n");
+    tu_run_free(&r);
+    char *p = malloc(4096);
+    snprintf(p, 4096, "%s/pub/2025-03-01", tmp);
+    char *kept = tu_read(p);
+    assert_non_null(kept);
+    assert_string_equal(kept, "notes\n");
+    free(kept);
+    r = tu_gpuidx(tmp, "--db c.db index show");
+    assert_string_equal(r.out + strlen(HDR), row_unpublished);
+    tu_run_free(&r);
+
+    static const char *const steps[] = {
+        "rm pub/2025-03-01",
+        "$GPUIDX_BIN --db c.db index publish --date 2025-03-01 --out pub",
+        "$GPUIDX_BIN --db c.db ingest late.csv",
+        "$GPUIDX_BIN --db c.db index build --grades g.json --from 2025-03-01 --to 2025-03-01",
+        "$GPUIDX_BIN --db c.db index publish --date 2025-03-01 --out pub",
+    };
+    for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
+        r = tu_sh(tmp, "%s", steps[i]);
+        if (r.status != 0) fail_msg("%s: exit %d: %s", steps[i], r.status, r.err);
+        tu_run_free(&r);
+    }
+    snprintf(p, 4096, "%s/pub/restatements.csv", tmp);
+    char *rs = tu_read(p);
+    assert_non_null(rs);
+    assert_string_equal(rs, "date,grade,vintage,old,new,reason\n"
+                            "2025-03-01,T,2,0.0000,0.0002,value moved from 0.0000 (more than "
+                            "restate_threshold 0.10 %)\n");
+    free(rs);
+    free(p);
+    free(tmp);
+}
+
+/* Ten trades of just under 10^12 GPU-hours (the most one trade may have) on
+ * one grade-day add up to more than 64 bits of micro-GPU-hours: the build
+ * stops with an error naming the day and grade instead of wrapping round. */
+static void test_volume_overflow(void **state)
+{
+    (void)state;
+    char *tmp = tu_mkdtemp("e2e-index-volume");
+    free(tu_write(tmp, "g.json", fx_grades_json));
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    fputs("kind,id,observed_at,source,provider,gpu,price,quantity\n", f);
+    for (int i = 0; i < 10; i++)
+        fprintf(f, "trade,v%d,2025-03-01T09:00:00Z,fixture,P%d,H100-SXM-80GB,2.00,999999999999\n",
+                i, 1 + i % 3);
+    fclose(f);
+    free(tu_write(tmp, "big.csv", buf));
+    free(buf);
+    tu_run r = tu_gpuidx(tmp, "--db v.db ingest big.csv");
+    if (r.status != 0) fail_msg("ingest: %s", r.err);
+    tu_run_free(&r);
+    r = tu_gpuidx(tmp, "--db v.db index build --grades g.json --from 2025-03-01 --to 2025-03-01");
+    assert_int_equal(r.status, 1);
+    assert_string_equal(r.err, "gpuidx: 2025-03-01: grade T: the day's trade volume is over "
+                               "9,223,372 million GPU-hours (too large to add up)\n");
+    tu_run_free(&r);
+    free(tmp);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -568,6 +713,8 @@ int main(void)
         cmocka_unit_test(test_real_data_slice),
         cmocka_unit_test(test_history_at_build_cut_off),
         cmocka_unit_test(test_publish_independent_of_store_keys),
+        cmocka_unit_test(test_publish_refusals),
+        cmocka_unit_test(test_volume_overflow),
     };
     return cmocka_run_group_tests_name("e2e_index", tests, NULL, NULL);
 }

@@ -415,7 +415,7 @@ static void test_e2e_settle_usage_and_shipped_contracts(void **state)
     r = tu_gpuidx(dir, "--db nothere.db settle --contracts c.json");
     assert_int_equal(r.status, 1);
     assert_string_equal(r.err,
-                        "gpuidx: nothere.db: no database (ingest and build the index first, or"
+                        "gpuidx: settle: no database at nothere.db (ingest observations first, or"
                         " pass --db)\n");
     tu_run_free(&r);
     /* the shipped example contracts load against a database with both

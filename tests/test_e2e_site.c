@@ -208,11 +208,18 @@ static void test_site_grade_never_valued(void **state)
     free(dir);
 }
 
+/* A database with observations but no index yet: a page that says so. */
 static void test_site_empty_database(void **state)
 {
     (void)state;
     char *dir = tu_mkdtemp("site-empty");
-    tu_run r = tu_gpuidx(dir, "--db '%s/e.db' site --out '%s/www'", dir, dir);
+    free(tu_write(dir, "o.csv",
+                  "kind,id,observed_at,source,provider,gpu,price\n"
+                  "offer,o1,2025-01-01T09:00:00Z,t,ProvA,H100-SXM-80GB,2.00\n"));
+    tu_run r = tu_gpuidx(dir, "--db '%s/e.db' ingest '%s/o.csv'", dir, dir);
+    assert_int_equal(r.status, 0);
+    tu_run_free(&r);
+    r = tu_gpuidx(dir, "--db '%s/e.db' site --out '%s/www'", dir, dir);
     assert_int_equal(r.status, 0);
     char path[4096];
     snprintf(path, sizeof path, "%s/www/index.html", dir);
@@ -222,6 +229,29 @@ static void test_site_empty_database(void **state)
     assert_null(strstr(html, "<svg"));
     free(html);
     tu_run_free(&r);
+    free(dir);
+}
+
+/* A folder where index.html goes: exit 1 with the path and the reason,
+ * and no temporary file left behind. */
+static void test_site_rename_fails_cleanly(void **state)
+{
+    (void)state;
+    char *dir = tu_mkdtemp("site-blocked");
+    static const char *const grades[] = {"A100.SPOT"};
+    char *db = make_db(dir, grades, 1, 5);
+    tu_run r = tu_sh(dir, "mkdir -p www/index.html");
+    assert_int_equal(r.status, 0);
+    tu_run_free(&r);
+    r = tu_gpuidx(dir, "--db idx.db site --out www");
+    assert_int_equal(r.status, 1);
+    assert_string_equal(r.err, "gpuidx: www/index.html: Is a directory\n");
+    tu_run_free(&r);
+    r = tu_sh(dir, "ls -A www");
+    assert_int_equal(r.status, 0);
+    assert_null(strstr(r.out, ".tmp"));
+    tu_run_free(&r);
+    free(db);
     free(dir);
 }
 
@@ -249,6 +279,7 @@ int main(void)
         cmocka_unit_test(test_site_grade_id_valid_table),
         cmocka_unit_test(test_site_grade_never_valued),
         cmocka_unit_test(test_site_empty_database),
+        cmocka_unit_test(test_site_rename_fails_cleanly),
         cmocka_unit_test(test_site_usage),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
