@@ -22,9 +22,16 @@
  *     tree is swapped into place with renameat2(RENAME_EXCHANGE) (or
  *     renamed when DIR/D is new).  A DIR that cannot be written thus
  *     records no vintage, and a file (not a folder) at DIR/D is an error,
- *     never replaced.  Leftover .tmp-* folders of a crashed run are removed
- *     at the next run; DIR/restatements.csv is regenerated from the
- *     database and renamed into place.
+ *     never replaced.  Where the file system lacks RENAME_EXCHANGE, the
+ *     old tree is renamed aside first.  Leftover .tmp-* folders of a
+ *     crashed run are removed at the next run; DIR/restatements.csv is
+ *     regenerated from the database and renamed into place; DIR is
+ *     fsync'd after the renames.
+ * (5) One publisher per DIR at a time: from before the latest vintage is
+ *     read until the files are in place, a publisher holds an exclusive
+ *     flock on DIR/.gpuidx-lock.  So two runs never decide the same next
+ *     vintage, and the leftovers reconcile() removes are never a live
+ *     run's.  (Two DIRs fed from one database are not serialized.)
  */
 #define _GNU_SOURCE 1 /* renameat2, nftw */
 #include "index/internal.h"
@@ -37,6 +44,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -652,22 +660,44 @@ static gpi_status prepare_tree(store *st, const char *dir, int32_t day, int n, c
     return rc;
 }
 
-/* Puts tmp in the place of target (exchanged when target exists; the old
- * tree is then at tmp). */
-static gpi_status swap_tree(const char *tmp, const char *target, gpi_diag *d)
+/* Makes the renames inside dir durable. */
+static void sync_dir(const char *dir)
+{
+    int fd = open(dir, O_RDONLY | O_DIRECTORY);
+    if (fd < 0) return;
+    fsync(fd);
+    close(fd);
+}
+
+/* Puts tmp in the place of target: exchanged when target exists (the old
+ * tree is then at tmp).  A file system without RENAME_EXCHANGE gets two
+ * renames through old (target is briefly absent, never half-written). */
+static gpi_status swap_tree(const char *tmp, const char *target, const char *old, gpi_diag *d)
 {
     struct stat sb;
-    if (stat(target, &sb) == 0) {
-        if (renameat2(AT_FDCWD, tmp, AT_FDCWD, target, RENAME_EXCHANGE) != 0)
-            return gpi_diag_set(d, GPI_EIO, "%s: cannot replace: %s", target, strerror(errno));
-    } else if (rename(tmp, target) != 0) {
-        return gpi_diag_set(d, GPI_EIO, "%s: cannot rename: %s", target, strerror(errno));
+    if (stat(target, &sb) != 0) {
+        if (rename(tmp, target) != 0)
+            return gpi_diag_set(d, GPI_EIO, "%s: cannot rename: %s", target, strerror(errno));
+        return GPI_OK;
+    }
+    if (renameat2(AT_FDCWD, tmp, AT_FDCWD, target, RENAME_EXCHANGE) == 0) return GPI_OK;
+    if (errno != EINVAL && errno != ENOSYS && errno != ENOTSUP)
+        return gpi_diag_set(d, GPI_EIO, "%s: cannot replace: %s", target, strerror(errno));
+    if (rename(target, old) != 0)
+        return gpi_diag_set(d, GPI_EIO, "%s: cannot move aside: %s", target, strerror(errno));
+    if (rename(tmp, target) != 0) {
+        gpi_status rc = gpi_diag_set(d, GPI_EIO, "%s: cannot rename: %s", target, strerror(errno));
+        rename(old, target);
+        return rc;
     }
     return GPI_OK;
 }
 
-/* DIR exists (created if need be) and DIR/D is a folder or absent. */
-static gpi_status check_out(const char *dir, const char *target, gpi_diag *d)
+/* DIR exists (created if need be), DIR/D is a folder or absent, and this
+ * process holds DIR/.gpuidx-lock (*lock_fd; publishers of one DIR take
+ * turns, so the leftovers that reconcile() removes are never another
+ * run's). */
+static gpi_status check_out(const char *dir, const char *target, int *lock_fd, gpi_diag *d)
 {
     if (mkdir(dir, 0755) != 0 && errno != EEXIST)
         return gpi_diag_set(d, GPI_EIO, "%s: cannot create: %s", dir, strerror(errno));
@@ -676,6 +706,11 @@ static gpi_status check_out(const char *dir, const char *target, gpi_diag *d)
         return gpi_diag_set(d, GPI_EIO, "%s: not a directory", dir);
     if (lstat(target, &sb) == 0 && !S_ISDIR(sb.st_mode))
         return gpi_diag_set(d, GPI_EIO, "%s: not a directory (remove or move it first)", target);
+    char lock[4096];
+    snprintf(lock, sizeof lock, "%s/.gpuidx-lock", dir);
+    *lock_fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (*lock_fd < 0 || flock(*lock_fd, LOCK_EX) != 0)
+        return gpi_diag_set(d, GPI_EIO, "%s: cannot lock: %s", lock, strerror(errno));
     reconcile(dir);
     return GPI_OK;
 }
@@ -684,10 +719,14 @@ gpi_status idx_publish(store *st, int32_t day, const char *dir, idx_publish_resu
                        gpi_diag *d)
 {
     memset(res, 0, sizeof *res);
-    char date[11], tmp[4096], target[4096];
+    char date[11], tmp[4096], target[4096], old_tree[4096];
     gpi_date_format(day, date);
     snprintf(tmp, sizeof tmp, "%s/.tmp-%s-%ld", dir, date, (long)getpid());
     snprintf(target, sizeof target, "%s/%s", dir, date);
+    /* the longest path written is tmp/vN/observations.csv */
+    if (snprintf(old_tree, sizeof old_tree, "%s/.tmp-old-%s-%ld", dir, date, (long)getpid()) >=
+        (int)sizeof old_tree - 64)
+        return gpi_diag_set(d, GPI_EUSAGE, "%s: path too long", dir);
     pvec cur = {0}, old = {0}, next = {0};
     change *rs = NULL, *rv = NULL;
     size_t n_rs = 0, n_rv = 0;
@@ -699,6 +738,9 @@ gpi_status idx_publish(store *st, int32_t day, const char *dir, idx_publish_resu
     if (rc == GPI_OK && cur.n == 0)
         rc = gpi_diag_set(d, GPI_EINPUT, "publish: no index rows for %s (run index build first)",
                           date);
+    /* from here on this DIR is ours (check_out's lock) */
+    int lock_fd = -1, prepared = 0;
+    if (rc == GPI_OK) rc = check_out(dir, target, &lock_fd, d);
     if (rc == GPI_OK) rc = store_vintage_last(st, day, &last, d);
     if (rc == GPI_OK && last > 0) rc = store_vintage_rows(st, day, last, collect_pub, &old, d);
     if (rc == GPI_OK) {
@@ -716,16 +758,19 @@ gpi_status idx_publish(store *st, int32_t day, const char *dir, idx_publish_resu
                       : old_vintage(st, dir, date, day, n, &fs, d);
     /* Files first, then the vintage is recorded, then they are put in
      * place: a folder that cannot be written records nothing. */
-    int prepared = 0;
-    if (rc == GPI_OK) rc = check_out(dir, target, d);
     if (rc == GPI_OK) {
         prepared = 1;
         rc = prepare_tree(st, dir, day, n, &fs, tmp, d);
     }
     if (rc == GPI_OK) rc = record(st, day, n, need_new, &next, &fs, rs, n_rs, rv, n_rv, d);
-    if (rc == GPI_OK) rc = swap_tree(tmp, target, d);
-    if (prepared) rm_tree(tmp); /* the old tree after the exchange, or a failed attempt */
+    if (rc == GPI_OK) rc = swap_tree(tmp, target, old_tree, d);
+    if (prepared) {
+        rm_tree(tmp); /* the old tree after the exchange, or a failed attempt */
+        rm_tree(old_tree);
+    }
     if (rc == GPI_OK) rc = write_restatements(st, dir, d);
+    if (rc == GPI_OK) sync_dir(dir);
+    if (lock_fd >= 0) close(lock_fd); /* releases the lock */
     if (rc == GPI_OK) {
         res->vintage = n;
         res->is_new = need_new;

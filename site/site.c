@@ -12,6 +12,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
 #include "site/internal.h"
@@ -173,7 +174,7 @@ static void grade_section(FILE *f, const store_index_row *r, size_t n, int32_t d
 static gpi_status open_tmp(const char *dir, const char *name, char *tmp, char *fin,
                            FILE **out, gpi_diag *d)
 {
-    snprintf(tmp, PATH_MAX, "%s/.%s.tmp", dir, name);
+    snprintf(tmp, PATH_MAX, "%s/.%s.%ld.tmp", dir, name, (long)getpid()); /* one per run */
     snprintf(fin, PATH_MAX, "%s/%s", dir, name);
     *out = fopen(tmp, "wb");
     if (!*out) return gpi_diag_set(d, GPI_EIO, "%s: %s", tmp, strerror(errno));

@@ -675,6 +675,43 @@ static void test_publish_refusals(void **state)
     free(tmp);
 }
 
+/* Four publishers of one day into one DIR at once take turns (DIR's lock):
+ * all succeed, the day has vintage 1 only, no temporary folder is left,
+ * and the files equal a publication made alone. */
+static void test_publish_concurrent(void **state)
+{
+    (void)state;
+    char *tmp = tu_mkdtemp("e2e-index-concurrent");
+    char *m = market_csv(0);
+    free(tu_write(tmp, "market.csv", m));
+    free(m);
+    free(tu_write(tmp, "g.json", fx_grades_json));
+    static const char *const steps[] = {
+        "$GPUIDX_BIN --db c.db ingest market.csv >/dev/null",
+        "$GPUIDX_BIN --db c.db index build --grades g.json --from 2025-01-01 --to 2025-01-07"
+        " 2>/dev/null",
+        "$GPUIDX_BIN --db c.db index publish --date 2025-01-07 --out alone >/dev/null",
+        "p=; for i in 1 2 3 4; do $GPUIDX_BIN --db c.db index publish --date 2025-01-07 --out pub"
+        " >/dev/null 2>&1 & p=\"$p $!\"; done; fail=0; for x in $p; do wait $x || fail=1; done;"
+        " exit $fail",
+        /* in ( ): the harness redirects the last command's stdin */
+        "(ls -A pub | grep -v '^\\.gpuidx-lock$' | tr '\\n' ' '; ls pub/2025-01-07 | tr '\\n' ' ')",
+    };
+    tu_run r = {0};
+    for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
+        r = tu_sh(tmp, "%s", steps[i]);
+        if (r.status != 0) fail_msg("%s: exit %d: %s", steps[i], r.status, r.err);
+        if (i + 1 < sizeof steps / sizeof steps[0]) tu_run_free(&r);
+    }
+    assert_string_equal(r.out, "2025-01-07 restatements.csv index.csv index.json "
+                               "observations.csv v1 ");
+    tu_run_free(&r);
+    r = tu_sh(tmp, "diff -r alone pub");
+    if (r.status != 0) fail_msg("the files differ:\n%s", r.out);
+    tu_run_free(&r);
+    free(tmp);
+}
+
 /* Ten trades of just under 10^12 GPU-hours (the most one trade may have) on
  * one grade-day add up to more than 64 bits of micro-GPU-hours: the build
  * stops with an error naming the day and grade instead of wrapping round. */
@@ -715,6 +752,7 @@ int main(void)
         cmocka_unit_test(test_publish_independent_of_store_keys),
         cmocka_unit_test(test_publish_refusals),
         cmocka_unit_test(test_volume_overflow),
+        cmocka_unit_test(test_publish_concurrent),
     };
     return cmocka_run_group_tests_name("e2e_index", tests, NULL, NULL);
 }
