@@ -208,7 +208,8 @@ static void print_table(FILE *f, const idx_evaluation *ev)
     int w = 5;
     for (size_t i = 0; i < ev->n; i++)
         if ((int)strlen(ev->g[i].id) > w) w = (int)strlen(ev->g[i].id);
-    fprintf(f, "grade lab: %s..%s, %ld days, %zu grades\n\n", d0, d1, ev->days, ev->n);
+    fprintf(f, "grade lab: %s..%s, %ld day%s, %zu grade%s\n\n", d0, d1, ev->days,
+            ev->days == 1 ? "" : "s", ev->n, ev->n == 1 ? "" : "s");
     fprintf(f, "%-*s %7s %7s %7s %7s %6s %6s %6s %7s %8s %8s %8s %8s %5s\n", w, "grade",
             "trades%", "offers%", "carry%", "susp%", "provs", "top", "hhi", "vol_d%", "vol_ann%",
             "loo_max", "loo_max%", "loo_avg%", "lost");

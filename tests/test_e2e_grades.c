@@ -211,6 +211,8 @@ static void test_half_up_output(void **state)
     run_ok(dir, "--db t.db ingest m.csv", &r);
     tu_run_free(&r);
     run_ok(dir, "--db t.db grades evaluate --grades g.json --from 2025-01-01 --to 2025-01-16", &r);
+    static const char head[] = "grade lab: 2025-01-01..2025-01-16, 16 days, 1 grade\n";
+    assert_true(strncmp(r.out, head, strlen(head)) == 0);
     if (!strstr(r.out, "\nONE      12.5     0.0    31.3    56.3   0.13  1.000  1.000 "))
         fail_msg("table row:\n%s", r.out);
     tu_run_free(&r);
