@@ -76,6 +76,13 @@ gpi_status hedge_ols_fit(const double *x, const double *y, size_t n, hedge_ols *
     if (rc != GSL_SUCCESS)
         return gpi_diag_set(d, GPI_EMATH, "hedge: gsl_fit_linear: %s", gsl_strerror(rc));
     double sst = vy * (double)(n - 1);
+    /* A fit whose residuals are rounding noise (residual sd under 10^-9 of
+     * y's; prices carry 6 decimals, so no real residual is that small) is
+     * exact: sse and se are 0, t and F undefined (a warning says so). */
+    if (sse <= 1e-18 * sst) {
+        sse = 0;
+        c11 = 0;
+    }
     o->ok = 1;
     o->a = c0;
     o->b = c1;

@@ -9,7 +9,7 @@
  * from the week holding that year's first Thursday, so 2024-12-30 (a
  * Monday) starts 2025-W01.
  */
-#include "hedge/hedge.h"
+#include "hedge/internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -88,6 +88,19 @@ void hedge_index_range(const hedge_rent *r, int32_t *from, int32_t *to)
     *to = hedge_period_next(HEDGE_MONTH, last) - 1 + 6;
 }
 
+double hedge__mean_price(const hedge_rent *r, size_t i, size_t e, double *wsum)
+{
+    int64_t p0 = r->rows[i].price_micro;
+    double dev = 0, w = 0;
+    for (size_t k = i; k < e; k++) {
+        double q = r->has_quantity ? r->rows[k].quantity : 1.0;
+        dev += (double)(r->rows[k].price_micro - p0) * q;
+        w += q;
+    }
+    *wsum = w;
+    return ((double)p0 + dev / w) / 1e6;
+}
+
 gpi_status hedge_align(const hedge_rent *r, const store_index_day *idx, size_t nidx,
                        hedge_freq f, hedge_series *out, gpi_diag *d)
 {
@@ -103,14 +116,10 @@ gpi_status hedge_align(const hedge_rent *r, const store_index_day *idx, size_t n
         /* one rent period: rows i..e-1 */
         int32_t ps = hedge_period_start(f, r->rows[i].day);
         int32_t pe = hedge_period_next(f, ps);
-        double sum = 0, wsum = 0;
         size_t e = i;
-        for (; e < r->n && r->rows[e].day < pe; e++) {
-            double p = (double)r->rows[e].price_micro / 1e6;
-            double w = r->has_quantity ? r->rows[e].quantity : 1.0;
-            sum += p * w;
-            wsum += w;
-        }
+        while (e < r->n && r->rows[e].day < pe) e++;
+        double wsum;
+        double rent = hedge__mean_price(r, i, e, &wsum);
         out->n_rent_periods++;
         /* the period's index values */
         while (j < nidx && idx[j].day < ps) j++;
@@ -124,7 +133,7 @@ gpi_status hedge_align(const hedge_rent *r, const store_index_day *idx, size_t n
         if (ni > 0 && wsum > 0) {
             hedge_period *p = &out->p[out->n++];
             p->start = ps;
-            p->rent = sum / wsum;
+            p->rent = rent;
             p->quantity = r->has_quantity ? wsum : 0.0;
             p->index = (double)isum / (double)ni / 1e4;
             p->n_rent = e - i;

@@ -68,14 +68,12 @@ static size_t rent_months(const hedge_rent *r, rent_month *out)
     for (size_t i = 0; i < r->n;) {
         int32_t ms = hedge_period_start(HEDGE_MONTH, r->rows[i].day);
         int32_t me = hedge_period_next(HEDGE_MONTH, ms);
-        double s = 0, w = 0;
-        for (; i < r->n && r->rows[i].day < me; i++) {
-            double q = r->has_quantity ? r->rows[i].quantity : 1.0;
-            s += (double)r->rows[i].price_micro / 1e6 * q;
-            w += q;
-        }
+        size_t e = i;
+        while (e < r->n && r->rows[e].day < me) e++;
+        double w;
         out[n].start = ms;
-        out[n].price = s / w;
+        out[n].price = hedge__mean_price(r, i, e, &w);
+        i = e;
         out[n].quantity = r->has_quantity ? w : 0.0;
         n++;
     }
@@ -198,17 +196,16 @@ gpi_status hedge_simulate(const hedge_rent *r, const store_index_day *idx, size_
         m->contracts = gpi_double_to_units(want, 0);
         __int128 pnl = (__int128)m->contracts * o->size * (m->fsp_e4 - m->entry_e4) / 100;
         if (o->side == HEDGE_EARNER) pnl = -pnl;
-        if (pnl > (__int128)INT64_MAX / 1024 || pnl < -(__int128)INT64_MAX / 1024) {
-            skip(m, "futures P&L out of range");
-            continue;
-        }
-        m->pnl_cents = (int64_t)pnl;
-        if ((pnl > 0 && out->pnl_cents > INT64_MAX - m->pnl_cents) ||
-            (pnl < 0 && out->pnl_cents < -INT64_MAX - m->pnl_cents)) {
+        /* a month's P&L, or the running total, beyond int64 cents is an
+         * error (docs/hedge.md), never a skipped month */
+        if (pnl > INT64_MAX || pnl < -INT64_MAX ||
+            (pnl > 0 && out->pnl_cents > INT64_MAX - (int64_t)pnl) ||
+            (pnl < 0 && out->pnl_cents < -INT64_MAX - (int64_t)pnl)) {
             st = gpi_diag_set(d, GPI_EMATH,
-                              "futures P&L total out of range (over 92233720368547758.07 USD)");
+                              "futures P&L out of range (over 92233720368547758.07 USD)");
             goto done;
         }
+        m->pnl_cents = (int64_t)pnl;
         m->quantity = r->has_quantity ? rm[i].quantity : m->exposure;
         double per_hour = (double)m->pnl_cents / 100.0 / m->quantity;
         m->unhedged = m->rent;

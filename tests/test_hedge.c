@@ -359,6 +359,59 @@ static void test_align_skips_all_suspended_period(void **state)
     hedge_rent_free(&r);
 }
 
+/* A rent that never moved, over months of 31, 28, 31 and 30 days, is
+ * constant to the last bit (so "the rent did not change" is said and
+ * R² is n/a), and a rent that is the index plus 0.10 fits exactly (R² 1,
+ * t and F n/a, said so) instead of printing t ~ 10^15. */
+static void test_constant_rent_and_exact_fit(void **state)
+{
+    (void)state;
+    enum { DAYS = 181 }; /* 2025-01-01 .. 2025-06-30 */
+    int32_t d0 = day_of("2025-01-01");
+    store_index_day idx[DAYS];
+    char *flat = malloc(DAYS * 32), *plus = malloc(DAYS * 32);
+    size_t nf = 0, np = 0;
+    for (int k = 0; k < DAYS; k++) {
+        int64_t v = 20000 + (int64_t)k * k * 37 % 1000; /* an irregular index */
+        idx[k] = (store_index_day){d0 + k, GPI_LEVEL_TRADES, v};
+        char date[11];
+        gpi_date_format(d0 + k, date);
+        nf += (size_t)snprintf(flat + nf, 32, "%s,2.1\n", date);
+        np += (size_t)snprintf(plus + np, 32, "%s,%lld.%04lld\n", date,
+                               (long long)((v + 1000) / 10000), (long long)((v + 1000) % 10000));
+    }
+    hedge_rent r;
+    hedge_series s;
+    hedge_analysis a;
+    gpi_diag d = {{0}};
+    assert_int_equal(hedge_rent_parse("flat.csv", flat, nf, &r, &d), GPI_OK);
+    assert_int_equal(hedge_align(&r, idx, DAYS, HEDGE_MONTH, &s, &d), GPI_OK);
+    assert_int_equal(s.n, 6);
+    for (size_t i = 0; i < s.n; i++) assert_true(s.p[i].rent == 2.1);
+    assert_int_equal(hedge_analyze(&s, 0, &a, &d), GPI_OK);
+    assert_true(has_warning(&a, "the rent did not change"));
+    assert_true(isnan(a.chg.r2));
+    assert_true(isnan(a.he));
+    hedge_analysis_free(&a);
+    hedge_series_free(&s);
+    hedge_rent_free(&r);
+
+    assert_int_equal(hedge_rent_parse("plus.csv", plus, np, &r, &d), GPI_OK);
+    assert_int_equal(hedge_align(&r, idx, DAYS, HEDGE_DAY, &s, &d), GPI_OK);
+    assert_int_equal(s.n, DAYS);
+    assert_int_equal(hedge_analyze(&s, 0, &a, &d), GPI_OK);
+    tu_assert_close(a.chg.b, 1.0, 1e-12, "h");
+    assert_true(a.chg.r2 == 1.0);
+    assert_true(isnan(a.chg.t_b));
+    assert_true(isnan(a.chg.f));
+    assert_true(has_warning(&a, "the changes fit exactly"));
+    hedge_analysis_free(&a);
+    hedge_series_free(&s);
+    hedge_rent_free(&r);
+    free(flat);
+    free(plus);
+}
+
 static void test_gaps_break_changes(void **state)
 {
     (void)state;
@@ -454,6 +507,7 @@ int main(void)
         cmocka_unit_test(test_short_series_no_nan_stats),
         cmocka_unit_test(test_periods_iso_weeks),
         cmocka_unit_test(test_weekly_alignment_across_year),
+        cmocka_unit_test(test_constant_rent_and_exact_fit),
         cmocka_unit_test(test_gaps_break_changes),
         cmocka_unit_test(test_align_skips_all_suspended_period),
         cmocka_unit_test(test_rent_parse_errors),

@@ -157,9 +157,9 @@ static void test_simulate_total_pnl_overflow(void **state)
     (void)state;
     /* 1200 months (1900..2099) of an index rising 0.9000 a month, one rent
      * row a month, exposure 10^12 GPU-hours, ratio 90, size 10^9: 90,000
-     * contracts and +90000 x 10^9 x 0.9 USD = 8.1 x 10^15 cents a month
-     * (inside the per-month bound); the total after ~1139 months passes
-     * INT64_MAX, which must be an error, not a wrapped (undefined) sum. */
+     * contracts and +90000 x 10^9 x 0.9 USD = 8.1 x 10^15 cents a month;
+     * the total after ~1139 months passes INT64_MAX, which must be an
+     * error, not a wrapped (undefined) sum. */
     enum { MONTHS = 1200 };
     store_index_day *idx = malloc(MONTHS * 31 * sizeof *idx);
     char *csv = malloc(MONTHS * 20 + 1);
@@ -179,7 +179,7 @@ static void test_simulate_total_pnl_overflow(void **state)
     hedge_sim_opts opt = {HEDGE_PAYER, 0, 90.0, 1000000000, 1e12, NULL, 15};
     hedge_sim s;
     assert_int_equal(hedge_simulate(&r, idx, n, &opt, &s, &d), GPI_EMATH);
-    assert_string_equal(d.msg, "futures P&L total out of range (over 92233720368547758.07 USD)");
+    assert_string_equal(d.msg, "futures P&L out of range (over 92233720368547758.07 USD)");
     assert_null(s.m);
     /* 1000 months stay inside: 999 replayed x 8.1 x 10^15 cents */
     r.n = 1000;
@@ -188,6 +188,14 @@ static void test_simulate_total_pnl_overflow(void **state)
     assert_int_equal(s.m[1].pnl_cents, 8100000000000000LL);
     assert_int_equal(s.pnl_cents, 999 * 8100000000000000LL);
     hedge_sim_free(&s);
+    /* one month beyond int64 cents is an error as well, not a skipped
+     * month: exposure 2 x 10^15 -> 1.8 x 10^8 contracts x 10^9 x 0.9 USD
+     * = 1.62 x 10^19 cents in the second month */
+    r.n = 3;
+    hedge_sim_opts big = opt;
+    big.exposure = 2e15;
+    assert_int_equal(hedge_simulate(&r, idx, n, &big, &s, &d), GPI_EMATH);
+    assert_string_equal(d.msg, "futures P&L out of range (over 92233720368547758.07 USD)");
     r.n = MONTHS;
     hedge_rent_free(&r);
     free(csv);
