@@ -8,8 +8,9 @@
  *     struct keeps `pstate`, which is 0 (ROW_NOT_BEGUN in libcsv.c) between
  *     records; a record that starts on this line therefore starts here.
  *     Quoted newlines and CRLF come out right: lines are counted at LF and
- *     a CR before the LF belongs to the same line.  (A file that ends lines
- *     with a bare CR is one physical line.)
+ *     a CR before the LF belongs to the same line.  A bare CR (old Mac line
+ *     ends) also ends a line; a CR that ends one call's bytes is taken as
+ *     a line end, and an LF that starts the next call is then its CRLF's.
  * (2) A strict-mode parse error stops csv_parse early; its byte column is
  *     the bytes of the line fed before plus the bytes consumed, + 1.  An
  *     unterminated quote is only seen by csv_fini; it is located by
@@ -157,11 +158,30 @@ static int fast_line(csvr *r, const char *s, size_t len)
     return 1;
 }
 
+/* The last byte of the first line end in buf: an LF, or a CR that no LF
+ * follows in buf (note 1); NULL when the line goes on. */
+static const char *line_end(const char *buf, size_t n)
+{
+    const char *nl = memchr(buf, '\n', n);
+    const char *cr = memchr(buf, '\r', nl ? (size_t)(nl - buf) : n);
+    return cr && cr + 1 != nl ? cr : nl;
+}
+
 static gpi_status feed(csvr *r, const char *buf, size_t n, gpi_diag *d)
 {
     r->d = d;
+    if (r->after_cr && n > 0 && buf[0] == '\n') {
+        /* the LF of a CRLF split between calls: its line is counted */
+        if (r->p.pstate == 0 && !r->in_comment) {
+            buf++; /* between records libcsv would skip it too */
+            n--;
+        } else {
+            r->line--; /* inside a quoted field: fed below, counted again */
+        }
+    }
+    r->after_cr = 0;
     while (n > 0) {
-        const char *nl = memchr(buf, '\n', n);
+        const char *nl = line_end(buf, n);
         size_t piece = nl ? (size_t)(nl - buf) + 1 : n;
         if (r->col0 == 0 && r->p.pstate == 0) {
             if (r->comments && buf[0] == '#') r->in_comment = 1;
@@ -182,6 +202,7 @@ static gpi_status feed(csvr *r, const char *buf, size_t n, gpi_diag *d)
                 if (r->oom) return oom(r, d);
                 if (r->st != GPI_OK) return r->st;
                 r->line++;
+                r->after_cr = *nl == '\r' && piece == n;
                 buf += piece;
                 n -= piece;
                 continue;
@@ -201,6 +222,7 @@ static gpi_status feed(csvr *r, const char *buf, size_t n, gpi_diag *d)
         if (nl) {
             r->line++;
             r->col0 = 0;
+            r->after_cr = *nl == '\r' && piece == n;
         } else {
             r->col0 += piece;
         }
@@ -257,7 +279,8 @@ static void open_quote(const csvr *r, long *line, size_t *col)
     long ln = r->rec_line;
     size_t ls = 0;
     for (size_t i = 0; i < open; i++)
-        if (r->raw[i] == '\n') {
+        if (r->raw[i] == '\n' ||
+            (r->raw[i] == '\r' && (i + 1 == r->raw_len || r->raw[i + 1] != '\n'))) {
             ln++;
             ls = i + 1;
         }

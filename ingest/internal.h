@@ -85,6 +85,7 @@ typedef struct csvr {
     int oom;
     int bom_k;              /* BOM bytes matched so far (0..2), -1 when decided */
     int bom;                /* 3 when line 1 began with a UTF-8 BOM (skipped) */
+    int after_cr;           /* the last call ended a line at a CR (an LF may follow) */
 } csvr;
 
 gpi_status csvr_init(csvr *r, const char *path, int comments, csv_rec_fn fn, void *ud);

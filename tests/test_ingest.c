@@ -392,6 +392,46 @@ static void test_fast_path_matches_libcsv(void **state)
     }
 }
 
+/* A bare CR (old Mac line ends) ends a line: each record has its own line
+ * and only its own raw text (it once kept the whole file up to the row),
+ * read whole, byte by byte, either path.  A CR inside quotes is data. */
+static void test_bare_cr_lines(void **state)
+{
+    (void)state;
+    const char *text = "a,b\r1,2\r\"x\ry\",3\r\r5,6\r\n7,8";
+    const char *want = "1:2[a,b]<a><b>\n"
+                       "2:2[1,2]<1><2>\n"
+                       "3:2[\"x\ry\",3]<x\ry><3>\n"
+                       "6:2[5,6]<5><6>\n"
+                       "7:2[7,8]<7><8>\n";
+    static recs o;
+    gpi_status rc;
+    char msg[512];
+    for (int no_fast = 0; no_fast < 2; no_fast++) {
+        read_all(text, no_fast, &o, &rc, msg);
+        assert_int_equal(rc, GPI_OK);
+        assert_string_equal(o.text, want);
+    }
+    long lines_want[] = {1, 2, 3, 6, 7};
+    for (size_t chunk = 1; chunk <= strlen(text); chunk++) {
+        csvr r;
+        lines l = {{0}, 0};
+        gpi_diag d = {{0}};
+        assert_int_equal(csvr_init(&r, "t.csv", 0, rec_line, &l), GPI_OK);
+        for (size_t off = 0; off < strlen(text); off += chunk) {
+            size_t n = strlen(text) - off < chunk ? strlen(text) - off : chunk;
+            assert_int_equal(csvr_feed(&r, text + off, n, &d), GPI_OK);
+        }
+        assert_int_equal(csvr_finish(&r, &d), GPI_OK);
+        csvr_free(&r);
+        assert_int_equal(l.n, 5);
+        for (int i = 0; i < 5; i++)
+            if (l.line[i] != lines_want[i])
+                fail_msg("chunk %zu: record %d at line %ld, want %ld", chunk, i, l.line[i],
+                         lines_want[i]);
+    }
+}
+
 /* Random bytes drawn from CSV and JSON tokens never crash the reader (the
  * sanitizer build runs this too); every file either fails structurally or
  * accounts for every row it read. */
@@ -656,6 +696,7 @@ int main(void)
         cmocka_unit_test(test_lines_quoted_newlines_crlf),
         cmocka_unit_test(test_lines_any_chunking),
         cmocka_unit_test(test_fast_path_matches_libcsv),
+        cmocka_unit_test(test_bare_cr_lines),
         cmocka_unit_test(test_random_input_is_safe),
         cmocka_unit_test(test_structural_errors),
         cmocka_unit_test(test_bom),
