@@ -137,6 +137,11 @@ const char *gpi_time_parse(const char *s, int64_t *unix_s)
     }
     int64_t t = (int64_t)gpi_days_from_civil(y, mo, d) * 86400 + hh * 3600 + mi * 60 +
                 (ss > 59 ? 59 : ss);
+    /* an offset may carry a time past 9999-12-31 or before 0001-01-01 UTC,
+     * where no date of the tool can name it */
+    if (t - off < (int64_t)gpi_days_from_civil(1, 1, 1) * 86400 ||
+        t - off >= (int64_t)(gpi_days_from_civil(9999, 12, 31) + 1) * 86400)
+        return "outside the years 0001-9999 in UTC";
     *unix_s = t - off;
     return NULL;
 }

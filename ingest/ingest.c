@@ -90,6 +90,7 @@ typedef struct csv_in {
     norm_row row;             /* names filled once; values per row */
     int field_col[F__N];      /* field -> column or -1 */
     long rows;
+    const csvr *rd;           /* the reader (its BOM counts in line 1's columns) */
 } csv_in;
 
 /* 1-based byte column of field k in a raw header line. */
@@ -134,7 +135,10 @@ static gpi_status header(csv_in *c, const csv_rec *r, gpi_diag *d)
         }
         if (c->field_col[f] >= 0)
             return gpi_diag_set(d, GPI_EINPUT, "%s:%ld:%zu: duplicate column \"%.100s\"", path,
-                                r->line, field_col(r->raw, r->raw_len, i), name);
+                                r->line,
+                                field_col(r->raw, r->raw_len, i) +
+                                    (r->line == 1 ? (size_t)c->rd->bom : 0),
+                                name);
         c->field_col[f] = i;
         c->row.name[f] = name;
         known++;
@@ -175,6 +179,17 @@ static gpi_status on_rec(void *ud, const csv_rec *r, gpi_diag *d)
     for (int f = 0; f < F__N; f++) {
         int k = c->field_col[f];
         c->row.v[f] = k >= 0 ? r->f[k] : NULL;
+        /* fields are C strings from here on: a NUL byte would cut one
+         * short without a word, so the row is rejected */
+        if (k >= 0 && memchr(r->f[k], '\0', r->len[k])) {
+            char msg[256];
+            snprintf(msg, sizeof msg, "%s:%ld: %s: contains a NUL byte (got \"%.80s\\0...\")",
+                     c->opt->path, r->line, c->row.name[f], r->f[k]);
+            if (c->sink->reject(c->sink->ud, r->line, c->row.name[f], r->raw, msg))
+                return gpi_diag_set(d, GPI_ESTORE, "%s:%ld: stopped by the store", c->opt->path,
+                                    r->line);
+            return GPI_OK;
+        }
     }
     return ingest_emit(c->nc, c->sink, &c->row, r->raw, d);
 }
@@ -193,6 +208,7 @@ static gpi_status ingest_csv(const ingest_opts *opt, norm_ctx *nc, const ingest_
     c.opt = opt;
     c.sink = sink;
     csvr r;
+    c.rd = &r;
     gpi_status rc = buf ? csvr_init(&r, opt->path, 0, on_rec, &c) : GPI_ENOMEM;
     if (rc != GPI_OK) {
         free(buf);

@@ -148,6 +148,26 @@ reject:
     return GPI_OK;
 }
 
+/* A whole record with a number jansson cannot hold (an integer beyond 64
+ * bits, a real beyond a double): that row is rejected, not the file. */
+static gpi_status number_reject(json_in *c, const char *text, size_t n, long line,
+                                const json_error_t *e, long *rows, gpi_diag *d)
+{
+    char *raw = malloc(n + 1);
+    if (!raw) return gpi_diag_set(d, GPI_ENOMEM, "%s: out of memory", c->opt->path);
+    memcpy(raw, text, n);
+    raw[n] = '\0';
+    char msg[512];
+    snprintf(msg, sizeof msg, "%s:%ld: a number is out of range (%s)", c->opt->path, line,
+             e->text);
+    ++*rows;
+    int stop = c->sink->reject(c->sink->ud, line, NULL, raw, msg);
+    free(raw);
+    if (stop)
+        return gpi_diag_set(d, GPI_ESTORE, "%s:%ld: stopped by the store", c->opt->path, line);
+    return GPI_OK;
+}
+
 /* An array is read one element at a time (note 1): the scanner below
  * follows strings and nesting at the array's top level, collects each
  * element's bytes (at most MAX_LINE) with the line and byte column where
@@ -232,6 +252,8 @@ static gpi_status element(json_in *c, const char *el, size_t n, long line, long 
 {
     json_error_t e;
     json_t *v = json_loadb(el, n, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &e);
+    if (!v && json_error_code(&e) == json_error_numeric_overflow)
+        return number_reject(c, el, n, line, &e, rows, d);
     if (!v) return parse_error(c, el, n, line, col, &e, d);
     char *raw = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
     ++*rows;
@@ -358,6 +380,10 @@ static gpi_status ndjson_file(json_in *c, FILE *f, int bom, long *rows, gpi_diag
         if (line[k] == '\0') continue;
         json_error_t e;
         json_t *obj = json_loadb(line, (size_t)n, JSON_REJECT_DUPLICATES, &e);
+        if (!obj && json_error_code(&e) == json_error_numeric_overflow) {
+            rc = number_reject(c, line, (size_t)n, ln, &e, rows, d);
+            continue;
+        }
         if (!obj) {
             rc = gpi_diag_set(d, GPI_EINPUT, "%s:%ld:%d: invalid JSON: %s", path, ln,
                               (e.position > 0 ? e.position : 1) + (ln == 1 ? bom : 0), e.text);

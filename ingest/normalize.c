@@ -319,9 +319,11 @@ int normalize_row(norm_ctx *c, const norm_row *r, gpi_obs *o, const char **col, 
     for (int i = 0; i < price.scale + fx.scale; i++) den *= 10;
     if (per_instance) den *= count;
     if (o->unit == GPI_UNIT_GPU_MONTH || o->unit == GPI_UNIT_INSTANCE_MONTH) den *= 730;
-    if (num / den >= MAX_PRICE_MICRO)
+    /* the bound is on the stored (rounded) price: 1000000 itself is in */
+    if (num / den > MAX_PRICE_MICRO)
         return bad(&x, F_PRICE, "above 1000000 USD per GPU-hour");
     o->price_micro = gpi_div_round(num, den);
+    if (o->price_micro > MAX_PRICE_MICRO) return bad(&x, F_PRICE, "above 1000000 USD per GPU-hour");
     if (o->price_micro <= 0) return bad(&x, F_PRICE, "below 0.000001 USD per GPU-hour");
 
     /* identity (note 3) */

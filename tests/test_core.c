@@ -66,6 +66,10 @@ static void test_time_parse_table(void **state)
         {"bad offset", "2024-03-01T10:00:00+2", 0, "bad UTC offset (want Z or ±hh:mm)"},
         {"garbage", "yesterday", 0, "not a date or ISO-8601 timestamp"},
         {"bad date", "2023-02-30T00:00:00Z", 0, "no such calendar date"},
+        {"last second", "9999-12-31T23:59:59Z", 253402300799, NULL},
+        {"first second", "0001-01-01T00:00:00Z", -62135596800, NULL},
+        {"offset past 9999", "9999-12-31T23:00:00-05:00", 0, "outside the years 0001-9999 in UTC"},
+        {"offset before 0001", "0001-01-01T00:00:00+01:00", 0, "outside the years 0001-9999 in UTC"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         int64_t t = 0;

@@ -101,6 +101,30 @@ static void test_summary_rejects_strict(void **state)
     free(dir);
 }
 
+/* A NUL byte in a field rejects the row (values are C strings inside: it
+ * would otherwise cut "Lam\0bda" to "Lam" without a word); two ids that
+ * differ after a NUL are not taken for one. */
+static void test_nul_byte_rejects_row(void **state)
+{
+    (void)state;
+    char *dir = scratch();
+    tu_run r = tu_sh(dir, "printf 'kind,id,observed_at,provider,gpu,price\\n"
+                          "offer,n1,2024-03-01,Lam\\000bda,H100,2\\n"
+                          "offer,a\\000b,2024-03-01,aws,H100,2\\n"
+                          "offer,a\\000c,2024-03-01,aws,H100,3\\n"
+                          "offer,ok,2024-03-01,aws,H100,4\\n' > nul.csv");
+    assert_int_equal(r.status, 0);
+    tu_run_free(&r);
+    r = tu_gpuidx(dir, "--db n.db %s ingest nul.csv", data_opt);
+    assert_int_equal(r.status, 0);
+    assert_string_equal(r.out, "nul.csv: read 4, stored 1, duplicates 0, rejected 3\n");
+    assert_string_equal(r.err, "gpuidx: nul.csv:2: provider: contains a NUL byte (got \"Lam\\0...\")\n"
+                               "gpuidx: nul.csv:3: id: contains a NUL byte (got \"a\\0...\")\n"
+                               "gpuidx: nul.csv:4: id: contains a NUL byte (got \"a\\0...\")\n");
+    tu_run_free(&r);
+    free(dir);
+}
+
 static void test_broken_file_changes_nothing(void **state)
 {
     (void)state;
@@ -281,6 +305,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_help_and_usage),
         cmocka_unit_test(test_summary_rejects_strict),
+        cmocka_unit_test(test_nul_byte_rejects_row),
         cmocka_unit_test(test_broken_file_changes_nothing),
         cmocka_unit_test(test_reingest_duplicates_conflicts),
         cmocka_unit_test(test_kind_from_command_and_json),

@@ -121,6 +121,12 @@ static void test_normalize_table(void **state)
          "2024-03-01", 5000000},
         {"offer quantity", "2024-03-01,aws,H100,,,1,,,,,,64,,,offer,", "H100-SXM-80GB", "aws",
          "amazon", "hyperscaler", 1000000, 1, 0, 0, 0, "2024-03-01", 64000000},
+        /* the price bound: 1000000 is in, and 999999.9999996 rounds to it */
+        {"price at the bound", "2024-03-01,aws,H100,,,1000000,,,,,,,,,offer,", "H100-SXM-80GB",
+         "aws", "amazon", "hyperscaler", 1000000000000, 1, 0, 0, 0, "2024-03-01", -1},
+        {"rounds to the bound", "2024-03-01,aws,H100,,,999999.9999996,,,,,,,,,offer,",
+         "H100-SXM-80GB", "aws", "amazon", "hyperscaler", 1000000000000, 1, 0, 0, 0,
+         "2024-03-01", -1},
     };
     ingest_tables *t = fixture_tables();
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -169,6 +175,12 @@ static void test_reject_table(void **state)
         {"2024-03-01,aws,H100,,,.,,,,,,,,,offer,", "t.csv:2: price: not a number (got \".\")", "price"},
         {"2024-03-01,aws,H100,,,2000000,,,,,,,,,offer,",
          "t.csv:2: price: above 1000000 USD per GPU-hour (got \"2000000\")", "price"},
+        /* the bound is on the rounded price: 1000000 itself is stored */
+        {"2024-03-01,aws,H100,,,1000000.0000006,,,,,,,,,offer,",
+         "t.csv:2: price: above 1000000 USD per GPU-hour (got \"1000000.0000006\")", "price"},
+        {"9999-12-31T23:00:00-05:00,aws,H100,,,1,,,,,,,,,offer,",
+         "t.csv:2: observed_at: outside the years 0001-9999 in UTC (got "
+         "\"9999-12-31T23:00:00-05:00\")", "observed_at"},
         {"2024-03-01,aws,H100,,,0.0000004,,,,,,,,,offer,",
          "t.csv:2: price: below 0.000001 USD per GPU-hour (got \"0.0000004\")", "price"},
         {"2024-03-01,aws,Z9000,,,1,,,,,,,,,offer,",
@@ -490,6 +502,9 @@ static void test_structural_errors(void **state)
          "t.csv:1:1: header: missing required column \"price\""},
         {"t.csv", "observed_at,provider,gpu,price,kind,Price\n",
          "t.csv:1:37: duplicate column \"Price\""},
+        /* a BOM's 3 bytes count in line 1's byte columns */
+        {"t.csv", "\xEF\xBB\xBFobserved_at,provider,gpu,price,kind,Price\n",
+         "t.csv:1:40: duplicate column \"Price\""},
         {"t.csv", "2024-01-01,aws,H100,1,offer\n",
          "t.csv:1:1: no header row (the first row names no known column)"},
         {"t.ndjson", "{\"observed_at\":\"2024-01-01\"}\n{\"a\":}\n", "t.ndjson:2:6: invalid JSON: "},

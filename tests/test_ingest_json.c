@@ -130,6 +130,28 @@ static void test_json_array_and_ndjson(void **state)
     assert_string_equal(g.rej[0], "t.ndjson:3: price: not a number (got \"x\")");
     assert_string_equal(g.rej_raw[0], "{\"observed_at\":\"2024-01-01\",\"provider\":\"aws\",\"gpu\":\"H100\",\"price\":\"x\",\"kind\":\"offer\"}");
     assert_string_equal(g.rej[1], "t.ndjson:4: price: too many digits (got \"19.999999999999999999\")");
+    /* a number jansson cannot hold rejects its row, not the file */
+    const char *huge = "{\"observed_at\":\"2024-01-01\",\"provider\":\"aws\",\"gpu\":\"H100\","
+                       "\"price\":99999999999999999999}\n"
+                       "{\"observed_at\":\"2024-01-01\",\"provider\":\"aws\",\"gpu\":\"H100\",\"price\":2}\n";
+    assert_int_equal(run(t, "h.ndjson", huge, GPI_OFFER, &g, &d, &rows), GPI_OK);
+    assert_int_equal(rows, 2);
+    assert_int_equal(g.n_obs, 1);
+    assert_int_equal(g.n_rej, 1);
+    assert_string_equal(g.rej[0], "h.ndjson:1: a number is out of range (too big integer near "
+                                  "'99999999999999999999')");
+    const char *huge_arr = "[{\"observed_at\":\"2024-01-01\",\"provider\":\"aws\",\"gpu\":\"H100\","
+                           "\"price\":1,\"gpu_count\":1e999},\n {\"observed_at\":\"2024-01-01\","
+                           "\"provider\":\"aws\",\"gpu\":\"H100\",\"price\":3}]\n";
+    assert_int_equal(run(t, "h.json", huge_arr, GPI_OFFER, &g, &d, &rows), GPI_OK);
+    assert_int_equal(rows, 2);
+    assert_int_equal(g.n_obs, 1);
+    assert_int_equal(g.obs[0].o.price_micro, 3000000);
+    assert_int_equal(g.n_rej, 1);
+    assert_string_equal(g.rej[0], "h.json:1: a number is out of range (real number overflow near "
+                                  "'1e999')");
+    assert_string_equal(g.rej_raw[0], "{\"observed_at\":\"2024-01-01\",\"provider\":\"aws\","
+                                      "\"gpu\":\"H100\",\"price\":1,\"gpu_count\":1e999}");
     /* ']' ',' '{' and escaped quotes inside strings do not end an element */
     const char *tricky = "[{\"observed_at\":\"2024-01-01\",\"provider\":\"a],\\\"}b\",\"gpu\":\"H100\","
                          "\"price\":1,\"kind\":\"offer\"},\n\n {\"observed_at\":\"2024-01-01\",\"provider\":"
