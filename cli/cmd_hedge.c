@@ -158,8 +158,8 @@ static int parse_opts(int sub, int argc, char **argv, hopts *o)
                 return 2;
             }
         } else if (OPT("--size", SUB_SIMULATE)) {
-            if (v && !parse_long(v, 100, 1000000000L, &lv)) {
-                cli_error("--size: expected a whole number of GPU-hours >= 100 (got \"%s\")", v);
+            if (v && (!parse_long(v, 100, 1000000000L, &lv) || lv % 100 != 0)) {
+                cli_error("--size: expected a positive multiple of 100 GPU-hours (got \"%s\")", v);
                 return 2;
             }
             if (v) o->sim.size = lv;

@@ -22,6 +22,7 @@
 
 #include <errno.h>
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -130,8 +131,13 @@ static void got_text(const json_t *v, char out[80])
         snprintf(out, 80, "%s", json_string_value(v));
         return;
     }
-    if (json_is_real(v)) { /* shortest text that reads back to the double */
+    if (json_is_real(v)) { /* plain decimal, else the shortest %g that reads back */
         double x = json_real_value(v);
+        char plain[64];
+        if (!double_to_plain(x, plain)) {
+            snprintf(out, 80, "%s", plain);
+            return;
+        }
         for (int prec = 1; prec <= 17; prec++) {
             snprintf(out, 80, "%.*g", prec, x);
             if (strtod(out, NULL) == x) break;
@@ -215,8 +221,15 @@ static gpi_status parse_tick(const ctx *x, const json_t *v, settle_contract *c)
 static gpi_status parse_int(const ctx *x, const json_t *v, const char *field, int64_t lo,
                             int64_t hi, const char *range, int64_t *out)
 {
-    if (!json_is_integer(v)) return cerr(x, field, "not a whole number", v);
-    json_int_t k = json_integer_value(v);
+    /* JSON has one number type: 1000.0 is a whole number too */
+    json_int_t k;
+    if (json_is_integer(v))
+        k = json_integer_value(v);
+    else if (json_is_real(v) && json_real_value(v) == floor(json_real_value(v)) &&
+             fabs(json_real_value(v)) < 9007199254740992.0) /* 2^53: exact */
+        k = (json_int_t)json_real_value(v);
+    else
+        return cerr(x, field, "not a whole number", v);
     if (k < lo || k > hi) return cerr(x, field, range, v);
     *out = (int64_t)k;
     return GPI_OK;

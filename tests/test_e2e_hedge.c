@@ -235,11 +235,13 @@ static void test_hedge_errors(void **state)
         assert_string_equal(r.out, "");
         tu_run_free(&r);
     }
-    /* a size that breaks whole cents is a usage error of the replay, exit 2 */
-    tu_run r = tu_gpuidx(NULL, "--db '%s' hedge simulate --rent '%s' --grade %s --size 250", f.db,
-                         f.rent, GRADE);
+    /* a size that breaks whole cents is a usage error, found before any
+     * file is read (a missing rent file does not hide it) */
+    tu_run r = tu_gpuidx(NULL, "--db '%s' hedge simulate --rent '%s/nope.csv' --grade %s --size 250",
+                         f.db, f.dir, GRADE);
     assert_int_equal(r.status, 2);
-    assert_non_null(strstr(r.err, "size: must be a positive multiple of 100"));
+    assert_string_equal(r.err,
+                        "gpuidx: --size: expected a positive multiple of 100 GPU-hours (got \"250\")\n");
     tu_run_free(&r);
     r = tu_gpuidx(NULL, "--db '%s/none.db' hedge analyze --rent '%s' --grade %s", f.dir, f.rent, GRADE);
     assert_int_equal(r.status, 1);

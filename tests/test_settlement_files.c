@@ -152,6 +152,10 @@ static void test_contracts_load_errors(void **state)
          "contract 1 (GPUH-2503): size: must be from 1 to 1000000000 GPU-hours (got \"0\")"},
         {"size fraction", C1("\"month\": \"2025-03\", \"size\": 1.5"),
          "contract 1 (GPUH-2503): size: not a whole number (got \"1.5\")"},
+        /* 1e10 is a whole number (JSON has one number type), shown plain */
+        {"size whole real", C1("\"month\": \"2025-03\", \"size\": 1e10"),
+         "contract 1 (GPUH-2503): size: must be from 1 to 1000000000 GPU-hours (got "
+         "\"10000000000\")"},
         {"min days zero", C1("\"month\": \"2025-03\", \"min_published_days\": 0"),
          "contract 1 (GPUH-2503): min_published_days: must be from 1 to 31 (got \"0\")"},
         {"lower-case symbol",
