@@ -161,6 +161,33 @@ static gpi_status header(csv_in *c, const csv_rec *r, gpi_diag *d)
     return GPI_OK;
 }
 
+/* Whether s[0..n) is well-formed UTF-8 (no overlong forms, surrogates or
+ * code points past U+10FFFF): published files and JSON need it. */
+static int utf8_ok(const char *s, size_t n)
+{
+    const unsigned char *p = (const unsigned char *)s, *e = p + n;
+    while (p < e) {
+        unsigned c = *p;
+        if (c < 0x80) {
+            p++;
+            continue;
+        }
+        size_t k = c >= 0xC2 && c <= 0xDF ? 1 : c >= 0xE0 && c <= 0xEF ? 2
+                 : c >= 0xF0 && c <= 0xF4 ? 3 : 0;
+        if (!k || (size_t)(e - p) <= k) return 0;
+        unsigned lo = 0x80, hi = 0xBF; /* the second byte's range */
+        if (c == 0xE0) lo = 0xA0;
+        if (c == 0xED) hi = 0x9F;
+        if (c == 0xF0) lo = 0x90;
+        if (c == 0xF4) hi = 0x8F;
+        if (p[1] < lo || p[1] > hi) return 0;
+        for (size_t i = 2; i <= k; i++)
+            if ((p[i] & 0xC0) != 0x80) return 0;
+        p += k + 1;
+    }
+    return 1;
+}
+
 static gpi_status on_rec(void *ud, const csv_rec *r, gpi_diag *d)
 {
     csv_in *c = ud;
@@ -180,11 +207,22 @@ static gpi_status on_rec(void *ud, const csv_rec *r, gpi_diag *d)
         int k = c->field_col[f];
         c->row.v[f] = k >= 0 ? r->f[k] : NULL;
         /* fields are C strings from here on: a NUL byte would cut one
-         * short without a word, so the row is rejected */
-        if (k >= 0 && memchr(r->f[k], '\0', r->len[k])) {
-            char msg[256];
-            snprintf(msg, sizeof msg, "%s:%ld: %s: contains a NUL byte (got \"%.80s\\0...\")",
-                     c->opt->path, r->line, c->row.name[f], r->f[k]);
+         * short without a word, so the row is rejected; so is text that is
+         * not UTF-8 (JSON input cannot hold it either) */
+        const char *why = k < 0 ? NULL
+                          : memchr(r->f[k], '\0', r->len[k]) ? "contains a NUL byte"
+                          : !utf8_ok(r->f[k], r->len[k]) ? "not valid UTF-8"
+                                                          : NULL;
+        if (why) {
+            char msg[256], got[96];
+            size_t g = 0;
+            for (const unsigned char *q = (const unsigned char *)r->f[k];
+                 q < (const unsigned char *)r->f[k] + r->len[k] && g < 80; q++)
+                g += (size_t)(*q >= 0x20 && *q < 0x7F ? snprintf(got + g, sizeof got - g, "%c", *q)
+                                                       : snprintf(got + g, sizeof got - g,
+                                                                  "\\x%02X", *q));
+            snprintf(msg, sizeof msg, "%s:%ld: %s: %s (got \"%s%s\")", c->opt->path, r->line,
+                     c->row.name[f], why, got, r->len[k] > 80 ? "..." : "");
             if (c->sink->reject(c->sink->ud, r->line, c->row.name[f], r->raw, msg))
                 return gpi_diag_set(d, GPI_ESTORE, "%s:%ld: stopped by the store", c->opt->path,
                                     r->line);

@@ -103,7 +103,9 @@ static void test_summary_rejects_strict(void **state)
 
 /* A NUL byte in a field rejects the row (values are C strings inside: it
  * would otherwise cut "Lam\0bda" to "Lam" without a word); two ids that
- * differ after a NUL are not taken for one. */
+ * differ after a NUL are not taken for one.  Text that is not UTF-8 is
+ * rejected too (published files and JSON input need UTF-8); UTF-8 text
+ * of any script is stored. */
 static void test_nul_byte_rejects_row(void **state)
 {
     (void)state;
@@ -112,15 +114,22 @@ static void test_nul_byte_rejects_row(void **state)
                           "offer,n1,2024-03-01,Lam\\000bda,H100,2\\n"
                           "offer,a\\000b,2024-03-01,aws,H100,2\\n"
                           "offer,a\\000c,2024-03-01,aws,H100,3\\n"
-                          "offer,ok,2024-03-01,aws,H100,4\\n' > nul.csv");
+                          "offer,ok,2024-03-01,aws,H100,4\\n"
+                          "offer,l1,2024-03-01,Caf\\351,H100,4\\n"
+                          "offer,u8,2024-03-01,Caf\\303\\251 \\346\\235\\261,H100,4\\n' > nul.csv");
     assert_int_equal(r.status, 0);
     tu_run_free(&r);
     r = tu_gpuidx(dir, "--db n.db %s ingest nul.csv", data_opt);
     assert_int_equal(r.status, 0);
-    assert_string_equal(r.out, "nul.csv: read 4, stored 1, duplicates 0, rejected 3\n");
-    assert_string_equal(r.err, "gpuidx: nul.csv:2: provider: contains a NUL byte (got \"Lam\\0...\")\n"
-                               "gpuidx: nul.csv:3: id: contains a NUL byte (got \"a\\0...\")\n"
-                               "gpuidx: nul.csv:4: id: contains a NUL byte (got \"a\\0...\")\n");
+    assert_string_equal(r.out, "nul.csv: read 6, stored 2, duplicates 0, rejected 4\n");
+    assert_string_equal(r.err, "gpuidx: nul.csv:2: provider: contains a NUL byte (got \"Lam\\x00bda\")\n"
+                               "gpuidx: nul.csv:3: id: contains a NUL byte (got \"a\\x00b\")\n"
+                               "gpuidx: nul.csv:4: id: contains a NUL byte (got \"a\\x00c\")\n"
+                               "gpuidx: nul.csv:6: provider: not valid UTF-8 (got \"Caf\\xE9\")\n");
+    tu_run_free(&r);
+    r = tu_sh(dir, "sqlite3 n.db \"SELECT provider FROM observations_readable WHERE ident = 'u8'\"");
+    assert_int_equal(r.status, 0);
+    assert_string_equal(r.out, "caf\xc3\xa9 \xe6\x9d\xb1\n");
     tu_run_free(&r);
     free(dir);
 }
