@@ -17,6 +17,7 @@ typedef struct cli_ctx {
     const char *data_dir;   /* --data, or found by cli_data_dir() */
     const char *argv0;
     char data_buf[4096];   /* storage for a found data_dir */
+    char db_buf[4096];     /* storage for a db_path made plain ("./" + it) */
 } cli_ctx;
 
 /* Directory of the shipped tables: --data, then $GPUIDX_DATA, then the

@@ -157,7 +157,7 @@ int main(int argc, char **argv)
 {
     gsl_set_error_handler_off();
     store_library_init();
-    cli_ctx ctx = {NULL, NULL, argv[0], {0}};
+    cli_ctx ctx = {NULL, NULL, argv[0], {0}, {0}};
     const char *env = getenv("GPUIDX_DB");
     ctx.db_path = env && *env ? env : "gpuidx.db";
     int i = 1;
@@ -188,6 +188,19 @@ int main(int argc, char **argv)
     if (i >= argc) {
         fputs(usage, stderr);
         return 2;
+    }
+    /* the database is a file: SQLite would take "" and ":memory:" for a
+     * database that vanishes on exit, and "file:..." for a URI */
+    if (!*ctx.db_path) {
+        cli_error("--db: empty path");
+        return 2;
+    }
+    if (strcmp(ctx.db_path, ":memory:") == 0 || strncmp(ctx.db_path, "file:", 5) == 0) {
+        if (snprintf(ctx.db_buf, sizeof ctx.db_buf, "./%s", ctx.db_path) >= (int)sizeof ctx.db_buf) {
+            cli_error("--db: path too long");
+            return 2;
+        }
+        ctx.db_path = ctx.db_buf;
     }
     static const struct {
         const char *name;

@@ -76,35 +76,70 @@ static gpi_status exec(store *st, const char *sql, gpi_diag *d)
     return GPI_OK;
 }
 
-static gpi_status migrate(store *st, gpi_diag *d)
+static gpi_status user_version(store *st, int *version, gpi_diag *d)
 {
     sqlite3_stmt *s = NULL;
-    int version = 0;
+    *version = 0;
     if (sqlite3_prepare_v2(st->db, "PRAGMA user_version", -1, &s, NULL) != SQLITE_OK)
         return store_err(st, d, "reading schema version");
-    if (sqlite3_step(s) == SQLITE_ROW) version = sqlite3_column_int(s, 0);
+    int rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW) *version = sqlite3_column_int(s, 0);
     sqlite3_finalize(s);
-    if (version > store_n_migrations)
+    if (rc != SQLITE_ROW) return store_err(st, d, "reading schema version");
+    if (*version > store_n_migrations)
         return gpi_diag_set(d, GPI_ESTORE,
                             "store: database schema version %d is newer than this "
                             "gpuidx (%d); upgrade gpuidx",
-                            version, store_n_migrations);
-    for (int v = version; v < store_n_migrations; v++) {
-        gpi_status rc = exec(st, "BEGIN IMMEDIATE", d);
-        if (rc != GPI_OK) return rc;
-        rc = exec(st, store_migrations[v], d);
-        if (rc == GPI_OK) {
-            char pragma[64];
-            snprintf(pragma, sizeof pragma, "PRAGMA user_version = %d", v + 1);
-            rc = exec(st, pragma, d);
+                            *version, store_n_migrations);
+    return GPI_OK;
+}
+
+/* Runs the migrations the database lacks, one transaction each.  The
+ * version is read again under the write lock: another process opening the
+ * same database may have just run the same migration. */
+static gpi_status migrate(store *st, gpi_diag *d)
+{
+    int version;
+    gpi_status rc = user_version(st, &version, d);
+    while (rc == GPI_OK && version < store_n_migrations) {
+        if ((rc = exec(st, "BEGIN IMMEDIATE", d)) != GPI_OK) return rc;
+        rc = user_version(st, &version, d);
+        if (rc == GPI_OK && version < store_n_migrations) {
+            rc = exec(st, store_migrations[version], d);
+            if (rc == GPI_OK) {
+                char pragma[64];
+                snprintf(pragma, sizeof pragma, "PRAGMA user_version = %d", version + 1);
+                rc = exec(st, pragma, d);
+            }
         }
         if (rc != GPI_OK) {
             exec(st, "ROLLBACK", NULL);
             return rc;
         }
-        rc = exec(st, "COMMIT", d);
-        if (rc != GPI_OK) return rc;
+        if ((rc = exec(st, "COMMIT", d)) != GPI_OK) return rc;
     }
+    return rc;
+}
+
+/* A database that is not gpuidx's (schema version 0 yet holding tables) is
+ * refused before anything is changed in it (journal mode included). */
+static gpi_status foreign(store *st, gpi_diag *d)
+{
+    sqlite3_stmt *s = NULL;
+    if (sqlite3_prepare_v2(st->db,
+                           "SELECT (SELECT user_version FROM pragma_user_version),"
+                           " (SELECT count(*) FROM sqlite_master)",
+                           -1, &s, NULL) != SQLITE_OK)
+        return store_err(st, d, "reading the database");
+    int rc = sqlite3_step(s);
+    int version = rc == SQLITE_ROW ? sqlite3_column_int(s, 0) : 0;
+    int64_t objects = rc == SQLITE_ROW ? sqlite3_column_int64(s, 1) : 0;
+    sqlite3_finalize(s);
+    if (rc != SQLITE_ROW) return store_err(st, d, "reading the database");
+    if (version == 0 && objects > 0)
+        return gpi_diag_set(d, GPI_ESTORE,
+                            "store: not a gpuidx database (it holds another application's "
+                            "tables); nothing was changed");
     return GPI_OK;
 }
 
@@ -137,13 +172,25 @@ static gpi_status open_flags(const char *path, int create, store **out, gpi_diag
         return GPI_ESTORE;
     }
     sqlite3_busy_timeout(st->db, 10000);
-    gpi_status rc = exec(st,
-                         "PRAGMA page_size = 16384;"
-                         "PRAGMA journal_mode = WAL;"
-                         "PRAGMA synchronous = NORMAL;"
-                         "PRAGMA foreign_keys = ON;"
-                         "PRAGMA cache_size = -16384;",
-                         d);
+    gpi_status rc = foreign(st, d);
+    /* Switching a new database to WAL does not wait on the busy handler:
+     * when several processes create one database at once, the losers get
+     * SQLITE_BUSY at once, so they retry here for up to the busy timeout. */
+    for (int tries = 0; rc == GPI_OK; tries++) {
+        int e = sqlite3_exec(st->db,
+                             "PRAGMA page_size = 16384;"
+                             "PRAGMA journal_mode = WAL;"
+                             "PRAGMA synchronous = NORMAL;"
+                             "PRAGMA foreign_keys = ON;"
+                             "PRAGMA cache_size = -16384;",
+                             NULL, NULL, NULL);
+        if (e == SQLITE_OK) break;
+        if (e != SQLITE_BUSY || tries >= 1000) {
+            rc = store_err(st, d, "setting up the connection");
+            break;
+        }
+        sqlite3_sleep(10);
+    }
     if (rc == GPI_OK) rc = migrate(st, d);
     for (int i = 0; rc == GPI_OK && i < ST__N; i++)
         if (sqlite3_prepare_v3(st->db, sql_text[i], -1, SQLITE_PREPARE_PERSISTENT,

@@ -134,6 +134,51 @@ static void test_nul_byte_rejects_row(void **state)
     free(dir);
 }
 
+/* Six ingests into one new database at once: each creates the schema if
+ * it finds none, and the loser of that race must see the winner's version
+ * (it once ran the same migration again: "table batches already exists").
+ * A SQLite file of another application is refused and left as it was;
+ * --db "" is a usage error, and ":memory:" and "file:..." are file names. */
+static void test_open_races_and_foreign_files(void **state)
+{
+    (void)state;
+    char *dir = scratch();
+    static const char *const steps[] = {
+        "for i in 1 2 3 4 5 6; do printf \"kind,id,observed_at,provider,gpu,price\\n"
+        "offer,o$i,2024-03-01,aws,H100,2\\n\" > f$i.csv; done",
+        "p=; for i in 1 2 3 4 5 6; do $GPUIDX_BIN --db race.db ingest f$i.csv >/dev/null 2>err$i &"
+        " p=\"$p $!\"; done; fail=0; for x in $p; do wait $x || fail=1; done; cat err*; exit $fail",
+        "sqlite3 race.db 'SELECT count(*) FROM observations'",
+        "sqlite3 other.db 'CREATE TABLE foo(x)'",
+    };
+    tu_run r = {0};
+    for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
+        r = tu_sh(dir, "%s", steps[i]);
+        if (r.status != 0) fail_msg("%s: exit %d: %s%s", steps[i], r.status, r.out, r.err);
+        if (i == 2) assert_string_equal(r.out, "6\n");
+        tu_run_free(&r);
+    }
+    r = tu_gpuidx(dir, "--db other.db index show");
+    assert_int_equal(r.status, 1);
+    assert_string_equal(r.err, "gpuidx: other.db: store: not a gpuidx database (it holds another "
+                               "application's tables); nothing was changed\n");
+    tu_run_free(&r);
+    r = tu_sh(dir, "sqlite3 other.db 'PRAGMA journal_mode; SELECT count(*) FROM sqlite_master'");
+    assert_string_equal(r.out, "delete\n1\n");
+    tu_run_free(&r);
+    r = tu_gpuidx(dir, "--db '' index show");
+    assert_int_equal(r.status, 2);
+    assert_string_equal(r.err, "gpuidx: --db: empty path\n");
+    tu_run_free(&r);
+    r = tu_gpuidx(dir, "--db file:u.db ingest f1.csv");
+    assert_int_equal(r.status, 0);
+    tu_run_free(&r);
+    r = tu_sh(dir, "test -s ./file:u.db && sqlite3 ./file:u.db 'SELECT count(*) FROM observations'");
+    assert_string_equal(r.out, "1\n");
+    tu_run_free(&r);
+    free(dir);
+}
+
 static void test_broken_file_changes_nothing(void **state)
 {
     (void)state;
@@ -315,6 +360,7 @@ int main(void)
         cmocka_unit_test(test_help_and_usage),
         cmocka_unit_test(test_summary_rejects_strict),
         cmocka_unit_test(test_nul_byte_rejects_row),
+        cmocka_unit_test(test_open_races_and_foreign_files),
         cmocka_unit_test(test_broken_file_changes_nothing),
         cmocka_unit_test(test_reingest_duplicates_conflicts),
         cmocka_unit_test(test_kind_from_command_and_json),
