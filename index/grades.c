@@ -366,9 +366,19 @@ static gpi_status grade_parse(ctx *c, size_t gi, const json_t *obj, idx_grade *g
             return bad(c, gi, key, "unknown field or parameter", key);
         }
     }
-    if (g->p.adj_min_days > g->p.adj_lookback_days)
-        return bad(c, gi, "adj_min_days", "must not exceed adj_lookback_days",
-                   got_text(json_object_get(obj, "adj_min_days"), buf, sizeof buf));
+    /* name the field the file gave (both, or the one that was changed) */
+    if (g->p.adj_min_days > g->p.adj_lookback_days) {
+        if (json_object_get(obj, "adj_min_days"))
+            return bad(c, gi, "adj_min_days", "must not exceed adj_lookback_days",
+                       got_text(json_object_get(obj, "adj_min_days"), buf, sizeof buf));
+        char why[128];
+        snprintf(why, sizeof why,
+                 "is below adj_min_days (%lld), so no adjustment could ever apply; lower "
+                 "adj_min_days too",
+                 (long long)g->p.adj_min_days);
+        return bad(c, gi, "adj_lookback_days", why,
+                   got_text(json_object_get(obj, "adj_lookback_days"), buf, sizeof buf));
+    }
     return grade_canon(g);
 }
 

@@ -322,6 +322,12 @@ static void test_grade_errors(void **state)
          "g.json: grades[0].scope: unknown scope (got \"cloud\")"},
         {"{\"grades\":[{\"id\":\"A\",\"gpu\":\"B200\",\"min_providers\":2.5}]}",
          "g.json: grades[0].min_providers: not an integer (got \"2.5\")"},
+        /* the field named is the one the file changed */
+        {"{\"grades\":[{\"id\":\"A\",\"gpu\":\"B200\",\"adj_lookback_days\":3}]}",
+         "g.json: grades[0].adj_lookback_days: is below adj_min_days (5), so no adjustment could "
+         "ever apply; lower adj_min_days too (got \"3\")"},
+        {"{\"grades\":[{\"id\":\"A\",\"gpu\":\"B200\",\"adj_min_days\":31}]}",
+         "g.json: grades[0].adj_min_days: must not exceed adj_lookback_days (got \"31\")"},
         {"{\"grades\":[{\"gpu\":\"B200\"}]}", "g.json: grades[0].id: missing"},
         {"{\"grades\":[{\"id\":\"A\",\"gpu\":\"B200\",}]}",
          "g.json:1:35: string or '}' expected near '}'"},
