@@ -67,11 +67,17 @@ static int cmd_build(cli_ctx *ctx, int argc, char **argv)
         cli_error("index build: --from %s is after --to %s", from_s, to_s);
         return 2;
     }
-    int64_t as_of = (int64_t)time(NULL);
+    int64_t now = (int64_t)time(NULL), as_of = now;
     if (asof_s) {
         const char *why = gpi_time_parse(asof_s, &as_of);
         if (why) {
             cli_error("--as-of: %s (got \"%s\")", why, asof_s);
+            return 2;
+        }
+        /* a cut-off in the future would let data ingested later pass for
+         * data the build saw */
+        if (as_of > now) {
+            cli_error("--as-of: in the future (got \"%s\")", asof_s);
             return 2;
         }
     }

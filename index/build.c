@@ -18,7 +18,12 @@
  *     was not rebuilt.
  * (3) After `to`, the already built days are re-evaluated from their
  *     stored raw values (contiguous days only; a gap stops it) until P
- *     days past `to` and then until a day comes out unchanged.
+ *     days past `to` and then until a day comes out unchanged.  A row
+ *     stored at another cut-off whose day has observations ingested
+ *     between the two cut-offs is fixed afresh at this build's cut-off
+ *     (its raw values would otherwise mix two cut-offs), and an offers
+ *     day within P days is given its adjustment days again even when the
+ *     adjustment is unchanged (the qualifying days may have moved).
  * (4) Each built day is one transaction (rows, exclusions, adjustment
  *     days of every grade), so an interrupted build leaves whole days.
  * (5) Reading a day (the SQLite scan and the grade matching) is about two
@@ -30,9 +35,17 @@
  *     reader's handle and buffer are reused only after its thread is
  *     joined.  The rows are the same as with one thread: only the scans
  *     move.  Memory is three days of observations.
+ * (6) Cut-off: a row built at cut-off T holds exactly the batches with
+ *     ingested_at <= T, and a batch is stamped with the second of its
+ *     commit.  An ingest that commits in second T after the build began
+ *     reading would be inside T yet unseen (the row could not be
+ *     recomputed from T).  So the build notes the last committed batch
+ *     before it reads, and if a batch above it has ingested_at <= T when
+ *     it is done, it waits until second T is over and builds again.
  */
 #include "index/internal.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -363,20 +376,46 @@ static gpi_status replay_prefix(store *st, idx_day *dy, idx_seq *gst, int32_t fr
     return rc;
 }
 
-/* Re-evaluates built days after `to` (design note 3). */
-static gpi_status reevaluate_after(store *st, idx_seq *s, int32_t to, int P, rowvec *rv,
-                                   long *n_changed, gpi_diag *d)
+/* Re-evaluates built days after `to` of grade gi (design note 3); dy is a
+ * spare day buffer for the days that must be fixed afresh. */
+static gpi_status reevaluate_after(store *st, idx_day *dy, size_t gi, idx_seq *s, int32_t to,
+                                   int P, int64_t as_of, rowvec *rv, long *n_changed,
+                                   gpi_diag *d)
 {
     gpi_status rc = load_rows(st, s->g, to + 1, INT32_MAX - 1, 1, rv, d);
     for (size_t k = 0; k < rv->n && rc == GPI_OK; k++) {
         store_index_row *r = &rv->v[k];
         idx_eval e;
+        int stale = 0;
+        if (r->as_of != as_of) rc = store_obs_ingested_between(st, r->day, r->as_of, as_of, &stale, d);
+        if (rc != GPI_OK) break;
+        if (stale) { /* the day's observations differ at this cut-off */
+            idx_fix f;
+            rc = idx_day_collect(dy, st, r->day, as_of, d);
+            if (rc == GPI_OK) rc = idx_day_fix(dy, gi, &f, d);
+            if (rc != GPI_OK) break;
+            idx_seq_next(s, r->day, f.trades_raw_q, f.offers_raw_q, &e);
+            make_row(s->g, r->day, &f, &e, as_of, r);
+            rc = store_index_put_row(st, r, d);
+            if (rc == GPI_OK) rc = store_index_clear_detail(st, r->grade, r->day, 3, d);
+            if (rc == GPI_OK) rc = put_exclusions(st, dy, gi, r->day, d);
+            if (rc == GPI_OK) rc = put_adj(st, s, r->day, &e, d);
+            (*n_changed)++;
+            continue;
+        }
         idx_seq_next(s, r->day, r->trades_raw_q, r->offers_raw_q, &e);
         int64_t adj = e.level == GPI_LEVEL_OFFERS ? e.adj_e6 : -1;
         int changed = e.level != r->level || e.value_e4 != r->value_e4 ||
                       adj != r->adjustment_e6 || e.carry != r->carry_days;
         if (!changed && r->day > to + P) break;
-        if (!changed) continue;
+        if (!changed) {
+            /* same adjustment, but maybe from other qualifying days */
+            if (e.level == GPI_LEVEL_OFFERS) {
+                rc = store_index_clear_detail(st, r->grade, r->day, 2, d);
+                if (rc == GPI_OK) rc = put_adj(st, s, r->day, &e, d);
+            }
+            continue;
+        }
         /* only the level among carried/suspended, the value, the
          * adjustment and the carry count can change: the statistics of a
          * carried and a suspended row are the same */
@@ -392,8 +431,8 @@ static gpi_status reevaluate_after(store *st, idx_seq *s, int32_t to, int P, row
     return rc;
 }
 
-gpi_status idx_build(store *st, const idx_grades *gs, int32_t from, int32_t to, int64_t as_of,
-                     idx_build_stats *stats, gpi_diag *d)
+static gpi_status build_once(store *st, const idx_grades *gs, int32_t from, int32_t to,
+                             int64_t as_of, idx_build_stats *stats, gpi_diag *d)
 {
     memset(stats, 0, sizeof *stats);
     if (from > to)
@@ -491,7 +530,8 @@ gpi_status idx_build(store *st, const idx_grades *gs, int32_t from, int32_t to, 
     if (rc == GPI_OK) rc = store_begin(st, d);
     if (rc == GPI_OK) {
         for (size_t gi = 0; gi < gs->n && rc == GPI_OK; gi++)
-            rc = reevaluate_after(st, &gst[gi], to, P, &rv, &stats->reevaluated, d);
+            rc = reevaluate_after(st, &dyn[0], gi, &gst[gi], to, P, as_of, &rv,
+                                  &stats->reevaluated, d);
         if (rc == GPI_OK) rc = store_commit(st, d);
         if (rc != GPI_OK) store_rollback(st);
     }
@@ -501,4 +541,36 @@ done:
     free(rv.v);
     for (int k = 0; k < NPRE; k++) idx_day_free(&dyn[k]);
     return rc;
+}
+
+/* Sleeps until 250 ms after the second as_of has ended: an ingest stamps
+ * its batch with the second of its commit, and its commit is done by then. */
+static void wait_past(int64_t as_of)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    int64_t left_ns = ((as_of + 1) - (int64_t)now.tv_sec) * 1000000000 + 250000000 -
+                      (int64_t)now.tv_nsec;
+    if (left_ns <= 0) return;
+    struct timespec t = {(time_t)(left_ns / 1000000000), (long)(left_ns % 1000000000)};
+    while (nanosleep(&t, &t) != 0 && errno == EINTR) {}
+}
+
+/* Design note 6: a build whose cut-off second saw an ingest commit after
+ * the build began reading is done again once that second is over. */
+gpi_status idx_build(store *st, const idx_grades *gs, int32_t from, int32_t to, int64_t as_of,
+                     idx_build_stats *stats, gpi_diag *d)
+{
+    for (int pass = 0; pass < 3; pass++) {
+        int64_t seen = 0;
+        long slipped = 0;
+        gpi_status rc = store_batch_max_id(st, &seen, d);
+        if (rc == GPI_OK) rc = build_once(st, gs, from, to, as_of, stats, d);
+        if (rc == GPI_OK) rc = store_batches_since(st, seen, as_of, &slipped, d);
+        if (rc != GPI_OK || slipped == 0) return rc;
+        wait_past(as_of);
+    }
+    return gpi_diag_set(d, GPI_ESTORE,
+                        "index build: ingests kept committing inside the cut-off second; "
+                        "run the build again");
 }

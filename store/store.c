@@ -35,7 +35,7 @@ static const char *const sql_text[ST__N] = {
         " n_bytes) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
     [ST_BATCH_SIZE] = "SELECT 1 FROM batches WHERE n_bytes = ?1 LIMIT 1",
     [ST_BATCH_COUNTS] = "UPDATE batches SET n_read = ?2, n_stored = ?3, n_duplicates = ?4,"
-                        " n_rejected = ?5 WHERE batch_id = ?1",
+                        " n_rejected = ?5, ingested_at = ?6 WHERE batch_id = ?1",
     [ST_OBS_INSERT] =
         "INSERT INTO observations(day, key_hash, observed_at, attrs, batch_id, line, gpu,"
         " provider, grp, segment, price_micro, quantity_micro, gpu_count, region, source,"
@@ -358,7 +358,7 @@ gpi_status store_batch_set_sha256(store *st, int64_t batch_id, const char *sha25
 }
 
 gpi_status store_batch_commit(store *st, int64_t batch_id, const store_batch_counts *c,
-                              gpi_diag *d)
+                              int64_t committed_at, gpi_diag *d)
 {
     sqlite3_stmt *s = use(st, ST_BATCH_COUNTS);
     sqlite3_bind_int64(s, 1, batch_id);
@@ -366,6 +366,7 @@ gpi_status store_batch_commit(store *st, int64_t batch_id, const store_batch_cou
     sqlite3_bind_int64(s, 3, c->stored);
     sqlite3_bind_int64(s, 4, c->duplicates);
     sqlite3_bind_int64(s, 5, c->rejected);
+    sqlite3_bind_int64(s, 6, committed_at);
     int ok = sqlite3_step(s) == SQLITE_DONE;
     sqlite3_reset(s);
     if (!ok) {
@@ -375,6 +376,36 @@ gpi_status store_batch_commit(store *st, int64_t batch_id, const store_batch_cou
     }
     gpi_status rc = store_commit(st, d);
     if (rc != GPI_OK) store_rollback(st);
+    return rc;
+}
+
+/* One integer from sql with ?1, ?2 bound (NULL reads as 0). */
+static gpi_status one_int(store *st, const char *sql, int64_t a, int64_t b, int64_t *out,
+                          gpi_diag *d)
+{
+    sqlite3_stmt *s = NULL;
+    *out = 0;
+    if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) != SQLITE_OK)
+        return store_err(st, d, "reading batches");
+    sqlite3_bind_int64(s, 1, a);
+    sqlite3_bind_int64(s, 2, b);
+    int rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW) *out = sqlite3_column_int64(s, 0);
+    sqlite3_finalize(s);
+    return rc == SQLITE_ROW ? GPI_OK : store_err(st, d, "reading batches");
+}
+
+gpi_status store_batch_max_id(store *st, int64_t *max_id, gpi_diag *d)
+{
+    return one_int(st, "SELECT coalesce(max(batch_id), 0) FROM batches", 0, 0, max_id, d);
+}
+
+gpi_status store_batches_since(store *st, int64_t max_id, int64_t as_of, long *n, gpi_diag *d)
+{
+    int64_t v;
+    gpi_status rc = one_int(st, "SELECT count(*) FROM batches WHERE batch_id > ?1 AND"
+                                " ingested_at <= ?2", max_id, as_of, &v, d);
+    *n = (long)v;
     return rc;
 }
 

@@ -88,9 +88,16 @@ gpi_status store_batch_begin(store *st, const store_batch_info *info,
  * (check with store_batch_find first). */
 gpi_status store_batch_set_sha256(store *st, int64_t batch_id, const char *sha256,
                                   gpi_diag *d);
-/* Records the counts and commits. */
-gpi_status store_batch_commit(store *st, int64_t batch_id,
-                              const store_batch_counts *c, gpi_diag *d);
+/* Records the counts, stamps ingested_at = committed_at (Unix seconds,
+ * the time of the commit: the batch becomes visible then, and a build's
+ * cut-off compares with it) and commits. */
+gpi_status store_batch_commit(store *st, int64_t batch_id, const store_batch_counts *c,
+                              int64_t committed_at, gpi_diag *d);
+/* The largest committed batch id (0 when none) and, afterwards, how many
+ * batches above it carry ingested_at <= as_of: batches that committed
+ * after the first read, inside the cut-off (index build's check). */
+gpi_status store_batch_max_id(store *st, int64_t *max_id, gpi_diag *d);
+gpi_status store_batches_since(store *st, int64_t max_id, int64_t as_of, long *n, gpi_diag *d);
 /* Abandons the file's transaction: nothing of it remains. */
 void store_batch_rollback(store *st);
 

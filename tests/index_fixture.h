@@ -75,8 +75,11 @@ static void fx_obs(store *st, int64_t batch, int kind, const char *prov, int dom
         fail_msg("fixture: storing %s failed: %s (res %d)", id, d.msg, (int)res);
 }
 
+static int64_t fx_batch_at; /* the time of the last fx_batch(), stamped at fx_commit() */
+
 static int64_t fx_batch(store *st, const char *sha, int64_t ingested_at)
 {
+    fx_batch_at = ingested_at;
     store_batch_info info = {.path = "fixture.csv", .sha256 = sha, .source = "fixture",
                              .kind_hint = NULL, .tables_sha256 = "tables",
                              .ingested_at = ingested_at};
@@ -90,7 +93,7 @@ static void fx_commit(store *st, int64_t b)
 {
     store_batch_counts c = {0, 0, 0, 0};
     gpi_diag d = {{0}};
-    if (store_batch_commit(st, b, &c, &d) != GPI_OK) fail_msg("fixture: %s", d.msg);
+    if (store_batch_commit(st, b, &c, fx_batch_at, &d) != GPI_OK) fail_msg("fixture: %s", d.msg);
 }
 
 /* The market above, ingested at time 1000. */

@@ -304,6 +304,9 @@ static void test_usage_errors(void **state)
         {"index frobnicate", "gpuidx: index: unknown subcommand 'frobnicate' (build, show, publish)\n",
          2},
         {"index show >/dev/full", "gpuidx: stdout: write failed\n", 1},
+        /* data ingested later would pass for data the build saw */
+        {"index build --from 2025-01-01 --to 2025-01-01 --as-of 2999-01-01",
+         "gpuidx: --as-of: in the future (got \"2999-01-01\")\n", 2},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         tu_run r = tu_gpuidx(tmp, "--db u.db %s", cases[i].args);

@@ -98,7 +98,7 @@ static void put_batch(store *st, const char *sha, int64_t ingested_at, const mob
     if (store_batch_begin(st, &info, &b, &d) != GPI_OK) fail_msg("%s", d.msg);
     for (size_t i = 0; i < n; i++) put_obs(st, b, &v[i]);
     store_batch_counts c = {0, 0, 0, 0};
-    if (store_batch_commit(st, b, &c, &d) != GPI_OK) fail_msg("%s", d.msg);
+    if (store_batch_commit(st, b, &c, ingested_at, &d) != GPI_OK) fail_msg("%s", d.msg);
 }
 
 static store *fresh_store(void)

@@ -56,8 +56,11 @@ static gpi_obs obs(const char *day, uint64_t key, const char *ident, int64_t pri
     return o;
 }
 
+static int64_t begun_at; /* the time of the last begin(), stamped again at commit() */
+
 static int64_t begin(store *st, const char *sha, int64_t at)
 {
+    begun_at = at;
     store_batch_info info = {"f.csv", sha, NULL, "offers", "tables", at, 1234};
     int64_t id = 0;
     gpi_diag d = {{0}};
@@ -77,7 +80,7 @@ static void commit(store *st, int64_t b, long read, long stored, long dup, long 
 {
     store_batch_counts c = {read, stored, dup, rej};
     gpi_diag d = {{0}};
-    if (store_batch_commit(st, b, &c, &d) != GPI_OK) fail_msg("%s", d.msg);
+    if (store_batch_commit(st, b, &c, begun_at, &d) != GPI_OK) fail_msg("%s", d.msg);
 }
 
 static long count(store *st, const char *table)
@@ -291,6 +294,39 @@ static void test_scan_by_day_as_of(void **state)
 }
 
 /* Migration 3 gives keys stored before it the kind in their top bit. */
+/* A batch is stamped at commit, and index build's check finds the batches
+ * above the last one it saw that fall inside its cut-off. */
+static void test_batch_stamp_and_since(void **state)
+{
+    (void)state;
+    char *path = NULL;
+    store *st = open_tmp(&path);
+    gpi_diag d = {{0}};
+    int64_t max_id = -1;
+    assert_int_equal(store_batch_max_id(st, &max_id, &d), GPI_OK);
+    assert_int_equal(max_id, 0);
+    int64_t b1 = begin(st, "sha-1", 100);
+    begun_at = 150; /* the commit's second, not the begin's, is the stamp */
+    commit(st, b1, 0, 0, 0, 0);
+    int64_t b2 = begin(st, "sha-2", 200);
+    commit(st, b2, 0, 0, 0, 0);
+    assert_int_equal(store_batch_max_id(st, &max_id, &d), GPI_OK);
+    assert_int_equal(max_id, b2);
+    static const struct {
+        int64_t above, as_of;
+        long want;
+    } cases[] = {{0, 149, 0}, {0, 150, 1}, {0, 200, 2}, {1, 199, 0}, {1, 200, 1}, {2, 999, 0}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        long n = -1;
+        assert_int_equal(store_batches_since(st, cases[i].above, cases[i].as_of, &n, &d), GPI_OK);
+        if (n != cases[i].want)
+            fail_msg("above %lld as_of %lld: %ld, want %ld", (long long)cases[i].above,
+                     (long long)cases[i].as_of, n, cases[i].want);
+    }
+    store_close(st);
+    free(path);
+}
+
 static void test_migration_key_kind_bit(void **state)
 {
     (void)state;
@@ -370,6 +406,7 @@ int main(void)
         cmocka_unit_test(test_rollback_leaves_nothing),
         cmocka_unit_test(test_reingest_stores_nothing),
         cmocka_unit_test(test_scan_by_day_as_of),
+        cmocka_unit_test(test_batch_stamp_and_since),
         cmocka_unit_test(test_migration_key_kind_bit),
         cmocka_unit_test(test_batch_hash_placeholder),
     };
