@@ -30,7 +30,7 @@ void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Formats a finite statistic with dp decimals, rounded once, halves away
  * from zero, after the binary error is corrected (gpi_double_to_units):
  * 5/16 at 3 decimals is "0.313", not printf's "0.312".  Values too large
- * for that (|v| 10^dp >= 10^15) fall back to printf.  Returns buf. */
+ * for that (|v| 10^dp >= 10^12) fall back to printf.  Returns buf. */
 const char *cli_num(char buf[32], double v, int dp);
 
 /* True when the database exists; otherwise prints "CMD: no database at

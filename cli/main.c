@@ -52,8 +52,8 @@ void cli_error(const char *fmt, ...)
 
 const char *cli_num(char buf[32], double v, int dp)
 {
-    double lim = 1e15;
-    for (int i = 0; i < dp && i < 15; i++) lim /= 10;
+    double lim = 1e12; /* gpi_double_to_units keeps 12 significant digits */
+    for (int i = 0; i < dp && i < 12; i++) lim /= 10;
     if (dp >= 0 && dp <= 12 && fabs(v) < lim)
         gpi_fixed_format(gpi_double_to_units(v, dp), dp, buf);
     else

@@ -40,8 +40,9 @@
  *     commit.  An ingest that commits in second T after the build began
  *     reading would be inside T yet unseen (the row could not be
  *     recomputed from T).  So the build notes the last committed batch
- *     before it reads, and if a batch above it has ingested_at <= T when
- *     it is done, it waits until second T is over and builds again.
+ *     before it reads and, once second T is over (it waits for that when
+ *     it finishes within T + 250 ms), builds again if a batch above that
+ *     one has ingested_at <= T.
  */
 #include "index/internal.h"
 
@@ -566,9 +567,10 @@ gpi_status idx_build(store *st, const idx_grades *gs, int32_t from, int32_t to, 
         long slipped = 0;
         gpi_status rc = store_batch_max_id(st, &seen, d);
         if (rc == GPI_OK) rc = build_once(st, gs, from, to, as_of, stats, d);
+        /* an ingest may still commit in second as_of: look once it is over */
+        if (rc == GPI_OK) wait_past(as_of);
         if (rc == GPI_OK) rc = store_batches_since(st, seen, as_of, &slipped, d);
         if (rc != GPI_OK || slipped == 0) return rc;
-        wait_past(as_of);
     }
     return gpi_diag_set(d, GPI_ESTORE,
                         "index build: ingests kept committing inside the cut-off second; "

@@ -704,7 +704,7 @@ static gpi_status check_out(const char *dir, const char *target, int *lock_fd, g
     struct stat sb;
     if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode))
         return gpi_diag_set(d, GPI_EIO, "%s: not a directory", dir);
-    if (lstat(target, &sb) == 0 && !S_ISDIR(sb.st_mode))
+    if (stat(target, &sb) == 0 && !S_ISDIR(sb.st_mode))
         return gpi_diag_set(d, GPI_EIO, "%s: not a directory (remove or move it first)", target);
     char lock[4096];
     snprintf(lock, sizeof lock, "%s/.gpuidx-lock", dir);
@@ -764,10 +764,8 @@ gpi_status idx_publish(store *st, int32_t day, const char *dir, idx_publish_resu
     }
     if (rc == GPI_OK) rc = record(st, day, n, need_new, &next, &fs, rs, n_rs, rv, n_rv, d);
     if (rc == GPI_OK) rc = swap_tree(tmp, target, old_tree, d);
-    if (prepared) {
-        rm_tree(tmp); /* the old tree after the exchange, or a failed attempt */
-        rm_tree(old_tree);
-    }
+    if (prepared) rm_tree(tmp); /* the old tree after the exchange, or a failed attempt */
+    if (rc == GPI_OK) rm_tree(old_tree); /* moved aside (no RENAME_EXCHANGE) */
     if (rc == GPI_OK) rc = write_restatements(st, dir, d);
     if (rc == GPI_OK) sync_dir(dir);
     if (lock_fd >= 0) close(lock_fd); /* releases the lock */

@@ -215,15 +215,31 @@ static gpi_status on_rec(void *ud, const csv_rec *r, gpi_diag *d)
                                                           : NULL;
         if (why) {
             char msg[256], got[96];
-            size_t g = 0;
-            for (const unsigned char *q = (const unsigned char *)r->f[k];
-                 q < (const unsigned char *)r->f[k] + r->len[k] && g < 80; q++)
-                g += (size_t)(*q >= 0x20 && *q < 0x7F ? snprintf(got + g, sizeof got - g, "%c", *q)
-                                                       : snprintf(got + g, sizeof got - g,
-                                                                  "\\x%02X", *q));
+            size_t g = 0, i = 0;
+            got[0] = '\0';
+            for (; i < r->len[k] && g + 4 < 80; i++) {
+                unsigned char q = (unsigned char)r->f[k][i];
+                g += (size_t)(q >= 0x20 && q < 0x7F ? snprintf(got + g, sizeof got - g, "%c", q)
+                                                    : snprintf(got + g, sizeof got - g, "\\x%02X", q));
+            }
             snprintf(msg, sizeof msg, "%s:%ld: %s: %s (got \"%s%s\")", c->opt->path, r->line,
-                     c->row.name[f], why, got, r->len[k] > 80 ? "..." : "");
-            if (c->sink->reject(c->sink->ud, r->line, c->row.name[f], r->raw, msg))
+                     c->row.name[f], why, got, i < r->len[k] ? "..." : "");
+            /* the raw row keeps every byte: a NUL is written as \0 */
+            char *raw = malloc(2 * r->raw_len + 1);
+            if (!raw) return gpi_diag_set(d, GPI_ENOMEM, "%s: out of memory", c->opt->path);
+            size_t o = 0;
+            for (size_t b = 0; b < r->raw_len; b++) {
+                if (r->raw[b] == '\0') {
+                    raw[o++] = '\\';
+                    raw[o++] = '0';
+                } else {
+                    raw[o++] = r->raw[b];
+                }
+            }
+            raw[o] = '\0';
+            int stop = c->sink->reject(c->sink->ud, r->line, c->row.name[f], raw, msg);
+            free(raw);
+            if (stop)
                 return gpi_diag_set(d, GPI_ESTORE, "%s:%ld: stopped by the store", c->opt->path,
                                     r->line);
             return GPI_OK;

@@ -148,6 +148,46 @@ reject:
     return GPI_OK;
 }
 
+/* Overwrites every number token of text[0..n) outside strings with "0"
+ * and blanks (same length, so error positions stay): what is left parses
+ * exactly when the record's only fault is a number jansson cannot hold. */
+static void blank_numbers(char *t, size_t n)
+{
+    int in_str = 0, esc = 0;
+    for (size_t i = 0; i < n; i++) {
+        char ch = t[i];
+        if (in_str) {
+            if (esc) esc = 0;
+            else if (ch == '\\') esc = 1;
+            else if (ch == '"') in_str = 0;
+        } else if (ch == '"') {
+            in_str = 1;
+        } else if (ch == '-' || (ch >= '0' && ch <= '9')) {
+            t[i] = '0';
+            while (i + 1 < n && strchr("0123456789.eE+-", t[i + 1])) t[++i] = ' ';
+        }
+    }
+}
+
+/* Whether a record jansson refused with a numeric overflow is otherwise
+ * well-formed; if not, *e becomes the syntax error (same positions). */
+static int only_number_overflow(const char *text, size_t n, size_t flags, json_error_t *e)
+{
+    char *t = malloc(n ? n : 1);
+    if (!t) return 1; /* out of memory: the row is rejected, nothing lost */
+    memcpy(t, text, n);
+    blank_numbers(t, n);
+    json_error_t e2;
+    json_t *v = json_loadb(t, n, flags, &e2);
+    free(t);
+    if (v) {
+        json_decref(v);
+        return 1;
+    }
+    *e = e2;
+    return 0;
+}
+
 /* A whole record with a number jansson cannot hold (an integer beyond 64
  * bits, a real beyond a double): that row is rejected, not the file. */
 static gpi_status number_reject(json_in *c, const char *text, size_t n, long line,
@@ -157,9 +197,15 @@ static gpi_status number_reject(json_in *c, const char *text, size_t n, long lin
     if (!raw) return gpi_diag_set(d, GPI_ENOMEM, "%s: out of memory", c->opt->path);
     memcpy(raw, text, n);
     raw[n] = '\0';
+    /* jansson says "too big integer near '123...'": echo the number */
     char msg[512];
-    snprintf(msg, sizeof msg, "%s:%ld: a number is out of range (%s)", c->opt->path, line,
-             e->text);
+    const char *near = strstr(e->text, "near '"), *end = near ? strrchr(e->text, '\'') : NULL;
+    if (near && end > near + 6)
+        snprintf(msg, sizeof msg, "%s:%ld: a number is out of range (got \"%.*s\")",
+                 c->opt->path, line, (int)(end - (near + 6)), near + 6);
+    else
+        snprintf(msg, sizeof msg, "%s:%ld: a number is out of range (%s)", c->opt->path, line,
+                 e->text);
     ++*rows;
     int stop = c->sink->reject(c->sink->ud, line, NULL, raw, msg);
     free(raw);
@@ -252,7 +298,8 @@ static gpi_status element(json_in *c, const char *el, size_t n, long line, long 
 {
     json_error_t e;
     json_t *v = json_loadb(el, n, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &e);
-    if (!v && json_error_code(&e) == json_error_numeric_overflow)
+    if (!v && json_error_code(&e) == json_error_numeric_overflow &&
+        only_number_overflow(el, n, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &e))
         return number_reject(c, el, n, line, &e, rows, d);
     if (!v) return parse_error(c, el, n, line, col, &e, d);
     char *raw = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
@@ -380,7 +427,8 @@ static gpi_status ndjson_file(json_in *c, FILE *f, int bom, long *rows, gpi_diag
         if (line[k] == '\0') continue;
         json_error_t e;
         json_t *obj = json_loadb(line, (size_t)n, JSON_REJECT_DUPLICATES, &e);
-        if (!obj && json_error_code(&e) == json_error_numeric_overflow) {
+        if (!obj && json_error_code(&e) == json_error_numeric_overflow &&
+            only_number_overflow(line, (size_t)n, JSON_REJECT_DUPLICATES, &e)) {
             rc = number_reject(c, line, (size_t)n, ln, &e, rows, d);
             continue;
         }

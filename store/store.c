@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 gpi_status store_err(store *st, gpi_diag *d, const char *what)
 {
@@ -121,22 +122,23 @@ static gpi_status migrate(store *st, gpi_diag *d)
     return rc;
 }
 
-/* A database that is not gpuidx's (schema version 0 yet holding tables) is
- * refused before anything is changed in it (journal mode included). */
+/* A database that is not gpuidx's (it holds tables, but not `batches`,
+ * which every schema version has) is refused before anything is changed
+ * in it (journal mode included). */
 static gpi_status foreign(store *st, gpi_diag *d)
 {
     sqlite3_stmt *s = NULL;
     if (sqlite3_prepare_v2(st->db,
-                           "SELECT (SELECT user_version FROM pragma_user_version),"
-                           " (SELECT count(*) FROM sqlite_master)",
+                           "SELECT (SELECT count(*) FROM sqlite_master WHERE type = 'table'"
+                           "  AND name = 'batches'), (SELECT count(*) FROM sqlite_master)",
                            -1, &s, NULL) != SQLITE_OK)
         return store_err(st, d, "reading the database");
     int rc = sqlite3_step(s);
-    int version = rc == SQLITE_ROW ? sqlite3_column_int(s, 0) : 0;
+    int ours = rc == SQLITE_ROW ? sqlite3_column_int(s, 0) : 0;
     int64_t objects = rc == SQLITE_ROW ? sqlite3_column_int64(s, 1) : 0;
     sqlite3_finalize(s);
     if (rc != SQLITE_ROW) return store_err(st, d, "reading the database");
-    if (version == 0 && objects > 0)
+    if (!ours && objects > 0)
         return gpi_diag_set(d, GPI_ESTORE,
                             "store: not a gpuidx database (it holds another application's "
                             "tables); nothing was changed");
@@ -176,7 +178,7 @@ static gpi_status open_flags(const char *path, int create, store **out, gpi_diag
     /* Switching a new database to WAL does not wait on the busy handler:
      * when several processes create one database at once, the losers get
      * SQLITE_BUSY at once, so they retry here for up to the busy timeout. */
-    for (int tries = 0; rc == GPI_OK; tries++) {
+    for (time_t t0 = time(NULL); rc == GPI_OK;) {
         int e = sqlite3_exec(st->db,
                              "PRAGMA page_size = 16384;"
                              "PRAGMA journal_mode = WAL;"
@@ -185,7 +187,7 @@ static gpi_status open_flags(const char *path, int create, store **out, gpi_diag
                              "PRAGMA cache_size = -16384;",
                              NULL, NULL, NULL);
         if (e == SQLITE_OK) break;
-        if (e != SQLITE_BUSY || tries >= 1000) {
+        if (e != SQLITE_BUSY || time(NULL) - t0 > 10) {
             rc = store_err(st, d, "setting up the connection");
             break;
         }

@@ -131,6 +131,21 @@ static void test_nul_byte_rejects_row(void **state)
     assert_int_equal(r.status, 0);
     assert_string_equal(r.out, "caf\xc3\xa9 \xe6\x9d\xb1\n");
     tu_run_free(&r);
+    /* the reject keeps the whole raw row, its NUL written as \0 */
+    r = tu_sh(dir, "sqlite3 n.db 'SELECT raw_row FROM rejects WHERE line = 2'");
+    assert_string_equal(r.out, "offer,n1,2024-03-01,Lam\\0bda,H100,2\n");
+    tu_run_free(&r);
+    /* an echo that does not fit says so ("..."): 25 control bytes, then 0xFF */
+    char row[128] = "kind,id,observed_at,provider,gpu,price\noffer,c1,2024-03-01,";
+    size_t n = strlen(row);
+    for (int i = 0; i < 25; i++) row[n++] = '\x01';
+    strcpy(row + n, "\xff,H100,4\n");
+    free(tu_write(dir, "ctl.csv", row));
+    r = tu_gpuidx(dir, "--db n.db %s ingest ctl.csv", data_opt);
+    assert_string_equal(r.err, "gpuidx: ctl.csv:2: provider: not valid UTF-8 (got \""
+                               "\\x01\\x01\\x01\\x01\\x01\\x01\\x01\\x01\\x01\\x01"
+                               "\\x01\\x01\\x01\\x01\\x01\\x01\\x01\\x01\\x01...\")\n");
+    tu_run_free(&r);
     free(dir);
 }
 
@@ -165,6 +180,17 @@ static void test_open_races_and_foreign_files(void **state)
     tu_run_free(&r);
     r = tu_sh(dir, "sqlite3 other.db 'PRAGMA journal_mode; SELECT count(*) FROM sqlite_master'");
     assert_string_equal(r.out, "delete\n1\n");
+    tu_run_free(&r);
+    /* ... also when it has set a schema version of its own */
+    r = tu_sh(dir, "sqlite3 v1.db 'CREATE TABLE x(a); PRAGMA user_version = 1'");
+    tu_run_free(&r);
+    r = tu_gpuidx(dir, "--db v1.db ingest f1.csv");
+    assert_int_equal(r.status, 1);
+    assert_non_null(strstr(r.err, "v1.db: store: not a gpuidx database"));
+    tu_run_free(&r);
+    r = tu_sh(dir, "sqlite3 v1.db 'PRAGMA journal_mode; PRAGMA user_version; SELECT count(*) FROM "
+                   "sqlite_master'");
+    assert_string_equal(r.out, "delete\n1\n1\n");
     tu_run_free(&r);
     r = tu_gpuidx(dir, "--db '' index show");
     assert_int_equal(r.status, 2);
