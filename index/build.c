@@ -21,7 +21,9 @@
  *     days past `to` and then until a day comes out unchanged.  A row
  *     stored at another cut-off whose day has observations ingested
  *     between the two cut-offs is fixed afresh at this build's cut-off
- *     (its raw values would otherwise mix two cut-offs), and an offers
+ *     (its raw values would otherwise mix two cut-offs); a row that
+ *     changes takes this build's cut-off (its own observations are the
+ *     same at both, what it depends on is at this one); and an offers
  *     day within P days is given its adjustment days again even when the
  *     adjustment is unchanged (the qualifying days may have moved).
  * (4) Each built day is one transaction (rows, exclusions, adjustment
@@ -424,6 +426,9 @@ static gpi_status reevaluate_after(store *st, idx_day *dy, size_t gi, idx_seq *s
         r->value_e4 = e.value_e4;
         r->adjustment_e6 = adj;
         r->carry_days = e.carry;
+        /* its own observations are the same at both cut-offs (not stale),
+         * and what it now depends on was fixed at this one */
+        r->as_of = as_of;
         rc = store_index_put_row(st, r, d);
         if (rc == GPI_OK) rc = store_index_clear_detail(st, r->grade, r->day, 2, d);
         if (rc == GPI_OK) rc = put_adj(st, s, r->day, &e, d);
