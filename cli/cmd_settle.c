@@ -229,12 +229,7 @@ int cmd_settle(cli_ctx *ctx, int argc, char **argv)
     }
     free(obuf);
     free(lbuf);
-    if (st != GPI_OK) goto fail;
-    if (fflush(stdout) != 0) {
-        st = gpi_diag_set(&d, GPI_EIO, "stdout: write failed");
-        goto fail;
-    }
-    st = GPI_OK;
+    /* a failed write to stdout is reported by main() for every command */
 fail:
     if (st != GPI_OK) cli_error("%s", d.msg);
     if (res)

@@ -204,6 +204,25 @@ static gpi_status put_exclusions(store *st, const idx_day *dy, size_t gi, int32_
     return rc;
 }
 
+/* Fixes grade gi on the day read into dy, advances its sequence s and
+ * writes the row at cut-off as_of with its exclusions and adjustment days
+ * (replacing what the day had). */
+static gpi_status fix_and_write(store *st, idx_day *dy, size_t gi, idx_seq *s,
+                                int32_t day, int64_t as_of, store_index_row *r, gpi_diag *d)
+{
+    idx_fix f;
+    idx_eval e;
+    gpi_status rc = idx_day_fix(dy, gi, &f, d);
+    if (rc != GPI_OK) return rc;
+    idx_seq_next(s, day, f.trades_raw_q, f.offers_raw_q, &e);
+    make_row(s->g, day, &f, &e, as_of, r);
+    rc = store_index_put_row(st, r, d);
+    if (rc == GPI_OK) rc = store_index_clear_detail(st, r->grade, day, 3, d);
+    if (rc == GPI_OK) rc = put_exclusions(st, dy, gi, day, d);
+    if (rc == GPI_OK) rc = put_adj(st, s, day, &e, d);
+    return rc;
+}
+
 /* ---- stored rows of a range ------------------------------------------------ */
 
 typedef struct rowvec {
@@ -393,16 +412,8 @@ static gpi_status reevaluate_after(store *st, idx_day *dy, size_t gi, idx_seq *s
         if (r->as_of != as_of) rc = store_obs_ingested_between(st, r->day, r->as_of, as_of, &stale, d);
         if (rc != GPI_OK) break;
         if (stale) { /* the day's observations differ at this cut-off */
-            idx_fix f;
             rc = idx_day_collect(dy, st, r->day, as_of, d);
-            if (rc == GPI_OK) rc = idx_day_fix(dy, gi, &f, d);
-            if (rc != GPI_OK) break;
-            idx_seq_next(s, r->day, f.trades_raw_q, f.offers_raw_q, &e);
-            make_row(s->g, r->day, &f, &e, as_of, r);
-            rc = store_index_put_row(st, r, d);
-            if (rc == GPI_OK) rc = store_index_clear_detail(st, r->grade, r->day, 3, d);
-            if (rc == GPI_OK) rc = put_exclusions(st, dy, gi, r->day, d);
-            if (rc == GPI_OK) rc = put_adj(st, s, r->day, &e, d);
+            if (rc == GPI_OK) rc = fix_and_write(st, dy, gi, s, r->day, as_of, r, d);
             (*n_changed)++;
             continue;
         }
@@ -507,17 +518,8 @@ static gpi_status build_once(store *st, const idx_grades *gs, int32_t from, int3
         rc = store_begin(st, d);
         int began = rc == GPI_OK;
         for (size_t gi = 0; gi < gs->n && rc == GPI_OK; gi++) {
-            idx_fix f;
-            idx_eval e;
             store_index_row r;
-            rc = idx_day_fix(cur, gi, &f, d);
-            if (rc != GPI_OK) break;
-            idx_seq_next(&gst[gi], day, f.trades_raw_q, f.offers_raw_q, &e);
-            make_row(&gs->g[gi], day, &f, &e, as_of, &r);
-            rc = store_index_put_row(st, &r, d);
-            if (rc == GPI_OK) rc = store_index_clear_detail(st, r.grade, day, 3, d);
-            if (rc == GPI_OK) rc = put_exclusions(st, cur, gi, day, d);
-            if (rc == GPI_OK) rc = put_adj(st, &gst[gi], day, &e, d);
+            rc = fix_and_write(st, cur, gi, &gst[gi], day, as_of, &r, d);
             stats->rows++;
         }
         if (rc == GPI_OK) rc = store_commit(st, d);

@@ -37,11 +37,18 @@ gpi_status ingest_emit(norm_ctx *nc, const ingest_sink *sink, const norm_row *r,
     const char *col = NULL;
     char msg[512];
     int stop;
-    if (normalize_row(nc, r, &o, &col, msg, sizeof msg))
-        stop = sink->obs(sink->ud, &o, raw);
-    else
-        stop = sink->reject(sink->ud, r->line, col, raw, msg);
+    if (!normalize_row(nc, r, &o, &col, msg, sizeof msg))
+        return ingest_reject(sink, nc->path, r->line, col, raw, msg, d);
+    stop = sink->obs(sink->ud, &o, raw);
     if (stop) return gpi_diag_set(d, GPI_ESTORE, "%s:%ld: stopped by the store", nc->path, r->line);
+    return GPI_OK;
+}
+
+gpi_status ingest_reject(const ingest_sink *sink, const char *path, long line, const char *col,
+                         const char *raw, const char *msg, gpi_diag *d)
+{
+    if (sink->reject(sink->ud, line, col, raw, msg))
+        return gpi_diag_set(d, GPI_ESTORE, "%s:%ld: stopped by the store", path, line);
     return GPI_OK;
 }
 
@@ -161,31 +168,64 @@ static gpi_status header(csv_in *c, const csv_rec *r, gpi_diag *d)
     return GPI_OK;
 }
 
-/* Whether s[0..n) is well-formed UTF-8 (no overlong forms, surrogates or
- * code points past U+10FFFF): published files and JSON need it. */
-static int utf8_ok(const char *s, size_t n)
+/* What is wrong with the text s[0..n), in one pass: NULL when it is
+ * well-formed UTF-8 (no overlong forms, surrogates or code points past
+ * U+10FFFF) without NUL bytes.  Fields are C strings from here on (a NUL
+ * would cut one short without a word), and published files and JSON need
+ * UTF-8. */
+static const char *text_fault(const char *s, size_t n)
 {
     const unsigned char *p = (const unsigned char *)s, *e = p + n;
+    const char *bad = NULL;
     while (p < e) {
         unsigned c = *p;
         if (c < 0x80) {
+            if (!c) return "contains a NUL byte";
             p++;
             continue;
         }
         size_t k = c >= 0xC2 && c <= 0xDF ? 1 : c >= 0xE0 && c <= 0xEF ? 2
                  : c >= 0xF0 && c <= 0xF4 ? 3 : 0;
-        if (!k || (size_t)(e - p) <= k) return 0;
         unsigned lo = 0x80, hi = 0xBF; /* the second byte's range */
         if (c == 0xE0) lo = 0xA0;
         if (c == 0xED) hi = 0x9F;
         if (c == 0xF0) lo = 0x90;
         if (c == 0xF4) hi = 0x8F;
-        if (p[1] < lo || p[1] > hi) return 0;
-        for (size_t i = 2; i <= k; i++)
-            if ((p[i] & 0xC0) != 0x80) return 0;
-        p += k + 1;
+        int ok = k && (size_t)(e - p) > k && p[1] >= lo && p[1] <= hi;
+        for (size_t i = 2; ok && i <= k; i++) ok = (p[i] & 0xC0) == 0x80;
+        if (!ok) bad = "not valid UTF-8"; /* a NUL later still wins */
+        p += ok ? k + 1 : 1;
     }
-    return 1;
+    return bad;
+}
+
+/* Rejects row r for the fault `why` of field f (column k): the echo shows
+ * bytes outside printable ASCII as \xHH, and the raw row keeps every byte
+ * (a NUL written as \0). */
+static gpi_status bad_text(csv_in *c, const csv_rec *r, int f, int k, const char *why,
+                           gpi_diag *d)
+{
+    char msg[256], got[96];
+    size_t g = 0, i = 0;
+    got[0] = '\0';
+    for (; i < r->len[k] && g + 4 < 80; i++) {
+        unsigned char q = (unsigned char)r->f[k][i];
+        g += (size_t)(q >= 0x20 && q < 0x7F ? snprintf(got + g, sizeof got - g, "%c", q)
+                                            : snprintf(got + g, sizeof got - g, "\\x%02X", q));
+    }
+    snprintf(msg, sizeof msg, "%s:%ld: %s: %s (got \"%s%s\")", c->opt->path, r->line,
+             c->row.name[f], why, got, i < r->len[k] ? "..." : "");
+    char *raw = malloc(2 * r->raw_len + 1);
+    if (!raw) return gpi_diag_set(d, GPI_ENOMEM, "%s: out of memory", c->opt->path);
+    size_t o = 0;
+    for (size_t b = 0; b < r->raw_len; b++) {
+        if (r->raw[b] == '\0') raw[o++] = '\\';
+        raw[o++] = r->raw[b] == '\0' ? '0' : r->raw[b];
+    }
+    raw[o] = '\0';
+    gpi_status rc = ingest_reject(c->sink, c->opt->path, r->line, c->row.name[f], raw, msg, d);
+    free(raw);
+    return rc;
 }
 
 static gpi_status on_rec(void *ud, const csv_rec *r, gpi_diag *d)
@@ -198,52 +238,13 @@ static gpi_status on_rec(void *ud, const csv_rec *r, gpi_diag *d)
         char msg[160];
         snprintf(msg, sizeof msg, "%s:%ld: row has %d fields, the header has %d", c->opt->path,
                  r->line, r->n, c->ncols);
-        if (c->sink->reject(c->sink->ud, r->line, NULL, r->raw, msg))
-            return gpi_diag_set(d, GPI_ESTORE, "%s:%ld: stopped by the store", c->opt->path,
-                                r->line);
-        return GPI_OK;
+        return ingest_reject(c->sink, c->opt->path, r->line, NULL, r->raw, msg, d);
     }
     for (int f = 0; f < F__N; f++) {
         int k = c->field_col[f];
         c->row.v[f] = k >= 0 ? r->f[k] : NULL;
-        /* fields are C strings from here on: a NUL byte would cut one
-         * short without a word, so the row is rejected; so is text that is
-         * not UTF-8 (JSON input cannot hold it either) */
-        const char *why = k < 0 ? NULL
-                          : memchr(r->f[k], '\0', r->len[k]) ? "contains a NUL byte"
-                          : !utf8_ok(r->f[k], r->len[k]) ? "not valid UTF-8"
-                                                          : NULL;
-        if (why) {
-            char msg[256], got[96];
-            size_t g = 0, i = 0;
-            got[0] = '\0';
-            for (; i < r->len[k] && g + 4 < 80; i++) {
-                unsigned char q = (unsigned char)r->f[k][i];
-                g += (size_t)(q >= 0x20 && q < 0x7F ? snprintf(got + g, sizeof got - g, "%c", q)
-                                                    : snprintf(got + g, sizeof got - g, "\\x%02X", q));
-            }
-            snprintf(msg, sizeof msg, "%s:%ld: %s: %s (got \"%s%s\")", c->opt->path, r->line,
-                     c->row.name[f], why, got, i < r->len[k] ? "..." : "");
-            /* the raw row keeps every byte: a NUL is written as \0 */
-            char *raw = malloc(2 * r->raw_len + 1);
-            if (!raw) return gpi_diag_set(d, GPI_ENOMEM, "%s: out of memory", c->opt->path);
-            size_t o = 0;
-            for (size_t b = 0; b < r->raw_len; b++) {
-                if (r->raw[b] == '\0') {
-                    raw[o++] = '\\';
-                    raw[o++] = '0';
-                } else {
-                    raw[o++] = r->raw[b];
-                }
-            }
-            raw[o] = '\0';
-            int stop = c->sink->reject(c->sink->ud, r->line, c->row.name[f], raw, msg);
-            free(raw);
-            if (stop)
-                return gpi_diag_set(d, GPI_ESTORE, "%s:%ld: stopped by the store", c->opt->path,
-                                    r->line);
-            return GPI_OK;
-        }
+        const char *why = k >= 0 ? text_fault(r->f[k], r->len[k]) : NULL;
+        if (why) return bad_text(c, r, f, k, why, d);
     }
     return ingest_emit(c->nc, c->sink, &c->row, r->raw, d);
 }

@@ -179,5 +179,9 @@ gpi_status ingest_file_piped(const ingest_tables *t, const ingest_opts *opt,
                              const ingest_sink *sink, ingest_result *res, gpi_diag *d);
 gpi_status ingest_emit(norm_ctx *nc, const ingest_sink *sink, const norm_row *r,
                        const char *raw, gpi_diag *d);
+/* Hands a rejected row to the sink; GPI_ESTORE ("path:line: stopped by
+ * the store") when the sink asks to stop. */
+gpi_status ingest_reject(const ingest_sink *sink, const char *path, long line, const char *col,
+                         const char *raw, const char *msg, gpi_diag *d);
 
 #endif

@@ -143,9 +143,7 @@ static gpi_status row_of(json_in *c, json_t *obj, long line, const char *raw, gp
     }
     return ingest_emit(c->nc, c->sink, &r, raw, d);
 reject:
-    if (c->sink->reject(c->sink->ud, line, bad_col, raw, msg))
-        return gpi_diag_set(d, GPI_ESTORE, "%s:%ld: stopped by the store", path, line);
-    return GPI_OK;
+    return ingest_reject(c->sink, path, line, bad_col, raw, msg, d);
 }
 
 /* Overwrites every number token of text[0..n) outside strings with "0"
@@ -207,11 +205,9 @@ static gpi_status number_reject(json_in *c, const char *text, size_t n, long lin
         snprintf(msg, sizeof msg, "%s:%ld: a number is out of range (%s)", c->opt->path, line,
                  e->text);
     ++*rows;
-    int stop = c->sink->reject(c->sink->ud, line, NULL, raw, msg);
+    gpi_status rc = ingest_reject(c->sink, c->opt->path, line, NULL, raw, msg, d);
     free(raw);
-    if (stop)
-        return gpi_diag_set(d, GPI_ESTORE, "%s:%ld: stopped by the store", c->opt->path, line);
-    return GPI_OK;
+    return rc;
 }
 
 /* An array is read one element at a time (note 1): the scanner below

@@ -77,16 +77,29 @@ static gpi_status exec(store *st, const char *sql, gpi_diag *d)
     return GPI_OK;
 }
 
-static gpi_status user_version(store *st, int *version, gpi_diag *d)
+/* The integer sql gives, with ?1 and ?2 bound to a and b when it has
+ * them; `what` names the read in errors. */
+static gpi_status one_int(store *st, const char *sql, int64_t a, int64_t b, int64_t *out,
+                          const char *what, gpi_diag *d)
 {
     sqlite3_stmt *s = NULL;
-    *version = 0;
-    if (sqlite3_prepare_v2(st->db, "PRAGMA user_version", -1, &s, NULL) != SQLITE_OK)
-        return store_err(st, d, "reading schema version");
+    *out = 0;
+    if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) != SQLITE_OK) return store_err(st, d, what);
+    int np = sqlite3_bind_parameter_count(s);
+    if (np >= 1) sqlite3_bind_int64(s, 1, a);
+    if (np >= 2) sqlite3_bind_int64(s, 2, b);
     int rc = sqlite3_step(s);
-    if (rc == SQLITE_ROW) *version = sqlite3_column_int(s, 0);
+    if (rc == SQLITE_ROW) *out = sqlite3_column_int64(s, 0);
     sqlite3_finalize(s);
-    if (rc != SQLITE_ROW) return store_err(st, d, "reading schema version");
+    return rc == SQLITE_ROW ? GPI_OK : store_err(st, d, what);
+}
+
+static gpi_status user_version(store *st, int *version, gpi_diag *d)
+{
+    int64_t v;
+    gpi_status rc = one_int(st, "PRAGMA user_version", 0, 0, &v, "reading schema version", d);
+    *version = (int)v;
+    if (rc != GPI_OK) return rc;
     if (*version > store_n_migrations)
         return gpi_diag_set(d, GPI_ESTORE,
                             "store: database schema version %d is newer than this "
@@ -127,18 +140,14 @@ static gpi_status migrate(store *st, gpi_diag *d)
  * in it (journal mode included). */
 static gpi_status foreign(store *st, gpi_diag *d)
 {
-    sqlite3_stmt *s = NULL;
-    if (sqlite3_prepare_v2(st->db,
-                           "SELECT (SELECT count(*) FROM sqlite_master WHERE type = 'table'"
-                           "  AND name = 'batches'), (SELECT count(*) FROM sqlite_master)",
-                           -1, &s, NULL) != SQLITE_OK)
-        return store_err(st, d, "reading the database");
-    int rc = sqlite3_step(s);
-    int ours = rc == SQLITE_ROW ? sqlite3_column_int(s, 0) : 0;
-    int64_t objects = rc == SQLITE_ROW ? sqlite3_column_int64(s, 1) : 0;
-    sqlite3_finalize(s);
-    if (rc != SQLITE_ROW) return store_err(st, d, "reading the database");
-    if (!ours && objects > 0)
+    int64_t foreign_objects;
+    gpi_status rc = one_int(st,
+                            "SELECT CASE WHEN EXISTS (SELECT 1 FROM sqlite_master WHERE type ="
+                            " 'table' AND name = 'batches') THEN 0 ELSE (SELECT count(*) FROM"
+                            " sqlite_master) END",
+                            0, 0, &foreign_objects, "reading the database", d);
+    if (rc != GPI_OK) return rc;
+    if (foreign_objects > 0)
         return gpi_diag_set(d, GPI_ESTORE,
                             "store: not a gpuidx database (it holds another application's "
                             "tables); nothing was changed");
@@ -381,32 +390,17 @@ gpi_status store_batch_commit(store *st, int64_t batch_id, const store_batch_cou
     return rc;
 }
 
-/* One integer from sql with ?1, ?2 bound (NULL reads as 0). */
-static gpi_status one_int(store *st, const char *sql, int64_t a, int64_t b, int64_t *out,
-                          gpi_diag *d)
-{
-    sqlite3_stmt *s = NULL;
-    *out = 0;
-    if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) != SQLITE_OK)
-        return store_err(st, d, "reading batches");
-    sqlite3_bind_int64(s, 1, a);
-    sqlite3_bind_int64(s, 2, b);
-    int rc = sqlite3_step(s);
-    if (rc == SQLITE_ROW) *out = sqlite3_column_int64(s, 0);
-    sqlite3_finalize(s);
-    return rc == SQLITE_ROW ? GPI_OK : store_err(st, d, "reading batches");
-}
-
 gpi_status store_batch_max_id(store *st, int64_t *max_id, gpi_diag *d)
 {
-    return one_int(st, "SELECT coalesce(max(batch_id), 0) FROM batches", 0, 0, max_id, d);
+    return one_int(st, "SELECT coalesce(max(batch_id), 0) FROM batches", 0, 0, max_id,
+                   "reading batches", d);
 }
 
 gpi_status store_batches_since(store *st, int64_t max_id, int64_t as_of, long *n, gpi_diag *d)
 {
     int64_t v;
     gpi_status rc = one_int(st, "SELECT count(*) FROM batches WHERE batch_id > ?1 AND"
-                                " ingested_at <= ?2", max_id, as_of, &v, d);
+                                " ingested_at <= ?2", max_id, as_of, &v, "reading batches", d);
     *n = (long)v;
     return rc;
 }

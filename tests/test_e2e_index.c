@@ -617,19 +617,16 @@ static void test_publish_refusals(void **state)
                   "trade,b3,2025-03-01T10:00:00Z,fixture,P3,H100-SXM-80GB,0.0002,4000\n"));
     free(tu_write(tmp, "afile", "not a folder\n"));
     static const char *const setup[] = {
-        "--db c.db ingest cheap.csv",
-        "--db c.db index build --grades g.json --from 2025-03-01 --to 2025-03-01",
+        "$GPUIDX_BIN --db c.db ingest cheap.csv",
+        "$GPUIDX_BIN --db c.db index build --grades g.json --from 2025-03-01 --to 2025-03-01",
     };
-    for (size_t i = 0; i < sizeof setup / sizeof setup[0]; i++) {
-        tu_run r = tu_gpuidx(tmp, "%s", setup[i]);
-        if (r.status != 0) fail_msg("%s: %s", setup[i], r.err);
-        tu_run_free(&r);
-    }
+    tu_run r = tu_sh_all(tmp, setup, sizeof setup / sizeof setup[0]);
+    tu_run_free(&r);
     static const char row_unpublished[] =
         "2025-03-01,T,0.0000,trades,3,0,3,1200.00,,0.000010,0.000010,0.000010,0.000010,"
         "0.000010,0.000010,0.000010,0.333333,v1,\n";
 
-    tu_run r = tu_gpuidx(tmp, "--db c.db index publish --date 2025-03-01 --out afile");
+    r = tu_gpuidx(tmp, "--db c.db index publish --date 2025-03-01 --out afile");
     assert_int_equal(r.status, 1);
     assert_non_null(strstr(r.err, "afile: not a directory"));
     tu_run_free(&r);
@@ -662,11 +659,8 @@ static void test_publish_refusals(void **state)
         "$GPUIDX_BIN --db c.db index build --grades g.json --from 2025-03-01 --to 2025-03-01",
         "$GPUIDX_BIN --db c.db index publish --date 2025-03-01 --out pub",
     };
-    for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
-        r = tu_sh(tmp, "%s", steps[i]);
-        if (r.status != 0) fail_msg("%s: exit %d: %s", steps[i], r.status, r.err);
-        tu_run_free(&r);
-    }
+    r = tu_sh_all(tmp, steps, sizeof steps / sizeof steps[0]);
+    tu_run_free(&r);
     snprintf(p, 4096, "%s/pub/restatements.csv", tmp);
     char *rs = tu_read(p);
     assert_non_null(rs);
@@ -700,12 +694,7 @@ static void test_publish_concurrent(void **state)
         /* in ( ): the harness redirects the last command's stdin */
         "(ls -A pub | grep -v '^\\.gpuidx-lock$' | tr '\\n' ' '; ls pub/2025-01-07 | tr '\\n' ' ')",
     };
-    tu_run r = {0};
-    for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
-        r = tu_sh(tmp, "%s", steps[i]);
-        if (r.status != 0) fail_msg("%s: exit %d: %s", steps[i], r.status, r.err);
-        if (i + 1 < sizeof steps / sizeof steps[0]) tu_run_free(&r);
-    }
+    tu_run r = tu_sh_all(tmp, steps, sizeof steps / sizeof steps[0]);
     assert_string_equal(r.out, "2025-01-07 restatements.csv index.csv index.json "
                                "observations.csv v1 ");
     tu_run_free(&r);

@@ -163,16 +163,12 @@ static void test_open_races_and_foreign_files(void **state)
         "offer,o$i,2024-03-01,aws,H100,2\\n\" > f$i.csv; done",
         "p=; for i in 1 2 3 4 5 6; do $GPUIDX_BIN --db race.db ingest f$i.csv >/dev/null 2>err$i &"
         " p=\"$p $!\"; done; fail=0; for x in $p; do wait $x || fail=1; done; cat err*; exit $fail",
-        "sqlite3 race.db 'SELECT count(*) FROM observations'",
         "sqlite3 other.db 'CREATE TABLE foo(x)'",
+        "sqlite3 race.db 'SELECT count(*) FROM observations'",
     };
-    tu_run r = {0};
-    for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
-        r = tu_sh(dir, "%s", steps[i]);
-        if (r.status != 0) fail_msg("%s: exit %d: %s%s", steps[i], r.status, r.out, r.err);
-        if (i == 2) assert_string_equal(r.out, "6\n");
-        tu_run_free(&r);
-    }
+    tu_run r = tu_sh_all(dir, steps, sizeof steps / sizeof steps[0]);
+    assert_string_equal(r.out, "6\n");
+    tu_run_free(&r);
     r = tu_gpuidx(dir, "--db other.db index show");
     assert_int_equal(r.status, 1);
     assert_string_equal(r.err, "gpuidx: other.db: store: not a gpuidx database (it holds another "

@@ -231,11 +231,8 @@ static void test_reevaluation_reads_late_days(void **state)
         "$GPUIDX_BIN --db f.db ingest market.csv",
         "$GPUIDX_BIN --db f.db index build --grades g.json --from 2024-03-01 --to 2024-04-14",
     };
-    for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
-        tu_run r = tu_sh(tmp, "%s", steps[i]);
-        if (r.status != 0) fail_msg("%s: exit %d: %s", steps[i], r.status, r.err);
-        tu_run_free(&r);
-    }
+    tu_run r = tu_sh_all(tmp, steps, sizeof steps / sizeof steps[0]);
+    tu_run_free(&r);
     int n = 0;
     compare(tmp, "2024-03-01", "2024-04-14", NULL, &n);
     assert_int_equal(n, 45 * 15);

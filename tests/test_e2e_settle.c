@@ -209,6 +209,11 @@ static void test_e2e_settle_insufficient_and_through(void **state)
     assert_string_equal(r.out, want);
     assert_string_equal(r.err, "");
     tu_run_free(&r);
+    /* prices that cannot reach stdout fail the command */
+    r = tu_gpuidx(dir, "--db gpuidx.db settle --contracts '%s' --through 2025-03-10 >/dev/full", c);
+    assert_int_equal(r.status, 1);
+    assert_string_equal(r.err, "gpuidx: stdout: write failed\n");
+    tu_run_free(&r);
     free(p);
     free(c);
     free(dir);

@@ -322,26 +322,33 @@ static gpi_status rec_line(void *ud, const csv_rec *r, gpi_diag *d)
     return GPI_OK;
 }
 
-static void test_lines_any_chunking(void **state)
+/* Feeds text in chunks of every size; each time the records must start
+ * on the lines want[0..n). */
+static void lines_any_chunking(const char *text, const long *want, int n)
 {
-    (void)state;
-    const char *text = "a,b\r\n\"x\ny\",2\n\n# not a comment here\n3,\"4\r\n\r\n\"\r\n5,6";
-    long want[] = {1, 2, 5, 6, 9}; /* comments are off: "# ..." is a record */
     for (size_t chunk = 1; chunk <= strlen(text); chunk++) {
         csvr r;
         lines l = {{0}, 0};
         gpi_diag d = {{0}};
         assert_int_equal(csvr_init(&r, "t.csv", 0, rec_line, &l), GPI_OK);
         for (size_t off = 0; off < strlen(text); off += chunk) {
-            size_t n = strlen(text) - off < chunk ? strlen(text) - off : chunk;
-            assert_int_equal(csvr_feed(&r, text + off, n, &d), GPI_OK);
+            size_t k = strlen(text) - off < chunk ? strlen(text) - off : chunk;
+            assert_int_equal(csvr_feed(&r, text + off, k, &d), GPI_OK);
         }
         assert_int_equal(csvr_finish(&r, &d), GPI_OK);
         csvr_free(&r);
-        assert_int_equal(l.n, 5);
-        for (int i = 0; i < 5; i++)
+        assert_int_equal(l.n, n);
+        for (int i = 0; i < n; i++)
             if (l.line[i] != want[i]) fail_msg("chunk %zu: record %d at line %ld, want %ld", chunk, i, l.line[i], want[i]);
     }
+}
+
+static void test_lines_any_chunking(void **state)
+{
+    (void)state;
+    const char *text = "a,b\r\n\"x\ny\",2\n\n# not a comment here\n3,\"4\r\n\r\n\"\r\n5,6";
+    long want[] = {1, 2, 5, 6, 9}; /* comments are off: "# ..." is a record */
+    lines_any_chunking(text, want, 5);
 }
 
 /* The fast path for plain lines gives exactly libcsv's records: generated
@@ -425,23 +432,7 @@ static void test_bare_cr_lines(void **state)
         assert_string_equal(o.text, want);
     }
     long lines_want[] = {1, 2, 3, 6, 7};
-    for (size_t chunk = 1; chunk <= strlen(text); chunk++) {
-        csvr r;
-        lines l = {{0}, 0};
-        gpi_diag d = {{0}};
-        assert_int_equal(csvr_init(&r, "t.csv", 0, rec_line, &l), GPI_OK);
-        for (size_t off = 0; off < strlen(text); off += chunk) {
-            size_t n = strlen(text) - off < chunk ? strlen(text) - off : chunk;
-            assert_int_equal(csvr_feed(&r, text + off, n, &d), GPI_OK);
-        }
-        assert_int_equal(csvr_finish(&r, &d), GPI_OK);
-        csvr_free(&r);
-        assert_int_equal(l.n, 5);
-        for (int i = 0; i < 5; i++)
-            if (l.line[i] != lines_want[i])
-                fail_msg("chunk %zu: record %d at line %ld, want %ld", chunk, i, l.line[i],
-                         lines_want[i]);
-    }
+    lines_any_chunking(text, lines_want, 5);
 }
 
 /* Random bytes drawn from CSV and JSON tokens never crash the reader (the

@@ -73,6 +73,17 @@ tu_run tu_sh(const char *cwd, const char *fmt, ...)
     return r;
 }
 
+tu_run tu_sh_all(const char *cwd, const char *const *steps, size_t n)
+{
+    tu_run r = {0, NULL, NULL};
+    for (size_t i = 0; i < n; i++) {
+        tu_run_free(&r);
+        r = tu_sh(cwd, "%s", steps[i]);
+        if (r.status != 0) fail_msg("%s: exit %d: %s%s", steps[i], r.status, r.out, r.err);
+    }
+    return r;
+}
+
 void tu_run_free(tu_run *r)
 {
     free(r->out);

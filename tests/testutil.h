@@ -30,6 +30,10 @@ tu_run tu_gpuidx(const char *cwd, const char *args_fmt, ...)
 /* Runs any shell command the same way. */
 tu_run tu_sh(const char *cwd, const char *cmd_fmt, ...) __attribute__((format(printf, 2, 3)));
 void tu_run_free(tu_run *r);
+/* Runs the shell commands steps[0..n) in cwd in turn; fails the test at
+ * the first that exits non-zero, naming it.  Returns the last one's run
+ * (free it). */
+tu_run tu_sh_all(const char *cwd, const char *const *steps, size_t n);
 
 /* Creates a fresh scratch directory under $TMPDIR; returns a malloc'd path
  * (free it; the directory is left for inspection). */
