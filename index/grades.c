@@ -36,6 +36,7 @@ void idx_params_default(idx_params *p)
     p->adj_min_days = 5;
     p->restate_threshold_e6 = 1000;
     p->rounding_e4 = 1;
+    p->rebalance_months = 1;
 }
 
 /* Canonical GPU names of SPEC §3. */
@@ -177,7 +178,7 @@ static gpi_status list_of(ctx *c, size_t gi, const char *field, const json_t *v,
 
 static const char *const param_names[] = {
     "error_factor", "min_trade_volume", "min_providers", "cap_floor", "max_carry_days",
-    "adj_lookback_days", "adj_min_days", "restate_threshold", "rounding",
+    "adj_lookback_days", "adj_min_days", "restate_threshold", "rounding", "rebalance_months",
 };
 
 static gpi_status param_set(ctx *c, size_t gi, const char *key, const json_t *v, idx_params *p)
@@ -214,6 +215,9 @@ static gpi_status param_set(ctx *c, size_t gi, const char *key, const json_t *v,
         if (why && strcmp(why, "too many decimals") == 0) why = "must be a multiple of 0.0001";
         if (!why && u <= 0) why = "must be positive";
         p->rounding_e4 = u;
+    } else if (strcmp(key, "rebalance_months") == 0) {
+        why = int_of(v, 1, 12, &p->rebalance_months);
+        if (!why && 12 % p->rebalance_months != 0) why = "must divide 12 (1, 2, 3, 4, 6 or 12)";
     }
     return why ? bad(c, gi, key, why, got_text(v, buf, sizeof buf)) : GPI_OK;
 }
@@ -294,6 +298,11 @@ static gpi_status grade_canon(idx_grade *g)
     json_object_set_new(o, "restate_threshold",
                         json_string(gpi_fixed_format(p->restate_threshold_e6, 6, b)));
     json_object_set_new(o, "rounding", json_string(gpi_fixed_format(p->rounding_e4, 4, b)));
+    /* v1 definitions are written as before v2 existed: their hashes stay */
+    if (g->method == 2) {
+        json_object_set_new(o, "method", json_string("v2"));
+        json_object_set_new(o, "rebalance_months", json_integer(p->rebalance_months));
+    }
     g->canon = json_dumps(o, JSON_SORT_KEYS | JSON_COMPACT);
     json_decref(o);
     if (!g->canon) return GPI_ENOMEM;
@@ -310,6 +319,7 @@ static gpi_status grade_parse(ctx *c, size_t gi, const json_t *obj, idx_grade *g
     g->scope_mask = (1u << GPI_SCOPE__N) - 1;
     g->min_tier = GPI_TIER_UNRATED;
     g->term = GPI_TERM_ON_DEMAND;
+    g->method = 1;
     idx_params_default(&g->p);
     if (!json_is_object(obj))
         return gpi_diag_set(c->d, GPI_EINPUT, "%s: grades[%zu]: not an object", c->name, gi);
@@ -328,6 +338,14 @@ static gpi_status grade_parse(ctx *c, size_t gi, const json_t *obj, idx_grade *g
         if (strcmp(key, "version") == 0) {
             const char *why = int_of(v, 1, 1000000, &g->version);
             if (why) return bad(c, gi, key, why, got_text(v, buf, sizeof buf));
+        } else if (strcmp(key, "method") == 0) {
+            const char *m = json_is_string(v) ? json_string_value(v) : "";
+            if (strcasecmp(m, "v1") == 0)
+                g->method = 1;
+            else if (strcasecmp(m, "v2") == 0)
+                g->method = 2;
+            else
+                return bad(c, gi, key, "must be v1 or v2", got_text(v, buf, sizeof buf));
         } else if (strcmp(key, "gpu") == 0) {
             if ((rc = list_of(c, gi, key, v, g->gpu, &g->n_gpu)) != GPI_OK) return rc;
             for (int k = 0; k < g->n_gpu; k++) {
@@ -366,6 +384,9 @@ static gpi_status grade_parse(ctx *c, size_t gi, const json_t *obj, idx_grade *g
             return bad(c, gi, key, "unknown field or parameter", key);
         }
     }
+    if (g->method != 2 && json_object_get(obj, "rebalance_months"))
+        return bad(c, gi, "rebalance_months", "applies to method v2 only (add \"method\": \"v2\")",
+                   got_text(json_object_get(obj, "rebalance_months"), buf, sizeof buf));
     /* name the field the file gave (both, or the one that was changed) */
     if (g->p.adj_min_days > g->p.adj_lookback_days) {
         if (json_object_get(obj, "adj_min_days"))

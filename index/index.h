@@ -44,6 +44,7 @@ typedef struct idx_params {
     int adj_min_days;               /* 5                                   */
     int64_t restate_threshold_e6;   /* 0.001 (0.10 %)    -> 1000           */
     int64_t rounding_e4;            /* 0.0001            -> 1              */
+    int rebalance_months;           /* v2: months between rebalances (1)  */
 } idx_params;
 
 void idx_params_default(idx_params *p);
@@ -54,6 +55,7 @@ void idx_params_default(idx_params *p);
 typedef struct idx_grade {
     char id[IDX_NAME_MAX + 1];
     int version;
+    int method;                     /* 1 (SPEC §6) or 2 (matched changes, chained) */
     int n_gpu;
     char gpu[IDX_MAX_LIST][IDX_NAME_MAX + 1];
     unsigned scope_mask;            /* bit per gpi_scope                   */
