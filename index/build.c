@@ -120,6 +120,7 @@ void idx_seq_peek(idx_seq *s, int32_t day, int64_t t_q, int64_t o_q, idx_eval *o
         out->carry = prev_carry + 1;
     } else {
         out->level = GPI_LEVEL_SUSPENDED;
+        out->exhausted = prev_has_value;
     }
 }
 
@@ -134,47 +135,6 @@ void idx_seq_next(idx_seq *s, int32_t day, int64_t t_q, int64_t o_q, idx_eval *o
     s->prev_has_value = out->level != GPI_LEVEL_SUSPENDED;
     s->prev_value = out->value_e4;
     s->prev_carry = out->carry;
-}
-
-static void make_row(const idx_grade *g, int32_t day, const idx_fix *f, const idx_eval *e,
-                     int64_t as_of, store_index_row *r)
-{
-    memset(r, 0, sizeof *r);
-    r->day = day;
-    snprintf(r->grade, sizeof r->grade, "%s", g->id);
-    r->level = e->level;
-    r->value_e4 = e->value_e4;
-    r->trade_volume_e2 = gpi_div_round(f->trade_volume_micro, 10000);
-    r->adjustment_e6 = e->level == GPI_LEVEL_OFFERS ? e->adj_e6 : -1;
-    const idx_level_stats *ls = e->level == GPI_LEVEL_TRADES   ? &f->ts
-                                : e->level == GPI_LEVEL_OFFERS ? &f->os
-                                                               : NULL;
-    if (ls) {
-        r->n_obs = ls->n_obs;
-        r->n_excluded = ls->n_excluded;
-        r->n_providers = ls->n_providers;
-        r->p10_micro = ls->spread[0];
-        r->p25_micro = ls->spread[1];
-        r->p50_micro = ls->spread[2];
-        r->p75_micro = ls->spread[3];
-        r->p90_micro = ls->spread[4];
-        r->min_micro = ls->spread[5];
-        r->max_micro = ls->spread[6];
-        r->top_share_e6 = ls->top_share_e6;
-    } else {
-        r->n_obs = f->all_obs;
-        r->n_excluded = 0;
-        r->n_providers = f->all_providers;
-        r->p10_micro = r->p25_micro = r->p50_micro = r->p75_micro = r->p90_micro = -1;
-        r->min_micro = r->max_micro = r->top_share_e6 = -1;
-    }
-    snprintf(r->methodology, sizeof r->methodology, "v1");
-    r->trades_raw_q = f->trades_raw_q;
-    r->offers_raw_q = f->offers_raw_q;
-    r->carry_days = e->carry;
-    r->grade_version = g->version;
-    snprintf(r->grade_hash, sizeof r->grade_hash, "%s", g->hash);
-    r->as_of = as_of;
 }
 
 static gpi_status put_adj(store *st, const idx_seq *s, int32_t day, const idx_eval *e,
@@ -207,16 +167,12 @@ static gpi_status put_exclusions(store *st, const idx_day *dy, size_t gi, int32_
 /* Fixes grade gi on the day read into dy, advances its sequence s and
  * writes the row at cut-off as_of with its exclusions and adjustment days
  * (replacing what the day had). */
-static gpi_status fix_and_write(store *st, idx_day *dy, size_t gi, idx_seq *s,
+static gpi_status fix_and_write(store *st, idx_day *dy, size_t gi, idx_seq *s, idx_chain *c,
                                 int32_t day, int64_t as_of, store_index_row *r, gpi_diag *d)
 {
-    idx_fix f;
     idx_eval e;
-    gpi_status rc = idx_day_fix(dy, gi, &f, d);
-    if (rc != GPI_OK) return rc;
-    idx_seq_next(s, day, f.trades_raw_q, f.offers_raw_q, &e);
-    make_row(s->g, day, &f, &e, as_of, r);
-    rc = store_index_put_row(st, r, d);
+    gpi_status rc = idx_row_fix(dy, gi, s, c, day, as_of, r, &e, d);
+    if (rc == GPI_OK) rc = store_index_put_row(st, r, d);
     if (rc == GPI_OK) rc = store_index_clear_detail(st, r->grade, day, 3, d);
     if (rc == GPI_OK) rc = put_exclusions(st, dy, gi, day, d);
     if (rc == GPI_OK) rc = put_adj(st, s, day, &e, d);
@@ -253,6 +209,7 @@ static int collect_row(const store_index_row *r, void *ud)
         rv->cap = cap;
     }
     rv->v[rv->n++] = *r;
+    rv->v[rv->n - 1].carried = NULL; /* the callback's only */
     return 0;
 }
 
@@ -339,11 +296,30 @@ static gpi_status register_grades(store *st, const idx_grades *gs, int32_t from,
     return rc;
 }
 
-/* Replays the P days before from into the states (design note 2). */
-static gpi_status replay_prefix(store *st, idx_day *dy, idx_seq *gst, int32_t from, int P,
-                                int64_t as_of, rowvec *rv, gpi_diag *d)
+/* First day of the v2 replay of grade g before `from` (design note 7). */
+static int32_t v2_start(const idx_grade *g, int32_t from)
+{
+    return idx_period_start(from - 1 - g->p.max_carry_days, g->p.rebalance_months);
+}
+
+/* Replays the days before from into the states (design notes 2 and 7). */
+static gpi_status replay_prefix(store *st, idx_day *dy, idx_seq *gst, idx_chain *gch,
+                                int32_t from, int P0, int64_t as_of, rowvec *rv, gpi_diag *d)
 {
     size_t ng = dy->ng;
+    gpi_status rc = GPI_OK;
+    /* v2 grades: the chain is replayed from v2_start (design note 7) */
+    int32_t *slow_from = malloc((ng ? ng : 1) * sizeof *slow_from);
+    if (!slow_from) rc = gpi_diag_set(d, GPI_ENOMEM, "out of memory");
+    int P = P0;
+    for (size_t gi = 0; gi < ng && rc == GPI_OK; gi++) {
+        const idx_grade *g = &dy->gs->g[gi];
+        slow_from[gi] = INT32_MAX;
+        if (g->method != 2) continue;
+        slow_from[gi] = v2_start(g, from);
+        int p = from - slow_from[gi] + g->p.adj_lookback_days + g->p.max_carry_days + 1;
+        if (p > P) P = p;
+    }
     int64_t *t = malloc(ng * (size_t)P * sizeof *t);
     int64_t *o = malloc(ng * (size_t)P * sizeof *o);
     char *have = calloc(ng * (size_t)P, 1);
@@ -351,9 +327,8 @@ static gpi_status replay_prefix(store *st, idx_day *dy, idx_seq *gst, int32_t fr
      * observations of the day as as_of (rows of one build share it) */
     int64_t *memo_cut = malloc((size_t)P * sizeof *memo_cut);
     char *memo_same = calloc((size_t)P, 1), *memo_set = calloc((size_t)P, 1);
-    gpi_status rc = t && o && have && memo_cut && memo_same && memo_set
-                        ? GPI_OK
-                        : gpi_diag_set(d, GPI_ENOMEM, "out of memory");
+    if (rc == GPI_OK && !(t && o && have && memo_cut && memo_same && memo_set))
+        rc = gpi_diag_set(d, GPI_ENOMEM, "out of memory");
     for (size_t gi = 0; gi < ng && rc == GPI_OK; gi++) {
         rc = load_rows(st, &dy->gs->g[gi], from - P, from - 1, 0, rv, d);
         for (size_t k = 0; rc == GPI_OK && k < rv->n; k++) {
@@ -377,7 +352,8 @@ static gpi_status replay_prefix(store *st, idx_day *dy, idx_seq *gst, int32_t fr
         int scanned = 0;
         for (size_t gi = 0; gi < ng && rc == GPI_OK; gi++) {
             size_t j = gi * (size_t)P + (size_t)k;
-            if (!have[j]) {
+            int chain = day >= slow_from[gi];
+            if (!have[j] || chain) {
                 if (!scanned) rc = idx_day_collect(dy, st, day, as_of, d);
                 scanned = 1;
                 idx_fix f;
@@ -387,6 +363,11 @@ static gpi_status replay_prefix(store *st, idx_day *dy, idx_seq *gst, int32_t fr
             }
             idx_eval e;
             if (rc == GPI_OK) idx_seq_next(&gst[gi], day, t[j], o[j], &e);
+            if (rc == GPI_OK && chain) {
+                idx_v2eval v;
+                rc = idx_snap_build(&gch[gi].cur, dy, gi, day, d);
+                if (rc == GPI_OK) rc = idx_chain_step(&gch[gi], day, &e, NULL, &v, d);
+            }
         }
     }
     free(t);
@@ -395,6 +376,21 @@ static gpi_status replay_prefix(store *st, idx_day *dy, idx_seq *gst, int32_t fr
     free(memo_cut);
     free(memo_same);
     free(memo_set);
+    free(slow_from);
+    return rc;
+}
+
+gpi_status idx_replay(store *st, idx_day *dy, idx_seq *gst, idx_chain *gch, int32_t from,
+                      int64_t as_of, gpi_diag *d)
+{
+    int P = 0;
+    for (size_t i = 0; i < dy->gs->n; i++) {
+        int p = dy->gs->g[i].p.adj_lookback_days + dy->gs->g[i].p.max_carry_days + 1;
+        if (p > P) P = p;
+    }
+    rowvec rv = {0};
+    gpi_status rc = replay_prefix(st, dy, gst, gch, from, P, as_of, &rv, d);
+    free(rv.v);
     return rc;
 }
 
@@ -413,21 +409,30 @@ static gpi_status reevaluate_after(store *st, idx_day *dy, size_t gi, idx_seq *s
         if (rc != GPI_OK) break;
         if (stale) { /* the day's observations differ at this cut-off */
             rc = idx_day_collect(dy, st, r->day, as_of, d);
-            if (rc == GPI_OK) rc = fix_and_write(st, dy, gi, s, r->day, as_of, r, d);
+            if (rc == GPI_OK) rc = fix_and_write(st, dy, gi, s, NULL, r->day, as_of, r, d);
             (*n_changed)++;
             continue;
         }
-        idx_seq_next(s, r->day, r->trades_raw_q, r->offers_raw_q, &e);
+        idx_seq_peek(s, r->day, r->trades_raw_q, r->offers_raw_q, &e);
         int64_t adj = e.level == GPI_LEVEL_OFFERS ? e.adj_e6 : -1;
         int changed = e.level != r->level || e.value_e4 != r->value_e4 ||
                       adj != r->adjustment_e6 || e.carry != r->carry_days;
         if (!changed && r->day > to + P) break;
+        if (!(changed && (e.level == GPI_LEVEL_CARRIED || e.level == GPI_LEVEL_SUSPENDED)))
+            idx_seq_next(s, r->day, r->trades_raw_q, r->offers_raw_q, &e);
         if (!changed) {
             /* same adjustment, but maybe from other qualifying days */
             if (e.level == GPI_LEVEL_OFFERS) {
                 rc = store_index_clear_detail(st, r->grade, r->day, 2, d);
                 if (rc == GPI_OK) rc = put_adj(st, s, r->day, &e, d);
             }
+            continue;
+        }
+        if (e.level == GPI_LEVEL_CARRIED || e.level == GPI_LEVEL_SUSPENDED) {
+            /* its note says why in words of its fix: fixed afresh */
+            rc = idx_day_collect(dy, st, r->day, as_of, d);
+            if (rc == GPI_OK) rc = fix_and_write(st, dy, gi, s, NULL, r->day, as_of, r, d);
+            (*n_changed)++;
             continue;
         }
         /* only the level among carried/suspended, the value, the
@@ -448,6 +453,106 @@ static gpi_status reevaluate_after(store *st, idx_day *dy, size_t gi, idx_seq *s
     return rc;
 }
 
+/* 1 when two rows of one grade-day say the same (all but cut-off and
+ * vintage). */
+static int row_same(const store_index_row *a, const store_index_row *b)
+{
+    store_index_row x = *a, y = *b;
+    x.as_of = y.as_of = 0;
+    x.vintage = y.vintage = 0;
+    return x.level == y.level && x.value_e4 == y.value_e4 && x.n_obs == y.n_obs &&
+           x.n_excluded == y.n_excluded && x.n_providers == y.n_providers &&
+           x.trade_volume_e2 == y.trade_volume_e2 && x.adjustment_e6 == y.adjustment_e6 &&
+           x.p10_micro == y.p10_micro && x.p25_micro == y.p25_micro &&
+           x.p50_micro == y.p50_micro && x.p75_micro == y.p75_micro &&
+           x.p90_micro == y.p90_micro && x.min_micro == y.min_micro &&
+           x.max_micro == y.max_micro && x.top_share_e6 == y.top_share_e6 &&
+           x.trades_raw_q == y.trades_raw_q && x.offers_raw_q == y.offers_raw_q &&
+           x.carry_days == y.carry_days && strcmp(x.note, y.note) == 0 &&
+           x.xs_value_e4 == y.xs_value_e4 && x.xs_level == y.xs_level &&
+           x.chain_nano == y.chain_nano && x.relative_e12 == y.relative_e12 &&
+           x.n_matched == y.n_matched && x.n_matched_providers == y.n_matched_providers &&
+           x.panel_change == y.panel_change && x.event == y.event &&
+           x.splice_e12 == y.splice_e12 && x.ref_day == y.ref_day &&
+           x.panel_day == y.panel_day && x.matched_now_q == y.matched_now_q &&
+           x.matched_ref_q == y.matched_ref_q &&
+           strcmp(x.carried ? x.carried : "", y.carried ? y.carried : "") == 0 &&
+           memcmp(x.obs_spread, y.obs_spread, sizeof x.obs_spread) == 0;
+}
+
+typedef struct one_row {
+    store_index_row r;
+    char *carried;      /* r.carried's copy */
+    int found, oom;
+} one_row;
+
+static int take_one(const store_index_row *r, void *ud)
+{
+    one_row *o = ud;
+    o->r = *r;
+    o->found = 1;
+    free(o->carried);
+    o->carried = r->carried ? strdup(r->carried) : NULL;
+    o->oom = r->carried && !o->carried;
+    o->r.carried = o->carried;
+    return 1;
+}
+
+/* Re-evaluates the built days after `to` of the v2 grades (design note 7):
+ * each later day is read and fixed again, one read for all of them, until
+ * for every grade a day more than P days past `to` comes out unchanged
+ * after the chain's last reset (anchor or suspension) fell after `to`. */
+static gpi_status reevaluate_v2(store *st, idx_day *dy, const idx_grades *gs, idx_seq *gst,
+                                idx_chain *gch, int32_t to, int64_t as_of, long *n_changed,
+                                gpi_diag *d)
+{
+    size_t ng = gs->n;
+    char *active = calloc(ng ? ng : 1, 1);
+    one_row *old = calloc(ng ? ng : 1, sizeof *old);
+    gpi_status rc = active && old ? GPI_OK : gpi_diag_set(d, GPI_ENOMEM, "out of memory");
+    size_t n_active = 0;
+    for (size_t gi = 0; gi < ng && rc == GPI_OK; gi++)
+        if (gs->g[gi].method == 2) active[gi] = 1, n_active++;
+    for (int32_t day = to + 1; n_active > 0 && rc == GPI_OK && day < INT32_MAX - 1; day++) {
+        for (size_t gi = 0; gi < ng && rc == GPI_OK; gi++) {
+            if (!active[gi]) continue;
+            old[gi].found = 0;
+            rc = store_index_rows(st, gs->g[gi].id, day, day, take_one, &old[gi], d);
+            if (rc == GPI_OK && old[gi].oom) rc = gpi_diag_set(d, GPI_ENOMEM, "out of memory");
+            if (rc == GPI_OK && (!old[gi].found || strcmp(old[gi].r.grade_hash, gs->g[gi].hash)))
+                active[gi] = 0, n_active--; /* a gap or another definition stops it */
+        }
+        if (rc != GPI_OK || n_active == 0) break;
+        rc = idx_day_collect(dy, st, day, as_of, d);
+        for (size_t gi = 0; gi < ng && rc == GPI_OK; gi++) {
+            if (!active[gi]) continue;
+            const idx_grade *g = &gs->g[gi];
+            store_index_row nr;
+            idx_eval e;
+            int stale = 0;
+            rc = store_obs_ingested_between(st, day, old[gi].r.as_of, as_of, &stale, d);
+            if (rc == GPI_OK) rc = idx_row_fix(dy, gi, &gst[gi], &gch[gi], day, as_of, &nr, &e, d);
+            if (rc != GPI_OK) break;
+            int changed = stale || !row_same(&nr, &old[gi].r);
+            if (changed) {
+                rc = store_index_put_row(st, &nr, d);
+                if (rc == GPI_OK) rc = store_index_clear_detail(st, g->id, day, 3, d);
+                if (rc == GPI_OK) rc = put_exclusions(st, dy, gi, day, d);
+                (*n_changed)++;
+            } else {
+                rc = store_index_clear_detail(st, g->id, day, 2, d);
+            }
+            if (rc == GPI_OK) rc = put_adj(st, &gst[gi], day, &e, d);
+            int P = g->p.adj_lookback_days + g->p.max_carry_days + 1;
+            if (!changed && day > to + P && gch[gi].reset_day > to) active[gi] = 0, n_active--;
+        }
+    }
+    for (size_t gi = 0; old && gi < ng; gi++) free(old[gi].carried);
+    free(active);
+    free(old);
+    return rc;
+}
+
 static gpi_status build_once(store *st, const idx_grades *gs, int32_t from, int32_t to,
                              int64_t as_of, idx_build_stats *stats, gpi_diag *d)
 {
@@ -459,22 +564,24 @@ static gpi_status build_once(store *st, const idx_grades *gs, int32_t from, int3
     if (rc != GPI_OK) return rc;
     idx_day dyn[NPRE];
     idx_seq *gst = calloc(gs->n, sizeof *gst);
+    idx_chain *gch = calloc(gs->n, sizeof *gch);
     rowvec rv = {0};
     rc = GPI_OK;
     for (int k = 0; k < NPRE; k++)
         if (idx_day_init(&dyn[k], gs) != GPI_OK) rc = GPI_ENOMEM;
     int P = 0;
-    for (size_t i = 0; i < gs->n && rc == GPI_OK && gst; i++) {
+    for (size_t i = 0; i < gs->n && rc == GPI_OK && gst && gch; i++) {
         rc = idx_seq_init(&gst[i], &gs->g[i]);
+        if (rc == GPI_OK) rc = idx_chain_init(&gch[i], &gs->g[i]);
         int p = gs->g[i].p.adj_lookback_days + gs->g[i].p.max_carry_days + 1;
         if (p > P) P = p;
     }
-    if (rc != GPI_OK || !gst) {
+    if (rc != GPI_OK || !gst || !gch) {
         rc = gpi_diag_set(d, GPI_ENOMEM, "index build: out of memory");
         goto done;
     }
     /* the replay uses the buffer of `from`: no reader runs yet */
-    rc = replay_prefix(st, &dyn[slot_of(from)], gst, from, P, as_of, &rv, d);
+    rc = replay_prefix(st, &dyn[slot_of(from)], gst, gch, from, P, as_of, &rv, d);
     /* design note 5: days d+1 and d+2 are scanned on their own handles
      * while day d is fixed and written; without them (no file, or not
      * WAL), one thread does everything */
@@ -519,7 +626,7 @@ static gpi_status build_once(store *st, const idx_grades *gs, int32_t from, int3
         int began = rc == GPI_OK;
         for (size_t gi = 0; gi < gs->n && rc == GPI_OK; gi++) {
             store_index_row r;
-            rc = fix_and_write(st, cur, gi, &gst[gi], day, as_of, &r, d);
+            rc = fix_and_write(st, cur, gi, &gst[gi], &gch[gi], day, as_of, &r, d);
             stats->rows++;
         }
         if (rc == GPI_OK) rc = store_commit(st, d);
@@ -538,14 +645,19 @@ static gpi_status build_once(store *st, const idx_grades *gs, int32_t from, int3
     if (rc == GPI_OK) rc = store_begin(st, d);
     if (rc == GPI_OK) {
         for (size_t gi = 0; gi < gs->n && rc == GPI_OK; gi++)
-            rc = reevaluate_after(st, &dyn[0], gi, &gst[gi], to, P, as_of, &rv,
-                                  &stats->reevaluated, d);
+            if (gs->g[gi].method != 2)
+                rc = reevaluate_after(st, &dyn[0], gi, &gst[gi], to, P, as_of, &rv,
+                                      &stats->reevaluated, d);
+        if (rc == GPI_OK)
+            rc = reevaluate_v2(st, &dyn[0], gs, gst, gch, to, as_of, &stats->reevaluated, d);
         if (rc == GPI_OK) rc = store_commit(st, d);
         if (rc != GPI_OK) store_rollback(st);
     }
 done:
     for (size_t i = 0; gst && i < gs->n; i++) idx_seq_free(&gst[i]);
+    for (size_t i = 0; gch && i < gs->n; i++) idx_chain_free(&gch[i]);
     free(gst);
+    free(gch);
     free(rv.v);
     for (int k = 0; k < NPRE; k++) idx_day_free(&dyn[k]);
     return rc;

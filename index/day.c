@@ -48,6 +48,7 @@ void idx_day_free(idx_day *dy)
     free(dy->work);
     free(dy->loo_t.v);
     free(dy->loo_o.v);
+    free(dy->scratch.v);
     free(dy->gpu_ok);
     memset(dy, 0, sizeof *dy);
 }
@@ -323,7 +324,8 @@ gpi_status idx_day_fix_without(idx_day *dy, size_t gi, int32_t group, idx_fix *f
 
 typedef struct detail {
     idx_day *dy;
-    const int *level;
+    const idx_detail *rows;
+    idx_chain *ch;     /* per grade; has = 0 for v1 grades and days without a chain */
     idx_obs_fn fn;
     void *ud;
     int stop;
@@ -340,42 +342,72 @@ static int on_detail(const gpi_obs *o, void *ud)
 {
     detail *dt = ud;
     for (size_t gi = 0; gi < dt->dy->ng && !dt->stop; gi++) {
-        if (!idx_grade_match(&dt->dy->gs->g[gi], o)) continue;
+        const idx_grade *g = &dt->dy->gs->g[gi];
+        if (!idx_grade_match(g, o)) continue;
         idx_buf *b = o->kind == GPI_OFFER ? &dt->dy->offers[gi] : &dt->dy->trades[gi];
         idx_item key = {0, 0, o->key_hash, o->observed_at, 0, 0};
         idx_item *it = b->n ? bsearch(&key, b->v, b->n, sizeof *b->v, cmp_key) : NULL;
         if (!it) continue; /* an earlier snapshot of an offer key */
-        int lv = dt->level[gi];
+        int lv = dt->rows[gi].level;
         int of_level = (lv == GPI_LEVEL_TRADES && o->kind == GPI_TRADE) ||
                        (lv == GPI_LEVEL_OFFERS && o->kind == GPI_OFFER);
-        if (it->reason == IDX_OK && !of_level) continue; /* did not enter the fix */
+        idx_obs_match m = {0, 0, -1, -1, -1};
+        if (g->method == 2) {
+            m.v2 = 1;
+            if (it->reason == IDX_OK)
+                idx_chain_lookup(&dt->ch[gi], o->kind, o->kind == GPI_OFFER
+                                                           ? o->key_hash
+                                                           : idx_group_hash(o->group),
+                                 &m);
+        } else if (it->reason == IDX_OK && !of_level) {
+            continue; /* did not enter the fix */
+        }
         const char *role = it->reason != IDX_OK ? "excluded" : "used";
-        if (dt->fn(gi, o, role, idx_reason_name(it->reason), dt->ud)) dt->stop = 1;
+        if (dt->fn(gi, o, role, idx_reason_name(it->reason), &m, dt->ud)) dt->stop = 1;
     }
     return dt->stop;
 }
 
-gpi_status idx_day_detail(store *st, const idx_grades *gs, const int *level, int32_t day,
+gpi_status idx_day_detail(store *st, const idx_grades *gs, const idx_detail *rows, int32_t day,
                           int64_t as_of, idx_obs_fn fn, void *ud, gpi_diag *d)
 {
+    (void)rows;
     idx_day dy;
+    size_t ng = gs->n ? gs->n : 1;
+    idx_chain *ch = calloc(ng, sizeof *ch);
+    idx_seq *sq = calloc(ng, sizeof *sq);
+    int any_v2 = 0;
     gpi_status rc = idx_day_init(&dy, gs);
-    if (rc != GPI_OK) {
-        idx_day_free(&dy);
-        return gpi_diag_set(d, rc, "index: out of memory");
+    for (size_t gi = 0; gi < gs->n && ch && sq && rc == GPI_OK; gi++) {
+        rc = idx_chain_init(&ch[gi], &gs->g[gi]);
+        if (rc == GPI_OK) rc = idx_seq_init(&sq[gi], &gs->g[gi]);
+        any_v2 |= gs->g[gi].method == 2;
     }
-    rc = idx_day_collect(&dy, st, day, as_of, d);
+    if (rc != GPI_OK || !ch || !sq) rc = gpi_diag_set(d, GPI_ENOMEM, "index: out of memory");
+    /* v2: the chains as the build left them before `day` */
+    if (rc == GPI_OK && any_v2) rc = idx_replay(st, &dy, sq, ch, day, as_of, d);
+    if (rc == GPI_OK) rc = idx_day_collect(&dy, st, day, as_of, d);
     for (size_t gi = 0; gi < gs->n && rc == GPI_OK; gi++) {
         idx_fix f;
         rc = idx_day_fix(&dy, gi, &f, d);
+        if (rc == GPI_OK && gs->g[gi].method == 2) {
+            rc = idx_snap_build(&ch[gi].cur, &dy, gi, day, d);
+            if (rc == GPI_OK) rc = idx_chain_match(&ch[gi], day, d);
+        }
         idx_buf *b[2] = {&dy.offers[gi], &dy.trades[gi]};
         for (int k = 0; k < 2; k++)
             if (b[k]->n > 1) qsort(b[k]->v, b[k]->n, sizeof(idx_item), cmp_key);
     }
     if (rc == GPI_OK) {
-        detail dt = {&dy, level, fn, ud, 0};
+        detail dt = {&dy, rows, ch, fn, ud, 0};
         rc = store_obs_scan(st, day, day, as_of, on_detail, &dt, d);
     }
+    for (size_t gi = 0; gi < gs->n; gi++) {
+        if (ch) idx_chain_free(&ch[gi]);
+        if (sq) idx_seq_free(&sq[gi]);
+    }
+    free(ch);
+    free(sq);
     idx_day_free(&dy);
     return rc;
 }

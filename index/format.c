@@ -1,10 +1,21 @@
-/* index/format.c -- the published row formats (SPEC §13) and `index show`.
+/* index/format.c -- the published row formats (SPEC §13, METHODOLOGY.md
+ * §5 and §10.6) and `index show`.
  *
  * One formatter for the CSV line and one for the JSON object of a row, both
  * with the fixed decimals of §13 (value 4; p10..max, adjustment and
  * top_provider_share 6; trade volume 2), empty CSV fields / JSON null for
  * no value.  Numbers are printed from fixed-point integers, never from
  * doubles.
+ *
+ * File format 2 (methodology v2) adds columns after `vintage`, so a
+ * reader of format 1 keeps working: xs_value (4 decimals), xs_level,
+ * relative and splice (12), n_matched, n_matched_providers, panel_change,
+ * event and note; JSON rows gain the same keys plus chain_raw,
+ * reference_date, panel_date, matched_statistic, carried_trades and
+ * observation_spread.  v1 rows leave the
+ * v2 columns empty (note applies to every row).  A vintage keeps the
+ * format it was published in (index/publish.c), so files published before
+ * format 2 regenerate byte for byte.
  */
 #include "index/internal.h"
 
@@ -14,6 +25,30 @@
 const char idx_csv_header[] =
     "date,grade,value,level,n_obs,n_excluded,n_providers,trade_volume_gpu_hours,adjustment,"
     "p10,p25,p50,p75,p90,min,max,top_provider_share,methodology,vintage\n";
+const char idx_csv_header_tail[] =
+    ",xs_value,xs_level,relative,n_matched,n_matched_providers,panel_change,event,splice,note";
+
+static int is_v2(const store_index_row *r)
+{
+    return strcmp(r->methodology, "v2") == 0;
+}
+
+void idx_row_csv_tail(FILE *f, const store_index_row *r)
+{
+    fputc(',', f);
+    if (is_v2(r)) {
+        idx_put_fixed(f, r->xs_value_e4, 4, 0);
+        fprintf(f, ",%s,", gpi_level_name(r->xs_level));
+        idx_put_fixed(f, r->relative_e12, 12, 0);
+        fprintf(f, ",%ld,%ld,%d,%s,", r->n_matched, r->n_matched_providers, r->panel_change,
+                idx_event_name(r->event));
+        idx_put_fixed(f, r->splice_e12, 12, 0);
+    } else {
+        fputs(",,,,,,,", f);
+    }
+    fputc(',', f);
+    gpi_csv_field(f, r->note);
+}
 
 /* ---- formatting ------------------------------------------------------------ */
 
@@ -99,9 +134,75 @@ gpi_status idx_row_json(store *st, FILE *f, const store_index_row *r, gpi_diag *
             r->carry_days, r->grade_version, r->grade_hash);
     adj_ctx a = {f, 0};
     gpi_status rc = GPI_OK;
-    if (r->level == GPI_LEVEL_OFFERS) rc = store_index_adj_days(st, r->grade, r->day, adj_json, &a, d);
+    int adj_level = is_v2(r) ? r->xs_level : r->level;
+    if (adj_level == GPI_LEVEL_OFFERS)
+        rc = store_index_adj_days(st, r->grade, r->day, adj_json, &a, d);
     fputc(']', f);
     return rc;
+}
+
+static void json_day(FILE *f, const char *key, int32_t day)
+{
+    char date[11];
+    if (day == INT32_MIN) {
+        fprintf(f, ",\"%s\":null", key);
+        return;
+    }
+    gpi_date_format(day, date);
+    fprintf(f, ",\"%s\":\"%s\"", key, date);
+}
+
+void idx_row_json_tail(FILE *f, const store_index_row *r)
+{
+    fputs(",\"note\":", f);
+    if (r->note[0]) {
+        /* notes are plain ASCII words and numbers: no escaping needed but
+         * quotes and backslashes, which they never hold */
+        fputc('"', f);
+        for (const char *p = r->note; *p; p++) {
+            if (*p == '"' || *p == '\\') fputc('\\', f);
+            fputc(*p, f);
+        }
+        fputc('"', f);
+    } else {
+        fputs("null", f);
+    }
+    if (!is_v2(r)) return;
+    fputs(",\"xs_value\":", f);
+    idx_put_fixed(f, r->xs_value_e4, 4, 1);
+    fprintf(f, ",\"xs_level\":\"%s\",\"chain_raw\":", gpi_level_name(r->xs_level));
+    idx_put_fixed(f, r->chain_nano, 9, 1);
+    fputs(",\"relative\":", f);
+    idx_put_fixed(f, r->relative_e12, 12, 1);
+    fprintf(f, ",\"n_matched\":%ld,\"n_matched_providers\":%ld,\"panel_change\":%s,",
+            r->n_matched, r->n_matched_providers, r->panel_change ? "true" : "false");
+    if (r->event)
+        fprintf(f, "\"event\":\"%s\"", idx_event_name(r->event));
+    else
+        fputs("\"event\":null", f);
+    fputs(",\"splice\":", f);
+    idx_put_fixed(f, r->splice_e12, 12, 1);
+    json_day(f, "reference_date", r->ref_day);
+    json_day(f, "panel_date", r->panel_day);
+    /* the matched statistic (quarter units of 1e-12 -> 14 decimals) */
+    fputs(",\"matched_statistic\":", f);
+    if (r->matched_now_q >= 0 && r->matched_ref_q >= 0) {
+        fputs("{\"now\":", f);
+        idx_put_fixed(f, r->matched_now_q * 25, 14, 1);
+        fputs(",\"ref\":", f);
+        idx_put_fixed(f, r->matched_ref_q * 25, 14, 1);
+        fputc('}', f);
+    } else {
+        fputs("null", f);
+    }
+    fprintf(f, ",\"carried_trades\":%s", r->carried ? r->carried : "[]");
+    static const char *const names[7] = {"p10", "p25", "p50", "p75", "p90", "min", "max"};
+    fputs(",\"observation_spread\":{", f);
+    for (int i = 0; i < 7; i++) {
+        fprintf(f, "%s\"%s\":", i ? "," : "", names[i]);
+        idx_put_fixed(f, r->obs_spread[i], 6, 1);
+    }
+    fputc('}', f);
 }
 
 /* ---- show ------------------------------------------------------------------ */
@@ -115,6 +216,7 @@ static int show_row(const store_index_row *r, void *ud)
     show_ctx *c = ud;
     idx_row_csv(c->out, r);
     if (r->vintage > 0) fprintf(c->out, "%d", r->vintage);
+    idx_row_csv_tail(c->out, r);
     fputc('\n', c->out);
     return 0;
 }
@@ -122,7 +224,8 @@ static int show_row(const store_index_row *r, void *ud)
 gpi_status idx_show(store *st, const char *grade, int32_t from, int32_t to, FILE *out,
                     gpi_diag *d)
 {
-    fputs(idx_csv_header, out);
+    fwrite(idx_csv_header, 1, sizeof idx_csv_header - 2, out); /* without its newline */
+    fprintf(out, "%s\n", idx_csv_header_tail);
     show_ctx c = {out};
     return store_index_rows(st, grade, from, to, show_row, &c, d);
 }

@@ -37,6 +37,8 @@ void idx_params_default(idx_params *p)
     p->restate_threshold_e6 = 1000;
     p->rounding_e4 = 1;
     p->rebalance_months = 1;
+    p->trade_carry_days = 3;
+    p->anchor_days = 7;
 }
 
 /* Canonical GPU names of SPEC §3. */
@@ -179,6 +181,7 @@ static gpi_status list_of(ctx *c, size_t gi, const char *field, const json_t *v,
 static const char *const param_names[] = {
     "error_factor", "min_trade_volume", "min_providers", "cap_floor", "max_carry_days",
     "adj_lookback_days", "adj_min_days", "restate_threshold", "rounding", "rebalance_months",
+    "trade_carry_days", "anchor_days",
 };
 
 static gpi_status param_set(ctx *c, size_t gi, const char *key, const json_t *v, idx_params *p)
@@ -218,6 +221,10 @@ static gpi_status param_set(ctx *c, size_t gi, const char *key, const json_t *v,
     } else if (strcmp(key, "rebalance_months") == 0) {
         why = int_of(v, 1, 12, &p->rebalance_months);
         if (!why && 12 % p->rebalance_months != 0) why = "must divide 12 (1, 2, 3, 4, 6 or 12)";
+    } else if (strcmp(key, "trade_carry_days") == 0) {
+        why = int_of(v, 0, 31, &p->trade_carry_days);
+    } else if (strcmp(key, "anchor_days") == 0) {
+        why = int_of(v, 1, 28, &p->anchor_days);
     }
     return why ? bad(c, gi, key, why, got_text(v, buf, sizeof buf)) : GPI_OK;
 }
@@ -302,6 +309,8 @@ static gpi_status grade_canon(idx_grade *g)
     if (g->method == 2) {
         json_object_set_new(o, "method", json_string("v2"));
         json_object_set_new(o, "rebalance_months", json_integer(p->rebalance_months));
+        json_object_set_new(o, "trade_carry_days", json_integer(p->trade_carry_days));
+        json_object_set_new(o, "anchor_days", json_integer(p->anchor_days));
     }
     g->canon = json_dumps(o, JSON_SORT_KEYS | JSON_COMPACT);
     json_decref(o);
@@ -384,9 +393,12 @@ static gpi_status grade_parse(ctx *c, size_t gi, const json_t *obj, idx_grade *g
             return bad(c, gi, key, "unknown field or parameter", key);
         }
     }
-    if (g->method != 2 && json_object_get(obj, "rebalance_months"))
-        return bad(c, gi, "rebalance_months", "applies to method v2 only (add \"method\": \"v2\")",
-                   got_text(json_object_get(obj, "rebalance_months"), buf, sizeof buf));
+    static const char *const v2_only[] = {"rebalance_months", "trade_carry_days",
+                                          "anchor_days"};
+    for (size_t k = 0; k < 3 && g->method != 2; k++)
+        if (json_object_get(obj, v2_only[k]))
+            return bad(c, gi, v2_only[k], "applies to method v2 only (add \"method\": \"v2\")",
+                       got_text(json_object_get(obj, v2_only[k]), buf, sizeof buf));
     /* name the field the file gave (both, or the one that was changed) */
     if (g->p.adj_min_days > g->p.adj_lookback_days) {
         if (json_object_get(obj, "adj_min_days"))

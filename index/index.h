@@ -45,6 +45,8 @@ typedef struct idx_params {
     int64_t restate_threshold_e6;   /* 0.001 (0.10 %)    -> 1000           */
     int64_t rounding_e4;            /* 0.0001            -> 1              */
     int rebalance_months;           /* v2: months between rebalances (1)  */
+    int trade_carry_days;           /* v2: days a provider's last trade price carries (3) */
+    int anchor_days;                /* v2: days behind a rebalance's anchor (7) */
 } idx_params;
 
 void idx_params_default(idx_params *p);
@@ -139,6 +141,13 @@ int idx_waterfill(const int64_t *vol, size_t n, int64_t cap_floor_e6, __int128 *
 gpi_status idx_weighted_median(idx_item *v, size_t n, int64_t cap_floor_e6, int64_t *raw_q,
                                gpi_diag *d);
 
+/* The same rule at fraction qn/qd (0 < qn/qd < 1): the first distinct
+ * price at which the capped cumulative weight reaches qn/qd of the total,
+ * or, when it reaches it exactly, the mean with the next higher distinct
+ * price.  qn/qd = 1/2 is idx_weighted_median. */
+gpi_status idx_weighted_quantile(idx_item *v, size_t n, int64_t cap_floor_e6, int qn, int qd,
+                                 int64_t *raw_q, gpi_diag *d);
+
 /* Median of provider medians of the IDX_OK items (v sorted by group then
  * price, as idx_screen leaves it); *raw_q in quarter-micro.  work: 2n
  * doubles.  Returns the number of providers. */
@@ -170,14 +179,29 @@ typedef struct idx_build_stats {
 gpi_status idx_build(store *st, const idx_grades *g, int32_t from, int32_t to, int64_t as_of,
                      idx_build_stats *stats, gpi_diag *d);
 
-/* Detail of grades gs on day (cut-off as_of) for observations.csv: one
- * scan; calls fn, in store order, for every observation of grade gi that
- * entered a fix at level[gi] (role "used", reason "") and every excluded
- * one (role "excluded" and its reason).  Observations of the other level
- * and earlier snapshots of an offer key are not listed. */
+/* Detail of grades gs on day (cut-off as_of) for observations.csv: calls
+ * fn, in store order, for every observation of grade gi that entered a fix
+ * (role "used", reason "") and every excluded one (role "excluded" and its
+ * reason).  v1 grades: the observations of rows[gi].level only (those of
+ * the other level did not enter the fix); v2 grades: every constituent of
+ * either kind, with whether it matched the reference day rows[gi].ref_day
+ * within the panel of rows[gi].panel_day, its reference price and its
+ * relative (METHODOLOGY.md §10).  Earlier snapshots of an offer key are
+ * not listed. */
+typedef struct idx_detail {
+    int level;                      /* the row's level (gpi_level) */
+    int32_t ref_day, panel_day;     /* v2 rows; INT32_MIN none */
+} idx_detail;
+typedef struct idx_obs_match {
+    int v2;                         /* 1 for the observations of a v2 grade */
+    int matched;                    /* its identity (offers) or provider (trades) matched */
+    int64_t ref_price_e8;           /* its price on the reference day (trades: the */
+    int64_t base_price_e8;          /* provider's representative), and on the anchor day */
+    int64_t relative_e12;           /* price / base price */
+} idx_obs_match;
 typedef int (*idx_obs_fn)(size_t gi, const gpi_obs *o, const char *role, const char *reason,
-                          void *ud);
-gpi_status idx_day_detail(store *st, const idx_grades *gs, const int *level, int32_t day,
+                          const idx_obs_match *m, void *ud);
+gpi_status idx_day_detail(store *st, const idx_grades *gs, const idx_detail *rows, int32_t day,
                           int64_t as_of, idx_obs_fn fn, void *ud, gpi_diag *d);
 
 /* ---- publication (publish.c) -------------------------------------------- */

@@ -47,6 +47,7 @@ typedef struct idx_day {
     long n_scanned;
     gpi_status err;
     idx_buf loo_t, loo_o;       /* scratch of idx_day_fix_without */
+    idx_buf scratch;            /* scratch of row.c's band */
     /* per interned name x grade: does the grade list that GPU?
      * -1 not yet known (idx_day_collect's memo of idx_grade_match_gpu) */
     signed char *gpu_ok;
@@ -90,6 +91,7 @@ typedef struct idx_eval {
     int level;                  /* gpi_level */
     int64_t value_e4, adj_e6;   /* -1 none */
     int carry;
+    int exhausted;              /* suspended: 1 when a carry ran out */
     size_t n_adj;
 } idx_eval;
 
@@ -100,6 +102,128 @@ void idx_seq_free(idx_seq *s);
 void idx_seq_peek(idx_seq *s, int32_t day, int64_t t_q, int64_t o_q, idx_eval *out);
 void idx_seq_next(idx_seq *s, int32_t day, int64_t t_q, int64_t o_q, idx_eval *out);
 
+/* chain.c: methodology v2 (design notes there). */
+enum { IDX_EVENT_NONE = 0, IDX_EVENT_START, IDX_EVENT_REBALANCE, IDX_EVENT_REANCHOR };
+const char *idx_event_name(int ev);
+
+/* A constituent of a grade-day: a screened offer (key = its store key,
+ * price in micro) or a provider group's representative trade price (key =
+ * group = the group's hash, price in quarter-micro, volume in
+ * micro-GPU-hours). */
+typedef struct idx_const {
+    uint64_t key, group;
+    int64_t price, volume;
+    const char *name;           /* trades: the group's name (the day buffer's) */
+} idx_const;
+
+typedef struct idx_snap {
+    int32_t day;
+    idx_const *o, *t;           /* sorted by key */
+    size_t no, nt, cap_o, cap_t;
+    idx_item *items;            /* scratch */
+    size_t cap_items;
+} idx_snap;
+
+/* A member of the panel (a constituent of the anchor day): its base (the
+ * anchor-day price), its last price seen, its price on the reference day
+ * (-1 none) and, while a day is computed, its price that day (seen, or
+ * carried from the last one seen) and its relatives to base.  Trades:
+ * key = group = the group's hash, prices are representatives. */
+typedef struct idx_member {
+    uint64_t key, group;
+    int64_t base;
+    int64_t last, last_vol;
+    int32_t last_day;
+    int64_t ref, ref_vol;
+    int64_t now, now_vol;
+    int seen;                   /* seen today (not carried) */
+    int matched;                /* in the day's matched sample */
+    int64_t rel_now, rel_ref;   /* relatives to base, 1e-12 (when matched) */
+    char *name;                 /* trades: the group's name (owned) */
+} idx_member;
+
+/* A day of the chain: its cross-section (fixed, else -1) and chained
+ * value, for a rebalance's anchor (anchor_days <= IDX_HIST). */
+#define IDX_HIST 32
+typedef struct idx_hist {
+    int32_t day;
+    int64_t xs_e4, nano;
+} idx_hist;
+
+typedef struct idx_chain {
+    const idx_grade *g;
+    int has;                    /* a chained value exists */
+    int64_t nano;               /* the chained value, 1e-9 USD */
+    int64_t value_e4;           /* its published rounding */
+    int carry;
+    int32_t last_day, anchor_day, ref_day;
+    int32_t reset_day;          /* last anchor or suspension */
+    idx_member *mem[2];         /* the panel: offers [0], trading groups [1], by key */
+    size_t n_mem[2], cap_mem[2];
+    idx_snap prev;              /* constituents of the last fixed day (panel_change) */
+    idx_snap cur;               /* the day being fixed (filled by the caller) */
+    idx_hist hist[IDX_HIST];    /* by day modulo IDX_HIST */
+    size_t *order;              /* scratch */
+    size_t n_order, cap_order;
+    int64_t *w;
+    size_t cap_w;
+    idx_item *witems;
+    size_t cap_witems;
+    char *carried;              /* idx_chain_carried_json's text */
+} idx_chain;
+
+typedef struct idx_v2eval {
+    int level;                  /* gpi_level of the chained value */
+    int64_t value_e4, nano;     /* -1 when suspended */
+    int carry, event, panel_change;
+    int64_t relative_e12, splice_e12;   /* -1 none */
+    int64_t matched_now_q, matched_ref_q; /* the matched statistic behind the relative */
+    long n_matched, n_matched_providers;
+    int32_t ref_day, panel_day;         /* what the relative compared with */
+    char note[160];
+} idx_v2eval;
+
+uint64_t idx_group_hash(const char *group);
+/* First day of the rebalance period holding day (periods of `months`
+ * months starting in January). */
+int32_t idx_period_start(int32_t day, int months);
+/* The constituents of grade gi of the day read into dy, after idx_day_fix. */
+gpi_status idx_snap_build(idx_snap *s, idx_day *dy, size_t gi, int32_t day, gpi_diag *d);
+void idx_snap_free(idx_snap *s);
+gpi_status idx_chain_init(idx_chain *c, const idx_grade *g);
+void idx_chain_free(idx_chain *c);
+/* One day of the chain: c->cur holds the day's constituents; xs is the
+ * day's cross-section (v1) evaluation and xs_note its note.  Days must
+ * come in ascending order; a gap starts afresh. */
+gpi_status idx_chain_step(idx_chain *c, int32_t day, const idx_eval *xs, const char *xs_note,
+                          idx_v2eval *out, gpi_diag *d);
+/* build.c: the states of every grade of dy->gs after day from - 1 at
+ * cut-off as_of, exactly as a build of everything would leave them (the
+ * sequences, and the chains of v2 grades; design notes 2 and 7 there);
+ * dy is a day buffer to read with. */
+gpi_status idx_replay(store *st, idx_day *dy, idx_seq *gst, idx_chain *gch, int32_t from,
+                      int64_t as_of, gpi_diag *d);
+/* Publication: the matched sample of day (c->cur) against the replayed
+ * chain (both kinds), then one constituent's match (key: the offer's store
+ * key, or idx_group_hash of the trade's group). */
+gpi_status idx_chain_match(idx_chain *c, int32_t day, gpi_diag *d);
+void idx_chain_lookup(const idx_chain *c, int kind, uint64_t key, idx_obs_match *m);
+/* After a step: the trading providers whose last price was carried into
+ * the day's matched sample, as a compact JSON array (group, last_seen,
+ * price, volume, ref_price, base_price, relative), owned by c until its
+ * next call; NULL when none. */
+gpi_status idx_chain_carried_json(idx_chain *c, const char **out, gpi_diag *d);
+/* What the day would give with provider group `exclude` (idx_group_hash)
+ * left out of c->cur's matching, without advancing c (grade lab). */
+gpi_status idx_chain_peek(idx_chain *c, int32_t day, const idx_eval *xs, uint64_t exclude,
+                          idx_v2eval *out, gpi_diag *d);
+
+/* row.c: grade gi of the day read into dy, fixed (v1 statistics, the
+ * sequence s, and for v2 grades the chain c, which may be NULL for v1) as
+ * the row stored at cut-off as_of; *e is the day's v1 evaluation. */
+gpi_status idx_row_fix(idx_day *dy, size_t gi, idx_seq *s, idx_chain *c, int32_t day,
+                       int64_t as_of, store_index_row *r, idx_eval *e, gpi_diag *d);
+
 /* format.c: the §13 header line; a fixed-point number (v < 0: empty, or
  * "null" when json); a row as CSV without the vintage (ends with
  * "methodology,"); a row's JSON members without braces and vintage. */
@@ -107,5 +231,11 @@ extern const char idx_csv_header[];
 void idx_put_fixed(FILE *f, int64_t v, int digits, int json);
 void idx_row_csv(FILE *f, const store_index_row *r);
 gpi_status idx_row_json(store *st, FILE *f, const store_index_row *r, gpi_diag *d);
+/* File format 2: the columns after the vintage (",xs_value,...,note")
+ * with their header, and the JSON members after the format-1 ones
+ * (",\"note\":..."). */
+extern const char idx_csv_header_tail[];
+void idx_row_csv_tail(FILE *f, const store_index_row *r);
+void idx_row_json_tail(FILE *f, const store_index_row *r);
 
 #endif

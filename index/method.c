@@ -16,6 +16,8 @@
  *     s / V_p for a capped provider p.  "Cumulative weight >= 1/2" is
  *     decided exactly by clearing the k+1 denominators; the products need
  *     more than 128 bits, so a small fixed-size unsigned bignum does it.
+ *     The same rule at any fraction q = qn/qd gives the weighted quantiles
+ *     of the constituents' band (methodology v2).
  */
 #include "index/index.h"
 
@@ -211,6 +213,12 @@ static int bn_cmp(const bn *a, const bn *b)
 gpi_status idx_weighted_median(idx_item *v, size_t n, int64_t cap_floor_e6, int64_t *raw_q,
                                gpi_diag *d)
 {
+    return idx_weighted_quantile(v, n, cap_floor_e6, 1, 2, raw_q, d);
+}
+
+gpi_status idx_weighted_quantile(idx_item *v, size_t n, int64_t cap_floor_e6, int qn, int qd,
+                                 int64_t *raw_q, gpi_diag *d)
+{
     gpi_status rc = GPI_OK;
     /* keep only the IDX_OK items, sorted by price */
     size_t m = 0;
@@ -268,7 +276,7 @@ gpi_status idx_weighted_median(idx_item *v, size_t n, int64_t cap_floor_e6, int6
             if (i != j) ovf |= bn_mul(&Q[j + 1], (unsigned __int128)vol[order[i]]);
     }
     *R = *P;
-    ovf |= bn_mul(R, (unsigned __int128)sd * (unsigned __int128)U);
+    ovf |= bn_mul(R, (unsigned __int128)sd * (unsigned __int128)U * (unsigned __int128)qn);
     if (ovf) {
         free(pidx);
         rc = gpi_diag_set(d, GPI_EMATH, "weighted median: too many capped providers (%d)", k);
@@ -281,11 +289,11 @@ gpi_status idx_weighted_median(idx_item *v, size_t n, int64_t cap_floor_e6, int6
             j++;
         }
         *L = *P;
-        ovf |= bn_mul(L, (unsigned __int128)(2 * (sd - (int64_t)k * sn)) *
+        ovf |= bn_mul(L, (unsigned __int128)(qd * (sd - (int64_t)k * sn)) *
                              (unsigned __int128)acc[0]);
         for (int c = 1; c <= k; c++) {
             *t = Q[c];
-            ovf |= bn_mul(t, (unsigned __int128)(2 * sn) * (unsigned __int128)acc[c]);
+            ovf |= bn_mul(t, (unsigned __int128)(qd * sn) * (unsigned __int128)acc[c]);
             ovf |= bn_add(L, t);
         }
         if (ovf) {
@@ -298,7 +306,7 @@ gpi_status idx_weighted_median(idx_item *v, size_t n, int64_t cap_floor_e6, int6
             *raw_q = 4 * v[i].price_micro;
             break;
         }
-        if (c == 0) { /* exactly half: mean with the next higher distinct price */
+        if (c == 0) { /* exactly q: mean with the next higher distinct price */
             *raw_q = 2 * (v[i].price_micro + v[j].price_micro);
             break;
         }

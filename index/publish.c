@@ -56,9 +56,15 @@ typedef struct prow {
     int level;
     int64_t value_e4, as_of;
     char hash[65];
-    char *csv, *json;
+    char *csv, *json, *tail;    /* tail: CSV columns after the vintage ("" format 1) */
+    int32_t ref_day, panel_day; /* v2: what observations.csv's relatives compare with */
     int take_new;           /* publish: 1 = this vintage uses the built row */
 } prow;
+
+/* The file format new vintages are written in (index/format.c): 2 adds
+ * methodology v2's columns; 1 is how vintages published before it are
+ * regenerated. */
+enum { FORMAT_CURRENT = 2 };
 
 typedef struct pvec {
     prow *v;
@@ -70,6 +76,7 @@ static void pvec_free(pvec *p)
     for (size_t i = 0; i < p->n; i++) {
         free(p->v[i].csv);
         free(p->v[i].json);
+        free(p->v[i].tail);
     }
     free(p->v);
     memset(p, 0, sizeof *p);
@@ -101,7 +108,10 @@ static int collect_pub(const store_pub_row *r, void *ud)
     snprintf(x->hash, sizeof x->hash, "%s", r->grade_hash);
     x->csv = strdup(r->row_csv);
     x->json = strdup(r->row_json);
-    return 0;
+    x->tail = strdup(r->row_tail ? r->row_tail : "");
+    x->ref_day = r->ref_day;
+    x->panel_day = r->panel_day;
+    return !x->csv || !x->json || !x->tail;
 }
 
 static int cmp_prow(const void *a, const void *b)
@@ -147,11 +157,12 @@ typedef struct obs_ctx {
     line_vec **lines;  /* per grade of the group */
     const char *date;
     const char **grade;
+    int format;
     int oom;
 } obs_ctx;
 
 static int obs_line(size_t gi, const gpi_obs *o, const char *role, const char *reason,
-                    void *ud)
+                    const idx_obs_match *m, void *ud)
 {
     obs_ctx *oc = ud;
     FILE *f = oc->f[gi];
@@ -175,6 +186,18 @@ static int obs_line(size_t gi, const gpi_obs *o, const char *role, const char *r
     if (o->quantity_micro >= 0) fputs(gpi_fixed_format(o->quantity_micro, 6, b), f);
     fprintf(f, ",%s,", role);
     gpi_csv_field(f, reason);
+    if (oc->format >= 2) {
+        if (m && m->v2) {
+            fprintf(f, ",%d,", m->matched);
+            idx_put_fixed(f, m->matched ? m->ref_price_e8 : -1, 8, 0);
+            fputc(',', f);
+            idx_put_fixed(f, m->matched ? m->base_price_e8 : -1, 8, 0);
+            fputc(',', f);
+            idx_put_fixed(f, m->matched ? m->relative_e12 : -1, 12, 0);
+        } else {
+            fputs(",,,,", f);
+        }
+    }
     fputc('\n', f);
     long end = ftell(f);
     line_vec *lv = oc->lines[gi];
@@ -207,7 +230,7 @@ static int cmp_line(const void *a, const void *b)
  * rows by identity hash and time: one day scan per distinct cut-off
  * (normally one). */
 static gpi_status gen_observations(store *st, int32_t day, const char *date, const pvec *p,
-                                   FILE *out, gpi_diag *d)
+                                   int format, FILE *out, gpi_diag *d)
 {
     size_t n = p->n;
     idx_grades **defs = calloc(n ? n : 1, sizeof *defs);
@@ -217,7 +240,7 @@ static gpi_status gen_observations(store *st, int32_t day, const char *date, con
     line_vec *lines = calloc(n ? n : 1, sizeof *lines);
     char *done = calloc(n ? n : 1, 1);
     idx_grade *sub = calloc(n ? n : 1, sizeof *sub);
-    int *level = calloc(n ? n : 1, sizeof *level);
+    idx_detail *level = calloc(n ? n : 1, sizeof *level);
     const char **names = calloc(n ? n : 1, sizeof *names);
     size_t *map = calloc(n ? n : 1, sizeof *map);
     FILE **subf = calloc(n ? n : 1, sizeof *subf);
@@ -238,14 +261,14 @@ static gpi_status gen_observations(store *st, int32_t day, const char *date, con
             if (done[j] || p->v[j].as_of != p->v[i].as_of) continue;
             done[j] = 1;
             sub[m] = defs[j]->g[0];
-            level[m] = p->v[j].level;
+            level[m] = (idx_detail){p->v[j].level, p->v[j].ref_day, p->v[j].panel_day};
             names[m] = p->v[j].grade;
             subf[m] = fs[j];
             subl[m] = &lines[j];
             map[m++] = j;
         }
         idx_grades gs = {m, sub};
-        obs_ctx oc = {subf, subl, date, names, 0};
+        obs_ctx oc = {subf, subl, date, names, format, 0};
         rc = idx_day_detail(st, &gs, level, day, p->v[i].as_of, obs_line, &oc, d);
         if (rc == GPI_OK && oc.oom) rc = gpi_diag_set(d, GPI_ENOMEM, "out of memory");
     }
@@ -290,8 +313,8 @@ static void files_free(files *fs)
 }
 
 /* The three files of vintage `vintage` made of rows p (sorted by grade). */
-static gpi_status gen_files(store *st, int32_t day, int vintage, const pvec *p, files *fs,
-                            gpi_diag *d)
+static gpi_status gen_files(store *st, int32_t day, int vintage, int format, const pvec *p,
+                            files *fs, gpi_diag *d)
 {
     memset(fs, 0, sizeof *fs);
     FILE *f[3];
@@ -304,17 +327,27 @@ static gpi_status gen_files(store *st, int32_t day, int vintage, const pvec *p, 
     }
     char date[11];
     gpi_date_format(day, date);
-    fputs(idx_csv_header, f[0]);
-    fprintf(f[1], "{\"date\":\"%s\",\"vintage\":%d,\"rows\":[\n", date, vintage);
-    fputs("date,grade,kind,observed_at,provider,group,source,key,region,price,quantity,role,"
-          "reason\n",
-          f[2]);
+    if (format >= 2) {
+        fwrite(idx_csv_header, 1, strlen(idx_csv_header) - 1, f[0]);
+        fprintf(f[0], "%s\n", idx_csv_header_tail);
+        fprintf(f[1], "{\"format\":%d,\"date\":\"%s\",\"vintage\":%d,\"rows\":[\n", format,
+                date, vintage);
+    } else {
+        fputs(idx_csv_header, f[0]);
+        fprintf(f[1], "{\"date\":\"%s\",\"vintage\":%d,\"rows\":[\n", date, vintage);
+    }
+    fprintf(f[2], "date,grade,kind,observed_at,provider,group,source,key,region,price,quantity,"
+                  "role,reason%s\n",
+            format >= 2 ? ",matched,ref_price,base_price,relative" : "");
     gpi_status rc = GPI_OK;
     for (size_t i = 0; i < p->n; i++) {
-        fprintf(f[0], "%s%d\n", p->v[i].csv, vintage);
+        /* a row published in format 1 and carried into a later vintage
+         * has no v2 columns: empty ones */
+        const char *tail = format < 2 ? "" : p->v[i].tail[0] ? p->v[i].tail : ",,,,,,,,,";
+        fprintf(f[0], "%s%d%s\n", p->v[i].csv, vintage, tail);
         fprintf(f[1], "{%s,\"vintage\":%d}%s\n", p->v[i].json, vintage, i + 1 < p->n ? "," : "");
     }
-    rc = gen_observations(st, day, date, p, f[2], d);
+    rc = gen_observations(st, day, date, p, format, f[2], d);
     fputs("]}\n", f[1]);
     for (int i = 0; i < 3; i++) fclose(f[i]);
     if (rc != GPI_OK) {
@@ -425,8 +458,10 @@ static gpi_status old_vintage(store *st, const char *dir, const char *date, int3
     if (all) return GPI_OK;
     files_free(fs);
     pvec p = {0};
-    rc = store_vintage_rows(st, day, k, collect_pub, &p, d);
-    if (rc == GPI_OK) rc = gen_files(st, day, k, &p, fs, d);
+    int format = 1;
+    rc = store_vintage_format(st, day, k, &format, d);
+    if (rc == GPI_OK) rc = store_vintage_rows(st, day, k, collect_pub, &p, d);
+    if (rc == GPI_OK) rc = gen_files(st, day, k, format, &p, fs, d);
     pvec_free(&p);
     for (int i = 0; i < 3 && rc == GPI_OK; i++)
         if (strcmp(fs->sha[i], sha[i]) != 0)
@@ -502,18 +537,26 @@ static int collect_cur(const store_index_row *r, void *ud)
     x->as_of = r->as_of;
     snprintf(x->hash, sizeof x->hash, "%s", r->grade_hash);
     x->take_new = 1;
+    x->ref_day = r->ref_day;
+    x->panel_day = r->panel_day;
     size_t n;
     FILE *f = open_memstream(&x->csv, &n);
     if (f) {
         idx_row_csv(f, r);
         fclose(f);
     }
+    f = open_memstream(&x->tail, &n);
+    if (f) {
+        idx_row_csv_tail(f, r);
+        fclose(f);
+    }
     f = open_memstream(&x->json, &n);
     if (f) {
         c->rc = idx_row_json(c->st, f, r, c->d);
+        idx_row_json_tail(f, r);
         fclose(f);
     }
-    if (!x->csv || !x->json) c->rc = gpi_diag_set(c->d, GPI_ENOMEM, "out of memory");
+    if (!x->csv || !x->json || !x->tail) c->rc = gpi_diag_set(c->d, GPI_ENOMEM, "out of memory");
     if (!r->grade_hash[0])
         c->rc = gpi_diag_set(c->d, GPI_EINPUT,
                              "publish: row %s was not built by index build (no grade hash)",
@@ -534,7 +577,8 @@ static gpi_status copy_row(pvec *dst, const prow *src, gpi_diag *d)
     *x = *src;
     x->csv = strdup(src->csv);
     x->json = strdup(src->json);
-    if (!x->csv || !x->json) return gpi_diag_set(d, GPI_ENOMEM, "out of memory");
+    x->tail = strdup(src->tail);
+    if (!x->csv || !x->json || !x->tail) return gpi_diag_set(d, GPI_ENOMEM, "out of memory");
     return GPI_OK;
 }
 
@@ -623,10 +667,14 @@ static gpi_status record(store *st, int32_t day, int vintage, int is_new, const 
         snprintf(r.grade_hash, sizeof r.grade_hash, "%s", x->hash);
         r.row_csv = x->csv;
         r.row_json = x->json;
+        r.row_tail = x->tail;
+        r.ref_day = x->ref_day;
+        r.panel_day = x->panel_day;
         rc = store_index_put_published_row(st, day, vintage, &r, d);
     }
     if (is_new && rc == GPI_OK)
-        rc = store_vintage_put(st, day, vintage, now, fs->sha[0], fs->sha[1], fs->sha[2], d);
+        rc = store_vintage_put(st, day, vintage, FORMAT_CURRENT, now, fs->sha[0], fs->sha[1],
+                               fs->sha[2], d);
     for (size_t i = 0; i < n_rs && rc == GPI_OK; i++)
         rc = store_restatement_put(st, day, rs[i].grade, vintage, rs[i].old_e4, rs[i].new_e4,
                                    rs[i].reason, d);
@@ -754,7 +802,7 @@ gpi_status idx_publish(store *st, int32_t day, const char *dir, idx_publish_resu
     }
     int n = need_new ? last + 1 : last;
     if (rc == GPI_OK)
-        rc = need_new ? gen_files(st, day, n, &next, &fs, d)
+        rc = need_new ? gen_files(st, day, n, FORMAT_CURRENT, &next, &fs, d)
                       : old_vintage(st, dir, date, day, n, &fs, d);
     /* Files first, then the vintage is recorded, then they are put in
      * place: a folder that cannot be written records nothing. */

@@ -219,6 +219,40 @@ const char *const store_migrations[] = {
     "  WHERE kind = 1 AND key_hash >= 0;"
     "UPDATE index_exclusions SET key_hash = key_hash & 9223372036854775807"
     "  WHERE kind = 0 AND key_hash < 0;",
+    /* 4: methodology v2 (index/chain.c): the cross-section statistic of
+     *    the day (the v1 rule) beside the chained value, the chain's raw
+     *    value (nano-USD), the day's matched relative and splice (1e-12),
+     *    the reference and panel days it compared with, the observation-
+     *    level spread (v2 rows publish the constituents' band as p10..max),
+     *    a note saying why a day is carried or suspended; published rows
+     *    keep their CSV columns after the vintage (row_tail) and each
+     *    vintage its file format (1: before these columns existed). */
+    "ALTER TABLE index_values ADD COLUMN xs_value_e4 INTEGER;"
+    "ALTER TABLE index_values ADD COLUMN xs_level INTEGER;"
+    "ALTER TABLE index_values ADD COLUMN chain_nano INTEGER;"
+    "ALTER TABLE index_values ADD COLUMN relative_e12 INTEGER;"
+    "ALTER TABLE index_values ADD COLUMN n_matched INTEGER;"
+    "ALTER TABLE index_values ADD COLUMN n_matched_providers INTEGER;"
+    "ALTER TABLE index_values ADD COLUMN panel_change INTEGER;"
+    "ALTER TABLE index_values ADD COLUMN event INTEGER;"
+    "ALTER TABLE index_values ADD COLUMN splice_e12 INTEGER;"
+    "ALTER TABLE index_values ADD COLUMN ref_day INTEGER;"
+    "ALTER TABLE index_values ADD COLUMN panel_day INTEGER;"
+    "ALTER TABLE index_values ADD COLUMN obs_p10_micro INTEGER;"
+    "ALTER TABLE index_values ADD COLUMN obs_p25_micro INTEGER;"
+    "ALTER TABLE index_values ADD COLUMN obs_p50_micro INTEGER;"
+    "ALTER TABLE index_values ADD COLUMN obs_p75_micro INTEGER;"
+    "ALTER TABLE index_values ADD COLUMN obs_p90_micro INTEGER;"
+    "ALTER TABLE index_values ADD COLUMN obs_min_micro INTEGER;"
+    "ALTER TABLE index_values ADD COLUMN obs_max_micro INTEGER;"
+    "ALTER TABLE index_values ADD COLUMN note TEXT;"
+    "ALTER TABLE index_values ADD COLUMN matched_now_q INTEGER;"
+    "ALTER TABLE index_values ADD COLUMN matched_ref_q INTEGER;"
+    "ALTER TABLE index_values ADD COLUMN carried TEXT;"
+    "ALTER TABLE index_published ADD COLUMN row_tail TEXT;"
+    "ALTER TABLE index_published ADD COLUMN ref_day INTEGER;"
+    "ALTER TABLE index_published ADD COLUMN panel_day INTEGER;"
+    "ALTER TABLE index_vintages ADD COLUMN format INTEGER NOT NULL DEFAULT 1;",
 };
 
 const int store_n_migrations = (int)(sizeof store_migrations / sizeof store_migrations[0]);

@@ -184,6 +184,27 @@ typedef struct store_index_row {
     int grade_version;
     char grade_hash[65];          /* SHA-256 of the grade's canonical definition */
     int64_t as_of;                /* ingest cut-off the row was built with */
+    /* why the day is carried or suspended ("" otherwise); every method */
+    char note[160];
+    /* methodology v2 (index/chain.c); stored only for methodology "v2"
+     * rows and read back as -1 / 0 / INT32_MIN for v1 rows */
+    int64_t xs_value_e4;          /* the day's cross-section statistic (v1 rule); -1 none */
+    int xs_level;                 /* its level (gpi_level) */
+    int64_t chain_nano;           /* the unrounded chained value, 1e-9 USD; -1 none */
+    int64_t relative_e12;         /* the day's matched relative x 1e12; -1 none */
+    long n_matched;               /* identities (offers) or providers (trades) in it */
+    long n_matched_providers;
+    int panel_change;             /* 1: a constituent entered or left since ref_day */
+    int event;                    /* idx_event: 0, start, rebalance, reanchor */
+    int64_t splice_e12;           /* anchor / value the chain would have had, x 1e12; -1 */
+    int32_t ref_day;              /* the day the relative compared with; INT32_MIN none */
+    int32_t panel_day;            /* the anchor day whose panel it used; INT32_MIN none */
+    int64_t obs_spread[7];        /* observation-level p10..max, micro; -1 none */
+    int64_t matched_now_q;        /* the matched statistic today and at ref_day, */
+    int64_t matched_ref_q;        /* quarter units of 1e-12; -1 none */
+    const char *carried;          /* JSON array of the trading providers carried into
+                                     the day, or NULL: borrowed (reading: valid during
+                                     the callback only; a copied row must not use it) */
 } store_index_row;
 
 typedef int (*store_index_row_fn)(const store_index_row *row, void *ud);
@@ -253,6 +274,8 @@ typedef struct store_pub_row {
     char grade_hash[65];
     const char *row_csv;     /* valid during the callback */
     const char *row_json;
+    const char *row_tail;    /* CSV columns after the vintage (format >= 2), or "" */
+    int32_t ref_day, panel_day; /* v2 rows: what the relative compared with; else INT32_MIN */
 } store_pub_row;
 typedef int (*store_pub_fn)(const store_pub_row *r, void *ud);
 
@@ -261,9 +284,12 @@ gpi_status store_vintage_last(store *st, int32_t day, int *vintage, gpi_diag *d)
 /* The three SHA-256 of a vintage (each 65 bytes). */
 gpi_status store_vintage_sha(store *st, int32_t day, int vintage, char csv[65], char json[65],
                              char obs[65], gpi_diag *d);
-gpi_status store_vintage_put(store *st, int32_t day, int vintage, int64_t created_at,
+/* format: the file format of the vintage (1: published before methodology
+ * v2's columns; see index/publish.c). */
+gpi_status store_vintage_put(store *st, int32_t day, int vintage, int format, int64_t created_at,
                              const char *csv_sha, const char *json_sha, const char *obs_sha,
                              gpi_diag *d);
+gpi_status store_vintage_format(store *st, int32_t day, int vintage, int *format, gpi_diag *d);
 /* Rows of one vintage, sorted by grade id. */
 gpi_status store_vintage_rows(store *st, int32_t day, int vintage, store_pub_fn fn, void *ud,
                               gpi_diag *d);

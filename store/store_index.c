@@ -20,16 +20,27 @@ enum {
     SX_PUT_ROW = 0, SX_SERIES_FIRST, SX_SERIES_LATEST, SX_ROWS_ALL, SX_ROWS_ONE,
     SX_GRADE_EXISTS, SX_GRADE_GET, SX_GRADE_PUT, SX_GRADE_DEF, SX_CLEAR_EX, SX_CLEAR_ADJ,
     SX_PUT_EX, SX_PUT_ADJ, SX_ADJ_DAYS, SX_LOG_BUILD, SX_VINT_LAST, SX_VINT_SHA, SX_VINT_PUT,
-    SX_VINT_ROWS, SX_PUB_ROW, SX_RESTATE_PUT, SX_RESTATEMENTS, SX_REVISION_PUT, SX_OBS_BETWEEN
+    SX_VINT_ROWS, SX_PUB_ROW, SX_RESTATE_PUT, SX_RESTATEMENTS, SX_REVISION_PUT, SX_OBS_BETWEEN,
+    SX_VINT_FORMAT
 };
 
 static const char *const sql_put_row =
     "INSERT OR REPLACE INTO index_values(grade, day, level, value_e4, n_obs, n_excluded,"
     " n_providers, trade_volume_e2, adjustment_e6, p10_micro, p25_micro, p50_micro,"
     " p75_micro, p90_micro, min_micro, max_micro, top_share_e6, methodology,"
-    " trades_raw_q, offers_raw_q, carry_days, grade_version, grade_hash, as_of, built_at)"
+    " trades_raw_q, offers_raw_q, carry_days, grade_version, grade_hash, as_of, built_at,"
+    " note, xs_value_e4, xs_level, chain_nano, relative_e12, n_matched, n_matched_providers,"
+    " panel_change, event, splice_e12, ref_day, panel_day, obs_p10_micro, obs_p25_micro,"
+    " obs_p50_micro, obs_p75_micro, obs_p90_micro, obs_min_micro, obs_max_micro,"
+    " matched_now_q, matched_ref_q, carried)"
     " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18,"
-    " ?19, ?20, ?21, ?22, ?23, ?24, strftime('%s','now'))";
+    " ?19, ?20, ?21, ?22, ?23, ?24, strftime('%s','now'), ?25, ?26, ?27, ?28, ?29, ?30, ?31,"
+    " ?32, ?33, ?34, ?35, ?36, ?37, ?38, ?39, ?40, ?41, ?42, ?43, ?44, ?45, ?46)";
+
+static int is_v2(const store_index_row *r)
+{
+    return strcmp(r->methodology, "v2") == 0;
+}
 
 static void bind_opt(sqlite3_stmt *s, int i, int64_t v)
 {
@@ -72,6 +83,24 @@ gpi_status store_index_put_row(store *st, const store_index_row *r, gpi_diag *d)
     bind_opt(s, 22, r->grade_version > 0 ? r->grade_version : -1);
     if (r->grade_hash[0]) sqlite3_bind_text(s, 23, r->grade_hash, -1, SQLITE_STATIC);
     bind_opt(s, 24, r->as_of > 0 ? r->as_of : -1);
+    if (r->note[0]) sqlite3_bind_text(s, 25, r->note, -1, SQLITE_STATIC);
+    if (is_v2(r)) {
+        bind_opt(s, 26, r->xs_value_e4);
+        sqlite3_bind_int(s, 27, r->xs_level);
+        bind_opt(s, 28, r->chain_nano);
+        bind_opt(s, 29, r->relative_e12);
+        sqlite3_bind_int64(s, 30, r->n_matched);
+        sqlite3_bind_int64(s, 31, r->n_matched_providers);
+        sqlite3_bind_int(s, 32, r->panel_change);
+        sqlite3_bind_int(s, 33, r->event);
+        bind_opt(s, 34, r->splice_e12);
+        if (r->ref_day != INT32_MIN) sqlite3_bind_int64(s, 35, r->ref_day);
+        if (r->panel_day != INT32_MIN) sqlite3_bind_int64(s, 36, r->panel_day);
+        for (int i = 0; i < 7; i++) bind_opt(s, 37 + i, r->obs_spread[i]);
+        bind_opt(s, 44, r->matched_now_q);
+        bind_opt(s, 45, r->matched_ref_q);
+        if (r->carried) sqlite3_bind_text(s, 46, r->carried, -1, SQLITE_STATIC);
+    }
     int rc = sqlite3_step(s);
     sqlite3_reset(s);
     return rc == SQLITE_DONE ? GPI_OK : store_err(st, d, "storing index row");
@@ -85,6 +114,7 @@ gpi_status store_index_put_published(store *st, const char *grade, int32_t day, 
     snprintf(r.grade, sizeof r.grade, "%s", grade);
     r.level = level;
     r.value_e4 = value_e4;
+    r.ref_day = r.panel_day = INT32_MIN;
     return store_index_put_published_row(st, day, vintage, &r, d);
 }
 
@@ -151,13 +181,17 @@ static const char *const rows_cols =
     " v.p75_micro, v.p90_micro, v.min_micro, v.max_micro, v.top_share_e6, v.methodology,"
     " (SELECT max(vintage) FROM index_published p WHERE p.grade = v.grade AND p.day = v.day"
     "  AND p.level = v.level AND (v.level = 3 OR p.value_e4 = v.value_e4)),"
-    " v.trades_raw_q, v.offers_raw_q, v.carry_days, v.grade_version, v.grade_hash, v.as_of"
+    " v.trades_raw_q, v.offers_raw_q, v.carry_days, v.grade_version, v.grade_hash, v.as_of,"
+    " v.note, v.xs_value_e4, v.xs_level, v.chain_nano, v.relative_e12, v.n_matched,"
+    " v.n_matched_providers, v.panel_change, v.event, v.splice_e12, v.ref_day, v.panel_day,"
+    " v.obs_p10_micro, v.obs_p25_micro, v.obs_p50_micro, v.obs_p75_micro, v.obs_p90_micro,"
+    " v.obs_min_micro, v.obs_max_micro, v.matched_now_q, v.matched_ref_q, v.carried"
     " FROM index_values v ";
 
 gpi_status store_index_rows(store *st, const char *grade, int32_t from, int32_t to,
                             store_index_row_fn fn, void *ud, gpi_diag *d)
 {
-    char sql[1024];
+    char sql[2048];
     sqlite3_stmt *s;
     if (grade) {
         snprintf(sql, sizeof sql, "%s%s", rows_cols,
@@ -204,6 +238,26 @@ gpi_status store_index_rows(store *st, const char *grade, int32_t from, int32_t 
         const char *h = (const char *)sqlite3_column_text(s, 23);
         snprintf(r.grade_hash, sizeof r.grade_hash, "%s", h ? h : "");
         r.as_of = sqlite3_column_int64(s, 24);
+        const char *note = (const char *)sqlite3_column_text(s, 25);
+        snprintf(r.note, sizeof r.note, "%s", note ? note : "");
+        r.xs_value_e4 = col_opt(s, 26);
+        r.xs_level = sqlite3_column_int(s, 27);
+        r.chain_nano = col_opt(s, 28);
+        r.relative_e12 = col_opt(s, 29);
+        r.n_matched = (long)sqlite3_column_int64(s, 30);
+        r.n_matched_providers = (long)sqlite3_column_int64(s, 31);
+        r.panel_change = sqlite3_column_int(s, 32);
+        r.event = sqlite3_column_int(s, 33);
+        r.splice_e12 = col_opt(s, 34);
+        r.ref_day = sqlite3_column_type(s, 35) == SQLITE_NULL ? INT32_MIN
+                                                              : (int32_t)sqlite3_column_int64(s, 35);
+        r.panel_day = sqlite3_column_type(s, 36) == SQLITE_NULL
+                          ? INT32_MIN
+                          : (int32_t)sqlite3_column_int64(s, 36);
+        for (int i = 0; i < 7; i++) r.obs_spread[i] = col_opt(s, 37 + i);
+        r.matched_now_q = col_opt(s, 44);
+        r.matched_ref_q = col_opt(s, 45);
+        r.carried = (const char *)sqlite3_column_text(s, 46); /* during the callback */
         if (fn(&r, ud)) break;
     }
     sqlite3_reset(s);
@@ -443,14 +497,30 @@ gpi_status store_vintage_sha(store *st, int32_t day, int vintage, char csv[65], 
     return rc == SQLITE_ROW || rc == SQLITE_DONE ? GPI_OK : store_err(st, d, "reading vintage");
 }
 
-gpi_status store_vintage_put(store *st, int32_t day, int vintage, int64_t created_at,
+gpi_status store_vintage_format(store *st, int32_t day, int vintage, int *format, gpi_diag *d)
+{
+    *format = 1;
+    sqlite3_stmt *s = store_stmt(st, SX_VINT_FORMAT,
+                                 "SELECT format FROM index_vintages WHERE day = ?1 AND vintage = ?2",
+                                 d);
+    if (!s) return GPI_ESTORE;
+    sqlite3_bind_int64(s, 1, day);
+    sqlite3_bind_int(s, 2, vintage);
+    int rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW) *format = sqlite3_column_int(s, 0);
+    sqlite3_reset(s);
+    return rc == SQLITE_ROW || rc == SQLITE_DONE ? GPI_OK : store_err(st, d, "reading vintage");
+}
+
+gpi_status store_vintage_put(store *st, int32_t day, int vintage, int format, int64_t created_at,
                              const char *csv_sha, const char *json_sha, const char *obs_sha,
                              gpi_diag *d)
 {
     sqlite3_stmt *s = store_stmt(st, SX_VINT_PUT,
                                  "INSERT INTO index_vintages(day, vintage, created_at,"
-                                 " index_csv_sha256, index_json_sha256, observations_csv_sha256)"
-                                 " VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                                 " index_csv_sha256, index_json_sha256, observations_csv_sha256,"
+                                 " format)"
+                                 " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
                                  d);
     if (!s) return GPI_ESTORE;
     sqlite3_bind_int64(s, 1, day);
@@ -459,6 +529,7 @@ gpi_status store_vintage_put(store *st, int32_t day, int vintage, int64_t create
     sqlite3_bind_text(s, 4, csv_sha, -1, SQLITE_STATIC);
     sqlite3_bind_text(s, 5, json_sha, -1, SQLITE_STATIC);
     sqlite3_bind_text(s, 6, obs_sha, -1, SQLITE_STATIC);
+    sqlite3_bind_int(s, 7, format);
     return step_done(st, s, d, "storing vintage");
 }
 
@@ -467,7 +538,8 @@ gpi_status store_vintage_rows(store *st, int32_t day, int vintage, store_pub_fn 
 {
     sqlite3_stmt *s = store_stmt(st, SX_VINT_ROWS,
                                  "SELECT grade, level, value_e4, as_of, grade_hash, row_csv,"
-                                 " row_json FROM index_published WHERE day = ?1 AND vintage = ?2"
+                                 " row_json, row_tail, ref_day, panel_day FROM index_published"
+                                 " WHERE day = ?1 AND vintage = ?2"
                                  " ORDER BY grade",
                                  d);
     if (!s) return GPI_ESTORE;
@@ -487,7 +559,14 @@ gpi_status store_vintage_rows(store *st, int32_t day, int vintage, store_pub_fn 
         r.row_csv = (const char *)sqlite3_column_text(s, 5);
         r.row_json = (const char *)sqlite3_column_text(s, 6);
         if (!r.row_csv) r.row_csv = "";
+        r.row_tail = (const char *)sqlite3_column_text(s, 7);
         if (!r.row_json) r.row_json = "";
+        if (!r.row_tail) r.row_tail = "";
+        r.ref_day = sqlite3_column_type(s, 8) == SQLITE_NULL ? INT32_MIN
+                                                             : (int32_t)sqlite3_column_int64(s, 8);
+        r.panel_day = sqlite3_column_type(s, 9) == SQLITE_NULL
+                          ? INT32_MIN
+                          : (int32_t)sqlite3_column_int64(s, 9);
         if (fn(&r, ud)) break;
     }
     sqlite3_reset(s);
@@ -499,8 +578,9 @@ gpi_status store_index_put_published_row(store *st, int32_t day, int vintage,
 {
     sqlite3_stmt *s = store_stmt(st, SX_PUB_ROW,
                                  "INSERT OR REPLACE INTO index_published(grade, day, vintage,"
-                                 " level, value_e4, as_of, grade_hash, row_csv, row_json)"
-                                 " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                                 " level, value_e4, as_of, grade_hash, row_csv, row_json,"
+                                 " row_tail, ref_day, panel_day)"
+                                 " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
                                  d);
     if (!s) return GPI_ESTORE;
     sqlite3_bind_text(s, 1, r->grade, -1, SQLITE_STATIC);
@@ -512,6 +592,9 @@ gpi_status store_index_put_published_row(store *st, int32_t day, int vintage,
     sqlite3_bind_text(s, 7, r->grade_hash, -1, SQLITE_STATIC);
     sqlite3_bind_text(s, 8, r->row_csv, -1, SQLITE_STATIC);
     sqlite3_bind_text(s, 9, r->row_json, -1, SQLITE_STATIC);
+    if (r->row_tail && r->row_tail[0]) sqlite3_bind_text(s, 10, r->row_tail, -1, SQLITE_STATIC);
+    if (r->ref_day != INT32_MIN) sqlite3_bind_int64(s, 11, r->ref_day);
+    if (r->panel_day != INT32_MIN) sqlite3_bind_int64(s, 12, r->panel_day);
     return step_done(st, s, d, "storing published row");
 }
 

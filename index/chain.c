@@ -1,0 +1,670 @@
+/* index/chain.c -- methodology v2: matched changes, chained value,
+ * rebalances (METHODOLOGY.md §10).
+ *
+ * NOTES ON THE DESIGN
+ * (1) A grade-day's *constituents* are what v1 lets into the day's
+ *     statistics after the eligibility rules and the error screen: each
+ *     screened offer (identity = the store key: source x identity text,
+ *     i.e. provider x sku x region x scope x term for keys built from the
+ *     row) with its price, and each provider group's representative trade
+ *     price (the volume-weighted median of its screened trades, quarter-
+ *     micro) with its volume.  idx_snap holds them sorted by key (offers)
+ *     and group hash (trades).
+ * (2) The anchor day's constituents are the *panel* (c->base): new
+ *     constituents are admitted at anchors only, and each panel member's
+ *     anchor price is its *base*.  The value moves only by constituents
+ *     of the panel present on both the day and the previous fixed day
+ *     (ref): the *matched sample* M.  Each matched constituent gives two
+ *     relatives to its base, p_day / p_base and p_ref / p_base (1e-12,
+ *     half-up); the day's relative is S(now) / S(ref), where S is the v1
+ *     statistic applied to those relatives over M: offers, the median of
+ *     provider medians (one vote per provider); trades, the volume-weighted
+ *     median with the v1 provider cap (each day's own volumes).  So
+ *     - a provider or SKU appearing, leaving or coming back moves nothing
+ *       (M is the same set on both days), and no single provider decides;
+ *     - while M stays the same the chain telescopes: the value is the
+ *       anchor times S(day)/S(anchor), the panel's median change since the
+ *       anchor -- day-to-day noise in trade prices does not accumulate;
+ *     - relatives to base put every provider on one scale, so a change of
+ *       M shifts S only by the dispersion of the providers' *changes*, not
+ *       of their price levels (neoclouds list at a third of hyperscalers).
+ *     Measured on the demo year (H100 gold, against the simulator's true
+ *     market level): a median of day-on-day relatives drifted (level
+ *     tracking error 4.1 %), a ratio of matched medians of raw prices too
+ *     (4.0 %); relatives to base track like the cross-section does
+ *     (METHODOLOGY.md §10.4).
+ * (3) The chain is re-anchored to the cross-section statistic (the v1
+ *     value of the same day) at pre-announced rebalances: the first day of
+ *     each rebalance period (default: every month) on which the
+ *     cross-section is fixed at the trades or offers level; the splice
+ *     factor (anchor / the value the chain would have had) is published.
+ *     It also starts on the first fixed cross-section when it has no value
+ *     and re-anchors ("reanchor") when no matched relative has been
+ *     possible for more than max_carry_days days while the cross-section
+ *     is fixed.
+ * (4) Exact arithmetic: prices are integers (micro or quarter-micro),
+ *     relatives integers in 1e-12, the statistics S in quarter units of
+ *     1e-12 (a median of medians), the chain an integer in nano-USD; every
+ *     division rounds half-up once (gpi_div_round).  Nothing here uses
+ *     binary floating point, so an independent implementation with
+ *     integers or fractions reproduces every digit (tools/ref_index.py).
+ * (5) A relative outside [1e-6, 1e6] (a price that moved a million-fold)
+ *     is left out of the matching as implausible; the chain is bounded by
+ *     int64 nano-USD and a move past it is an error, never a wrap.
+ * Nothing here reads the store: build.c, evaluate.c and publication feed
+ * it days in ascending order.
+ */
+#include "index/internal.h"
+
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define E12 INT64_C(1000000000000)
+#define REL_MIN INT64_C(1000000)              /* 1e-6 in 1e-12 units */
+#define REL_MAX INT64_C(1000000000000000000)  /* 1e6 in 1e-12 units  */
+
+const char *idx_event_name(int ev)
+{
+    switch (ev) {
+    case IDX_EVENT_START: return "start";
+    case IDX_EVENT_REBALANCE: return "rebalance";
+    case IDX_EVENT_REANCHOR: return "reanchor";
+    default: return "";
+    }
+}
+
+uint64_t idx_group_hash(const char *group)
+{
+    if (!group) group = "";
+    return gpi_fnv1a64(group, strlen(group), GPI_FNV_SEED);
+}
+
+int32_t idx_period_start(int32_t day, int months)
+{
+    int y, m, dd;
+    gpi_civil_from_days(day, &y, &m, &dd);
+    if (months < 1) months = 1;
+    m = (m - 1) / months * months + 1;
+    return gpi_days_from_civil(y, m, 1);
+}
+
+/* ---- snapshots --------------------------------------------------------------- */
+
+static int grow(void **v, size_t *cap, size_t need, size_t size)
+{
+    if (need <= *cap) return 0;
+    size_t c = *cap ? *cap : 64;
+    while (c < need) c *= 2;
+    void *nv = realloc(*v, c * size);
+    if (!nv) return -1;
+    *v = nv;
+    *cap = c;
+    return 0;
+}
+
+static int cmp_const_key(const void *a, const void *b)
+{
+    const idx_const *x = a, *y = b;
+    return (x->key > y->key) - (x->key < y->key);
+}
+
+static int cmp_item_group(const void *a, const void *b)
+{
+    const idx_item *x = a, *y = b;
+    return (x->group > y->group) - (x->group < y->group);
+}
+
+void idx_snap_free(idx_snap *s)
+{
+    free(s->o);
+    free(s->t);
+    free(s->items);
+    memset(s, 0, sizeof *s);
+}
+
+gpi_status idx_snap_build(idx_snap *s, idx_day *dy, size_t gi, int32_t day, gpi_diag *d)
+{
+    const idx_buf *ob = &dy->offers[gi], *tb = &dy->trades[gi];
+    s->day = day;
+    s->no = s->nt = 0;
+    if (grow((void **)&s->o, &s->cap_o, ob->n + 1, sizeof *s->o) ||
+        grow((void **)&s->t, &s->cap_t, tb->n + 1, sizeof *s->t) ||
+        grow((void **)&s->items, &s->cap_items, tb->n + 1, sizeof *s->items))
+        return gpi_diag_set(d, GPI_ENOMEM, "index: out of memory");
+    for (size_t i = 0; i < ob->n; i++) {
+        const idx_item *it = &ob->v[i];
+        if (it->reason != IDX_OK) continue;
+        s->o[s->no++] = (idx_const){it->key_hash, idx_group_hash(idx_day_group(dy, it->group)),
+                                    it->price_micro, 0, NULL};
+    }
+    if (s->no > 1) qsort(s->o, s->no, sizeof *s->o, cmp_const_key);
+    /* trades: one representative per group, from a copy (the weighted
+     * median reorders its input) */
+    size_t m = 0;
+    for (size_t i = 0; i < tb->n; i++)
+        if (tb->v[i].reason == IDX_OK && tb->v[i].qty_micro > 0) s->items[m++] = tb->v[i];
+    if (m > 1) qsort(s->items, m, sizeof *s->items, cmp_item_group);
+    for (size_t i = 0; i < m;) {
+        size_t j = i;
+        int64_t vol = 0;
+        while (j < m && s->items[j].group == s->items[i].group) vol += s->items[j++].qty_micro;
+        int64_t rep = 0;
+        uint64_t gh = idx_group_hash(idx_day_group(dy, s->items[i].group));
+        gpi_status rc = idx_weighted_median(s->items + i, j - i, 1000000, &rep, d);
+        if (rc != GPI_OK) return rc;
+        s->t[s->nt++] = (idx_const){gh, gh, rep, vol, idx_day_group(dy, s->items[i].group)};
+        i = j;
+    }
+    if (s->nt > 1) qsort(s->t, s->nt, sizeof *s->t, cmp_const_key);
+    return GPI_OK;
+}
+
+static gpi_status snap_copy(idx_snap *dst, const idx_snap *src, gpi_diag *d)
+{
+    if (grow((void **)&dst->o, &dst->cap_o, src->no + 1, sizeof *dst->o) ||
+        grow((void **)&dst->t, &dst->cap_t, src->nt + 1, sizeof *dst->t))
+        return gpi_diag_set(d, GPI_ENOMEM, "index: out of memory");
+    if (src->no) memcpy(dst->o, src->o, src->no * sizeof *src->o);
+    if (src->nt) memcpy(dst->t, src->t, src->nt * sizeof *src->t);
+    dst->no = src->no;
+    dst->nt = src->nt;
+    dst->day = src->day;
+    return GPI_OK;
+}
+
+/* ---- the chain --------------------------------------------------------------- */
+
+gpi_status idx_chain_init(idx_chain *c, const idx_grade *g)
+{
+    memset(c, 0, sizeof *c);
+    c->g = g;
+    c->last_day = c->anchor_day = c->ref_day = c->reset_day = INT32_MIN;
+    for (int i = 0; i < IDX_HIST; i++) c->hist[i].day = INT32_MIN;
+    return GPI_OK;
+}
+
+static void free_names(idx_chain *c)
+{
+    for (size_t i = 0; i < c->n_mem[1]; i++) free(c->mem[1][i].name);
+    c->n_mem[1] = 0;
+}
+
+void idx_chain_free(idx_chain *c)
+{
+    free_names(c);
+    idx_snap_free(&c->cur);
+    idx_snap_free(&c->prev);
+    free(c->mem[0]);
+    free(c->mem[1]);
+    free(c->w);
+    free(c->witems);
+    free(c->order);
+    free(c->carried);
+    memset(c, 0, sizeof *c);
+}
+
+static void chain_drop(idx_chain *c)
+{
+    free_names(c);
+    c->has = 0;
+    c->carry = 0;
+    c->anchor_day = c->ref_day = INT32_MIN;
+    c->n_mem[0] = c->n_mem[1] = 0;
+    c->prev.no = c->prev.nt = 0;
+}
+
+/* 1 when a constituent entered or left between the previous fixed day and
+ * today (all constituents, members of the panel or not). */
+static int panel_changed(const idx_snap *prev, const idx_snap *cur)
+{
+    if (prev->no != cur->no || prev->nt != cur->nt) return 1;
+    for (size_t i = 0; i < cur->no; i++)
+        if (prev->o[i].key != cur->o[i].key) return 1;
+    for (size_t i = 0; i < cur->nt; i++)
+        if (prev->t[i].key != cur->t[i].key) return 1;
+    return 0;
+}
+
+/* round(now / ref) in 1e-12, half-up; -1 when out of [1e-6, 1e6] (both
+ * in the same units, > 0). */
+static int64_t ratio_e12(int64_t now, int64_t ref)
+{
+    if (now <= 0 || ref <= 0) return -1;
+    int64_t x = gpi_div_round((__int128)now * E12, ref);
+    return x < REL_MIN || x > REL_MAX ? -1 : x;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Median of v[0..n) (sorted here), doubled: exact for a mean of two. */
+static int64_t median2(int64_t *v, size_t n)
+{
+    qsort(v, n, sizeof *v, cmp_i64);
+    return n % 2 ? 2 * v[n / 2] : v[n / 2 - 1] + v[n / 2];
+}
+
+/* The panel from the day's constituents (an anchor): every constituent
+ * is a member, its price the base, the reference and the last seen. */
+static gpi_status panel_from(idx_chain *c, const idx_snap *s, int32_t day, gpi_diag *d)
+{
+    const idx_const *src[2] = {s->o, s->t};
+    size_t n[2] = {s->no, s->nt};
+    free_names(c);
+    c->n_mem[1] = 0;
+    for (int k = 0; k < 2; k++) {
+        if (grow((void **)&c->mem[k], &c->cap_mem[k], n[k] + 1, sizeof *c->mem[k]))
+            return gpi_diag_set(d, GPI_ENOMEM, "index: out of memory");
+        for (size_t i = 0; i < n[k]; i++) {
+            const idx_const *x = &src[k][i];
+            c->mem[k][i] = (idx_member){.key = x->key, .group = x->group, .base = x->price,
+                                        .last = x->price, .last_vol = x->volume,
+                                        .last_day = day, .ref = x->price,
+                                        .ref_vol = x->volume, .now = x->price,
+                                        .now_vol = x->volume, .seen = 1};
+            if (k == 1 && !(c->mem[k][i].name = strdup(x->name ? x->name : "")))
+                return gpi_diag_set(d, GPI_ENOMEM, "index: out of memory");
+            c->n_mem[k] = i + 1;
+        }
+        c->n_mem[k] = n[k];
+    }
+    return GPI_OK;
+}
+
+/* The day's price of every member (design note 6): offers, seen today or
+ * none (-1); trading groups, seen today or their last representative
+ * price seen within trade_carry_days days, or none. */
+static void prepare(idx_chain *c, int32_t day)
+{
+    const idx_const *src[2] = {c->cur.o, c->cur.t};
+    size_t n[2] = {c->cur.no, c->cur.nt};
+    int carry[2] = {0, c->g->p.trade_carry_days};
+    for (int k = 0; k < 2; k++) {
+        size_t j = 0;
+        for (size_t i = 0; i < c->n_mem[k]; i++) {
+            idx_member *m = &c->mem[k][i];
+            while (j < n[k] && src[k][j].key < m->key) j++;
+            if (j < n[k] && src[k][j].key == m->key) {
+                m->now = src[k][j].price;
+                m->now_vol = src[k][j].volume;
+                m->seen = 1;
+            } else if (m->last_day != INT32_MIN && day - m->last_day <= carry[k]) {
+                m->now = m->last;
+                m->now_vol = m->last_vol;
+                m->seen = 0;
+            } else {
+                m->now = -1;
+                m->seen = 0;
+            }
+        }
+    }
+}
+
+/* Offers (design note 2): the members priced today and at ref (the
+ * matched sample, c->order: indices into mem[0], by group) and S of their
+ * relatives to base on each day (quarter units of 1e-12: the median of
+ * provider medians).  Returns the day's relative, or -1 when fewer than
+ * min_providers providers matched. */
+static int64_t offers_relative(idx_chain *c, const uint64_t *exclude, long *n_matched,
+                               long *n_prov, int64_t *now_q, int64_t *ref_q, gpi_diag *d,
+                               gpi_status *rc)
+{
+    idx_member *mem = c->mem[0];
+    size_t n = c->n_mem[0], cap = n + 1;
+    *n_matched = *n_prov = 0;
+    *now_q = *ref_q = -1;
+    c->n_order = 0;
+    if (grow((void **)&c->order, &c->cap_order, cap, sizeof *c->order) ||
+        grow((void **)&c->w, &c->cap_w, 4 * cap, sizeof *c->w)) {
+        *rc = gpi_diag_set(d, GPI_ENOMEM, "index: out of memory");
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        idx_member *m = &mem[i];
+        m->matched = 0;
+        if (m->now < 0 || m->ref < 0 || (exclude && m->group == *exclude)) continue;
+        m->rel_now = ratio_e12(m->now, m->base);
+        m->rel_ref = ratio_e12(m->ref, m->base);
+        if (m->rel_now < 0 || m->rel_ref < 0) continue;
+        m->matched = 1;
+        c->order[c->n_order++] = i;
+    }
+    /* by group (insertion into runs: members are sorted by key) */
+    for (size_t i = 1; i < c->n_order; i++) {
+        size_t x = c->order[i], j = i;
+        while (j > 0 && mem[c->order[j - 1]].group > mem[x].group) {
+            c->order[j] = c->order[j - 1];
+            j--;
+        }
+        c->order[j] = x;
+    }
+    int64_t *mn = c->w, *mr = c->w + cap, *px = c->w + 2 * cap, *py = c->w + 3 * cap;
+    size_t np = 0;
+    for (size_t i = 0; i < c->n_order;) {
+        size_t j = i;
+        uint64_t g = mem[c->order[i]].group;
+        for (; j < c->n_order && mem[c->order[j]].group == g; j++) {
+            px[j - i] = mem[c->order[j]].rel_now;
+            py[j - i] = mem[c->order[j]].rel_ref;
+        }
+        mn[np] = median2(px, j - i);
+        mr[np++] = median2(py, j - i);
+        i = j;
+    }
+    *n_matched = (long)c->n_order;
+    *n_prov = (long)np;
+    if (np == 0 || (long)np < c->g->p.min_providers) return -1;
+    *now_q = median2(mn, np);
+    *ref_q = median2(mr, np);
+    return ratio_e12(*now_q, *ref_q);
+}
+
+/* Trades (design note 2): the panel's provider groups with a
+ * representative price today and at ref, and S of their relatives to base
+ * on each day (quarter units of 1e-12: the volume-weighted median with
+ * the provider cap, each day's volumes).  Returns the day's relative, or
+ * -1 when fewer than min_providers providers or less than
+ * min_trade_volume GPU-hours (today) matched. */
+static int64_t trades_relative(idx_chain *c, const uint64_t *exclude, long *n_matched,
+                               int64_t *now_q, int64_t *ref_q, gpi_diag *d, gpi_status *rc)
+{
+    idx_member *mem = c->mem[1];
+    size_t n = c->n_mem[1];
+    const idx_params *p = &c->g->p;
+    *n_matched = 0;
+    *now_q = *ref_q = -1;
+    if (grow((void **)&c->witems, &c->cap_witems, n + 1, sizeof *c->witems)) {
+        *rc = gpi_diag_set(d, GPI_ENOMEM, "index: out of memory");
+        return -1;
+    }
+    int64_t vol = 0;
+    long k = 0;
+    for (size_t i = 0; i < n; i++) {
+        idx_member *m = &mem[i];
+        m->matched = 0;
+        if (m->now < 0 || m->ref < 0 || (exclude && m->group == *exclude)) continue;
+        m->rel_now = ratio_e12(m->now, m->base);
+        m->rel_ref = ratio_e12(m->ref, m->base);
+        if (m->rel_now < 0 || m->rel_ref < 0 || m->now_vol <= 0 || m->ref_vol <= 0 ||
+            __builtin_add_overflow(vol, m->now_vol, &vol))
+            continue;
+        m->matched = 1;
+        k++;
+    }
+    *n_matched = k;
+    if (k == 0 || k < p->min_providers || vol < p->min_trade_volume_micro) return -1;
+    for (int side = 0; side < 2; side++) {
+        size_t w = 0;
+        for (size_t i = 0; i < n; i++) {
+            const idx_member *m = &mem[i];
+            if (m->matched)
+                c->witems[w++] = (idx_item){side ? m->rel_ref : m->rel_now,
+                                            side ? m->ref_vol : m->now_vol, m->key, 0,
+                                            (int32_t)i, IDX_OK};
+        }
+        *rc = idx_weighted_median(c->witems, w, p->cap_floor_e6, side ? ref_q : now_q, d);
+        if (*rc != GPI_OK) return -1;
+    }
+    return ratio_e12(*now_q, *ref_q);
+}
+
+static int64_t value_of(int64_t nano, int64_t step_e4)
+{
+    return gpi_div_round(nano, (__int128)100000 * step_e4) * step_e4;
+}
+
+/* Moves nano by rel (1e-12); -1 on overflow. */
+static int64_t apply(int64_t nano, int64_t rel)
+{
+    __int128 x = (__int128)nano * rel;
+    if (x / E12 > INT64_MAX / 2) return -1;
+    return gpi_div_round(x, E12);
+}
+
+/* A scheduled rebalance's anchor (design note 7): the median over the
+ * last anchor_days days since the current anchor (the day included) of
+ * the cross-section brought to `day` by the chain's own moves,
+ * xs_k x cand / chain_k, in nano-USD (a mean of two rounds half-up). */
+static int64_t anchor_estimate(idx_chain *c, int32_t day, int64_t xs_e4, int64_t cand)
+{
+    int64_t est[IDX_HIST];
+    size_t n = 0;
+    est[n++] = xs_e4 * 100000;
+    for (int i = 0; i < IDX_HIST; i++) {
+        const idx_hist *h = &c->hist[i];
+        if (h->day == INT32_MIN || h->day >= day || h->day <= day - c->g->p.anchor_days ||
+            h->day < c->anchor_day || h->xs_e4 < 0 || h->nano <= 0)
+            continue;
+        est[n++] = gpi_div_round((__int128)h->xs_e4 * 100000 * cand, h->nano);
+    }
+    return gpi_div_round(median2(est, n), 2);
+}
+
+/* What day would give (design notes 2-3), without changing the chain's
+ * state but the members' day prices; constituents of group *exclude (when
+ * not NULL) are left out of the matching (leave-one-provider-out).  xs is
+ * the day's cross-section evaluation (computed without that group too, by
+ * the caller). */
+static gpi_status decide(idx_chain *c, int32_t day, const idx_eval *xs, const char *xs_note,
+                         const uint64_t *exclude, idx_v2eval *out, gpi_diag *d)
+{
+    const idx_params *p = &c->g->p;
+    gpi_status rc = GPI_OK;
+    memset(out, 0, sizeof *out);
+    out->relative_e12 = out->splice_e12 = -1;
+    out->value_e4 = out->nano = -1;
+    out->matched_now_q = out->matched_ref_q = -1;
+    out->ref_day = out->panel_day = INT32_MIN;
+    int has = c->has && c->last_day == day - 1; /* days must come in a row */
+    int xs_fixed = xs->level == GPI_LEVEL_TRADES || xs->level == GPI_LEVEL_OFFERS;
+    int64_t rel = -1, rel_t = -1, rel_o = -1, tn = -1, tr = -1, on = -1, or_ = -1;
+    long nm_o = 0, np_o = 0, nm_t = 0;
+    if (has) {
+        out->ref_day = c->ref_day;
+        out->panel_day = c->anchor_day;
+        out->panel_change = (c->cur.no + c->cur.nt) > 0 && panel_changed(&c->prev, &c->cur);
+        prepare(c, day);
+        rel_t = trades_relative(c, exclude, &nm_t, &tn, &tr, d, &rc);
+        if (rc == GPI_OK) rel_o = offers_relative(c, exclude, &nm_o, &np_o, &on, &or_, d, &rc);
+        if (rc != GPI_OK) return rc;
+        rel = rel_t > 0 ? rel_t : rel_o;
+        out->n_matched = rel_t > 0 ? nm_t : nm_o;
+        out->n_matched_providers = rel_t > 0 ? nm_t : np_o;
+        if (rel > 0) {
+            out->relative_e12 = rel;
+            out->matched_now_q = rel_t > 0 ? tn : on;
+            out->matched_ref_q = rel_t > 0 ? tr : or_;
+        }
+    }
+    int due = has && c->anchor_day < idx_period_start(day, p->rebalance_months);
+    if (xs_fixed && has && due)
+        out->event = IDX_EVENT_REBALANCE;
+    else if (xs_fixed && !has)
+        out->event = IDX_EVENT_START;
+    else if (xs_fixed && has && rel <= 0 && c->carry >= p->max_carry_days)
+        out->event = IDX_EVENT_REANCHOR;
+    if (out->event) {
+        out->nano = xs->value_e4 * 100000;
+        out->value_e4 = xs->value_e4;
+        out->level = xs->level;
+        if (has) {
+            int64_t cand = rel > 0 ? apply(c->nano, rel) : c->nano;
+            if (out->event == IDX_EVENT_REBALANCE && p->anchor_days > 1 && cand > 0) {
+                out->nano = anchor_estimate(c, day, xs->value_e4, cand);
+                out->value_e4 = value_of(out->nano, p->rounding_e4);
+            }
+            if (cand > 0) out->splice_e12 = gpi_div_round((__int128)out->nano * E12, cand);
+        }
+    } else if (has && rel > 0) {
+        out->nano = apply(c->nano, rel);
+        if (out->nano < 0) {
+            char date[11];
+            gpi_date_format(day, date);
+            return gpi_diag_set(d, GPI_EMATH, "%s: grade %s: the chained value overflows",
+                                date, c->g->id);
+        }
+        out->value_e4 = value_of(out->nano, p->rounding_e4);
+        out->level = rel_t > 0 ? GPI_LEVEL_TRADES : GPI_LEVEL_OFFERS;
+    } else if (has && c->carry < p->max_carry_days) {
+        out->nano = c->nano;
+        out->value_e4 = c->value_e4;
+        out->level = GPI_LEVEL_CARRIED;
+        out->carry = c->carry + 1;
+        if (c->cur.no + c->cur.nt == 0)
+            snprintf(out->note, sizeof out->note, "no eligible observations to match");
+        else
+            snprintf(out->note, sizeof out->note,
+                     "no matched change: %ld of the panel's providers priced on both days "
+                     "(need %d)",
+                     nm_t > np_o ? nm_t : np_o, p->min_providers);
+    } else {
+        out->level = GPI_LEVEL_SUSPENDED;
+        if (has)
+            snprintf(out->note, sizeof out->note,
+                     "carried %d days (max_carry_days) and the cross-section has no fix: %s",
+                     c->carry, xs_note && *xs_note ? xs_note : "no data");
+        else
+            snprintf(out->note, sizeof out->note, "%s",
+                     xs_note && *xs_note ? xs_note : "no data");
+    }
+    return GPI_OK;
+}
+
+/* Advances c past day by the outcome (level, event) of decide(): the
+ * members' day prices were set by prepare() (has) or come from c->cur
+ * (an anchor). */
+static gpi_status commit(idx_chain *c, int32_t day, int level, int event, int64_t nano,
+                         int64_t value_e4, int carry, int64_t xs_e4, gpi_diag *d)
+{
+    gpi_status rc = GPI_OK;
+    c->last_day = day;
+    if (level == GPI_LEVEL_SUSPENDED) {
+        chain_drop(c);
+        c->reset_day = day;
+        return GPI_OK;
+    }
+    if (event) {
+        if ((rc = panel_from(c, &c->cur, day, d)) != GPI_OK) return rc;
+        c->anchor_day = c->ref_day = c->reset_day = day;
+    } else {
+        int fixed = level == GPI_LEVEL_TRADES || level == GPI_LEVEL_OFFERS;
+        for (int k = 0; k < 2; k++)
+            for (size_t i = 0; i < c->n_mem[k]; i++) {
+                idx_member *m = &c->mem[k][i];
+                if (fixed) {
+                    m->ref = m->now;
+                    m->ref_vol = m->now_vol;
+                }
+                if (m->seen) {
+                    m->last = m->now;
+                    m->last_vol = m->now_vol;
+                    m->last_day = day;
+                }
+            }
+        if (fixed) c->ref_day = day;
+        if (!fixed) goto keep_prev;
+    }
+    if ((rc = snap_copy(&c->prev, &c->cur, d)) != GPI_OK) return rc;
+keep_prev:
+    c->has = 1;
+    c->nano = nano;
+    c->value_e4 = value_e4;
+    c->carry = carry;
+    c->hist[(uint32_t)day % IDX_HIST] = (idx_hist){day, xs_e4, nano};
+    return GPI_OK;
+}
+
+gpi_status idx_chain_step(idx_chain *c, int32_t day, const idx_eval *xs, const char *xs_note,
+                          idx_v2eval *out, gpi_diag *d)
+{
+    gpi_status rc = decide(c, day, xs, xs_note, NULL, out, d);
+    if (rc == GPI_OK)
+        rc = commit(c, day, out->level, out->event, out->nano, out->value_e4, out->carry,
+                    xs->level == GPI_LEVEL_TRADES || xs->level == GPI_LEVEL_OFFERS ? xs->value_e4
+                                                                                  : -1,
+                    d);
+    return rc;
+}
+
+gpi_status idx_chain_peek(idx_chain *c, int32_t day, const idx_eval *xs, uint64_t exclude,
+                          idx_v2eval *out, gpi_diag *d)
+{
+    return decide(c, day, xs, NULL, &exclude, out, d);
+}
+
+/* ---- publication detail ------------------------------------------------------ */
+
+static int cmp_member(const void *a, const void *b)
+{
+    const idx_member *x = a, *y = b;
+    return (x->key > y->key) - (x->key < y->key);
+}
+
+gpi_status idx_chain_match(idx_chain *c, int32_t day, gpi_diag *d)
+{
+    gpi_status rc = GPI_OK;
+    long nm, np;
+    int64_t a, b;
+    if (!c->has) return GPI_OK;
+    prepare(c, day);
+    trades_relative(c, NULL, &nm, &a, &b, d, &rc);
+    if (rc == GPI_OK) offers_relative(c, NULL, &nm, &np, &a, &b, d, &rc);
+    return rc;
+}
+
+void idx_chain_lookup(const idx_chain *c, int kind, uint64_t key, idx_obs_match *m)
+{
+    int k = kind == GPI_OFFER ? 0 : 1;
+    idx_member x = {.key = key};
+    const idx_member *f = c->has && c->n_mem[k]
+                              ? bsearch(&x, c->mem[k], c->n_mem[k], sizeof x, cmp_member)
+                              : NULL;
+    if (f && !f->matched) f = NULL;
+    m->matched = f != NULL;
+    /* offers: micro; trades (representatives): quarter-micro -> 1e-8 */
+    int64_t u = kind == GPI_OFFER ? 100 : 25;
+    m->ref_price_e8 = f ? f->ref * u : -1;
+    m->base_price_e8 = f ? f->base * u : -1;
+    m->relative_e12 = f ? f->rel_now : -1;
+}
+
+gpi_status idx_chain_carried_json(idx_chain *c, const char **out, gpi_diag *d)
+{
+    *out = NULL;
+    free(c->carried);
+    c->carried = NULL;
+    size_t len = 0;
+    FILE *f = NULL;
+    char b[32];
+    int n = 0, ok = 1;
+    for (size_t i = 0; i < c->n_mem[1] && ok; i++) {
+        const idx_member *m = &c->mem[1][i];
+        if (m->seen || !m->matched || m->now < 0) continue;
+        if (!f && !(f = open_memstream(&c->carried, &len))) break;
+        char date[11];
+        gpi_date_format(m->last_day, date);
+        json_t *js = json_string(m->name ? m->name : "");
+        char *name = js ? json_dumps(js, JSON_ENCODE_ANY) : NULL;
+        json_decref(js);
+        ok = name != NULL;
+        /* quarter-micro -> 1e-8; micro-GPU-hours -> 1e-6 */
+        fprintf(f, "%s{\"group\":%s,\"last_seen\":\"%s\",\"price\":%s", n++ ? "," : "[",
+                name ? name : "\"\"", date, gpi_fixed_format(m->now * 25, 8, b));
+        fprintf(f, ",\"volume\":%s", gpi_fixed_format(m->now_vol, 6, b));
+        fprintf(f, ",\"ref_price\":%s", gpi_fixed_format(m->ref * 25, 8, b));
+        fprintf(f, ",\"base_price\":%s", gpi_fixed_format(m->base * 25, 8, b));
+        fprintf(f, ",\"relative\":%s}", gpi_fixed_format(m->rel_now, 12, b));
+        free(name);
+    }
+    if (f) {
+        fputc(']', f);
+        ok &= fclose(f) == 0;
+    }
+    if (!ok || (n && !c->carried)) return gpi_diag_set(d, GPI_ENOMEM, "index: out of memory");
+    *out = n ? c->carried : NULL;
+    return GPI_OK;
+}
