@@ -299,7 +299,8 @@ static gpi_status register_grades(store *st, const idx_grades *gs, int32_t from,
 /* First day of the v2 replay of grade g before `from` (design note 7). */
 static int32_t v2_start(const idx_grade *g, int32_t from)
 {
-    return idx_period_start(from - 1 - g->p.max_carry_days, g->p.rebalance_months);
+    return idx_period_start(from - 1 - g->p.max_carry_days, g->p.rebalance_months) -
+           (g->p.anchor_days - 1);
 }
 
 /* Replays the days before from into the states (design notes 2 and 7). */

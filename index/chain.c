@@ -180,7 +180,13 @@ gpi_status idx_chain_init(idx_chain *c, const idx_grade *g)
     memset(c, 0, sizeof *c);
     c->g = g;
     c->last_day = c->anchor_day = c->ref_day = c->reset_day = INT32_MIN;
-    for (int i = 0; i < IDX_HIST; i++) c->hist[i].day = INT32_MIN;
+    int w = g->p.anchor_days;
+    if (w > 1) {
+        c->hist = calloc((size_t)w, sizeof *c->hist);
+        c->est = malloc((size_t)w * sizeof *c->est);
+        if (!c->hist || !c->est) return GPI_ENOMEM;
+        for (int i = 0; i < w; i++) c->hist[i].day = INT32_MIN;
+    }
     return GPI_OK;
 }
 
@@ -201,6 +207,9 @@ void idx_chain_free(idx_chain *c)
     free(c->witems);
     free(c->order);
     free(c->carried);
+    for (int i = 0; c->hist && i < c->g->p.anchor_days; i++) idx_snap_free(&c->hist[i].snap);
+    free(c->hist);
+    free(c->est);
     memset(c, 0, sizeof *c);
 }
 
@@ -425,21 +434,101 @@ static int64_t apply(int64_t nano, int64_t rel)
     return gpi_div_round(x, E12);
 }
 
-/* A scheduled rebalance's anchor (design note 7): the median over the
- * last anchor_days days since the current anchor (the day included) of
- * the cross-section brought to `day` by the chain's own moves,
- * xs_k x cand / chain_k, in nano-USD (a mean of two rounds half-up). */
-static int64_t anchor_estimate(idx_chain *c, int32_t day, int64_t xs_e4, int64_t cand)
+/* The change S(then) of D's constituents (base) since an earlier day
+ * (then): the v1 statistic of the relatives then / base over the
+ * constituents on both days (trades when at least min_providers providers
+ * and min_trade_volume GPU-hours that day match, else offers of at least
+ * min_providers providers), quarter units of 1e-12; -1 when neither. */
+static int64_t snap_change(idx_chain *c, const idx_snap *base, const idx_snap *then,
+                           const uint64_t *exclude, gpi_diag *d, gpi_status *rc)
 {
-    int64_t est[IDX_HIST];
+    const idx_params *p = &c->g->p;
+    size_t cap = base->no + base->nt + 1;
+    if (grow((void **)&c->w, &c->cap_w, 4 * cap, sizeof *c->w) ||
+        grow((void **)&c->witems, &c->cap_witems, cap, sizeof *c->witems) ||
+        grow((void **)&c->order, &c->cap_order, cap, sizeof *c->order)) {
+        *rc = gpi_diag_set(d, GPI_ENOMEM, "index: out of memory");
+        return -1;
+    }
+    /* trades */
+    size_t n = 0;
+    int64_t vol = 0;
+    for (size_t i = 0, j = 0; i < base->nt && j < then->nt;) {
+        if (base->t[i].key != then->t[j].key) {
+            base->t[i].key < then->t[j].key ? i++ : j++;
+            continue;
+        }
+        int64_t r = ratio_e12(then->t[j].price, base->t[i].price);
+        if (r > 0 && then->t[j].volume > 0 && !(exclude && base->t[i].key == *exclude) &&
+            !__builtin_add_overflow(vol, then->t[j].volume, &vol)) {
+            c->witems[n] = (idx_item){r, then->t[j].volume, base->t[i].key, 0, (int32_t)n, IDX_OK};
+            n++;
+        }
+        i++;
+        j++;
+    }
+    if (n > 0 && (long)n >= p->min_providers && vol >= p->min_trade_volume_micro) {
+        int64_t q = -1;
+        *rc = idx_weighted_median(c->witems, n, p->cap_floor_e6, &q, d);
+        return *rc == GPI_OK ? q : -1;
+    }
+    /* offers: relatives by group, as the matched statistic */
+    int64_t *rel = c->w, *grp = c->w + cap, *med = c->w + 2 * cap;
+    n = 0;
+    for (size_t i = 0, j = 0; i < base->no && j < then->no;) {
+        if (base->o[i].key != then->o[j].key) {
+            base->o[i].key < then->o[j].key ? i++ : j++;
+            continue;
+        }
+        int64_t r = ratio_e12(then->o[j].price, base->o[i].price);
+        if (r > 0 && !(exclude && base->o[i].group == *exclude)) {
+            rel[n] = r;
+            grp[n] = (int64_t)base->o[i].group;
+            c->order[n] = n;
+            n++;
+        }
+        i++;
+        j++;
+    }
+    /* by group (insertion: few constituents), then provider medians */
+    for (size_t i = 1; i < n; i++) {
+        size_t x = c->order[i], j = i;
+        while (j > 0 && (uint64_t)grp[c->order[j - 1]] > (uint64_t)grp[x]) {
+            c->order[j] = c->order[j - 1];
+            j--;
+        }
+        c->order[j] = x;
+    }
+    int64_t *px = c->w + 3 * cap;
+    size_t np = 0;
+    for (size_t i = 0; i < n;) {
+        size_t j = i;
+        for (; j < n && grp[c->order[j]] == grp[c->order[i]]; j++) px[j - i] = rel[c->order[j]];
+        med[np++] = median2(px, j - i);
+        i = j;
+    }
+    if (np == 0 || (long)np < p->min_providers) return -1;
+    return median2(med, np);
+}
+
+/* An anchor's value (design note 3): the median over the last
+ * anchor_days days up to `day` (the day included) with a fixed
+ * cross-section of that cross-section brought to `day` by the change of
+ * day's constituents since then, xs_k / S(k), in nano-USD (a median of an
+ * even count is the mean of the two middle values, half-up). */
+static int64_t anchor_value(idx_chain *c, int32_t day, int64_t xs_e4, const uint64_t *exclude,
+                            gpi_diag *d, gpi_status *rc)
+{
+    int w = c->g->p.anchor_days;
+    if (w <= 1 || !c->hist) return xs_e4 * 100000;
+    int64_t *est = c->est;
     size_t n = 0;
     est[n++] = xs_e4 * 100000;
-    for (int i = 0; i < IDX_HIST; i++) {
-        const idx_hist *h = &c->hist[i];
-        if (h->day == INT32_MIN || h->day >= day || h->day <= day - c->g->p.anchor_days ||
-            h->day < c->anchor_day || h->xs_e4 < 0 || h->nano <= 0)
-            continue;
-        est[n++] = gpi_div_round((__int128)h->xs_e4 * 100000 * cand, h->nano);
+    for (int i = 0; i < w && *rc == GPI_OK; i++) {
+        idx_hist *h = &c->hist[i];
+        if (h->day == INT32_MIN || h->day >= day || h->day <= day - w || h->xs_e4 < 0) continue;
+        int64_t sq = snap_change(c, &c->cur, &h->snap, exclude, d, rc);
+        if (sq > 0) est[n++] = gpi_div_round((__int128)h->xs_e4 * 100000 * 4 * E12, sq);
     }
     return gpi_div_round(median2(est, n), 2);
 }
@@ -488,15 +577,12 @@ static gpi_status decide(idx_chain *c, int32_t day, const idx_eval *xs, const ch
     else if (xs_fixed && has && rel <= 0 && c->carry >= p->max_carry_days)
         out->event = IDX_EVENT_REANCHOR;
     if (out->event) {
-        out->nano = xs->value_e4 * 100000;
-        out->value_e4 = xs->value_e4;
+        out->nano = anchor_value(c, day, xs->value_e4, exclude, d, &rc);
+        if (rc != GPI_OK) return rc;
+        out->value_e4 = p->anchor_days > 1 ? value_of(out->nano, p->rounding_e4) : xs->value_e4;
         out->level = xs->level;
         if (has) {
             int64_t cand = rel > 0 ? apply(c->nano, rel) : c->nano;
-            if (out->event == IDX_EVENT_REBALANCE && p->anchor_days > 1 && cand > 0) {
-                out->nano = anchor_estimate(c, day, xs->value_e4, cand);
-                out->value_e4 = value_of(out->nano, p->rounding_e4);
-            }
             if (cand > 0) out->splice_e12 = gpi_div_round((__int128)out->nano * E12, cand);
         }
     } else if (has && rel > 0) {
@@ -542,6 +628,12 @@ static gpi_status commit(idx_chain *c, int32_t day, int level, int event, int64_
 {
     gpi_status rc = GPI_OK;
     c->last_day = day;
+    if (c->hist) { /* every day, whatever happens to the chain */
+        idx_hist *h = &c->hist[(uint32_t)day % (uint32_t)c->g->p.anchor_days];
+        h->day = day;
+        h->xs_e4 = xs_e4;
+        if ((rc = snap_copy(&h->snap, &c->cur, d)) != GPI_OK) return rc;
+    }
     if (level == GPI_LEVEL_SUSPENDED) {
         chain_drop(c);
         c->reset_day = day;
@@ -574,7 +666,6 @@ keep_prev:
     c->nano = nano;
     c->value_e4 = value_e4;
     c->carry = carry;
-    c->hist[(uint32_t)day % IDX_HIST] = (idx_hist){day, xs_e4, nano};
     return GPI_OK;
 }
 

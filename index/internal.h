@@ -142,12 +142,12 @@ typedef struct idx_member {
     char *name;                 /* trades: the group's name (owned) */
 } idx_member;
 
-/* A day of the chain: its cross-section (fixed, else -1) and chained
- * value, for a rebalance's anchor (anchor_days <= IDX_HIST). */
-#define IDX_HIST 32
+/* A recent day, for an anchor's value: its cross-section (fixed, else
+ * -1) and its constituents. */
 typedef struct idx_hist {
     int32_t day;
-    int64_t xs_e4, nano;
+    int64_t xs_e4;
+    idx_snap snap;
 } idx_hist;
 
 typedef struct idx_chain {
@@ -162,7 +162,8 @@ typedef struct idx_chain {
     size_t n_mem[2], cap_mem[2];
     idx_snap prev;              /* constituents of the last fixed day (panel_change) */
     idx_snap cur;               /* the day being fixed (filled by the caller) */
-    idx_hist hist[IDX_HIST];    /* by day modulo IDX_HIST */
+    idx_hist *hist;             /* the last anchor_days days, by day modulo anchor_days */
+    int64_t *est;               /* scratch: anchor_days estimates */
     size_t *order;              /* scratch */
     size_t n_order, cap_order;
     int64_t *w;

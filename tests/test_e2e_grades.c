@@ -318,16 +318,16 @@ static size_t parse_show(char *text, shown *rows, size_t cap)
     char *save = NULL;
     char *line = strtok_r(text, "\n", &save); /* header */
     while ((line = strtok_r(NULL, "\n", &save)) && n < cap) {
-        char *f[20];
+        char *f[32];
         int k = 0;
-        for (char *p = line; k < 20;) {
+        for (char *p = line; k < 32;) {
             f[k++] = p;
             char *c = strchr(p, ',');
             if (!c) break;
             *c = '\0';
             p = c + 1;
         }
-        if (k != 19) fail_msg("show row with %d fields", k);
+        if (k != 28) fail_msg("show row with %d fields", k);
         shown *r = &rows[n++];
         snprintf(r->date, sizeof r->date, "%s", f[0]);
         snprintf(r->grade, sizeof r->grade, "%s", f[1]);

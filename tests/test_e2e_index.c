@@ -18,33 +18,39 @@
 #include "tests/index_fixture.h"
 
 #define HDR "date,grade,value,level,n_obs,n_excluded,n_providers,trade_volume_gpu_hours," \
-            "adjustment,p10,p25,p50,p75,p90,min,max,top_provider_share,methodology,vintage\n"
+            "adjustment,p10,p25,p50,p75,p90,min,max,top_provider_share,methodology,vintage," \
+            "xs_value,xs_level,relative,n_matched,n_matched_providers,panel_change,event,splice," \
+            "note\n"
+/* the format 2 columns of a v1 row: all empty but the note */
+#define V1TAIL ",,,,,,,,,"
 #define AS_OF_1 "1970-01-01T00:25:00Z" /* 1500: after the market, before late data */
 #define AS_OF_2 "1970-01-01T00:41:40Z" /* 2500 */
 
 static const char want_show[] =
     HDR
     "2025-01-01,T,2.4200,trades,3,0,3,1200.00,,2.340000,2.370000,2.420000,2.470000,2.500000,"
-    "2.320000,2.520000,0.333333,v1,\n"
+    "2.320000,2.520000,0.333333,v1," V1TAIL "\n"
     "2025-01-02,T,2.5300,trades,3,0,3,1200.00,,2.450000,2.480000,2.530000,2.580000,2.610000,"
-    "2.430000,2.630000,0.333333,v1,\n"
+    "2.430000,2.630000,0.333333,v1," V1TAIL "\n"
     "2025-01-03,T,2.3100,trades,3,0,3,1200.00,,2.230000,2.260000,2.310000,2.360000,2.390000,"
-    "2.210000,2.410000,0.333333,v1,\n"
+    "2.210000,2.410000,0.333333,v1," V1TAIL "\n"
     "2025-01-04,T,2.6400,trades,3,0,3,1200.00,,2.560000,2.590000,2.640000,2.690000,2.720000,"
-    "2.540000,2.740000,0.333333,v1,\n"
+    "2.540000,2.740000,0.333333,v1," V1TAIL "\n"
     "2025-01-05,T,2.2000,offers,3,0,3,0.00,1.000000,2.040000,2.100000,2.200000,2.400000,"
-    "2.520000,2.000000,2.600000,0.333333,v1,\n"
+    "2.520000,2.000000,2.600000,0.333333,v1," V1TAIL "\n"
     "2025-01-06,T,2.2000,trades,3,0,3,1200.00,,2.120000,2.150000,2.200000,2.250000,2.280000,"
-    "2.100000,2.300000,0.333333,v1,\n"
+    "2.100000,2.300000,0.333333,v1," V1TAIL "\n"
     "2025-01-07,T,2.4580,offers,3,0,3,0.00,1.100000,2.046900,2.117250,2.234500,2.417250,"
-    "2.526900,2.000000,2.600000,0.333333,v1,\n"
-    "2025-01-08,T,2.4580,carried,0,0,0,0.00,,,,,,,,,,v1,\n"
-    "2025-01-09,T,2.4580,carried,0,0,0,0.00,,,,,,,,,,v1,\n"
-    "2025-01-10,T,2.4580,carried,0,0,0,0.00,,,,,,,,,,v1,\n"
-    "2025-01-11,T,2.4580,carried,0,0,0,0.00,,,,,,,,,,v1,\n"
-    "2025-01-12,T,2.4580,carried,0,0,0,0.00,,,,,,,,,,v1,\n"
-    "2025-01-13,T,,suspended,0,0,0,0.00,,,,,,,,,,v1,\n"
-    "2025-01-14,T,,suspended,0,0,0,0.00,,,,,,,,,,v1,\n";
+    "2.526900,2.000000,2.600000,0.333333,v1," V1TAIL "\n"
+    "2025-01-08,T,2.4580,carried,0,0,0,0.00,,,,,,,,,,v1," V1TAIL "no eligible observations\n"
+    "2025-01-09,T,2.4580,carried,0,0,0,0.00,,,,,,,,,,v1," V1TAIL "no eligible observations\n"
+    "2025-01-10,T,2.4580,carried,0,0,0,0.00,,,,,,,,,,v1," V1TAIL "no eligible observations\n"
+    "2025-01-11,T,2.4580,carried,0,0,0,0.00,,,,,,,,,,v1," V1TAIL "no eligible observations\n"
+    "2025-01-12,T,2.4580,carried,0,0,0,0.00,,,,,,,,,,v1," V1TAIL "no eligible observations\n"
+    "2025-01-13,T,,suspended,0,0,0,0.00,,,,,,,,,,v1," V1TAIL
+    "no eligible observations; carried 5 days already (max_carry_days)\n"
+    "2025-01-14,T,,suspended,0,0,0,0.00,,,,,,,,,,v1," V1TAIL
+    "no eligible observations; no earlier value to carry\n";
 
 static char *dir;
 
@@ -101,7 +107,8 @@ static void test_build_show_publish_restate(void **state)
     assert_string_equal(r.out, want_show);
     tu_run_free(&r);
     r = tu_gpuidx(dir, "--db t.db index show --grade T --from 2025-01-13 --to 2025-01-13");
-    assert_string_equal(r.out, HDR "2025-01-13,T,,suspended,0,0,0,0.00,,,,,,,,,,v1,\n");
+    assert_string_equal(r.out, HDR "2025-01-13,T,,suspended,0,0,0,0.00,,,,,,,,,,v1," V1TAIL
+    "no eligible observations; carried 5 days already (max_carry_days)\n");
     tu_run_free(&r);
 
     /* publish day 7 (offers, adjusted) and day 1 (trades, with exclusions) */
@@ -110,19 +117,19 @@ static void test_build_show_publish_restate(void **state)
     char *csv7 = read_rel("pub/2025-01-07/index.csv");
     assert_string_equal(csv7, HDR "2025-01-07,T,2.4580,offers,3,0,3,0.00,1.100000,2.046900,"
                               "2.117250,2.234500,2.417250,2.526900,2.000000,2.600000,0.333333,"
-                              "v1,1\n");
+                              "v1,1" V1TAIL "\n");
     char *v1 = read_rel("pub/2025-01-07/v1/index.csv");
     assert_string_equal(v1, csv7);
     char *json7 = read_rel("pub/2025-01-07/index.json");
     static const char *const json_parts[] = {
-        "{\"date\":\"2025-01-07\",\"vintage\":1,\"rows\":[\n",
+        "{\"format\":2,\"date\":\"2025-01-07\",\"vintage\":1,\"rows\":[\n",
         "\"value\":2.4580,\"level\":\"offers\"",
         "\"adjustment\":1.100000",
         "\"offers_raw\":2.23450000",
         "\"adjustment_days\":[{\"date\":\"2025-01-01\",\"trades_raw\":2.42000000,"
         "\"offers_raw\":2.20000000},{\"date\":\"2025-01-02\",\"trades_raw\":2.53000000,",
         "{\"date\":\"2025-01-06\",\"trades_raw\":2.20000000,\"offers_raw\":2.20000000}]",
-        ",\"vintage\":1}\n]}\n",
+        ",\"note\":null,\"vintage\":1}\n]}\n",
     };
     for (size_t i = 0; i < sizeof json_parts / sizeof json_parts[0]; i++)
         if (!strstr(json7, json_parts[i])) fail_msg("index.json lacks %s:\n%s", json_parts[i], json7);
@@ -131,13 +138,14 @@ static void test_build_show_publish_restate(void **state)
         const char *ident, *head, *tail;
     } obs_lines[] = {
         {NULL, "date,grade,kind,observed_at,provider,group,source,key,region,price,quantity,role,"
-               "reason\n", ""},
+               "reason,matched,ref_price,base_price,relative\n", ""},
+        /* a v1 grade leaves the v2 columns empty */
         {"o-P1-1c", "\n2025-01-01,T,offer,2025-01-01T14:00:00Z,P1,P1,fixture,",
-         ",us-east,20.000000,,excluded,above F x provider median\n"},
+         ",us-east,20.000000,,excluded,above F x provider median,,,,\n"},
         {"t-P3-1x", "\n2025-01-01,T,trade,2025-01-01T10:00:00Z,P3,P3,fixture,",
-         ",us-east,9.990000,500.000000,excluded,cancelled trade\n"},
+         ",us-east,9.990000,500.000000,excluded,cancelled trade,,,,\n"},
         {"t-P2-1", "\n2025-01-01,T,trade,2025-01-01T09:00:00Z,P2,P2,fixture,",
-         ",us-east,2.420000,400.000000,used,\n"},
+         ",us-east,2.420000,400.000000,used,,,,,\n"},
     };
     for (size_t i = 0; i < sizeof obs_lines / sizeof obs_lines[0]; i++) {
         char line[512], key[17] = "";
@@ -194,7 +202,7 @@ static void test_build_show_publish_restate(void **state)
     tu_run_free(&r);
     char *csv7b = read_rel("pub/2025-01-07/index.csv");
     assert_string_equal(csv7b, HDR "2025-01-07,T,2.5000,trades,3,0,3,1200.00,,2.420000,2.450000,"
-                               "2.500000,2.550000,2.580000,2.400000,2.600000,0.333333,v1,2\n");
+                               "2.500000,2.550000,2.580000,2.400000,2.600000,0.333333,v1,2" V1TAIL "\n");
     char *v1b = read_rel("pub/2025-01-07/v1/index.csv");
     assert_string_equal(v1b, csv7); /* vintage 1 is kept unchanged */
     char *v2 = read_rel("pub/2025-01-07/v2/index.csv");
@@ -214,14 +222,15 @@ static void test_build_show_publish_restate(void **state)
      * settlement reads the first published */
     r = tu_gpuidx(dir, "--db t.db index show --grade T --from 2025-01-05 --to 2025-01-08");
     assert_non_null(strstr(r.out, "2025-01-05,T,2.2005,offers,4,0,3,"));
-    assert_non_null(strstr(r.out, ",top_provider_share,methodology,vintage\n2025-01-05,T,"));
+    assert_non_null(strstr(r.out, ",splice,note\n2025-01-05,T,"));
     const char *l5 = strstr(r.out, "\n2025-01-05,T,"), *l6 = strstr(r.out, "\n2025-01-06,T,");
     assert_non_null(l5);
     assert_non_null(l6);
-    assert_memory_equal(l6 - 4, ",v1,", 4); /* day 5: no vintage published 2.2005 */
+    /* day 5: no vintage published 2.2005 */
+    assert_memory_equal(l6 - 13, ",v1," V1TAIL, 13);
     const char *l7 = strstr(r.out, "\n2025-01-07,T,2.5000,trades,");
     assert_non_null(l7);
-    assert_non_null(strstr(l7, ",v1,2\n2025-01-08,T,2.5000,carried,"));
+    assert_non_null(strstr(l7, ",v1,2" V1TAIL "\n2025-01-08,T,2.5000,carried,"));
     tu_run_free(&r);
     st = NULL;
     if (store_open(db, &st, &d) != GPI_OK) fail_msg("%s", d.msg);
@@ -525,9 +534,11 @@ static void test_history_at_build_cut_off(void **state)
     r = tu_gpuidx(tmp, "--db h.db index show");
     assert_string_equal(r.out,
                         HDR "2025-05-01,T,2.1000,trades,3,0,3,1000.00,,2.020000,2.050000,2.100000,"
-                            "2.150000,2.180000,2.000000,2.200000,0.400000,v1,\n"
-                            "2025-05-02,T,2.1000,carried,0,0,0,0.00,,,,,,,,,,v1,\n"
-                            "2025-05-03,T,2.2000,carried,0,0,0,0.00,,,,,,,,,,v1,\n");
+                            "2.150000,2.180000,2.000000,2.200000,0.400000,v1," V1TAIL "\n"
+                            "2025-05-02,T,2.1000,carried,0,0,0,0.00,,,,,,,,,,v1," V1TAIL
+                            "no eligible observations\n"
+                            "2025-05-03,T,2.2000,carried,0,0,0,0.00,,,,,,,,,,v1," V1TAIL
+                            "no eligible observations\n");
     tu_run_free(&r);
     free(tmp);
 }
@@ -624,7 +635,7 @@ static void test_publish_refusals(void **state)
     tu_run_free(&r);
     static const char row_unpublished[] =
         "2025-03-01,T,0.0000,trades,3,0,3,1200.00,,0.000010,0.000010,0.000010,0.000010,"
-        "0.000010,0.000010,0.000010,0.333333,v1,\n";
+        "0.000010,0.000010,0.000010,0.333333,v1," V1TAIL "\n";
 
     r = tu_gpuidx(tmp, "--db c.db index publish --date 2025-03-01 --out afile");
     assert_int_equal(r.status, 1);
@@ -733,6 +744,51 @@ static void test_volume_overflow(void **state)
     free(tmp);
 }
 
+/* Vintages published in file format 1 (before methodology v2's columns):
+ * a database and its files made by the build before v2 (fixture: its SQL
+ * dump and the published tree).  With the kept copies gone, publishing
+ * again regenerates both vintages, after the schema migration, byte for
+ * byte in format 1. */
+static void test_format1_vintages_regenerate(void **state)
+{
+    (void)state;
+    char *tmp = tu_mkdtemp("e2e-format1");
+    char sql_path[4096], db_path[4096];
+    snprintf(sql_path, sizeof sql_path, "%s/tests/fixtures/format1/store.sql", tu_srcdir());
+    snprintf(db_path, sizeof db_path, "%s/t.db", tmp);
+    char *sql = tu_read(sql_path);
+    assert_non_null(sql);
+    sqlite3 *db = NULL;
+    assert_int_equal(sqlite3_open(db_path, &db), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(db);
+    free(sql);
+    static const char *const files[] = {"index.csv", "index.json", "observations.csv"};
+    static const char *const sub[] = {"", "v1/", "v2/"};
+    tu_run r = tu_sh(tmp, "cp -r '%s/tests/fixtures/format1/pub' pub && rm -f pub/2025-01-02/*.* "
+                          "pub/2025-01-02/v1/* pub/2025-01-02/v2/*",
+                     tu_srcdir());
+    assert_int_equal(r.status, 0);
+    tu_run_free(&r);
+    r = tu_gpuidx(tmp, "--db t.db index publish --date 2025-01-02 --out pub");
+    if (r.status != 0) fail_msg("publish: %s", r.err);
+    assert_non_null(strstr(r.err, "vintage 2 (unchanged"));
+    tu_run_free(&r);
+    for (size_t k = 0; k < 3; k++)
+        for (size_t i = 0; i < 3; i++) {
+            char want[4096], got[4096];
+            snprintf(want, sizeof want, "%s/tests/fixtures/format1/pub/2025-01-02/%s%s",
+                     tu_srcdir(), sub[k], files[i]);
+            snprintf(got, sizeof got, "%s/pub/2025-01-02/%s%s", tmp, sub[k], files[i]);
+            char *a = tu_read(want), *b = tu_read(got);
+            if (!a || !b) fail_msg("missing %s or %s", want, got);
+            if (strcmp(a, b) != 0) fail_msg("%s%s differs:\n%s\nvs\n%s", sub[k], files[i], b, a);
+            free(a);
+            free(b);
+        }
+    free(tmp);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -745,6 +801,7 @@ int main(void)
         cmocka_unit_test(test_publish_refusals),
         cmocka_unit_test(test_volume_overflow),
         cmocka_unit_test(test_publish_concurrent),
+        cmocka_unit_test(test_format1_vintages_regenerate),
     };
     return cmocka_run_group_tests_name("e2e_index", tests, NULL, NULL);
 }

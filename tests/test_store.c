@@ -348,6 +348,33 @@ static void test_migration_key_kind_bit(void **state)
     assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
     const char *sql = "INSERT INTO index_exclusions VALUES ('g', 1, 1, 9, 0, 'x', 1, 'r');"
                       "INSERT INTO index_exclusions VALUES ('g', 1, 0, -2, 0, 'x', 1, 'r');"
+                      /* back to schema 2: migration 4's columns go too */
+                      "ALTER TABLE index_values DROP COLUMN xs_value_e4;"
+                      "ALTER TABLE index_values DROP COLUMN xs_level;"
+                      "ALTER TABLE index_values DROP COLUMN chain_nano;"
+                      "ALTER TABLE index_values DROP COLUMN relative_e12;"
+                      "ALTER TABLE index_values DROP COLUMN n_matched;"
+                      "ALTER TABLE index_values DROP COLUMN n_matched_providers;"
+                      "ALTER TABLE index_values DROP COLUMN panel_change;"
+                      "ALTER TABLE index_values DROP COLUMN event;"
+                      "ALTER TABLE index_values DROP COLUMN splice_e12;"
+                      "ALTER TABLE index_values DROP COLUMN ref_day;"
+                      "ALTER TABLE index_values DROP COLUMN panel_day;"
+                      "ALTER TABLE index_values DROP COLUMN obs_p10_micro;"
+                      "ALTER TABLE index_values DROP COLUMN obs_p25_micro;"
+                      "ALTER TABLE index_values DROP COLUMN obs_p50_micro;"
+                      "ALTER TABLE index_values DROP COLUMN obs_p75_micro;"
+                      "ALTER TABLE index_values DROP COLUMN obs_p90_micro;"
+                      "ALTER TABLE index_values DROP COLUMN obs_min_micro;"
+                      "ALTER TABLE index_values DROP COLUMN obs_max_micro;"
+                      "ALTER TABLE index_values DROP COLUMN note;"
+                      "ALTER TABLE index_values DROP COLUMN matched_now_q;"
+                      "ALTER TABLE index_values DROP COLUMN matched_ref_q;"
+                      "ALTER TABLE index_values DROP COLUMN carried;"
+                      "ALTER TABLE index_published DROP COLUMN row_tail;"
+                      "ALTER TABLE index_published DROP COLUMN ref_day;"
+                      "ALTER TABLE index_published DROP COLUMN panel_day;"
+                      "ALTER TABLE index_vintages DROP COLUMN format;"
                       "PRAGMA user_version = 2;";
     assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
     sqlite3_close(db);
