@@ -39,7 +39,9 @@ static const char csv_header[] =
     "offers_share,carried_share,suspended_share,mean_providers,top_provider_share,"
     "top_provider_share_trades,top_provider_share_offers,hhi,hhi_trades,hhi_offers,"
     "n_changes,vol_daily,vol_annualized,loo_days,loo_lost_days,loo_max_abs,loo_mean_abs,"
-    "loo_max_rel,loo_mean_rel,loo_max_date,loo_max_provider,loo_max_from,loo_max_to\n";
+    "loo_max_rel,loo_mean_rel,loo_max_date,loo_max_provider,loo_max_from,loo_max_to,"
+    "method,xs_vol_annualized,panel_change_days,rebalances,splice_mean_abs,splice_max_abs,"
+    "drift_mean,drift_max\n";
 
 static const char *num(char buf[32], double v, int dp)
 {
@@ -103,6 +105,17 @@ static void print_csv(FILE *f, const idx_evaluation *ev)
         put_csv_text(f, g->loo_max_provider, 0);
         put_csv_num(f, g->loo_max_from_e4 >= 0 ? (double)g->loo_max_from_e4 / 1e4 : NAN, 4);
         if (g->loo_max_to_e4 >= 0) fprintf(f, "%.4f", (double)g->loo_max_to_e4 / 1e4);
+        fprintf(f, ",v%d,", g->method);
+        put_csv_num(f, g->xs_vol_annual, 8);
+        if (g->method == 2)
+            fprintf(f, "%ld,%ld,", g->n_panel_change, g->n_rebalance);
+        else
+            fputs(",,", f);
+        put_csv_num(f, g->splice_mean_abs, 8);
+        put_csv_num(f, g->splice_max_abs, 8);
+        put_csv_num(f, g->drift_mean, 8);
+        char nb[32];
+        if (isfinite(g->drift_max)) fputs(cli_num(nb, g->drift_max, 8), f);
         fputc('\n', f);
     }
 }
@@ -178,6 +191,18 @@ static json_t *eval_json(const idx_evaluation *ev, int64_t as_of)
         json_object_set_new(loo, "max_from", jvalue_e4(g->loo_max_from_e4));
         json_object_set_new(loo, "max_to", jvalue_e4(g->loo_max_to_e4));
         json_object_set_new(j, "leave_one_out", loo);
+        json_object_set_new(j, "method", json_string(g->method == 2 ? "v2" : "v1"));
+        if (g->method == 2) {
+            json_t *v2 = json_object();
+            json_object_set_new(v2, "cross_section_vol_annualized", jreal(g->xs_vol_annual));
+            json_object_set_new(v2, "panel_change_days", json_integer(g->n_panel_change));
+            json_object_set_new(v2, "rebalances", json_integer(g->n_rebalance));
+            json_object_set_new(v2, "splice_mean_abs", jreal(g->splice_mean_abs));
+            json_object_set_new(v2, "splice_max_abs", jreal(g->splice_max_abs));
+            json_object_set_new(v2, "drift_mean", jreal(g->drift_mean));
+            json_object_set_new(v2, "drift_max", jreal(g->drift_max));
+            json_object_set_new(j, "chain", v2);
+        }
         json_array_append_new(arr, j);
     }
     json_object_set_new(o, "grades", arr);
@@ -238,6 +263,27 @@ static void print_table(FILE *f, const idx_evaluation *ev)
           "lost              days on which leaving one provider out leaves no value\n",
           f);
     int any = 0;
+    for (size_t i = 0; i < ev->n; i++) {
+        const idx_grade_eval *g = &ev->g[i];
+        if (g->method != 2) continue;
+        if (!any++)
+            fprintf(f, "\nmethodology v2 (the chained value above; its cross-section and "
+                       "rebalances here):\n%-*s %8s %7s %7s %8s %8s %8s %8s\n",
+                    w, "grade", "xs_ann%", "panel", "rebal", "splice%", "spl_max%", "drift%",
+                    "drft_max%");
+        fprintf(f, "%-*s %8s %7ld %7ld %8s %8s %8s %8s\n", w, g->id,
+                pct(b[0], g->xs_vol_annual, 1), g->n_panel_change, g->n_rebalance,
+                pct(b[1], g->splice_mean_abs, 2), pct(b[2], g->splice_max_abs, 2),
+                pct(b[3], g->drift_mean, 2), pct(b[4], g->drift_max, 2));
+    }
+    if (any)
+        fputs("xs_ann%           annualized volatility of the cross-section (the v1 rule)\n"
+              "panel             days a constituent entered or left\n"
+              "rebal             rebalances and reanchors; splice%, spl_max%: mean and largest\n"
+              "                  |splice - 1|\n"
+              "drift%, drft_max% mean and largest |value / cross-section - 1|\n",
+              f);
+    any = 0;
     for (size_t i = 0; i < ev->n; i++) {
         const idx_grade_eval *g = &ev->g[i];
         if (g->loo_max_day == INT32_MIN) continue;

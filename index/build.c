@@ -296,8 +296,7 @@ static gpi_status register_grades(store *st, const idx_grades *gs, int32_t from,
     return rc;
 }
 
-/* First day of the v2 replay of grade g before `from` (design note 7). */
-static int32_t v2_start(const idx_grade *g, int32_t from)
+int32_t idx_v2_first_day(const idx_grade *g, int32_t from)
 {
     return idx_period_start(from - 1 - g->p.max_carry_days, g->p.rebalance_months) -
            (g->p.anchor_days - 1);
@@ -317,7 +316,7 @@ static gpi_status replay_prefix(store *st, idx_day *dy, idx_seq *gst, idx_chain 
         const idx_grade *g = &dy->gs->g[gi];
         slow_from[gi] = INT32_MAX;
         if (g->method != 2) continue;
-        slow_from[gi] = v2_start(g, from);
+        slow_from[gi] = idx_v2_first_day(g, from);
         int p = from - slow_from[gi] + g->p.adj_lookback_days + g->p.max_carry_days + 1;
         if (p > P) P = p;
     }

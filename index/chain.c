@@ -684,7 +684,7 @@ gpi_status idx_chain_step(idx_chain *c, int32_t day, const idx_eval *xs, const c
 gpi_status idx_chain_peek(idx_chain *c, int32_t day, const idx_eval *xs, uint64_t exclude,
                           idx_v2eval *out, gpi_diag *d)
 {
-    return decide(c, day, xs, NULL, &exclude, out, d);
+    return decide(c, day, xs, NULL, exclude ? &exclude : NULL, out, d);
 }
 
 /* ---- publication detail ------------------------------------------------------ */

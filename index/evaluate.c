@@ -51,6 +51,9 @@ typedef struct groups {
 
 typedef struct grade_acc {
     int64_t *value_e4; /* per day of the range, -1 none */
+    int64_t *xs_e4;    /* v2: the cross-section per day, -1 none */
+    double sum_splice, sum_drift;
+    long n_drift;
     double sum_prov;
     double sum_top[2], sum_hhi[2];   /* [0] trades days, [1] offers days */
     double sum_loo_abs, sum_loo_rel;
@@ -121,9 +124,9 @@ static void eligible_groups(groups *g, const idx_buf *t, const idx_buf *o)
 }
 
 /* Leave-one-provider-out of grade gi on a fixed day (design note 3). */
-static gpi_status leave_one_out(idx_day *dy, size_t gi, idx_seq *seq, int32_t day,
-                                const idx_eval *e, groups *g, idx_grade_eval *ge, grade_acc *acc,
-                                gpi_diag *d)
+static gpi_status leave_one_out(idx_day *dy, size_t gi, idx_seq *seq, idx_chain *ch,
+                                int32_t day, const idx_eval *e, groups *g, idx_grade_eval *ge,
+                                grade_acc *acc, gpi_diag *d)
 {
     eligible_groups(g, &dy->trades[gi], &dy->offers[gi]);
     int64_t best = -1, best_to = -1;
@@ -135,6 +138,12 @@ static gpi_status leave_one_out(idx_day *dy, size_t gi, idx_seq *seq, int32_t da
         gpi_status rc = idx_day_fix_without(dy, gi, g->ids[k], &f, d);
         if (rc != GPI_OK) return rc;
         idx_seq_peek(seq, day, f.trades_raw_q, f.offers_raw_q, &e2);
+        if (ch) { /* v2: the chain with the group left out of its matching too */
+            idx_v2eval v;
+            rc = idx_chain_peek(ch, day, &e2, idx_group_hash(idx_day_group(dy, g->ids[k])), &v, d);
+            if (rc != GPI_OK) return rc;
+            e2.value_e4 = v.level == GPI_LEVEL_SUSPENDED ? -1 : v.value_e4;
+        }
         if (e2.value_e4 < 0) {
             lost = 1;
             continue;
@@ -169,17 +178,40 @@ static gpi_status leave_one_out(idx_day *dy, size_t gi, idx_seq *seq, int32_t da
     return GPI_OK;
 }
 
-/* One day of the range for grade gi. */
-static gpi_status eval_day(idx_day *dy, size_t gi, idx_seq *seq, int32_t day, long k,
-                           groups *g, idx_grade_eval *ge, grade_acc *acc, gpi_diag *d)
+/* One day of the range for grade gi (ch: its chain when it is a v2 grade). */
+static gpi_status eval_day(idx_day *dy, size_t gi, idx_seq *seq, idx_chain *ch, int32_t day,
+                           long k, groups *g, idx_grade_eval *ge, grade_acc *acc, gpi_diag *d)
 {
     idx_fix f;
-    idx_eval e;
+    idx_eval e, ev;
     gpi_status rc = idx_day_fix(dy, gi, &f, d);
     if (rc != GPI_OK) return rc;
     idx_seq_peek(seq, day, f.trades_raw_q, f.offers_raw_q, &e);
-    ge->n_level[e.level]++;
-    acc->value_e4[k] = e.value_e4;
+    ev = e; /* the value the day has: v1's, or the chain's */
+    idx_v2eval v;
+    if (ch) {
+        rc = idx_snap_build(&ch->cur, dy, gi, day, d);
+        if (rc == GPI_OK) rc = idx_chain_peek(ch, day, &e, 0, &v, d); /* group 0: none */
+        if (rc != GPI_OK) return rc;
+        ev.level = v.level;
+        ev.value_e4 = v.level == GPI_LEVEL_SUSPENDED ? -1 : v.value_e4;
+        acc->xs_e4[k] = e.level == GPI_LEVEL_SUSPENDED ? -1 : e.value_e4;
+        ge->n_panel_change += v.panel_change;
+        if (v.splice_e12 > 0) {
+            double sp = fabs((double)v.splice_e12 / 1e12 - 1.0);
+            ge->n_rebalance++;
+            acc->sum_splice += sp;
+            if (isnan(ge->splice_max_abs) || sp > ge->splice_max_abs) ge->splice_max_abs = sp;
+        }
+        if (ev.value_e4 > 0 && acc->xs_e4[k] > 0) {
+            double dr = fabs((double)ev.value_e4 / (double)acc->xs_e4[k] - 1.0);
+            acc->sum_drift += dr;
+            acc->n_drift++;
+            if (isnan(ge->drift_max) || dr > ge->drift_max) ge->drift_max = dr;
+        }
+    }
+    ge->n_level[ev.level]++;
+    acc->value_e4[k] = ev.value_e4;
     int lv = e.level == GPI_LEVEL_TRADES ? 0 : e.level == GPI_LEVEL_OFFERS ? 1 : -1;
     acc->sum_prov += (double)(lv == 0 ? f.ts.n_providers : lv == 1 ? f.os.n_providers
                                                                    : f.all_providers);
@@ -188,9 +220,10 @@ static gpi_status eval_day(idx_day *dy, size_t gi, idx_seq *seq, int32_t day, lo
         concentration(g, lv == 0 ? &dy->trades[gi] : &dy->offers[gi], lv == 0, &top, &hhi);
         acc->sum_top[lv] += top;
         acc->sum_hhi[lv] += hhi;
-        rc = leave_one_out(dy, gi, seq, day, &e, g, ge, acc, d);
+        if (ev.value_e4 >= 0) rc = leave_one_out(dy, gi, seq, ch, day, &ev, g, ge, acc, d);
     }
     idx_seq_next(seq, day, f.trades_raw_q, f.offers_raw_q, &e);
+    if (rc == GPI_OK && ch) rc = idx_chain_step(ch, day, &e, NULL, &v, d);
     return rc;
 }
 
@@ -237,6 +270,16 @@ static void finish(idx_evaluation *ev, grade_acc *acc, double *chg, double *x, d
             if (!isnan(c[k])) x[m++] = c[k];
         ge->vol_daily = m >= 2 ? gsl_stats_sd(x, 1, (size_t)m) : NAN;
         ge->vol_annual = ge->vol_daily * sqrt(365.0);
+        if (ge->method == 2) {
+            changes(a->xs_e4, days, c); /* c is rewritten below for the correlations */
+            m = 0;
+            for (long k = 0; k < days; k++)
+                if (!isnan(c[k])) x[m++] = c[k];
+            ge->xs_vol_annual = m >= 2 ? gsl_stats_sd(x, 1, (size_t)m) * sqrt(365.0) : NAN;
+            ge->splice_mean_abs = mean_or_nan(a->sum_splice, ge->n_rebalance);
+            ge->drift_mean = mean_or_nan(a->sum_drift, a->n_drift);
+            changes(a->value_e4, days, c);
+        }
     }
     for (size_t a = 0; a < n; a++)
         for (size_t b = a; b < n; b++) {
@@ -282,6 +325,8 @@ gpi_status idx_evaluate(store *st, const idx_grades *gs, int32_t from, int32_t t
     idx_evaluation *ev = calloc(1, sizeof *ev);
     grade_acc *acc = calloc(n, sizeof *acc);
     idx_seq *seq = calloc(n, sizeof *seq);
+    idx_chain *ch = calloc(n, sizeof *ch);
+    int32_t *first = calloc(n, sizeof *first);
     double *chg = NULL, *x = NULL, *y = NULL;
     groups g = {0};
     idx_day dy;
@@ -291,7 +336,9 @@ gpi_status idx_evaluate(store *st, const idx_grades *gs, int32_t from, int32_t t
         ev->corr = malloc(n * n * sizeof *ev->corr);
         ev->corr_n = malloc(n * n * sizeof *ev->corr_n);
     }
-    if (rc != GPI_OK || !ev || !acc || !seq || !ev->g || !ev->corr || !ev->corr_n) goto oom;
+    if (rc != GPI_OK || !ev || !acc || !seq || !ch || !first || !ev->g || !ev->corr ||
+        !ev->corr_n)
+        goto oom;
     ev->from = from;
     ev->to = to;
     ev->days = days;
@@ -307,20 +354,37 @@ gpi_status idx_evaluate(store *st, const idx_grades *gs, int32_t from, int32_t t
         ge->loo_max_day = INT32_MIN;
         ge->loo_max_from_e4 = ge->loo_max_to_e4 = -1;
         acc[gi].value_e4 = malloc((size_t)days * sizeof *acc[gi].value_e4);
-        if (!acc[gi].value_e4 || idx_seq_init(&seq[gi], &gs->g[gi]) != GPI_OK) goto oom;
+        acc[gi].xs_e4 = malloc((size_t)days * sizeof *acc[gi].xs_e4);
+        if (!acc[gi].value_e4 || !acc[gi].xs_e4 || idx_seq_init(&seq[gi], &gs->g[gi]) != GPI_OK ||
+            idx_chain_init(&ch[gi], &gs->g[gi]) != GPI_OK)
+            goto oom;
+        ge->method = gs->g[gi].method;
+        ge->xs_vol_annual = ge->splice_mean_abs = ge->splice_max_abs = NAN;
+        ge->drift_mean = ge->drift_max = NAN;
+        /* v2: the chain's days before the range (build.c's replay) */
+        first[gi] = gs->g[gi].method == 2 ? idx_v2_first_day(&gs->g[gi], from) : INT32_MAX;
+        if (first[gi] != INT32_MAX && from - first[gi] + p->adj_lookback_days +
+                                              p->max_carry_days + 1 > P)
+            P = from - first[gi] + p->adj_lookback_days + p->max_carry_days + 1;
     }
     for (int64_t day = (int64_t)from - P; day <= to && rc == GPI_OK; day++) {
         rc = idx_day_collect(&dy, st, (int32_t)day, as_of, d);
         if (rc == GPI_OK && groups_reserve(&g, dy.n_names + 1)) goto oom;
         for (size_t gi = 0; gi < n && rc == GPI_OK; gi++) {
+            idx_chain *c = gs->g[gi].method == 2 ? &ch[gi] : NULL;
             if (day < from) { /* the days the range's first days depend on */
                 idx_fix f;
                 idx_eval e;
+                idx_v2eval v;
                 rc = idx_day_fix(&dy, gi, &f, d);
                 if (rc == GPI_OK) idx_seq_next(&seq[gi], (int32_t)day, f.trades_raw_q,
                                                f.offers_raw_q, &e);
+                if (rc == GPI_OK && c && day >= first[gi]) {
+                    rc = idx_snap_build(&c->cur, &dy, gi, (int32_t)day, d);
+                    if (rc == GPI_OK) rc = idx_chain_step(c, (int32_t)day, &e, NULL, &v, d);
+                }
             } else {
-                rc = eval_day(&dy, gi, &seq[gi], (int32_t)day, (long)(day - from), &g,
+                rc = eval_day(&dy, gi, &seq[gi], c, (int32_t)day, (long)(day - from), &g,
                               &ev->g[gi], &acc[gi], d);
             }
         }
@@ -338,9 +402,13 @@ oom:
 done:
     for (size_t gi = 0; gi < n; gi++) {
         if (seq) idx_seq_free(&seq[gi]);
+        if (ch) idx_chain_free(&ch[gi]);
         if (acc) free(acc[gi].value_e4);
+        if (acc) free(acc[gi].xs_e4);
     }
     free(seq);
+    free(ch);
+    free(first);
     free(acc);
     free(chg);
     free(x);

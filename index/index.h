@@ -249,6 +249,16 @@ typedef struct idx_grade_eval {
     int32_t loo_max_day;            /* day of the largest relative move      */
     char loo_max_provider[IDX_NAME_MAX + 1];
     int64_t loo_max_from_e4, loo_max_to_e4; /* the value with / without it */
+    /* methodology v2 (method 2; the series above are then the chained
+     * value's, its levels the chain's): the cross-section's volatility,
+     * the days a constituent entered or left, the rebalances and their
+     * splices, and the chain's distance from the cross-section */
+    int method;
+    double xs_vol_annual;           /* of the cross-section (the v1 rule) */
+    long n_panel_change;            /* days with panel_change */
+    long n_rebalance;               /* rebalance and reanchor days with a splice */
+    double splice_mean_abs, splice_max_abs; /* |splice - 1| */
+    double drift_mean, drift_max;   /* |value / xs_value - 1| over days with both */
 } idx_grade_eval;
 
 #define IDX_CORR_MIN_DAYS 10

@@ -198,6 +198,9 @@ void idx_chain_free(idx_chain *c);
  * come in ascending order; a gap starts afresh. */
 gpi_status idx_chain_step(idx_chain *c, int32_t day, const idx_eval *xs, const char *xs_note,
                           idx_v2eval *out, gpi_diag *d);
+/* build.c: the first day a v2 grade's chain on day `from` can depend on
+ * (design note 7 there). */
+int32_t idx_v2_first_day(const idx_grade *g, int32_t from);
 /* build.c: the states of every grade of dy->gs after day from - 1 at
  * cut-off as_of, exactly as a build of everything would leave them (the
  * sequences, and the chains of v2 grades; design notes 2 and 7 there);
