@@ -94,7 +94,7 @@ gpi_status cost_curve_svg(const cost_curve *c, const char *title, const char *hi
     *out = NULL;
     *len = 0;
     if (!c) return gpi_diag_set(d, GPI_EUSAGE, "cost_curve_svg: bad arguments");
-    const double W = 920, H = 480, px = 80, py = 50, pw = 640, ph = 340;
+    const double W = 920, H = 460, px = 80, py = 50, pw = 640, ph = 340;
     int tokens = c->sel.axis == COST_AXIS_TOKENS;
     double xmax = c->n ? (double)c->total_cap / (tokens ? 1000.0 : 1.0) : 1;
     double ymax = 0;
@@ -164,10 +164,14 @@ gpi_status cost_curve_svg(const cost_curve *c, const char *title, const char *hi
         sb_printf(&b, "): %s USD per 1M acceptable tokens</title></rect>\n",
                   gpi_fixed_format(e->pt.cost_micro, COST_DP, cost_s));
         if (x1 - x0 >= 14) {
-            double lx = (x0 + x1) / 2, ly = py + ph - h - 4;
-            sb_printf(&b, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" %stransform=\"rotate(-90 "
-                          "%.1f %.1f)\">",
-                      lx + 3, ly, hl ? "font-weight=\"bold\" " : "", lx + 3, ly);
+            /* rotated, inside the bar from its foot when it fits (about 6.5
+             * px a character), else above the bar */
+            double lx = (x0 + x1) / 2 + 3, need = 6.5 * (double)strlen(label) + 12;
+            int inside = h >= need;
+            double ly = inside ? py + ph - 6 : py + ph - h - 4;
+            sb_printf(&b, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" fill=\"%s\" %s"
+                          "transform=\"rotate(-90 %.1f %.1f)\">",
+                      lx, ly, inside ? "#fff" : "#222", hl ? "font-weight=\"bold\" " : "", lx, ly);
             sb_esc(&b, label);
             sb_printf(&b, "</text>\n");
         }
