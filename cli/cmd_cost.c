@@ -338,12 +338,17 @@ static int resolve_sel(const char *path, const cost_deployments *ds, const copts
             continue;
         if (hit++ == 0) which = g[k];
     }
-    if (hit != 1) {
+    if (hit != 1) { /* list the candidates, or every group when none matched */
         char list[1024] = "";
-        for (size_t k = 0; k < ng && strlen(list) < sizeof list - 200; k++)
+        for (size_t k = 0; k < ng && strlen(list) < sizeof list - 200; k++) {
+            const cost_deployment *r = &ds->v[g[k]];
+            if (hit > 1 && ((o->workload && strcmp(r->workload, o->workload) != 0) ||
+                            (o->latency && strcmp(r->latency, o->latency) != 0)))
+                continue;
             snprintf(list + strlen(list), sizeof list - strlen(list),
                      "\n  workload \"%s\", latency target \"%s\"", ds->v[g[k]].workload,
                      ds->v[g[k]].latency);
+        }
         free(g);
         if (hit == 0) {
             cli_error("cost: %s has no deployments of workload \"%s\" at latency target \"%s\"; "
