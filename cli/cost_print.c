@@ -106,13 +106,14 @@ static void jtext(FILE *f, const char *k, const char *s)
     jstr(f, s);
 }
 
-/* The fields of a point, after an opening "{" and a first field. */
+/* The fields of a point, after an opening "{" (or a first field and a comma). */
 static void j_point_fields(FILE *f, const cost_point *p)
 {
     const cost_deployment *r = p->dep;
     char l[2 * COST_NAME_MAX + 2], date[11];
     gpi_date_format(p->day, date);
-    jtext(f, "date", date);
+    fputs("\"date\":", f);
+    jstr(f, date);
     jtext(f, "label", cost_label(r, l));
     jtext(f, "operator", r->op);
     jtext(f, "deployment", r->name[0] ? r->name : NULL);
@@ -337,7 +338,7 @@ static void j_curve(FILE *f, const cost_curve *c, const char *price_note)
     fputs(",\n \"deployments\":[", f);
     for (size_t i = 0; i < c->n; i++) {
         const cost_entry *en = &c->v[i];
-        fprintf(f, "%s\n  {\"rank\":%zu", i ? "," : "", en->rank);
+        fprintf(f, "%s\n  {\"rank\":%zu,", i ? "," : "", en->rank);
         j_point_fields(f, &en->pt);
         jkey(f, "capacity");
         fputs(cp_cap(a, en->cap, c->sel.axis), f);
@@ -353,7 +354,7 @@ static void j_curve(FILE *f, const cost_curve *c, const char *price_note)
     }
     fputs("],\n \"off_curve\":[", f);
     for (size_t i = 0; i < c->n_off; i++) {
-        fprintf(f, "%s\n  {\"rank\":null", i ? "," : "");
+        fprintf(f, "%s\n  {\"rank\":null,", i ? "," : "");
         j_point_fields(f, &c->off[i]);
         fputc('}', f);
     }
@@ -422,7 +423,7 @@ void cp_days_json(FILE *f, const cost_point *p, size_t n, const cost_deployments
     jstr(f, price_note);
     fputs(",\n \"days\":[", f);
     for (size_t i = 0; i < n; i++) {
-        fprintf(f, "%s\n  {\"day\":%zu", i ? "," : "", i + 1);
+        fprintf(f, "%s\n  {", i ? "," : "");
         j_point_fields(f, &p[i]);
         fputc('}', f);
     }

@@ -48,7 +48,9 @@ static void one_curve(FILE *f, const cost_curve *c)
     if (cost_curve_svg(c, "Producers' cost curve", NULL, &svg, &len, &d) == GPI_OK) {
         const char *p = svg;
         if (strncmp(p, "<?xml", 5) == 0 && (p = strchr(p, '\n'))) p++;
+        fputs("<div style=\"overflow-x:auto\">\n", f);
         fputs(p ? p : svg, f);
+        fputs("</div>\n", f);
         free(svg);
     } else {
         fputs("<p class=\"note\">(chart unavailable: out of memory)</p>\n", f);
@@ -64,7 +66,8 @@ static void one_curve(FILE *f, const cost_curve *c)
         fprintf(f, "</td><td>%zu</td><td>", e->rank);
         site_html_esc(f, e->pt.dep->gpu);
         fputs("</td><td>", f);
-        site_html_esc(f, e->pt.dep->rent_micro >= 0 ? "own rent" : e->pt.dep->grade);
+        site_html_esc(f, e->pt.dep->grade[0] ? e->pt.dep->grade : "-");
+        if (e->pt.dep->rent_micro >= 0) fputs(" (own rent)", f);
         fprintf(f, "</td><td>%s</td>", gpi_fixed_format(e->pt.price_micro, 6, b));
         fprintf(f, "<td>%s</td><td>", gpi_fixed_format(e->pt.cost_micro, COST_DP, b));
         pct(f, e->to_cheapest_bp);
