@@ -68,6 +68,7 @@ int cmd_index(cli_ctx *ctx, int argc, char **argv);
 int cmd_site(cli_ctx *ctx, int argc, char **argv);
 int cmd_settle(cli_ctx *ctx, int argc, char **argv);
 int cmd_hedge(cli_ctx *ctx, int argc, char **argv);
+int cmd_cost(cli_ctx *ctx, int argc, char **argv);
 int cmd_grades(cli_ctx *ctx, int argc, char **argv);
 int cmd_simulate(cli_ctx *ctx, int argc, char **argv);
 

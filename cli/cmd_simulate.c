@@ -24,6 +24,7 @@ static const char help[] =
     "  rent_earner.csv  an example rent history of an earner\n"
     "  contracts.json   monthly futures contracts on the months of the run\n"
     "  positions.csv    a zero-net book of positions on those contracts\n"
+    "  deployments.csv  example inference deployments for `gpuidx cost`\n"
     "The same options give byte-identical files.\n"
     "\n"
     "  --days N      days to simulate (1..3660)\n"
@@ -122,24 +123,26 @@ int cmd_simulate(cli_ctx *ctx, int argc, char **argv)
         cli_error("%s: %s", out, strerror(errno));
         return 1;
     }
-    static const char *const names[] = {"offers.csv",  "trades.csv",     "rent_payer.csv",
-                                        "rent_earner.csv", "contracts.json", "positions.csv"};
-    FILE *fh[6] = {NULL};
+    static const char *const names[] = {"offers.csv",      "trades.csv",     "rent_payer.csv",
+                                        "rent_earner.csv", "contracts.json", "positions.csv",
+                                        "deployments.csv"};
+    FILE *fh[7] = {NULL};
     char path[PATH_MAX];
     int rc = 0;
-    for (int k = 0; k < 6; k++)
+    for (int k = 0; k < 7; k++)
         if (!(fh[k] = open_out(out, names[k], path, sizeof path))) rc = 1;
     sim_stats s;
     if (rc == 0) {
         sim_files f = {fh[0], fh[1], fh[2], fh[3], fh[4], fh[5]};
         gpi_diag d = {{0}};
         gpi_status st = sim_write(&p, &f, &s, &d);
+        if (st == GPI_OK) st = sim_write_deployments(&p, fh[6], &d);
         if (st != GPI_OK) {
             cli_error("%s", d.msg);
             rc = gpi_exit_code(st);
         }
     }
-    for (int k = 0; k < 6; k++)
+    for (int k = 0; k < 7; k++)
         if (fh[k] && fclose(fh[k]) != 0 && rc == 0) {
             cli_error("%s/%s: %s", out, names[k], strerror(errno));
             rc = 1;

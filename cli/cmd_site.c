@@ -1,22 +1,63 @@
 /* cli/cmd_site.c -- `gpuidx site --out DIR`: the static web page (SPEC §7). */
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/cost_print.h"
 #include "site/site.h"
 #include "store/store.h"
 
 static const char help[] =
-    "usage: gpuidx [--db PATH] site --out DIR\n"
+    "usage: gpuidx [--db PATH] site --out DIR [--deployments FILE]\n"
     "\n"
     "Writes DIR/index.html (one page, inline SVG charts: each grade's series\n"
     "with its p25-p75 band, the level of each day marked, suspended days\n"
     "shaded; no JavaScript, no network) and DIR/<grade>.csv, each grade's\n"
-    "history in the index.csv format.\n";
+    "history in the index.csv format.  With --deployments FILE (the format of\n"
+    "`gpuidx cost`), the page also shows each workload's cost curve on the last\n"
+    "day its deployments cover.\n";
+
+/* The cost curve of each workload / latency target group of the
+ * deployments file on its last day; *curves malloc'd, pointing into ds. */
+static int cost_curves(cli_ctx *ctx, store *st, const char *path, const cost_deployments *ds,
+                       cost_curve **curves, size_t *n)
+{
+    *curves = NULL;
+    *n = 0;
+    gpi_diag d = {{0}};
+    size_t *g = NULL, ng = 0;
+    int rc = cc_check_gpus(cli_data_dir(ctx), NULL, path, ds);
+    if (rc) return rc;
+    if (cost_groups(ds, &g, &ng, &d) != GPI_OK || !(*curves = calloc(ng, sizeof **curves))) {
+        free(g);
+        cli_error("site: out of memory");
+        return 1;
+    }
+    for (size_t k = 0; k < ng && rc == 0; k++) {
+        cost_select sel = {ds->v[g[k]].workload, ds->v[g[k]].latency, NULL, COST_AXIS_TOKENS};
+        int32_t day;
+        cost_last_day(ds, &sel, &day);
+        cc_prices px;
+        if ((rc = cc_prices_load(st, path, ds, &sel, NULL, day, day, 0, &px))) break;
+        gpi_status e = cost_curve_build(ds, &px.px, &sel, day, &(*curves)[*n], &d);
+        cc_prices_free(&px);
+        if (e != GPI_OK) {
+            cli_error("%s", d.msg);
+            rc = gpi_exit_code(e);
+        } else {
+            (*n)++;
+        }
+    }
+    free(g);
+    return rc;
+}
 
 int cmd_site(cli_ctx *ctx, int argc, char **argv)
 {
-    const char *out = NULL;
-    const cli_opt_spec spec[] = {{"--out", &out, NULL}, {NULL, NULL, NULL}};
+    const char *out = NULL, *deployments = NULL;
+    const cli_opt_spec spec[] = {{"--out", &out, NULL},
+                                 {"--deployments", &deployments, NULL},
+                                 {NULL, NULL, NULL}};
     int ec = cli_parse(argc, argv, spec, "site", "site", help);
     if (ec >= 0) return ec;
     if (!out) {
@@ -28,8 +69,21 @@ int cmd_site(cli_ctx *ctx, int argc, char **argv)
     store *st = NULL;
     gpi_status rc = store_open(ctx->db_path, &st, &d);
     site_stats s;
-    if (rc == GPI_OK) rc = site_write(st, out, &s, &d);
+    cost_deployments ds = {NULL, 0, 0, 0};
+    cost_curve *curves = NULL;
+    size_t ncurves = 0;
+    int cerr = 0;
+    if (rc == GPI_OK && deployments) {
+        rc = cost_deployments_load(deployments, &ds, &d);
+        if (rc == GPI_OK) cerr = cost_curves(ctx, st, deployments, &ds, &curves, &ncurves);
+    }
+    site_extras x = {curves, ncurves};
+    if (rc == GPI_OK && cerr == 0) rc = site_write_extras(st, out, &x, &s, &d);
     store_close(st);
+    for (size_t k = 0; k < ncurves; k++) cost_curve_free(&curves[k]);
+    free(curves);
+    cost_deployments_free(&ds);
+    if (cerr) return cerr;
     if (rc != GPI_OK) {
         cli_error("%s", d.msg);
         return gpi_exit_code(rc);
@@ -43,5 +97,7 @@ int cmd_site(cli_ctx *ctx, int argc, char **argv)
     gpi_date_format(s.last_day, b);
     printf("site: %d grades, %ld grade-days (%s..%s) -> %s/index.html and %d CSV files\n",
            s.grades, s.rows, a, b, out, s.grades);
+    if (ncurves)
+        printf("site: %zu cost curve%s from %s\n", ncurves, ncurves == 1 ? "" : "s", deployments);
     return 0;
 }

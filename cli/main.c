@@ -28,6 +28,8 @@ static const char usage[] =
     "  hedge analyze --rent FILE --grade ID [--freq day|week|month] [--json]\n"
     "  hedge simulate --rent FILE --grade ID [--side payer|earner] [--ratio auto|X] ...\n"
     "  hedge compare --rent FILE --grades FILE\n"
+    "  cost curve --deployments FILE [--date D] [--workload W] [--operator NAME] ...\n"
+    "  cost days|moves --deployments FILE [--from D] [--to D] ...\n"
     "  grades evaluate --grades FILE --from D --to D\n"
     "  simulate --days N --seed S --out DIR\n"
     "\n"
@@ -208,7 +210,7 @@ int main(int argc, char **argv)
     } cmds[] = {
         {"ingest", cmd_ingest}, {"index", cmd_index},   {"site", cmd_site},
         {"settle", cmd_settle}, {"hedge", cmd_hedge},   {"grades", cmd_grades},
-        {"simulate", cmd_simulate},
+        {"simulate", cmd_simulate}, {"cost", cmd_cost},
     };
     for (size_t k = 0; k < sizeof cmds / sizeof cmds[0]; k++)
         if (strcmp(argv[i], cmds[k].name) == 0) {

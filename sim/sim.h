@@ -74,6 +74,12 @@ typedef struct sim_stats {
  * receives the counts. */
 gpi_status sim_write(const sim_params *p, const sim_files *f, sim_stats *s, gpi_diag *d);
 
+/* Writes deployments.csv (example inference deployments for `gpuidx cost`,
+ * see sim/deploy.c) for the days of p to f.  Depends only on p's start
+ * day and days (validate p with sim_write first); GPI_EIO when a write
+ * fails. */
+gpi_status sim_write_deployments(const sim_params *p, FILE *f, gpi_diag *d);
+
 /* ---- the generator's private random numbers (exposed for tests) -------- */
 
 typedef struct sim_rng {

@@ -11,7 +11,9 @@
  * Grade ids are validated ([A-Za-z0-9][A-Za-z0-9._+-]{0,63}) before any
  * file is written: a bad id fails the whole call with GPI_EINPUT and
  * nothing is written.  Each file is written to a temporary name in DIR and
- * renamed into place.  The module never prints.
+ * renamed into place.  The module never prints.  With site_write_extras,
+ * the page also shows the producers' cost curves the caller computed
+ * (site/cost.c), one section each, after the grades.
  *
  * Ownership: st and dir are borrowed; s (may be NULL) receives counts.
  */
@@ -21,6 +23,7 @@
 #include <stdint.h>
 
 #include "core/gpi.h"
+#include "cost/cost.h"
 #include "store/store.h"
 
 typedef struct site_stats {
@@ -30,6 +33,17 @@ typedef struct site_stats {
 } site_stats;
 
 gpi_status site_write(store *st, const char *dir, site_stats *s, gpi_diag *d);
+
+/* Optional sections of the page, after the grades (site/cost.c).  Curves
+ * are borrowed; n_curves == 0 leaves the section out. */
+typedef struct site_extras {
+    const cost_curve *curves;   /* producers' cost curves (cost/cost.h) */
+    size_t n_curves;
+} site_extras;
+
+/* site_write with extra sections (x may be NULL: same as site_write). */
+gpi_status site_write_extras(store *st, const char *dir, const site_extras *x, site_stats *s,
+                             gpi_diag *d);
 
 /* 1 when id is a valid grade id (SPEC §4) and therefore a safe file name. */
 int site_grade_id_valid(const char *id);

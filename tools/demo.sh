@@ -7,8 +7,9 @@
 # ingests it into demo-out/demo.db, builds the index over the range,
 # publishes the last day and each month end, writes the static site,
 # settles the example contracts with the example positions, runs hedge
-# analyses and hedge replays on the example rent histories, and prints
-# where each result is.  Any failing step stops the script with its exit
+# analyses and hedge replays on the example rent histories, prints the
+# producers' cost curve of the example deployments (also on the site), and
+# prints where each result is.  Any failing step stops the script with its exit
 # status (set -e); a command that is still a placeholder in this build
 # stops it with a message saying so -- nothing is skipped silently.
 set -eu
@@ -64,7 +65,7 @@ done
 
 step "5. static site"
 require site
-"$BIN" --db "$DB" site --out "$OUT/site"
+"$BIN" --db "$DB" site --out "$OUT/site" --deployments "$MARKET/deployments.csv"
 
 step "6. settle the example contracts with the example positions"
 require settle
@@ -90,6 +91,19 @@ require hedge simulate
     --side earner >"$OUT/hedge-sim-earner.txt"
 cat "$OUT/hedge-sim-payer.txt"
 
+step "9. cost per acceptable token: the producers' cost curve on $END"
+require cost curve
+DEPS=$MARKET/deployments.csv
+"$BIN" --db "$DB" cost curve --deployments "$DEPS" --operator "Northwind AI" \
+    --svg "$OUT/cost-curve.svg" >"$OUT/cost-curve.txt"
+"$BIN" --db "$DB" cost curve --deployments "$DEPS" --csv >"$OUT/cost-curve.csv"
+"$BIN" --db "$DB" cost curve --deployments "$DEPS" --json >"$OUT/cost-curve.json"
+"$BIN" --db "$DB" cost moves --deployments "$DEPS" --from $START --to $END --every 7 \
+    >"$OUT/cost-moves.txt"
+"$BIN" --db "$DB" cost moves --deployments "$DEPS" --from $START --to $END --csv \
+    >"$OUT/cost-moves.csv"
+cat "$OUT/cost-curve.txt"
+
 cat <<EOM
 
 == results
@@ -97,8 +111,10 @@ cat <<EOM
   database                                   $DB
   rejected rows                              $OUT/rejects-offers.csv, $OUT/rejects-trades.csv
   published days                             $OUT/publish/<date>/index.csv, index.json, observations.csv
-  static site                                $OUT/site/index.html (+ one CSV per grade)
+  static site                                $OUT/site/index.html (+ one CSV per grade, cost curve)
   settlement prices and margin ledger        $OUT/settlement.csv
   hedge analysis (payer, earner)             $OUT/hedge-payer.txt, $OUT/hedge-payer.json, $OUT/hedge-earner.txt
   hedge replay (payer, earner)               $OUT/hedge-sim-payer.txt, $OUT/hedge-sim-earner.txt
+  cost curve (text, CSV, JSON, SVG)          $OUT/cost-curve.txt, .csv, .json, .svg
+  positions on the curve over the year       $OUT/cost-moves.txt, $OUT/cost-moves.csv
 EOM

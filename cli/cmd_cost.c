@@ -1,0 +1,576 @@
+/* cli/cmd_cost.c -- `gpuidx cost days|curve|moves`.
+ *
+ * Argument parsing and wiring only: the deployments file is read and
+ * validated by cost/, the GPU of each row is checked against its grade's
+ * definition in the grades file, the index series of the grades the rows
+ * price from are read from the store here (cc_prices_load) and handed to
+ * cost/ as data, and results go to stdout (text, --csv or --json) and an
+ * optional --svg file.  The deployments are read, never stored.
+ *
+ * Which index value: by default each day's value as first published,
+ * else the stored value (the rule settlement uses, METHODOLOGY.md "The
+ * value of a day"), so a cost, once computed from a published day, is
+ * reproducible from the published index.csv; --latest uses restated
+ * values.
+ */
+#include "cli/cli.h"
+#include "cli/cost_print.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "index/index.h"
+#include "store/store.h"
+
+enum { SUB_DAYS = 1, SUB_CURVE = 2, SUB_MOVES = 4, SUB_ALL = 7 };
+
+typedef struct copts {
+    const char *deployments, *date, *from, *to, *workload, *latency, *grade, *op, *svg,
+        *grades_file;
+    int latest, csv, json, axis, every;
+} copts;
+
+static const char usage_days[] =
+    "usage: gpuidx cost days --deployments FILE [--from D] [--to D] [--operator NAME]\n"
+    "                        [--grades FILE] [--latest] [--csv | --json]\n"
+    "\n"
+    "USD per million acceptable output tokens for every deployment and day of FILE\n"
+    "(clipped to --from/--to): price per GPU-hour / (tokens/s x 3600 x acceptance)\n"
+    "x 1e6, with the price from the grade's index value of the day (as first\n"
+    "published; --latest: restated) or the row's own rent.  With other_cost and\n"
+    "api_price columns: the cost with other costs, the rent's share of it, and\n"
+    "the margin against the API list price (never an input to the cost).\n"
+    "Days whose grade has no value (suspended, not built) are listed as such.\n";
+
+static const char usage_curve[] =
+    "usage: gpuidx cost curve --deployments FILE [--date D] [--workload W] [--latency T]\n"
+    "                         [--grade ID] [--capacity tokens|gpus] [--operator NAME]\n"
+    "                         [--grades FILE] [--latest] [--csv | --json] [--svg FILE]\n"
+    "\n"
+    "The cost curve of one workload (and latency target) on day D (default: the\n"
+    "last day its deployments cover): deployments sorted by cost per acceptable\n"
+    "token against cumulative capacity (acceptable output tokens/s, or GPUs), each\n"
+    "with its rank and its distance to the cheapest and to the capacity-weighted\n"
+    "median.  --grade keeps the peers on one grade; --operator adds where that\n"
+    "operator stands.  --svg FILE writes the chart.\n";
+
+static const char usage_moves[] =
+    "usage: gpuidx cost moves --deployments FILE --from D --to D [--every N]\n"
+    "                         [--workload W] [--latency T] [--grade ID]\n"
+    "                         [--capacity tokens|gpus] [--operator NAME]\n"
+    "                         [--grades FILE] [--latest] [--csv | --json]\n"
+    "\n"
+    "How each producer's position on the curve moved over the range: the curve on\n"
+    "every N-th day (default 1) and on --to; per producer its first and last rank\n"
+    "and cost, the cost change split into the index (GPU-hour price) effect and\n"
+    "the throughput (tokens/s x acceptance) effect, and whether it improved and\n"
+    "whether it fell back against its peers.  --csv / --json: every sampled day.\n";
+
+static const char usage_cost[] =
+    "usage: gpuidx cost days|curve|moves --deployments FILE [OPTIONS]  (--help after one for more)\n";
+
+static int grade_id_ok(const char *s)
+{
+    size_t n = strlen(s);
+    if (n == 0 || n > 64 || !isalnum((unsigned char)s[0])) return 0;
+    for (size_t i = 1; i < n; i++)
+        if (!isalnum((unsigned char)s[i]) && !strchr("._+-", s[i])) return 0;
+    return 1;
+}
+
+/* Returns -1 to go on, else an exit code (0 after --help). */
+static int parse_opts(int sub, int argc, char **argv, copts *o)
+{
+    const char *usage = sub == SUB_DAYS ? usage_days : sub == SUB_CURVE ? usage_curve : usage_moves;
+    memset(o, 0, sizeof *o);
+    o->axis = COST_AXIS_TOKENS;
+    o->every = 1;
+    const char *capacity = NULL, *every = NULL;
+    static const struct {
+        const char *name;
+        int subs;
+        size_t off;
+    } vals[] = {
+        {"--deployments", SUB_ALL, offsetof(copts, deployments)},
+        {"--date", SUB_CURVE, offsetof(copts, date)},
+        {"--from", SUB_DAYS | SUB_MOVES, offsetof(copts, from)},
+        {"--to", SUB_DAYS | SUB_MOVES, offsetof(copts, to)},
+        {"--workload", SUB_CURVE | SUB_MOVES, offsetof(copts, workload)},
+        {"--latency", SUB_CURVE | SUB_MOVES, offsetof(copts, latency)},
+        {"--grade", SUB_CURVE | SUB_MOVES, offsetof(copts, grade)},
+        {"--operator", SUB_ALL, offsetof(copts, op)},
+        {"--svg", SUB_CURVE, offsetof(copts, svg)},
+        {"--grades", SUB_ALL, offsetof(copts, grades_file)},
+    };
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (cli_is_help(a)) {
+            fputs(usage, stdout);
+            return 0;
+        }
+        if (strcmp(a, "--latest") == 0) o->latest = 1;
+        else if (strcmp(a, "--csv") == 0) o->csv = 1;
+        else if (strcmp(a, "--json") == 0) o->json = 1;
+        else {
+            int missing = 0, hit = 0, allowed = 0;
+            const char *v = NULL;
+            for (size_t k = 0; k < sizeof vals / sizeof vals[0] && !hit; k++)
+                if ((v = cli_opt(argc, argv, &i, vals[k].name, &missing)) || missing) {
+                    hit = 1;
+                    allowed = (vals[k].subs & sub) != 0;
+                    if (v) *(const char **)((char *)o + vals[k].off) = v;
+                }
+            if (!hit && ((v = cli_opt(argc, argv, &i, "--capacity", &missing)) || missing)) {
+                hit = 1;
+                allowed = (sub & (SUB_CURVE | SUB_MOVES)) != 0;
+                capacity = v;
+            }
+            if (!hit && ((v = cli_opt(argc, argv, &i, "--every", &missing)) || missing)) {
+                hit = 1;
+                allowed = sub == SUB_MOVES;
+                every = v;
+            }
+            if (!hit) {
+                cli_error("cost: unknown option '%s'\n%s", a, usage);
+                return 2;
+            }
+            if (missing) {
+                cli_error("cost: option '%s' needs a value", a);
+                return 2;
+            }
+            if (!allowed) {
+                cli_error("cost: option '%s' does not apply here\n%s", a, usage);
+                return 2;
+            }
+            continue;
+        }
+    }
+    if (!o->deployments) {
+        cli_error("cost: --deployments FILE is required\n%s", usage);
+        return 2;
+    }
+    if (o->csv && o->json) {
+        cli_error("cost: --csv and --json exclude each other");
+        return 2;
+    }
+    if (capacity) {
+        if (strcmp(capacity, "tokens") == 0) o->axis = COST_AXIS_TOKENS;
+        else if (strcmp(capacity, "gpus") == 0) o->axis = COST_AXIS_GPUS;
+        else {
+            cli_error("cost: --capacity: expected tokens or gpus (got \"%s\")", capacity);
+            return 2;
+        }
+    }
+    if (every) {
+        char *end;
+        errno = 0;
+        long n = strtol(every, &end, 10);
+        if (errno || end == every || *end || n < 1 || n > 3660) {
+            cli_error("cost: --every: expected a whole number of days 1..3660 (got \"%s\")", every);
+            return 2;
+        }
+        o->every = (int)n;
+    }
+    if (o->grade && !grade_id_ok(o->grade)) {
+        cli_error("cost: --grade: not a grade id (got \"%s\")", o->grade);
+        return 2;
+    }
+    if (sub == SUB_MOVES && (!o->from || !o->to)) {
+        cli_error("cost: --from D and --to D are required\n%s", usage);
+        return 2;
+    }
+    return -1;
+}
+
+static int parse_day(const char *opt, const char *s, int32_t *day)
+{
+    const char *why = gpi_date_parse(s, day);
+    if (why) {
+        cli_error("cost: %s: %s (got \"%s\")", opt, why, s);
+        return 2;
+    }
+    return 0;
+}
+
+/* ---- index values ---- */
+
+static int row_needed(const cost_deployment *r, const cost_select *sel, const char *op,
+                      int32_t from, int32_t to)
+{
+    if (r->rent_micro >= 0 || r->to < from || r->from > to) return 0;
+    if (op && strcmp(r->op, op) != 0) return 0;
+    if (sel && (strcmp(r->workload, sel->workload) != 0 || strcmp(r->latency, sel->latency) != 0 ||
+                (sel->grade && strcasecmp(r->grade, sel->grade) != 0)))
+        return 0;
+    return 1;
+}
+
+int cc_needs_index(const cost_deployments *ds, const cost_select *sel, const char *op,
+                   int32_t from, int32_t to)
+{
+    for (size_t i = 0; i < ds->n; i++)
+        if (row_needed(&ds->v[i], sel, op, from, to)) return 1;
+    return 0;
+}
+
+void cc_prices_free(cc_prices *p)
+{
+    if (!p) return;
+    for (size_t i = 0; i < p->n; i++) free(p->days[i]);
+    free(p->days);
+    free(p->s);
+    memset(p, 0, sizeof *p);
+}
+
+int cc_prices_load(store *db, const char *path, const cost_deployments *ds,
+                   const cost_select *sel, const char *op, int32_t from, int32_t to, int latest,
+                   cc_prices *out)
+{
+    memset(out, 0, sizeof *out);
+    gpi_diag d = {{0}};
+    for (size_t i = 0; i < ds->n; i++) {
+        const cost_deployment *r = &ds->v[i];
+        if (!row_needed(r, sel, op, from, to)) continue;
+        size_t k = 0;
+        while (k < out->n && strcasecmp(out->s[k].grade, r->grade) != 0) k++;
+        if (k < out->n) continue;
+        int exists = 0;
+        if (!db || store_grade_exists(db, r->grade, &exists, &d) != GPI_OK) {
+            cli_error("%s", db ? d.msg : "cost: no database");
+            cc_prices_free(out);
+            return 1;
+        }
+        if (!exists) {
+            cli_error("%s:%ld: grade: no index values in the database (got \"%s\")", path, r->line,
+                      r->grade);
+            cc_prices_free(out);
+            return 1;
+        }
+        cost_series *ns = realloc(out->s, (out->n + 1) * sizeof *ns);
+        store_index_day **nd = ns ? realloc(out->days, (out->n + 1) * sizeof *nd) : NULL;
+        if (ns) out->s = ns;
+        if (nd) out->days = nd;
+        if (!ns || !nd) {
+            cli_error("cost: out of memory");
+            cc_prices_free(out);
+            return 1;
+        }
+        size_t n = 0;
+        if (store_index_series(db, r->grade, from, to, latest, &out->days[out->n], &n, &d) !=
+            GPI_OK) {
+            cli_error("%s", d.msg);
+            cc_prices_free(out);
+            return 1;
+        }
+        out->s[out->n] = (cost_series){r->grade, out->days[out->n], n};
+        out->n++;
+    }
+    out->px.s = out->s;
+    out->px.n = out->n;
+    return 0;
+}
+
+int cc_check_gpus(const char *data_dir, const char *grades_path, const char *path,
+                  const cost_deployments *ds)
+{
+    int any = 0;
+    for (size_t i = 0; i < ds->n && !any; i++) any = ds->v[i].grade[0] != '\0';
+    if (!any) return 0;
+    idx_grades *g = NULL;
+    gpi_diag d = {{0}};
+    gpi_status st = idx_grades_load_data(data_dir, grades_path, &g, &d);
+    if (st != GPI_OK) {
+        cli_error("%s", d.msg);
+        return 1;
+    }
+    int rc = 0;
+    for (size_t i = 0; i < ds->n && rc == 0; i++) {
+        const cost_deployment *r = &ds->v[i];
+        if (!r->grade[0]) continue;
+        const idx_grade *gr = NULL;
+        for (size_t k = 0; k < g->n && !gr; k++)
+            if (strcasecmp(g->g[k].id, r->grade) == 0) gr = &g->g[k];
+        if (!gr) {
+            size_t j = 0;
+            while (j < i && strcasecmp(ds->v[j].grade, r->grade) != 0) j++;
+            if (j == i)
+                cli_error("note: %s:%ld: grade %s is not in the grades file; its rows' GPUs are "
+                          "not checked",
+                          path, r->line, r->grade);
+            continue;
+        }
+        const char *names[IDX_MAX_LIST];
+        for (int k = 0; k < gr->n_gpu; k++) names[k] = gr->gpu[k];
+        if (!cost_gpu_in(r->gpu, names, (size_t)gr->n_gpu)) {
+            char list[512] = "";
+            for (int k = 0; k < gr->n_gpu; k++)
+                snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", k ? ", " : "",
+                         gr->gpu[k]);
+            cli_error("%s:%ld: gpu: not a GPU of grade %s (%s) (got \"%s\")", path, r->line,
+                      gr->id, list, r->gpu);
+            rc = 1;
+        }
+    }
+    idx_grades_free(g);
+    return rc;
+}
+
+/* ---- the selection ---- */
+
+static int resolve_sel(const char *path, const cost_deployments *ds, const copts *o,
+                       cost_select *sel)
+{
+    size_t *g = NULL, ng = 0, hit = 0, which = 0;
+    gpi_diag d = {{0}};
+    if (cost_groups(ds, &g, &ng, &d) != GPI_OK) {
+        cli_error("%s", d.msg);
+        return 1;
+    }
+    for (size_t k = 0; k < ng; k++) {
+        const cost_deployment *r = &ds->v[g[k]];
+        if ((o->workload && strcmp(r->workload, o->workload) != 0) ||
+            (o->latency && strcmp(r->latency, o->latency) != 0))
+            continue;
+        if (hit++ == 0) which = g[k];
+    }
+    if (hit != 1) { /* list the candidates, or every group when none matched */
+        char list[1024] = "";
+        for (size_t k = 0; k < ng && strlen(list) < sizeof list - 200; k++) {
+            const cost_deployment *r = &ds->v[g[k]];
+            if (hit > 1 && ((o->workload && strcmp(r->workload, o->workload) != 0) ||
+                            (o->latency && strcmp(r->latency, o->latency) != 0)))
+                continue;
+            snprintf(list + strlen(list), sizeof list - strlen(list),
+                     "\n  workload \"%s\", latency target \"%s\"", ds->v[g[k]].workload,
+                     ds->v[g[k]].latency);
+        }
+        free(g);
+        if (hit == 0) {
+            cli_error("cost: %s has no deployments of workload \"%s\" at latency target \"%s\"; "
+                      "it has:%s",
+                      path, o->workload ? o->workload : "*", o->latency ? o->latency : "*", list);
+            return 1;
+        }
+        cli_error("cost: %s holds %zu workload / latency target groups%s; choose one with "
+                  "--workload (and --latency):%s",
+                  path, hit, o->workload ? " for that workload" : "", list);
+        return 2;
+    }
+    sel->workload = ds->v[which].workload;
+    sel->latency = ds->v[which].latency;
+    sel->grade = o->grade;
+    sel->axis = o->axis;
+    free(g);
+    return 0;
+}
+
+/* ---- subcommands ---- */
+
+static const char *price_note(int latest)
+{
+    return latest ? "index values as restated now (--latest), or own rent"
+                  : "index values as first published (else as stored), or own rent";
+}
+
+static int open_db(cli_ctx *ctx, store **db)
+{
+    gpi_diag d = {{0}};
+    *db = NULL;
+    if (!cli_have_db(ctx, "cost")) return 1;
+    if (store_open(ctx->db_path, db, &d) != GPI_OK) {
+        cli_error("%s", d.msg);
+        return 1;
+    }
+    return 0;
+}
+
+static int write_file(const char *path, const char *buf, size_t len)
+{
+    FILE *f = fopen(path, "wb");
+    int bad = !f || fwrite(buf, 1, len, f) != len;
+    if (f && fclose(f) != 0) bad = 1;
+    if (bad) {
+        cli_error("%s: cannot write: %s", path, strerror(errno));
+        return 1;
+    }
+    return 0;
+}
+
+/* Loads the index values the rows need (opening the database only then). */
+static int load_prices(cli_ctx *ctx, const copts *o, const cost_deployments *ds,
+                       const cost_select *sel, const char *op, int32_t from, int32_t to,
+                       cc_prices *px)
+{
+    memset(px, 0, sizeof *px);
+    if (!cc_needs_index(ds, sel, op, from, to)) return 0;
+    store *db;
+    int rc = open_db(ctx, &db);
+    if (rc) return rc;
+    rc = cc_prices_load(db, o->deployments, ds, sel, op, from, to, o->latest, px);
+    store_close(db);
+    return rc;
+}
+
+static int do_days(cli_ctx *ctx, const copts *o, const cost_deployments *ds)
+{
+    int32_t from = INT32_MAX, to = INT32_MIN;
+    for (size_t i = 0; i < ds->n; i++) {
+        if (o->op && strcmp(ds->v[i].op, o->op) != 0) continue;
+        if (ds->v[i].from < from) from = ds->v[i].from;
+        if (ds->v[i].to > to) to = ds->v[i].to;
+    }
+    if (from == INT32_MAX) {
+        cli_error("cost: %s has no deployments of operator \"%s\"", o->deployments, o->op);
+        return 1;
+    }
+    int rc;
+    if (o->from && (rc = parse_day("--from", o->from, &from))) return rc;
+    if (o->to && (rc = parse_day("--to", o->to, &to))) return rc;
+    if (from > to) {
+        cli_error("cost: --from is after --to");
+        return 2;
+    }
+    if ((int64_t)to - from >= 3660 * 10) {
+        cli_error("cost: the range is longer than 36600 days");
+        return 2;
+    }
+    cc_prices px;
+    if ((rc = load_prices(ctx, o, ds, NULL, o->op, from, to, &px))) return rc;
+    cost_point *p = NULL;
+    size_t n = 0;
+    gpi_diag d = {{0}};
+    gpi_status st = cost_days(ds, &px.px, from, to, o->op, &p, &n, &d);
+    if (st != GPI_OK) {
+        cc_prices_free(&px);
+        cli_error("%s", d.msg);
+        return gpi_exit_code(st);
+    }
+    if (o->csv) cp_days_csv(stdout, p, n, ds);
+    else if (o->json) cp_days_json(stdout, p, n, ds, price_note(o->latest));
+    else cp_days_text(stdout, p, n, ds, price_note(o->latest));
+    free(p);
+    cc_prices_free(&px);
+    return 0;
+}
+
+static int do_curve(cli_ctx *ctx, const copts *o, const cost_deployments *ds)
+{
+    cost_select sel;
+    int rc = resolve_sel(o->deployments, ds, o, &sel);
+    if (rc) return rc;
+    int32_t day;
+    if (o->date) {
+        if ((rc = parse_day("--date", o->date, &day))) return rc;
+    } else if (!cost_last_day(ds, &sel, &day)) {
+        cli_error("cost: %s has no deployments of grade %s for workload \"%s\"", o->deployments,
+                  sel.grade, sel.workload);
+        return 1;
+    }
+    cc_prices px;
+    if ((rc = load_prices(ctx, o, ds, &sel, NULL, day, day, &px))) return rc;
+    cost_curve c;
+    gpi_diag d = {{0}};
+    gpi_status st = cost_curve_build(ds, &px.px, &sel, day, &c, &d);
+    if (st != GPI_OK) {
+        cc_prices_free(&px);
+        cli_error("%s", d.msg);
+        return gpi_exit_code(st);
+    }
+    if (o->csv) cp_curve_csv(stdout, &c, ds);
+    else if (o->json) cp_curve_json(stdout, &c, ds, price_note(o->latest));
+    else cp_curve_text(stdout, &c, ds, o->op, price_note(o->latest));
+    if (o->svg) {
+        char *svg;
+        size_t len;
+        char title[200];
+        snprintf(title, sizeof title, "Cost per acceptable token: the producers' cost curve");
+        st = cost_curve_svg(&c, title, o->op, &svg, &len, &d);
+        if (st != GPI_OK) {
+            cli_error("%s", d.msg);
+            rc = gpi_exit_code(st);
+        } else {
+            rc = write_file(o->svg, svg, len);
+            free(svg);
+        }
+    }
+    cost_curve_free(&c);
+    cc_prices_free(&px);
+    return rc;
+}
+
+static int do_moves(cli_ctx *ctx, const copts *o, const cost_deployments *ds)
+{
+    cost_select sel;
+    int32_t from, to;
+    int rc = resolve_sel(o->deployments, ds, o, &sel);
+    if (rc) return rc;
+    if ((rc = parse_day("--from", o->from, &from)) || (rc = parse_day("--to", o->to, &to)))
+        return rc;
+    if (from > to) {
+        cli_error("cost: --from is after --to");
+        return 2;
+    }
+    if ((int64_t)to - from >= 3660) {
+        cli_error("cost: the range is longer than 3660 days");
+        return 2;
+    }
+    cc_prices px;
+    if ((rc = load_prices(ctx, o, ds, &sel, NULL, from, to, &px))) return rc;
+    cost_moves m;
+    gpi_diag d = {{0}};
+    gpi_status st = cost_moves_build(ds, &px.px, &sel, from, to, o->every, &m, &d);
+    if (st != GPI_OK) {
+        cc_prices_free(&px);
+        cli_error("%s", d.msg);
+        return gpi_exit_code(st);
+    }
+    if (o->csv) cp_moves_csv(stdout, &m);
+    else if (o->json) cp_moves_json(stdout, &m, o->every, price_note(o->latest));
+    else cp_moves_text(stdout, &m, o->every, o->op, price_note(o->latest));
+    cost_moves_free(&m);
+    cc_prices_free(&px);
+    return 0;
+}
+
+int cmd_cost(cli_ctx *ctx, int argc, char **argv)
+{
+    if (argc < 2) {
+        fputs(usage_cost, stderr);
+        return 2;
+    }
+    if (cli_is_help(argv[1])) {
+        fputs(usage_cost, stdout);
+        return 0;
+    }
+    int sub = strcmp(argv[1], "days") == 0    ? SUB_DAYS
+              : strcmp(argv[1], "curve") == 0 ? SUB_CURVE
+              : strcmp(argv[1], "moves") == 0 ? SUB_MOVES
+                                              : 0;
+    if (!sub) {
+        cli_error("cost: unknown subcommand '%s'\n%s", argv[1], usage_cost);
+        return 2;
+    }
+    copts o;
+    int rc = parse_opts(sub, argc - 1, argv + 1, &o);
+    if (rc >= 0) return rc;
+    cost_deployments ds;
+    gpi_diag d = {{0}};
+    gpi_status st = cost_deployments_load(o.deployments, &ds, &d);
+    if (st != GPI_OK) {
+        cli_error("%s", d.msg);
+        return gpi_exit_code(st);
+    }
+    rc = cc_check_gpus(cli_data_dir(ctx), o.grades_file, o.deployments, &ds);
+    if (rc == 0) {
+        if (sub == SUB_DAYS) rc = do_days(ctx, &o, &ds);
+        else if (sub == SUB_CURVE) rc = do_curve(ctx, &o, &ds);
+        else rc = do_moves(ctx, &o, &ds);
+    }
+    cost_deployments_free(&ds);
+    return rc;
+}
