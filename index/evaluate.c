@@ -56,6 +56,7 @@ typedef struct grade_acc {
     long n_drift;
     double sum_prov;
     double sum_top[2], sum_hhi[2];   /* [0] trades days, [1] offers days */
+    long n_top[2];                   /* days behind them (the cross-section's level) */
     double sum_loo_abs, sum_loo_rel;
     long n_loo_rel;                  /* days in sum_loo_rel (value > 0) */
 } grade_acc;
@@ -220,6 +221,7 @@ static gpi_status eval_day(idx_day *dy, size_t gi, idx_seq *seq, idx_chain *ch, 
         concentration(g, lv == 0 ? &dy->trades[gi] : &dy->offers[gi], lv == 0, &top, &hhi);
         acc->sum_top[lv] += top;
         acc->sum_hhi[lv] += hhi;
+        acc->n_top[lv]++;
         if (ev.value_e4 >= 0) rc = leave_one_out(dy, gi, seq, ch, day, &ev, g, ge, acc, d);
     }
     idx_seq_next(seq, day, f.trades_raw_q, f.offers_raw_q, &e);
@@ -253,7 +255,7 @@ static void finish(idx_evaluation *ev, grade_acc *acc, double *chg, double *x, d
         grade_acc *a = &acc[gi];
         for (int l = 0; l < GPI_LEVEL__N; l++)
             ge->share_level[l] = (double)ge->n_level[l] / (double)days;
-        long nt = ge->n_level[GPI_LEVEL_TRADES], no = ge->n_level[GPI_LEVEL_OFFERS];
+        long nt = a->n_top[0], no = a->n_top[1];
         ge->mean_providers = a->sum_prov / (double)days;
         ge->top_share_trades = mean_or_nan(a->sum_top[0], nt);
         ge->top_share_offers = mean_or_nan(a->sum_top[1], no);
