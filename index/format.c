@@ -211,21 +211,31 @@ typedef struct show_ctx {
     FILE *out;
 } show_ctx;
 
+void idx_csv_write_header(FILE *f)
+{
+    fwrite(idx_csv_header, 1, sizeof idx_csv_header - 2, f); /* without its newline */
+    fprintf(f, "%s\n", idx_csv_header_tail);
+}
+
+void idx_csv_write_row(FILE *f, const store_index_row *r)
+{
+    idx_row_csv(f, r);
+    if (r->vintage > 0) fprintf(f, "%d", r->vintage);
+    idx_row_csv_tail(f, r);
+    fputc('\n', f);
+}
+
 static int show_row(const store_index_row *r, void *ud)
 {
     show_ctx *c = ud;
-    idx_row_csv(c->out, r);
-    if (r->vintage > 0) fprintf(c->out, "%d", r->vintage);
-    idx_row_csv_tail(c->out, r);
-    fputc('\n', c->out);
+    idx_csv_write_row(c->out, r);
     return 0;
 }
 
 gpi_status idx_show(store *st, const char *grade, int32_t from, int32_t to, FILE *out,
                     gpi_diag *d)
 {
-    fwrite(idx_csv_header, 1, sizeof idx_csv_header - 2, out); /* without its newline */
-    fprintf(out, "%s\n", idx_csv_header_tail);
+    idx_csv_write_header(out);
     show_ctx c = {out};
     return store_index_rows(st, grade, from, to, show_row, &c, d);
 }

@@ -80,6 +80,11 @@ typedef struct idx_grades {
     idx_grade *g;
 } idx_grades;
 
+/* A v2 row's event (store_index_row.event; METHODOLOGY.md §10.4) and its
+ * name in the published files ("" for none). */
+enum { IDX_EVENT_NONE = 0, IDX_EVENT_START, IDX_EVENT_REBALANCE, IDX_EVENT_REANCHOR };
+const char *idx_event_name(int ev);
+
 /* Loads and validates a grade file.  gpus lists the canonical GPU names
  * accepted besides the built-in SPEC §3 list (may be NULL).  Messages are
  * "path: grades[i].field: reason (got "...")" or "path:line:col: reason"
@@ -205,6 +210,11 @@ gpi_status idx_day_detail(store *st, const idx_grades *gs, const idx_detail *row
                           int64_t as_of, idx_obs_fn fn, void *ud, gpi_diag *d);
 
 /* ---- publication (publish.c) -------------------------------------------- */
+
+/* The §13 CSV in file format 2 (METHODOLOGY.md §10.6): the header line,
+ * and one row with its vintage (empty when 0) and the v2 columns. */
+void idx_csv_write_header(FILE *f);
+void idx_csv_write_row(FILE *f, const store_index_row *r);
 
 /* Writes the §13 CSV of the stored rows (grade NULL = all) to out. */
 gpi_status idx_show(store *st, const char *grade, int32_t from, int32_t to, FILE *out,

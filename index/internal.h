@@ -103,8 +103,6 @@ void idx_seq_peek(idx_seq *s, int32_t day, int64_t t_q, int64_t o_q, idx_eval *o
 void idx_seq_next(idx_seq *s, int32_t day, int64_t t_q, int64_t o_q, idx_eval *out);
 
 /* chain.c: methodology v2 (design notes there). */
-enum { IDX_EVENT_NONE = 0, IDX_EVENT_START, IDX_EVENT_REBALANCE, IDX_EVENT_REANCHOR };
-const char *idx_event_name(int ev);
 
 /* A constituent of a grade-day: a screened offer (key = its store key,
  * price in micro) or a provider group's representative trade price (key =

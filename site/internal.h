@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "site/site.h"
+#include "index/index.h"
 #include "store/store.h"
 
 /* Writes one grade's chart: rows[0..n) are its days, ascending; the x axis

@@ -62,7 +62,8 @@ static int collect(const store_index_row *r, void *ud)
         rv->v = v;
         rv->cap = cap;
     }
-    rv->v[rv->n++] = *r;
+    rv->v[rv->n] = *r;
+    rv->v[rv->n++].carried = NULL; /* the callback's only */
     return 0;
 }
 
@@ -74,38 +75,6 @@ static int by_grade_day(const void *a, const void *b)
     return (x->day > y->day) - (x->day < y->day);
 }
 
-static void opt_fixed(FILE *f, int64_t v, int digits)
-{
-    char buf[32];
-    if (v >= 0) fputs(gpi_fixed_format(v, digits, buf), f);
-}
-
-/* One row in the index.csv format of SPEC §13. */
-static void csv_row(FILE *f, const store_index_row *r)
-{
-    char date[11], buf[32];
-    gpi_date_format(r->day, date);
-    fprintf(f, "%s,%s,", date, r->grade);
-    if (r->level != GPI_LEVEL_SUSPENDED) opt_fixed(f, r->value_e4, 4);
-    fprintf(f, ",%s,%ld,%ld,%ld,%s,", gpi_level_name(r->level), r->n_obs, r->n_excluded,
-            r->n_providers, gpi_fixed_format(r->trade_volume_e2, 2, buf));
-    opt_fixed(f, r->adjustment_e6, 6);
-    const int64_t ps[] = {r->p10_micro, r->p25_micro, r->p50_micro, r->p75_micro,
-                          r->p90_micro, r->min_micro, r->max_micro};
-    for (size_t i = 0; i < sizeof ps / sizeof ps[0]; i++) {
-        fputc(',', f);
-        opt_fixed(f, ps[i], 6);
-    }
-    fputc(',', f);
-    opt_fixed(f, r->top_share_e6, 6);
-    fprintf(f, ",%s,", r->methodology);
-    if (r->vintage > 0) fprintf(f, "%d", r->vintage);
-    fputc('\n', f);
-}
-
-static const char csv_header[] =
-    "date,grade,value,level,n_obs,n_excluded,n_providers,trade_volume_gpu_hours,adjustment,"
-    "p10,p25,p50,p75,p90,min,max,top_provider_share,methodology,vintage\n";
 
 static const char css[] =
     "body{font:14px/1.45 system-ui,-apple-system,'Segoe UI',sans-serif;margin:0 auto;"
@@ -121,6 +90,8 @@ static const char css[] =
     ".value{fill:none;stroke:#333;stroke-width:1.2}"
     ".l0{fill:#1f5fbf}.l1{fill:#e07b00}.l2{fill:#fff;stroke:#888;stroke-width:1.2}"
     ".susp{fill:#d62728;fill-opacity:.12}"
+    ".xs{fill:none;stroke:#7a7a7a;stroke-width:.9;stroke-dasharray:3 2}"
+    ".pc{fill:#8a5cc2}.reb{stroke:#8a5cc2;stroke-width:1;stroke-dasharray:2 3}"
     ".lv-trades{color:#1f5fbf}.lv-offers{color:#e07b00}.lv-carried{color:#777}"
     ".lv-suspended{color:#d62728}.empty{fill:#a33;font-size:14px}";
 
@@ -232,8 +203,8 @@ gpi_status site_write_extras(store *st, const char *dir, const site_extras *x, s
         while (j < rv.n && strcmp(rv.v[j].grade, rv.v[i].grade) == 0) j++;
         snprintf(name, sizeof name, "%s.csv", rv.v[i].grade);
         if ((rc = open_tmp(dir, name, tmp, fin, &f, d)) != GPI_OK) break;
-        fputs(csv_header, f);
-        for (size_t k = i; k < j; k++) csv_row(f, &rv.v[k]);
+        idx_csv_write_header(f);
+        for (size_t k = i; k < j; k++) idx_csv_write_row(f, &rv.v[k]);
         rc = close_tmp(f, tmp, fin, d);
         s->grades++;
         i = j;

@@ -10,7 +10,12 @@
  *   - p25-p75 band: filled, one polygon per run of trades/offers days;
  *   - the value: a line, and a dot per day coloured by level (trades
  *     filled blue, offers filled orange, carried hollow grey), each dot
- *     with a <title> tooltip (date, level, value).
+ *     with a <title> tooltip (date, level, value);
+ *   - methodology v2 rows add the cross-section (the v1 rule) as a thin
+ *     dashed line, a small triangle under the axis on each day a
+ *     constituent entered or left (panel change), and a dashed vertical
+ *     line on each rebalance with its splice in a tooltip.  The band is
+ *     then the cross-section's constituents' (it follows xs_level).
  * Coordinates are display only, so doubles are fine here; the numbers in
  * tooltips are printed from the fixed-point values.
  */
@@ -54,10 +59,21 @@ static double nice_step(double range)
     return 10 * p;
 }
 
+static int is_v2(const store_index_row *r)
+{
+    return strcmp(r->methodology, "v2") == 0;
+}
+
 static int has_band(const store_index_row *r)
 {
-    return (r->level == GPI_LEVEL_TRADES || r->level == GPI_LEVEL_OFFERS) &&
-           r->p25_micro >= 0 && r->p75_micro >= 0;
+    int lv = is_v2(r) ? r->xs_level : r->level;
+    return (lv == GPI_LEVEL_TRADES || lv == GPI_LEVEL_OFFERS) && r->p25_micro >= 0 &&
+           r->p75_micro >= 0;
+}
+
+static int has_xs(const store_index_row *r)
+{
+    return is_v2(r) && r->xs_value_e4 >= 0;
 }
 
 static int has_value(const store_index_row *r)
@@ -170,7 +186,36 @@ static void line_and_dots(FILE *f, const frame *fr, const store_index_row *r, si
     }
 }
 
-static void legend(FILE *f)
+/* v2: the cross-section line, panel changes and rebalances */
+static void chain_marks(FILE *f, const frame *fr, const store_index_row *r, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (!has_xs(&r[i])) continue;
+        size_t j = i;
+        while (j + 1 < n && has_xs(&r[j + 1]) && r[j + 1].day == r[j].day + 1) j++;
+        fputs("<polyline class=\"xs\" points=\"", f);
+        for (size_t k = i; k <= j; k++)
+            fprintf(f, "%.1f,%.1f ", xof(fr, r[k].day), yof(fr, r[k].xs_value_e4 / 1e4));
+        fputs("\"/>\n", f);
+        i = j;
+    }
+    for (size_t i = 0; i < n; i++) {
+        char date[11], b[32];
+        gpi_date_format(r[i].day, date);
+        double x = xof(fr, r[i].day);
+        if (is_v2(&r[i]) && r[i].panel_change)
+            fprintf(f, "<path class=\"pc\" d=\"M%.1f %.1f l-3.5 6 h7 z\"><title>%s: a "
+                       "constituent entered or left</title></path>\n",
+                    x, H - MB + 1, date);
+        if (is_v2(&r[i]) && r[i].event && r[i].splice_e12 >= 0)
+            fprintf(f, "<line class=\"reb\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\">"
+                       "<title>%s: %s, splice %s</title></line>\n",
+                    x, MT, x, H - MB, date, idx_event_name(r[i].event),
+                    gpi_fixed_format(r[i].splice_e12, 12, b));
+    }
+}
+
+static void legend(FILE *f, int v2)
 {
     double x = ML, y = 14;
     fprintf(f, "<g class=\"legend\" transform=\"translate(%.1f,%.1f)\">", x, y);
@@ -180,8 +225,17 @@ static void legend(FILE *f)
           "<circle class=\"l1\" cx=\"170\" cy=\"-3\" r=\"4\"/><text x=\"178\" y=\"1\">offers</text>"
           "<circle class=\"l2\" cx=\"240\" cy=\"-3\" r=\"4\"/><text x=\"248\" y=\"1\">carried</text>"
           "<rect class=\"susp\" x=\"312\" y=\"-8\" width=\"12\" height=\"10\"/>"
-          "<text x=\"330\" y=\"1\">suspended</text></g>\n",
+          "<text x=\"330\" y=\"1\">suspended</text>",
           f);
+    if (v2)
+        fputs("<line class=\"xs\" x1=\"410\" y1=\"-3\" x2=\"430\" y2=\"-3\"/>"
+              "<text x=\"436\" y=\"1\">cross-section</text>"
+              "<path class=\"pc\" d=\"M530 -7 l-3.5 6 h7 z\"/><text x=\"538\" y=\"1\">panel "
+              "change</text>"
+              "<line class=\"reb\" x1=\"634\" y1=\"-9\" x2=\"634\" y2=\"3\"/>"
+              "<text x=\"640\" y=\"1\">rebalance</text>",
+              f);
+    fputs("</g>\n", f);
 }
 
 void site_svg_chart(FILE *f, const store_index_row *r, size_t n, int32_t day0, int32_t day1)
@@ -197,7 +251,13 @@ void site_svg_chart(FILE *f, const store_index_row *r, size_t n, int32_t day0, i
             fr.ylo = fmin(fr.ylo, r[i].p25_micro / 1e6);
             fr.yhi = fmax(fr.yhi, r[i].p75_micro / 1e6);
         }
+        if (has_xs(&r[i])) {
+            fr.ylo = fmin(fr.ylo, r[i].xs_value_e4 / 1e4);
+            fr.yhi = fmax(fr.yhi, r[i].xs_value_e4 / 1e4);
+        }
     }
+    int v2 = 0;
+    for (size_t i = 0; i < n; i++) v2 |= is_v2(&r[i]);
     int empty = !(fr.ylo <= fr.yhi);
     if (empty) fr.ylo = 0, fr.yhi = 1;
     double pad = (fr.yhi - fr.ylo) * 0.08;
@@ -218,7 +278,8 @@ void site_svg_chart(FILE *f, const store_index_row *r, size_t n, int32_t day0, i
     }
     axes(f, &fr, empty ? 0 : step);
     band(f, &fr, r, n);
+    if (v2) chain_marks(f, &fr, r, n);
     line_and_dots(f, &fr, r, n);
-    legend(f);
+    legend(f, v2);
     fputs("</svg>\n", f);
 }

@@ -112,17 +112,18 @@ static void test_site_writes_page_and_csvs(void **state)
     assert_non_null(csv);
     const char *want_head =
         "date,grade,value,level,n_obs,n_excluded,n_providers,trade_volume_gpu_hours,adjustment,"
-        "p10,p25,p50,p75,p90,min,max,top_provider_share,methodology,vintage\n"
+        "p10,p25,p50,p75,p90,min,max,top_provider_share,methodology,vintage,xs_value,xs_level,"
+        "relative,n_matched,n_matched_providers,panel_change,event,splice,note\n"
         "2025-01-01,H100-SXM.OD.GOLD+,2.3456,trades,20,0,4,1500.00,,2.045600,2.225600,"
-        "2.345600,2.495600,2.655600,1.445600,7.345600,0.300000,v1,1\n"
+        "2.345600,2.495600,2.655600,1.445600,7.345600,0.300000,v1,1,,,,,,,,,\n"
         "2025-01-02,H100-SXM.OD.GOLD+,2.3493,trades,21,1,4,1500.01,,";
     if (strncmp(csv, want_head, strlen(want_head)) != 0) fail_msg("csv starts:\n%.400s", csv);
     assert_non_null(strstr(csv, "\n2025-01-31,H100-SXM.OD.GOLD+,2.3752,offers,50,0,4,1500.30,"
                                 "1.012345,"));
     assert_non_null(strstr(csv, "\n2025-02-10,H100-SXM.OD.GOLD+,2.3715,carried,5,0,2,1500.40,,"
-                                ",,,,,,,,v1,\n"));
+                                ",,,,,,,,v1,,,,,,,,,,\n"));
     assert_non_null(strstr(csv, "\n2025-02-15,H100-SXM.OD.GOLD+,,suspended,5,0,2,1500.45,,"
-                                ",,,,,,,,v1,\n"));
+                                ",,,,,,,,v1,,,,,,,,,,\n"));
     assert_int_equal(count(csv, "\n"), 61);
     free(csv);
     snprintf(path, sizeof path, "%s/www/A100.SPOT.csv", dir);
@@ -271,6 +272,44 @@ static void test_site_usage(void **state)
     tu_run_free(&r);
 }
 
+/* A v2 grade on the demo market: the page draws the cross-section line,
+ * panel changes and the rebalance, and the history CSV has the v2
+ * columns. */
+static void test_site_v2_chart(void **state)
+{
+    (void)state;
+    char *dir = tu_mkdtemp("site-v2");
+    free(tu_write(dir, "g.json",
+                  "{\"grades\":[{\"id\":\"H\",\"gpu\":\"H100-SXM-80GB\",\"method\":\"v2\"}]}"));
+    static const char *const steps[] = {
+        "\"$GPUIDX_BIN\" simulate --days 45 --seed 3 --start 2025-01-10 --out m >/dev/null",
+        "\"$GPUIDX_BIN\" --db t.db ingest offers m/offers.csv >/dev/null",
+        "\"$GPUIDX_BIN\" --db t.db ingest trades m/trades.csv >/dev/null",
+        "\"$GPUIDX_BIN\" --db t.db index build --grades g.json --from 2025-01-10 --to 2025-02-23",
+        "\"$GPUIDX_BIN\" --db t.db site --out www",
+    };
+    tu_run r = tu_sh_all(dir, steps, sizeof steps / sizeof steps[0]);
+    tu_run_free(&r);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/www/index.html", dir);
+    char *html = tu_read(path);
+    assert_non_null(html);
+    assert_non_null(strstr(html, "<polyline class=\"xs\" points=\""));
+    assert_non_null(strstr(html, "<line class=\"reb\""));
+    assert_non_null(strstr(html, "2025-02-01: rebalance, splice "));
+    assert_non_null(strstr(html, "<path class=\"pc\""));
+    assert_non_null(strstr(html, "<text x=\"436\" y=\"1\">cross-section</text>"));
+    free(html);
+    snprintf(path, sizeof path, "%s/www/H.csv", dir);
+    char *csv = tu_read(path);
+    assert_non_null(csv);
+    assert_non_null(strstr(csv, ",splice,note\n2025-01-10,H,"));
+    assert_non_null(strstr(csv, ",v2,,")); /* methodology v2, no vintage */
+    assert_non_null(strstr(csv, ",rebalance,"));
+    free(csv);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -281,6 +320,7 @@ int main(void)
         cmocka_unit_test(test_site_empty_database),
         cmocka_unit_test(test_site_rename_fails_cleanly),
         cmocka_unit_test(test_site_usage),
+        cmocka_unit_test(test_site_v2_chart),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
