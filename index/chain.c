@@ -206,6 +206,9 @@ void idx_chain_free(idx_chain *c)
     free(c->w);
     free(c->witems);
     free(c->order);
+    free(c->act);
+    free(c->act_now);
+    free(c->prev_act);
     free(c->carried);
     for (int i = 0; c->hist && i < c->g->p.anchor_days; i++) idx_snap_free(&c->hist[i].snap);
     free(c->hist);
@@ -221,17 +224,60 @@ static void chain_drop(idx_chain *c)
     c->anchor_day = c->ref_day = INT32_MIN;
     c->n_mem[0] = c->n_mem[1] = 0;
     c->prev.no = c->prev.nt = 0;
+    c->nprev_act = 0;
 }
 
-/* 1 when a constituent entered or left between the previous fixed day and
- * today (all constituents, members of the panel or not). */
-static int panel_changed(const idx_snap *prev, const idx_snap *cur)
+static int cmp_u64(const void *a, const void *b)
 {
-    if (prev->no != cur->no || prev->nt != cur->nt) return 1;
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The trading providers active on `day` (sorted in c->act_now): those
+ * that traded that day or within trade_carry_days before it. */
+static gpi_status active_now(idx_chain *c, int32_t day, gpi_diag *d)
+{
+    if (grow((void **)&c->act_now, &c->cap_act_now, c->nact + c->cur.nt + 1, sizeof *c->act_now))
+        return gpi_diag_set(d, GPI_ENOMEM, "index: out of memory");
+    size_t n = 0;
+    for (size_t i = 0; i < c->cur.nt; i++) c->act_now[n++] = c->cur.t[i].key;
+    for (size_t i = 0; i < c->nact; i++)
+        if (day - c->act[i].day <= c->g->p.trade_carry_days) c->act_now[n++] = c->act[i].group;
+    if (n > 1) qsort(c->act_now, n, sizeof *c->act_now, cmp_u64);
+    size_t w = 0;
+    for (size_t i = 0; i < n; i++)
+        if (w == 0 || c->act_now[w - 1] != c->act_now[i]) c->act_now[w++] = c->act_now[i];
+    c->nact_now = w;
+    return GPI_OK;
+}
+
+/* Records the day's trading providers (every day). */
+static gpi_status note_trading(idx_chain *c, int32_t day, gpi_diag *d)
+{
+    for (size_t i = 0; i < c->cur.nt; i++) {
+        size_t k = 0;
+        while (k < c->nact && c->act[k].group != c->cur.t[i].key) k++;
+        if (k == c->nact) {
+            if (grow((void **)&c->act, &c->cap_act, c->nact + 1, sizeof *c->act))
+                return gpi_diag_set(d, GPI_ENOMEM, "index: out of memory");
+            c->nact++;
+        }
+        c->act[k] = (idx_active){c->cur.t[i].key, day};
+    }
+    return GPI_OK;
+}
+
+/* 1 when a constituent entered or left since the previous fixed day: an
+ * offer identity, or an active trading provider (all constituents,
+ * members of the panel or not).  Needs active_now(). */
+static int panel_changed(const idx_chain *c)
+{
+    const idx_snap *prev = &c->prev, *cur = &c->cur;
+    if (prev->no != cur->no || c->nprev_act != c->nact_now) return 1;
     for (size_t i = 0; i < cur->no; i++)
         if (prev->o[i].key != cur->o[i].key) return 1;
-    for (size_t i = 0; i < cur->nt; i++)
-        if (prev->t[i].key != cur->t[i].key) return 1;
+    for (size_t i = 0; i < c->nact_now; i++)
+        if (c->prev_act[i] != c->act_now[i]) return 1;
     return 0;
 }
 
@@ -555,7 +601,8 @@ static gpi_status decide(idx_chain *c, int32_t day, const idx_eval *xs, const ch
     if (has) {
         out->ref_day = c->ref_day;
         out->panel_day = c->anchor_day;
-        out->panel_change = (c->cur.no + c->cur.nt) > 0 && panel_changed(&c->prev, &c->cur);
+        if ((rc = active_now(c, day, d)) != GPI_OK) return rc;
+        out->panel_change = (c->cur.no + c->nact_now) > 0 && panel_changed(c);
         prepare(c, day);
         rel_t = trades_relative(c, exclude, &nm_t, &tn, &tr, d, &rc);
         if (rc == GPI_OK) rel_o = offers_relative(c, exclude, &nm_o, &np_o, &on, &or_, d, &rc);
@@ -634,6 +681,8 @@ static gpi_status commit(idx_chain *c, int32_t day, int level, int event, int64_
         h->xs_e4 = xs_e4;
         if ((rc = snap_copy(&h->snap, &c->cur, d)) != GPI_OK) return rc;
     }
+    if ((rc = active_now(c, day, d)) != GPI_OK || (rc = note_trading(c, day, d)) != GPI_OK)
+        return rc;
     if (level == GPI_LEVEL_SUSPENDED) {
         chain_drop(c);
         c->reset_day = day;
@@ -661,6 +710,10 @@ static gpi_status commit(idx_chain *c, int32_t day, int level, int event, int64_
         if (!fixed) goto keep_prev;
     }
     if ((rc = snap_copy(&c->prev, &c->cur, d)) != GPI_OK) return rc;
+    if (grow((void **)&c->prev_act, &c->cap_prev_act, c->nact_now + 1, sizeof *c->prev_act))
+        return gpi_diag_set(d, GPI_ENOMEM, "index: out of memory");
+    if (c->nact_now) memcpy(c->prev_act, c->act_now, c->nact_now * sizeof *c->act_now);
+    c->nprev_act = c->nact_now;
 keep_prev:
     c->has = 1;
     c->nano = nano;

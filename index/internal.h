@@ -148,6 +148,12 @@ typedef struct idx_hist {
     idx_snap snap;
 } idx_hist;
 
+/* A trading provider and the last day it traded. */
+typedef struct idx_active {
+    uint64_t group;
+    int32_t day;
+} idx_active;
+
 typedef struct idx_chain {
     const idx_grade *g;
     int has;                    /* a chained value exists */
@@ -159,6 +165,10 @@ typedef struct idx_chain {
     idx_member *mem[2];         /* the panel: offers [0], trading groups [1], by key */
     size_t n_mem[2], cap_mem[2];
     idx_snap prev;              /* constituents of the last fixed day (panel_change) */
+    idx_active *act;            /* every trading provider seen, its last trading day */
+    size_t nact, cap_act;
+    uint64_t *act_now, *prev_act; /* active today / on the last fixed day, sorted */
+    size_t nact_now, cap_act_now, nprev_act, cap_prev_act;
     idx_snap cur;               /* the day being fixed (filled by the caller) */
     idx_hist *hist;             /* the last anchor_days days, by day modulo anchor_days */
     int64_t *est;               /* scratch: anchor_days estimates */
