@@ -45,6 +45,21 @@
  *     before it reads and, once second T is over (it waits for that when
  *     it finishes within T + 250 ms), builds again if a batch above that
  *     one has ingested_at <= T.
+ * (7) Methodology v2 (index/chain.c).  A v2 row depends on more than the
+ *     P days of note 1: on the chain since its last reset.  A reset -- an
+ *     anchor or a suspension -- happens, whatever the state before, within
+ *     the rebalance period holding D - 1 - max_carry_days (the first day of
+ *     a period with a fixed cross-section is an anchor; with none, the
+ *     chain is suspended after max_carry_days), and an anchor's value
+ *     depends only on the anchor_days days up to it.  So the replay of
+ *     note 2 starts for a v2 grade at idx_v2_first_day (that period's
+ *     start less anchor_days - 1 days) and reads every one of those days
+ *     (the chain needs their constituents, not only their raw values).
+ *     After `to`, v2 grades are re-evaluated by reading each later built
+ *     day again (one read for all of them) until, for every grade, a day
+ *     more than P days past `to` comes out unchanged after the chain's
+ *     last reset fell after `to`; a row whose day got late data, or that
+ *     changes, is rewritten at this build's cut-off.
  */
 #include "index/internal.h"
 
@@ -308,7 +323,7 @@ static gpi_status replay_prefix(store *st, idx_day *dy, idx_seq *gst, idx_chain 
 {
     size_t ng = dy->ng;
     gpi_status rc = GPI_OK;
-    /* v2 grades: the chain is replayed from v2_start (design note 7) */
+    /* v2 grades: the chain is replayed from idx_v2_first_day (design note 7) */
     int32_t *slow_from = malloc((ng ? ng : 1) * sizeof *slow_from);
     if (!slow_from) rc = gpi_diag_set(d, GPI_ENOMEM, "out of memory");
     int P = P0;
