@@ -24,10 +24,12 @@
 enum { SUB_ANALYZE = 1, SUB_SIMULATE = 2, SUB_COMPARE = 4 };
 
 typedef struct hopts {
-    const char *rent, *grade, *grades_file, *svg, *forward;
+    const char *rent, *grade, *grades_file, *svg, *forward, *gpu;
     const char *grades[MAX_GRADES];
+    const char *grade_gpus[MAX_GRADES]; /* from the grades file, or NULL */
     size_t ngrades;
-    int freq, json, window, latest;
+    int freq, json, window, latest, all_strategies;
+    size_t min_changes;
     hedge_sim_opts sim;
 } hopts;
 
@@ -46,24 +48,42 @@ static const char usage_analyze[] =
 
 static const char usage_simulate[] =
     "usage: gpuidx hedge simulate --rent FILE --grade ID [--side payer|earner]\n"
-    "                             [--ratio auto|X] [--size N] [--exposure N]\n"
+    "                             [--strategy roll|strip|all] [--months N] [--start YYYY-MM]\n"
+    "                             [--ratio auto|X] [--min-changes N] [--size N] [--exposure N]\n"
     "                             [--forward FILE] [--min-days N] [--latest] [--json]\n"
     "\n"
     "Replays the rent month by month with futures on grade ID: payers buy,\n"
     "earners sell (default payer) h x exposure / size contracts (size default\n"
-    "1000 GPU-hours, a multiple of 100), entered at the previous month's final\n"
-    "settlement price (or the month's price in --forward FILE, CSV month,price)\n"
-    "and cash-settled at the month's FSP (mean of its index values rounded to\n"
-    "0.0001; --min-days values needed, default 15).  --ratio auto (default)\n"
-    "uses h from the months before each month only.  Exposure: the previous\n"
-    "month's quantity, or --exposure GPU-hours a month.\n";
+    "1000 GPU-hours, a multiple of 100), cash-settled at each month's final\n"
+    "settlement price (FSP: mean of its index values rounded to 0.0001;\n"
+    "--min-days values needed, default 15).\n"
+    "  --strategy roll  (default) each month is hedged at the end of the month\n"
+    "                   before, entered at that month's FSP;\n"
+    "  --strategy strip at the end of the month before a strip, the futures of\n"
+    "                   its --months months (default 12) are all entered at that\n"
+    "                   month's FSP; strips follow one another from --start\n"
+    "                   (default: the first month that can be entered);\n"
+    "  --strategy all   both, then a side-by-side table.\n"
+    "--forward FILE (CSV month,price) gives the entry price of each delivery\n"
+    "month instead of the FSP of the month of entry.  Headline: the budget\n"
+    "error, effective price - price locked at entry (entry + basis at entry),\n"
+    "unhedged and hedged.  --ratio auto (default) fits h on the months before\n"
+    "each entry; with fewer than --min-changes monthly changes (default 12) it\n"
+    "uses 1, a negative fit is not hedged (0), a fit above 2 is capped at 2.\n"
+    "Exposure: the quantity of the month of entry, or --exposure GPU-hours a\n"
+    "month.\n";
 
 static const char usage_compare[] =
-    "usage: gpuidx hedge compare --rent FILE (--grades FILE | --grade ID...)\n"
-    "                            [--freq day|week|month] [--window N] [--latest] [--json]\n"
+    "usage: gpuidx hedge compare --rent FILE (--grades FILE | --grade ID...) [--gpu MODEL]\n"
+    "                            [--freq day|week|month] [--window N] [--min-changes N]\n"
+    "                            [--latest] [--json]\n"
     "\n"
     "Analyzes the rent against each grade (ids from the grades JSON file, or\n"
-    "--grade repeated) and ranks them by hedge effectiveness, then basis risk.\n";
+    "--grade repeated) and ranks them as hedges: only grades with at least\n"
+    "--min-changes changes (default 12) and a positive h are ranked, by the\n"
+    "low end of the 95% interval of their hedge effectiveness.  --gpu MODEL\n"
+    "(the rent's GPU, e.g. A100 or A100-SXM-80GB) flags grades of another GPU.\n"
+    "Ends with one verdict line.\n";
 
 static const char usage_hedge[] =
     "usage: gpuidx hedge analyze|simulate|compare [OPTIONS]  (--help after one for more)\n";
@@ -97,6 +117,15 @@ static int parse_double(const char *s, double *out)
     return 1;
 }
 
+/* "YYYY-MM" -> its first day. */
+static int parse_month(const char *s, int32_t *out)
+{
+    char buf[16];
+    if (strlen(s) != 7 || s[4] != '-') return 0;
+    snprintf(buf, sizeof buf, "%s-01", s);
+    return gpi_date_parse(buf, out) == NULL;
+}
+
 /* Returns -1 to go on, else an exit code (0 after --help). */
 static int parse_opts(int sub, int argc, char **argv, hopts *o)
 {
@@ -104,7 +133,7 @@ static int parse_opts(int sub, int argc, char **argv, hopts *o)
                         : sub == SUB_SIMULATE ? usage_simulate : usage_compare;
     memset(o, 0, sizeof *o);
     o->freq = HEDGE_MONTH;
-    o->sim = (hedge_sim_opts){HEDGE_PAYER, 1, 0, 1000, 0, NULL, 15};
+    o->sim = (hedge_sim_opts){.side = HEDGE_PAYER, .ratio_auto = 1, .size = 1000, .min_days = 15};
     for (int i = 1; i < argc; i++) {
         int missing = 0, allowed = 0;
         const char *v = NULL, *a = argv[i];
@@ -171,6 +200,37 @@ static int parse_opts(int sub, int argc, char **argv, hopts *o)
             }
         } else if (OPT("--forward", SUB_SIMULATE)) {
             if (v) o->forward = v;
+        } else if (OPT("--strategy", SUB_SIMULATE)) {
+            if (v && strcmp(v, "roll") == 0) o->sim.strategy = HEDGE_ROLL;
+            else if (v && strcmp(v, "strip") == 0) o->sim.strategy = HEDGE_STRIP;
+            else if (v && strcmp(v, "all") == 0) o->all_strategies = 1;
+            else if (v) {
+                cli_error("--strategy: expected roll, strip or all (got \"%s\")", v);
+                return 2;
+            }
+        } else if (OPT("--months", SUB_SIMULATE)) {
+            if (v && !parse_long(v, 1, 120, &lv)) {
+                cli_error("--months: expected a strip length of 1..120 months (got \"%s\")", v);
+                return 2;
+            }
+            if (v) o->sim.strip_months = (int)lv;
+        } else if (OPT("--start", SUB_SIMULATE)) {
+            if (v && !parse_month(v, &o->sim.start)) {
+                cli_error("--start: expected a month YYYY-MM (got \"%s\")", v);
+                return 2;
+            }
+        } else if (OPT("--min-changes", SUB_SIMULATE | SUB_COMPARE)) {
+            if (v && !parse_long(v, 3, 100000, &lv)) {
+                cli_error("--min-changes: expected a whole number >= 3 (got \"%s\")", v);
+                return 2;
+            }
+            if (v) o->min_changes = o->sim.min_changes = (size_t)lv;
+        } else if (OPT("--gpu", SUB_COMPARE)) {
+            if (v && (!*v || strlen(v) > 64)) {
+                cli_error("--gpu: expected a GPU model (got \"%s\")", v);
+                return 2;
+            }
+            if (v) o->gpu = v;
         } else if (OPT("--min-days", SUB_SIMULATE)) {
             if (v && !parse_long(v, 1, 31, &lv)) {
                 cli_error("--min-days: expected 1..31 (got \"%s\")", v);
@@ -316,19 +376,39 @@ static int do_simulate(cli_ctx *ctx, hopts *o)
         rc = fail(st, &d);
         goto done;
     }
-    hedge_sim s;
-    if ((st = hedge_simulate(&r, days, nd, &o->sim, &s, &d)) != GPI_OK) {
-        rc = fail(st, &d);
-        goto done;
+    /* one replay, or (--strategy all) roll and strip of the same rent */
+    hedge_sim_opts so[2] = {o->sim, o->sim};
+    hedge_sim s[2];
+    size_t ns = o->all_strategies ? 2 : 1;
+    if (o->all_strategies) {
+        so[0].strategy = HEDGE_ROLL;
+        so[1].strategy = HEDGE_STRIP;
     }
-    if (o->json) {
-        json_t *j = hp_sim_json(o->grade, &o->sim, &s);
+    for (size_t k = 0; k < ns; k++)
+        if ((st = hedge_simulate(&r, days, nd, &so[k], &s[k], &d)) != GPI_OK) {
+            if (k) hedge_sim_free(&s[0]);
+            rc = fail(st, &d);
+            goto done;
+        }
+    if (o->json && ns == 1) {
+        json_t *j = hp_sim_json(o->grade, &so[0], &s[0]);
+        rc = hp_dump(stdout, j) == 0 ? 0 : 1;
+        json_decref(j);
+    } else if (o->json) {
+        json_t *j = json_object(), *arr = json_array();
+        json_object_set_new(j, "grade", json_string(o->grade));
+        for (size_t k = 0; k < ns; k++) json_array_append_new(arr, hp_sim_json(o->grade, &so[k], &s[k]));
+        json_object_set_new(j, "strategies", arr);
         rc = hp_dump(stdout, j) == 0 ? 0 : 1;
         json_decref(j);
     } else {
-        hp_sim_text(stdout, o->grade, &o->sim, &s);
+        for (size_t k = 0; k < ns; k++) {
+            if (k) fputc('\n', stdout);
+            hp_sim_text(stdout, o->grade, &so[k], &s[k]);
+        }
+        if (ns > 1) hp_sim_compare_text(stdout, so, s, ns);
     }
-    hedge_sim_free(&s);
+    for (size_t k = 0; k < ns; k++) hedge_sim_free(&s[k]);
 done:
     free(days);
     store_close(db);
@@ -357,6 +437,7 @@ static int load_grade_ids(const char *path, hopts *o, json_t **keep)
     json_t *g;
     json_array_foreach(arr, i, g) {
         const char *id = json_string_value(json_object_get(g, "id"));
+        json_t *gl = json_object_get(g, "gpu");
         if (!id || !grade_id_ok(id)) {
             cli_error("%s: grades[%zu].id: not a grade id (got %s)", path, i,
                       id ? id : "no string");
@@ -368,68 +449,58 @@ static int load_grade_ids(const char *path, hopts *o, json_t **keep)
             json_decref(j);
             return 1;
         }
+        /* the GPU models, joined "a, b", kept in the JSON object */
+        if (json_is_array(gl) && json_array_size(gl) > 0) {
+            char buf[160] = "";
+            size_t k;
+            json_t *x;
+            json_array_foreach(gl, k, x) {
+                const char *name = json_string_value(x);
+                if (!name) continue;
+                size_t len = strlen(buf);
+                snprintf(buf + len, sizeof buf - len, "%s%s", len ? ", " : "", name);
+            }
+            json_object_set_new(g, "_gpus", json_string(buf));
+            o->grade_gpus[o->ngrades] = json_string_value(json_object_get(g, "_gpus"));
+        }
         o->grades[o->ngrades++] = id;
     }
     *keep = j;
     return 0;
 }
 
-static void compare_text(const hopts *o, const hedge_rank *rk, size_t n)
+/* The last stored definition hash of a grade in [from, to]. */
+typedef struct last_hash {
+    char hash[65];
+} last_hash;
+
+static int keep_hash(const store_index_row *row, void *ud)
 {
-    char b[8][32];
-    printf("grades ranked for %s (%s; hedge effectiveness, then basis sd)\n", o->rent,
-           hedge_freq_name(o->freq));
-    printf("rank  grade                      n       h      HE      R2  basis mean  basis sd  "
-           "sd chg  regr  offset\n");
-    for (size_t i = 0; i < n; i++) {
-        const hedge_analysis *a = &rk[i].a;
-        if (!rk[i].ok) {
-            printf("   -  %-22s  %s\n", rk[i].grade, rk[i].reason);
-            continue;
-        }
-        printf("%4zu  %-22s %5zu  %6s  %6s  %6s  %10s  %8s  %6s  %4s  %6s\n", i + 1, rk[i].grade,
-               a->n, hp_num(b[0], a->chg.b, 3), hp_num(b[1], a->he, 3), hp_num(b[2], a->chg.r2, 3),
-               hp_num(b[3], a->basis.mean, 4), hp_num(b[4], a->basis.sd, 4),
-               hp_num(b[5], a->basis.sd_change, 4), a->regtest.pass ? "pass" : "fail",
-               a->offset.pass ? "pass" : "fail");
-    }
+    last_hash *h = ud;
+    if (row->grade_hash[0]) snprintf(h->hash, sizeof h->hash, "%s", row->grade_hash);
+    return 0;
 }
 
-static json_t *compare_json(const hopts *o, const hedge_rank *rk, size_t n)
+/* The GPU models of a grade from its stored definition ("" when none). */
+static void stored_gpus(store *st, const char *grade, int32_t from, int32_t to, char out[160])
 {
-    json_t *j = json_object(), *arr = json_array();
-    json_object_set_new(j, "freq", json_string(hedge_freq_name(o->freq)));
-    for (size_t i = 0; i < n; i++) {
-        const hedge_analysis *a = &rk[i].a;
-        json_t *g = json_object();
-        json_object_set_new(g, "grade", json_string(rk[i].grade));
-        json_object_set_new(g, "rank", rk[i].ok ? json_integer((json_int_t)i + 1) : json_null());
-        if (!rk[i].ok) {
-            json_object_set_new(g, "reason", json_string(rk[i].reason));
-            json_array_append_new(arr, g);
-            continue;
-        }
-        json_object_set_new(g, "n", json_integer((json_int_t)a->n));
-        json_object_set_new(g, "n_changes", json_integer((json_int_t)a->n_changes));
-        json_object_set_new(g, "h", hp_real(a->chg.b));
-        json_object_set_new(g, "he", hp_real(a->he));
-        json_object_set_new(g, "r2", hp_real(a->chg.r2));
-        json_object_set_new(g, "nw_se_h", hp_real(a->nw_se_h));
-        json_t *bs = json_object();
-        json_object_set_new(bs, "mean", hp_real(a->basis.mean));
-        json_object_set_new(bs, "sd", hp_real(a->basis.sd));
-        json_object_set_new(bs, "sd_change", hp_real(a->basis.sd_change));
-        json_object_set_new(g, "basis", bs);
-        json_object_set_new(g, "regression_test_pass", json_boolean(a->regtest.pass));
-        json_object_set_new(g, "dollar_offset", hp_real(a->offset.ratio));
-        json_object_set_new(g, "dollar_offset_pass", json_boolean(a->offset.pass));
-        json_t *wa = json_array();
-        for (size_t k = 0; k < a->n_warnings; k++) json_array_append_new(wa, json_string(a->warnings[k]));
-        json_object_set_new(g, "warnings", wa);
-        json_array_append_new(arr, g);
+    last_hash h = {""};
+    gpi_diag d = {{0}};
+    char *def = NULL;
+    out[0] = '\0';
+    if (store_index_rows(st, grade, from, to, keep_hash, &h, &d) != GPI_OK || !h.hash[0]) return;
+    if (store_grade_definition(st, h.hash, &def, &d) != GPI_OK || !def) return;
+    json_t *j = json_loads(def, 0, NULL);
+    free(def);
+    json_t *gl = json_object_get(j, "gpu");
+    size_t k;
+    json_t *x;
+    json_array_foreach(gl, k, x) {
+        const char *name = json_string_value(x);
+        size_t len = strlen(out);
+        if (name) snprintf(out + len, 160 - len, "%s%s", len ? ", " : "", name);
     }
-    json_object_set_new(j, "grades", arr);
-    return j;
+    json_decref(j);
 }
 
 static int do_compare(cli_ctx *ctx, hopts *o)
@@ -446,18 +517,27 @@ static int do_compare(cli_ctx *ctx, hopts *o)
     store *db;
     int rc = open_db(ctx, &db);
     hedge_rank *rk = NULL;
+    static char gpu_buf[MAX_GRADES][160];
     if (!rc) {
-        st = hedge_compare(db, o->grades, o->ngrades, o->latest, &r, (hedge_freq)o->freq,
-                           o->window, &rk, &d);
+        int32_t from, to;
+        hedge_index_range(&r, &from, &to);
+        for (size_t i = 0; i < o->ngrades; i++)
+            if (!o->grade_gpus[i]) {
+                stored_gpus(db, o->grades[i], from, to, gpu_buf[i]);
+                o->grade_gpus[i] = gpu_buf[i];
+            }
+        hedge_compare_opts co = {o->latest, (hedge_freq)o->freq, o->window, o->min_changes, o->gpu,
+                                 o->grade_gpus};
+        st = hedge_compare(db, o->grades, o->ngrades, &r, &co, &rk, &d);
         store_close(db);
         if (st != GPI_OK) rc = fail(st, &d);
     }
     if (!rc && o->json) {
-        json_t *j = compare_json(o, rk, o->ngrades);
+        json_t *j = hp_compare_json((hedge_freq)o->freq, o->min_changes, rk, o->ngrades);
         rc = hp_dump(stdout, j) == 0 ? 0 : 1;
         json_decref(j);
     } else if (!rc) {
-        compare_text(o, rk, o->ngrades);
+        hp_compare_text(stdout, o->rent, (hedge_freq)o->freq, o->min_changes, rk, o->ngrades);
     }
     hedge_ranks_free(rk, rk ? o->ngrades : 0);
     hedge_rent_free(&r);

@@ -17,8 +17,16 @@ void hp_analysis_text(FILE *f, const char *rent_path, const char *grade,
                       const hedge_series *s, const hedge_analysis *a);
 json_t *hp_analysis_json(const char *grade, const hedge_series *s, const hedge_analysis *a);
 
+/* hedge_print_sim.c */
 void hp_sim_text(FILE *f, const char *grade, const hedge_sim_opts *o, const hedge_sim *s);
 json_t *hp_sim_json(const char *grade, const hedge_sim_opts *o, const hedge_sim *s);
+/* The side-by-side table of n replays of one rent (--strategy all). */
+void hp_sim_compare_text(FILE *f, const hedge_sim_opts *o, const hedge_sim *s, size_t n);
+
+/* hedge_print_cmp.c: the ranking of `hedge compare` (freq for the words) */
+void hp_compare_text(FILE *f, const char *rent_path, hedge_freq freq, size_t min_changes,
+                     const hedge_rank *rk, size_t n);
+json_t *hp_compare_json(hedge_freq freq, size_t min_changes, const hedge_rank *rk, size_t n);
 
 /* Prints j (indented, keys in insertion order) and a newline; 0 or -1. */
 int hp_dump(FILE *f, json_t *j);

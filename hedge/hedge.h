@@ -175,9 +175,25 @@ typedef struct hedge_analysis {
     hedge_roll *rolling;
     size_t n_rolling;
     hedge_horizon horizons[HEDGE_NHORIZON];
+    /* 95 % intervals: h ± 1.959964 x Newey-West se; the effectiveness at
+     * the OLS h (= R² = ρ²) from Fisher's z of ρ, tanh(atanh ρ ±
+     * 1.959964 / sqrt(n - 3)) squared (0 at the low end when the
+     * interval of ρ holds 0).  NaN when they cannot be computed. */
+    double h_lo, h_hi, he_lo, he_hi;
     char warnings[HEDGE_MAX_WARN][200];
     size_t n_warnings;
 } hedge_analysis;
+
+/* Changes a hedge ratio needs before it is trusted: a year of months
+ * (SPEC §9 as amended by METHODOLOGY.md "Hedge analyzer"). */
+#define HEDGE_MIN_CHANGES 12
+/* The largest ratio `--ratio auto` uses: more than twice the exposure in
+ * futures is a bet on the grade, not a hedge of the rent. */
+#define HEDGE_RATIO_CAP 2.0
+
+/* 95 % interval of the effectiveness ρ² from n pairs with correlation rho
+ * (Fisher's z); NaN when n < 4 or rho is not in (-1, 1). */
+void hedge_he_interval(double rho, size_t n, double *lo, double *hi);
 
 /* Analyzes an aligned series.  window: rolling window in periods (>= 3;
  * 0 means 12).  Problems of the data (too short, no variation, tiny
@@ -205,6 +221,30 @@ int hedge_month_fsp(const store_index_day *idx, size_t nidx, int32_t month_start
 
 typedef enum { HEDGE_PAYER = 0, HEDGE_EARNER } hedge_side;
 
+/* roll: each month is hedged at the end of the month before with that
+ * month's futures; strip: at the end of the month before a block of N
+ * months, the futures of all N months are bought (sold) at once. */
+typedef enum { HEDGE_ROLL = 0, HEDGE_STRIP } hedge_strategy;
+const char *hedge_strategy_name(int s);
+
+/* How a month's ratio was chosen (sim_ratio.c). */
+typedef enum {
+    HEDGE_RATIO_GIVEN = 0, /* --ratio X */
+    HEDGE_RATIO_FITTED,    /* auto: the OLS h on the months before */
+    HEDGE_RATIO_FALLBACK,  /* auto: fewer changes than the minimum (or no
+                              fit): the one-for-one ratio 1 */
+    HEDGE_RATIO_NEGATIVE,  /* auto: the fit was <= 0: 0, the month is not
+                              hedged (never a silent switch of side) */
+    HEDGE_RATIO_CAPPED,    /* auto: the fit was above HEDGE_RATIO_CAP */
+    HEDGE_RATIO_NRULES
+} hedge_ratio_rule;
+
+/* The ratio `--ratio auto` uses, given the OLS fit of the changes before
+ * the month (fit->ok = 0 when there is none) on n_changes changes;
+ * min_changes 0 means HEDGE_MIN_CHANGES. */
+hedge_ratio_rule hedge_auto_ratio(const hedge_ols *fit, size_t n_changes, size_t min_changes,
+                                  double *h);
+
 typedef struct hedge_sim_opts {
     hedge_side side;
     int ratio_auto;            /* h from changes strictly before each month */
@@ -213,6 +253,12 @@ typedef struct hedge_sim_opts {
     double exposure;           /* GPU-hours a month; 0 = previous month's quantity */
     const hedge_forward *forward; /* entry prices, or NULL (previous FSP) */
     size_t min_days;           /* FSP needs this many values (15) */
+    /* fields below: zero means the default */
+    hedge_strategy strategy;   /* HEDGE_ROLL */
+    int strip_months;          /* months a strip locks (12) */
+    int32_t start;             /* strip: first day of the first strip's first
+                                  month; 0: the first month that can be entered */
+    size_t min_changes;        /* auto ratio minimum (HEDGE_MIN_CHANGES) */
 } hedge_sim_opts;
 
 typedef struct hedge_sim_month {
@@ -222,13 +268,48 @@ typedef struct hedge_sim_month {
     double h, exposure, quantity, rent;
     int64_t contracts, entry_e4, fsp_e4, pnl_cents;
     double unhedged, hedged;   /* effective USD/GPU-hour */
+    int32_t entered;           /* first day of the month at whose end the
+                                  position was entered (roll: the month
+                                  before; strip: the month before the strip) */
+    hedge_ratio_rule rule;
+    double h_fit;              /* auto: the OLS h (NaN when none) */
+    size_t h_changes;          /* auto: monthly changes it was fitted on */
+    /* The price locked at entry ("budget"): entry price + basis at entry
+     * (rent - FSP of the month of entry).  err_* = effective - budget. */
+    double budget, err_unhedged, err_hedged;
 } hedge_sim_month;
+
+/* Budget errors of the replayed months: mean, sd (n - 1) and root mean
+ * square; sd NaN below 2 months. */
+typedef struct hedge_err_stats {
+    size_t n;
+    double mean, sd, rms;
+} hedge_err_stats;
+
+/* One block entered at once (a strip; a month under roll): cost in USD
+ * of the replayed months at the budget, unhedged and hedged prices, and
+ * the GPU-hours used (quantity) and covered by futures (contracts x size). */
+typedef struct hedge_block {
+    int32_t entered, first, last; /* first days of the months */
+    size_t months;
+    double quantity, hedged_quantity, budget_usd, unhedged_usd, hedged_usd;
+} hedge_block;
 
 typedef struct hedge_sim {
     hedge_sim_month *m;
     size_t n, n_done;
     int64_t pnl_cents;
+    /* levels of the effective price (the secondary view: includes the
+     * trend across months, which no month-ahead hedge removes) */
     double mean_unhedged, mean_hedged, sd_unhedged, sd_hedged, sd_reduction;
+    /* the headline: effective price - price locked at entry */
+    hedge_err_stats err_u, err_h;
+    double var_removed;        /* 1 - sd_h² / sd_u² (NaN when sd_u is 0) */
+    double rms_reduction;      /* 1 - rms_h / rms_u */
+    size_t n_rule[HEDGE_RATIO_NRULES]; /* replayed months per ratio rule */
+    hedge_block *blocks;       /* strips (or months) with a replayed month */
+    size_t n_blocks;
+    hedge_block total;         /* all replayed months */
     char warnings[HEDGE_MAX_WARN][200];
     size_t n_warnings;
 } hedge_sim;
@@ -241,18 +322,59 @@ void hedge_sim_free(hedge_sim *s);
 
 /* ---- several grades (compare.c) ----------------------------------------- */
 
+/* Effectiveness a grade needs for the verdict to recommend it: it removes
+ * at least half of the variance of the rent's changes. */
+#define HEDGE_VERDICT_MIN_HE 0.50
+
 typedef struct hedge_rank {
     char grade[65];
     int ok;                     /* 0: no data in common (reason) */
     char reason[160];
     hedge_analysis a;
+    char gpu[160];              /* the grade's GPU models, ", "-separated;
+                                   "" when unknown */
+    int gpu_match;              /* 1 the rent's GPU, 0 another, -1 unknown */
+    int ranked;                 /* enough changes and a positive h */
+    char why[160];              /* why not ranked (ok && !ranked) */
 } hedge_rank;
 
-/* Analyzes r against each grade and sorts: usable grades first, by hedge
- * effectiveness (descending, NaN last), then by basis sd (ascending). */
-gpi_status hedge_compare(store *st, const char *const *grades, size_t ngrades, int latest,
-                         const hedge_rent *r, hedge_freq f, int window, hedge_rank **out,
+typedef struct hedge_compare_opts {
+    int latest;                 /* restated index values */
+    hedge_freq freq;
+    int window;                 /* rolling window (0 = 12) */
+    size_t min_changes;         /* 0 = HEDGE_MIN_CHANGES */
+    const char *rent_gpu;       /* the rent's GPU model, or NULL */
+    const char *const *gpus;    /* per grade: its GPU models ("a, b"), or
+                                   NULL (all unknown) / NULL entries */
+} hedge_compare_opts;
+
+/* 1 when gpu (a canonical model, or a family such as "A100" that names
+ * every "A100-..." model) is among list ("a, b"; case-insensitive), 0 when
+ * not, -1 when either is unknown (NULL or ""). */
+int hedge_gpu_match(const char *gpu, const char *list);
+
+/* Analyzes r against each grade, then hedge_rank_sort(). */
+gpi_status hedge_compare(store *st, const char *const *grades, size_t ngrades,
+                         const hedge_rent *r, const hedge_compare_opts *o, hedge_rank **out,
                          gpi_diag *d);
+/* Ranks hedges, not fits: a grade is ranked only with at least
+ * min_changes changes and a positive h (a payer of the rent would buy
+ * it); ranked grades first, by the low end of the 95 % interval of the
+ * effectiveness (a short history ranks below an equal fit on a long
+ * one), then the effectiveness, then basis sd (lower first), then id;
+ * then unranked grades with data, then grades without.  Sets ranked/why. */
+void hedge_rank_sort(hedge_rank *r, size_t n, size_t min_changes);
+
+/* The plain answer: "use X: removes a% of your rent-change variance ..."
+ * when the first ranked grade removes at least HEDGE_VERDICT_MIN_HE, else
+ * "no grade here hedges this rent: best R² ...".  best is its index in r
+ * (-1 when none is ranked); hedges is 1 for a recommendation. */
+typedef struct hedge_verdict {
+    int hedges;
+    long best;
+    char text[400];
+} hedge_verdict;
+void hedge_compare_verdict(const hedge_rank *r, size_t n, hedge_freq f, hedge_verdict *v);
 void hedge_ranks_free(hedge_rank *r, size_t n);
 
 /* ---- chart (svg.c) ------------------------------------------------------ */
