@@ -134,6 +134,12 @@ gpi_status hedge_compare(store *st, const char *const *grades, size_t ngrades,
     return GPI_OK;
 }
 
+/* v with dp decimals, rounded once, half-up (gpi_double_to_units). */
+static const char *num(char buf[32], double v, int dp)
+{
+    return gpi_fixed_format(gpi_double_to_units(v, dp), dp, buf);
+}
+
 static const char *freq_noun(hedge_freq f)
 {
     return f == HEDGE_DAY ? "daily" : f == HEDGE_WEEK ? "weekly" : "monthly";
@@ -141,6 +147,7 @@ static const char *freq_noun(hedge_freq f)
 
 void hedge_compare_verdict(const hedge_rank *r, size_t n, hedge_freq f, hedge_verdict *v)
 {
+    char b[4][32];
     memset(v, 0, sizeof *v);
     v->best = -1;
     for (size_t i = 0; i < n; i++)
@@ -160,31 +167,32 @@ void hedge_compare_verdict(const hedge_rank *r, size_t n, hedge_freq f, hedge_ve
         else
             snprintf(v->text, sizeof v->text,
                      "no grade here hedges this rent: none has the changes and a positive ratio "
-                     "a hedge needs (best R² %.2f, %s: %s)",
-                     r[bi].a.chg.r2, r[bi].grade, r[bi].why);
+                     "a hedge needs (best R² %s, %s: %s)",
+                     num(b[0], r[bi].a.chg.r2, 3), r[bi].grade, r[bi].why);
         return;
     }
-    const hedge_rank *b = &r[v->best];
-    const hedge_analysis *a = &b->a;
-    const char *gpu = b->gpu_match == 0 ? "; a different GPU, so its price can part from your rent's"
-                                        : "";
+    const hedge_rank *k = &r[v->best];
+    const hedge_analysis *a = &k->a;
     if (!(a->he >= HEDGE_VERDICT_MIN_HE)) {
         snprintf(v->text, sizeof v->text,
-                 "no grade here hedges this rent: best R² %.2f (%s%s), below the %.2f a hedge "
+                 "no grade here hedges this rent: best R² %s (%s%s), below the %s a hedge "
                  "needs to remove half of the %s rent-change variance",
-                 a->chg.r2, b->grade, b->gpu_match == 0 ? ", a different GPU" : "",
-                 HEDGE_VERDICT_MIN_HE, freq_noun(f));
+                 num(b[0], a->chg.r2, 2), k->grade, k->gpu_match == 0 ? ", a different GPU" : "",
+                 num(b[1], HEDGE_VERDICT_MIN_HE, 2), freq_noun(f));
         return;
     }
     v->hedges = 1;
-    char ci[64] = "";
+    char ci[64] = "", lo[32], hi[32];
     if (isfinite(a->he_lo))
-        snprintf(ci, sizeof ci, " (95%% interval %.0f%%-%.0f%%)", 100 * a->he_lo, 100 * a->he_hi);
+        snprintf(ci, sizeof ci, " (95%% interval %s%%-%s%%)", num(lo, 100 * a->he_lo, 0),
+                 num(hi, 100 * a->he_hi, 0));
     snprintf(v->text, sizeof v->text,
-             "use %s: removes %.0f%% of your %s rent-change variance%s at h = %.2f, basis sd "
-             "%.4f USD/GPU-hour%s%s",
-             b->grade, 100 * a->he, freq_noun(f), ci, a->chg.b, a->basis.sd,
-             a->he < 0.80 ? "; a partial hedge (below the 80% of hedge accounting)" : "", gpu);
+             "use %s: removes %s%% of your %s rent-change variance%s at h = %s, basis sd "
+             "%s USD/GPU-hour%s%s",
+             k->grade, num(b[0], 100 * a->he, 0), freq_noun(f), ci, num(b[1], a->chg.b, 2),
+             num(b[2], a->basis.sd, 4),
+             a->he < 0.80 ? "; a partial hedge (below the 80% of hedge accounting)" : "",
+             k->gpu_match == 0 ? "; a different GPU, so its price can part from your rent's" : "");
 }
 
 void hedge_ranks_free(hedge_rank *r, size_t n)

@@ -484,6 +484,55 @@ static void test_rent_parse_errors(void **state)
     hedge_rent_free(&r);
 }
 
+static void test_intervals(void **state)
+{
+    (void)state;
+    /* §6: h 1.027820 ± 1.959964 x 0.111122 (Newey-West) and the
+     * effectiveness 0.708895 = ρ² with ρ = 0.841959 on 11 changes:
+     * Fisher's z gives [0.239246, 0.917734] (tests/ref/hedge_v2.py) */
+    hedge_series s;
+    hedge_period p[12];
+    vec_series(&s, p, vec_rent);
+    hedge_analysis a;
+    gpi_diag d = {{0}};
+    assert_int_equal(hedge_analyze(&s, 0, &a, &d), GPI_OK);
+    tu_assert_close(a.h_lo, 0.810025066, 1e-8, "h lo");
+    tu_assert_close(a.h_hi, 1.245614031, 1e-8, "h hi");
+    tu_assert_close(a.he_lo, 0.239245725, 1e-8, "he lo");
+    tu_assert_close(a.he_hi, 0.917734380, 1e-8, "he hi");
+    assert_true(a.he_lo <= a.he && a.he <= a.he_hi);
+    hedge_analysis_free(&a);
+    /* a negative ρ gives the same effectiveness interval as |ρ|; one that
+     * holds 0 starts at 0; fewer than 4 pairs or |ρ| = 1: none */
+    static const struct {
+        double rho;
+        size_t n;
+        double lo, hi;
+    } cases[] = {
+        {-0.5, 20, 0.005448000894351782, 0.5956145879892073},
+        {0.5, 20, 0.005448000894351782, 0.5956145879892073},
+        {0.3, 10, 0.0, 0.6114134626770148},
+        {0.9, 3, NAN, NAN},
+        {1.0, 50, NAN, NAN},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        double lo, hi;
+        hedge_he_interval(cases[i].rho, cases[i].n, &lo, &hi);
+        if (isnan(cases[i].lo)) {
+            assert_true(isnan(lo) && isnan(hi));
+            continue;
+        }
+        tu_assert_close(lo, cases[i].lo, 1e-9, "lo");
+        tu_assert_close(hi, cases[i].hi, 1e-9, "hi");
+    }
+    /* too short to fit: NaN intervals, no crash */
+    s.n = 3;
+    assert_int_equal(hedge_analyze(&s, 0, &a, &d), GPI_OK);
+    assert_true(isnan(a.he_lo) && isnan(a.he_hi)); /* 2 changes */
+    assert_true(isnan(a.h_lo));
+    hedge_analysis_free(&a);
+}
+
 static void test_nw_lag_rule(void **state)
 {
     (void)state;
@@ -512,6 +561,7 @@ int main(void)
         cmocka_unit_test(test_align_skips_all_suspended_period),
         cmocka_unit_test(test_rent_parse_errors),
         cmocka_unit_test(test_nw_lag_rule),
+        cmocka_unit_test(test_intervals),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
