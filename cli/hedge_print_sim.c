@@ -132,6 +132,12 @@ void hp_sim_text(FILE *f, const char *grade, const hedge_sim_opts *o, const hedg
     else if (isfinite(s->var_removed))
         fprintf(f, "the hedge ADDED risk: the variance of the budget error rose %s (rms %s)\n",
                 pct(b[0], -s->var_removed), pct(b[1], -s->rms_reduction));
+    if (isfinite(s->var_removed_exact))
+        fprintf(f, "  with futures matching each month's GPU-hours exactly: %s%s\n",
+                removed(b[0], s->var_removed_exact),
+                o->strategy == HEDGE_ROLL && !o->forward && !o->ratio_auto
+                    ? " (at a fixed h, `hedge analyze --freq month`'s effectiveness at that h)"
+                    : "");
     if (s->total.budget_usd > 0) {
         double bu = s->total.budget_usd;
         fprintf(f, "%s of the replayed months: %s USD at the locked prices; unhedged %s, hedged %s; "
@@ -268,6 +274,7 @@ json_t *hp_sim_json(const char *grade, const hedge_sim_opts *o, const hedge_sim 
     json_object_set_new(t, "err_unhedged", err_json(&s->err_u));
     json_object_set_new(t, "err_hedged", err_json(&s->err_h));
     json_object_set_new(t, "var_removed", hp_real(s->var_removed));
+    json_object_set_new(t, "var_removed_exact", hp_real(s->var_removed_exact));
     json_object_set_new(t, "rms_reduction", hp_real(s->rms_reduction));
     json_object_set_new(t, "budget_usd", hp_real(s->total.budget_usd));
     json_object_set_new(t, "unhedged_usd", hp_real(s->total.unhedged_usd));

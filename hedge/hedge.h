@@ -305,6 +305,13 @@ typedef struct hedge_sim {
     /* the headline: effective price - price locked at entry */
     hedge_err_stats err_u, err_h;
     double var_removed;        /* 1 - sd_h² / sd_u² (NaN when sd_u is 0) */
+    double var_removed_exact;  /* the same with each month's futures sized
+                                  exactly on its own GPU-hours (no rounding
+                                  to contracts, no volume mismatch):
+                                  hedged error = unhedged - h (FSP - entry);
+                                  under roll at a fixed h with entry at the
+                                  previous FSP this is `analyze --freq
+                                  month`'s effectiveness at that h */
     double rms_reduction;      /* 1 - rms_h / rms_u */
     size_t n_rule[HEDGE_RATIO_NRULES]; /* replayed months per ratio rule */
     hedge_block *blocks;       /* strips (or months) with a replayed month */

@@ -280,12 +280,14 @@ static gpi_status summarize(hedge_sim *out, const hedge_sim_opts *o, gpi_diag *d
     size_t n = out->n_done;
     double *u = malloc((n ? n : 1) * sizeof *u), *hd = malloc((n ? n : 1) * sizeof *hd);
     double *eu = malloc((n ? n : 1) * sizeof *eu), *eh = malloc((n ? n : 1) * sizeof *eh);
+    double *ex = malloc((n ? n : 1) * sizeof *ex);
     out->blocks = calloc(n ? n : 1, sizeof *out->blocks);
-    if (!u || !hd || !eu || !eh || !out->blocks) {
+    if (!u || !hd || !eu || !eh || !ex || !out->blocks) {
         free(u);
         free(hd);
         free(eu);
         free(eh);
+        free(ex);
         return gpi_diag_set(d, GPI_ENOMEM, "hedge: out of memory (simulate)");
     }
     size_t k = 0;
@@ -297,6 +299,7 @@ static gpi_status summarize(hedge_sim *out, const hedge_sim_opts *o, gpi_diag *d
         hd[k] = m->hedged;
         eu[k] = m->err_unhedged;
         eh[k] = m->err_hedged;
+        ex[k] = m->err_unhedged - m->h * (double)(m->fsp_e4 - m->entry_e4) / 1e4;
         k++;
         out->n_rule[m->rule]++;
         if (m->rule == HEDGE_RATIO_NEGATIVE) {
@@ -319,9 +322,11 @@ static gpi_status summarize(hedge_sim *out, const hedge_sim_opts *o, gpi_diag *d
         out->sd_unhedged = gsl_stats_sd(u, 1, n);
         out->sd_hedged = gsl_stats_sd(hd, 1, n);
         if (out->sd_unhedged > 0) out->sd_reduction = 1.0 - out->sd_hedged / out->sd_unhedged;
-        if (out->err_u.sd > 0)
-            out->var_removed = 1.0 - out->err_h.sd * out->err_h.sd / (out->err_u.sd * out->err_u.sd);
-        else
+        if (out->err_u.sd > 0) {
+            double vu = out->err_u.sd * out->err_u.sd;
+            out->var_removed = 1.0 - out->err_h.sd * out->err_h.sd / vu;
+            out->var_removed_exact = 1.0 - gsl_stats_variance(ex, 1, n) / vu;
+        } else
             hedge__warn(out->warnings, &out->n_warnings,
                         "the rent never moved away from the price locked at entry: no variance "
                         "to remove");
@@ -356,6 +361,7 @@ static gpi_status summarize(hedge_sim *out, const hedge_sim_opts *o, gpi_diag *d
     free(hd);
     free(eu);
     free(eh);
+    free(ex);
     return GPI_OK;
 }
 
@@ -364,7 +370,7 @@ gpi_status hedge_simulate(const hedge_rent *r, const store_index_day *idx, size_
 {
     memset(out, 0, sizeof *out);
     out->mean_unhedged = out->mean_hedged = out->sd_unhedged = out->sd_hedged = NAN;
-    out->sd_reduction = out->var_removed = out->rms_reduction = NAN;
+    out->sd_reduction = out->var_removed = out->var_removed_exact = out->rms_reduction = NAN;
     if (!r || !o || (nidx && !idx) || r->n == 0)
         return gpi_diag_set(d, GPI_EUSAGE, "hedge_simulate: bad arguments");
     if (o->size <= 0 || o->size % 100 != 0)

@@ -135,6 +135,9 @@ static void test_simulate_payer_by_hand(void **state)
     tu_assert_close(s.err_h.rms, 0.052519838, 1e-8, "err_h rms");
     tu_assert_close(s.var_removed, 0.982325581, 1e-8, "var removed");
     tu_assert_close(s.rms_reduction, 0.662156943, 1e-8, "rms reduction");
+    /* sized exactly: 0.10 - 0.9 x 0.10, -0.20 + 0.9 x 0.20, 0.15 - 0.9 x
+     * 0.15 = 0.01, -0.02, 0.015 */
+    tu_assert_close(s.var_removed_exact, 0.99, 1e-9, "var removed, exact sizing");
     assert_int_equal(s.n_rule[HEDGE_RATIO_GIVEN], 3);
     /* one block a month; cost at the locked prices 2.50 x 1200 + 2.60 x
      * 800 + 2.40 x 1000 = 7480, unhedged 7590, hedged 7590 - 90 + 220 -
@@ -581,6 +584,7 @@ static void test_replay_agrees_with_analyze(void **state)
             assert_int_equal(hedge_simulate(&r, idx, nidx, &o, &s, &d), GPI_OK);
             assert_int_equal(s.n_done, (size_t)months - 1);
             tu_assert_close(s.var_removed, a.he_naive, 1e-9, "roll var removed = HE(1)");
+            tu_assert_close(s.var_removed_exact, a.he_naive, 1e-9, "exact sizing = HE(1)");
             if (rep == 60) tu_assert_close(s.var_removed, 0.708375378, 1e-8, "§6 HE(1)");
             /* strip of 1 month = roll */
             hedge_sim_opts o1 = o;

@@ -7,7 +7,8 @@
 # ingests it into demo-out/demo.db, builds the index over the range,
 # publishes the last day and each month end, writes the static site,
 # settles the example contracts with the example positions, runs hedge
-# analyses and hedge replays on the example rent histories, and prints
+# analyses, hedge replays (roll and strip) and grade rankings on the
+# example rent histories, and prints
 # where each result is.  Any failing step stops the script with its exit
 # status (set -e); a command that is still a placeholder in this build
 # stops it with a message saying so -- nothing is skipped silently.
@@ -82,13 +83,20 @@ require hedge analyze
     >"$OUT/hedge-earner.txt"
 cat "$OUT/hedge-payer.txt"
 
-step "8. hedge replay with monthly futures"
+step "8. hedge replay with monthly futures: month-ahead roll and a 12-month strip"
 require hedge simulate
 "$BIN" --db "$DB" hedge simulate --rent "$MARKET/rent_payer.csv" --grade "$GRADE" \
-    --side payer >"$OUT/hedge-sim-payer.txt"
+    --side payer --strategy all >"$OUT/hedge-sim-payer.txt"
 "$BIN" --db "$DB" hedge simulate --rent "$MARKET/rent_earner.csv" --grade "$GRADE" \
-    --side earner >"$OUT/hedge-sim-earner.txt"
+    --side earner --strategy all >"$OUT/hedge-sim-earner.txt"
 cat "$OUT/hedge-sim-payer.txt"
+
+step "9. which grade hedges the payer's rent (weekly changes, every shipped grade)"
+"$BIN" --db "$DB" hedge compare --rent "$MARKET/rent_payer.csv" --grades data/grades.json \
+    --gpu H100 --freq week >"$OUT/hedge-compare-payer.txt"
+"$BIN" --db "$DB" hedge compare --rent "$MARKET/rent_earner.csv" --grades data/grades.json \
+    --gpu H100 --freq week >"$OUT/hedge-compare-earner.txt"
+cat "$OUT/hedge-compare-payer.txt"
 
 cat <<EOM
 
@@ -101,4 +109,5 @@ cat <<EOM
   settlement prices and margin ledger        $OUT/settlement.csv
   hedge analysis (payer, earner)             $OUT/hedge-payer.txt, $OUT/hedge-payer.json, $OUT/hedge-earner.txt
   hedge replay (payer, earner)               $OUT/hedge-sim-payer.txt, $OUT/hedge-sim-earner.txt
+  hedge grade ranking (payer, earner)        $OUT/hedge-compare-payer.txt, $OUT/hedge-compare-earner.txt
 EOM
