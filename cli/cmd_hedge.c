@@ -259,6 +259,11 @@ static int parse_opts(int sub, int argc, char **argv, hopts *o)
         cli_error("exactly one --grade ID is required\n%s", usage);
         return 2;
     }
+    if (sub == SUB_SIMULATE && o->sim.strategy == HEDGE_ROLL && !o->all_strategies &&
+        (o->sim.strip_months || o->sim.start)) {
+        cli_error("--months and --start apply to --strategy strip (or all)\n%s", usage);
+        return 2;
+    }
     if (sub == SUB_COMPARE && !o->grades_file && o->ngrades == 0) {
         cli_error("--grades FILE or --grade ID is required\n%s", usage);
         return 2;
@@ -517,7 +522,12 @@ static int do_compare(cli_ctx *ctx, hopts *o)
     store *db;
     int rc = open_db(ctx, &db);
     hedge_rank *rk = NULL;
-    static char gpu_buf[MAX_GRADES][160];
+    char (*gpu_buf)[160] = calloc(o->ngrades, sizeof *gpu_buf);
+    if (!rc && !gpu_buf) {
+        cli_error("hedge compare: out of memory");
+        store_close(db);
+        rc = 1;
+    }
     if (!rc) {
         int32_t from, to;
         hedge_index_range(&r, &from, &to);
@@ -541,6 +551,7 @@ static int do_compare(cli_ctx *ctx, hopts *o)
     }
     hedge_ranks_free(rk, rk ? o->ngrades : 0);
     hedge_rent_free(&r);
+    free(gpu_buf);
     json_decref(gfile);
     return rc;
 }

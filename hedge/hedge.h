@@ -11,8 +11,12 @@
  *   analyze.c   OLS on changes and levels, Ederington effectiveness, basis,
  *               accounting tests, robust fit (GSL bisquare)
  *   hac.c       Newey-West standard error, rolling ratio, horizons
- *   simulate.c  month-by-month replay with futures cash-settled at the FSP
- *   compare.c   ranking of several grades for one rent history
+ *   simulate.c  month-by-month replay with futures cash-settled at the FSP,
+ *               month-ahead (roll) or N months at once (strip); headline:
+ *               the budget error against the price locked at entry
+ *   sim_ratio.c the rules of the automatic hedge ratio
+ *   compare.c   ranking of several grades as hedges of one rent history,
+ *               and the verdict
  *   svg.c       a self-contained SVG chart of one analysis
  *
  * Privacy: the rent history is read, never stored.  Nothing here writes to

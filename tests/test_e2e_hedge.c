@@ -229,6 +229,7 @@ static void test_hedge_errors(void **state)
         {"bad min changes", "hedge compare --rent '%s' --grade " GRADE " --min-changes 2", 2,
          "gpuidx: --min-changes: expected a whole number >= 3 (got \"2\")\n"},
         {"gpu on simulate", "hedge simulate --rent '%s' --grade " GRADE " --gpu T4", 2, NULL},
+        {"months on roll", "hedge simulate --rent '%s' --grade " GRADE " --months 6", 2, NULL},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char args[1024], want[1024];
