@@ -146,9 +146,10 @@ void hp_sim_text(FILE *f, const char *grade, const hedge_sim_opts *o, const hedg
                 pct(b[2], s->total.hedged_usd / bu - 1),
                 cli_num(b[3], 100 * s->total.hedged_quantity / s->total.quantity, 0));
     }
-    if (o->strategy == HEDGE_STRIP)
+    if (o->strategy == HEDGE_STRIP && s->total.budget_usd > 0)
         for (size_t i = 0; i < s->n_blocks; i++) {
             const hedge_block *k = &s->blocks[i];
+            if (!(k->budget_usd > 0)) continue;
             char l0[16], l1[16];
             hedge_period_label(HEDGE_MONTH, k->first, l0);
             hedge_period_label(HEDGE_MONTH, k->last, l1);
