@@ -1,11 +1,14 @@
 /* cli/cmd_hedge.c -- `gpuidx hedge analyze|simulate|compare`.
  *
  * Argument parsing and wiring only: the rent file is read by hedge/, the
- * index comes from the store, results go to stdout (text or --json) and an
- * optional --svg file the user names.  The rent history is private: it is
- * never written to the database or to any published file (SPEC §9).
+ * index values are read from the store here and handed to hedge/ as plain
+ * data (hedge/ has no store handle: privacy by types), results go to
+ * stdout (text or --json) and an optional --svg file the user names.  The
+ * rent history is private: it is never written to the database or to any
+ * published file (SPEC §9).  compare --suggest: cli/hedge_suggest.c.
  */
 #include "cli/cli.h"
+#include "cli/hedge_cmd.h"
 #include "cli/hedge_print.h"
 
 #include <ctype.h>
@@ -14,24 +17,13 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "hedge/hedge.h"
 #include "store/store.h"
 
-#define MAX_GRADES 256
-
 enum { SUB_ANALYZE = 1, SUB_SIMULATE = 2, SUB_COMPARE = 4 };
-
-typedef struct hopts {
-    const char *rent, *grade, *grades_file, *svg, *forward, *gpu;
-    const char *grades[MAX_GRADES];
-    const char *grade_gpus[MAX_GRADES]; /* from the grades file, or NULL */
-    size_t ngrades;
-    int freq, json, window, latest, all_strategies;
-    size_t min_changes;
-    hedge_sim_opts sim;
-} hopts;
 
 static const char usage_analyze[] =
     "usage: gpuidx hedge analyze --rent FILE --grade ID [--freq day|week|month]\n"
@@ -51,6 +43,7 @@ static const char usage_simulate[] =
     "                             [--strategy roll|strip|all] [--months N] [--start YYYY-MM]\n"
     "                             [--ratio auto|X] [--min-changes N] [--size N] [--exposure N]\n"
     "                             [--forward FILE] [--min-days N] [--latest] [--json]\n"
+    "                             [--svg FILE]\n"
     "\n"
     "Replays the rent month by month with futures on grade ID: payers buy,\n"
     "earners sell (default payer) h x exposure / size contracts (size default\n"
@@ -71,18 +64,29 @@ static const char usage_simulate[] =
     "each entry; with fewer than --min-changes monthly changes (default 12) it\n"
     "uses 1, a negative fit is not hedged (0), a fit above 2 is capped at 2.\n"
     "Exposure: the quantity of the month of entry, or --exposure GPU-hours a\n"
-    "month.\n";
+    "month.  --svg FILE draws rent, index (FSP), locked and hedged prices and\n"
+    "the budget errors per month.\n";
 
 static const char usage_compare[] =
-    "usage: gpuidx hedge compare --rent FILE (--grades FILE | --grade ID...) [--gpu MODEL]\n"
+    "usage: gpuidx hedge compare --rent FILE [--grades FILE | --grade ID...] [--suggest]\n"
+    "                            [--gpu MODEL] [--term T] [--scope S] [--region R]\n"
+    "                            [--provider P] [--instance-type I]\n"
     "                            [--freq day|week|month] [--window N] [--min-changes N]\n"
-    "                            [--latest] [--json]\n"
+    "                            [--latest] [--json] [--svg FILE]\n"
     "\n"
     "Analyzes the rent against each grade (ids from the grades JSON file, or\n"
     "--grade repeated) and ranks them as hedges: only grades with at least\n"
     "--min-changes changes (default 12) and a positive h are ranked, by the\n"
     "low end of the 95% interval of their hedge effectiveness.  --gpu MODEL\n"
     "(the rent's GPU, e.g. A100 or A100-SXM-80GB) flags grades of another GPU.\n"
+    "--suggest also builds grades around the rent -- its GPU and term; + scope;\n"
+    "+ provider; + region; + instance type; the instance type in every region;\n"
+    "every provider but the renter's -- computes their values from the stored\n"
+    "observations (methodology v2, every observation ingested so far) without\n"
+    "writing anything, and ranks them with the rest.  What is rented comes from\n"
+    "the options above or from '# key: value' lines of the rent file (keys gpu,\n"
+    "term, scope, region, provider, instance_type); the GPU is required.\n"
+    "--svg FILE draws the effectiveness of each grade with its 95% interval.\n"
     "Ends with one verdict line.\n";
 
 static const char usage_hedge[] =
@@ -126,6 +130,33 @@ static int parse_month(const char *s, int32_t *out)
     return gpi_date_parse(buf, out) == NULL;
 }
 
+/* What is rented (compare --suggest): the options, in hedge_rent_info's
+ * order. */
+static const char *const rent_opt_name[6] = {"--gpu",    "--term",     "--scope",
+                                             "--region", "--provider", "--instance-type"};
+
+/* Sets rent option k to v; -1 to go on, else an exit code. */
+static int set_rent_opt(hopts *o, int k, const char *v)
+{
+    const char **dst[6] = {&o->gpu, &o->term, &o->scope, &o->region, &o->provider, &o->sku};
+    if (!*v || strlen(v) > 64 || strchr(v, '"')) {
+        cli_error("%s: expected a name of 1 to 64 characters without quotes (got \"%s\")",
+                  rent_opt_name[k], v);
+        return 2;
+    }
+    if (k == 1 && strcasecmp(v, "on-demand") && strcasecmp(v, "spot") &&
+        strncasecmp(v, "reserved:", 9)) {
+        cli_error("--term: expected on-demand, spot or reserved:A-B (got \"%s\")", v);
+        return 2;
+    }
+    if (k == 2 && gpi_scope_parse(v) < 0) {
+        cli_error("--scope: expected bare-metal, managed, vm or container (got \"%s\")", v);
+        return 2;
+    }
+    *dst[k] = v;
+    return -1;
+}
+
 /* Returns -1 to go on, else an exit code (0 after --help). */
 static int parse_opts(int sub, int argc, char **argv, hopts *o)
 {
@@ -143,7 +174,16 @@ static int parse_opts(int sub, int argc, char **argv, hopts *o)
             return 0;
         }
 #define OPT(name, subs) ((v = cli_opt(argc, argv, &i, name, &missing)) || missing) && ((allowed = (sub & (subs)) != 0), 1)
-        if (strcmp(a, "--json") == 0) {
+        int rk = -1;
+        for (int k = 0; k < 6 && rk < 0; k++)
+            if ((v = cli_opt(argc, argv, &i, rent_opt_name[k], &missing)) || missing) rk = k;
+        if (rk >= 0) {
+            allowed = sub == SUB_COMPARE;
+            if (v && allowed) {
+                int rc = set_rent_opt(o, rk, v);
+                if (rc >= 0) return rc;
+            }
+        } else if (strcmp(a, "--json") == 0) {
             o->json = 1;
             continue;
         } else if (strcmp(a, "--latest") == 0) {
@@ -170,7 +210,14 @@ static int parse_opts(int sub, int argc, char **argv, hopts *o)
                 return 2;
             }
             if (v) o->window = (int)lv;
-        } else if (OPT("--svg", SUB_ANALYZE)) {
+        } else if (strcmp(a, "--suggest") == 0) {
+            if (sub != SUB_COMPARE) {
+                cli_error("option '%s' does not apply here\n%s", a, usage);
+                return 2;
+            }
+            o->suggest = 1;
+            continue;
+        } else if (OPT("--svg", 7)) {
             if (v) o->svg = v;
         } else if (OPT("--side", SUB_SIMULATE)) {
             if (v && strcmp(v, "payer") == 0) o->sim.side = HEDGE_PAYER;
@@ -225,12 +272,7 @@ static int parse_opts(int sub, int argc, char **argv, hopts *o)
                 return 2;
             }
             if (v) o->min_changes = o->sim.min_changes = (size_t)lv;
-        } else if (OPT("--gpu", SUB_COMPARE)) {
-            if (v && (!*v || strlen(v) > 64)) {
-                cli_error("--gpu: expected a GPU model (got \"%s\")", v);
-                return 2;
-            }
-            if (v) o->gpu = v;
+
         } else if (OPT("--min-days", SUB_SIMULATE)) {
             if (v && !parse_long(v, 1, 31, &lv)) {
                 cli_error("--min-days: expected 1..31 (got \"%s\")", v);
@@ -264,8 +306,14 @@ static int parse_opts(int sub, int argc, char **argv, hopts *o)
         cli_error("--months and --start apply to --strategy strip (or all)\n%s", usage);
         return 2;
     }
-    if (sub == SUB_COMPARE && !o->grades_file && o->ngrades == 0) {
-        cli_error("--grades FILE or --grade ID is required\n%s", usage);
+    if (sub == SUB_COMPARE && !o->grades_file && o->ngrades == 0 && !o->suggest) {
+        cli_error("--grades FILE, --grade ID or --suggest is required\n%s", usage);
+        return 2;
+    }
+    if (sub == SUB_COMPARE && !o->suggest && (o->term || o->scope || o->region || o->provider ||
+                                              o->sku)) {
+        cli_error("--term, --scope, --region, --provider and --instance-type describe the rent "
+                  "for --suggest\n%s", usage);
         return 2;
     }
     for (size_t k = 0; k < o->ngrades; k++)
@@ -294,6 +342,44 @@ static int fail(gpi_status st, const gpi_diag *d)
     return gpi_exit_code(st);
 }
 
+gpi_status hc_fetch(store *db, const char *grade, const hedge_rent *r, int latest,
+                    hedge_index_day **out, size_t *n, int *exists, gpi_diag *d)
+{
+    *out = NULL;
+    *n = 0;
+    gpi_status st = store_grade_exists(db, grade, exists, d);
+    if (st != GPI_OK || !*exists) return st;
+    int32_t from, to;
+    hedge_index_range(r, &from, &to);
+    store_index_day *days = NULL;
+    size_t nd = 0;
+    if ((st = store_index_series(db, grade, from, to, latest, &days, &nd, d)) != GPI_OK) return st;
+    hedge_index_day *v = malloc((nd ? nd : 1) * sizeof *v);
+    if (!v) {
+        free(days);
+        return gpi_diag_set(d, GPI_ENOMEM, "hedge: out of memory");
+    }
+    for (size_t i = 0; i < nd; i++) v[i] = (hedge_index_day){days[i].day, days[i].level, days[i].value_e4};
+    free(days);
+    *out = v;
+    *n = nd;
+    return GPI_OK;
+}
+
+/* Writes svg[0..len) to path (and frees svg); an exit code. */
+static int put_file(const char *path, char *svg, size_t len)
+{
+    FILE *f = fopen(path, "w");
+    int bad = !f || fwrite(svg, 1, len, f) != len;
+    if (f && fclose(f) != 0) bad = 1;
+    free(svg);
+    if (bad) {
+        cli_error("%s: cannot write: %s", path, strerror(errno));
+        return 1;
+    }
+    return 0;
+}
+
 static int write_svg(const char *path, const char *grade, const hedge_series *s,
                      const hedge_analysis *a)
 {
@@ -304,15 +390,7 @@ static int write_svg(const char *path, const char *grade, const hedge_series *s,
     snprintf(title, sizeof title, "Rent against %s", grade);
     gpi_status st = hedge_svg(s, a, title, &svg, &len, &d);
     if (st != GPI_OK) return fail(st, &d);
-    FILE *f = fopen(path, "w");
-    int bad = !f || fwrite(svg, 1, len, f) != len;
-    if (f && fclose(f) != 0) bad = 1;
-    free(svg);
-    if (bad) {
-        cli_error("%s: cannot write: %s", path, strerror(errno));
-        return 1;
-    }
-    return 0;
+    return put_file(path, svg, len);
 }
 
 static int do_analyze(cli_ctx *ctx, const hopts *o)
@@ -329,8 +407,16 @@ static int do_analyze(cli_ctx *ctx, const hopts *o)
     }
     hedge_series s;
     hedge_analysis a;
-    st = hedge_analyze_grade(db, o->grade, o->latest, &r, (hedge_freq)o->freq, o->window, &s, &a, &d);
+    hedge_index_day *days = NULL;
+    size_t nd = 0;
+    int exists = 0;
+    st = hc_fetch(db, o->grade, &r, o->latest, &days, &nd, &exists, &d);
     store_close(db);
+    if (st == GPI_OK && !exists)
+        st = gpi_diag_set(&d, GPI_EINPUT, "grade %s: no index values in the database", o->grade);
+    if (st == GPI_OK)
+        st = hedge_analyze_index(o->grade, days, nd, &r, (hedge_freq)o->freq, o->window, &s, &a, &d);
+    free(days);
     hedge_rent_free(&r);
     if (st != GPI_OK) return fail(st, &d);
     if (o->json) {
@@ -352,7 +438,7 @@ static int do_simulate(cli_ctx *ctx, hopts *o)
     hedge_forward fw = {NULL, NULL, 0};
     gpi_diag d = {{0}};
     store *db = NULL;
-    store_index_day *days = NULL;
+    hedge_index_day *days = NULL;
     size_t nd = 0;
     int rc = 0;
     gpi_status st = hedge_rent_load(o->rent, &r, &d);
@@ -366,19 +452,15 @@ static int do_simulate(cli_ctx *ctx, hopts *o)
     }
     if ((rc = open_db(ctx, &db))) goto done;
     int exists = 0;
-    if ((st = store_grade_exists(db, o->grade, &exists, &d)) != GPI_OK) {
+    if ((st = hc_fetch(db, o->grade, &r, o->latest, &days, &nd, &exists, &d)) != GPI_OK) {
         rc = fail(st, &d);
         goto done;
     }
+    store_close(db);
+    db = NULL;
     if (!exists) {
         cli_error("grade %s: no index values in the database", o->grade);
         rc = 1;
-        goto done;
-    }
-    int32_t from, to;
-    hedge_index_range(&r, &from, &to);
-    if ((st = store_index_series(db, o->grade, from, to, o->latest, &days, &nd, &d)) != GPI_OK) {
-        rc = fail(st, &d);
         goto done;
     }
     /* one replay, or (--strategy all) roll and strip of the same rent */
@@ -412,6 +494,16 @@ static int do_simulate(cli_ctx *ctx, hopts *o)
             hp_sim_text(stdout, o->grade, &so[k], &s[k]);
         }
         if (ns > 1) hp_sim_compare_text(stdout, so, s, ns);
+    }
+    if (rc == 0 && o->svg) {
+        char *svg;
+        size_t len;
+        char title[128];
+        snprintf(title, sizeof title, "Replay against %s", o->grade);
+        if ((st = hedge_svg_sim(s, so, ns, title, &svg, &len, &d)) != GPI_OK)
+            rc = fail(st, &d);
+        else
+            rc = put_file(o->svg, svg, len);
     }
     for (size_t k = 0; k < ns; k++) hedge_sim_free(&s[k]);
 done:
@@ -508,6 +600,19 @@ static void stored_gpus(store *st, const char *grade, int32_t from, int32_t to, 
     json_decref(j);
 }
 
+/* What is rented: the rent file's header fields, each overridden by its
+ * option. */
+static void rent_info(const hopts *o, const hedge_rent *r, hedge_rent_info *info)
+{
+    *info = r->info;
+    const char *opt[6] = {o->gpu, o->term, o->scope, o->region, o->provider, o->sku};
+    char *dst[6] = {info->gpu, info->term, info->scope, info->region, info->provider, info->sku};
+    size_t cap[6] = {sizeof info->gpu,    sizeof info->term,     sizeof info->scope,
+                     sizeof info->region, sizeof info->provider, sizeof info->sku};
+    for (int k = 0; k < 6; k++)
+        if (opt[k]) snprintf(dst[k], cap[k], "%s", opt[k]);
+}
+
 static int do_compare(cli_ctx *ctx, hopts *o)
 {
     json_t *gfile = NULL;
@@ -519,39 +624,85 @@ static int do_compare(cli_ctx *ctx, hopts *o)
         json_decref(gfile);
         return fail(st, &d);
     }
-    store *db;
+    hedge_rent_info info;
+    rent_info(o, &r, &info);
+    if (o->suggest && !info.gpu[0]) {
+        cli_error("--suggest needs the rent's GPU: --gpu MODEL, or a '# gpu: MODEL' line in %s",
+                  o->rent);
+        hedge_rent_free(&r);
+        json_decref(gfile);
+        return 2;
+    }
+    store *db = NULL;
     int rc = open_db(ctx, &db);
     hedge_rank *rk = NULL;
-    char (*gpu_buf)[160] = calloc(o->ngrades, sizeof *gpu_buf);
-    if (!rc && !gpu_buf) {
+    size_t cap = o->ngrades + 16, nin = 0;
+    char (*gpu_buf)[160] = calloc(o->ngrades + 1, sizeof *gpu_buf);
+    char (*miss)[160] = calloc(o->ngrades + 1, sizeof *miss);
+    hedge_grade_input *in = calloc(cap, sizeof *in);
+    hedge_index_day **days = calloc(o->ngrades + 1, sizeof *days);
+    hs_state hs;
+    memset(&hs, 0, sizeof hs);
+    if (!rc && (!gpu_buf || !miss || !in || !days)) {
         cli_error("hedge compare: out of memory");
-        store_close(db);
         rc = 1;
     }
-    if (!rc) {
-        int32_t from, to;
-        hedge_index_range(&r, &from, &to);
-        for (size_t i = 0; i < o->ngrades; i++)
-            if (!o->grade_gpus[i]) {
-                stored_gpus(db, o->grades[i], from, to, gpu_buf[i]);
-                o->grade_gpus[i] = gpu_buf[i];
-            }
-        hedge_compare_opts co = {o->latest, (hedge_freq)o->freq, o->window, o->min_changes, o->gpu,
-                                 o->grade_gpus};
-        st = hedge_compare(db, o->grades, o->ngrades, &r, &co, &rk, &d);
-        store_close(db);
-        if (st != GPI_OK) rc = fail(st, &d);
+    int32_t from, to;
+    hedge_index_range(&r, &from, &to);
+    for (size_t i = 0; !rc && i < o->ngrades; i++) {
+        hedge_grade_input *g = &in[nin++];
+        int exists = 0;
+        g->grade = o->grades[i];
+        if ((st = hc_fetch(db, o->grades[i], &r, o->latest, &days[i], &g->n, &exists, &d)) != GPI_OK) {
+            rc = fail(st, &d);
+            break;
+        }
+        g->days = days[i];
+        if (!exists) {
+            snprintf(miss[i], sizeof miss[i], "grade %s: no index values in the database",
+                     o->grades[i]);
+            g->missing = miss[i];
+            continue;
+        }
+        if (!o->grade_gpus[i]) {
+            stored_gpus(db, o->grades[i], from, to, gpu_buf[i]);
+            o->grade_gpus[i] = gpu_buf[i];
+        }
+        g->gpu = o->grade_gpus[i];
     }
+    if (!rc && o->suggest) rc = hs_build(ctx, db, &r, &info, &hs, in, &nin, cap);
+    store_close(db);
+    if (!rc) {
+        hedge_compare_opts co = {(hedge_freq)o->freq, o->window, o->min_changes,
+                                 info.gpu[0] ? info.gpu : NULL};
+        if ((st = hedge_compare(in, nin, &r, &co, &rk, &d)) != GPI_OK) rc = fail(st, &d);
+    }
+    hp_extra ex = {o->suggest ? &info : NULL, (const char *const *)hs.defs, o->ngrades};
     if (!rc && o->json) {
-        json_t *j = hp_compare_json((hedge_freq)o->freq, o->min_changes, rk, o->ngrades);
+        json_t *j = hp_compare_json((hedge_freq)o->freq, o->min_changes, rk, nin, &ex);
         rc = hp_dump(stdout, j) == 0 ? 0 : 1;
         json_decref(j);
     } else if (!rc) {
-        hp_compare_text(stdout, o->rent, (hedge_freq)o->freq, o->min_changes, rk, o->ngrades);
+        hp_compare_text(stdout, o->rent, (hedge_freq)o->freq, o->min_changes, rk, nin, &ex);
     }
-    hedge_ranks_free(rk, rk ? o->ngrades : 0);
+    if (!rc && o->svg) {
+        char *svg;
+        size_t len;
+        char title[160];
+        snprintf(title, sizeof title, "Grades as hedges of %s", o->rent);
+        if ((st = hedge_svg_compare(rk, nin, (hedge_freq)o->freq, title, &svg, &len, &d)) != GPI_OK)
+            rc = fail(st, &d);
+        else
+            rc = put_file(o->svg, svg, len);
+    }
+    hedge_ranks_free(rk, rk ? nin : 0);
+    for (size_t i = 0; days && i < o->ngrades; i++) free(days[i]);
+    free(days);
+    free(in);
+    hs_free(&hs);
     hedge_rent_free(&r);
     free(gpu_buf);
+    free(miss);
     json_decref(gfile);
     return rc;
 }

@@ -340,24 +340,14 @@ void hedge_analysis_free(hedge_analysis *a)
     a->n_rolling = 0;
 }
 
-gpi_status hedge_analyze_grade(store *st, const char *grade, int latest, const hedge_rent *r,
-                               hedge_freq f, int window, hedge_series *series,
-                               hedge_analysis *out, gpi_diag *d)
+gpi_status hedge_analyze_index(const char *grade, const hedge_index_day *idx, size_t nidx,
+                               const hedge_rent *r, hedge_freq f, int window,
+                               hedge_series *series, hedge_analysis *out, gpi_diag *d)
 {
     memset(series, 0, sizeof *series);
     memset(out, 0, sizeof *out);
-    int exists = 0;
-    gpi_status rc = store_grade_exists(st, grade, &exists, d);
-    if (rc != GPI_OK) return rc;
-    if (!exists)
-        return gpi_diag_set(d, GPI_EINPUT, "grade %s: no index values in the database", grade);
-    int32_t from, to;
-    hedge_index_range(r, &from, &to);
-    store_index_day *days = NULL;
-    size_t nd = 0;
-    if ((rc = store_index_series(st, grade, from, to, latest, &days, &nd, d)) != GPI_OK) return rc;
-    rc = hedge_align(r, days, nd, f, series, d);
-    free(days);
+    if (!grade) return gpi_diag_set(d, GPI_EUSAGE, "hedge_analyze_index: no grade");
+    gpi_status rc = hedge_align(r, idx, nidx, f, series, d);
     if (rc != GPI_OK) return rc;
     if (series->n == 0) {
         hedge_series_free(series);

@@ -17,11 +17,17 @@
  *   sim_ratio.c the rules of the automatic hedge ratio
  *   compare.c   ranking of several grades as hedges of one rent history,
  *               and the verdict
- *   svg.c       a self-contained SVG chart of one analysis
+ *   suggest.c   candidate grades built around the rent (compare --suggest)
+ *   svg.c       self-contained SVG charts of an analysis, a replay and a
+ *               ranking
  *
- * Privacy: the rent history is read, never stored.  Nothing here writes to
- * the database or to files; the CLI prints results to stdout only (and an
- * SVG where the user asks for one).
+ * Privacy, by types: the rent history is read, never stored.  hedge/ has
+ * no store handle anywhere in its API: the caller fetches each grade's
+ * daily index values and hands them over as plain data (hedge_index_day,
+ * the shape settlement/ takes), so nothing here can write to the database
+ * (a test checks that no object of hedge/ refers to a store_ or sqlite3_
+ * symbol).  Nothing here writes files either; the CLI prints results to
+ * stdout only (and an SVG where the user asks for one).
  *
  * Statistics are doubles.  A statistic that cannot be computed is NaN in
  * the structs and comes with a warning; printers map NaN to null / "n/a".
@@ -39,7 +45,17 @@
 #include <stdint.h>
 
 #include "core/gpi.h"
-#include "store/store.h"
+
+/* ---- the index series, as data ------------------------------------------- */
+
+/* One day of a grade's index (the fields of store.h's store_index_day; the
+ * CLI copies them over).  Arrays of days are ascending and distinct. */
+typedef struct hedge_index_day {
+    int32_t day;
+    int level;          /* gpi_level */
+    int64_t value_e4;   /* 0.0001 USD/GPU-hour; meaningless when level is
+                           GPI_LEVEL_SUSPENDED (skipped everywhere) */
+} hedge_index_day;
 
 /* ---- rent history (rent.c) ---------------------------------------------- */
 
@@ -50,16 +66,33 @@ typedef struct hedge_rent_row {
     long line;
 } hedge_rent_row;
 
+/* What is rented (compare --suggest builds grades around it): header
+ * fields of the rent file ("# gpu: T4") or options; "" when not given.
+ * Private like the prices. */
+typedef struct hedge_rent_info {
+    char gpu[65];         /* a canonical model or a family ("A100") */
+    char term[32];        /* on-demand, spot or reserved:A-B */
+    char scope[32];       /* bare-metal, managed, vm or container */
+    char region[65];
+    char provider[65];
+    char sku[65];         /* the instance type, e.g. g4dn.xlarge */
+} hedge_rent_info;
+
 typedef struct hedge_rent {
     hedge_rent_row *rows; /* sorted by day, one row per day */
     size_t n;
     int has_quantity;     /* the file has a quantity column */
+    hedge_rent_info info;
 } hedge_rent;
 
 /* Parses rent CSV text (path only names it in errors).  An optional header
- * line starts with "date".  Errors: "path:line: field: reason (got "...")"
- * for a bad date, a price that is not a positive decimal, a date given
- * twice, a quantity that is not a positive number, or a wrong field count. */
+ * line starts with "date".  Lines starting with '#' are comments; those of
+ * the form "# key: value" with key gpu, term, scope, region, provider or
+ * instance_type (also instance-type, sku) fill r->info.  Errors:
+ * "path:line: field: reason (got "...")" for a bad date, a price that is
+ * not a positive decimal, a date given twice, a quantity that is not a
+ * positive number, a wrong field count, a header field given twice, empty
+ * or longer than 64 bytes, or a term or scope that is not one. */
 gpi_status hedge_rent_parse(const char *path, const char *text, size_t len,
                             hedge_rent *out, gpi_diag *d);
 /* Reads and parses the file at path. */
@@ -107,9 +140,9 @@ typedef struct hedge_series {
     size_t n_rent_periods;   /* rent periods before alignment */
 } hedge_series;
 
-/* Aggregates rent rows and index days (ascending, as store_index_series
- * returns them) to freq and keeps periods present in both. */
-gpi_status hedge_align(const hedge_rent *r, const store_index_day *idx, size_t nidx,
+/* Aggregates rent rows and index days (ascending) to freq and keeps
+ * periods present in both. */
+gpi_status hedge_align(const hedge_rent *r, const hedge_index_day *idx, size_t nidx,
                        hedge_freq f, hedge_series *out, gpi_diag *d);
 void hedge_series_free(hedge_series *s);
 
@@ -207,12 +240,12 @@ void hedge_he_interval(double rho, size_t n, double *lo, double *hi);
 gpi_status hedge_analyze(const hedge_series *s, int window, hedge_analysis *out, gpi_diag *d);
 void hedge_analysis_free(hedge_analysis *a);
 
-/* Convenience: loads grade's index for r from st (values as first
- * published, or latest), aligns and analyzes.  GPI_EINPUT when the grade is
- * unknown or no period is present in both. */
-gpi_status hedge_analyze_grade(store *st, const char *grade, int latest, const hedge_rent *r,
-                               hedge_freq f, int window, hedge_series *series,
-                               hedge_analysis *out, gpi_diag *d);
+/* Convenience: aligns r with grade's index values idx[0..nidx) (the
+ * range hedge_index_range gives) and analyzes.  GPI_EINPUT ("grade G: no
+ * month has both rent and an index value") when no period is in both. */
+gpi_status hedge_analyze_index(const char *grade, const hedge_index_day *idx, size_t nidx,
+                               const hedge_rent *r, hedge_freq f, int window,
+                               hedge_series *series, hedge_analysis *out, gpi_diag *d);
 
 /* ---- replay (simulate.c) ------------------------------------------------ */
 
@@ -220,7 +253,7 @@ gpi_status hedge_analyze_grade(store *st, const char *grade, int latest, const h
  * values (suspended days skipped) rounded half-up to tick_e4 (units of
  * 0.0001).  Returns 0 and leaves *fsp_e4 alone when fewer than min_days
  * values exist.  Rounds with settlement/'s settle_round_value (SPEC §8). */
-int hedge_month_fsp(const store_index_day *idx, size_t nidx, int32_t month_start,
+int hedge_month_fsp(const hedge_index_day *idx, size_t nidx, int32_t month_start,
                     int64_t tick_e4, size_t min_days, int64_t *fsp_e4, size_t *n_values);
 
 typedef enum { HEDGE_PAYER = 0, HEDGE_EARNER } hedge_side;
@@ -327,7 +360,7 @@ typedef struct hedge_sim {
 
 /* GPI_EUSAGE for bad options, GPI_EMATH when the total P&L would not fit
  * int64 cents; months that cannot be replayed are skipped with a reason. */
-gpi_status hedge_simulate(const hedge_rent *r, const store_index_day *idx, size_t nidx,
+gpi_status hedge_simulate(const hedge_rent *r, const hedge_index_day *idx, size_t nidx,
                           const hedge_sim_opts *o, hedge_sim *out, gpi_diag *d);
 void hedge_sim_free(hedge_sim *s);
 
@@ -337,26 +370,44 @@ void hedge_sim_free(hedge_sim *s);
  * at least half of the variance of the rent's changes. */
 #define HEDGE_VERDICT_MIN_HE 0.50
 
+/* One grade to rank against the rent: its daily index values over the
+ * range hedge_index_range gives, or why it has none, and what is known of
+ * it.  All borrowed for the call. */
+typedef struct hedge_grade_input {
+    const char *grade;            /* id */
+    const hedge_index_day *days;  /* ascending */
+    size_t n;
+    const char *missing;          /* non-NULL: why there are no values (the
+                                     grade is listed with it, last) */
+    const char *gpu;              /* its GPU models "a, b"; NULL or "" unknown */
+    int suggested;                /* built around the rent (compare --suggest):
+                                     not a published grade, no futures on it */
+    const char *what;             /* a suggestion in words, or NULL */
+    int providers;                /* a suggestion: the most provider groups
+                                     behind one day's value (0 unknown) */
+} hedge_grade_input;
+
 typedef struct hedge_rank {
     char grade[65];
+    size_t input;               /* its index in the input array */
     int ok;                     /* 0: no data in common (reason) */
     char reason[160];
     hedge_analysis a;
     char gpu[160];              /* the grade's GPU models, ", "-separated;
                                    "" when unknown */
     int gpu_match;              /* 1 the rent's GPU, 0 another, -1 unknown */
+    int suggested;              /* from the input */
+    int providers;
+    char what[160];
     int ranked;                 /* enough changes and a positive h */
     char why[160];              /* why not ranked (ok && !ranked) */
 } hedge_rank;
 
 typedef struct hedge_compare_opts {
-    int latest;                 /* restated index values */
     hedge_freq freq;
     int window;                 /* rolling window (0 = 12) */
     size_t min_changes;         /* 0 = HEDGE_MIN_CHANGES */
     const char *rent_gpu;       /* the rent's GPU model, or NULL */
-    const char *const *gpus;    /* per grade: its GPU models ("a, b"), or
-                                   NULL (all unknown) / NULL entries */
 } hedge_compare_opts;
 
 /* 1 when gpu (a canonical model, or a family such as "A100" that names
@@ -364,29 +415,64 @@ typedef struct hedge_compare_opts {
  * not, -1 when either is unknown (NULL or ""). */
 int hedge_gpu_match(const char *gpu, const char *list);
 
-/* Analyzes r against each grade, then hedge_rank_sort(). */
-gpi_status hedge_compare(store *st, const char *const *grades, size_t ngrades,
-                         const hedge_rent *r, const hedge_compare_opts *o, hedge_rank **out,
-                         gpi_diag *d);
+/* Analyzes r against each grade, then hedge_rank_sort().  *out holds n
+ * ranks; free with hedge_ranks_free(*out, n). */
+gpi_status hedge_compare(const hedge_grade_input *g, size_t n, const hedge_rent *r,
+                         const hedge_compare_opts *o, hedge_rank **out, gpi_diag *d);
 /* Ranks hedges, not fits: a grade is ranked only with at least
  * min_changes changes and a positive h (a payer of the rent would buy
  * it); ranked grades first, by the low end of the 95 % interval of the
  * effectiveness (a short history ranks below an equal fit on a long
  * one), then the effectiveness, then basis sd (lower first), then id;
- * then unranked grades with data, then grades without.  Sets ranked/why. */
+ * then unranked grades with data, then grades without.  Published and
+ * suggested grades are ranked together.  Sets ranked/why. */
 void hedge_rank_sort(hedge_rank *r, size_t n, size_t min_changes);
 
-/* The plain answer: "use X: removes a% of your rent-change variance ..."
- * when the first ranked grade removes at least HEDGE_VERDICT_MIN_HE, else
- * "no grade here hedges this rent: best R² ...".  best is its index in r
- * (-1 when none is ranked); hedges is 1 for a recommendation. */
+/* The plain answer, one sentence a risk manager can act on:
+ *  - "use X: removes a% of your <freq> rent-change variance ..." when the
+ *    best ranked published grade removes at least HEDGE_VERDICT_MIN_HE
+ *    (and, when a suggested grade ranks above it and would too, how much
+ *    that one would remove);
+ *  - else, when a suggested grade does: "no published grade here hedges
+ *    this rent (best R² ..., X); one built around it would: Y removes
+ *    a% ... -- not published, so no futures settle on it yet ...";
+ *  - else "no grade here hedges this rent: best R² ..." (", nor does any
+ *    grade built around it (best R² ...)" when suggestions were ranked).
+ * best is the index in r of the grade recommended (-1 none); hedges is 1
+ * for a recommendation, suggested 1 when it is a suggested grade. */
 typedef struct hedge_verdict {
-    int hedges;
+    int hedges, suggested;
     long best;
-    char text[400];
+    char text[640];
 } hedge_verdict;
 void hedge_compare_verdict(const hedge_rank *r, size_t n, hedge_freq f, hedge_verdict *v);
 void hedge_ranks_free(hedge_rank *r, size_t n);
+
+/* ---- grades built around the rent (suggest.c) ------------------------------ */
+
+typedef struct hedge_candidate {
+    char id[65];              /* "sug-T4.spot.vm.us-east-1.g4dn.xlarge" */
+    char what[160];           /* "T4 spot, vm, in us-east-1, instance type g4dn.xlarge" */
+    int one_provider;         /* names a provider, region or instance type:
+                                 one provider's prices (min_providers 1) */
+} hedge_candidate;
+
+typedef struct hedge_suggestion {
+    hedge_candidate *c;
+    size_t n;
+    char *grades_json;        /* {"grades": [...]}: the candidates, in order,
+                                 for the index's grade parser */
+} hedge_suggestion;
+
+/* The candidate grades around a rent (design notes in suggest.c): GPU +
+ * term, + scope, + the renter's provider, + region, + instance type, the
+ * instance type in every region, and every provider but the renter's --
+ * those the known attributes allow.  info->gpu is required; gpus are the
+ * canonical models it names (a family names several).  Free with
+ * hedge_suggestion_free(). */
+gpi_status hedge_suggest(const hedge_rent_info *info, const char *const *gpus, size_t ngpus,
+                         hedge_suggestion *out, gpi_diag *d);
+void hedge_suggestion_free(hedge_suggestion *s);
 
 /* ---- chart (svg.c) ------------------------------------------------------ */
 
@@ -395,5 +481,17 @@ void hedge_ranks_free(hedge_rank *r, size_t n);
  * is malloc'd, NUL-terminated; free with free(). */
 gpi_status hedge_svg(const hedge_series *s, const hedge_analysis *a, const char *title,
                      char **out, size_t *len, gpi_diag *d);
+/* The replay of one rent under n (1 or 2) strategies (o[k] the options of
+ * s[k]): per month the rent (= the unhedged price), the index FSP, the
+ * hedged price and the price locked at entry; below, the budget errors
+ * unhedged and hedged as bars.  Skipped months are left out. */
+gpi_status hedge_svg_sim(const hedge_sim *s, const hedge_sim_opts *o, size_t n,
+                         const char *title, char **out, size_t *len, gpi_diag *d);
+/* The ranking: one row per grade in rank order, its effectiveness with
+ * the 95 % interval on a 0-100 % axis with the verdict's 50 % and hedge
+ * accounting's 80 % marked; ranked, suggested and unranked grades in
+ * their own colours, grades without data named with the reason. */
+gpi_status hedge_svg_compare(const hedge_rank *rk, size_t n, hedge_freq f, const char *title,
+                             char **out, size_t *len, gpi_diag *d);
 
 #endif

@@ -52,7 +52,7 @@
 
 #include <gsl/gsl_statistics_double.h>
 
-int hedge_month_fsp(const store_index_day *idx, size_t nidx, int32_t month_start,
+int hedge_month_fsp(const hedge_index_day *idx, size_t nidx, int32_t month_start,
                     int64_t tick_e4, size_t min_days, int64_t *fsp_e4, size_t *n_values)
 {
     int32_t end = hedge_period_next(HEDGE_MONTH, month_start);
@@ -156,7 +156,7 @@ static void entry_fail(entry *e, const char *fmt, const char *a, size_t x, size_
 /* Fills e for a block starting at `first`; e->ok = 0 with the reason of
  * the first check that fails (in the order of the month checks). */
 static gpi_status enter_block(const rent_month *rm, size_t nm,
-                              const store_index_day *idx, size_t nidx, const hedge_series *ms,
+                              const hedge_index_day *idx, size_t nidx, const hedge_series *ms,
                               const hedge_sim_opts *o, int32_t first, entry *e, gpi_diag *d)
 {
     memset(e, 0, sizeof *e);
@@ -230,7 +230,7 @@ static void skip(hedge_sim_month *m, const char *why)
 /* First month of the first strip: the given start, or the first rent
  * month whose block can be entered. */
 static gpi_status strip_start(const rent_month *rm, size_t nm,
-                              const store_index_day *idx, size_t nidx, const hedge_series *ms,
+                              const hedge_index_day *idx, size_t nidx, const hedge_series *ms,
                               const hedge_sim_opts *o, int32_t *start, gpi_diag *d)
 {
     *start = o->start ? hedge_period_start(HEDGE_MONTH, o->start) : rm[0].start;
@@ -365,7 +365,7 @@ static gpi_status summarize(hedge_sim *out, const hedge_sim_opts *o, gpi_diag *d
     return GPI_OK;
 }
 
-gpi_status hedge_simulate(const hedge_rent *r, const store_index_day *idx, size_t nidx,
+gpi_status hedge_simulate(const hedge_rent *r, const hedge_index_day *idx, size_t nidx,
                           const hedge_sim_opts *o, hedge_sim *out, gpi_diag *d)
 {
     memset(out, 0, sizeof *out);

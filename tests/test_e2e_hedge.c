@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "store/store.h"
+#include "tests/svg_check.h"
 
 #define GRADE "H100-SXM.OD.GOLD+"
 #define GRADE2 "A100-SXM.OD.SILVER+"
@@ -330,6 +331,59 @@ static void test_simulate_auto_earner(void **state)
     teardown(&f);
 }
 
+/* simulate --svg: rent, index, hedged and locked prices, budget errors. */
+static void test_simulate_svg(void **state)
+{
+    (void)state;
+    fixture f;
+    setup(&f, "hedge-sim-svg");
+    tu_run r = tu_gpuidx(f.dir, "--db '%s' hedge simulate --rent '%s' --grade %s --strategy all "
+                                "--months 6 --json",
+                         f.db, f.rent, GRADE);
+    if (r.status != 0) fail_msg("exit %d: %s", r.status, r.err);
+    json_t *j = json_loads(r.out, 0, NULL);
+    assert_non_null(j);
+    json_t *st = json_object_get(j, "strategies");
+    int done[2];
+    for (int k = 0; k < 2; k++)
+        done[k] = (int)jnum(json_object_get(json_array_get(st, (size_t)k), "total"), "months");
+    json_decref(j);
+    tu_run_free(&r);
+    assert_int_equal(done[0], 11); /* roll: February to December */
+    assert_true(done[1] >= 6);
+    r = tu_gpuidx(f.dir, "--db '%s' hedge simulate --rent '%s' --grade %s --strategy all "
+                         "--months 6 --svg sim.svg",
+                  f.db, f.rent, GRADE);
+    if (r.status != 0) fail_msg("exit %d: %s", r.status, r.err);
+    tu_run_free(&r);
+    char path[4200];
+    snprintf(path, sizeof path, "%s/sim.svg", f.dir);
+    char *svg = tu_read(path);
+    assert_non_null(svg);
+    svg_check(svg);
+    /* rent and index once, hedged and locked per strategy */
+    assert_int_equal(svg_count(svg, "polyline"), 2 + 2 * 2);
+    /* background, two frames, and an unhedged and a hedged bar per
+     * replayed month and strategy */
+    assert_int_equal(svg_count(svg, "rect"), 3 + 2 * (done[0] + done[1]));
+    /* the rent line has one point per replayed roll month */
+    const char *pts = strstr(strstr(svg, "<polyline"), "points=\"") + 8;
+    int npts = 0;
+    for (const char *q = pts; *q != '"'; q++) npts += *q == ',';
+    assert_int_equal(npts, done[0]);
+    assert_non_null(strstr(svg, "roll: hedged (solid), locked (dashed); budget-error variance "
+                                "removed "));
+    assert_non_null(strstr(svg, "strip: hedged"));
+    free(svg);
+    /* an unwritable path is an error that names it */
+    r = tu_gpuidx(f.dir, "--db '%s' hedge simulate --rent '%s' --grade %s --svg no/such/dir/x.svg",
+                  f.db, f.rent, GRADE);
+    assert_int_equal(r.status, 1);
+    assert_non_null(strstr(r.err, "no/such/dir/x.svg: cannot write: "));
+    tu_run_free(&r);
+    teardown(&f);
+}
+
 static void test_simulate_headline_agrees_with_analyze(void **state)
 {
     (void)state;
@@ -582,6 +636,9 @@ static void test_privacy_rent_never_stored(void **state)
         snprintf(csv + strlen(csv), sizeof csv - strlen(csv), "2024-%02d-15,%s,%d\n", m + 1,
                  m == 4 ? "2.7137" : m % 2 ? "2.6151" : "2.5183", 31337 + m);
     char *rent = tu_write(f.dir, "private-rent.csv", csv);
+    size_t n0;
+    char *db0 = read_bytes(f.db, &n0);
+    assert_non_null(db0);
     tu_run r = tu_gpuidx(f.dir, "--db '%s' hedge analyze --rent '%s' --grade %s --svg chart.svg",
                          f.db, rent, GRADE);
     if (r.status != 0) fail_msg("exit %d: %s", r.status, r.err);
@@ -589,6 +646,20 @@ static void test_privacy_rent_never_stored(void **state)
     r = tu_gpuidx(f.dir, "--db '%s' hedge simulate --rent '%s' --grade %s --json", f.db, rent, GRADE);
     if (r.status != 0) fail_msg("exit %d: %s", r.status, r.err);
     tu_run_free(&r);
+    /* grades built around the rent are computed, not stored */
+    r = tu_gpuidx(f.dir, "--db '%s' hedge compare --rent '%s' --grade %s --suggest --gpu H100 "
+                         "--provider Rentco --region private-zone-7",
+                  f.db, rent, GRADE);
+    if (r.status != 0) fail_msg("exit %d: %s", r.status, r.err);
+    tu_run_free(&r);
+    /* the database is byte for byte what it was */
+    size_t n1;
+    char *db1 = read_bytes(f.db, &n1);
+    assert_non_null(db1);
+    assert_int_equal(n1, n0);
+    assert_memory_equal(db1, db0, n0);
+    free(db0);
+    free(db1);
     /* the database (and its WAL / journal files) and every other file in
      * the scratch directory but the rent file itself: no rent price as
      * text, as micro-USD integer or as a double, no quantity */
@@ -601,6 +672,8 @@ static void test_privacy_rent_never_stored(void **state)
         assert_absent(p, "2.7137", 6, "price text");
         assert_absent(p, "27137", 5, "price digits");
         assert_absent(p, "31337", 5, "quantity digits");
+        assert_absent(p, "Rentco", 6, "the rent's provider");
+        assert_absent(p, "private-zone-7", 14, "the rent's region");
         assert_absent(p, &micro, sizeof micro, "price as micro-USD");
         assert_absent(p, &dv, sizeof dv, "price as double");
     }
@@ -615,6 +688,40 @@ static void test_privacy_rent_never_stored(void **state)
     teardown(&f);
 }
 
+/* Privacy by types: hedge/ gets the index as data and has no store
+ * handle, so none of its objects can refer to the store or to SQLite.
+ * Checked on the objects the binary under test was built from. */
+static void test_privacy_by_types(void **state)
+{
+    (void)state;
+    const char *bin = getenv("GPUIDX_BIN");
+    assert_non_null(bin);
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", bin);
+    char *slash = strrchr(dir, '/');
+    assert_non_null(slash);
+    *slash = '\0';
+    /* the objects are there and nm reads them: simulate.o rounds FSPs
+     * with settlement's function */
+    tu_run r = tu_sh(NULL, "nm -u '%s'/hedge/simulate.o", dir);
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "settle_round_value"));
+    tu_run_free(&r);
+    r = tu_sh(NULL, "ls '%s'/hedge/*.o | wc -l; nm -u '%s'/hedge/*.o | grep -E ' (store_|sqlite3_)' "
+                    "|| true",
+              dir, dir);
+    assert_int_equal(r.status, 0);
+    if (atoi(r.out) < 8) fail_msg("hedge objects: %s", r.out);
+    if (strchr(r.out, '\n') != strrchr(r.out, '\n'))
+        fail_msg("hedge/ refers to the store: %s", strchr(r.out, '\n') + 1);
+    tu_run_free(&r);
+    /* and no hedge source includes the store's header */
+    r = tu_sh(GPUIDX_SRCDIR, "grep -l 'include \"store/' hedge/*.c hedge/*.h || true");
+    assert_int_equal(r.status, 0);
+    assert_string_equal(r.out, "");
+    tu_run_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -627,6 +734,8 @@ int main(void)
         cmocka_unit_test(test_compare_ranks),
         cmocka_unit_test(test_first_published_vs_latest_and_weeks),
         cmocka_unit_test(test_privacy_rent_never_stored),
+        cmocka_unit_test(test_privacy_by_types),
+        cmocka_unit_test(test_simulate_svg),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

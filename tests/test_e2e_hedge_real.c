@@ -18,6 +18,15 @@
  *    .. -0.33), which made a "payer buys" replay sell.  Now months with
  *    fewer than 12 changes use h = 1, negative fits are not hedged, and
  *    no contract is ever sold by a payer.
+ *  - T4 renter, compare --suggest (issue #11 item 5): no shipped-style
+ *    grade hedges this rent (best R² 0.13, a different GPU; T4.SPOT
+ *    0.008), but an index of g4dn.xlarge spot in us-east-1 built from
+ *    the stored observations removes 80 % (v2): the verdict says so, says
+ *    it is not published and one provider's price, and nothing is
+ *    written.  The same description as header fields of the rent file
+ *    gives the same answer.
+ *  - A100 renter, compare --suggest: nothing built around it hedges
+ *    either (best R² 0.20): the verdict says no, and says both.
  */
 #include "tests/testutil.h"
 
@@ -143,6 +152,69 @@ static void test_real_rents(void **state)
     assert_int_equal(r.status, 0);
     assert_non_null(strstr(r.out, "month(s) NOT hedged: the fitted h was negative"));
     assert_non_null(strstr(r.out, "budget error = effective cost - price locked at entry"));
+    tu_run_free(&r);
+
+    /* the T4 renter: grades built around the rent */
+    tu_run sum0 = tu_sh(tmp, "sha256sum r.db; ls -A");
+    r = tu_gpuidx(tmp, "--db r.db hedge compare --rent rent_t4.csv --grades g.json --suggest --gpu T4 "
+                       "--term spot --scope vm --provider aws --region us-east-1 --instance-type "
+                       "g4dn.xlarge --json");
+    if (r.status != 0) fail_msg("compare --suggest: %s", r.err);
+    j = json_loads(r.out, 0, NULL);
+    assert_non_null(j);
+    double best_pub = -1, sug_he = -1;
+    json_t *first = json_array_get(json_object_get(j, "grades"), 0);
+    json_array_foreach(json_object_get(j, "grades"), i, g) {
+        json_t *he = json_object_get(g, "he");
+        if (!json_is_number(he)) continue;
+        if (json_is_false(json_object_get(g, "suggested")) &&
+            json_is_integer(json_object_get(g, "rank")) && json_number_value(he) > best_pub)
+            best_pub = json_number_value(he);
+        if (strcmp(json_string_value(json_object_get(g, "grade")),
+                   "sug-T4.spot.vm.us-east-1.g4dn.xlarge") == 0)
+            sug_he = json_number_value(he);
+    }
+    if (!(best_pub >= 0 && best_pub < 0.2)) fail_msg("best published he %g", best_pub);
+    if (!(sug_he >= 0.6)) fail_msg("g4dn.xlarge in us-east-1: he %g", sug_he);
+    assert_true(json_is_true(json_object_get(first, "suggested")));
+    assert_non_null(strstr(json_string_value(json_object_get(first, "what")),
+                           "instance type g4dn.xlarge"));
+    assert_true(json_number_value(json_object_get(first, "h")) > 0);
+    v = json_object_get(j, "verdict");
+    assert_true(json_is_true(json_object_get(v, "hedges")));
+    assert_true(json_is_true(json_object_get(v, "suggested")));
+    text = json_string_value(json_object_get(v, "text"));
+    if (strncmp(text, "no published grade here hedges this rent: ", 42) != 0 ||
+        !strstr(text, "; one built around it would: sug-T4.spot.vm.") ||
+        !strstr(text, "instance type g4dn.xlarge) removes ") ||
+        !strstr(text, "it is one provider's price"))
+        fail_msg("verdict: %s", text);
+    json_decref(j);
+    tu_run sum1 = tu_sh(tmp, "sha256sum r.db; ls -A");
+    assert_string_equal(sum1.out, sum0.out); /* nothing written */
+    tu_run_free(&sum0);
+    tu_run_free(&sum1);
+    char *json_opts = strdup(r.out);
+    tu_run_free(&r);
+    r = tu_sh(tmp, "{ printf '# gpu: T4\n# term: spot\n# scope: vm\n# provider: aws\n# region: "
+                   "us-east-1\n# instance_type: g4dn.xlarge\n'; cat rent_t4.csv; } > rent_t4h.csv");
+    tu_run_free(&r);
+    r = tu_gpuidx(tmp, "--db r.db hedge compare --rent rent_t4h.csv --grades g.json --suggest --json");
+    assert_int_equal(r.status, 0);
+    assert_string_equal(r.out, json_opts);
+    free(json_opts);
+    tu_run_free(&r);
+
+    /* the A100 renter: nothing built around it hedges either */
+    r = tu_gpuidx(tmp, "--db r.db hedge compare --rent rent_a100.csv --grades g.json --suggest --gpu A100 "
+                       "--term spot --scope vm --provider aws --region us-west-2 --instance-type "
+                       "p4d.24xlarge");
+    assert_int_equal(r.status, 0);
+    const char *vl = strstr(r.out, "\nverdict: ");
+    assert_non_null(vl);
+    if (strncmp(vl, "\nverdict: no grade here hedges this rent: ", 42) != 0 ||
+        !strstr(vl, "; nor would a grade built around it (best R² "))
+        fail_msg("A100 verdict: %s", vl);
     tu_run_free(&r);
     free(tmp);
 }
