@@ -229,8 +229,8 @@ gpi_status hedge_svg_sim(const hedge_sim *s, const hedge_sim_opts *o, size_t n,
     *len = 0;
     if (!s || !o || n == 0 || n > 2) return gpi_diag_set(d, GPI_EUSAGE, "hedge_svg_sim: bad arguments");
     sbuf b = {NULL, 0, 0, 0};
-    box lv = {70, 60, 820, 250, INFINITY, -INFINITY, INFINITY, -INFINITY};
-    box er = {70, 370, 820, 150, INFINITY, -INFINITY, INFINITY, -INFINITY};
+    box lv = {70, 96, 820, 240, INFINITY, -INFINITY, INFINITY, -INFINITY};
+    box er = {70, 380, 820, 150, INFINITY, -INFINITY, INFINITY, -INFINITY};
     size_t done = 0;
     for (size_t k = 0; k < n; k++)
         for (size_t i = 0; i < s[k].n; i++) {
@@ -262,33 +262,33 @@ gpi_status hedge_svg_sim(const hedge_sim *s, const hedge_sim_opts *o, size_t n,
     er.y1 = fmax(er.y1, 0);
     widen(&er.y0, &er.y1);
     sb_printf(&b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-                  "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"920\" height=\"560\" "
-                  "viewBox=\"0 0 920 560\" font-family=\"sans-serif\">\n"
-                  "<rect width=\"920\" height=\"560\" fill=\"white\"/>\n"
+                  "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"920\" height=\"570\" "
+                  "viewBox=\"0 0 920 570\" font-family=\"sans-serif\">\n"
+                  "<rect width=\"920\" height=\"570\" fill=\"white\"/>\n"
                   "<text x=\"20\" y=\"22\" font-size=\"15\">");
     sb_escaped(&b, title);
-    sb_printf(&b, " (%s, %zu replayed months)</text>\n", o->side == HEDGE_PAYER ? "payer" : "earner",
-              done);
-    frame(&b, &lv, "rent = unhedged price (blue), index FSP (orange), hedged price and locked "
-                   "price (dashed) per strategy, USD/GPU-hour");
+    sb_printf(&b, " (%s)</text>\n", o->side == HEDGE_PAYER ? "payer" : "earner");
+    /* legend of the strategies, with the headline */
+    for (size_t k = 0; k < n; k++) {
+        char vr[32] = "n/a";
+        if (isfinite(s[k].var_removed)) snprintf(vr, sizeof vr, "%.1f%%", 100 * s[k].var_removed);
+        sb_printf(&b, "<text x=\"20\" y=\"%.1f\" font-size=\"11\" fill=\"%s\">%s: %zu months "
+                      "replayed; hedged price (solid), locked price (dashed); variance of the "
+                      "budget error removed %s</text>\n",
+                  42 + 15 * (double)k, sim_color[k], hedge_strategy_name(o[k].strategy),
+                  s[k].n_done, vr);
+    }
+    frame(&b, &lv, "rent = unhedged price (blue), index FSP (orange), USD/GPU-hour");
     sim_line(&b, &lv, &s[0], 0, "#1f77b4", "");
     sim_line(&b, &lv, &s[0], 1, "#ff7f0e", "");
     for (size_t k = 0; k < n; k++) {
         sim_line(&b, &lv, &s[k], 2, sim_color[k], "");
         sim_line(&b, &lv, &s[k], 3, sim_color[k], "5,4");
     }
-    /* legend of the strategies, with the headline */
-    for (size_t k = 0; k < n; k++) {
-        char vr[32] = "n/a";
-        if (isfinite(s[k].var_removed)) snprintf(vr, sizeof vr, "%.1f%%", 100 * s[k].var_removed);
-        sb_printf(&b, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" fill=\"%s\">%s: hedged "
-                      "(solid), locked (dashed); budget-error variance removed %s</text>\n",
-                  lv.px + 8, lv.py + 16 + 14 * (double)k, sim_color[k],
-                  hedge_strategy_name(o[k].strategy), vr);
-    }
     frame(&b, &er, "budget error = price - locked price: unhedged (light), hedged (dark)");
-    sb_printf(&b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#999\"/>\n",
-              er.px, by(&er, 0), er.px + er.pw, by(&er, 0));
+    sb_printf(&b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#999\"/>"
+                  "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" text-anchor=\"end\">0</text>\n",
+              er.px, by(&er, 0), er.px + er.pw, by(&er, 0), er.px - 3, by(&er, 0) + 3);
     /* bars: per month, per strategy, unhedged then hedged, 6 px each */
     for (size_t k = 0; k < n; k++)
         for (size_t i = 0; i < s[k].n; i++) {
@@ -331,8 +331,8 @@ gpi_status hedge_svg_compare(const hedge_rank *rk, size_t n, hedge_freq f, const
     *len = 0;
     if (!rk && n) return gpi_diag_set(d, GPI_EUSAGE, "hedge_svg_compare: bad arguments");
     sbuf b = {NULL, 0, 0, 0};
-    const double row = 22, top = 70, left = 330, width = 520;
-    double height = top + row * (double)(n ? n : 1) + 60;
+    const double row = 22, top = 96, left = 330, width = 460;
+    double height = top + row * (double)(n ? n : 1) + 40;
     sb_printf(&b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
                   "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"920\" height=\"%.0f\" "
                   "viewBox=\"0 0 920 %.0f\" font-family=\"sans-serif\">\n"
@@ -340,9 +340,13 @@ gpi_status hedge_svg_compare(const hedge_rank *rk, size_t n, hedge_freq f, const
                   "<text x=\"20\" y=\"22\" font-size=\"15\">",
               height, height, height);
     sb_escaped(&b, title);
-    sb_printf(&b, "</text>\n<text x=\"20\" y=\"42\" font-size=\"11\">hedge effectiveness HE "
-                  "(share of the %s rent-change variance removed) with its 95%% interval; blue: "
-                  "ranked, green: suggested (not published), grey: not ranked</text>\n",
+    sb_printf(&b, "</text>\n<text x=\"20\" y=\"42\" font-size=\"11\">hedge effectiveness HE: "
+                  "the share of the %s rent-change variance a hedge at the fitted h removes, with "
+                  "its 95%% interval</text>\n<text x=\"20\" y=\"57\" font-size=\"11\">"
+                  "<tspan fill=\"#1f77b4\">blue: ranked</tspan>, <tspan fill=\"#2ca02c\">"
+                  "green: suggested (built around the rent, not published)</tspan>, <tspan "
+                  "fill=\"#888\">grey: not ranked</tspan>; dashed: the verdict's 50%% and hedge "
+                  "accounting's 80%%</text>\n",
               f == HEDGE_DAY ? "daily" : f == HEDGE_WEEK ? "weekly" : "monthly");
     box bo = {left, top - 8, width, row * (double)(n ? n : 1) + 8, 0, 1, 0, 1};
     sb_printf(&b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#fafafa\" "

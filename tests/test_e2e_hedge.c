@@ -371,9 +371,12 @@ static void test_simulate_svg(void **state)
     int npts = 0;
     for (const char *q = pts; *q != '"'; q++) npts += *q == ',';
     assert_int_equal(npts, done[0]);
-    assert_non_null(strstr(svg, "roll: hedged (solid), locked (dashed); budget-error variance "
-                                "removed "));
-    assert_non_null(strstr(svg, "strip: hedged"));
+    char legend[160];
+    snprintf(legend, sizeof legend, "roll: %d months replayed; hedged price (solid), locked price "
+                                    "(dashed); variance of the budget error removed ", done[0]);
+    assert_non_null(strstr(svg, legend));
+    snprintf(legend, sizeof legend, "strip: %d months replayed;", done[1]);
+    assert_non_null(strstr(svg, legend));
     free(svg);
     /* an unwritable path is an error that names it */
     r = tu_gpuidx(f.dir, "--db '%s' hedge simulate --rent '%s' --grade %s --svg no/such/dir/x.svg",
