@@ -292,6 +292,18 @@ static gpi_status grade_canon(idx_grade *g)
         for (int i = 0; i < lists[k].n; i++) json_array_append_new(a, json_string(lists[k].v[i]));
         json_object_set_new(o, lists[k].key, a);
     }
+    /* written only when given: definitions without them hash as before */
+    struct {
+        const char *key;
+        int n;
+        char (*v)[IDX_NAME_MAX + 1];
+    } opt[] = {{"skus", g->n_sku, g->sku}, {"exclude_providers", g->n_exclude, g->exclude}};
+    for (size_t k = 0; k < 2; k++) {
+        if (opt[k].n == 0) continue;
+        a = json_array();
+        for (int i = 0; i < opt[k].n; i++) json_array_append_new(a, json_string(opt[k].v[i]));
+        json_object_set_new(o, opt[k].key, a);
+    }
     char b[32];
     const idx_params *p = &g->p;
     json_object_set_new(o, "error_factor", json_string(gpi_fixed_format(p->error_factor_e6, 6, b)));
@@ -387,6 +399,15 @@ static gpi_status grade_parse(ctx *c, size_t gi, const json_t *obj, idx_grade *g
             if ((rc = list_of(c, gi, key, v, dst, n)) != GPI_OK) return rc;
             for (int k = 0; k < *n; k++)
                 if (strcmp(dst[k], "*") == 0) *n = 0; /* "*" anywhere = all */
+        } else if (strcmp(key, "skus") == 0 || strcmp(key, "exclude_providers") == 0) {
+            char (*dst)[IDX_NAME_MAX + 1] = key[0] == 's' ? g->sku : g->exclude;
+            int *n = key[0] == 's' ? &g->n_sku : &g->n_exclude;
+            if ((rc = list_of(c, gi, key, v, dst, n)) != GPI_OK) return rc;
+            for (int k = 0; k < *n; k++)
+                if (strcmp(dst[k], "*") == 0) {
+                    if (key[0] == 'e') return bad(c, gi, key, "would exclude every provider", "*");
+                    *n = 0; /* "*" anywhere = all */
+                }
         } else if (is_param(key)) {
             if ((rc = param_set(c, gi, key, v, &g->p)) != GPI_OK) return rc;
         } else {
@@ -577,6 +598,10 @@ int idx_grade_match_places(const idx_grade *g, const gpi_obs *o)
         !in_list(g->provider, g->n_provider, o->group))
         return 0;
     if (g->n_segment && !in_list(g->segment, g->n_segment, o->segment)) return 0;
+    if (g->n_exclude && (in_list(g->exclude, g->n_exclude, o->provider) ||
+                         in_list(g->exclude, g->n_exclude, o->group)))
+        return 0;
+    if (g->n_sku && !in_list(g->sku, g->n_sku, o->sku)) return 0;
     return 1;
 }
 

@@ -11,6 +11,8 @@
  *   evaluate.c the grade lab: candidate grades computed from the stored
  *              observations (levels, concentration, volatility,
  *              leave-one-provider-out, correlations), nothing written.
+ *   series.c   the daily values of grades nobody built, as a build would
+ *              store them, nothing written (hedge compare --suggest).
  *   publish.c  rows -> index.csv / index.json / observations.csv vintages.
  * The module never prints; every function returns gpi_status and fills d.
  *
@@ -70,6 +72,10 @@ typedef struct idx_grade {
     char provider[IDX_MAX_LIST][IDX_NAME_MAX + 1];
     int n_segment;                  /* 0 = all                             */
     char segment[IDX_MAX_LIST][IDX_NAME_MAX + 1];
+    int n_sku;                      /* "skus": instance types; 0 = all     */
+    char sku[IDX_MAX_LIST][IDX_NAME_MAX + 1];
+    int n_exclude;                  /* "exclude_providers"; 0 = none       */
+    char exclude[IDX_MAX_LIST][IDX_NAME_MAX + 1];
     idx_params p;
     char hash[65];                  /* SHA-256 of canon                    */
     char *canon;                    /* canonical JSON (owned by the set)   */
@@ -291,5 +297,32 @@ typedef struct idx_evaluation {
 gpi_status idx_evaluate(store *st, const idx_grades *gs, int32_t from, int32_t to,
                         int64_t as_of, idx_evaluation **out, gpi_diag *d);
 void idx_evaluation_free(idx_evaluation *e);
+
+/* ---- values of unbuilt grades (series.c) --------------------------------- */
+
+typedef struct idx_series_grade {
+    long n_level[GPI_LEVEL__N];     /* days of the range per level         */
+    long max_providers;             /* most provider groups behind a trades
+                                       or offers value (0: none)           */
+} idx_series_grade;
+
+typedef struct idx_series {
+    int32_t from, to;
+    size_t days;                    /* to - from + 1 */
+    size_t n;                       /* grades, in the order of gs */
+    store_index_day *v;             /* grade gi's day from + k at v[gi * days + k]:
+                                       every day, level suspended where the
+                                       grade has no value */
+    idx_series_grade *g;            /* [n] */
+} idx_series;
+
+/* The daily values (level, value) the grades gs would have over [from,
+ * to] at cut-off as_of -- the rows `index build` would store, v1 or v2 by
+ * each grade's method -- computed from the stored observations without
+ * writing anything (the store is only read; the grades need not be built
+ * or registered).  Free *out with idx_series_free(). */
+gpi_status idx_series_compute(store *st, const idx_grades *gs, int32_t from, int32_t to,
+                              int64_t as_of, idx_series **out, gpi_diag *d);
+void idx_series_free(idx_series *s);
 
 #endif

@@ -7,9 +7,11 @@
 # ingests it into demo-out/demo.db, builds the index over the range,
 # publishes the last day and each month end, writes the static site,
 # settles the example contracts with the example positions, runs hedge
-# analyses and hedge replays on the example rent histories, prints the
-# producers' cost curve of the example deployments (also on the site), and
-# prints where each result is.  Any failing step stops the script with its exit
+# analyses, hedge replays (roll and strip) and grade rankings (with grades
+# built around the payer's rent) on the example rent histories, draws the
+# payer's replay and ranking as SVG, prints the producers' cost curve of
+# the example deployments (also on the site), and prints where each result
+# is.  Any failing step stops the script with its exit
 # status (set -e); a command that is still a placeholder in this build
 # stops it with a message saying so -- nothing is skipped silently.
 set -eu
@@ -83,12 +85,12 @@ require hedge analyze
     >"$OUT/hedge-earner.txt"
 cat "$OUT/hedge-payer.txt"
 
-step "8. hedge replay with monthly futures"
+step "8. hedge replay with monthly futures: month-ahead roll and a 12-month strip"
 require hedge simulate
 "$BIN" --db "$DB" hedge simulate --rent "$MARKET/rent_payer.csv" --grade "$GRADE" \
-    --side payer >"$OUT/hedge-sim-payer.txt"
+    --side payer --strategy all --svg "$OUT/hedge-sim-payer.svg" >"$OUT/hedge-sim-payer.txt"
 "$BIN" --db "$DB" hedge simulate --rent "$MARKET/rent_earner.csv" --grade "$GRADE" \
-    --side earner >"$OUT/hedge-sim-earner.txt"
+    --side earner --strategy all >"$OUT/hedge-sim-earner.txt"
 cat "$OUT/hedge-sim-payer.txt"
 
 step "9. cost per acceptable token: the producers' cost curve on $END"
@@ -103,6 +105,13 @@ DEPS=$MARKET/deployments.csv
 "$BIN" --db "$DB" cost moves --deployments "$DEPS" --from $START --to $END --csv \
     >"$OUT/cost-moves.csv"
 cat "$OUT/cost-curve.txt"
+step "10. which grade hedges the payer's rent (weekly changes, every shipped grade and grades built around the rent)"
+"$BIN" --db "$DB" hedge compare --rent "$MARKET/rent_payer.csv" --grades data/grades.json \
+    --freq week --suggest --gpu H100-SXM-80GB --term on-demand --scope vm \
+    --svg "$OUT/hedge-compare-payer.svg" >"$OUT/hedge-compare-payer.txt"
+"$BIN" --db "$DB" hedge compare --rent "$MARKET/rent_earner.csv" --grades data/grades.json \
+    --gpu H100 --freq week >"$OUT/hedge-compare-earner.txt"
+cat "$OUT/hedge-compare-payer.txt"
 
 cat <<EOM
 
@@ -117,4 +126,7 @@ cat <<EOM
   hedge replay (payer, earner)               $OUT/hedge-sim-payer.txt, $OUT/hedge-sim-earner.txt
   cost curve (text, CSV, JSON, SVG)          $OUT/cost-curve.txt, .csv, .json, .svg
   positions on the curve over the year       $OUT/cost-moves.txt, $OUT/cost-moves.csv
+  hedge grade ranking (payer, earner)        $OUT/hedge-compare-payer.txt, $OUT/hedge-compare-earner.txt
+  hedge pictures (payer)                     $OUT/hedge-sim-payer.svg (rent, index, hedged and locked prices, budget errors)
+                                             $OUT/hedge-compare-payer.svg (effectiveness of each grade with its 95% interval)
 EOM
