@@ -251,6 +251,26 @@ static void test_series_equals_build(void **state)
         idx_series_free(s);
         store_close(st);
     }
+    /* a range in the middle gives the days a range from the first
+     * observation gives (the replay of the chain before it is exact) */
+    {
+        store *st = market();
+        idx_series *a = NULL, *b = NULL;
+        assert_int_equal(idx_series_compute(st, gs, jan1, to, 2000, &a, &d), GPI_OK);
+        assert_int_equal(idx_series_compute(st, gs, mid, to, 2000, &b, &d), GPI_OK);
+        size_t off = (size_t)(mid - jan1);
+        for (size_t gi = 0; gi < gs->n; gi++)
+            for (size_t k = 0; k < b->days; k++) {
+                const store_index_day *x = &a->v[gi * a->days + off + k];
+                const store_index_day *y = &b->v[gi * b->days + k];
+                if (x->value_e4 != y->value_e4 || x->level != y->level)
+                    fail_msg("%s day %zu: from %d gives %lld, from the start %lld", gs->g[gi].id,
+                             k, (int)mid, (long long)y->value_e4, (long long)x->value_e4);
+            }
+        idx_series_free(a);
+        idx_series_free(b);
+        store_close(st);
+    }
     /* misuse */
     store *st = market();
     idx_series *s = NULL;
