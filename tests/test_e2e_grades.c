@@ -95,7 +95,7 @@ static void test_hand_market(void **state)
     free(tu_write(dir, "g.json", grades_m));
     free(csv);
     tu_run r;
-    run_ok(dir, "--db t.db ingest m.csv", &r);
+    run_ok(dir, "--db t.db ingest --admit-providers m.csv", &r);
     tu_run_free(&r);
     const char *range = "--grades g.json --from 2025-01-01 --to 2025-01-06";
     char args[512];
@@ -168,7 +168,7 @@ static void test_zero_value_day(void **state)
                   "{\"grades\":[{\"id\":\"Z\",\"gpu\":[\"H100-SXM-80GB\"],"
                   "\"min_tier\":\"unrated\",\"min_providers\":1}]}"));
     tu_run r;
-    run_ok(dir, "--db t.db ingest z.csv", &r);
+    run_ok(dir, "--db t.db ingest --admit-providers z.csv", &r);
     tu_run_free(&r);
     run_ok(dir, "--db t.db grades evaluate --grades g.json --from 2025-01-01 --to 2025-01-02 --json",
            &r);
@@ -208,7 +208,7 @@ static void test_half_up_output(void **state)
                   "{\"grades\":[{\"id\":\"ONE\",\"gpu\":[\"H100-SXM-80GB\"],"
                   "\"min_tier\":\"unrated\",\"min_providers\":1}]}"));
     tu_run r;
-    run_ok(dir, "--db t.db ingest m.csv", &r);
+    run_ok(dir, "--db t.db ingest --admit-providers m.csv", &r);
     tu_run_free(&r);
     run_ok(dir, "--db t.db grades evaluate --grades g.json --from 2025-01-01 --to 2025-01-16", &r);
     static const char head[] = "grade lab: 2025-01-01..2025-01-16, 16 days, 1 grade\n";
@@ -379,7 +379,7 @@ static void test_generated_market(void **state)
     write_market(path, NULL, -1);
     free(tu_write(dir, "g.json", gen_grades_json));
     tu_run r;
-    run_ok(dir, "--db t.db ingest market.csv", &r);
+    run_ok(dir, "--db t.db ingest --admit-providers market.csv", &r);
     tu_run_free(&r);
     const char *eval = "--db t.db grades evaluate --grades g.json --from " GEN_FROM
                        " --to " GEN_TO " --csv";
@@ -441,7 +441,7 @@ static void test_generated_market(void **state)
             snprintf(path, sizeof path, "%s/market2.csv", dir);
             write_market(path, provider, (int)(dm - d0));
             tu_run r2;
-            run_ok(dir, "--db t2.db ingest market2.csv", &r2);
+            run_ok(dir, "--db t2.db ingest --admit-providers market2.csv", &r2);
             tu_run_free(&r2);
             char args[512];
             snprintf(args, sizeof args,
@@ -516,7 +516,7 @@ static void test_errors(void **state)
     free(tu_write(dir, "param.json",
                   "{\"grades\":[{\"id\":\"A\",\"gpu\":\"B200\",\"min_providers\":2.5}]}"));
     tu_run r;
-    run_ok(dir, "--db t.db ingest m.csv", &r);
+    run_ok(dir, "--db t.db ingest --admit-providers m.csv", &r);
     tu_run_free(&r);
     static const struct {
         const char *args;

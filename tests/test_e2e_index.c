@@ -382,7 +382,7 @@ static void test_csv_end_to_end(void **state)
     free(tu_write(tmp, "g.json", fx_grades_json));
     free(m);
     free(l);
-    tu_run r = tu_gpuidx(tmp, "--db c.db ingest market.csv");
+    tu_run r = tu_gpuidx(tmp, "--db c.db ingest --admit-providers market.csv");
     if (r.status != 0 && strstr(r.err, "not built yet")) {
         printf("skip: ingest is not in this build yet\n");
         tu_run_free(&r);
@@ -402,7 +402,7 @@ static void test_csv_end_to_end(void **state)
     r = tu_gpuidx(tmp, "--db c.db index publish --date 2025-01-07 --out pub");
     assert_int_equal(r.status, 0);
     tu_run_free(&r);
-    r = tu_gpuidx(tmp, "--db c.db ingest late.csv");
+    r = tu_gpuidx(tmp, "--db c.db ingest --admit-providers late.csv");
     assert_int_equal(r.status, 0);
     tu_run_free(&r);
     r = tu_gpuidx(tmp, "--db c.db index build --grades g.json --from 2025-01-05 --to 2025-01-07");
@@ -505,14 +505,14 @@ static void test_history_at_build_cut_off(void **state)
     free(tu_write(tmp, "b.csv", "kind,id,observed_at,provider,gpu,price,quantity\n"
                                 "trade,4,2025-05-01T02:00:00Z,P4,H100,3.00,1000\n"));
     free(tu_write(tmp, "g.json", fx_grades_json));
-    tu_run r = tu_gpuidx(tmp, "--db h.db ingest a.csv");
+    tu_run r = tu_gpuidx(tmp, "--db h.db ingest --admit-providers a.csv");
     if (r.status != 0) fail_msg("ingest: %s", r.err);
     tu_run_free(&r);
     r = tu_sh(tmp, "sleep 1.1; date -u +%%Y-%%m-%%dT%%H:%%M:%%SZ; sleep 1.1");
     char cut[32];
     snprintf(cut, sizeof cut, "%.20s", r.out);
     tu_run_free(&r);
-    r = tu_gpuidx(tmp, "--db h.db ingest b.csv");
+    r = tu_gpuidx(tmp, "--db h.db ingest --admit-providers b.csv");
     assert_int_equal(r.status, 0);
     tu_run_free(&r);
     r = tu_gpuidx(tmp, "--db h.db index build --grades g.json --from 2025-05-01 --to 2025-05-03"
@@ -617,7 +617,7 @@ static void test_publish_refusals(void **state)
                   "trade,b3,2025-03-01T10:00:00Z,fixture,P3,H100-SXM-80GB,0.0002,4000\n"));
     free(tu_write(tmp, "afile", "not a folder\n"));
     static const char *const setup[] = {
-        "$GPUIDX_BIN --db c.db ingest cheap.csv",
+        "$GPUIDX_BIN --db c.db ingest --admit-providers cheap.csv",
         "$GPUIDX_BIN --db c.db index build --grades g.json --from 2025-03-01 --to 2025-03-01",
     };
     tu_run r = tu_sh_all(tmp, setup, sizeof setup / sizeof setup[0]);
@@ -655,7 +655,7 @@ static void test_publish_refusals(void **state)
     static const char *const steps[] = {
         "rm pub/2025-03-01",
         "$GPUIDX_BIN --db c.db index publish --date 2025-03-01 --out pub",
-        "$GPUIDX_BIN --db c.db ingest late.csv",
+        "$GPUIDX_BIN --db c.db ingest --admit-providers late.csv",
         "$GPUIDX_BIN --db c.db index build --grades g.json --from 2025-03-01 --to 2025-03-01",
         "$GPUIDX_BIN --db c.db index publish --date 2025-03-01 --out pub",
     };
@@ -684,7 +684,7 @@ static void test_publish_concurrent(void **state)
     free(m);
     free(tu_write(tmp, "g.json", fx_grades_json));
     static const char *const steps[] = {
-        "$GPUIDX_BIN --db c.db ingest market.csv >/dev/null",
+        "$GPUIDX_BIN --db c.db ingest --admit-providers market.csv >/dev/null",
         "$GPUIDX_BIN --db c.db index build --grades g.json --from 2025-01-01 --to 2025-01-07"
         " 2>/dev/null",
         "$GPUIDX_BIN --db c.db index publish --date 2025-01-07 --out alone >/dev/null",
@@ -722,7 +722,7 @@ static void test_volume_overflow(void **state)
     fclose(f);
     free(tu_write(tmp, "big.csv", buf));
     free(buf);
-    tu_run r = tu_gpuidx(tmp, "--db v.db ingest big.csv");
+    tu_run r = tu_gpuidx(tmp, "--db v.db ingest --admit-providers big.csv");
     if (r.status != 0) fail_msg("ingest: %s", r.err);
     tu_run_free(&r);
     r = tu_gpuidx(tmp, "--db v.db index build --grades g.json --from 2025-03-01 --to 2025-03-01");
