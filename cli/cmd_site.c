@@ -6,17 +6,19 @@
 #include "store/store.h"
 
 static const char help[] =
-    "usage: gpuidx [--db PATH] site --out DIR\n"
+    "usage: gpuidx [--db PATH] site --out DIR [--grades FILE]\n"
     "\n"
     "Writes DIR/index.html (one page, inline SVG charts: each grade's series\n"
     "with its p25-p75 band, the level of each day marked, suspended days\n"
     "shaded; no JavaScript, no network) and DIR/<grade>.csv, each grade's\n"
-    "history in the index.csv format.\n";
+    "history in the index.csv format, for the published grade set: the grades\n"
+    "of --grades FILE (default DATA/grades.json) that are not dropped.\n";
 
 int cmd_site(cli_ctx *ctx, int argc, char **argv)
 {
-    const char *out = NULL;
-    const cli_opt_spec spec[] = {{"--out", &out, NULL}, {NULL, NULL, NULL}};
+    const char *out = NULL, *grades = NULL;
+    const cli_opt_spec spec[] = {{"--out", &out, NULL}, {"--grades", &grades, NULL},
+                                 {NULL, NULL, NULL}};
     int ec = cli_parse(argc, argv, spec, "site", "site", help);
     if (ec >= 0) return ec;
     if (!out) {
@@ -27,8 +29,12 @@ int cmd_site(cli_ctx *ctx, int argc, char **argv)
     gpi_diag d = {{0}};
     store *st = NULL;
     gpi_status rc = store_open(ctx->db_path, &st, &d);
+    cli_gradeset set;
+    memset(&set, 0, sizeof set);
+    if (rc == GPI_OK) rc = cli_gradeset_load(ctx, st, grades, &set, &d);
     site_stats s;
-    if (rc == GPI_OK) rc = site_write(st, out, &s, &d);
+    if (rc == GPI_OK) rc = site_write_grades(st, out, set.ids, set.n, &s, &d);
+    cli_gradeset_free(&set);
     store_close(st);
     if (rc != GPI_OK) {
         cli_error("%s", d.msg);

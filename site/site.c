@@ -12,6 +12,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 #include <sys/stat.h>
 
@@ -47,11 +48,18 @@ typedef struct rowvec {
     store_index_row *v;
     size_t n, cap;
     int nomem;
+    const char *const *ids;     /* the grades to show, or NULL: all */
+    size_t n_ids;
 } rowvec;
 
 static int collect(const store_index_row *r, void *ud)
 {
     rowvec *rv = ud;
+    if (rv->ids) {
+        size_t k = 0;
+        while (k < rv->n_ids && strcasecmp(rv->ids[k], r->grade) != 0) k++;
+        if (k == rv->n_ids) return 0; /* not a published grade */
+    }
     if (rv->n == rv->cap) {
         size_t cap = rv->cap ? rv->cap * 2 : 1024;
         store_index_row *v = realloc(rv->v, cap * sizeof *v);
@@ -198,11 +206,17 @@ static gpi_status close_tmp(FILE *f, const char *tmp, const char *fin, gpi_diag 
 
 gpi_status site_write(store *st, const char *dir, site_stats *s, gpi_diag *d)
 {
+    return site_write_grades(st, dir, NULL, 0, s, d);
+}
+
+gpi_status site_write_grades(store *st, const char *dir, const char *const *ids, size_t n_ids,
+                             site_stats *s, gpi_diag *d)
+{
     site_stats local;
     if (!s) s = &local;
     memset(s, 0, sizeof *s);
     if (!st || !dir || !*dir) return gpi_diag_set(d, GPI_EUSAGE, "site: no store or directory");
-    rowvec rv = {NULL, 0, 0, 0};
+    rowvec rv = {NULL, 0, 0, 0, ids, n_ids};
     gpi_status rc = store_index_rows(st, NULL, INT32_MIN, INT32_MAX, collect, &rv, d);
     if (rc == GPI_OK && rv.nomem) rc = gpi_diag_set(d, GPI_ENOMEM, "site: out of memory");
     for (size_t i = 0; rc == GPI_OK && i < rv.n; i++)

@@ -30,6 +30,10 @@ typedef struct site_stats {
 } site_stats;
 
 gpi_status site_write(store *st, const char *dir, site_stats *s, gpi_diag *d);
+/* The same with only the grades ids[0..n_ids) (the published grade set;
+ * ids NULL: every grade). */
+gpi_status site_write_grades(store *st, const char *dir, const char *const *ids, size_t n_ids,
+                             site_stats *s, gpi_diag *d);
 
 /* 1 when id is a valid grade id (SPEC §4) and therefore a safe file name. */
 int site_grade_id_valid(const char *id);
