@@ -514,14 +514,19 @@ static int cmd_list(cli_ctx *ctx, int argc, char **argv)
     return gpi_exit_code(rc);
 }
 
+typedef struct found_grade {
+    store_grade_info info;
+    char id[80];                    /* the stored spelling */
+} found_grade;
+
 static int find_info(const store_grade_info *g, void *ud)
 {
-    store_grade_info *out = ud;
+    found_grade *out = ud;
     if (strcasecmp(g->id, out->id) != 0) return 0;
-    const char *want = out->id;
-    *out = *g;
-    out->id = want;
-    out->version = g->version > 0 ? g->version : -1; /* found */
+    out->info = *g;
+    out->info.id = out->id;
+    snprintf(out->id, sizeof out->id, "%s", g->id);
+    out->info.version = g->version > 0 ? g->version : -1; /* found */
     return 1;
 }
 
@@ -566,11 +571,16 @@ static int cmd_drop_restore(cli_ctx *ctx, int argc, char **argv, int drop)
     gpi_diag ignore = {{0}};
     if (rc == GPI_OK && cli_gradeset_load(ctx, st, NULL, &set, &ignore) != GPI_OK)
         cli_gradeset_free(&set);
-    store_grade_info info;
-    memset(&info, 0, sizeof info);
-    info.id = id;
-    if (rc == GPI_OK) rc = store_grades_list(st, find_info, &info, &d);
-    int known = info.version != 0 || cli_gradeset_has(&set, id);
+    found_grade fg;
+    memset(&fg, 0, sizeof fg);
+    snprintf(fg.id, sizeof fg.id, "%s", id);
+    if (rc == GPI_OK) rc = store_grades_list(st, find_info, &fg, &d);
+    const store_grade_info info = fg.info;
+    int in_file = cli_gradeset_has(&set, id);
+    int known = info.version != 0 || in_file;
+    /* the id as the database or the file spells it */
+    if (info.version == 0 && in_file) snprintf(fg.id, sizeof fg.id, "%s", set.gs->g[in_file - 1].id);
+    if (known) id = fg.id;
     if (rc == GPI_OK && !known) {
         char **names = calloc(1, sizeof *names);
         if (names) store_grades_list(st, collect_id, &names, &d);
