@@ -63,14 +63,18 @@ static store *open_db(cli_ctx *ctx, const char *cmd)
 typedef struct level_count {
     const idx_grades *gs;
     long (*n)[GPI_LEVEL__N];
+    long *max_prov;             /* most providers of a day, per grade */
 } level_count;
 
 static int count_row(const store_index_row *r, void *ud)
 {
     level_count *c = ud;
     for (size_t i = 0; i < c->gs->n; i++)
-        if (strcasecmp(c->gs->g[i].id, r->grade) == 0 && r->level >= 0 && r->level < GPI_LEVEL__N)
+        if (strcasecmp(c->gs->g[i].id, r->grade) == 0 && r->level >= 0 &&
+            r->level < GPI_LEVEL__N) {
             c->n[i][r->level]++;
+            if (r->n_providers > c->max_prov[i]) c->max_prov[i] = r->n_providers;
+        }
     return 0;
 }
 
@@ -78,18 +82,33 @@ static gpi_status print_levels(store *st, const idx_grades *gs, int32_t from, in
                                gpi_diag *d)
 {
     long (*n)[GPI_LEVEL__N] = calloc(gs->n ? gs->n : 1, sizeof *n);
-    if (!n) return gpi_diag_set(d, GPI_ENOMEM, "index build: out of memory");
-    level_count c = {gs, n};
+    long *max_prov = calloc(gs->n ? gs->n : 1, sizeof *max_prov);
+    if (!n || !max_prov) {
+        free(n);
+        free(max_prov);
+        return gpi_diag_set(d, GPI_ENOMEM, "index build: out of memory");
+    }
+    level_count c = {gs, n, max_prov};
     gpi_status rc = store_index_rows(st, NULL, from, to, count_row, &c, d);
     for (size_t i = 0; rc == GPI_OK && i < gs->n; i++) {
         long days = 0;
         for (int l = 0; l < GPI_LEVEL__N; l++) days += n[i][l];
+        char why[160] = "";
+        /* a grade with no value on any day says why, when the rows can */
+        if (days > 0 && n[i][GPI_LEVEL_SUSPENDED] == days) {
+            if (max_prov[i] == 0)
+                snprintf(why, sizeof why, " (no observation of the grade on any day)");
+            else if (max_prov[i] < gs->g[i].p.min_providers)
+                snprintf(why, sizeof why, " (at most %ld provider%s on a day; min_providers is %d)",
+                         max_prov[i], max_prov[i] == 1 ? "" : "s", gs->g[i].p.min_providers);
+        }
         fprintf(stderr, "index build: %s: %ld days: trades %ld, offers %ld, carried %ld, "
-                        "suspended %ld\n",
+                        "suspended %ld%s\n",
                 gs->g[i].id, days, n[i][GPI_LEVEL_TRADES], n[i][GPI_LEVEL_OFFERS],
-                n[i][GPI_LEVEL_CARRIED], n[i][GPI_LEVEL_SUSPENDED]);
+                n[i][GPI_LEVEL_CARRIED], n[i][GPI_LEVEL_SUSPENDED], why);
     }
     free(n);
+    free(max_prov);
     return rc;
 }
 

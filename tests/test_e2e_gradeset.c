@@ -115,6 +115,20 @@ static void test_candidates_never_published(void **state)
                                "grade of data/grades.json with another definition; give the "
                                "candidate its own id\n");
     tu_run_free(&r);
+    /* a grade without a value on any day says why */
+    free(tu_write(dir, "thin.json",
+                  "{\"grades\": [{\"id\": \"FOUR\", \"gpu\": \"H100\", \"min_providers\": 4},"
+                  " {\"id\": \"B200.OD\", \"gpu\": \"B200\"}]}\n"));
+    r = run(dir, "index build --grades thin.json --from 2025-01-01 --to 2025-01-04");
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.err, "index build: FOUR: 4 days: trades 0, offers 0, carried 0, "
+                                  "suspended 4 (at most 3 providers on a day; min_providers is "
+                                  "4)\n"));
+    assert_non_null(strstr(r.err, "gpuidx: warning: thin.json: grades[1].gpu: \"B200\" matches "
+                                  "no stored observation\n"));
+    assert_non_null(strstr(r.err, "index build: B200.OD: 4 days: trades 0, offers 0, carried 0, "
+                                  "suspended 4 (no observation of the grade on any day)\n"));
+    tu_run_free(&r);
     /* grades list: which set each grade is in */
     r = run(dir, "grades list");
     assert_int_equal(r.status, 0);
@@ -123,6 +137,7 @@ static void test_candidates_never_published(void **state)
         "\nH100.OD         published        1  2025-01-01..2025-01-04          4/4          1  ",
         "\nH100.OD.LAMBDA  candidate        1  2025-01-01..2025-01-04          4/4          0  ",
         "\nH100.SPOT       published        1  2025-01-01..2025-01-04          4/4          1  ",
+        "\nFOUR            candidate        1  2025-01-01..2025-01-04          0/4          0  ",
     };
     for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++)
         if (!strstr(r.out, lines[i])) fail_msg("grades list lacks\n%s\nin\n%s", lines[i], r.out);

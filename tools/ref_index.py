@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """tools/ref_index.py -- an independent reference implementation of index
-methodology v1 (SPEC §4, §6, §13; METHODOLOGY.md), written from the text
+methodology v1 (METHODOLOGY.md §1-§5; docs/ingest.md), written from the text
 alone, not from index/*.c.  Used to check `gpuidx index build` + `index
 show` field by field (tests/test_e2e_refindex.c).
 
@@ -205,7 +205,7 @@ def capped_shares(vol, cap_floor):
 
 
 def weighted_median(pairs):
-    """pairs: [(price, weight)] exact; SPEC §6.3 rule."""
+    """pairs: [(price, weight)] exact; the rule of METHODOLOGY.md §4.1."""
     w = {}
     for p, x in pairs:
         w[p] = w.get(p, 0) + x
@@ -350,7 +350,7 @@ def build(db, grades, d_from, d_to, as_of):
             row["value"] = "" if value is None else fmt(value, 4)
             if d_from <= d <= d_to:
                 rows.append(row)
-    # ids are unique ignoring case (SPEC §4), and so is their order
+    # ids are unique ignoring case (METHODOLOGY.md §1.2), and so is their order
     rows.sort(key=lambda x: (x["date"], x["grade"].lower()))
     return rows
 
