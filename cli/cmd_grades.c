@@ -440,10 +440,15 @@ static void list_line(const list_ctx *c, const char *id, const char *status, int
         snprintf(vd, sizeof vd, "%ld/%ld", g->value_days, g->rows);
         snprintf(pd, sizeof pd, "%ld", g->published_days);
     }
+    char h2[48] = "";
     if (hash) snprintf(h, sizeof h, "%.12s", hash);
+    /* the file's definition differs from what was built last */
+    if (g && g->hash && hash && strcmp(g->hash, hash) != 0)
+        snprintf(h2, sizeof h2, " (built: %.12s)", g->hash);
     char v[16] = "-";
     if (version > 0) snprintf(v, sizeof v, "%d", version);
-    printf("%-*s  %-9s  %7s  %-22s  %11s  %9s  %s\n", c->w, id, status, v, range, vd, pd, h);
+    printf("%-*s  %-9s  %7s  %-22s  %11s  %9s  %s%s\n", c->w, id, status, v, range, vd, pd, h,
+           h2);
 }
 
 static int list_db(const store_grade_info *g, void *ud)
@@ -505,7 +510,8 @@ static int cmd_list(cli_ctx *ctx, int argc, char **argv)
               "site show these); candidate: built from another file, never published;\n"
               "dropped: no longer built, published or shown (gpuidx grades restore ID).\n"
               "value/days: built days with a value / built days; definition: the first\n"
-              "12 hex digits of the definition hash (the file's, for a published grade).\n",
+              "12 hex digits of the definition hash (the file's, for a published grade;\n"
+              "\"built:\" the last one built, when the file's differs).\n",
               stdout);
     if (rc != GPI_OK) cli_error("%s", d.msg);
     free(c.seen);

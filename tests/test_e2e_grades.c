@@ -605,6 +605,57 @@ static void test_correlation_needs_moves(void **state)
     free(dir);
 }
 
+/* Settleable months: calendar months wholly in the range with at least 15
+ * days with a value.  Three providers list on January 1-20 and February
+ * 1-10, and carry is off: January has 20 values (settles), February 10
+ * (does not); the range's partial March is not counted. */
+static void test_settleable_months(void **state)
+{
+    (void)state;
+    char *dir = tu_mkdtemp("e2e-grades-months");
+    size_t cap = 1 << 14, n = 0;
+    char *csv = malloc(cap);
+    n += (size_t)snprintf(csv + n, cap - n, "kind,id,observed_at,provider,gpu,price\n");
+    static const char *const prov[3] = {"aws", "lambda", "runpod"};
+    for (int m = 1; m <= 2; m++)
+        for (int day = 1; day <= (m == 1 ? 20 : 10); day++)
+            for (int p = 0; p < 3; p++)
+                n += (size_t)snprintf(csv + n, cap - n,
+                                      "offer,h%d,2025-%02d-%02d,%s,H100-SXM-80GB,%.2f\n", p, m, day,
+                                      prov[p], 2.0 + 0.1 * p);
+    free(tu_write(dir, "c.csv", csv));
+    free(csv);
+    free(tu_write(dir, "g.json", "{\"grades\":[{\"id\":\"H\",\"gpu\":\"H100-SXM-80GB\","
+                                 "\"max_carry_days\":0}]}"));
+    tu_run r;
+    run_ok(dir, "--db t.db ingest offers c.csv", &r);
+    tu_run_free(&r);
+    run_ok(dir, "--db t.db grades evaluate --grades g.json --from 2025-01-01 --to 2025-03-05 "
+                "--json", &r);
+    json_error_t je;
+    json_t *j = json_loads(r.out, 0, &je);
+    if (!j) fail_msg("json: %s", je.text);
+    json_t *g = json_array_get(json_object_get(j, "grades"), 0);
+    json_t *months = json_object_get(g, "months");
+    assert_int_equal(json_integer_value(json_object_get(months, "full")), 2);
+    assert_int_equal(json_integer_value(json_object_get(months, "settleable")), 1);
+    assert_int_equal(json_integer_value(json_object_get(months, "min_days")), 15);
+    json_t *price = json_object_get(g, "price");
+    assert_int_equal(json_integer_value(json_object_get(price, "value_days")), 30);
+    /* provider medians 2.0, 2.1, 2.2 every day: value 2.1, and the day's
+     * three offers have p25 2.05, p75 2.15 */
+    tu_assert_close(json_real_value(json_object_get(price, "median")), 2.1, 1e-12, "median");
+    tu_assert_close(json_real_value(json_object_get(price, "spread_iqr")), 0.1, 1e-9, "spread");
+    /* 3 providers on the 30 days with a value, 0 on the 34 without */
+    tu_assert_close(json_real_value(json_object_get(g, "mean_providers_live")), 3.0, 1e-12,
+                    "mean_providers_live");
+    tu_assert_close(json_real_value(json_object_get(g, "mean_providers")), 90.0 / 64, 1e-12,
+                    "mean_providers");
+    json_decref(j);
+    tu_run_free(&r);
+    free(dir);
+}
+
 /* ---- errors ----------------------------------------------------------------- */
 
 static void test_errors(void **state)
@@ -694,6 +745,7 @@ int main(void)
         cmocka_unit_test(test_hand_market),
         cmocka_unit_test(test_generated_market),
         cmocka_unit_test(test_correlation_needs_moves),
+        cmocka_unit_test(test_settleable_months),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_zero_value_day),
         cmocka_unit_test(test_half_up_output),

@@ -142,6 +142,19 @@ static void test_candidates_never_published(void **state)
     for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++)
         if (!strstr(r.out, lines[i])) fail_msg("grades list lacks\n%s\nin\n%s", lines[i], r.out);
     tu_run_free(&r);
+    /* a published grade redefined in the file (a new version) but not built
+     * yet: the list shows both definitions */
+    free(tu_write(dir, "data/grades.json",
+                  "{\"grades\": [{\"id\": \"H100.OD\", \"version\": 2, \"gpu\": \"H100-SXM-80GB\","
+                  " \"min_providers\": 2}]}\n"));
+    r = run(dir, "grades list");
+    const char *l = strstr(r.out, "\nH100.OD ");
+    assert_non_null(l);
+    assert_non_null(strstr(l, "  published        2  2025-01-01..2025-01-04"));
+    const char *eol = strchr(l + 1, '\n');
+    assert_non_null(strstr(l, " (built: "));
+    assert_true(strstr(l, " (built: ") < eol);
+    tu_run_free(&r);
     free(dir);
 }
 

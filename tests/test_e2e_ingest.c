@@ -472,6 +472,32 @@ static void test_reread_after_admitting(void **state)
     free(dir);
 }
 
+/* The shipped skus.csv corrects at ingest and the correction stays with
+ * the observation: Azure lists ND H100 v5 with 12 GPUs (it has 8), GCP's
+ * accelerator prices cover the GPUs alone. */
+static void test_sku_correction_stored(void **state)
+{
+    (void)state;
+    char *dir = scratch();
+    free(tu_write(dir, "s.csv", "kind,observed_at,provider,gpu,sku,gpu_count,price,unit\n"
+                                "offer,2024-03-01,azure,H100,Standard_ND96isr_H100_v5,12,117.98,"
+                                "instance-hour\n"
+                                "offer,2024-03-01,gcp,H100,accel-H100,8,88.0,instance-hour\n"
+                                "offer,2024-03-01,aws,H100,p5.48xlarge,8,98.32,instance-hour\n"));
+    tu_run r = tu_gpuidx(dir, "--db s.db --data '%s/data' ingest offers s.csv", tu_srcdir());
+    assert_int_equal(r.status, 0);
+    assert_string_equal(r.out, "s.csv: read 3, stored 3, duplicates 0, rejected 0\n");
+    tu_run_free(&r);
+    r = tu_sh(dir, "sqlite3 s.db \"SELECT provider, gpu_count, price_micro, covers,"
+                   " coalesce(correction, '') FROM observations_readable ORDER BY provider\"");
+    /* 117.98 / 8 = 14.7475; 88 / 8 = 11; 98.32 / 8 = 12.29 */
+    assert_string_equal(r.out, "aws|8|12290000|instance|\n"
+                               "azure|8|14747500|instance|skus.csv:21: gpu_count 12 -> 8\n"
+                               "gcp|8|11000000|gpu-only|skus.csv:23: covers gpu-only\n");
+    tu_run_free(&r);
+    free(dir);
+}
+
 int main(void)
 {
     snprintf(data_opt, sizeof data_opt, "--data '%s/tests/fixtures/tables'", tu_srcdir());
@@ -486,6 +512,7 @@ int main(void)
         cmocka_unit_test(test_nul_byte_rejects_row),
         cmocka_unit_test(test_gzip_and_stdin),
         cmocka_unit_test(test_reread_after_admitting),
+        cmocka_unit_test(test_sku_correction_stored),
         cmocka_unit_test(test_open_races_and_foreign_files),
         cmocka_unit_test(test_broken_file_changes_nothing),
         cmocka_unit_test(test_reingest_duplicates_conflicts),
