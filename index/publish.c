@@ -16,7 +16,11 @@
  *     new vintage (restated grades get a row in index_restatements); a
  *     smaller move is recorded as a revision and the published row stands
  *     (it is carried into any new vintage unchanged).  Nothing new reuses
- *     the latest vintage.
+ *     the latest vintage.  Only the rows of the published grade set are
+ *     compared (idx_publish_set; candidates and dropped grades are skipped
+ *     in collect_cur), and a new vintage records the published grades
+ *     file's SHA-256 (index.json "grades_sha256", kept per vintage so an
+ *     old vintage regenerates byte for byte).
  * (4) Files: the whole DIR/D tree (current files and every v<n>/) is
  *     written to DIR/.tmp-D-<pid>; then the vintage is committed; then the
  *     tree is swapped into place with renameat2(RENAME_EXCHANGE) (or
