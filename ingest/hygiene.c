@@ -25,7 +25,8 @@
  *     or skus.csv must give the sku's unit.  Taking an 8-GPU instance's
  *     price as per GPU overstates it eight times.
  * (4) Rule lookups are memoized per file by (provider, sku): a feed has
- *     thousands of rows per sku and a few thousand skus.
+ *     thousands of rows per sku and a few thousand skus; so are the
+ *     suggestions for unknown provider names.
  */
 #include "ingest/internal.h"
 
@@ -44,13 +45,39 @@ static void reject(const norm_ctx *c, const norm_row *r, int f, const char *why,
         snprintf(msg, cap, "%s:%ld: %s: %s", c->path, r->line, *col, why);
 }
 
+/* The nearest known provider of an unknown (folded) name, memoized per
+ * file: a feed repeats an unknown name on every row, and the search
+ * compares it with every alias. */
+static const char *suggestion(norm_ctx *c, const char *folded, const char *raw)
+{
+    size_t n = strlen(folded);
+    int i = strmap_get(&c->suggested, folded, n);
+    if (i >= 0) return i > 0 ? c->sugg[i - 1] : NULL;
+    const char *near = tables_provider_suggest(c->t, raw);
+    int v = 0;
+    if (near) {
+        if (c->n_sugg == c->cap_sugg) {
+            size_t cap2 = c->cap_sugg ? 2 * c->cap_sugg : 16;
+            const char **nv = realloc(c->sugg, cap2 * sizeof *nv);
+            if (!nv) return near;
+            c->sugg = nv;
+            c->cap_sugg = cap2;
+        }
+        c->sugg[c->n_sugg++] = near;
+        v = (int)c->n_sugg;
+    }
+    char *key = arena_strndup(&c->scratch, folded, n);
+    if (key) strmap_put(&c->suggested, key, n, v); /* out of memory: no memo */
+    return near;
+}
+
 int hygiene_provider(norm_ctx *c, const norm_row *r, const provider_match *pm, const char **col,
                      char *msg, size_t cap)
 {
     if (pm->known) return 1;
     const char *raw = r->v[F_PROVIDER];
     if (!c->admit_providers) {
-        const char *near = tables_provider_suggest(c->t, raw);
+        const char *near = suggestion(c, pm->provider, raw);
         char why[256];
         if (near)
             snprintf(why, sizeof why,
@@ -74,7 +101,7 @@ int hygiene_provider(norm_ctx *c, const norm_row *r, const provider_match *pm, c
     }
     if (c->sink && c->sink->warn) {
         char w[512];
-        const char *near = tables_provider_suggest(c->t, raw);
+        const char *near = suggestion(c, pm->provider, raw);
         snprintf(w, sizeof w,
                  "%s:%ld: provider: \"%.80s\" is not in providers.csv: admitted as its own "
                  "group \"%.80s\", segment unknown%s%s%s",
@@ -140,5 +167,7 @@ void hygiene_free(norm_ctx *c)
 {
     strmap_free(&c->sku_memo);
     strmap_free(&c->new_providers);
+    strmap_free(&c->suggested);
+    free(c->sugg);
     arena_free(&c->scratch);
 }

@@ -174,6 +174,9 @@ typedef struct norm_ctx {
     const ingest_sink *sink; /* for those warnings */
     strmap new_providers;    /* unknown providers already warned about */
     strmap sku_memo;         /* "provider\x1fsku" -> skus.csv rule + 1 (0: none) */
+    strmap suggested;        /* unknown provider -> index + 1 in sugg (0: none) */
+    const char **sugg;       /* nearest known providers (the tables' strings) */
+    size_t n_sugg, cap_sugg;
     arena scratch;           /* keys of both maps */
     char correction[160];    /* the observation's correction text */
 } norm_ctx;
