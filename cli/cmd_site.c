@@ -8,14 +8,15 @@
 #include "store/store.h"
 
 static const char help[] =
-    "usage: gpuidx [--db PATH] site --out DIR [--deployments FILE]\n"
+    "usage: gpuidx [--db PATH] site --out DIR [--grades FILE] [--deployments FILE]\n"
     "\n"
     "Writes DIR/index.html (one page, inline SVG charts: each grade's series\n"
     "with its p25-p75 band, the level of each day marked, suspended days\n"
     "shaded; no JavaScript, no network) and DIR/<grade>.csv, each grade's\n"
-    "history in the index.csv format.  With --deployments FILE (the format of\n"
-    "`gpuidx cost`), the page also shows each workload's cost curve on the last\n"
-    "day its deployments cover.\n";
+    "history in the index.csv format, for the published grade set: the grades\n"
+    "of --grades FILE (default DATA/grades.json) that are not dropped.  With\n"
+    "--deployments FILE (the format of `gpuidx cost`), the page also shows each\n"
+    "workload's cost curve on the last day its deployments cover.\n";
 
 /* The cost curve of each workload / latency target group of the
  * deployments file on its last day; *curves malloc'd, pointing into ds. */
@@ -54,9 +55,10 @@ static int cost_curves(cli_ctx *ctx, store *st, const char *path, const cost_dep
 
 int cmd_site(cli_ctx *ctx, int argc, char **argv)
 {
-    const char *out = NULL, *deployments = NULL;
+    const char *out = NULL, *deployments = NULL, *grades = NULL;
     const cli_opt_spec spec[] = {{"--out", &out, NULL},
                                  {"--deployments", &deployments, NULL},
+                                 {"--grades", &grades, NULL},
                                  {NULL, NULL, NULL}};
     int ec = cli_parse(argc, argv, spec, "site", "site", help);
     if (ec >= 0) return ec;
@@ -68,6 +70,9 @@ int cmd_site(cli_ctx *ctx, int argc, char **argv)
     gpi_diag d = {{0}};
     store *st = NULL;
     gpi_status rc = store_open(ctx->db_path, &st, &d);
+    cli_gradeset set;
+    memset(&set, 0, sizeof set);
+    if (rc == GPI_OK) rc = cli_gradeset_load(ctx, st, grades, &set, &d);
     site_stats s;
     cost_deployments ds = {NULL, 0, 0, 0};
     cost_curve *curves = NULL;
@@ -77,8 +82,9 @@ int cmd_site(cli_ctx *ctx, int argc, char **argv)
         rc = cost_deployments_load(deployments, &ds, &d);
         if (rc == GPI_OK) cerr = cost_curves(ctx, st, deployments, &ds, &curves, &ncurves);
     }
-    site_extras x = {curves, ncurves};
+    site_extras x = {curves, ncurves, (const char *const *)set.ids, set.n};
     if (rc == GPI_OK && cerr == 0) rc = site_write_extras(st, out, &x, &s, &d);
+    cli_gradeset_free(&set);
     store_close(st);
     for (size_t k = 0; k < ncurves; k++) cost_curve_free(&curves[k]);
     free(curves);

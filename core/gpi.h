@@ -63,6 +63,13 @@ typedef enum { GPI_STATUS_OK = 0, GPI_STATUS_CANCELLED, GPI_STATUS_AFFILIATE,
 typedef enum { GPI_UNIT_GPU_HOUR = 0, GPI_UNIT_INSTANCE_HOUR,
                GPI_UNIT_GPU_MONTH, GPI_UNIT_INSTANCE_MONTH, GPI_UNIT__N } gpi_unit;
 
+/* What an offer's price covers (data/skus.csv): the whole instance, the
+ * GPUs alone (the host is priced separately, e.g. GCP's accelerator
+ * prices), a whole instance whose host CPU and memory are at least half of
+ * the price, or a slice of one GPU. */
+typedef enum { GPI_COVERS_INSTANCE = 0, GPI_COVERS_GPU_ONLY, GPI_COVERS_CPU_HEAVY,
+               GPI_COVERS_PARTIAL, GPI_COVERS__N } gpi_covers;
+
 /* Level of a day's index value (SPEC §6): which rule produced it. */
 typedef enum { GPI_LEVEL_TRADES = 0, GPI_LEVEL_OFFERS, GPI_LEVEL_CARRIED,
                GPI_LEVEL_SUSPENDED, GPI_LEVEL__N } gpi_level;
@@ -76,6 +83,7 @@ int gpi_term_parse(const char *s);
 int gpi_trade_status_parse(const char *s);
 int gpi_unit_parse(const char *s);
 int gpi_level_parse(const char *s);
+int gpi_covers_parse(const char *s);
 const char *gpi_kind_name(int v);
 const char *gpi_scope_name(int v);
 const char *gpi_tier_name(int v);
@@ -83,6 +91,7 @@ const char *gpi_term_name(int v);
 const char *gpi_trade_status_name(int v);
 const char *gpi_unit_name(int v);
 const char *gpi_level_name(int v);
+const char *gpi_covers_name(int v);
 
 /* ---- UTC days and timestamps ------------------------------------------- */
 

@@ -32,6 +32,7 @@ typedef struct gpi_obs {
     int term_months;   /* 1..60 for reserved, else 0 */
     int status;        /* gpi_trade_status (offers: ok) */
     int unit;          /* gpi_unit as written (audit) */
+    int covers;        /* gpi_covers: what the price covers (data/skus.csv) */
     int64_t observed_at;      /* Unix seconds UTC */
     int32_t day;              /* gpi_day_of_time(observed_at) */
     uint64_t key_hash;        /* gpi_store_key(kind, gpi_identity_hash(...)) */
@@ -54,6 +55,9 @@ typedef struct gpi_obs {
     const char *raw_price;
     const char *currency;
     const char *sku;          /* may be NULL */
+    const char *correction;   /* the data/skus.csv rule applied and what it
+                                 changed ("skus.csv:14: gpu_count 12 -> 8"),
+                                 or NULL */
     long line;                /* physical line (CSV) or record (JSON) */
 } gpi_obs;
 

@@ -6,7 +6,9 @@
  * field, a UTF-8 BOM, CRLF line ends and blank lines are accepted.
  *
  * Rent: `date,price[,quantity]`, an optional header naming those columns.
- * The column count is fixed by the header, else by the first row.  Prices
+ * The column count is fixed by the header, else by the first row.  A first
+ * line that starts with a word is a header: any other than those columns
+ * is reported as a wrong header (not as a bad date in line 1).  Prices
  * are exact decimals stored in micro-USD; quantities are GPU-hours.  Lines
  * starting with '#' are comments, and "# key: value" ones describe what
  * is rented (gpu, term, scope, region, provider, instance_type), which
@@ -256,6 +258,17 @@ gpi_status hedge_rent_parse(const char *path, const char *text, size_t len, hedg
         }
         snprintf(raw, sizeof raw, "%s", buf);
         int nf = split(buf, f, MAX_FIELDS);
+        /* a first line of words that is not the header ("day,rent_usd") is
+         * a wrong header, not a bad date */
+        int32_t day0;
+        int wordy = ncol == 0 && out->n == 0 && nf >= 1 && isalpha((unsigned char)f[0][0]) &&
+                    gpi_date_parse(f[0], &day0) != NULL;
+        if (wordy && strcasecmp(f[0], "date") != 0) {
+            st = gpi_diag_set(d, GPI_EINPUT,
+                              "%s:%ld: header: expected date,price[,quantity] (got \"%s\")", path,
+                              it.line, raw);
+            goto fail;
+        }
         if (ncol == 0 && nf >= 1 && strcasecmp(f[0], "date") == 0) {
             int ok = (nf == 2 || nf == 3) && strcasecmp(f[1], "price") == 0 &&
                      (nf == 2 || strcasecmp(f[2], "quantity") == 0);

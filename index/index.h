@@ -55,6 +55,7 @@ void idx_params_default(idx_params *p);
 
 #define IDX_MAX_LIST 32
 #define IDX_NAME_MAX 64
+#define IDX_MAX_REGION 96           /* regions after region groups are expanded */
 
 typedef struct idx_grade {
     char id[IDX_NAME_MAX + 1];
@@ -67,15 +68,19 @@ typedef struct idx_grade {
     int term;                       /* gpi_term                            */
     int term_min, term_max;         /* reserved:A-B, else 0               */
     int n_region;                   /* 0 = all ("*")                       */
-    char region[IDX_MAX_LIST][IDX_NAME_MAX + 1];
+    char region[IDX_MAX_REGION][IDX_NAME_MAX + 1]; /* globs, groups expanded */
+    int n_region_src;               /* the regions as written (messages)    */
+    char region_src[IDX_MAX_LIST][IDX_NAME_MAX + 1];
     int n_provider;                 /* 0 = all                             */
     char provider[IDX_MAX_LIST][IDX_NAME_MAX + 1];
     int n_segment;                  /* 0 = all                             */
     char segment[IDX_MAX_LIST][IDX_NAME_MAX + 1];
-    int n_sku;                      /* "skus": instance types; 0 = all     */
+    int n_sku;                      /* "skus": globs over the sku (instance
+                                       type); 0 = all                      */
     char sku[IDX_MAX_LIST][IDX_NAME_MAX + 1];
     int n_exclude;                  /* "exclude_providers"; 0 = none       */
     char exclude[IDX_MAX_LIST][IDX_NAME_MAX + 1];
+    unsigned covers_mask;           /* bit per gpi_covers                   */
     idx_params p;
     char hash[65];                  /* SHA-256 of canon                    */
     char *canon;                    /* canonical JSON (owned by the set)   */
@@ -84,12 +89,32 @@ typedef struct idx_grade {
 typedef struct idx_grades {
     size_t n;
     idx_grade *g;
+    char sha256[65];                /* of the file's bytes (idx_grades_load), or "" */
+    char *notes;                    /* how names were read ("H100" is
+                                       H100-SXM-80GB), lines; NULL when none */
 } idx_grades;
 
 /* A v2 row's event (store_index_row.event; METHODOLOGY.md §10.4) and its
  * name in the published files ("" for none). */
 enum { IDX_EVENT_NONE = 0, IDX_EVENT_START, IDX_EVENT_REBALANCE, IDX_EVENT_REANCHOR };
 const char *idx_event_name(int ev);
+/* What a grade file is read with (data/): the canonical GPU names and
+ * the generic aliases of gpus.csv, and the region groups of regions.csv. */
+typedef struct idx_grade_tables {
+    char **gpus;                    /* canonical names */
+    size_t n_gpus;
+    char **alias, **alias_to;       /* generic aliases (folded) -> canonical or "-" */
+    size_t n_alias;
+    char **rgroup, **rpattern;      /* region group -> one glob, a row each */
+    size_t n_rgroup;
+} idx_grade_tables;
+
+/* Loads data_dir/gpus.csv and data_dir/regions.csv (each optional). */
+gpi_status idx_grade_tables_load(const char *data_dir, idx_grade_tables *tb, gpi_diag *d);
+void idx_grade_tables_free(idx_grade_tables *tb);
+/* Parses a grade file's text with tb (NULL: the built-in GPU names only). */
+gpi_status idx_grades_parse_tables(const char *text, const char *name,
+                                   const idx_grade_tables *tb, idx_grades **out, gpi_diag *d);
 
 /* Loads and validates a grade file.  gpus lists the canonical GPU names
  * accepted besides the built-in SPEC §3 list (may be NULL).  Messages are
@@ -107,14 +132,25 @@ void idx_grades_free(idx_grades *g);
  * names; free with idx_names_free).  A missing file gives 0 names. */
 gpi_status idx_gpu_names_load(const char *path, char ***names, size_t *n, gpi_diag *d);
 void idx_names_free(char **names, size_t n);
-/* The usual way to load grades: the canonical GPU names of
- * data_dir/gpus.csv, then the grade file at path (NULL: data_dir/grades.json).
+/* The usual way to load grades: the tables of data_dir (gpus.csv,
+ * regions.csv), then the grade file at path (NULL: data_dir/grades.json).
  * Free *out with idx_grades_free(). */
 gpi_status idx_grades_load_data(const char *data_dir, const char *path, idx_grades **out,
                                 gpi_diag *d);
 
 /* 1 when the observation belongs to the grade (every filter but status). */
 int idx_grade_match(const idx_grade *g, const gpi_obs *o);
+
+/* Filters that match no stored observation (grade_tables.c): for each
+ * grade, every GPU, region (or region group), provider, segment and sku
+ * entry that no stored observation has, and a grade whose filters
+ * together match none, are reported through warn ("grades.json:
+ * grades[2].providers: \"lamda\" matches no stored observation").  One
+ * scan of the store's distinct facets.  tb: the tables the file was read
+ * with (region groups), or NULL. */
+typedef void (*idx_warn_fn)(const char *msg, void *ud);
+gpi_status idx_grades_check(const idx_grades *gs, const char *name, const idx_grade_tables *tb,
+                            store *st, idx_warn_fn warn, void *ud, gpi_diag *d);
 
 /* ---- statistics (method.c) ----------------------------------------------- */
 
@@ -233,9 +269,24 @@ typedef struct idx_publish_result {
     int revised;       /* changes recorded as revisions              */
 } idx_publish_result;
 
-/* Publishes day into dir (SPEC §7). */
+/* Publishes day into dir (SPEC §7): every built grade. */
 gpi_status idx_publish(store *st, int32_t day, const char *dir, idx_publish_result *res,
                        gpi_diag *d);
+
+/* The published grade set: the ids of the published grades file less the
+ * dropped ones (the caller's), and the file's SHA-256, which each new
+ * vintage records in index.json ("grades_sha256").  Rows of other grades
+ * (candidates built for the grade lab or a hedge comparison) are not
+ * published; a grade already published on a day stays in that day's later
+ * vintages (its published value stands). */
+typedef struct idx_pubset {
+    const char *const *ids;
+    size_t n;
+    const char *sha256;
+} idx_pubset;
+/* idx_publish with the published grade set (NULL: every built grade). */
+gpi_status idx_publish_set(store *st, int32_t day, const char *dir, const idx_pubset *set,
+                           idx_publish_result *res, gpi_diag *d);
 
 /* ---- grade lab (evaluate.c) ---------------------------------------------- */
 
@@ -275,9 +326,25 @@ typedef struct idx_grade_eval {
     long n_rebalance;               /* rebalance and reanchor days with a splice */
     double splice_mean_abs, splice_max_abs; /* |splice - 1| */
     double drift_mean, drift_max;   /* |value / xs_value - 1| over days with both */
+    /* price level: the daily values of the range (carried included);
+     * spread: the market's dispersion around them, the median over the
+     * trades and offers days of the day's p75 - p25 (of the level used) */
+    long n_value_days;              /* days with a value                    */
+    double price_median, price_min, price_max; /* USD/GPU-hour; NAN if none */
+    double spread_iqr;              /* USD/GPU-hour, NAN if no fixed day    */
+    double spread_rel;              /* spread_iqr / price_median            */
+    /* providers per day over the days with a value (suspended days, with
+     * their few providers, left out of the mean) */
+    double mean_providers_live;
+    /* calendar months wholly inside the range, and those with at least
+     * IDX_SETTLE_MIN_DAYS days with a value (a monthly future's final
+     * settlement price needs them) */
+    long full_months, settleable_months;
 } idx_grade_eval;
 
 #define IDX_CORR_MIN_DAYS 10
+#define IDX_CORR_MIN_MOVES 5        /* days both series moved, for a correlation */
+#define IDX_SETTLE_MIN_DAYS 15      /* the contracts' default min_published_days */
 
 typedef struct idx_evaluation {
     int32_t from, to;
@@ -286,9 +353,13 @@ typedef struct idx_evaluation {
     idx_grade_eval *g;
     /* correlation of daily log changes, n x n row-major, over the days
      * both grades have a change; NAN with fewer than IDX_CORR_MIN_DAYS
-     * such days or a constant series.  corr_n: the common days. */
+     * such days, fewer than IDX_CORR_MIN_MOVES of them on which both
+     * moved (a series flat but for a day or two gives +-1 from those days
+     * alone), or a constant series.  corr_n: the common days; corr_moves:
+     * the common days on which both changed. */
     double *corr;
     long *corr_n;
+    long *corr_moves;
 } idx_evaluation;
 
 /* Evaluates grades gs over [from, to] (observations ingested at or before

@@ -240,6 +240,9 @@ gpi_status idx_chain_peek(idx_chain *c, int32_t day, const idx_eval *xs, uint64_
  * the row stored at cut-off as_of; *e is the day's v1 evaluation. */
 gpi_status idx_row_fix(idx_day *dy, size_t gi, idx_seq *s, idx_chain *c, int32_t day,
                        int64_t as_of, store_index_row *r, idx_eval *e, gpi_diag *d);
+/* row.c: the band of the day's cross-section constituents (v2's p10..max,
+ * micro; -1 when the level e is carried or suspended), after idx_day_fix. */
+gpi_status idx_band(idx_day *dy, size_t gi, const idx_eval *e, int64_t out[7], gpi_diag *d);
 
 /* format.c: the §13 header line; a fixed-point number (v < 0: empty, or
  * "null" when json); a row as CSV without the vintage (ends with

@@ -16,7 +16,11 @@
  *     new vintage (restated grades get a row in index_restatements); a
  *     smaller move is recorded as a revision and the published row stands
  *     (it is carried into any new vintage unchanged).  Nothing new reuses
- *     the latest vintage.
+ *     the latest vintage.  Only the rows of the published grade set are
+ *     compared (idx_publish_set; candidates and dropped grades are skipped
+ *     in collect_cur), and a new vintage records the published grades
+ *     file's SHA-256 (index.json "grades_sha256", kept per vintage so an
+ *     old vintage regenerates byte for byte).
  * (4) Files: the whole DIR/D tree (current files and every v<n>/) is
  *     written to DIR/.tmp-D-<pid>; then the vintage is committed; then the
  *     tree is swapped into place with renameat2(RENAME_EXCHANGE) (or
@@ -267,7 +271,7 @@ static gpi_status gen_observations(store *st, int32_t day, const char *date, con
             subl[m] = &lines[j];
             map[m++] = j;
         }
-        idx_grades gs = {m, sub};
+        idx_grades gs = {.n = m, .g = sub};
         obs_ctx oc = {subf, subl, date, names, format, 0};
         rc = idx_day_detail(st, &gs, level, day, p->v[i].as_of, obs_line, &oc, d);
         if (rc == GPI_OK && oc.oom) rc = gpi_diag_set(d, GPI_ENOMEM, "out of memory");
@@ -314,7 +318,7 @@ static void files_free(files *fs)
 
 /* The three files of vintage `vintage` made of rows p (sorted by grade). */
 static gpi_status gen_files(store *st, int32_t day, int vintage, int format, const pvec *p,
-                            files *fs, gpi_diag *d)
+                            const char *grades_sha, files *fs, gpi_diag *d)
 {
     memset(fs, 0, sizeof *fs);
     FILE *f[3];
@@ -330,12 +334,13 @@ static gpi_status gen_files(store *st, int32_t day, int vintage, int format, con
     if (format >= 2) {
         fwrite(idx_csv_header, 1, strlen(idx_csv_header) - 1, f[0]);
         fprintf(f[0], "%s\n", idx_csv_header_tail);
-        fprintf(f[1], "{\"format\":%d,\"date\":\"%s\",\"vintage\":%d,\"rows\":[\n", format,
-                date, vintage);
+        fprintf(f[1], "{\"format\":%d,\"date\":\"%s\",\"vintage\":%d,", format, date, vintage);
     } else {
         fputs(idx_csv_header, f[0]);
-        fprintf(f[1], "{\"date\":\"%s\",\"vintage\":%d,\"rows\":[\n", date, vintage);
+        fprintf(f[1], "{\"date\":\"%s\",\"vintage\":%d,", date, vintage);
     }
+    if (grades_sha && *grades_sha) fprintf(f[1], "\"grades_sha256\":\"%s\",", grades_sha);
+    fputs("\"rows\":[\n", f[1]);
     fprintf(f[2], "date,grade,kind,observed_at,provider,group,source,key,region,price,quantity,"
                   "role,reason%s\n",
             format >= 2 ? ",matched,ref_price,base_price,relative" : "");
@@ -459,9 +464,11 @@ static gpi_status old_vintage(store *st, const char *dir, const char *date, int3
     files_free(fs);
     pvec p = {0};
     int format = 1;
+    char grades_sha[65];
     rc = store_vintage_format(st, day, k, &format, d);
     if (rc == GPI_OK) rc = store_vintage_rows(st, day, k, collect_pub, &p, d);
-    if (rc == GPI_OK) rc = gen_files(st, day, k, format, &p, fs, d);
+    if (rc == GPI_OK) rc = store_vintage_grades_sha(st, day, k, grades_sha, d);
+    if (rc == GPI_OK) rc = gen_files(st, day, k, format, &p, grades_sha, fs, d);
     pvec_free(&p);
     for (int i = 0; i < 3 && rc == GPI_OK; i++)
         if (strcmp(fs->sha[i], sha[i]) != 0)
@@ -521,11 +528,21 @@ typedef struct cur_ctx {
     pvec *p;
     gpi_status rc;
     gpi_diag *d;
+    const idx_pubset *set;  /* the published grades, or NULL: every grade */
 } cur_ctx;
+
+static int in_set(const idx_pubset *set, const char *grade)
+{
+    if (!set) return 1;
+    for (size_t i = 0; i < set->n; i++)
+        if (strcasecmp(set->ids[i], grade) == 0) return 1;
+    return 0;
+}
 
 static int collect_cur(const store_index_row *r, void *ud)
 {
     cur_ctx *c = ud;
+    if (!in_set(c->set, r->grade)) return 0; /* a candidate or dropped grade */
     prow *x = pvec_add(c->p);
     if (!x) {
         c->rc = gpi_diag_set(c->d, GPI_ENOMEM, "out of memory");
@@ -650,8 +667,8 @@ static gpi_status decide(store *st, const pvec *cur, const pvec *old, pvec *next
 }
 
 static gpi_status record(store *st, int32_t day, int vintage, int is_new, const pvec *next,
-                         const files *fs, const change *rs, size_t n_rs, const change *rv,
-                         size_t n_rv, gpi_diag *d)
+                         const files *fs, const char *grades_sha, const change *rs, size_t n_rs,
+                         const change *rv, size_t n_rv, gpi_diag *d)
 {
     int64_t now = (int64_t)time(NULL);
     gpi_status rc = store_begin(st, d);
@@ -675,6 +692,7 @@ static gpi_status record(store *st, int32_t day, int vintage, int is_new, const 
     if (is_new && rc == GPI_OK)
         rc = store_vintage_put(st, day, vintage, FORMAT_CURRENT, now, fs->sha[0], fs->sha[1],
                                fs->sha[2], d);
+    if (is_new && rc == GPI_OK) rc = store_vintage_set_grades_sha(st, day, vintage, grades_sha, d);
     for (size_t i = 0; i < n_rs && rc == GPI_OK; i++)
         rc = store_restatement_put(st, day, rs[i].grade, vintage, rs[i].old_e4, rs[i].new_e4,
                                    rs[i].reason, d);
@@ -766,6 +784,12 @@ static gpi_status check_out(const char *dir, const char *target, int *lock_fd, g
 gpi_status idx_publish(store *st, int32_t day, const char *dir, idx_publish_result *res,
                        gpi_diag *d)
 {
+    return idx_publish_set(st, day, dir, NULL, res, d);
+}
+
+gpi_status idx_publish_set(store *st, int32_t day, const char *dir, const idx_pubset *set,
+                           idx_publish_result *res, gpi_diag *d)
+{
     memset(res, 0, sizeof *res);
     char date[11], tmp[4096], target[4096], old_tree[4096];
     gpi_date_format(day, date);
@@ -780,7 +804,8 @@ gpi_status idx_publish(store *st, int32_t day, const char *dir, idx_publish_resu
     size_t n_rs = 0, n_rv = 0;
     files fs = {0};
     int last = 0, need_new = 0;
-    cur_ctx cc = {st, &cur, GPI_OK, d};
+    cur_ctx cc = {st, &cur, GPI_OK, d, set};
+    const char *grades_sha = set ? set->sha256 : NULL;
     gpi_status rc = store_index_rows(st, NULL, day, day, collect_cur, &cc, d);
     if (rc == GPI_OK) rc = cc.rc;
     if (rc == GPI_OK && cur.n == 0)
@@ -802,7 +827,7 @@ gpi_status idx_publish(store *st, int32_t day, const char *dir, idx_publish_resu
     }
     int n = need_new ? last + 1 : last;
     if (rc == GPI_OK)
-        rc = need_new ? gen_files(st, day, n, FORMAT_CURRENT, &next, &fs, d)
+        rc = need_new ? gen_files(st, day, n, FORMAT_CURRENT, &next, grades_sha, &fs, d)
                       : old_vintage(st, dir, date, day, n, &fs, d);
     /* Files first, then the vintage is recorded, then they are put in
      * place: a folder that cannot be written records nothing. */
@@ -810,7 +835,8 @@ gpi_status idx_publish(store *st, int32_t day, const char *dir, idx_publish_resu
         prepared = 1;
         rc = prepare_tree(st, dir, day, n, &fs, tmp, d);
     }
-    if (rc == GPI_OK) rc = record(st, day, n, need_new, &next, &fs, rs, n_rs, rv, n_rv, d);
+    if (rc == GPI_OK)
+        rc = record(st, day, n, need_new, &next, &fs, grades_sha, rs, n_rs, rv, n_rv, d);
     if (rc == GPI_OK) rc = swap_tree(tmp, target, old_tree, d);
     if (prepared) rm_tree(tmp); /* the old tree after the exchange, or a failed attempt */
     if (rc == GPI_OK) rm_tree(old_tree); /* moved aside (no RENAME_EXCHANGE) */

@@ -250,12 +250,10 @@ static gpi_status on_rec(void *ud, const csv_rec *r, gpi_diag *d)
 }
 
 static gpi_status ingest_csv(const ingest_opts *opt, norm_ctx *nc, const ingest_sink *sink,
-                             ingest_result *res, gpi_diag *d)
+                             FILE *f, ingest_result *res, gpi_diag *d)
 {
-    FILE *f = fopen(opt->path, "rb");
-    if (!f) return gpi_diag_set(d, GPI_EIO, "%s: cannot open: %s", opt->path, strerror(errno));
     struct stat sb;
-    uint64_t total = fstat(fileno(f), &sb) == 0 ? (uint64_t)sb.st_size : 0;
+    uint64_t total = fileno(f) >= 0 && fstat(fileno(f), &sb) == 0 ? (uint64_t)sb.st_size : 0;
     char *buf = malloc(CHUNK);
     csv_in c;
     memset(&c, 0, sizeof c);
@@ -267,7 +265,6 @@ static gpi_status ingest_csv(const ingest_opts *opt, norm_ctx *nc, const ingest_
     gpi_status rc = buf ? csvr_init(&r, opt->path, 0, on_rec, &c) : GPI_ENOMEM;
     if (rc != GPI_OK) {
         free(buf);
-        fclose(f);
         return gpi_diag_set(d, rc, "%s: out of memory", opt->path);
     }
     uint64_t done = 0, next_progress = PROGRESS_EVERY;
@@ -296,14 +293,21 @@ static gpi_status ingest_csv(const ingest_opts *opt, norm_ctx *nc, const ingest_
     free(c.names);
     free(c.col_field);
     free(buf);
-    fclose(f);
     return rc;
 }
 
-static int has_ext(const char *path, const char *ext)
+static int has_ext(const char *path, size_t n, const char *ext)
 {
-    size_t n = strlen(path), e = strlen(ext);
-    return n > e && strcasecmp(path + n - e, ext) == 0;
+    size_t e = strlen(ext);
+    return n > e && strncasecmp(path + n - e, ext, e) == 0;
+}
+
+/* .json, .ndjson, .jsonl, each also with a final .gz (source.c note 2). */
+static int is_json_name(const char *path)
+{
+    size_t n = strlen(path);
+    if (has_ext(path, n, ".gz")) n -= 3;
+    return has_ext(path, n, ".json") || has_ext(path, n, ".ndjson") || has_ext(path, n, ".jsonl");
 }
 
 gpi_status ingest_file(const ingest_tables *t, const ingest_opts *opt, const ingest_sink *sink,
@@ -314,19 +318,31 @@ gpi_status ingest_file(const ingest_tables *t, const ingest_opts *opt, const ing
     if (!t || !opt || !opt->path || !sink || !sink->obs || !sink->reject)
         return gpi_diag_set(d, GPI_EUSAGE, "ingest_file: missing argument");
     if (opt->threads > 1) return ingest_file_piped(t, opt, sink, res, d);
+    ingest_source src;
+    gpi_status rc = ingest_source_open(opt->path, &src, d);
+    if (rc != GPI_OK) return rc;
+    /* messages name standard input "stdin" */
+    ingest_opts o = *opt;
+    if (src.is_stdin) o.path = "stdin";
     norm_ctx nc;
     memset(&nc, 0, sizeof nc);
     nc.t = t;
-    nc.path = opt->path;
-    nc.kind_hint = opt->kind;
-    const char *base = strrchr(opt->path, '/');
-    nc.default_source = opt->source && *opt->source ? opt->source : base ? base + 1 : opt->path;
-    gpi_status rc;
-    if (has_ext(opt->path, ".json") || has_ext(opt->path, ".ndjson") ||
-        has_ext(opt->path, ".jsonl"))
-        rc = ingest_json(t, opt, &nc, sink, &res->rows_read, d);
-    else
-        rc = ingest_csv(opt, &nc, sink, res, d);
+    nc.path = o.path;
+    nc.kind_hint = o.kind;
+    nc.admit_providers = o.admit_providers;
+    nc.sink = sink;
+    const char *base = strrchr(o.path, '/');
+    nc.default_source = o.source && *o.source ? o.source : base ? base + 1 : o.path;
+    if (src.is_stdin ? src.first == '[' || src.first == '{' : is_json_name(o.path)) {
+        rc = ingest_source_spool(&src, d); /* the JSON reader seeks */
+        if (rc == GPI_OK) rc = ingest_json(t, &o, &nc, sink, src.f, &res->rows_read, d);
+        if (rc == GPI_OK && src.sha256[0]) memcpy(res->sha256, src.sha256, sizeof res->sha256);
+    } else {
+        rc = ingest_csv(&o, &nc, sink, src.f, res, d);
+    }
+    if (rc == GPI_EIO && src.err[0]) /* zlib says what is wrong with a gzip file */
+        rc = gpi_diag_set(d, GPI_EIO, "%s: read error: %s", o.path, src.err);
+    ingest_source_close(&src);
     if (rc == GPI_OK && !res->sha256[0]) rc = ingest_file_sha256(opt->path, res->sha256, d);
     if (rc != GPI_OK) res->sha256[0] = '\0'; /* a partial file has no hash */
     norm_ctx_free(&nc);
@@ -336,8 +352,10 @@ gpi_status ingest_file(const ingest_tables *t, const ingest_opts *opt, const ing
 gpi_status ingest_file_sha256(const char *path, char out[65], gpi_diag *d)
 {
     if (!path || !out) return gpi_diag_set(d, GPI_EUSAGE, "ingest_file_sha256: missing argument");
-    FILE *f = fopen(path, "rb");
-    if (!f) return gpi_diag_set(d, GPI_EIO, "%s: cannot open: %s", path, strerror(errno));
+    ingest_source src;
+    gpi_status orc = ingest_source_open(path, &src, d);
+    if (orc != GPI_OK) return orc;
+    FILE *f = src.f;
     char *buf = malloc(1u << 20);
     fhash h;
     if (!buf || fhash_init(&h) != 0) {

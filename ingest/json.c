@@ -445,11 +445,9 @@ static gpi_status ndjson_file(json_in *c, FILE *f, int bom, long *rows, gpi_diag
 }
 
 gpi_status ingest_json(const ingest_tables *t, const ingest_opts *opt, norm_ctx *nc,
-                       const ingest_sink *sink, long *rows_read, gpi_diag *d)
+                       const ingest_sink *sink, FILE *f, long *rows_read, gpi_diag *d)
 {
     (void)t;
-    FILE *f = fopen(opt->path, "rb");
-    if (!f) return gpi_diag_set(d, GPI_EIO, "%s: cannot open: %s", opt->path, strerror(errno));
     int ch;
     long line = 1, col = 1, skip = 0;
     unsigned char bom[3];
@@ -488,6 +486,5 @@ gpi_status ingest_json(const ingest_tables *t, const ingest_opts *opt, norm_ctx 
     }
     strmap_free(&c.warned);
     arena_free(&c.a);
-    fclose(f);
     return rc;
 }

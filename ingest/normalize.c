@@ -187,6 +187,7 @@ int normalize_row(norm_ctx *c, const norm_row *r, gpi_obs *o, const char **col, 
     provider_match pm;
     if (tables_provider(c->t, v, c->prov_buf, sizeof c->prov_buf, &pm) != 0)
         return bad(&x, F_PROVIDER, "empty or longer than 255 bytes");
+    if (!hygiene_provider(c, r, &pm, col, msg, msg_cap)) return 0;
     o->provider = pm.provider;
     o->group = pm.group;
     o->segment = pm.segment;
@@ -207,10 +208,13 @@ int normalize_row(norm_ctx *c, const norm_row *r, gpi_obs *o, const char **col, 
     o->gpu = gm.canonical;
     o->raw_gpu = v;
 
-    /* unit, gpu_count */
+    /* unit, gpu_count, and the sku's skus.csv rule (hygiene.c) */
     o->unit = GPI_UNIT_GPU_HOUR;
-    if ((v = val(r, F_UNIT)) && (o->unit = gpi_unit_parse(v)) < 0)
+    int unit_given = (v = val(r, F_UNIT)) != NULL;
+    if (unit_given && (o->unit = gpi_unit_parse(v)) < 0)
         return bad(&x, F_UNIT, "unknown unit (gpu-hour, instance-hour, gpu-month, instance-month)");
+    const sku_rule *rule = hygiene_rule(c, o->provider, o->sku);
+    if (!unit_given && rule && rule->unit >= 0) o->unit = rule->unit;
     int per_instance = o->unit == GPI_UNIT_INSTANCE_HOUR || o->unit == GPI_UNIT_INSTANCE_MONTH;
     long count = 1;
     if ((v = val(r, F_GPU_COUNT)) != NULL) {
@@ -221,6 +225,8 @@ int normalize_row(norm_ctx *c, const norm_row *r, gpi_obs *o, const char **col, 
                                             ? "missing (required with unit instance-hour)"
                                             : "missing (required with unit instance-month)");
     }
+    long raw_count = count; /* the identity keeps the count as written */
+    if (!hygiene_sku(c, r, rule, unit_given, o, &count, col, msg, msg_cap)) return 0;
     o->gpu_count = (int32_t)count;
 
     /* price */
@@ -338,8 +344,8 @@ int normalize_row(norm_ctx *c, const norm_row *r, gpi_obs *o, const char **col, 
         const char *buyer = esc(o->buyer, e[4], sizeof e[4]);
         int n = -1;
         if (prov && region && gpu && sku && buyer)
-            n = snprintf(buf, sizeof buf, "%s|%s|%s|%s|%d|%s|%s|%d|%s", prov, region, gpu, sku,
-                         o->gpu_count, gpi_scope_name(o->scope), gpi_term_name(o->term),
+            n = snprintf(buf, sizeof buf, "%s|%s|%s|%s|%ld|%s|%s|%d|%s", prov, region, gpu, sku,
+                         raw_count, gpi_scope_name(o->scope), gpi_term_name(o->term),
                          o->term_months, gpi_unit_name(o->unit));
         if (trade && n > 0 && (size_t)n < sizeof buf)
             n += snprintf(buf + n, sizeof buf - (size_t)n, "|%s|%s|%s|%s|%s|%s", o->raw_price,
@@ -365,6 +371,7 @@ oom:
 
 void norm_ctx_free(norm_ctx *c)
 {
+    hygiene_free(c);
     free(c->ident);
     c->ident = NULL;
     c->ident_cap = 0;

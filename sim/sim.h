@@ -46,7 +46,7 @@ typedef struct sim_params {
                                    SIM_DEFAULT_GRADE */
 } sim_params;
 
-#define SIM_DEFAULT_GRADE "H100-SXM.OD.GOLD+"
+#define SIM_DEFAULT_GRADE "H100-SXM.OD"
 
 typedef struct sim_files {
     FILE *offers;       /* offers.csv */

@@ -12,6 +12,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 #include <sys/stat.h>
 
@@ -47,11 +48,18 @@ typedef struct rowvec {
     store_index_row *v;
     size_t n, cap;
     int nomem;
+    const char *const *ids;     /* the grades to show, or NULL: all */
+    size_t n_ids;
 } rowvec;
 
 static int collect(const store_index_row *r, void *ud)
 {
     rowvec *rv = ud;
+    if (rv->ids) {
+        size_t k = 0;
+        while (k < rv->n_ids && strcasecmp(rv->ids[k], r->grade) != 0) k++;
+        if (k == rv->n_ids) return 0; /* not a published grade */
+    }
     if (rv->n == rv->cap) {
         size_t cap = rv->cap ? rv->cap * 2 : 1024;
         store_index_row *v = realloc(rv->v, cap * sizeof *v);
@@ -170,11 +178,13 @@ static gpi_status close_tmp(FILE *f, const char *tmp, const char *fin, gpi_diag 
 gpi_status site_write_extras(store *st, const char *dir, const site_extras *x, site_stats *s,
                              gpi_diag *d)
 {
+    const char *const *ids = x ? x->ids : NULL;
+    size_t n_ids = x ? x->n_ids : 0;
     site_stats local;
     if (!s) s = &local;
     memset(s, 0, sizeof *s);
     if (!st || !dir || !*dir) return gpi_diag_set(d, GPI_EUSAGE, "site: no store or directory");
-    rowvec rv = {NULL, 0, 0, 0};
+    rowvec rv = {NULL, 0, 0, 0, ids, n_ids};
     gpi_status rc = store_index_rows(st, NULL, INT32_MIN, INT32_MAX, collect, &rv, d);
     if (rc == GPI_OK && rv.nomem) rc = gpi_diag_set(d, GPI_ENOMEM, "site: out of memory");
     for (size_t i = 0; rc == GPI_OK && i < rv.n; i++)
@@ -227,9 +237,12 @@ gpi_status site_write_extras(store *st, const char *dir, const site_extras *x, s
         gpi_date_format(d0, a);
         gpi_date_format(d1, b);
         fprintf(f, "<p class=\"note\">Daily reference prices in USD per GPU-hour, %s to %s, "
-                   "%d grades, methodology v1. Each chart shows the value (dots coloured by "
-                   "the level that produced it), the p25&#8211;p75 spread of the "
-                   "observations behind it, and shaded suspended days.</p>\n",
+                   "%d grades. Each chart shows the value (dots coloured by the level that "
+                   "produced it), the p25&#8211;p75 band behind it, and shaded suspended "
+                   "days; for grades of methodology v2 (a chained value that moves only with "
+                   "the prices of constituents present on consecutive days), also the "
+                   "cross-section of the day (dashed), the days a constituent entered or "
+                   "left, and the monthly rebalances.</p>\n",
                 a, b, s->grades);
         fputs("<table><thead><tr><th>grade</th><th>date</th><th>value</th><th>level</th>"
               "<th>trades</th><th>offers</th><th>carried</th><th>suspended</th>"

@@ -34,14 +34,18 @@ typedef struct site_stats {
 
 gpi_status site_write(store *st, const char *dir, site_stats *s, gpi_diag *d);
 
-/* Optional sections of the page, after the grades (site/cost.c).  Curves
- * are borrowed; n_curves == 0 leaves the section out. */
+/* What else the page shows (borrowed).  ids[0..n_ids): only these grades
+ * (the published grade set); ids NULL: every grade.  Curves: a section of
+ * producers' cost curves after the grades (site/cost.c); n_curves == 0
+ * leaves it out. */
 typedef struct site_extras {
     const cost_curve *curves;   /* producers' cost curves (cost/cost.h) */
     size_t n_curves;
+    const char *const *ids;
+    size_t n_ids;
 } site_extras;
 
-/* site_write with extra sections (x may be NULL: same as site_write). */
+/* site_write with the extras (x may be NULL: same as site_write). */
 gpi_status site_write_extras(store *st, const char *dir, const site_extras *x, site_stats *s,
                              gpi_diag *d);
 

@@ -74,6 +74,13 @@ const char *store_name_text(store *st, int64_t id);
 /* Drops the cache (after a rollback, and on close). */
 void store_names_reset(store *st);
 
+/* Unpacks an observation's attrs column (store.c, schema note 6). */
+void store_attrs_unpack(gpi_obs *o, int64_t attrs);
+
+/* Extra statement slots of store_sets.c (store_index.c uses the first ones,
+ * names.c and store_count the last eight). */
+#define STORE_SETS_SLOT(i) (40 + (i))
+
 /* Sets d to "store: <what>: <sqlite3_errmsg>" and returns GPI_ESTORE. */
 gpi_status store_err(store *st, gpi_diag *d, const char *what);
 

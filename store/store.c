@@ -33,16 +33,16 @@ static const char *const sql_text[ST__N] = {
     [ST_BATCH_FIND] = "SELECT batch_id FROM batches WHERE sha256 = ?1",
     [ST_BATCH_INSERT] =
         "INSERT INTO batches(path, sha256, source, kind_hint, tables_sha256, ingested_at,"
-        " n_bytes) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        " n_bytes, options) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
     [ST_BATCH_SIZE] = "SELECT 1 FROM batches WHERE n_bytes = ?1 LIMIT 1",
     [ST_BATCH_COUNTS] = "UPDATE batches SET n_read = ?2, n_stored = ?3, n_duplicates = ?4,"
                         " n_rejected = ?5, ingested_at = ?6 WHERE batch_id = ?1",
     [ST_OBS_INSERT] =
         "INSERT INTO observations(day, key_hash, observed_at, attrs, batch_id, line, gpu,"
         " provider, grp, segment, price_micro, quantity_micro, gpu_count, region, source,"
-        " ident, buyer, raw_gpu, raw_provider, raw_price, currency, sku) VALUES (?1, ?2, ?3,"
-        " ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20,"
-        " ?21, ?22) ON CONFLICT DO NOTHING",
+        " ident, buyer, raw_gpu, raw_provider, raw_price, currency, sku, correction) VALUES"
+        " (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18,"
+        " ?19, ?20, ?21, ?22, ?23) ON CONFLICT DO NOTHING",
     [ST_BATCH_SHA] = "UPDATE batches SET sha256 = ?2 WHERE batch_id = ?1",
     [ST_OBS_GET] =
         "SELECT attrs & 1, ident, source, gpu, provider, grp, segment, (attrs >> 1) & 3,"
@@ -57,11 +57,11 @@ static const char *const sql_text[ST__N] = {
     [ST_OBS_SCAN] =
         "SELECT day, key_hash, observed_at, attrs, batch_id, gpu, provider, grp, segment,"
         " price_micro, quantity_micro, gpu_count, region, source, ident, buyer, raw_gpu,"
-        " raw_provider, raw_price, currency, sku, line"
+        " raw_provider, raw_price, currency, sku, line, correction"
         " FROM observations WHERE day BETWEEN ?1 AND ?2 ORDER BY day, key_hash, observed_at",
     [ST_OBS_SCAN_CORE] =
         "SELECT day, key_hash, observed_at, attrs, batch_id, gpu, provider, grp, segment,"
-        " price_micro, quantity_micro, gpu_count, region"
+        " price_micro, quantity_micro, gpu_count, region, sku"
         " FROM observations WHERE day BETWEEN ?1 AND ?2 ORDER BY day, key_hash, observed_at",
     [ST_LATE_BATCHES] = "SELECT batch_id FROM batches WHERE ingested_at > ?1 ORDER BY batch_id",
 };
@@ -346,6 +346,7 @@ gpi_status store_batch_begin(store *st, const store_batch_info *info, int64_t *b
         sqlite3_bind_int64(s, 7, info->n_bytes);
     else
         sqlite3_bind_null(s, 7);
+    bind_text(s, 8, info->options);
     if (sqlite3_step(s) != SQLITE_DONE) {
         rc = store_err(st, d, "recording batch");
         sqlite3_reset(s);
@@ -421,12 +422,13 @@ static int text_eq(sqlite3_stmt *s, int col, const char *v)
 
 /* The small enumerations of an observation packed into one integer (schema
  * note 6): kind bit 0, scope bits 1-2, tier 3-5, term 6-7, status 8-9,
- * unit 10-11, term_months 12-17. */
+ * unit 10-11, term_months 12-17, covers 18-19. */
 static int64_t store_obs_attrs(const gpi_obs *o)
 {
     return (int64_t)(o->kind & 1) | (int64_t)(o->scope & 3) << 1 | (int64_t)(o->tier & 7) << 3 |
            (int64_t)(o->term & 3) << 6 | (int64_t)(o->status & 3) << 8 |
-           (int64_t)(o->unit & 3) << 10 | (int64_t)(o->term_months & 63) << 12;
+           (int64_t)(o->unit & 3) << 10 | (int64_t)(o->term_months & 63) << 12 |
+           (int64_t)(o->covers & 3) << 18;
 }
 
 static void bind_id(sqlite3_stmt *s, int i, int64_t id)
@@ -442,10 +444,10 @@ gpi_status store_obs_put(store *st, int64_t batch_id, const gpi_obs *o, store_pu
 {
     /* interned columns, in the order of N_* below */
     enum { N_GPU, N_PROVIDER, N_GRP, N_SEGMENT, N_REGION, N_SOURCE, N_RAW_GPU, N_RAW_PROVIDER,
-           N_CURRENCY, N_SKU, N__N };
+           N_CURRENCY, N_SKU, N_CORRECTION, N__N };
     const char *text[N__N] = {o->gpu, o->provider, o->group, o->segment,
                               o->region ? o->region : "", o->source, o->raw_gpu,
-                              o->raw_provider, o->currency, o->sku};
+                              o->raw_provider, o->currency, o->sku, o->correction};
     int64_t id[N__N];
     for (int i = 0; i < N__N; i++) {
         gpi_status rc = store_name_id_memo(st, i, text[i], &id[i], d);
@@ -488,6 +490,7 @@ gpi_status store_obs_put(store *st, int64_t batch_id, const gpi_obs *o, store_pu
     bind_text(s, 20, o->raw_price);
     bind_id(s, 21, id[N_CURRENCY]);
     bind_id(s, 22, id[N_SKU]);
+    bind_id(s, 23, id[N_CORRECTION]);
     int rc = sqlite3_step(s);
     sqlite3_reset(s);
     if (rc != SQLITE_DONE) return store_err(st, d, "storing observation");
@@ -572,6 +575,12 @@ static void obs_attrs(gpi_obs *o, int64_t a)
     o->status = (int)(a >> 8 & 3);
     o->unit = (int)(a >> 10 & 3);
     o->term_months = (int)(a >> 12 & 63);
+    o->covers = (int)(a >> 18 & 3);
+}
+
+void store_attrs_unpack(gpi_obs *o, int64_t attrs)
+{
+    obs_attrs(o, attrs);
 }
 
 /* The batches ingested after as_of, ascending (usually none). */
@@ -651,6 +660,7 @@ static gpi_status scan(store *st, int core, int32_t day_from, int32_t day_to, in
             sqlite3_column_type(s, 10) == SQLITE_NULL ? -1 : sqlite3_column_int64(s, 10);
         o.gpu_count = sqlite3_column_int(s, 11);
         o.region = col_name(st, s, 12, &bad);
+        if (core) o.sku = col_name(st, s, 13, &bad);
         if (!core) {
             o.source = col_name(st, s, 13, &bad);
             o.ident = sqlite3_column_type(s, 14) == SQLITE_INTEGER ? col_name(st, s, 14, &bad)
@@ -662,6 +672,7 @@ static gpi_status scan(store *st, int core, int32_t day_from, int32_t day_to, in
             o.currency = col_name(st, s, 19, &bad);
             o.sku = col_name(st, s, 20, &bad);
             o.line = (long)sqlite3_column_int64(s, 21);
+            o.correction = col_name(st, s, 22, &bad);
         }
         if (bad || fn(&o, ud)) break;
     }

@@ -18,6 +18,7 @@
 typedef struct got_obs {
     gpi_obs o;
     char gpu[64], provider[64], group[64], segment[32], ident[256], source[64];
+    char correction[160];
 } got_obs;
 
 typedef struct got {
@@ -50,6 +51,7 @@ static inline int g_obs(void *ud, const gpi_obs *o, const char *raw)
     cp(k->segment, sizeof k->segment, o->segment);
     cp(k->ident, sizeof k->ident, o->ident);
     cp(k->source, sizeof k->source, o->source);
+    cp(k->correction, sizeof k->correction, o->correction);
     return 0;
 }
 
@@ -80,6 +82,10 @@ static inline ingest_tables *fixture_tables(void)
     return t;
 }
 
+/* run() admits providers that the fixture providers.csv does not list
+ * (the tests' rows use many); set to 0 to test their rejection. */
+static int ih_admit_providers = 1;
+
 /* Ingests text as dir/name (cwd = dir so messages carry just name). */
 static inline gpi_status run(ingest_tables *t, const char *name, const char *text, int kind, got *g,
                       gpi_diag *d, long *rows)
@@ -92,7 +98,8 @@ static inline gpi_status run(ingest_tables *t, const char *name, const char *tex
     /* messages use the path as given: pass a short relative form */
     char given[4096];
     snprintf(given, sizeof given, "%s", path);
-    ingest_opts opt = {given, kind, "feed", 1};
+    ingest_opts opt = {.path = given, .kind = kind, .source = "feed", .threads = 1,
+                       .admit_providers = ih_admit_providers};
     ingest_result res;
     gpi_status rc = ingest_file(t, &opt, &sink, &res, d);
     if (rows) *rows = res.rows_read;

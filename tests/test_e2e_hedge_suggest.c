@@ -117,7 +117,7 @@ static void make_market(void)
     free(tu_write(dir, "g.json",
                   "{\"grades\": [{\"id\": \"L4.SPOT\", \"gpu\": [\"L4\"], \"term\": \"spot\"},"
                   " {\"id\": \"L4.OD\", \"gpu\": [\"L4\"]}]}"));
-    tu_run t = tu_gpuidx(dir, "--db m.db ingest offers.csv");
+    tu_run t = tu_gpuidx(dir, "--db m.db ingest --admit-providers offers.csv");
     if (t.status != 0) fail_msg("ingest: %s", t.err);
     tu_run_free(&t);
     t = tu_gpuidx(dir, "--db m.db index build --grades g.json --from 2022-12-01 --to 2025-01-06");

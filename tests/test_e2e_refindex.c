@@ -57,6 +57,10 @@ static void ok(tu_run *r, const char *what)
     tu_run_free(r);
 }
 
+/* The grades of g.json (write_grades counts them). */
+static int n_grades;
+#define N_GRADES n_grades
+
 /* Writes g.json: the shipped grades plus extra_grades. */
 static void write_grades(const char *tmp)
 {
@@ -70,6 +74,8 @@ static void write_grades(const char *tmp)
     size_t n = strlen(shipped) + sizeof extra_grades + 16;
     char *all = malloc(n);
     snprintf(all, n, "%s,%s]}\n", shipped, extra_grades);
+    n_grades = 0;
+    for (const char *p = all; (p = strstr(p, "\"id\"")); p++) n_grades++;
     free(tu_write(tmp, "g.json", all));
     free(all);
     free(shipped);
@@ -125,14 +131,14 @@ static void test_matches_reference(void **state)
         return;
     }
     char *tmp = setup_market("e2e-refindex", 0);
-    tu_run r = tu_gpuidx(tmp, "--db m.db ingest market.csv");
+    tu_run r = tu_gpuidx(tmp, "--db m.db ingest --admit-providers market.csv");
     if (r.status != 0) fail_msg("ingest: %s", r.err);
     tu_run_free(&r);
     r = tu_gpuidx(tmp, "--db m.db index build --grades g.json --from 2024-03-01 --to 2024-04-14");
     ok(&r, "build");
     int n = 0;
     compare(tmp, "2024-03-01", "2024-04-14", NULL, &n);
-    assert_int_equal(n, 45 * 15);
+    assert_int_equal(n, 45 * N_GRADES);
     /* the comparison is not vacuous: every level, exclusions and a != 1 occur */
     r = tu_gpuidx(tmp, "--db m.db index show");
     static const char *const need[] = {",trades,", ",offers,", ",carried,", ",suspended,"};
@@ -164,7 +170,7 @@ static void test_pieces_as_of_and_late_data(void **state)
         return;
     }
     char *tmp = setup_market("e2e-refindex-late", 1);
-    tu_run r = tu_gpuidx(tmp, "--db m.db ingest a.csv");
+    tu_run r = tu_gpuidx(tmp, "--db m.db ingest --admit-providers a.csv");
     if (r.status != 0) fail_msg("ingest: %s", r.err);
     tu_run_free(&r);
     /* a cut-off strictly between the two batches (ingest times are seconds) */
@@ -173,7 +179,7 @@ static void test_pieces_as_of_and_late_data(void **state)
     char as_of[32];
     snprintf(as_of, sizeof as_of, "%.20s", r.out);
     tu_run_free(&r);
-    r = tu_gpuidx(tmp, "--db m.db ingest b.csv");
+    r = tu_gpuidx(tmp, "--db m.db ingest --admit-providers b.csv");
     ok(&r, "ingest late");
     /* pieces, later ones first, all at the cut-off */
     static const char *const pieces[][2] = {{"2024-04-01", "2024-04-14"},
@@ -186,21 +192,21 @@ static void test_pieces_as_of_and_late_data(void **state)
     }
     int n = 0;
     compare(tmp, "2024-03-01", "2024-04-14", as_of, &n);
-    assert_int_equal(n, 45 * 15);
+    assert_int_equal(n, 45 * N_GRADES);
     /* one later day alone, at the default cut-off (which sees the late
      * trades): its carry and adjustment history is read at that cut-off,
      * not taken from the rows built before the late data (SPEC §6.0) */
     r = tu_gpuidx(tmp, "--db m.db index build --grades g.json --from 2024-04-10 --to 2024-04-10");
     ok(&r, "build one day");
     compare(tmp, "2024-04-10", "2024-04-10", NULL, &n);
-    assert_int_equal(n, 15);
+    assert_int_equal(n, N_GRADES);
     /* late data: rebuilding its days re-evaluates the later ones */
     r = tu_gpuidx(tmp, "--db m.db index build --grades g.json --from 2024-03-20 --to 2024-03-22");
     if (r.status != 0) fail_msg("rebuild: %s", r.err);
     assert_null(strstr(r.err, " 0 later days re-evaluated"));
     tu_run_free(&r);
     compare(tmp, "2024-03-01", "2024-04-14", NULL, &n);
-    assert_int_equal(n, 45 * 15);
+    assert_int_equal(n, 45 * N_GRADES);
     free(tmp);
 }
 
@@ -223,19 +229,19 @@ static void test_reevaluation_reads_late_days(void **state)
         " || ($3 >= \"2024-03-25\" && $3 < \"2024-03-26\")))' market.csv > a.csv",
         "awk -F, 'NR == 1 || ($1 == \"trade\" && (($3 >= \"2024-03-20\" && $3 < \"2024-03-23\")"
         " || ($3 >= \"2024-03-25\" && $3 < \"2024-03-26\")))' market.csv > b.csv",
-        "$GPUIDX_BIN --db m.db ingest a.csv",
+        "$GPUIDX_BIN --db m.db ingest --admit-providers a.csv",
         "$GPUIDX_BIN --db m.db index build --grades g.json --from 2024-03-01 --to 2024-04-14",
         "sleep 1.1",
-        "$GPUIDX_BIN --db m.db ingest b.csv",
+        "$GPUIDX_BIN --db m.db ingest --admit-providers b.csv",
         "$GPUIDX_BIN --db m.db index build --grades g.json --from 2024-03-20 --to 2024-03-22",
-        "$GPUIDX_BIN --db f.db ingest market.csv",
+        "$GPUIDX_BIN --db f.db ingest --admit-providers market.csv",
         "$GPUIDX_BIN --db f.db index build --grades g.json --from 2024-03-01 --to 2024-04-14",
     };
     tu_run r = tu_sh_all(tmp, steps, sizeof steps / sizeof steps[0]);
     tu_run_free(&r);
     int n = 0;
     compare(tmp, "2024-03-01", "2024-04-14", NULL, &n);
-    assert_int_equal(n, 45 * 15);
+    assert_int_equal(n, 45 * N_GRADES);
     const char *q = "SELECT grade, day, src_day, trades_raw_q, offers_raw_q FROM index_adj_days"
                     " ORDER BY grade, day, src_day";
     tu_run a = tu_sh(tmp, "sqlite3 m.db '%s'", q), b = tu_sh(tmp, "sqlite3 f.db '%s'", q);
@@ -265,12 +271,12 @@ static void test_ingest_during_build(void **state)
                           "($1 == \"trade\" && $3 >= \"2024-03-15\" && $3 < \"2024-03-17\")' "
                           "market.csv > b.csv");
     ok(&r, "split");
-    r = tu_gpuidx(tmp, "--db m.db ingest a.csv");
+    r = tu_gpuidx(tmp, "--db m.db ingest --admit-providers a.csv");
     ok(&r, "ingest");
     /* in { }: the harness puts "cd DIR &&" in front, which & would split */
     r = tu_sh(tmp, "{ $GPUIDX_BIN --db m.db index build --grades g.json --from 2024-03-15 "
                    "--to 2024-04-14 2>build.err & b=$!; sleep 0.2;"
-                   " $GPUIDX_BIN --db m.db ingest b.csv >/dev/null; wait $b; }");
+                   " $GPUIDX_BIN --db m.db ingest --admit-providers b.csv >/dev/null; wait $b; }");
     ok(&r, "build beside an ingest");
     r = tu_sh(tmp, "sqlite3 m.db 'SELECT count(DISTINCT as_of) FROM index_values';"
                    " sqlite3 m.db \"SELECT strftime('%%Y-%%m-%%dT%%H:%%M:%%SZ', max(as_of), 'unixepoch')"
@@ -282,7 +288,7 @@ static void test_ingest_during_build(void **state)
     tu_run_free(&r);
     int n = 0;
     compare(tmp, "2024-03-15", "2024-04-14", as_of, &n);
-    assert_int_equal(n, 31 * 15);
+    assert_int_equal(n, 31 * N_GRADES);
     free(tmp);
 }
 
@@ -305,7 +311,7 @@ static void test_latest_snapshot_before_grade_filter(void **state)
     free(tu_write(tmp, "g.json",
                   "{\"grades\": [{\"id\": \"VM\", \"gpu\": [\"H100-SXM-80GB\"], \"scope\": [\"vm\"]},"
                   "{\"id\": \"ANY\", \"gpu\": [\"H100-SXM-80GB\"]}]}"));
-    tu_run r = tu_gpuidx(tmp, "--db s.db ingest o.csv");
+    tu_run r = tu_gpuidx(tmp, "--db s.db ingest --admit-providers o.csv");
     ok(&r, "ingest");
     r = tu_gpuidx(tmp, "--db s.db index build --grades g.json --from 2025-02-01 --to 2025-02-01");
     ok(&r, "build");
@@ -345,11 +351,11 @@ static void test_restate_exact_threshold(void **state)
         {"o3.csv", "2025-03-01,T,1.0011,offers,", "vintage 2 (new; 1 restated, 0 revisions)"},
     };
     for (size_t i = 0; i < 3; i++) {
-        tu_run r = tu_gpuidx(tmp, "--db t.db ingest --source feed %s", step[i].file);
+        tu_run r = tu_gpuidx(tmp, "--db t.db ingest --admit-providers --source feed %s", step[i].file);
         ok(&r, "ingest");
         r = tu_gpuidx(tmp, "--db t.db index build --grades g.json --from 2025-03-01 --to 2025-03-01");
         ok(&r, "build");
-        r = tu_gpuidx(tmp, "--db t.db index publish --date 2025-03-01 --out pub");
+        r = tu_gpuidx(tmp, "--db t.db index publish --grades g.json --date 2025-03-01 --out pub");
         if (r.status != 0) fail_msg("publish: %s", r.err);
         if (!strstr(r.err, step[i].err)) fail_msg("step %zu: %s", i, r.err);
         tu_run_free(&r);
@@ -394,7 +400,7 @@ static void test_trades_volume_boundary(void **state)
                   "trade,9,2025-04-03T01:00:00Z,P3,H100,3.00,300\n"
                   "trade,10,2025-04-03T01:00:00Z,P4,H100,4.00,300\n"));
     free(tu_write(tmp, "g.json", "{\"grades\": [{\"id\": \"T\", \"gpu\": [\"H100-SXM-80GB\"]}]}"));
-    tu_run r = tu_gpuidx(tmp, "--db v.db ingest t.csv");
+    tu_run r = tu_gpuidx(tmp, "--db v.db ingest --admit-providers t.csv");
     ok(&r, "ingest");
     r = tu_gpuidx(tmp, "--db v.db index build --grades g.json --from 2025-04-01 --to 2025-04-03");
     ok(&r, "build");

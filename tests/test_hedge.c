@@ -460,6 +460,13 @@ static void test_rent_parse_errors(void **state)
          "r.csv:2: row: expected 2 fields, found 3 (got \"2024-01-01,2.5,3\")"},
         {"bad header", "date,cost\n2024-01-01,2.5\n",
          "r.csv:1: header: expected date,price[,quantity] (got \"date,cost\")"},
+        /* a header of other words is a wrong header, not a bad date */
+        {"other header", "day,rent_usd\n2024-01-01,2.5\n",
+         "r.csv:1: header: expected date,price[,quantity] (got \"day,rent_usd\")"},
+        {"quoted header", "\xEF\xBB\xBF\"Week\",\"Price\"\n2024-01-01,2.5\n",
+         "r.csv:1: header: expected date,price[,quantity] (got \"\"Week\",\"Price\"\")"},
+        {"words later", "date,price\n2024-01-01,2.5\ntotal,2.5\n",
+         "r.csv:3: date: not a date YYYY-MM-DD (got \"total\")"},
         {"empty", "date,price\n", "r.csv: no rent rows"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {

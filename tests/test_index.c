@@ -293,7 +293,8 @@ static void test_grade_errors(void **state)
         const char *json, *msg;
     } cases[] = {
         {"{\"grades\":[{\"id\":\"A\",\"gpu\":\"H100\"}]}",
-         "g.json: grades[0].gpu: unknown GPU model (got \"H100\")"},
+         "g.json: grades[0].gpu: unknown GPU model (a canonical name or an alias of gpus.csv) "
+         "(got \"H100\")"},
         {"{\"grades\":[{\"id\":\"A\",\"gpu\":\"B200\",\"min_tier\":\"diamond\"}]}",
          "g.json: grades[0].min_tier: unknown tier (got \"diamond\")"},
         {"{\"grades\":[{\"id\":\"A\",\"gpu\":\"B200\",\"term\":\"weekly\"}]}",

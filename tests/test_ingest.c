@@ -531,7 +531,7 @@ static void test_structural_errors(void **state)
     gpi_diag d = {{0}};
     memset(&g, 0, sizeof g);
     ingest_sink sink = {g_obs, g_rej, g_warn, NULL, &g};
-    ingest_opts opt = {"/nonexistent/x.csv", -1, NULL, 1};
+    ingest_opts opt = {.path = "/nonexistent/x.csv", .kind = -1, .threads = 1};
     ingest_result res;
     assert_int_equal(ingest_file(t, &opt, &sink, &res, &d), GPI_EIO);
     assert_string_equal(d.msg, "/nonexistent/x.csv: cannot open: No such file or directory");

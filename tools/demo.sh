@@ -24,7 +24,7 @@ SEED=20250101
 START=2025-01-01
 DAYS=365
 END=2025-12-31
-GRADE=H100-SXM.OD.GOLD+
+GRADE=H100-SXM.OD
 
 case $BIN in /*) ;; *) BIN=$(pwd)/$BIN ;; esac
 [ -x "$BIN" ] || { echo "make demo: $BIN is not built" >&2; exit 1; }
@@ -48,15 +48,35 @@ step "1. demo market: $DAYS days from $START, seed $SEED"
 require simulate
 "$BIN" simulate --days $DAYS --seed $SEED --start $START --out "$MARKET" --grade "$GRADE"
 
-step "2. ingest offers and trades"
+step "2. ingest offers and trades (the demo's fictional Nimbus Compute is not in"
+echo "   data/providers.csv: --admit-providers stores it as its own group, with a warning)"
 require ingest
-"$BIN" --db "$DB" ingest offers --rejects "$OUT/rejects-offers.csv" "$MARKET/offers.csv"
-"$BIN" --db "$DB" ingest trades --rejects "$OUT/rejects-trades.csv" "$MARKET/trades.csv"
+"$BIN" --db "$DB" ingest offers --admit-providers --rejects "$OUT/rejects-offers.csv" \
+    "$MARKET/offers.csv"
+"$BIN" --db "$DB" ingest trades --admit-providers --rejects "$OUT/rejects-trades.csv" \
+    "$MARKET/trades.csv"
 
-step "3. build the index $START .. $END (grades: data/grades.json)"
+step "3. build the index $START .. $END (the published grades file data/grades.json)"
 require index build
 "$BIN" --db "$DB" index build --from $START --to $END
 "$BIN" --db "$DB" index show --grade "$GRADE" --from 2025-12-25 --to $END
+
+step "3b. the grade lab: candidate grades evaluated, never stored or published"
+require grades evaluate
+cat >"$OUT/candidates.json" <<'EOJ'
+{"grades": [
+  {"id": "H100-SXM.OD.US", "method": "v2", "gpu": ["H100-SXM-80GB"], "term": "on-demand",
+   "covers": ["instance"], "regions": ["US"]},
+  {"id": "H100-SXM.OD.NEO", "method": "v2", "gpu": ["H100"], "term": "on-demand",
+   "covers": ["instance"], "segments": ["neocloud"]},
+  {"id": "H100-SXM.OD.GOLD+", "method": "v2", "gpu": ["H100-SXM-80GB"], "term": "on-demand",
+   "covers": ["instance"], "min_tier": "gold"}
+]}
+EOJ
+"$BIN" --db "$DB" grades evaluate --grades "$OUT/candidates.json" --from $START --to $END
+# built for a hedge comparison (step 7): stored as candidates, never published
+"$BIN" --db "$DB" index build --grades "$OUT/candidates.json" --from $START --to $END
+"$BIN" --db "$DB" grades list
 
 step "4. publish the last day and each month end"
 require index publish
@@ -64,6 +84,10 @@ for d in 2025-01-31 2025-02-28 2025-03-31 2025-04-30 2025-05-31 2025-06-30 \
          2025-07-31 2025-08-31 2025-09-30 2025-10-31 2025-11-30 $END; do
     "$BIN" --db "$DB" index publish --date $d --out "$OUT/publish"
 done
+
+echo "grades published on $END (the published grades file only):"
+cut -d, -f2 "$OUT/publish/$END/index.csv" | tail -n +2 | tr '\n' ' '
+echo
 
 step "5. static site"
 require site
@@ -84,6 +108,10 @@ require hedge analyze
 "$BIN" --db "$DB" hedge analyze --rent "$MARKET/rent_earner.csv" --grade "$GRADE" --freq week \
     >"$OUT/hedge-earner.txt"
 cat "$OUT/hedge-payer.txt"
+"$BIN" --db "$DB" hedge compare --rent "$MARKET/rent_payer.csv" \
+    --grade "$GRADE" --grade H100-SXM.OD.US --grade H100-SXM.OD.NEO --grade H100-SXM.OD.GOLD+ \
+    >"$OUT/hedge-compare.txt"
+cat "$OUT/hedge-compare.txt"
 
 step "8. hedge replay with monthly futures: month-ahead roll and a 12-month strip"
 require hedge simulate
@@ -119,10 +147,11 @@ cat <<EOM
   market (CSV, contracts, positions, rent)   $MARKET/
   database                                   $DB
   rejected rows                              $OUT/rejects-offers.csv, $OUT/rejects-trades.csv
-  published days                             $OUT/publish/<date>/index.csv, index.json, observations.csv
+  published days (the published grades only) $OUT/publish/<date>/index.csv, index.json, observations.csv
   static site                                $OUT/site/index.html (+ one CSV per grade, cost curve)
   settlement prices and margin ledger        $OUT/settlement.csv
   hedge analysis (payer, earner)             $OUT/hedge-payer.txt, $OUT/hedge-payer.json, $OUT/hedge-earner.txt
+  hedge comparison with candidate grades     $OUT/hedge-compare.txt
   hedge replay (payer, earner)               $OUT/hedge-sim-payer.txt, $OUT/hedge-sim-earner.txt
   cost curve (text, CSV, JSON, SVG)          $OUT/cost-curve.txt, .csv, .json, .svg
   positions on the curve over the year       $OUT/cost-moves.txt, $OUT/cost-moves.csv

@@ -5,7 +5,7 @@
 # install) only when something is absent.  Needs root for the install.
 set -eu
 PKGS="build-essential pkg-config libsqlite3-dev sqlite3 libcsv-dev libgsl-dev
-libjansson-dev libcmocka-dev libssl-dev python3-pandas"
+libjansson-dev libcmocka-dev libssl-dev zlib1g-dev python3-pandas"
 missing=""
 for p in $PKGS; do
     st=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """tools/ref_index.py -- an independent reference implementation of index
-methodology v1 (SPEC §4, §6, §13; METHODOLOGY.md), written from the text
+methodology v1 (METHODOLOGY.md §1-§5; docs/ingest.md), written from the text
 alone, not from index/*.c.  Used to check `gpuidx index build` + `index
 show` field by field (tests/test_e2e_refindex.c).
 
@@ -35,6 +35,33 @@ PARAM_DEFAULTS = {
     "adj_min_days": Fr(5), "restate_threshold": Fr(1, 1000), "rounding": Fr(1, 10000),
 }
 ALL_SCOPES = ["bare-metal", "managed", "vm", "container"]
+ALL_COVERS = ["instance", "gpu-only", "cpu-heavy", "partial-gpu"]
+
+
+def as_list(v):
+    return [v] if isinstance(v, str) else list(v)
+
+
+def load_region_groups(path):
+    """data/regions.csv: group,region[,note] -> {group (lower): [globs]}."""
+    groups = {}
+    try:
+        with open(path, newline="") as f:
+            rows = [r for r in csv.reader(line for line in f if not line.startswith("#"))]
+    except OSError:
+        return groups
+    if not rows:
+        return groups
+    hdr = [h.strip().lower() for h in rows[0]]
+    gi, ri = hdr.index("group"), hdr.index("region")
+    for r in rows[1:]:
+        if len(r) > max(gi, ri) and r[gi].strip():
+            groups.setdefault(r[gi].strip().lower(), []).append(r[ri].strip())
+    return groups
+
+
+REGION_GROUPS = load_region_groups(
+    os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "regions.csv"))
 EPOCH = dt.date(1970, 1, 1)
 
 
@@ -100,9 +127,15 @@ class Grade:
         if term.startswith("reserved:"):
             a, b = term.split(":", 1)[1].split("-")
             self.term, self.tm = "reserved", (int(a), int(b))
-        self.regions = g.get("regions", ["*"])
-        self.providers = g.get("providers", ["*"])
+        # a region entry naming a group of data/regions.csv stands for its globs
+        self.regions = []
+        for r in as_list(g.get("regions", ["*"])):
+            self.regions += REGION_GROUPS.get(r.lower(), [r])
+        self.providers = as_list(g.get("providers", ["*"]))
         self.segments = g.get("segments")
+        # what the price covers (data/skus.csv) and the sku globs
+        self.covers = set(as_list(g.get("covers", ALL_COVERS)))
+        self.skus = as_list(g.get("skus", ["*"]))
         self.p = dict(PARAM_DEFAULTS)
         for k in PARAM_DEFAULTS:
             if k in g:
@@ -124,6 +157,11 @@ class Grade:
                    for r in self.providers):
             return False
         if self.segments is not None and o["segment"] not in self.segments:
+            return False
+        if o["covers"] not in self.covers:
+            return False
+        sku = (o["sku"] or "")
+        if not any(fnmatch.fnmatchcase(sku.lower(), k.lower()) for k in self.skus):
             return False
         return True
 
@@ -167,7 +205,7 @@ def capped_shares(vol, cap_floor):
 
 
 def weighted_median(pairs):
-    """pairs: [(price, weight)] exact; SPEC §6.3 rule."""
+    """pairs: [(price, weight)] exact; the rule of METHODOLOGY.md §4.1."""
     w = {}
     for p, x in pairs:
         w[p] = w.get(p, 0) + x
@@ -249,7 +287,7 @@ def build(db, grades, d_from, d_to, as_of):
     start = min(first, d_from - lookback)
     q = ("SELECT v.day, v.key_hash, v.observed_at, v.kind, v.scope, v.tier, v.term,"
          " v.term_months, v.status, v.gpu, v.provider, v.grp, v.segment, v.price_micro,"
-         " v.quantity_micro, v.region, v.source, v.ident"
+         " v.quantity_micro, v.region, v.source, v.ident, v.covers, v.sku"
          " FROM observations_readable v JOIN batches b ON b.batch_id = v.batch_id"
          " WHERE v.day BETWEEN ? AND ? AND b.ingested_at <= ? ORDER BY v.day")
     byday = {}
@@ -312,7 +350,7 @@ def build(db, grades, d_from, d_to, as_of):
             row["value"] = "" if value is None else fmt(value, 4)
             if d_from <= d <= d_to:
                 rows.append(row)
-    # ids are unique ignoring case (SPEC §4), and so is their order
+    # ids are unique ignoring case (METHODOLOGY.md §1.2), and so is their order
     rows.sort(key=lambda x: (x["date"], x["grade"].lower()))
     return rows
 
