@@ -200,6 +200,15 @@ static int64_t ratio_e12(int64_t now, int64_t ref)
     return x < REL_MIN || x > REL_MAX ? -1 : x;
 }
 
+/* 1 when a member's price moved by more than error_factor since the
+ * reference day (either way): a print the per-provider screen could not
+ * judge (fewer than three prices), left out of the day's sample. */
+static int implausible(const idx_chain *c, const idx_member *m)
+{
+    __int128 f = c->g->p.error_factor_e6;
+    return (__int128)m->now * 1000000 > f * m->ref || (__int128)m->ref * 1000000 > f * m->now;
+}
+
 static int cmp_i64(const void *a, const void *b)
 {
     int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
@@ -291,7 +300,9 @@ static int64_t offers_relative(idx_chain *c, const uint64_t *exclude, long *n_ma
     for (size_t i = 0; i < n; i++) {
         idx_member *m = &mem[i];
         m->matched = 0;
-        if (m->now < 0 || m->ref < 0 || (exclude && m->group == *exclude)) continue;
+        if (m->now < 0 || m->ref < 0 || (exclude && m->group == *exclude) ||
+            implausible(c, m))
+            continue;
         m->rel_now = ratio_e12(m->now, m->base);
         m->rel_ref = ratio_e12(m->ref, m->base);
         if (m->rel_now < 0 || m->rel_ref < 0) continue;
@@ -346,22 +357,27 @@ static int64_t trades_relative(idx_chain *c, const uint64_t *exclude, long *n_ma
         *rc = gpi_diag_set(d, GPI_ENOMEM, "index: out of memory");
         return -1;
     }
-    int64_t vol = 0;
-    long k = 0;
+    int64_t vol = 0; /* of the members seen today */
+    long k = 0, seen = 0;
     for (size_t i = 0; i < n; i++) {
         idx_member *m = &mem[i];
         m->matched = 0;
-        if (m->now < 0 || m->ref < 0 || (exclude && m->group == *exclude)) continue;
+        if (m->now < 0 || m->ref < 0 || (exclude && m->group == *exclude) ||
+            implausible(c, m))
+            continue;
         m->rel_now = ratio_e12(m->now, m->base);
         m->rel_ref = ratio_e12(m->ref, m->base);
         if (m->rel_now < 0 || m->rel_ref < 0 || m->now_vol <= 0 || m->ref_vol <= 0 ||
-            __builtin_add_overflow(vol, m->now_vol, &vol))
+            (m->seen && __builtin_add_overflow(vol, m->now_vol, &vol)))
             continue;
         m->matched = 1;
         k++;
+        seen += m->seen;
     }
     *n_matched = k;
-    if (k == 0 || k < p->min_providers || vol < p->min_trade_volume_micro) return -1;
+    /* carried prices steady the sample but never make it qualify: the day's
+     * own trades must (so a relative implies a fixed cross-section) */
+    if (k == 0 || seen < p->min_providers || vol < p->min_trade_volume_micro) return -1;
     for (int side = 0; side < 2; side++) {
         size_t w = 0;
         for (size_t i = 0; i < n; i++) {
@@ -512,7 +528,7 @@ static gpi_status decide(idx_chain *c, int32_t day, const idx_eval *xs, const ch
         out->ref_day = c->ref_day;
         out->panel_day = c->anchor_day;
         if ((rc = active_now(c, day, d)) != GPI_OK) return rc;
-        out->panel_change = (c->cur.no + c->nact_now) > 0 && panel_changed(c);
+        out->panel_change = panel_changed(c);
         prepare(c, day);
         rel_t = trades_relative(c, exclude, &nm_t, &tn, &tr, d, &rc);
         if (rc == GPI_OK) rel_o = offers_relative(c, exclude, &nm_o, &np_o, &on, &or_, d, &rc);

@@ -190,7 +190,7 @@ typedef struct idx_v2eval {
     int64_t matched_now_q, matched_ref_q; /* the matched statistic behind the relative */
     long n_matched, n_matched_providers;
     int32_t ref_day, panel_day;         /* what the relative compared with */
-    char note[160];
+    char note[400];
 } idx_v2eval;
 
 uint64_t idx_group_hash(const char *group);

@@ -81,7 +81,7 @@ static void v1_note(const idx_grade *g, const idx_fix *f, const idx_eval *e, cha
     out[0] = '\0';
     if (e->level == GPI_LEVEL_TRADES || e->level == GPI_LEVEL_OFFERS) return;
     const idx_params *p = &g->p;
-    char why[112], a[32], b[32];
+    char why[256], a[32], b[32];
     if (f->all_obs == 0)
         snprintf(why, sizeof why, "no eligible observations");
     else

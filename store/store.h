@@ -195,7 +195,7 @@ typedef struct store_index_row {
     char grade_hash[65];          /* SHA-256 of the grade's canonical definition */
     int64_t as_of;                /* ingest cut-off the row was built with */
     /* why the day is carried or suspended ("" otherwise); every method */
-    char note[160];
+    char note[400];
     /* methodology v2 (index/chain.c); stored only for methodology "v2"
      * rows and read back as -1 / 0 / INT32_MIN for v1 rows */
     int64_t xs_value_e4;          /* the day's cross-section statistic (v1 rule); -1 none */
