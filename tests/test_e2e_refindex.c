@@ -184,8 +184,8 @@ static void compare(const char *tmp, const char *from, const char *to, const cha
     *n_rows = diff_show(c.out, r.out, strict, known, &bad, &bad_v1, &msg);
     if (bad && !bad_v1 && !strict) {
         tu_run_free(&c);
-        tu_run b = tu_sh(tmp, "cp m.db k3.db && $GPUIDX_BIN --db k3.db index build --grades g.json"
-                              " --from %s --to %s %s%s", MARKET_FROM, MARKET_TO,
+        tu_run b = tu_sh(tmp, "rm -f k3.db && sqlite3 m.db '.backup k3.db' && $GPUIDX_BIN --db k3.db"
+                              " index build --grades g.json --from %s --to %s %s%s", MARKET_FROM, MARKET_TO,
                          as_of ? "--as-of " : "", as_of ? as_of : "");
         ok(&b, "full build of a copy");
         c = tu_gpuidx(tmp, "--db k3.db index show --from %s --to %s", from, to);
