@@ -39,7 +39,8 @@ import sys
 import os
 from fractions import Fraction as Fr
 
-import ref_v2
+sys.dont_write_bytecode = True  # no tools/__pycache__ in the source tree
+import ref_v2  # noqa: E402 (tools/ref_v2.py, beside this file)
 
 TIERS = ["unrated", "underperform", "bronze", "silver", "gold", "platinum"]
 PARAM_DEFAULTS = {
