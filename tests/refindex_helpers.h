@@ -1,0 +1,133 @@
+/* tests/refindex_helpers.h -- shared by tests/test_e2e_refindex.c and
+ * tests/test_e2e_refindex_v2.c (header-only, static inline): the header of
+ * `index show`, a reader of its CSV records, the known disagreements of
+ * gpuidx with METHODOLOGY §10, and a hand-computed case runner that checks
+ * the binary and tools/ref_index.py against the same expected text.
+ */
+#ifndef GPI_REFINDEX_HELPERS_H
+#define GPI_REFINDEX_HELPERS_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tests/testutil.h"
+
+#define HDR "date,grade,value,level,n_obs,n_excluded,n_providers,trade_volume_gpu_hours," \
+            "adjustment,p10,p25,p50,p75,p90,min,max,top_provider_share,methodology,vintage," \
+            "xs_value,xs_level,relative,n_matched,n_matched_providers,panel_change,event," \
+            "splice,note\n"
+/* a v1 row after its methodology: vintage and the v2 columns empty, then the note */
+#define V1_EMPTY ",,,,,,,,,"
+
+enum { F_NOBS = 4, F_LEVEL = 3, F_METHOD = 17, F_XS_LEVEL = 20, F_RELATIVE = 21,
+       F_PANEL = 24, F_EVENT = 25, F_SPLICE = 26, F_NOTE = 27, N_FIELDS = 28 };
+static const char *const field_name[N_FIELDS] = {
+    "date", "grade", "value", "level", "n_obs", "n_excluded", "n_providers",
+    "trade_volume_gpu_hours", "adjustment", "p10", "p25", "p50", "p75", "p90", "min", "max",
+    "top_provider_share", "methodology", "vintage", "xs_value", "xs_level", "relative",
+    "n_matched", "n_matched_providers", "panel_change", "event", "splice", "note"};
+
+static inline int have_python(void)
+{
+    if (access("/usr/bin/python3", X_OK) == 0) return 1;
+    printf("skip: /usr/bin/python3 is absent (tools/ref_index.py needs it)\n");
+    return 0;
+}
+
+static inline void ok(tu_run *r, const char *what)
+{
+    if (r->status != 0) fail_msg("%s: exit %d: %s", what, r->status, r->err);
+    tu_run_free(r);
+}
+
+/* One CSV record: fields of a line of `index show` (RFC 4180 quoting). */
+typedef struct record {
+    int n;
+    char *f[N_FIELDS + 1];
+} record;
+
+/* Reads the record at *p into rec (malloc'd fields; free with
+ * record_free) and moves *p past its line end.  Returns 0 at the end. */
+static inline int record_read(const char **p, record *rec)
+{
+    const char *s = *p;
+    if (!*s) return 0;
+    rec->n = 0;
+    for (;;) {
+        size_t cap = strlen(s) + 1, k = 0;
+        char *f = malloc(cap);
+        if (*s == '"') {
+            for (s++; *s && !(*s == '"' && s[1] != '"'); s++) {
+                if (*s == '"') s++; /* "" */
+                f[k++] = *s;
+            }
+            if (*s == '"') s++;
+        } else {
+            while (*s && *s != ',' && *s != '\n') f[k++] = *s++;
+        }
+        f[k] = '\0';
+        if (rec->n <= N_FIELDS) rec->f[rec->n++] = f;
+        else free(f);
+        if (*s != ',') break;
+        s++;
+    }
+    if (*s == '\n') s++;
+    *p = s;
+    return 1;
+}
+
+static inline void record_free(record *rec)
+{
+    for (int i = 0; i < rec->n; i++) free(rec->f[i]);
+    rec->n = 0;
+}
+
+static inline int strict_mode(void)
+{
+    const char *s = getenv("GPUIDX_REFINDEX_STRICT");
+    return s && strcmp(s, "1") == 0;
+}
+
+/* Where the binary departs from the METHODOLOGY text and the departure has
+ * been reported (minimal reproductions: tests/test_e2e_refindex_v2.c): which one field k of the rows (a: gpuidx, b: reference)
+ * shows, or 0.
+ *  1. panel_change on a day with no eligible observation: §10.6 "1 when a
+ *     constituent (offer identity or trading provider) entered or left
+ *     since the previous fixed day" -- every constituent of F left; the
+ *     binary prints 0 (test_known_panel_change_empty_day).
+ *  2. a note of 160 bytes or more: the binary cuts it to its first 159
+ *     (§10.6: "followed by the cross-section's note"; test_known_long_note). */
+static inline int known_disagreement(int k, const record *a, const record *b)
+{
+    if (k == F_PANEL && strcmp(a->f[F_NOBS], "0") == 0 && strcmp(a->f[k], "0") == 0 &&
+        strcmp(b->f[k], "1") == 0)
+        return 1;
+    if (k == F_NOTE && strlen(a->f[k]) == 159 && strlen(b->f[k]) > 159 &&
+        strncmp(a->f[k], b->f[k], 159) == 0)
+        return 2;
+    return 0;
+}
+
+/* In tmp: ingests o.csv into h.db, builds [from, to] with g.json, and
+ * requires both `index show` and the reference to print want. */
+static inline void hand_case(const char *tmp, const char *from, const char *to, const char *want)
+{
+    tu_run r = tu_gpuidx(tmp, "--db h.db ingest o.csv");
+    ok(&r, "ingest");
+    r = tu_gpuidx(tmp, "--db h.db index build --grades g.json --from %s --to %s", from, to);
+    ok(&r, "build");
+    r = tu_gpuidx(tmp, "--db h.db index show");
+    assert_int_equal(r.status, 0);
+    assert_string_equal(r.out, want);
+    tu_run_free(&r);
+    if (!have_python()) return;
+    r = tu_sh(tmp, "/usr/bin/python3 '%s/tools/ref_index.py' --db h.db --grades g.json"
+                   " --from %s --to %s", tu_srcdir(), from, to);
+    assert_int_equal(r.status, 0);
+    assert_string_equal(r.out, want);
+    tu_run_free(&r);
+}
+
+#endif
