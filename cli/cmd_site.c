@@ -8,14 +8,20 @@
 #include "store/store.h"
 
 static const char help[] =
-    "usage: gpuidx [--db PATH] site --out DIR [--deployments FILE]\n"
+    "usage: gpuidx [--db PATH] site --out DIR [--deployments FILE] [--accuracy FILE]\n"
     "\n"
     "Writes DIR/index.html (one page, inline SVG charts: each grade's series\n"
     "with its p25-p75 band, the level of each day marked, suspended days\n"
-    "shaded; no JavaScript, no network) and DIR/<grade>.csv, each grade's\n"
-    "history in the index.csv format.  With --deployments FILE (the format of\n"
-    "`gpuidx cost`), the page also shows each workload's cost curve on the last\n"
-    "day its deployments cover.\n";
+    "shaded; no JavaScript, no network), DIR/<grade>.csv, each grade's\n"
+    "history in the index.csv format, and DIR/statement.html, the benchmark\n"
+    "statement: per grade what it measures, its data thresholds, fallback\n"
+    "waterfall, restatement policy and what happens when data is insufficient,\n"
+    "from the definitions stored with the values, and a back-test (days per\n"
+    "level, restatements).  With --deployments FILE (the format of `gpuidx\n"
+    "cost`), the page also shows each workload's cost curve on the last day its\n"
+    "deployments cover.  With --accuracy FILE (bench/accuracy's accuracy.csv)\n"
+    "the statement also shows each grade's error against the demo market's\n"
+    "true price and the planted pusher's effect.\n";
 
 /* The cost curve of each workload / latency target group of the
  * deployments file on its last day; *curves malloc'd, pointing into ds. */
@@ -54,9 +60,10 @@ static int cost_curves(cli_ctx *ctx, store *st, const char *path, const cost_dep
 
 int cmd_site(cli_ctx *ctx, int argc, char **argv)
 {
-    const char *out = NULL, *deployments = NULL;
+    const char *out = NULL, *deployments = NULL, *accuracy = NULL;
     const cli_opt_spec spec[] = {{"--out", &out, NULL},
                                  {"--deployments", &deployments, NULL},
+                                 {"--accuracy", &accuracy, NULL},
                                  {NULL, NULL, NULL}};
     int ec = cli_parse(argc, argv, spec, "site", "site", help);
     if (ec >= 0) return ec;
@@ -77,7 +84,7 @@ int cmd_site(cli_ctx *ctx, int argc, char **argv)
         rc = cost_deployments_load(deployments, &ds, &d);
         if (rc == GPI_OK) cerr = cost_curves(ctx, st, deployments, &ds, &curves, &ncurves);
     }
-    site_extras x = {curves, ncurves};
+    site_extras x = {curves, ncurves, accuracy};
     if (rc == GPI_OK && cerr == 0) rc = site_write_extras(st, out, &x, &s, &d);
     store_close(st);
     for (size_t k = 0; k < ncurves; k++) cost_curve_free(&curves[k]);
@@ -95,7 +102,8 @@ int cmd_site(cli_ctx *ctx, int argc, char **argv)
     char a[11], b[11];
     gpi_date_format(s.first_day, a);
     gpi_date_format(s.last_day, b);
-    printf("site: %d grades, %ld grade-days (%s..%s) -> %s/index.html and %d CSV files\n",
+    printf("site: %d grades, %ld grade-days (%s..%s) -> %s/index.html, statement.html and %d "
+           "CSV files\n",
            s.grades, s.rows, a, b, out, s.grades);
     if (ncurves)
         printf("site: %zu cost curve%s from %s\n", ncurves, ncurves == 1 ? "" : "s", deployments);
