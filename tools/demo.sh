@@ -5,7 +5,9 @@
 #
 # Generates a year (2025) of the demo market (fixed seed) into demo-out/market,
 # ingests it into demo-out/demo.db, builds the index over the range,
-# publishes the last day and each month end, writes the static site,
+# publishes the last day and each month end, measures every grade against
+# the market's true price (bench/accuracy), writes the static site (with a
+# screenshot when chromium is installed),
 # settles the example contracts with the example positions, runs hedge
 # analyses and hedge replays on the example rent histories, prints the
 # producers' cost curve of the example deployments (also on the site), and
@@ -63,17 +65,27 @@ for d in 2025-01-31 2025-02-28 2025-03-31 2025-04-30 2025-05-31 2025-06-30 \
     "$BIN" --db "$DB" index publish --date $d --out "$OUT/publish"
 done
 
-step "5. static site"
-require site
-"$BIN" --db "$DB" site --out "$OUT/site" --deployments "$MARKET/deployments.csv"
+step "5. accuracy against the market's true price (bench/accuracy; BENCHMARKS.md)"
+DAYS=$DAYS SEED=$SEED WORK="$OUT/accuracy" sh bench/accuracy "$BIN" >"$OUT/accuracy.md"
+cat "$OUT/accuracy.md"
 
-step "6. settle the example contracts with the example positions"
+step "6. static site, benchmark statement and a screenshot"
+require site
+"$BIN" --db "$DB" site --out "$OUT/site" --deployments "$MARKET/deployments.csv" \
+    --accuracy "$OUT/accuracy/accuracy.csv"
+if command -v chromium >/dev/null 2>&1; then
+    sh tools/screenshot.sh "$OUT/site" "$OUT/site.png"
+else
+    echo "(no screenshot: chromium is not installed; tools/deps.sh installs it)"
+fi
+
+step "7. settle the example contracts with the example positions"
 require settle
 "$BIN" --db "$DB" settle --contracts "$MARKET/contracts.json" \
     --positions "$MARKET/positions.csv" >"$OUT/settlement.csv"
 grep -E ',(final|insufficient)$' "$OUT/settlement.csv" || true
 
-step "7. hedge analysis of the example rent histories against $GRADE"
+step "8. hedge analysis of the example rent histories against $GRADE"
 require hedge analyze
 "$BIN" --db "$DB" hedge analyze --rent "$MARKET/rent_payer.csv" --grade "$GRADE" --freq week \
     >"$OUT/hedge-payer.txt"
@@ -83,7 +95,7 @@ require hedge analyze
     >"$OUT/hedge-earner.txt"
 cat "$OUT/hedge-payer.txt"
 
-step "8. hedge replay with monthly futures"
+step "9. hedge replay with monthly futures"
 require hedge simulate
 "$BIN" --db "$DB" hedge simulate --rent "$MARKET/rent_payer.csv" --grade "$GRADE" \
     --side payer >"$OUT/hedge-sim-payer.txt"
@@ -91,7 +103,7 @@ require hedge simulate
     --side earner >"$OUT/hedge-sim-earner.txt"
 cat "$OUT/hedge-sim-payer.txt"
 
-step "9. cost per acceptable token: the producers' cost curve on $END"
+step "10. cost per acceptable token: the producers' cost curve on $END"
 require cost curve
 DEPS=$MARKET/deployments.csv
 "$BIN" --db "$DB" cost curve --deployments "$DEPS" --operator "Northwind AI" \
@@ -111,7 +123,9 @@ cat <<EOM
   database                                   $DB
   rejected rows                              $OUT/rejects-offers.csv, $OUT/rejects-trades.csv
   published days                             $OUT/publish/<date>/index.csv, index.json, observations.csv
-  static site                                $OUT/site/index.html (+ one CSV per grade, cost curve)
+  accuracy against the true price            $OUT/accuracy.md, $OUT/accuracy/accuracy.csv
+  static site                                $OUT/site/index.html, statement.html (+ one CSV per grade)
+  screenshot of the site                     $OUT/site.png
   settlement prices and margin ledger        $OUT/settlement.csv
   hedge analysis (payer, earner)             $OUT/hedge-payer.txt, $OUT/hedge-payer.json, $OUT/hedge-earner.txt
   hedge replay (payer, earner)               $OUT/hedge-sim-payer.txt, $OUT/hedge-sim-earner.txt
