@@ -139,6 +139,10 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     (void)state;
+    if (work) { /* keep the report and the figures; drop the databases and markets */
+        tu_run r = tu_sh(work, "rm -rf on off *.db truth-trades.csv");
+        tu_run_free(&r);
+    }
     free(on);
     free(off);
     free(truth);

@@ -12,7 +12,9 @@
  *     length, and the test requires one chart per grade with a visible
  *     line in each;
  *   - a full-page screenshot (1280 x 2400) is saved in the test's scratch
- *     directory and checked to be a PNG of that size.
+ *     directory (site.png, beside the site in www/; the browser profiles
+ *     and the market are removed afterwards) and checked to be a PNG of
+ *     that size.
  * Every local link of the two pages (CSV files, the statement) exists.
  * Skipped with a message when chromium is not installed.
  */
@@ -59,6 +61,10 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     (void)state;
+    if (dir) { /* keep the site and the screenshot; drop the profiles and the market */
+        tu_run r = tu_sh(dir, "rm -rf profile-* m d.db");
+        tu_run_free(&r);
+    }
     free(dir);
     return 0;
 }
