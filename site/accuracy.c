@@ -121,10 +121,14 @@ gpi_status site_accuracy_load(const char *path, site_accuracy **out, gpi_diag *d
             }
             const char *s = c[idx[k]];
             r->f[k] = NAN;
-            if (k == C_GRADE) rc = text_field(r->grade, sizeof r->grade, s, path, line, "grade", d);
-            else if (k == C_METHOD) rc = text_field(r->method, sizeof r->method, s, path, line, "method", d);
-            else if (k == C_VARIANT) rc = text_field(r->variant, sizeof r->variant, s, path, line, "variant", d);
-            else if (k == C_MARKET) rc = text_field(r->market, sizeof r->market, s, path, line, "market", d);
+            const char *name = col_names[k];
+            if (k == C_GRADE) rc = text_field(r->grade, sizeof r->grade, s, path, line, name, d);
+            else if (k == C_METHOD)
+                rc = text_field(r->method, sizeof r->method, s, path, line, name, d);
+            else if (k == C_VARIANT)
+                rc = text_field(r->variant, sizeof r->variant, s, path, line, name, d);
+            else if (k == C_MARKET)
+                rc = text_field(r->market, sizeof r->market, s, path, line, name, d);
             else if (k == C_PUSH_DAY) snprintf(r->push_day, sizeof r->push_day, "%s", s);
             else if (*s) {
                 char *end;

@@ -216,8 +216,8 @@ static void measures(FILE *f, const idx_grade *g)
     } else {
         fputs(", in any region", f);
     }
-    fprintf(f, ", was transacted -- or, on days without enough trades, offered -- on each UTC "
-               "calendar day; published to a multiple of %s USD.</p>\n",
+    fprintf(f, ", was transacted &#8212; or, on days without enough trades, offered &#8212; "
+               "on each UTC calendar day; published to a multiple of %s USD.</p>\n",
             trim(g->p.rounding_e4, 4, b));
 }
 
@@ -352,8 +352,8 @@ static void rules(FILE *f, const idx_grade *g)
                            : "");
     fprintf(f,
             "<p><b>Restatement.</b> A value changed by late data after its publication is "
-            "restated -- a new vintage of the day and a row in "
-            "<code>restatements.csv</code> -- when it moved by more than %s %% of the "
+            "restated &#8212; a new vintage of the day and a row in "
+            "<code>restatements.csv</code> &#8212; when it moved by more than %s %% of the "
             "published value, or gained or lost its value; a smaller move is recorded as a "
             "revision and the published value stands. Values are rounded once, half-up, to a "
             "multiple of %s. Futures settle on each day's value as first published.</p>\n",
@@ -448,8 +448,8 @@ static void general(FILE *f, int32_t d0, int32_t d1)
             "<code>METHODOLOGY.md</code>; every number on this page is taken from the "
             "stored definition of the grade it describes.</p>\n"
             "<h2>1. The benchmarks</h2>\n"
-            "<p>For each grade and each UTC calendar day -- weekends and holidays included, "
-            "the GPU rental market does not close -- gpuidx determines one value: the "
+            "<p>For each grade and each UTC calendar day &#8212; weekends and holidays included, "
+            "the GPU rental market does not close &#8212; gpuidx determines one value: the "
             "representative price, in USD per GPU-hour, at which the service the grade "
             "describes was transacted or, failing transactions, offered. Each row states the "
             "level of the waterfall that produced it (<code>level</code>) and, when carried "

@@ -127,7 +127,8 @@ static void test_statement_states_every_parameter(void **state)
     idx_grades *gs = register_grades(st, grades_json);
     rowspec tr = {GPI_LEVEL_TRADES, GPI_LEVEL_TRADES, 0, 0, -1};
     for (size_t i = 0; i < gs->n; i++)
-        for (int t = 0; t < 3; t++) put_row(st, gs->g[i].id, gs->g[i].hash, gs->g[i].method == 2, t, &tr);
+        for (int t = 0; t < 3; t++)
+            put_row(st, gs->g[i].id, gs->g[i].hash, gs->g[i].method == 2, t, &tr);
     /* a grade whose rows carry no stored definition */
     for (int t = 0; t < 3; t++) put_row(st, "NODEF", "", 0, t, &tr);
     store_close(st);
@@ -138,8 +139,8 @@ static void test_statement_states_every_parameter(void **state)
         "<p><b>What it measures.</b> The price, in USD per GPU-hour, at which reserved "
         "(commitments of 1 to 3 months) rental of H100-SXM-80GB or H200-SXM-141GB GPUs as "
         "bare-metal capacity, from providers rated gold or better in ClusterMAX (only "
-        "CoreWeave) in the neocloud segment, in the regions us-*, was transacted -- or, on "
-        "days without enough trades, offered -- on each UTC calendar day; published to a "
+        "CoreWeave) in the neocloud segment, in the regions us-*, was transacted &#8212; or, on "
+        "days without enough trades, offered &#8212; on each UTC calendar day; published to a "
         "multiple of 0.0005 USD.</p>",
         "<tr><td>definition</td><td>version 3, method v1, SHA-256 <code>",
         "<tr><td>regions</td><td>us-*</td></tr>",
@@ -174,7 +175,8 @@ static void test_statement_states_every_parameter(void **state)
     assert_non_null(nd);
     assert_true(nd < v1 && v1 < v2 && v2 < y2); /* grade order: NODEF, R.V1, S.V2, Y.V2 */
     char *sec = strndup(v1, (size_t)(v2 - v1));
-    for (size_t i = 0; i < sizeof v1_phrases / sizeof v1_phrases[0]; i++) expect(sec, v1_phrases[i]);
+    for (size_t i = 0; i < sizeof v1_phrases / sizeof v1_phrases[0]; i++)
+        expect(sec, v1_phrases[i]);
     assert_null(strstr(sec, "Chain and rebalance"));
     free(sec);
 
@@ -194,7 +196,8 @@ static void test_statement_states_every_parameter(void **state)
         "when it moved by more than 0.1 % of the published value",
     };
     sec = strndup(v2, (size_t)(y2 - v2));
-    for (size_t i = 0; i < sizeof v2_phrases / sizeof v2_phrases[0]; i++) expect(sec, v2_phrases[i]);
+    for (size_t i = 0; i < sizeof v2_phrases / sizeof v2_phrases[0]; i++)
+        expect(sec, v2_phrases[i]);
     free(sec);
     expect(y2, "reserved (a 12-month commitment) rental of B200 GPUs, from providers rated "
                "silver or better");
