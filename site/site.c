@@ -185,6 +185,8 @@ gpi_status site_write_extras(store *st, const char *dir, const site_extras *x, s
     memset(s, 0, sizeof *s);
     if (!st || !dir || !*dir) return gpi_diag_set(d, GPI_EUSAGE, "site: no store or directory");
     rowvec rv = {NULL, 0, 0, 0, ids, n_ids};
+    char *stmt = NULL;
+    size_t stmt_len = 0;
     gpi_status rc = store_index_rows(st, NULL, INT32_MIN, INT32_MAX, collect, &rv, d);
     if (rc == GPI_OK && rv.nomem) rc = gpi_diag_set(d, GPI_ENOMEM, "site: out of memory");
     for (size_t i = 0; rc == GPI_OK && i < rv.n; i++)
@@ -193,11 +195,12 @@ gpi_status site_write_extras(store *st, const char *dir, const site_extras *x, s
                               "site: grade id not usable as a file name (got \"%s\")",
                               rv.v[i].grade);
     if (rc != GPI_OK) goto done;
+    if (rv.n) qsort(rv.v, rv.n, sizeof *rv.v, by_grade_day);
+    if ((rc = site_statement_html(st, rv.v, rv.n, x, &stmt, &stmt_len, d)) != GPI_OK) goto done;
     if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
         rc = gpi_diag_set(d, GPI_EIO, "%s: %s", dir, strerror(errno));
         goto done;
     }
-    if (rv.n) qsort(rv.v, rv.n, sizeof *rv.v, by_grade_day);
     int32_t d0 = INT32_MAX, d1 = INT32_MIN;
     for (size_t i = 0; i < rv.n; i++) {
         if (rv.v[i].day < d0) d0 = rv.v[i].day;
@@ -226,7 +229,10 @@ gpi_status site_write_extras(store *st, const char *dir, const site_extras *x, s
                "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">\n"
                "<title>gpuidx &#8212; GPU compute rental price index</title>\n"
                "<style>%s</style></head><body>\n"
-               "<h1>gpuidx &#8212; GPU compute rental price index</h1>\n",
+               "<h1>gpuidx &#8212; GPU compute rental price index</h1>\n"
+               "<p class=\"note\"><a href=\"statement.html\">Benchmark statement</a>: what "
+               "each grade measures, its data thresholds, fallback waterfall and restatement "
+               "policy, and a back-test.</p>\n",
             css);
     if (rv.n == 0) {
         fputs("<p class=\"note\">No index values have been built yet "
@@ -268,7 +274,12 @@ gpi_status site_write_extras(store *st, const char *dir, const site_extras *x, s
           "<code>index.csv</code>.</p>\n</body></html>\n",
           f);
     rc = close_tmp(f, tmp, fin, d);
+    if (rc == GPI_OK && (rc = open_tmp(dir, "statement.html", tmp, fin, &f, d)) == GPI_OK) {
+        fwrite(stmt, 1, stmt_len, f);
+        rc = close_tmp(f, tmp, fin, d);
+    }
 done:
+    free(stmt);
     free(rv.v);
     return rc;
 }

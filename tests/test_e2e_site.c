@@ -96,8 +96,8 @@ static void test_site_writes_page_and_csvs(void **state)
     if (r.status != 0) fail_msg("exit %d: %s", r.status, r.err);
     char path[4096];
     snprintf(path, sizeof path,
-             "site: 2 grades, 120 grade-days (2025-01-01..2025-03-01) -> %s/www/index.html "
-             "and 2 CSV files\n", dir);
+             "site: 2 grades, 120 grade-days (2025-01-01..2025-03-01) -> %s/www/index.html, "
+             "statement.html and 2 CSV files\n", dir);
     assert_string_equal(r.out, path);
     snprintf(path, sizeof path, "%s/www/index.html", dir);
     char *html = tu_read(path);

@@ -5,7 +5,9 @@
 #
 # Generates a year (2025) of the demo market (fixed seed) into demo-out/market,
 # ingests it into demo-out/demo.db, builds the index over the range,
-# publishes the last day and each month end, writes the static site,
+# publishes the last day and each month end, measures every grade against
+# the market's true price (bench/accuracy), writes the static site (with a
+# screenshot when chromium is installed),
 # settles the example contracts with the example positions, runs hedge
 # analyses, hedge replays (roll and strip) and grade rankings (with grades
 # built around the payer's rent) on the example rent histories, draws the
@@ -89,17 +91,27 @@ echo "grades published on $END (the published grades file only):"
 cut -d, -f2 "$OUT/publish/$END/index.csv" | tail -n +2 | tr '\n' ' '
 echo
 
-step "5. static site"
-require site
-"$BIN" --db "$DB" site --out "$OUT/site" --deployments "$MARKET/deployments.csv"
+step "5. accuracy against the market's true price (bench/accuracy; BENCHMARKS.md)"
+DAYS=$DAYS SEED=$SEED WORK="$OUT/accuracy" sh bench/accuracy "$BIN" >"$OUT/accuracy.md"
+cat "$OUT/accuracy.md"
 
-step "6. settle the example contracts with the example positions"
+step "6. static site, benchmark statement and a screenshot"
+require site
+"$BIN" --db "$DB" site --out "$OUT/site" --deployments "$MARKET/deployments.csv" \
+    --accuracy "$OUT/accuracy/accuracy.csv"
+if command -v chromium >/dev/null 2>&1; then
+    sh tools/screenshot.sh "$OUT/site" "$OUT/site.png"
+else
+    echo "(no screenshot: chromium is not installed; tools/deps.sh installs it)"
+fi
+
+step "7. settle the example contracts with the example positions"
 require settle
 "$BIN" --db "$DB" settle --contracts "$MARKET/contracts.json" \
     --positions "$MARKET/positions.csv" >"$OUT/settlement.csv"
 grep -E ',(final|insufficient)$' "$OUT/settlement.csv" || true
 
-step "7. hedge analysis of the example rent histories against $GRADE"
+step "8. hedge analysis of the example rent histories against $GRADE"
 require hedge analyze
 "$BIN" --db "$DB" hedge analyze --rent "$MARKET/rent_payer.csv" --grade "$GRADE" --freq week \
     >"$OUT/hedge-payer.txt"
@@ -113,7 +125,7 @@ cat "$OUT/hedge-payer.txt"
     >"$OUT/hedge-compare.txt"
 cat "$OUT/hedge-compare.txt"
 
-step "8. hedge replay with monthly futures: month-ahead roll and a 12-month strip"
+step "9. hedge replay with monthly futures: month-ahead roll and a 12-month strip"
 require hedge simulate
 "$BIN" --db "$DB" hedge simulate --rent "$MARKET/rent_payer.csv" --grade "$GRADE" \
     --side payer --strategy all --svg "$OUT/hedge-sim-payer.svg" >"$OUT/hedge-sim-payer.txt"
@@ -121,7 +133,7 @@ require hedge simulate
     --side earner --strategy all >"$OUT/hedge-sim-earner.txt"
 cat "$OUT/hedge-sim-payer.txt"
 
-step "9. cost per acceptable token: the producers' cost curve on $END"
+step "10. cost per acceptable token: the producers' cost curve on $END"
 require cost curve
 DEPS=$MARKET/deployments.csv
 "$BIN" --db "$DB" cost curve --deployments "$DEPS" --operator "Northwind AI" \
@@ -133,7 +145,7 @@ DEPS=$MARKET/deployments.csv
 "$BIN" --db "$DB" cost moves --deployments "$DEPS" --from $START --to $END --csv \
     >"$OUT/cost-moves.csv"
 cat "$OUT/cost-curve.txt"
-step "10. which grade hedges the payer's rent (weekly changes, every shipped grade and grades built around the rent)"
+step "11. which grade hedges the payer's rent (weekly changes, every shipped grade and grades built around the rent)"
 "$BIN" --db "$DB" hedge compare --rent "$MARKET/rent_payer.csv" --grades data/grades.json \
     --freq week --suggest --gpu H100-SXM-80GB --term on-demand --scope vm \
     --svg "$OUT/hedge-compare-payer.svg" >"$OUT/hedge-compare-payer.txt"
@@ -148,7 +160,9 @@ cat <<EOM
   database                                   $DB
   rejected rows                              $OUT/rejects-offers.csv, $OUT/rejects-trades.csv
   published days (the published grades only) $OUT/publish/<date>/index.csv, index.json, observations.csv
-  static site                                $OUT/site/index.html (+ one CSV per grade, cost curve)
+  accuracy against the true price            $OUT/accuracy.md, $OUT/accuracy/accuracy.csv
+  static site                                $OUT/site/index.html, statement.html (+ one CSV per grade, cost curve)
+  screenshot of the site                     $OUT/site.png
   settlement prices and margin ledger        $OUT/settlement.csv
   hedge analysis (payer, earner)             $OUT/hedge-payer.txt, $OUT/hedge-payer.json, $OUT/hedge-earner.txt
   hedge comparison with candidate grades     $OUT/hedge-compare.txt
