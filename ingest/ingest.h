@@ -76,6 +76,8 @@ typedef struct ingest_result {
                              whatever became of them */
     char sha256[65];      /* SHA-256 of the file's bytes, computed in the
                              same pass; "" unless ingest_file returns OK */
+    int64_t n_bytes;      /* the bytes read and hashed (the file's size as
+                             it was read), when ingest_file returns OK */
 } ingest_result;
 
 /* Reads one file. */

@@ -167,10 +167,30 @@ int normalize_row(norm_ctx *c, const norm_row *r, gpi_obs *o, const char **col,
                   char *msg, size_t msg_cap);
 void norm_ctx_free(norm_ctx *c);
 
+/* Unknown columns (CSV) and keys (JSON) named in warnings per file; the
+ * rest are counted in one more warning, so a hostile header cannot flood
+ * the caller with messages. */
+#define INGEST_MAX_UNKNOWN_WARNINGS 20
+
+/* ---- file hashing (ingest.c) ----------------------------------------------- */
+
+/* Incremental SHA-256 (libcrypto).  ingest_hash_final frees the state and
+ * writes the hex digest ("" and -1 when init failed); call it once after
+ * every init, whatever became of the file. */
+typedef struct ingest_hash {
+    void *ctx;
+} ingest_hash;
+int ingest_hash_init(ingest_hash *h);
+void ingest_hash_update(ingest_hash *h, const void *buf, size_t n);
+int ingest_hash_final(ingest_hash *h, char out[65]);
+
 /* ---- JSON input (json.c) -------------------------------------------------- */
 
+/* Reads a JSON file; sha256 is the SHA-256 of the n_bytes bytes read (the
+ * whole file), "" unless it returns GPI_OK. */
 gpi_status ingest_json(const ingest_tables *t, const ingest_opts *opt, norm_ctx *nc,
-                       const ingest_sink *sink, long *rows_read, gpi_diag *d);
+                       const ingest_sink *sink, long *rows_read, char sha256[65],
+                       int64_t *n_bytes, gpi_diag *d);
 
 /* Shared by the CSV and JSON paths: normalizes and hands a row to the
  * sink.  Returns non-OK when the sink asked to stop. */

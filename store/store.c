@@ -43,7 +43,7 @@ static const char *const sql_text[ST__N] = {
         " ident, buyer, raw_gpu, raw_provider, raw_price, currency, sku) VALUES (?1, ?2, ?3,"
         " ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20,"
         " ?21, ?22) ON CONFLICT DO NOTHING",
-    [ST_BATCH_SHA] = "UPDATE batches SET sha256 = ?2 WHERE batch_id = ?1",
+    [ST_BATCH_SHA] = "UPDATE batches SET sha256 = ?2, n_bytes = ?3 WHERE batch_id = ?1",
     [ST_OBS_GET] =
         "SELECT attrs & 1, ident, source, gpu, provider, grp, segment, (attrs >> 1) & 3,"
         " (attrs >> 3) & 7, (attrs >> 6) & 3, (attrs >> 12) & 63, (attrs >> 8) & 3,"
@@ -358,11 +358,12 @@ gpi_status store_batch_begin(store *st, const store_batch_info *info, int64_t *b
 }
 
 gpi_status store_batch_set_sha256(store *st, int64_t batch_id, const char *sha256,
-                                  gpi_diag *d)
+                                  int64_t n_bytes, gpi_diag *d)
 {
     sqlite3_stmt *s = use(st, ST_BATCH_SHA);
     sqlite3_bind_int64(s, 1, batch_id);
     bind_text(s, 2, sha256);
+    sqlite3_bind_int64(s, 3, n_bytes);
     int ok = sqlite3_step(s) == SQLITE_DONE;
     sqlite3_reset(s);
     return ok ? GPI_OK : store_err(st, d, "recording batch hash");

@@ -82,12 +82,12 @@ gpi_status store_batch_size_seen(store *st, int64_t n_bytes, int *seen, gpi_diag
 /* Starts the file's transaction and records the batch. */
 gpi_status store_batch_begin(store *st, const store_batch_info *info,
                              int64_t *batch_id, gpi_diag *d);
-/* Sets the batch's SHA-256 inside the open transaction, for callers that
- * hash a file while reading it (begin with a placeholder such as
- * "pending").  The SHA-256 must not belong to a committed batch
- * (check with store_batch_find first). */
+/* Sets the batch's SHA-256 and size (the bytes hashed) inside the open
+ * transaction, for callers that hash a file while reading it (begin with
+ * a placeholder such as "pending").  The SHA-256 must not belong to a
+ * committed batch (check with store_batch_find first). */
 gpi_status store_batch_set_sha256(store *st, int64_t batch_id, const char *sha256,
-                                  gpi_diag *d);
+                                  int64_t n_bytes, gpi_diag *d);
 /* Records the counts, stamps ingested_at = committed_at (Unix seconds,
  * the time of the commit: the batch becomes visible then, and a build's
  * cut-off compares with it) and commits. */
