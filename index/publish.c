@@ -32,6 +32,13 @@
  *     flock on DIR/.gpuidx-lock.  So two runs never decide the same next
  *     vintage, and the leftovers reconcile() removes are never a live
  *     run's.  (Two DIRs fed from one database are not serialized.)
+ * (6) Text from the input (provider, group, source, region) goes into
+ *     observations.csv through gpi_csv_text: a cell a spreadsheet would
+ *     run as a formula (= + - @ TAB CR first) gets a leading apostrophe
+ *     (issue 12).  A vintage published before that wrote such cells
+ *     verbatim; when its files must be regenerated, the verbatim form is
+ *     tried after the neutralized one, so it is still reproduced byte for
+ *     byte.
  */
 #define _GNU_SOURCE 1 /* renameat2, nftw */
 #include "index/internal.h"
@@ -148,6 +155,7 @@ typedef struct obs_ctx {
     const char *date;
     const char **grade;
     int oom;
+    int verbatim;      /* note 6: text cells as stored (older vintages) */
 } obs_ctx;
 
 static int obs_line(size_t gi, const gpi_obs *o, const char *role, const char *reason,
@@ -163,14 +171,15 @@ static int obs_line(size_t gi, const gpi_obs *o, const char *role, const char *r
     uint64_t key = gpi_identity_hash(o->kind, o->source, o->ident);
     long off = ftell(f);
     gpi_time_format(o->observed_at, t);
+    void (*text)(FILE *, const char *) = oc->verbatim ? gpi_csv_field : gpi_csv_text;
     fprintf(f, "%s,%s,%s,%s,", oc->date, oc->grade[gi], gpi_kind_name(o->kind), t);
-    gpi_csv_field(f, o->provider);
+    text(f, o->provider);
     fputc(',', f);
-    gpi_csv_field(f, o->group);
+    text(f, o->group);
     fputc(',', f);
-    gpi_csv_field(f, o->source);
+    text(f, o->source);
     fprintf(f, ",%016llx,", (unsigned long long)key);
-    gpi_csv_field(f, o->region);
+    text(f, o->region);
     fprintf(f, ",%s,", gpi_fixed_format(o->price_micro, 6, b));
     if (o->quantity_micro >= 0) fputs(gpi_fixed_format(o->quantity_micro, 6, b), f);
     fprintf(f, ",%s,", role);
@@ -207,7 +216,7 @@ static int cmp_line(const void *a, const void *b)
  * rows by identity hash and time: one day scan per distinct cut-off
  * (normally one). */
 static gpi_status gen_observations(store *st, int32_t day, const char *date, const pvec *p,
-                                   FILE *out, gpi_diag *d)
+                                   int verbatim, FILE *out, gpi_diag *d)
 {
     size_t n = p->n;
     idx_grades **defs = calloc(n ? n : 1, sizeof *defs);
@@ -245,7 +254,7 @@ static gpi_status gen_observations(store *st, int32_t day, const char *date, con
             map[m++] = j;
         }
         idx_grades gs = {m, sub};
-        obs_ctx oc = {subf, subl, date, names, 0};
+        obs_ctx oc = {subf, subl, date, names, 0, verbatim};
         rc = idx_day_detail(st, &gs, level, day, p->v[i].as_of, obs_line, &oc, d);
         if (rc == GPI_OK && oc.oom) rc = gpi_diag_set(d, GPI_ENOMEM, "out of memory");
     }
@@ -289,9 +298,10 @@ static void files_free(files *fs)
     memset(fs, 0, sizeof *fs);
 }
 
-/* The three files of vintage `vintage` made of rows p (sorted by grade). */
-static gpi_status gen_files(store *st, int32_t day, int vintage, const pvec *p, files *fs,
-                            gpi_diag *d)
+/* The three files of vintage `vintage` made of rows p (sorted by grade);
+ * verbatim: observations.csv's text cells as stored (note 6). */
+static gpi_status gen_files(store *st, int32_t day, int vintage, const pvec *p, int verbatim,
+                            files *fs, gpi_diag *d)
 {
     memset(fs, 0, sizeof *fs);
     FILE *f[3];
@@ -314,7 +324,7 @@ static gpi_status gen_files(store *st, int32_t day, int vintage, const pvec *p, 
         fprintf(f[0], "%s%d\n", p->v[i].csv, vintage);
         fprintf(f[1], "{%s,\"vintage\":%d}%s\n", p->v[i].json, vintage, i + 1 < p->n ? "," : "");
     }
-    rc = gen_observations(st, day, date, p, f[2], d);
+    rc = gen_observations(st, day, date, p, verbatim, f[2], d);
     fputs("]}\n", f[1]);
     for (int i = 0; i < 3; i++) fclose(f[i]);
     if (rc != GPI_OK) {
@@ -426,7 +436,12 @@ static gpi_status old_vintage(store *st, const char *dir, const char *date, int3
     files_free(fs);
     pvec p = {0};
     rc = store_vintage_rows(st, day, k, collect_pub, &p, d);
-    if (rc == GPI_OK) rc = gen_files(st, day, k, &p, fs, d);
+    if (rc == GPI_OK) rc = gen_files(st, day, k, &p, 0, fs, d);
+    /* a vintage published before formula cells were neutralized */
+    if (rc == GPI_OK && strcmp(fs->sha[2], sha[2]) != 0) {
+        files_free(fs);
+        rc = gen_files(st, day, k, &p, 1, fs, d);
+    }
     pvec_free(&p);
     for (int i = 0; i < 3 && rc == GPI_OK; i++)
         if (strcmp(fs->sha[i], sha[i]) != 0)
@@ -754,7 +769,7 @@ gpi_status idx_publish(store *st, int32_t day, const char *dir, idx_publish_resu
     }
     int n = need_new ? last + 1 : last;
     if (rc == GPI_OK)
-        rc = need_new ? gen_files(st, day, n, &next, &fs, d)
+        rc = need_new ? gen_files(st, day, n, &next, 0, &fs, d)
                       : old_vintage(st, dir, date, day, n, &fs, d);
     /* Files first, then the vintage is recorded, then they are put in
      * place: a folder that cannot be written records nothing. */

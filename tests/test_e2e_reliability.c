@@ -138,6 +138,86 @@ static void test_ndjson_long_line_memory(void **state)
     free(dir);
 }
 
+/* ---- 5: no formula cells in published files ----------------------------------- */
+
+static const char grades_json[] =
+    "{\"grades\":[{\"id\":\"T\",\"gpu\":[\"H100-SXM-80GB\"],\"term\":\"on-demand\","
+    "\"min_tier\":\"unrated\",\"regions\":[\"*\"]}]}\n";
+
+/* Provider, group, source and region went verbatim into observations.csv,
+ * so "=HYPERLINK(...)" ran as a formula in a spreadsheet.  Such cells
+ * start with an apostrophe now; the database keeps the text. */
+static void test_published_cells_not_formulas(void **state)
+{
+    (void)state;
+    char *dir = tu_mkdtemp("e2e-rel-formula");
+    free(tu_write(dir, "g.json", grades_json));
+    free(tu_write(dir, "o.csv",
+                  "observed_at,provider,gpu,price,region,source\n"
+                  "2025-01-01T10:00:00Z,\"=HYPERLINK(\"\"http://x\"\",\"\"y\"\")\",H100,2.40,"
+                  "@SUM(A1),+feed\n"
+                  "2025-01-01T10:00:00Z,lambda,H100,2.50,-us,\"\ttab\"\n"
+                  "2025-01-01T10:00:00Z,aws,H100,2.60,us-east,feed\n"));
+    tu_run r = tu_gpuidx(dir, "--db t.db %s ingest offers o.csv", data_opt);
+    assert_int_equal(r.status, 0);
+    tu_run_free(&r);
+    r = tu_gpuidx(dir, "--db t.db %s index build --grades g.json --from 2025-01-01 --to 2025-01-01",
+                  data_opt);
+    assert_int_equal(r.status, 0);
+    tu_run_free(&r);
+    r = tu_gpuidx(dir, "--db t.db %s index publish --date 2025-01-01 --out pub", data_opt);
+    assert_int_equal(r.status, 0);
+    tu_run_free(&r);
+    char path[4200];
+    snprintf(path, sizeof path, "%s/pub/2025-01-01/observations.csv", dir);
+    char *obs = tu_read(path);
+    assert_non_null(obs);
+    /* rows by identity hash: FNV-1a of "o", NUL, source, NUL, ident */
+    assert_string_equal(
+        obs,
+        "date,grade,kind,observed_at,provider,group,source,key,region,price,quantity,role,reason\n"
+        "2025-01-01,T,offer,2025-01-01T10:00:00Z,lambda,lambda,'\ttab,80fa8540ff6cca5b,'-us,"
+        "2.500000,,used,\n"
+        "2025-01-01,T,offer,2025-01-01T10:00:00Z,\"'=hyperlink(\"\"http://x\"\",\"\"y\"\")\","
+        "\"'=hyperlink(\"\"http://x\"\",\"\"y\"\")\",'+feed,8692c43fcb33068b,'@SUM(A1),"
+        "2.400000,,used,\n"
+        "2025-01-01,T,offer,2025-01-01T10:00:00Z,aws,amazon,feed,d6a1b57a13ccf5ae,us-east,"
+        "2.600000,,used,\n");
+    /* the stored text is as received */
+    r = tu_sh(dir, "sqlite3 t.db \"SELECT raw_provider || '|' || region || '|' || source FROM"
+                   " observations_readable WHERE price_micro = 2400000\"");
+    assert_string_equal(r.out, "=HYPERLINK(\"http://x\",\"y\")|@SUM(A1)|+feed\n");
+    tu_run_free(&r);
+    /* A vintage published before the change wrote the cells verbatim: its
+     * files are still reproduced byte for byte when they must be
+     * regenerated (here: its recorded hash is of the verbatim text, and
+     * its kept copy is gone). */
+    char *verbatim = strdup(obs);
+    char *w = verbatim;
+    for (const char *p = obs; *p; p++) {
+        int prefix = *p == '\'' && p > obs && (p[-1] == ',' || (p[-1] == '"' && p[-2] == ','));
+        if (!prefix) *w++ = *p;
+    }
+    *w = '\0';
+    char sha[65];
+    gpi_sha256_hex(verbatim, strlen(verbatim), sha);
+    r = tu_sh(dir, "sqlite3 t.db \"UPDATE index_vintages SET observations_csv_sha256 = '%s'\" &&"
+                   " rm pub/2025-01-01/v1/observations.csv", sha);
+    assert_int_equal(r.status, 0);
+    tu_run_free(&r);
+    r = tu_gpuidx(dir, "--db t.db %s index publish --date 2025-01-01 --out pub", data_opt);
+    if (r.status != 0) fail_msg("re-publish: %s", r.err);
+    tu_run_free(&r);
+    snprintf(path, sizeof path, "%s/pub/2025-01-01/v1/observations.csv", dir);
+    char *again = tu_read(path);
+    assert_non_null(again);
+    assert_string_equal(again, verbatim);
+    free(again);
+    free(verbatim);
+    free(obs);
+    free(dir);
+}
+
 int main(void)
 {
     snprintf(data_opt, sizeof data_opt, "--data '%s/tests/fixtures/tables'", tu_srcdir());
@@ -149,6 +229,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_json_changed_while_read),
         cmocka_unit_test(test_ndjson_long_line_memory),
+        cmocka_unit_test(test_published_cells_not_formulas),
     };
     return cmocka_run_group_tests_name("e2e_reliability", tests, NULL, NULL);
 }
