@@ -39,6 +39,14 @@
  *     verbatim; when its files must be regenerated, the verbatim form is
  *     tried after the neutralized one, so it is still reproduced byte for
  *     byte.
+ * (7) One snapshot: the day's built rows, the latest vintage and the
+ *     observations behind the files are read, and the vintage written, in
+ *     one write transaction taken after the DIR lock (store_begin: it
+ *     waits for builds, ingests and other publications, and none can
+ *     change the day meanwhile).  The built rows used to be read before
+ *     the lock and outside any transaction: with a build and a second
+ *     publication in between, a stale value was published as a new
+ *     vintage with restatements that were not (issue 12).
  */
 #define _GNU_SOURCE 1 /* renameat2, nftw */
 #include "index/internal.h"
@@ -620,13 +628,13 @@ static gpi_status decide(store *st, const pvec *cur, const pvec *old, pvec *next
     return rc;
 }
 
+/* Writes the vintage inside the publication's transaction (note 7). */
 static gpi_status record(store *st, int32_t day, int vintage, int is_new, const pvec *next,
                          const files *fs, const change *rs, size_t n_rs, const change *rv,
                          size_t n_rv, gpi_diag *d)
 {
     int64_t now = (int64_t)time(NULL);
-    gpi_status rc = store_begin(st, d);
-    if (rc != GPI_OK) return rc;
+    gpi_status rc = GPI_OK;
     for (size_t i = 0; is_new && i < next->n && rc == GPI_OK; i++) {
         const prow *x = &next->v[i];
         store_pub_row r;
@@ -647,8 +655,6 @@ static gpi_status record(store *st, int32_t day, int vintage, int is_new, const 
                                    rs[i].reason, d);
     for (size_t i = 0; i < n_rv && rc == GPI_OK; i++)
         rc = store_revision_put(st, day, rv[i].grade, vintage, rv[i].old_e4, rv[i].new_e4, now, d);
-    if (rc == GPI_OK) rc = store_commit(st, d);
-    if (rc != GPI_OK) store_rollback(st);
     return rc;
 }
 
@@ -747,15 +753,18 @@ gpi_status idx_publish(store *st, int32_t day, const char *dir, idx_publish_resu
     size_t n_rs = 0, n_rv = 0;
     files fs = {0};
     int last = 0, need_new = 0;
+    /* from here on this DIR is ours (check_out's lock); then everything is
+     * read and the vintage written in one transaction (note 7) */
+    int lock_fd = -1, prepared = 0, in_tx = 0;
+    gpi_status rc = check_out(dir, target, &lock_fd, d);
+    if (rc == GPI_OK) rc = store_begin(st, d);
+    in_tx = rc == GPI_OK;
     cur_ctx cc = {st, &cur, GPI_OK, d};
-    gpi_status rc = store_index_rows(st, NULL, day, day, collect_cur, &cc, d);
+    if (rc == GPI_OK) rc = store_index_rows(st, NULL, day, day, collect_cur, &cc, d);
     if (rc == GPI_OK) rc = cc.rc;
     if (rc == GPI_OK && cur.n == 0)
         rc = gpi_diag_set(d, GPI_EINPUT, "publish: no index rows for %s (run index build first)",
                           date);
-    /* from here on this DIR is ours (check_out's lock) */
-    int lock_fd = -1, prepared = 0;
-    if (rc == GPI_OK) rc = check_out(dir, target, &lock_fd, d);
     if (rc == GPI_OK) rc = store_vintage_last(st, day, &last, d);
     if (rc == GPI_OK && last > 0) rc = store_vintage_rows(st, day, last, collect_pub, &old, d);
     if (rc == GPI_OK) {
@@ -778,6 +787,8 @@ gpi_status idx_publish(store *st, int32_t day, const char *dir, idx_publish_resu
         rc = prepare_tree(st, dir, day, n, &fs, tmp, d);
     }
     if (rc == GPI_OK) rc = record(st, day, n, need_new, &next, &fs, rs, n_rs, rv, n_rv, d);
+    if (rc == GPI_OK) rc = store_commit(st, d);
+    if (in_tx && rc != GPI_OK) store_rollback(st); /* nothing recorded */
     if (rc == GPI_OK) rc = swap_tree(tmp, target, old_tree, d);
     if (prepared) rm_tree(tmp); /* the old tree after the exchange, or a failed attempt */
     if (rc == GPI_OK) rm_tree(old_tree); /* moved aside (no RENAME_EXCHANGE) */

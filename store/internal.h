@@ -53,6 +53,12 @@ struct store {
     sqlite3_stmt *stmt[ST__N];
     sqlite3_stmt *extra[STORE_EXTRA_STMTS];
     int in_tx;
+    /* the writers' queue (store.c note 6): the lock file's descriptor
+     * (-1: none: no file, or it cannot be created), whether it was opened
+     * yet, and whether this handle holds the lock */
+    int lock_fd;
+    int lock_tried;
+    int locked;
 };
 
 /* Migration list, in order; schema version = index + 1. */

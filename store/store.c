@@ -15,13 +15,31 @@
  * (4) synchronous=NORMAL in WAL mode: a commit is durable against a
  *     process crash (the file is either in or out), and an OS crash can at
  *     worst lose the last committed files, never corrupt the database.
+ * (6) Writers queue.  Every write transaction (store_begin: an ingest's
+ *     file, a build's day, a publication, a migration) first takes an
+ *     exclusive flock on the lock file DB.lock beside the database and
+ *     holds it until its COMMIT or ROLLBACK; the kernel releases it when
+ *     the process ends, however it ends (kill -9 included).  So gpuidx
+ *     writers wait for each other as long as it takes, one at a time,
+ *     instead of failing with "database is locked" once SQLite's busy
+ *     timeout (10 s) ran out -- which happened when two 8-second ingests,
+ *     a build and a publication overlapped (issue 12).  Readers take no
+ *     lock (WAL) and never wait for writers.  The busy timeout now only
+ *     matters against programs other than gpuidx writing the database;
+ *     GPUIDX_BUSY_TIMEOUT_MS changes it (tests use a short one).  A
+ *     database whose folder cannot hold the lock file (read-only, or no
+ *     file at all) is used without it.
  */
 #include "store/internal.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <time.h>
+#include <unistd.h>
 
 gpi_status store_err(store *st, gpi_diag *d, const char *what)
 {
@@ -116,7 +134,7 @@ static gpi_status migrate(store *st, gpi_diag *d)
     int version;
     gpi_status rc = user_version(st, &version, d);
     while (rc == GPI_OK && version < store_n_migrations) {
-        if ((rc = exec(st, "BEGIN IMMEDIATE", d)) != GPI_OK) return rc;
+        if ((rc = store_begin(st, d)) != GPI_OK) return rc;
         rc = user_version(st, &version, d);
         if (rc == GPI_OK && version < store_n_migrations) {
             rc = exec(st, store_migrations[version], d);
@@ -127,10 +145,13 @@ static gpi_status migrate(store *st, gpi_diag *d)
             }
         }
         if (rc != GPI_OK) {
-            exec(st, "ROLLBACK", NULL);
+            store_rollback(st);
             return rc;
         }
-        if ((rc = exec(st, "COMMIT", d)) != GPI_OK) return rc;
+        if ((rc = store_commit(st, d)) != GPI_OK) {
+            store_rollback(st);
+            return rc;
+        }
     }
     return rc;
 }
@@ -182,7 +203,11 @@ static gpi_status open_flags(const char *path, int create, store **out, gpi_diag
         store_close(st);
         return GPI_ESTORE;
     }
-    sqlite3_busy_timeout(st->db, 10000);
+    st->lock_fd = -1;
+    /* note 6: the busy timeout, for writers other than gpuidx */
+    const char *busy = getenv("GPUIDX_BUSY_TIMEOUT_MS");
+    long busy_ms = busy && *busy ? strtol(busy, NULL, 10) : 10000;
+    sqlite3_busy_timeout(st->db, busy_ms >= 0 && busy_ms <= 3600000 ? (int)busy_ms : 10000);
     gpi_status rc = foreign(st, d);
     /* Switching a new database to WAL does not wait on the busy handler:
      * when several processes create one database at once, the losers get
@@ -248,6 +273,7 @@ void store_close(store *st)
     for (int i = 0; i < ST__N; i++) sqlite3_finalize(st->stmt[i]);
     for (int i = 0; i < STORE_EXTRA_STMTS; i++) sqlite3_finalize(st->extra[i]);
     sqlite3_close(st->db);
+    if (st->lock_fd >= 0) close(st->lock_fd); /* releases the lock, if held */
     free(st);
 }
 
@@ -268,17 +294,54 @@ sqlite3_stmt *store_stmt(store *st, int slot, const char *sql, gpi_diag *d)
     return st->extra[slot];
 }
 
+/* Note 6: waits for the writers' lock (as long as it takes). */
+static gpi_status writer_lock(store *st, gpi_diag *d)
+{
+    if (!st->lock_tried) {
+        st->lock_tried = 1;
+        const char *db = sqlite3_db_filename(st->db, "main");
+        if (db && *db) {
+            size_t n = strlen(db) + sizeof ".lock";
+            char *path = malloc(n);
+            if (!path) return gpi_diag_set(d, GPI_ENOMEM, "store: out of memory");
+            snprintf(path, n, "%s.lock", db);
+            /* no lock file where it cannot be made (a read-only folder):
+             * SQLite's own locking still keeps the data safe */
+            st->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+            free(path);
+        }
+    }
+    if (st->lock_fd < 0 || st->locked) return GPI_OK;
+    while (flock(st->lock_fd, LOCK_EX) != 0)
+        if (errno != EINTR)
+            return gpi_diag_set(d, GPI_ESTORE, "store: cannot lock %s.lock: %s",
+                                sqlite3_db_filename(st->db, "main"), strerror(errno));
+    st->locked = 1;
+    return GPI_OK;
+}
+
+static void writer_unlock(store *st)
+{
+    if (st->locked) flock(st->lock_fd, LOCK_UN);
+    st->locked = 0;
+}
+
 gpi_status store_begin(store *st, gpi_diag *d)
 {
-    gpi_status rc = exec(st, "BEGIN IMMEDIATE", d);
+    gpi_status rc = writer_lock(st, d);
+    if (rc == GPI_OK) rc = exec(st, "BEGIN IMMEDIATE", d);
     if (rc == GPI_OK) st->in_tx = 1;
+    else writer_unlock(st);
     return rc;
 }
 
 gpi_status store_commit(store *st, gpi_diag *d)
 {
     gpi_status rc = exec(st, "COMMIT", d);
-    if (rc == GPI_OK) st->in_tx = 0;
+    if (rc == GPI_OK) {
+        st->in_tx = 0;
+        writer_unlock(st);
+    }
     return rc;
 }
 
@@ -286,6 +349,7 @@ void store_rollback(store *st)
 {
     exec(st, "ROLLBACK", NULL);
     st->in_tx = 0;
+    writer_unlock(st);
     store_names_reset(st); /* names of the rolled-back transaction are gone */
 }
 

@@ -18,6 +18,13 @@
  * store_batch_commit or store_batch_rollback), so a killed process leaves
  * the file either wholly stored or not at all.
  *
+ * Concurrency: any number of gpuidx processes may use one database at
+ * once.  Write transactions (store_begin) queue on a lock file DB.lock
+ * beside the database and wait for their turn as long as it takes, one at
+ * a time; reads never wait.  Two write transactions on two handles of one
+ * process would wait for each other forever: a process writes through one
+ * handle at a time.
+ *
  * Ownership: store_open() returns a handle the caller frees with
  * store_close(); store_close(NULL) is a no-op.  Strings passed in are
  * borrowed for the call.  Records handed to callbacks are valid only

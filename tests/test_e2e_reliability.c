@@ -9,9 +9,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -218,6 +220,262 @@ static void test_published_cells_not_formulas(void **state)
     free(dir);
 }
 
+/* ---- processes side by side ------------------------------------------------------ */
+
+/* Starts the binary with args (no shell) in dir, stdout and stderr to
+ * dir/<tag>.out and dir/<tag>.err, with GPUIDX_BUSY_TIMEOUT_MS=busy_ms
+ * (the wait for a lock held by a program other than gpuidx). */
+static pid_t spawn(const char *dir, const char *tag, int busy_ms, const char *const *args)
+{
+    pid_t pid = fork();
+    if (pid < 0) fail_msg("fork: %s", strerror(errno));
+    if (pid == 0) {
+        char path[4200], ms[32];
+        if (chdir(dir) != 0) _exit(127);
+        int null = open("/dev/null", O_RDONLY);
+        snprintf(path, sizeof path, "%s.out", tag);
+        int out = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        snprintf(path, sizeof path, "%s.err", tag);
+        int err = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        dup2(null, 0);
+        dup2(out, 1);
+        dup2(err, 2);
+        snprintf(ms, sizeof ms, "%d", busy_ms);
+        setenv("GPUIDX_BUSY_TIMEOUT_MS", ms, 1);
+        execv(bin(), (char *const *)args);
+        _exit(127);
+    }
+    return pid;
+}
+
+static int finish(pid_t pid)
+{
+    int st;
+    if (waitpid(pid, &st, 0) != pid) fail_msg("waitpid: %s", strerror(errno));
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* Waits until pid sleeps on a file lock (flock): 1; 0 when it ended
+ * first (*status then holds its exit status).  No fixed sleep: it polls
+ * the process's wait channel. */
+static int blocked_on_lock(pid_t pid, int *status)
+{
+    char path[64], wchan[128];
+    snprintf(path, sizeof path, "/proc/%d/wchan", (int)pid);
+    for (int i = 0; i < 30000; i++) { /* at most 30 s */
+        int st;
+        if (waitpid(pid, &st, WNOHANG) == pid) {
+            *status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+            return 0;
+        }
+        FILE *f = fopen(path, "r");
+        size_t n = f ? fread(wchan, 1, sizeof wchan - 1, f) : 0;
+        if (f) fclose(f);
+        wchan[n] = '\0';
+        if (strstr(wchan, "lock")) return 1; /* locks_lock_inode_wait */
+        usleep(1000);
+    }
+    fail_msg("process %d neither ended nor waited on a lock in 30 s", (int)pid);
+    return 0;
+}
+
+static int lock_file(const char *path)
+{
+    /* close-on-exec: a child must not inherit (and so keep) the lock */
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0 || flock(fd, LOCK_EX) != 0) fail_msg("lock %s: %s", path, strerror(errno));
+    return fd;
+}
+
+static char *file_text(const char *dir, const char *name)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    char *s = tu_read(path);
+    return s ? s : strdup("");
+}
+
+/* ---- 3: a publication reads what it publishes under its lock -------------------- */
+
+/* `index publish` read the day's rows before it took its lock.  Here
+ * publication A waits for DIR's lock (held by the test) after -- before the
+ * fix -- reading the day's value; meanwhile late data is built and
+ * publication B (another DIR) makes it vintage 2.  A then published the
+ * stale value as vintage 3, restating B's value back.  Now A reads inside
+ * its lock and one transaction, finds vintage 2 current and reuses it. */
+static void test_publish_reads_inside_lock(void **state)
+{
+    (void)state;
+    char *dir = tu_mkdtemp("e2e-rel-publish");
+    free(tu_write(dir, "g.json", grades_json));
+    free(tu_write(dir, "o1.csv",
+                  "observed_at,provider,gpu,price\n"
+                  "2025-01-01T10:00:00Z,lambda,H100,2.40\n"
+                  "2025-01-01T10:00:00Z,aws,H100,2.50\n"
+                  "2025-01-01T10:00:00Z,acme,H100,2.60\n"));
+    free(tu_write(dir, "o2.csv",
+                  "observed_at,provider,gpu,price\n"
+                  "2025-01-01T11:00:00Z,p4,H100,4.00\n"
+                  "2025-01-01T11:00:00Z,p5,H100,4.10\n"
+                  "2025-01-01T11:00:00Z,p6,H100,4.20\n"
+                  "2025-01-01T11:00:00Z,p7,H100,4.30\n"));
+    static const char *const setup[] = {
+        "ingest offers o1.csv", "index build --grades g.json --from 2025-01-01 --to 2025-01-01",
+        "index publish --date 2025-01-01 --out pub1", "ingest offers o2.csv"};
+    for (size_t i = 0; i < 4; i++) {
+        tu_run r = tu_gpuidx(dir, "--db t.db %s %s", data_opt, setup[i]);
+        if (r.status != 0) fail_msg("%s: %s", setup[i], r.err);
+        tu_run_free(&r);
+    }
+    char lock[4200], db[4200], data[4200];
+    snprintf(lock, sizeof lock, "%s/pub1/.gpuidx-lock", dir);
+    snprintf(db, sizeof db, "%s/t.db", dir);
+    snprintf(data, sizeof data, "%s/tests/fixtures/tables", tu_srcdir());
+    int fd = lock_file(lock);
+    const char *a_args[] = {bin(), "--db", db, "--data", data, "index", "publish", "--date",
+                            "2025-01-01", "--out", "pub1", NULL};
+    pid_t a = spawn(dir, "a", 10000, a_args);
+    int st = -1;
+    if (!blocked_on_lock(a, &st)) fail_msg("publication A ended (%d) while DIR was locked", st);
+    static const char *const meanwhile[] = {
+        "index build --grades g.json --from 2025-01-01 --to 2025-01-01",
+        "index publish --date 2025-01-01 --out pub2"};
+    for (size_t i = 0; i < 2; i++) {
+        tu_run r = tu_gpuidx(dir, "--db t.db %s %s", data_opt, meanwhile[i]);
+        if (r.status != 0) fail_msg("%s: %s", meanwhile[i], r.err);
+        if (i == 1)
+            assert_string_equal(r.err, "index publish: 2025-01-01 vintage 2 (new; 1 restated, "
+                                       "0 revisions) in pub2/2025-01-01\n");
+        tu_run_free(&r);
+    }
+    close(fd); /* A goes on */
+    st = finish(a);
+    char *out = file_text(dir, "a.out"), *err = file_text(dir, "a.err");
+    if (st != 0) fail_msg("publication A: exit %d: %s", st, err);
+    assert_string_equal(err, "index publish: 2025-01-01 vintage 2 (unchanged; 0 restated, "
+                             "0 revisions) in pub1/2025-01-01\n");
+    assert_int_equal(sql_long(dir, "t.db", "SELECT count(*) FROM index_vintages"), 2);
+    assert_int_equal(sql_long(dir, "t.db", "SELECT count(*) FROM index_restatements"), 1);
+    char *a_csv = file_text(dir, "pub1/2025-01-01/index.csv");
+    char *b_csv = file_text(dir, "pub2/2025-01-01/index.csv");
+    assert_string_equal(a_csv, b_csv);
+    free(a_csv);
+    free(b_csv);
+    free(out);
+    free(err);
+    free(dir);
+}
+
+/* ---- 8: writers wait for their turn ---------------------------------------------- */
+
+/* A writer waited at most SQLite's busy timeout (10 s) for another and
+ * then failed with "database is locked" (two 8-second ingests, a build and
+ * a publication overlapping).  Writers now queue on DB.lock.  Here the
+ * test holds the database like a long writer (the lock file and SQLite's
+ * write lock) while an ingest starts with a 100 ms busy timeout: the
+ * ingest must wait for the lock -- not time out -- and then store its
+ * file. */
+static void test_writer_waits_for_its_turn(void **state)
+{
+    (void)state;
+    char *dir = tu_mkdtemp("e2e-rel-queue");
+    free(tu_write(dir, "o1.csv", "observed_at,provider,gpu,price\n2025-01-01,aws,H100,2.50\n"));
+    free(tu_write(dir, "o2.csv", "observed_at,provider,gpu,price\n2025-01-02,aws,H100,2.60\n"));
+    tu_run r = tu_gpuidx(dir, "--db t.db %s ingest offers o1.csv", data_opt);
+    assert_int_equal(r.status, 0);
+    tu_run_free(&r);
+    char lock[4200], db[4200], data[4200];
+    snprintf(lock, sizeof lock, "%s/t.db.lock", dir);
+    snprintf(db, sizeof db, "%s/t.db", dir);
+    snprintf(data, sizeof data, "%s/tests/fixtures/tables", tu_srcdir());
+    /* the long writer: its turn (the lock file), then SQLite's write lock */
+    int fd = lock_file(lock);
+    sqlite3 *h = NULL;
+    assert_int_equal(sqlite3_open(db, &h), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(h, "BEGIN IMMEDIATE; INSERT INTO names(name) VALUES ('x')",
+                                  NULL, NULL, NULL), SQLITE_OK);
+    const char *args[] = {bin(), "--db", db, "--data", data, "ingest", "offers", "o2.csv", NULL};
+    pid_t p = spawn(dir, "w", 100, args);
+    int st = -1;
+    int waited = blocked_on_lock(p, &st);
+    char *err = file_text(dir, "w.err");
+    if (!waited) fail_msg("the ingest did not wait for its turn: exit %d: %s", st, err);
+    free(err);
+    assert_int_equal(sqlite3_exec(h, "COMMIT", NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(h);
+    close(fd);
+    st = finish(p);
+    char *out = file_text(dir, "w.out");
+    err = file_text(dir, "w.err");
+    if (st != 0) fail_msg("ingest: exit %d: %s", st, err);
+    assert_string_equal(out, "o2.csv: read 1, stored 1, duplicates 0, rejected 0\n");
+    assert_int_equal(sql_long(dir, "t.db", "SELECT count(*) FROM observations"), 2);
+    free(out);
+    free(err);
+    free(dir);
+}
+
+/* Several writers at once, each with a 50 ms busy timeout: two ingests of
+ * 100,000 rows, a build and a publication, twice over.  Every one must
+ * succeed, and the database hold exactly what they wrote. */
+static void test_writers_side_by_side(void **state)
+{
+    (void)state;
+    char *dir = tu_mkdtemp("e2e-rel-side");
+    free(tu_write(dir, "g.json", grades_json));
+    free(tu_write(dir, "gen.awk",
+                  "BEGIN { print \"id,observed_at,provider,gpu,price\"\n"
+                  "  for (i = 0; i < 100000; i++)\n"
+                  "    printf \"%s%d,2025-01-%02d,%s,H100,%d.5\\n\", tag, i, 1 + i % 5,"
+                  " i % 3 ? \"aws\" : \"lambda\", 2 + i % 3 }\n"));
+    for (int k = 0; k < 5; k++) {
+        tu_run r = tu_sh(dir, "awk -v tag=f%d -f gen.awk > f%d.csv", k, k);
+        assert_int_equal(r.status, 0);
+        tu_run_free(&r);
+    }
+    tu_run r = tu_gpuidx(dir, "--db t.db %s ingest offers f0.csv", data_opt);
+    assert_int_equal(r.status, 0);
+    tu_run_free(&r);
+    r = tu_gpuidx(dir, "--db t.db %s index build --grades g.json --from 2025-01-01 --to "
+                       "2025-01-05", data_opt);
+    assert_int_equal(r.status, 0);
+    tu_run_free(&r);
+    char db[4200], data[4200];
+    snprintf(db, sizeof db, "%s/t.db", dir);
+    snprintf(data, sizeof data, "%s/tests/fixtures/tables", tu_srcdir());
+    for (int round = 0; round < 2; round++) {
+        char f1[16], f2[16];
+        snprintf(f1, sizeof f1, "f%d.csv", 1 + 2 * round);
+        snprintf(f2, sizeof f2, "f%d.csv", 2 + 2 * round);
+        const char *ing1[] = {bin(), "--db", db, "--data", data, "ingest", "offers", f1, NULL};
+        const char *ing2[] = {bin(), "--db", db, "--data", data, "ingest", "offers", f2, NULL};
+        const char *build[] = {bin(), "--db", db, "--data", data, "index", "build", "--grades",
+                               "g.json", "--from", "2025-01-01", "--to", "2025-01-05", NULL};
+        const char *pub[] = {bin(), "--db", db, "--data", data, "index", "publish", "--from",
+                             "2025-01-01", "--to", "2025-01-05", "--out", "pub", NULL};
+        const char *const *jobs[] = {ing1, build, ing2, pub};
+        const char *tags[] = {"i1", "b", "i2", "p"};
+        pid_t pid[4];
+        for (int j = 0; j < 4; j++) pid[j] = spawn(dir, tags[j], 50, jobs[j]);
+        for (int j = 0; j < 4; j++) {
+            int st = finish(pid[j]);
+            char name[16];
+            snprintf(name, sizeof name, "%s.err", tags[j]);
+            char *err = file_text(dir, name);
+            if (st != 0) fail_msg("round %d: %s: exit %d: %s", round, tags[j], st, err);
+            free(err);
+        }
+    }
+    assert_int_equal(sql_long(dir, "t.db", "SELECT count(*) FROM observations"), 500000);
+    assert_int_equal(sql_long(dir, "t.db", "SELECT count(*) FROM batches"), 5);
+    r = tu_sh(dir, "sqlite3 t.db 'PRAGMA integrity_check'");
+    assert_string_equal(r.out, "ok\n");
+    tu_run_free(&r);
+    r = tu_sh(NULL, "rm -rf '%s'", dir);
+    tu_run_free(&r);
+    free(dir);
+}
+
 int main(void)
 {
     snprintf(data_opt, sizeof data_opt, "--data '%s/tests/fixtures/tables'", tu_srcdir());
@@ -230,6 +488,9 @@ int main(void)
         cmocka_unit_test(test_json_changed_while_read),
         cmocka_unit_test(test_ndjson_long_line_memory),
         cmocka_unit_test(test_published_cells_not_formulas),
+        cmocka_unit_test(test_publish_reads_inside_lock),
+        cmocka_unit_test(test_writer_waits_for_its_turn),
+        cmocka_unit_test(test_writers_side_by_side),
     };
     return cmocka_run_group_tests_name("e2e_reliability", tests, NULL, NULL);
 }
