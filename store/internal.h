@@ -59,11 +59,30 @@ struct store {
     int lock_fd;
     int lock_tried;
     int locked;
+    /* version 2 keys with a version 1 alias (alias.c), sorted */
+    uint64_t *alias_keys;
+    size_t n_alias;
+    int alias_loaded;
 };
 
 /* Migration list, in order; schema version = index + 1. */
 extern const char *const store_migrations[];
 extern const int store_n_migrations;
+/* Index of the migration that creates ident_aliases: store_alias_migrate
+ * fills it in the same transaction. */
+extern const int store_migration_ident_aliases;
+
+/* ---- identities of version 1 (alias.c) ----------------------------------- */
+
+/* Fills ident_aliases from the stored observations (alias.c note 2). */
+gpi_status store_alias_migrate(store *st, gpi_diag *d);
+/* The version 1 keys (at most cap, in legacy[0..*n)) recorded for the
+ * version 2 key `key`; *n = 0 for most keys, at the cost of a binary
+ * search in memory. */
+gpi_status store_alias_legacy(store *st, uint64_t key, uint64_t *legacy, int cap, int *n,
+                              gpi_diag *d);
+/* Drops the in-memory keys (reloaded on next use). */
+void store_alias_reset(store *st);
 
 /* Prepares (once) and returns extra statement slot i with sql; resets it
  * and clears its bindings before returning.  NULL on error (d set). */

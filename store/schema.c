@@ -219,6 +219,19 @@ const char *const store_migrations[] = {
     "  WHERE kind = 1 AND key_hash >= 0;"
     "UPDATE index_exclusions SET key_hash = key_hash & 9223372036854775807"
     "  WHERE kind = 0 AND key_hash < 0;",
+    /* 4: version 2 of the identity of a row without an id (core/ident.c):
+     *    rows stored before keep their identity and key (published
+     *    vintages do not change); the version 2 key of each whose version
+     *    2 differs is recorded as an alias of it, so a file re-sent after
+     *    the upgrade finds them (store/alias.c, which fills the table in
+     *    this migration's transaction). */
+    "CREATE TABLE ident_aliases ("
+    "  key_hash INTEGER NOT NULL,"     /* version 2 store key */
+    "  legacy_key INTEGER NOT NULL,"   /* the stored (version 1) key */
+    "  PRIMARY KEY (key_hash, legacy_key)"
+    ") WITHOUT ROWID;",
 };
+
+const int store_migration_ident_aliases = 3;
 
 const int store_n_migrations = (int)(sizeof store_migrations / sizeof store_migrations[0]);

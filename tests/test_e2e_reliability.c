@@ -220,6 +220,59 @@ static void test_published_cells_not_formulas(void **state)
     free(dir);
 }
 
+/* ---- 2: identities do not depend on the tables --------------------------------- */
+
+/* Rows without an id were keyed on the canonical provider and the status
+ * after the affiliate rule, both from providers.csv: after an alias was
+ * added, a re-sent file stored its trades again (5 trades for 3, one
+ * seller as two providers).  The key is the row's own now. */
+static void test_resent_after_alias_added(void **state)
+{
+    (void)state;
+    char *dir = tu_mkdtemp("e2e-rel-alias");
+    tu_run r = tu_sh(dir, "cp -r '%s/tests/fixtures/tables' data", tu_srcdir());
+    assert_int_equal(r.status, 0);
+    tu_run_free(&r);
+    free(tu_write(dir, "g.json", grades_json));
+    static const char rows[] =
+        "2025-01-01T10:00:00Z,Acme Cloud,H100,2.40,100,Beta Labs\n"
+        "2025-01-01T11:00:00Z,Acme Cloud,H100,2.45,100,acme\n"
+        "2025-01-01T12:00:00Z,aws,H100,2.50,100,Gamma\n";
+    char text[512];
+    snprintf(text, sizeof text, "observed_at,provider,gpu,price,quantity,buyer\n%s", rows);
+    free(tu_write(dir, "trades.csv", text));
+    /* the same rows sent again in other bytes (so not skipped by hash) */
+    snprintf(text, sizeof text, "observed_at,provider,gpu,price,quantity,buyer\n%s\n", rows);
+    free(tu_write(dir, "resent.csv", text));
+    r = tu_gpuidx(dir, "--db t.db --data data ingest trades --source feed trades.csv");
+    assert_int_equal(r.status, 0);
+    assert_string_equal(r.out, "trades.csv: read 3, stored 3, duplicates 0, rejected 0\n");
+    tu_run_free(&r);
+    /* "Acme Cloud" becomes an alias of acme, which owns the buyer "acme" */
+    r = tu_sh(dir, "echo 'acme cloud,acme,acme,neocloud' >> data/providers.csv");
+    tu_run_free(&r);
+    r = tu_gpuidx(dir, "--db t.db --data data ingest trades --source feed resent.csv");
+    assert_int_equal(r.status, 0);
+    assert_string_equal(r.out, "resent.csv: read 3, stored 0, duplicates 3, rejected 0\n");
+    tu_run_free(&r);
+    assert_int_equal(sql_long(dir, "t.db", "SELECT count(*) FROM observations"), 3);
+    r = tu_gpuidx(dir, "--db t.db --data data index build --grades g.json --from 2025-01-01"
+                       " --to 2025-01-01");
+    assert_int_equal(r.status, 0);
+    tu_run_free(&r);
+    /* 3 trades, 300 GPU-hours, 2 sellers (before: 5, 500, 3 -- "acme
+     * cloud" and "acme" counted as two); the stored trades keep what they
+     * were stored with */
+    r = tu_gpuidx(dir, "--db t.db --data data index show --grade T --from 2025-01-01");
+    assert_int_equal(r.status, 0);
+    const char *row = strstr(r.out, "\n2025-01-01,T,");
+    assert_non_null(row);
+    const char want[] = "\n2025-01-01,T,,suspended,3,0,2,300.00,"; /* too few sellers */
+    assert_memory_equal(row, want, sizeof want - 1);
+    tu_run_free(&r);
+    free(dir);
+}
+
 /* ---- processes side by side ------------------------------------------------------ */
 
 /* Starts the binary with args (no shell) in dir, stdout and stderr to
@@ -488,6 +541,7 @@ int main(void)
         cmocka_unit_test(test_json_changed_while_read),
         cmocka_unit_test(test_ndjson_long_line_memory),
         cmocka_unit_test(test_published_cells_not_formulas),
+        cmocka_unit_test(test_resent_after_alias_added),
         cmocka_unit_test(test_publish_reads_inside_lock),
         cmocka_unit_test(test_writer_waits_for_its_turn),
         cmocka_unit_test(test_writers_side_by_side),

@@ -691,20 +691,29 @@ static void test_identity(void **state)
     gpi_diag d = {{0}};
     const char *text = "observed_at,provider,gpu,sku,price,kind,id,region,source\n"
                        "2024-01-01,aws,H100,p5,1,offer,,us-east-1,\n"
-                       "2024-01-02,Amazon Web Services,H100,p5,2,offer,,us-east-1,\n"
+                       "2024-01-02,\"  AWS \",H100,p5,2,offer,,us-east-1,\n"
                        "2024-01-01,aws,H100,p5,1,offer,X1,,\n"
                        "2024-01-01,aws,H100,p5,1,offer,X1,,other\n"
-                       "2024-01-01,aws,H100,p5,1,trade,,,\n";
+                       "2024-01-01,aws,H100,p5,1,trade,,,\n"
+                       "2024-01-01,Amazon  Web Services,H100,p5,1,offer,,us-east-1,\n";
     const char *trades = "observed_at,provider,gpu,price,quantity,buyer,tier\n"
                          "2024-01-01,aws,H100,1,10,lambda,\n"
-                         "2024-01-01,aws,H100,1,10,lambda,Gold\n";
+                         "2024-01-01,aws,H100,1,10,lambda,Gold\n"
+                         "2024-01-01,aws,H100,1,10,Amazon Retail,\n";
     assert_int_equal(run(t, "t.csv", text, -1, &g, &d, NULL), GPI_OK);
-    assert_int_equal(g.n_obs, 4);
+    assert_int_equal(g.n_obs, 5);
     assert_int_equal(g.n_rej, 1); /* the trade has no quantity */
     assert_string_equal(g.obs[0].ident, "aws|us-east-1|H100|p5|1|vm|on-demand|0|gpu-hour");
-    /* the provider's spelling does not change the key; the day does not either */
+    /* the provider's case and blanks do not change the key; the day does
+     * not either */
     assert_string_equal(g.obs[1].ident, g.obs[0].ident);
     assert_true(g.obs[1].o.key_hash == g.obs[0].o.key_hash);
+    /* issue 12: another alias of the same provider is another text: the
+     * key is the row's own, whatever providers.csv maps it to */
+    assert_string_equal(g.obs[4].provider, "aws");
+    assert_string_equal(g.obs[4].ident,
+                        "amazon web services|us-east-1|H100|p5|1|vm|on-demand|0|gpu-hour");
+    assert_true(g.obs[4].o.key_hash != g.obs[0].o.key_hash);
     assert_string_equal(g.obs[2].ident, "X1");
     assert_string_equal(g.obs[2].source, "feed");
     assert_string_equal(g.obs[3].source, "other");
@@ -716,7 +725,12 @@ static void test_identity(void **state)
     for (size_t i = 0; i < sizeof key; i++) h = (h ^ (unsigned char)key[i]) * 0x100000001b3ULL;
     assert_true(g.obs[2].o.key_hash == (h & 0x7fffffffffffffffULL));
     assert_int_equal(run(t, "t.csv", trades, GPI_TRADE, &g, &d, NULL), GPI_OK);
-    assert_int_equal(g.n_obs, 2);
+    assert_int_equal(g.n_obs, 3);
+    /* the buyer is in the seller's group (providers.csv): an affiliate
+     * trade, but its key has the status as written (issue 12) */
+    assert_int_equal(g.obs[2].o.status, GPI_STATUS_AFFILIATE);
+    assert_string_equal(g.obs[2].ident,
+                        "aws||H100||1|vm|on-demand|0|gpu-hour|1|USD|10|Amazon Retail|ok|");
     assert_string_equal(g.obs[0].ident, "aws||H100||1|vm|on-demand|0|gpu-hour|1|USD|10|lambda|ok|");
     /* a trade is keyed by all its fields: another tier is another trade */
     assert_string_equal(g.obs[1].ident, "aws||H100||1|vm|on-demand|0|gpu-hour|1|USD|10|lambda|ok|gold");
