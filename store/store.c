@@ -321,6 +321,8 @@ static gpi_status writer_lock(store *st, gpi_diag *d)
             /* no lock file where it cannot be made (a read-only folder):
              * SQLite's own locking still keeps the data safe */
             st->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+            if (st->lock_fd < 0) /* made by another user: flock needs no write */
+                st->lock_fd = open(path, O_RDONLY | O_CLOEXEC);
             free(path);
         }
     }
