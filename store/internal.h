@@ -1,8 +1,9 @@
 /* store/internal.h -- shared between the store's own files only.
  *
  * The store is split by concept: store.c (open, migrations, ingest
- * batches, observations, rejects) and sibling files for the index and
- * publication tables.  They share the handle below; nothing outside
+ * batches, observations, rejects), tx.c (write transactions and the
+ * writers' lock), alias.c (identities of version 1), names.c, and sibling
+ * files for the index and publication tables.  They share the handle below; nothing outside
  * store/ includes this header.
  */
 #ifndef GPI_STORE_INTERNAL_H
@@ -98,6 +99,9 @@ gpi_status store_name_id_memo(store *st, int k, const char *text, int64_t *id, g
 const char *store_name_text(store *st, int64_t id);
 /* Drops the cache (after a rollback, and on close). */
 void store_names_reset(store *st);
+
+/* Runs sql (no rows); GPI_ESTORE with "store: <error>" in d. */
+gpi_status store_exec(store *st, const char *sql, gpi_diag *d);
 
 /* Sets d to "store: <what>: <sqlite3_errmsg>" and returns GPI_ESTORE. */
 gpi_status store_err(store *st, gpi_diag *d, const char *what);

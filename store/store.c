@@ -15,20 +15,7 @@
  * (4) synchronous=NORMAL in WAL mode: a commit is durable against a
  *     process crash (the file is either in or out), and an OS crash can at
  *     worst lose the last committed files, never corrupt the database.
- * (6) Writers queue.  Every write transaction (store_begin: an ingest's
- *     file, a build's day, a publication, a migration) first takes an
- *     exclusive flock on the lock file DB.lock beside the database and
- *     holds it until its COMMIT or ROLLBACK; the kernel releases it when
- *     the process ends, however it ends (kill -9 included).  So gpuidx
- *     writers wait for each other as long as it takes, one at a time,
- *     instead of failing with "database is locked" once SQLite's busy
- *     timeout (10 s) ran out -- which happened when two 8-second ingests,
- *     a build and a publication overlapped (issue 12).  Readers take no
- *     lock (WAL) and never wait for writers.  The busy timeout now only
- *     matters against programs other than gpuidx writing the database;
- *     GPUIDX_BUSY_TIMEOUT_MS changes it (tests use a short one).  A
- *     database whose folder cannot hold the lock file (read-only, or no
- *     file at all) is used without it.
+ * (6) Writers queue on a lock file: store/tx.c.
  * (7) Duplicates (SPEC §3): the same key, time and identity with the same
  *     values.  "The same values" is every stored value, or else every
  *     value the row itself gave (raw gpu, provider, price, currency, sku,
@@ -41,12 +28,9 @@
  */
 #include "store/internal.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -94,7 +78,7 @@ static const char *const sql_text[ST__N] = {
     [ST_LATE_BATCHES] = "SELECT batch_id FROM batches WHERE ingested_at > ?1 ORDER BY batch_id",
 };
 
-static gpi_status exec(store *st, const char *sql, gpi_diag *d)
+gpi_status store_exec(store *st, const char *sql, gpi_diag *d)
 {
     char *err = NULL;
     if (sqlite3_exec(st->db, sql, NULL, NULL, &err) != SQLITE_OK) {
@@ -147,13 +131,13 @@ static gpi_status migrate(store *st, gpi_diag *d)
         if ((rc = store_begin(st, d)) != GPI_OK) return rc;
         rc = user_version(st, &version, d);
         if (rc == GPI_OK && version < store_n_migrations) {
-            rc = exec(st, store_migrations[version], d);
+            rc = store_exec(st, store_migrations[version], d);
             if (rc == GPI_OK && version == store_migration_ident_aliases)
                 rc = store_alias_migrate(st, d);
             if (rc == GPI_OK) {
                 char pragma[64];
                 snprintf(pragma, sizeof pragma, "PRAGMA user_version = %d", version + 1);
-                rc = exec(st, pragma, d);
+                rc = store_exec(st, pragma, d);
             }
         }
         if (rc != GPI_OK) {
@@ -216,7 +200,7 @@ static gpi_status open_flags(const char *path, int create, store **out, gpi_diag
         return GPI_ESTORE;
     }
     st->lock_fd = -1;
-    /* note 6: the busy timeout, for writers other than gpuidx */
+    /* the busy timeout, for writers other than gpuidx (tx.c) */
     const char *busy = getenv("GPUIDX_BUSY_TIMEOUT_MS");
     long busy_ms = busy && *busy ? strtol(busy, NULL, 10) : 10000;
     sqlite3_busy_timeout(st->db, busy_ms >= 0 && busy_ms <= 3600000 ? (int)busy_ms : 10000);
@@ -305,68 +289,6 @@ sqlite3_stmt *store_stmt(store *st, int slot, const char *sql, gpi_diag *d)
     sqlite3_reset(st->extra[slot]);
     sqlite3_clear_bindings(st->extra[slot]);
     return st->extra[slot];
-}
-
-/* Note 6: waits for the writers' lock (as long as it takes). */
-static gpi_status writer_lock(store *st, gpi_diag *d)
-{
-    if (!st->lock_tried) {
-        st->lock_tried = 1;
-        const char *db = sqlite3_db_filename(st->db, "main");
-        if (db && *db) {
-            size_t n = strlen(db) + sizeof ".lock";
-            char *path = malloc(n);
-            if (!path) return gpi_diag_set(d, GPI_ENOMEM, "store: out of memory");
-            snprintf(path, n, "%s.lock", db);
-            /* no lock file where it cannot be made (a read-only folder):
-             * SQLite's own locking still keeps the data safe */
-            st->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-            if (st->lock_fd < 0) /* made by another user: flock needs no write */
-                st->lock_fd = open(path, O_RDONLY | O_CLOEXEC);
-            free(path);
-        }
-    }
-    if (st->lock_fd < 0 || st->locked) return GPI_OK;
-    while (flock(st->lock_fd, LOCK_EX) != 0)
-        if (errno != EINTR)
-            return gpi_diag_set(d, GPI_ESTORE, "store: cannot lock %s.lock: %s",
-                                sqlite3_db_filename(st->db, "main"), strerror(errno));
-    st->locked = 1;
-    return GPI_OK;
-}
-
-static void writer_unlock(store *st)
-{
-    if (st->locked) flock(st->lock_fd, LOCK_UN);
-    st->locked = 0;
-}
-
-gpi_status store_begin(store *st, gpi_diag *d)
-{
-    gpi_status rc = writer_lock(st, d);
-    if (rc == GPI_OK) rc = exec(st, "BEGIN IMMEDIATE", d);
-    if (rc == GPI_OK) st->in_tx = 1;
-    else writer_unlock(st);
-    return rc;
-}
-
-gpi_status store_commit(store *st, gpi_diag *d)
-{
-    gpi_status rc = exec(st, "COMMIT", d);
-    if (rc == GPI_OK) {
-        st->in_tx = 0;
-        writer_unlock(st);
-    }
-    return rc;
-}
-
-void store_rollback(store *st)
-{
-    exec(st, "ROLLBACK", NULL);
-    st->in_tx = 0;
-    writer_unlock(st);
-    store_names_reset(st); /* names of the rolled-back transaction are gone */
-    store_alias_reset(st);
 }
 
 /* ---- batches ------------------------------------------------------------- */
@@ -770,12 +692,12 @@ static gpi_status scan(store *st, int core, int32_t day_from, int32_t day_to, in
     /* the late batches and the rows must come from one snapshot: outside a
      * transaction, the two reads get one of their own */
     int own_tx = sqlite3_get_autocommit(st->db);
-    if (own_tx && exec(st, "BEGIN", d) != GPI_OK) return GPI_ESTORE;
+    if (own_tx && store_exec(st, "BEGIN", d) != GPI_OK) return GPI_ESTORE;
     int64_t *late;
     size_t n_late;
     gpi_status grc = late_batches(st, as_of, &late, &n_late, d);
     if (grc != GPI_OK) {
-        if (own_tx) exec(st, "ROLLBACK", NULL);
+        if (own_tx) store_exec(st, "ROLLBACK", NULL);
         return grc;
     }
     sqlite3_stmt *s = use(st, core ? ST_OBS_SCAN_CORE : ST_OBS_SCAN);
@@ -818,7 +740,7 @@ static gpi_status scan(store *st, int core, int32_t day_from, int32_t day_to, in
     gpi_status out = bad                                   ? store_err(st, d, "reading names")
                      : rc == SQLITE_ROW || rc == SQLITE_DONE ? GPI_OK
                                                            : store_err(st, d, "reading observations");
-    if (own_tx) exec(st, "COMMIT", NULL);
+    if (own_tx) store_exec(st, "COMMIT", NULL);
     return out;
 }
 
