@@ -234,7 +234,7 @@ static int one_file(store *st, const ingest_tables *t, const ingest_opts *opt,
         fflush(stdout);
         return 0;
     }
-    if (rc == GPI_OK) rc = store_batch_set_sha256(st, batch, res.sha256, &d);
+    if (rc == GPI_OK) rc = store_batch_set_sha256(st, batch, res.sha256, res.n_bytes, &d);
     if (rc == GPI_OK) rc = store_batch_commit(st, batch, &c.n, (int64_t)time(NULL), &d);
     else store_batch_rollback(st);
     if (rc != GPI_OK) {

@@ -89,7 +89,7 @@ static gpi_status print_ledger(FILE *f, const settle_contract *cs, size_t ci,
             gpi_date_format(lr->day, day);
             gpi_fixed_format(lr->price_units, c->tick.scale, price);
             fprintf(f, "%s,", day);
-            gpi_csv_field(f, pos[j].account);
+            gpi_csv_text(f, pos[j].account); /* no formula cells */
             fprintf(f, ",%s,%lld,%s,%lld\n", c->symbol, (long long)pos[j].contracts, price,
                     (long long)lr->variation_cents);
         }

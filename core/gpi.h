@@ -154,6 +154,15 @@ char *gpi_fixed_format(int64_t v, int digits, char out[32]);
 /* Writes s (NULL as "") to f as one CSV field: as is, or in double quotes
  * with quotes doubled when it holds a comma, a quote, CR or LF. */
 void gpi_csv_field(FILE *f, const char *s);
+/* The same for free text from the input (provider, group, source, region,
+ * account) in a file people open in spreadsheets: a text that starts with
+ * '=', '+', '-', '@', TAB or CR -- which a spreadsheet would run as a
+ * formula ("=HYPERLINK(...)") -- is written with a leading apostrophe
+ * ("'=HYPERLINK(...)"), so it shows as the text it is.  Only the output
+ * changes: the database keeps the text as received. */
+void gpi_csv_text(FILE *f, const char *s);
+/* 1 when gpi_csv_text would prefix s with an apostrophe. */
+int gpi_csv_text_risky(const char *s);
 
 /* Rounds a double to the nearest multiple of 10^-digits, halves up, and
  * returns it in those units, correcting binary error: the value is first

@@ -678,6 +678,11 @@ gpi_status idx_gpu_names_load(const char *path, char ***names, size_t *n, gpi_di
     int col = -1;
     size_t cap = 0;
     while (fgets(line, sizeof line, f)) {
+        if (!strchr(line, '\n')) { /* a longer line: its rest is no row of its own */
+            int ch;
+            while ((ch = getc(f)) != EOF && ch != '\n') {
+            }
+        }
         line[strcspn(line, "\r\n")] = '\0';
         if (line[0] == '#' || line[0] == '\0') continue; /* comments */
         int i = 0;

@@ -83,6 +83,9 @@ typedef struct ingest_result {
     char sha256[65];      /* SHA-256 of the file's bytes (decompressed),
                              computed in the same pass; "" unless
                              ingest_file returns OK */
+    int64_t n_bytes;      /* the bytes read and hashed (decompressed: the
+                             file's size as it was read), when ingest_file
+                             returns OK */
 } ingest_result;
 
 /* Reads one file. */

@@ -221,7 +221,6 @@ typedef struct ingest_source {
     FILE *f;
     int gzip, is_stdin;
     int first;              /* standard input: its first byte, or EOF */
-    char sha256[65];        /* after ingest_source_spool: of the bytes copied */
     char err[128];          /* zlib's message after a read error, or "" */
 } ingest_source;
 
@@ -229,16 +228,33 @@ typedef struct ingest_source {
  * compressed otherwise (xz, bzip2, zstd, zip, 7z) is GPI_EINPUT
  * "path:1:1: the file is compressed with xz; ...". */
 gpi_status ingest_source_open(const char *path, ingest_source *src, gpi_diag *d);
-/* Makes src seekable: a gzip file or standard input is copied into an
- * anonymous temporary file (hashing its bytes into src->sha256). */
-gpi_status ingest_source_spool(ingest_source *src, gpi_diag *d);
 void ingest_source_close(ingest_source *src);
+
+/* Unknown columns (CSV) and keys (JSON) named in warnings per file; the
+ * rest are counted in one more warning, so a hostile header cannot flood
+ * the caller with messages. */
+#define INGEST_MAX_UNKNOWN_WARNINGS 20
+
+/* ---- file hashing (ingest.c) ----------------------------------------------- */
+
+/* Incremental SHA-256 (libcrypto).  ingest_hash_final frees the state and
+ * writes the hex digest ("" and -1 when init failed); call it once after
+ * every init, whatever became of the file. */
+typedef struct ingest_hash {
+    void *ctx;
+} ingest_hash;
+int ingest_hash_init(ingest_hash *h);
+void ingest_hash_update(ingest_hash *h, const void *buf, size_t n);
+int ingest_hash_final(ingest_hash *h, char out[65]);
 
 /* ---- JSON input (json.c) -------------------------------------------------- */
 
-/* Reads the JSON file f (seekable; the caller closes it). */
+/* Reads the JSON stream f to its end, never seeking (the caller closes
+ * it); sha256 is the SHA-256 of the n_bytes bytes read (the whole file),
+ * "" unless it returns GPI_OK. */
 gpi_status ingest_json(const ingest_tables *t, const ingest_opts *opt, norm_ctx *nc,
-                       const ingest_sink *sink, FILE *f, long *rows_read, gpi_diag *d);
+                       const ingest_sink *sink, FILE *f, long *rows_read, char sha256[65],
+                       int64_t *n_bytes, gpi_diag *d);
 
 /* Shared by the CSV and JSON paths: normalizes and hands a row to the
  * sink.  Returns non-OK when the sink asked to stop. */

@@ -16,10 +16,13 @@
  *     problems always reports the same first one.
  * (3) Identity (SPEC §3): an id gives ident = id; without one, offers use
  *     provider|region|gpu|sku|gpu_count|scope|term|term_months|unit
- *     (canonical provider, raw gpu and sku as written) and trades add
- *     price|currency|quantity|buyer|status|tier ("all their fields"; the
- *     tier only when the row gives one, so a changed tiers.csv makes a
- *     re-read trade a conflict, never a second trade).  '|' and '\\'
+ *     and trades add price|currency|quantity|buyer|status|tier ("all
+ *     their fields"), each as the row gives it: the provider as written
+ *     and folded (case, blanks), never the canonical one; the status as
+ *     written, before the affiliate rule; the tier only when the row
+ *     gives one.  So no table (providers.csv, tiers.csv) changes an
+ *     identity, and a file re-sent after a table changed is found again,
+ *     never stored twice (issue 12; core/ident.c).  '|' and '\\'
  *     inside the free-text fields (provider, region, gpu, sku, buyer) are
  *     escaped with '\\', so no two rows share an identity by shifting text
  *     across a separator.  key_hash is the identity hash (FNV-1a of the
@@ -140,15 +143,7 @@ static const char *nz(const char *s)
  * that does not fit. */
 static const char *esc(const char *s, char *tmp, size_t cap)
 {
-    if (!s || !strpbrk(s, "|\\")) return nz(s);
-    size_t n = 0;
-    for (; *s; s++) {
-        if (n + 3 > cap) return NULL;
-        if (*s == '|' || *s == '\\') tmp[n++] = '\\';
-        tmp[n++] = *s;
-    }
-    tmp[n] = '\0';
-    return tmp;
+    return gpi_ident_escape(s, tmp, cap);
 }
 
 int normalize_row(norm_ctx *c, const norm_row *r, gpi_obs *o, const char **col, char *msg,
@@ -282,6 +277,7 @@ int normalize_row(norm_ctx *c, const norm_row *r, gpi_obs *o, const char **col, 
         if ((o->tier = gpi_tier_parse(v)) < 0)
             return bad(&x, F_TIER, "unknown tier (platinum, gold, silver, bronze, "
                                    "underperform, unrated)");
+        o->tier_given = 1;
     } else {
         o->tier = tables_tier(c->t, o->provider, o->day);
     }
@@ -311,6 +307,7 @@ int normalize_row(norm_ctx *c, const norm_row *r, gpi_obs *o, const char **col, 
         if (!trade && o->status != GPI_STATUS_OK)
             return bad(&x, F_STATUS, "only trades have a status");
     }
+    o->status_given = o->status;
     o->buyer = trade ? val(r, F_BUYER) : NULL;
     if (o->buyer && o->status == GPI_STATUS_OK) {
         provider_match bm;
@@ -336,8 +333,11 @@ int normalize_row(norm_ctx *c, const norm_row *r, gpi_obs *o, const char **col, 
     if (o->id) {
         if (put_ident(c, o->id) != 0) goto oom;
     } else {
-        char buf[2048], e[5][512];
-        const char *prov = esc(o->provider, e[0], sizeof e[0]);
+        char buf[2048], e[5][512], folded[256];
+        /* the provider as written, folded (fits: tables_provider checked) */
+        const char *prov = gpi_fold_name(o->raw_provider, folded, sizeof folded) > 0
+                               ? esc(folded, e[0], sizeof e[0])
+                               : NULL;
         const char *region = esc(o->region, e[1], sizeof e[1]);
         const char *gpu = esc(o->raw_gpu, e[2], sizeof e[2]);
         const char *sku = esc(o->sku, e[3], sizeof e[3]);
@@ -350,7 +350,7 @@ int normalize_row(norm_ctx *c, const norm_row *r, gpi_obs *o, const char **col, 
         if (trade && n > 0 && (size_t)n < sizeof buf)
             n += snprintf(buf + n, sizeof buf - (size_t)n, "|%s|%s|%s|%s|%s|%s", o->raw_price,
                           o->currency, nz(r->v[F_QUANTITY]), buyer,
-                          gpi_trade_status_name(o->status),
+                          gpi_trade_status_name(o->status_given),
                           val(r, F_TIER) ? gpi_tier_name(o->tier) : "");
         if (n < 0 || (size_t)n >= sizeof buf) {
             *col = NULL;

@@ -15,14 +15,16 @@
  *     back as a garbled "unknown column").  The format (CSV or JSON) is
  *     still chosen by the name, with a final ".gz" ignored (ingest.c);
  *     standard input is JSON when its first byte is '[' or '{'.
- * (3) The JSON reader seeks (it rewinds after looking at the first byte),
- *     a decompressing stream cannot: for JSON, a gzip file or standard
- *     input is first copied into an anonymous temporary file
- *     (ingest_source_spool).  CSV is read as a stream, whatever its size.
+ *     A FIFO's first bytes can be read only once: it is read as standard
+ *     input is, through zlib (gzip or plain, no other compression named).
+ * (3) Both readers read the stream once, front to back, and never seek
+ *     (json.c note 7), so CSV and JSON alike are read from a pipe or a
+ *     decompressing stream whatever their size.  (JSON used to rewind,
+ *     and a gzip file or standard input was first copied to a temporary
+ *     file.)
  * (4) A file's identity (the SHA-256 that makes a second ingest of it a
  *     no-op) is the SHA-256 of its content, decompressed: `f.csv` and
- *     `f.csv.gz` are the same file.  The CSV reader hashes what it reads;
- *     the spool hashes what it copies (src->sha256).
+ *     `f.csv.gz` are the same file.  The readers hash what they read.
  * (5) A corrupt or truncated gzip stream is a read error whose message is
  *     zlib's ("unexpected end of file"), kept in src->err.
  */
@@ -30,10 +32,10 @@
 #include "ingest/internal.h"
 
 #include <errno.h>
-#include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -121,6 +123,18 @@ gpi_status ingest_source_open(const char *path, ingest_source *src, gpi_diag *d)
     }
     FILE *f = fopen(path, "rb");
     if (!f) return gpi_diag_set(d, GPI_EIO, "%s: cannot open: %s", path, strerror(errno));
+    struct stat sb;
+    if (fstat(fileno(f), &sb) == 0 && !S_ISREG(sb.st_mode)) {
+        /* a FIFO or a device: its first bytes cannot be read twice, so it
+         * is read as standard input is (gzip or plain, note 1) */
+        int fd = dup(fileno(f));
+        fclose(f);
+        if (fd < 0 || !(src->f = gz_stream(fd, src))) {
+            if (fd >= 0) close(fd);
+            return gpi_diag_set(d, GPI_EIO, "%s: cannot open: %s", path, strerror(errno));
+        }
+        return GPI_OK;
+    }
     unsigned char head[8];
     size_t n = fread(head, 1, sizeof head, f);
     const char *other = other_compression(head, n);
@@ -143,49 +157,6 @@ gpi_status ingest_source_open(const char *path, ingest_source *src, gpi_diag *d)
     }
     rewind(f);
     src->f = f;
-    return GPI_OK;
-}
-
-gpi_status ingest_source_spool(ingest_source *src, gpi_diag *d)
-{
-    if (!src->gzip && !src->is_stdin) return GPI_OK;
-    const char *name = src->is_stdin ? "stdin" : src->path;
-    FILE *tmp = tmpfile();
-    if (!tmp)
-        return gpi_diag_set(d, GPI_EIO, "%s: cannot create a temporary file: %s", name,
-                            strerror(errno));
-    char *buf = malloc(1u << 18);
-    EVP_MD_CTX *h = EVP_MD_CTX_new();
-    gpi_status rc = GPI_OK;
-    if (!buf || !h || EVP_DigestInit_ex(h, EVP_sha256(), NULL) != 1)
-        rc = gpi_diag_set(d, GPI_ENOMEM, "%s: out of memory", name);
-    size_t n;
-    while (rc == GPI_OK && (n = fread(buf, 1, 1u << 18, src->f)) > 0) {
-        EVP_DigestUpdate(h, buf, n);
-        if (fwrite(buf, 1, n, tmp) != n)
-            rc = gpi_diag_set(d, GPI_EIO, "%s: cannot write a temporary file: %s", name,
-                              strerror(errno));
-    }
-    if (rc == GPI_OK && ferror(src->f))
-        rc = gpi_diag_set(d, GPI_EIO, "%s: read error: %s", name,
-                          src->err[0] ? src->err : strerror(errno));
-    if (rc == GPI_OK && (fflush(tmp) != 0 || fseek(tmp, 0, SEEK_SET) != 0))
-        rc = gpi_diag_set(d, GPI_EIO, "%s: cannot rewind a temporary file", name);
-    if (rc == GPI_OK) {
-        unsigned char md[EVP_MAX_MD_SIZE];
-        unsigned int len = 0;
-        EVP_DigestFinal_ex(h, md, &len);
-        for (unsigned i = 0; i < 32 && len == 32; i++)
-            snprintf(src->sha256 + 2 * i, 3, "%02x", md[i]);
-    }
-    EVP_MD_CTX_free(h);
-    free(buf);
-    if (rc != GPI_OK) {
-        fclose(tmp);
-        return rc;
-    }
-    fclose(src->f);
-    src->f = tmp;
     return GPI_OK;
 }
 

@@ -99,24 +99,11 @@ static int fold_gpu(const char *s, char *out, size_t cap)
     return (int)n;
 }
 
-/* Folds a provider name: trimmed, lower case, runs of spaces as one. */
+/* Folds a provider name: trimmed, lower case, runs of spaces as one (the
+ * same fold is part of an identity: core/ident.c). */
 static int fold_name(const char *s, char *out, size_t cap)
 {
-    size_t n = 0;
-    int space = 0;
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == ' ' || c == '\t') {
-            space = n > 0;
-            continue;
-        }
-        if (n + 2 + space >= cap) return -1;
-        if (space) out[n++] = ' ';
-        space = 0;
-        out[n++] = (char)tolower(c);
-    }
-    out[n] = '\0';
-    return (int)n;
+    return gpi_fold_name(s, out, cap);
 }
 
 /* ---- loading -------------------------------------------------------------- */

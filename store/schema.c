@@ -33,7 +33,8 @@
  *      columns fewer per row is a tenth of the insert's work.  The view
  *      observations_readable unpacks them and resolves every name, for
  *      people and ad-hoc SQL; the program reads through store_obs_scan.
- *      Migration 4 adds covers (bits 18-19) the same way.
+ *      Migration 5 adds covers (bits 18-19) the same way; from migration
+ *      6 bits 20-23 keep what the row itself gave (store.c note 7).
  */
 #include "store/internal.h"
 
@@ -305,6 +306,19 @@ const char *const store_migrations[] = {
     "  id TEXT NOT NULL PRIMARY KEY COLLATE NOCASE,"
     "  dropped_at INTEGER NOT NULL"
     ");",
+    /* 6: version 2 of the identity of a row without an id (core/ident.c):
+     *    rows stored before keep their identity and key (published
+     *    vintages do not change); the version 2 key of each whose version
+     *    2 differs is recorded as an alias of it, so a file re-sent after
+     *    the upgrade finds them (store/alias.c, which fills the table in
+     *    this migration's transaction). */
+    "CREATE TABLE ident_aliases ("
+    "  key_hash INTEGER NOT NULL,"     /* version 2 store key */
+    "  legacy_key INTEGER NOT NULL,"   /* the stored (version 1) key */
+    "  PRIMARY KEY (key_hash, legacy_key)"
+    ") WITHOUT ROWID;",
 };
+
+const int store_migration_ident_aliases = 5; /* migration 6 */
 
 const int store_n_migrations = (int)(sizeof store_migrations / sizeof store_migrations[0]);

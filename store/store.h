@@ -18,6 +18,13 @@
  * store_batch_commit or store_batch_rollback), so a killed process leaves
  * the file either wholly stored or not at all.
  *
+ * Concurrency: any number of gpuidx processes may use one database at
+ * once.  Write transactions (store_begin) queue on a lock file DB.lock
+ * beside the database and wait for their turn as long as it takes, one at
+ * a time; reads never wait.  Two write transactions on two handles of one
+ * process would wait for each other forever: a process writes through one
+ * handle at a time.
+ *
  * Ownership: store_open() returns a handle the caller frees with
  * store_close(); store_close(NULL) is a no-op.  Strings passed in are
  * borrowed for the call.  Records handed to callbacks are valid only
@@ -91,12 +98,12 @@ gpi_status store_batch_size_seen(store *st, int64_t n_bytes, int *seen, gpi_diag
 /* Starts the file's transaction and records the batch. */
 gpi_status store_batch_begin(store *st, const store_batch_info *info,
                              int64_t *batch_id, gpi_diag *d);
-/* Sets the batch's SHA-256 inside the open transaction, for callers that
- * hash a file while reading it (begin with a placeholder such as
- * "pending").  The SHA-256 must not belong to a committed batch
- * (check with store_batch_find first). */
+/* Sets the batch's SHA-256 and size (the bytes hashed) inside the open
+ * transaction, for callers that hash a file while reading it (begin with
+ * a placeholder such as "pending").  The SHA-256 must not belong to a
+ * committed batch (check with store_batch_find first). */
 gpi_status store_batch_set_sha256(store *st, int64_t batch_id, const char *sha256,
-                                  gpi_diag *d);
+                                  int64_t n_bytes, gpi_diag *d);
 /* Records the counts, stamps ingested_at = committed_at (Unix seconds,
  * the time of the commit: the batch becomes visible then, and a build's
  * cut-off compares with it) and commits. */

@@ -72,6 +72,35 @@ static inline void g_warn(void *ud, const char *msg)
     if (g->n_warn < 8) cp(g->warn[g->n_warn++], 512, msg);
 }
 
+/* ---- a sink that counts warnings (keeps the first 21 and the last) ----- */
+
+typedef struct warn_count {
+    long n;
+    char first[21][128], last[128];
+} warn_count;
+
+static inline int wc_obs(void *ud, const gpi_obs *o, const char *raw)
+{
+    (void)ud, (void)o, (void)raw;
+    return 0;
+}
+
+static inline int wc_rej(void *ud, long line, const char *col, const char *raw, const char *msg)
+{
+    (void)ud, (void)line, (void)col, (void)raw, (void)msg;
+    return 0;
+}
+
+static inline void wc_warn(void *ud, const char *msg)
+{
+    warn_count *w = ud;
+    const char *base = strrchr(msg, '/');
+    base = base ? base + 1 : msg;
+    if (w->n < 21) snprintf(w->first[w->n], sizeof w->first[0], "%s", base);
+    snprintf(w->last, sizeof w->last, "%s", base);
+    w->n++;
+}
+
 static inline ingest_tables *fixture_tables(void)
 {
     char dir[4096];
