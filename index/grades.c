@@ -616,6 +616,11 @@ gpi_status idx_grades_load(const char *path, const char *const *gpus, size_t n_g
     *out = NULL;
     FILE *f = fopen(path, "rb");
     if (!f) return gpi_diag_set(d, GPI_EIO, "%s: cannot open grade file", path);
+    gpi_status text_rc = gpi_text_check(f, path, d); /* UTF-16 and UTF-32 */
+    if (text_rc != GPI_OK) {
+        fclose(f);
+        return text_rc;
+    }
     size_t cap = 65536, n = 0, k;
     char *buf = malloc(cap);
     while (buf && (k = fread(buf + n, 1, cap - n - 1, f)) > 0) {
@@ -642,6 +647,11 @@ static gpi_status read_all(const char *path, char **out, size_t *n, gpi_diag *d)
     *n = 0;
     FILE *f = fopen(path, "rb");
     if (!f) return gpi_diag_set(d, GPI_EIO, "%s: cannot open grade file", path);
+    gpi_status text_rc = gpi_text_check(f, path, d); /* UTF-16 and UTF-32 */
+    if (text_rc != GPI_OK) {
+        fclose(f);
+        return text_rc;
+    }
     size_t cap = 65536, k;
     char *buf = malloc(cap);
     while (buf && (k = fread(buf + *n, 1, cap - *n - 1, f)) > 0) {
@@ -674,6 +684,11 @@ gpi_status idx_gpu_names_load(const char *path, char ***names, size_t *n, gpi_di
     *n = 0;
     FILE *f = fopen(path, "r");
     if (!f) return GPI_OK;
+    gpi_status text_rc = gpi_text_check(f, path, d); /* UTF-16 and UTF-32 */
+    if (text_rc != GPI_OK) {
+        fclose(f);
+        return text_rc;
+    }
     char line[4096];
     int col = -1;
     size_t cap = 0;

@@ -356,6 +356,11 @@ gpi_status settle_contracts_load(const char *path, settle_grade_fn grade_fn, voi
     *n = 0;
     FILE *f = fopen(path, "rb");
     if (!f) return gpi_diag_set(d, GPI_EIO, "%s: cannot open: %s", path, strerror(errno));
+    gpi_status text_rc = gpi_text_check(f, path, d); /* UTF-16 and UTF-32 */
+    if (text_rc != GPI_OK) {
+        fclose(f);
+        return text_rc;
+    }
     json_error_t je;
     bom_reader br = {f, {0}, 0, 0, 0};
     json_t *root = json_load_callback(bom_read, &br, JSON_REJECT_DUPLICATES, &je);
