@@ -50,6 +50,11 @@ typedef struct store store;
 void store_library_init(void);
 
 gpi_status store_open(const char *path, store **out, gpi_diag *d);
+/* Opens an existing database for reading only (store/readonly.c): no lock
+ * file, nothing written, so it works on read-only storage; a handle whose
+ * every write fails (store_begin says so).  A database with an older
+ * schema is first migrated by a read-write open. */
+gpi_status store_open_read(const char *path, store **out, gpi_diag *d);
 void store_close(store *st);
 /* Another handle on st's database file (for a reader in another thread: a
  * handle belongs to one thread at a time); close it with store_close.
