@@ -246,9 +246,18 @@ static json_t *eval_json(const idx_evaluation *ev, int64_t as_of)
     }
     json_object_set_new(o, "grades", arr);
     json_t *corr = json_object(), *ids = json_array(), *m = json_array(), *cn = json_array();
-    json_t *mv = json_array();
+    json_t *mv = json_array(), *near = json_array();
     for (size_t a = 0; a < ev->n; a++) {
-        json_array_append_new(ids, json_string(ev->g[a].id));
+        const idx_grade_eval *g = &ev->g[a];
+        json_array_append_new(ids, json_string(g->id));
+        json_t *nj = json_object();
+        json_object_set_new(nj, "grade", g->nearest ? json_string(ev->g[g->nearest - 1].id)
+                                                    : json_null());
+        json_object_set_new(nj, "r", g->nearest ? jreal(g->nearest_r) : json_null());
+        json_object_set_new(nj, "common_days", json_integer(g->nearest ? g->nearest_n : 0));
+        json_object_set_new(nj, "moved_days", json_integer(g->nearest ? g->nearest_moves : 0));
+        json_array_append_new(near, nj);
+        if (!ev->corr) continue; /* more than IDX_CORR_MATRIX_MAX grades */
         json_t *row = json_array(), *nrow = json_array(), *mrow = json_array();
         for (size_t b = 0; b < ev->n; b++) {
             json_array_append_new(row, jreal(ev->corr[a * ev->n + b]));
@@ -262,11 +271,35 @@ static json_t *eval_json(const idx_evaluation *ev, int64_t as_of)
     json_object_set_new(corr, "grades", ids);
     json_object_set_new(corr, "min_common_days", json_integer(IDX_CORR_MIN_DAYS));
     json_object_set_new(corr, "min_moved_days", json_integer(IDX_CORR_MIN_MOVES));
-    json_object_set_new(corr, "matrix", m);
-    json_object_set_new(corr, "common_days", cn);
-    json_object_set_new(corr, "moved_days", mv);
+    json_object_set_new(corr, "matrix_max_grades", json_integer(IDX_CORR_MATRIX_MAX));
+    json_object_set_new(corr, "matrix", ev->corr ? m : json_null());
+    json_object_set_new(corr, "common_days", ev->corr ? cn : json_null());
+    json_object_set_new(corr, "moved_days", ev->corr ? mv : json_null());
+    if (!ev->corr) {
+        json_decref(m);
+        json_decref(cn);
+        json_decref(mv);
+    }
+    json_object_set_new(corr, "nearest", near);
     json_object_set_new(o, "correlation", corr);
     return o;
+}
+
+/* With more grades than IDX_CORR_MATRIX_MAX: each grade's nearest. */
+static void print_nearest(FILE *f, const idx_evaluation *ev, int w)
+{
+    fprintf(f, "\ncorrelation of daily log changes: %zu grades, more than %d, so no matrix;\n"
+               "each grade's most correlated other grade (pairs with >= %d common change\n"
+               "days, on >= %d of which both moved; common change days / days both moved):\n",
+            ev->n, IDX_CORR_MATRIX_MAX, IDX_CORR_MIN_DAYS, IDX_CORR_MIN_MOVES);
+    for (size_t a = 0; a < ev->n; a++) {
+        const idx_grade_eval *g = &ev->g[a];
+        char rb[32], nm[32] = "-";
+        const char *r = g->nearest ? num(rb, g->nearest_r, 3) : "-";
+        if (g->nearest) snprintf(nm, sizeof nm, "%ld/%ld", g->nearest_n, g->nearest_moves);
+        fprintf(f, "%-*s %-*s %7s %9s\n", w, g->id, w, g->nearest ? ev->g[g->nearest - 1].id : "-",
+                r, nm);
+    }
 }
 
 static void print_table(FILE *f, const idx_evaluation *ev)
@@ -357,6 +390,10 @@ static void print_table(FILE *f, const idx_evaluation *ev)
                 g->loo_max_provider, (double)g->loo_max_from_e4 / 1e4,
                 (double)g->loo_max_to_e4 / 1e4, pct(b[0], g->loo_max_rel, 2));
     }
+    if (!ev->corr) { /* more than IDX_CORR_MATRIX_MAX grades */
+        print_nearest(f, ev, w);
+        return;
+    }
     fprintf(f, "\ncorrelation of daily log changes (pairs with >= %d common change days, on\n"
                ">= %d of which both moved; the sample sizes follow):\n",
             IDX_CORR_MIN_DAYS, IDX_CORR_MIN_MOVES);
@@ -426,6 +463,12 @@ static int cmd_evaluate(cli_ctx *ctx, int argc, char **argv)
         cli_error("grades evaluate: --from %s is after --to %s", from_s, to_s);
         return 2;
     }
+    const char *outside = idx_day_outside(from);
+    if (outside || (outside = idx_day_outside(to))) {
+        cli_error("grades evaluate: %s: %s (got \"%s\")", idx_day_outside(from) ? "--from" : "--to",
+                  outside, idx_day_outside(from) ? from_s : to_s);
+        return 2;
+    }
     int64_t as_of = (int64_t)time(NULL);
     if (asof_s && (why = gpi_time_parse(asof_s, &as_of))) {
         cli_error("--as-of: %s (got \"%s\")", why, asof_s);
@@ -440,7 +483,7 @@ static int cmd_evaluate(cli_ctx *ctx, int argc, char **argv)
     const char *path = cli_published_path(ctx, grades, pbuf);
     gpi_status rc = idx_grades_load_data(cli_data_dir(ctx), path, &gs, &d);
     if (rc == GPI_OK) cli_print_notes(gs);
-    if (rc == GPI_OK) rc = store_open(ctx->db_path, &st, &d);
+    if (rc == GPI_OK) rc = store_open_read(ctx->db_path, &st, &d); /* writes nothing */
     if (rc == GPI_OK) rc = cli_check_filters(ctx, st, gs, path, &d);
     if (rc == GPI_OK) rc = idx_evaluate(st, gs, from, to, as_of, &ev, &d);
     if (rc == GPI_OK) {
@@ -534,7 +577,7 @@ static int cmd_list(cli_ctx *ctx, int argc, char **argv)
     store *st = NULL;
     cli_gradeset set;
     memset(&set, 0, sizeof set);
-    gpi_status rc = store_open(ctx->db_path, &st, &d);
+    gpi_status rc = store_open_read(ctx->db_path, &st, &d);
     if (rc == GPI_OK) rc = cli_gradeset_load(ctx, st, grades, &set, &d);
     list_ctx c = {&set, NULL, 5, GPI_OK};
     if (rc == GPI_OK && !(c.seen = calloc(set.gs->n ? set.gs->n : 1, 1)))

@@ -568,12 +568,24 @@ static gpi_status reevaluate_v2(store *st, idx_day *dy, const idx_grades *gs, id
     return rc;
 }
 
+const char *idx_day_outside(int32_t day)
+{
+    if (day < gpi_days_from_civil(2000, 1, 1))
+        return "before " IDX_FIRST_DAY ", the first day an index is built for";
+    if (day > gpi_days_from_civil(2099, 12, 31))
+        return "after " IDX_LAST_DAY ", the last day an index is built for";
+    return NULL;
+}
+
 static gpi_status build_once(store *st, const idx_grades *gs, int32_t from, int32_t to,
                              int64_t as_of, idx_build_stats *stats, gpi_diag *d)
 {
     memset(stats, 0, sizeof *stats);
     if (from > to)
         return gpi_diag_set(d, GPI_EUSAGE, "index build: --from is after --to");
+    if (idx_day_outside(from) || idx_day_outside(to))
+        return gpi_diag_set(d, GPI_EUSAGE, "index build: %s",
+                            idx_day_outside(from) ? idx_day_outside(from) : idx_day_outside(to));
     if (gs->n == 0) return gpi_diag_set(d, GPI_EINPUT, "index build: no grades");
     gpi_status rc = register_grades(st, gs, from, to, as_of, d);
     if (rc != GPI_OK) return rc;

@@ -11,7 +11,17 @@
  *     Nothing is written to the store.
  * (2) Memory: one day of observations (the idx_day arrays) plus, per
  *     grade, one value per day of the range (for the volatility and the
- *     correlations).  Every other measure is a running sum.
+ *     correlations).  Every other measure is a running sum.  The n x n
+ *     correlation matrices are kept for at most IDX_CORR_MATRIX_MAX
+ *     grades; with more, every pair is still computed but only each
+ *     grade's nearest (most correlated) other grade is kept -- 10,000
+ *     grades took 2.4 GB of matrices (and printed 1.8 GB of them).  The
+ *     state of a grade while its days are read (sequence, v2 chain and
+ *     panel, the day's items) is some 70 KB, so grades are evaluated
+ *     EVAL_BATCH at a time, each batch reading the days again: what stays
+ *     for all grades is one log change per grade and day (issue 12:
+ *     10,000 grades over a month took 3.0 GB before, see
+ *     docs/reliability.md).
  * (3) Leave-one-provider-out: on a trades or offers day, each provider
  *     group with an eligible observation of the grade is left out in turn
  *     (idx_day_fix_without: both levels, screened afresh), and the day is
@@ -51,6 +61,7 @@
 #include <string.h>
 
 #define MAX_EVAL_DAYS 36600 /* a century: a guard against typos, not a limit of the method */
+#define EVAL_BATCH 256      /* grades evaluated together (design note 2) */
 
 /* Per-group running sums of one day (indexed by interned group id). */
 typedef struct groups {
@@ -316,13 +327,25 @@ static void level_and_months(idx_grade_eval *ge, grade_acc *a, int32_t from, lon
     }
 }
 
-static void finish(idx_evaluation *ev, grade_acc *acc, double *chg, double *x, double *y)
+/* Makes grade k (r, m common days, moved) ge's nearest when it correlates
+ * more than the one so far (pairs come in file order: ties keep the
+ * first). */
+static void nearer(idx_grade_eval *ge, size_t k, double r, long m, long moved)
+{
+    if (ge->nearest && !(r > ge->nearest_r)) return;
+    ge->nearest = k + 1;
+    ge->nearest_r = r;
+    ge->nearest_n = m;
+    ge->nearest_moves = moved;
+}
+
+/* The measures of grade gi from its accumulator a; its log changes go to
+ * chg's row gi. */
+static void finish_grade(idx_evaluation *ev, size_t gi, grade_acc *a, double *chg, double *x)
 {
     long days = ev->days;
-    size_t n = ev->n;
-    for (size_t gi = 0; gi < n; gi++) {
+    {
         idx_grade_eval *ge = &ev->g[gi];
-        grade_acc *a = &acc[gi];
         level_and_months(ge, a, ev->from, days, x);
         for (int l = 0; l < GPI_LEVEL__N; l++)
             ge->share_level[l] = (double)ge->n_level[l] / (double)days;
@@ -354,6 +377,13 @@ static void finish(idx_evaluation *ev, grade_acc *acc, double *chg, double *x, d
             changes(a->value_e4, days, c);
         }
     }
+}
+
+/* Correlations of every pair (design note 5), from chg. */
+static void finish_pairs(idx_evaluation *ev, const double *chg, double *x, double *y)
+{
+    long days = ev->days;
+    size_t n = ev->n;
     for (size_t a = 0; a < n; a++)
         for (size_t b = a; b < n; b++) {
             const double *ca = chg + a * (size_t)days, *cb = chg + b * (size_t)days;
@@ -369,9 +399,14 @@ static void finish(idx_evaluation *ev, grade_acc *acc, double *chg, double *x, d
                 double sx = gsl_stats_sd(x, 1, (size_t)m), sy = gsl_stats_sd(y, 1, (size_t)m);
                 if (sx > 0 && sy > 0) r = gsl_stats_correlation(x, 1, y, 1, (size_t)m);
             }
-            ev->corr[a * n + b] = ev->corr[b * n + a] = r;
-            ev->corr_n[a * n + b] = ev->corr_n[b * n + a] = m;
-            ev->corr_moves[a * n + b] = ev->corr_moves[b * n + a] = moved;
+            if (ev->corr) {
+                ev->corr[a * n + b] = ev->corr[b * n + a] = r;
+                ev->corr_n[a * n + b] = ev->corr_n[b * n + a] = m;
+                ev->corr_moves[a * n + b] = ev->corr_moves[b * n + a] = moved;
+            }
+            if (a == b || isnan(r)) continue;
+            nearer(&ev->g[a], b, r, m, moved);
+            nearer(&ev->g[b], a, r, m, moved);
         }
 }
 
@@ -383,6 +418,83 @@ void idx_evaluation_free(idx_evaluation *e)
     free(e->corr_n);
     free(e->corr_moves);
     free(e);
+}
+
+/* Grades [b0, b1) of gs over the days from - P .. to (design notes 1, 2):
+ * their accumulators are filled, finished into ev and freed. */
+static gpi_status eval_batch(store *st, const idx_grades *gs, size_t b0, size_t b1, int P,
+                             int64_t as_of, idx_evaluation *ev, double *chg, double *x,
+                             gpi_diag *d)
+{
+    const int32_t from = ev->from, to = ev->to;
+    const long days = ev->days;
+    idx_grades sub = *gs; /* the batch as a grade set of its own */
+    sub.g = gs->g + b0;
+    sub.n = b1 - b0;
+    size_t n = sub.n;
+    grade_acc *acc = calloc(n, sizeof *acc);
+    idx_seq *seq = calloc(n, sizeof *seq);
+    idx_chain *ch = calloc(n, sizeof *ch);
+    int32_t *first = calloc(n, sizeof *first);
+    groups g = {0};
+    idx_day dy;
+    gpi_status rc = idx_day_init(&dy, &sub);
+    if (rc != GPI_OK || !acc || !seq || !ch || !first) goto oom;
+    for (size_t gi = 0; gi < n; gi++) {
+        acc[gi].value_e4 = malloc((size_t)days * sizeof *acc[gi].value_e4);
+        acc[gi].xs_e4 = malloc((size_t)days * sizeof *acc[gi].xs_e4);
+        acc[gi].iqr = malloc((size_t)days * sizeof *acc[gi].iqr);
+        if (!acc[gi].value_e4 || !acc[gi].xs_e4 || !acc[gi].iqr ||
+            idx_seq_init(&seq[gi], &sub.g[gi]) != GPI_OK ||
+            idx_chain_init(&ch[gi], &sub.g[gi]) != GPI_OK)
+            goto oom;
+        /* v2: the chain's days before the range (build.c's replay) */
+        first[gi] = sub.g[gi].method == 2 ? idx_v2_first_day(&sub.g[gi], from) : INT32_MAX;
+    }
+    for (int64_t day = (int64_t)from - P; day <= to && rc == GPI_OK; day++) {
+        rc = idx_day_collect(&dy, st, (int32_t)day, as_of, d);
+        if (rc == GPI_OK && groups_reserve(&g, dy.n_names + 1)) goto oom;
+        for (size_t gi = 0; gi < n && rc == GPI_OK; gi++) {
+            idx_chain *c = sub.g[gi].method == 2 ? &ch[gi] : NULL;
+            if (day < from) { /* the days the range's first days depend on */
+                idx_fix f;
+                idx_eval e;
+                idx_v2eval v;
+                rc = idx_day_fix(&dy, gi, &f, d);
+                if (rc == GPI_OK) idx_seq_next(&seq[gi], (int32_t)day, f.trades_raw_q,
+                                               f.offers_raw_q, &e);
+                if (rc == GPI_OK && c && day >= first[gi]) {
+                    rc = idx_snap_build(&c->cur, &dy, gi, (int32_t)day, d);
+                    if (rc == GPI_OK) rc = idx_chain_step(c, (int32_t)day, &e, NULL, &v, d);
+                }
+            } else {
+                rc = eval_day(&dy, gi, &seq[gi], c, (int32_t)day, (long)(day - from), &g,
+                              &ev->g[b0 + gi], &acc[gi], d);
+            }
+        }
+    }
+    for (size_t gi = 0; gi < n && rc == GPI_OK; gi++)
+        finish_grade(ev, b0 + gi, &acc[gi], chg, x);
+    goto done;
+oom:
+    rc = gpi_diag_set(d, GPI_ENOMEM, "grades evaluate: out of memory");
+done:
+    for (size_t gi = 0; gi < n; gi++) {
+        if (seq) idx_seq_free(&seq[gi]);
+        if (ch) idx_chain_free(&ch[gi]);
+        if (acc) free(acc[gi].value_e4);
+        if (acc) free(acc[gi].xs_e4);
+        if (acc) free(acc[gi].iqr);
+    }
+    free(seq);
+    free(ch);
+    free(first);
+    free(acc);
+    free(g.w);
+    free(g.seen);
+    free(g.ids);
+    idx_day_free(&dy);
+    return rc;
 }
 
 gpi_status idx_evaluate(store *st, const idx_grades *gs, int32_t from, int32_t to,
@@ -399,104 +511,50 @@ gpi_status idx_evaluate(store *st, const idx_grades *gs, int32_t from, int32_t t
     size_t n = gs->n;
     long days = (long)(to - from + 1);
     idx_evaluation *ev = calloc(1, sizeof *ev);
-    grade_acc *acc = calloc(n, sizeof *acc);
-    idx_seq *seq = calloc(n, sizeof *seq);
-    idx_chain *ch = calloc(n, sizeof *ch);
-    int32_t *first = calloc(n, sizeof *first);
-    double *chg = NULL, *x = NULL, *y = NULL;
-    groups g = {0};
-    idx_day dy;
-    gpi_status rc = idx_day_init(&dy, gs);
+    double *chg = malloc(n * (size_t)days * sizeof *chg);
+    double *x = malloc((size_t)days * sizeof *x), *y = malloc((size_t)days * sizeof *y);
+    gpi_status rc = GPI_OK;
+    int matrix = n <= IDX_CORR_MATRIX_MAX; /* else only the nearest grades */
     if (ev) {
         ev->g = calloc(n, sizeof *ev->g);
-        ev->corr = malloc(n * n * sizeof *ev->corr);
-        ev->corr_n = malloc(n * n * sizeof *ev->corr_n);
-        ev->corr_moves = malloc(n * n * sizeof *ev->corr_moves);
+        ev->corr = matrix ? malloc(n * n * sizeof *ev->corr) : NULL;
+        ev->corr_n = matrix ? malloc(n * n * sizeof *ev->corr_n) : NULL;
+        ev->corr_moves = matrix ? malloc(n * n * sizeof *ev->corr_moves) : NULL;
     }
-    if (rc != GPI_OK || !ev || !acc || !seq || !ch || !first || !ev->g || !ev->corr ||
-        !ev->corr_n || !ev->corr_moves)
-        goto oom;
+    if (!ev || !ev->g || !chg || !x || !y ||
+        (matrix && (!ev->corr || !ev->corr_n || !ev->corr_moves))) {
+        rc = gpi_diag_set(d, GPI_ENOMEM, "grades evaluate: out of memory");
+        goto done;
+    }
     ev->from = from;
     ev->to = to;
     ev->days = days;
     ev->n = n;
+    /* P: the days before `from` read, the most any grade needs (the same
+     * for every batch, so a grade's figures do not depend on its batch) */
     int P = 0;
     for (size_t gi = 0; gi < n; gi++) {
         const idx_params *p = &gs->g[gi].p;
-        if (p->adj_lookback_days + p->max_carry_days + 1 > P)
-            P = p->adj_lookback_days + p->max_carry_days + 1;
+        int need = p->adj_lookback_days + p->max_carry_days + 1;
+        if (gs->g[gi].method == 2) need += from - idx_v2_first_day(&gs->g[gi], from);
+        if (need > P) P = need;
         idx_grade_eval *ge = &ev->g[gi];
         snprintf(ge->id, sizeof ge->id, "%s", gs->g[gi].id);
         ge->loo_max_abs = ge->loo_max_rel = NAN;
         ge->loo_max_day = INT32_MIN;
         ge->loo_max_from_e4 = ge->loo_max_to_e4 = -1;
-        acc[gi].value_e4 = malloc((size_t)days * sizeof *acc[gi].value_e4);
-        acc[gi].xs_e4 = malloc((size_t)days * sizeof *acc[gi].xs_e4);
-        acc[gi].iqr = malloc((size_t)days * sizeof *acc[gi].iqr);
-        if (!acc[gi].value_e4 || !acc[gi].xs_e4 || !acc[gi].iqr ||
-            idx_seq_init(&seq[gi], &gs->g[gi]) != GPI_OK ||
-            idx_chain_init(&ch[gi], &gs->g[gi]) != GPI_OK)
-            goto oom;
         ge->method = gs->g[gi].method;
         ge->xs_vol_annual = ge->splice_mean_abs = ge->splice_max_abs = NAN;
         ge->drift_mean = ge->drift_max = NAN;
-        /* v2: the chain's days before the range (build.c's replay) */
-        first[gi] = gs->g[gi].method == 2 ? idx_v2_first_day(&gs->g[gi], from) : INT32_MAX;
-        if (first[gi] != INT32_MAX && from - first[gi] + p->adj_lookback_days +
-                                              p->max_carry_days + 1 > P)
-            P = from - first[gi] + p->adj_lookback_days + p->max_carry_days + 1;
     }
-    for (int64_t day = (int64_t)from - P; day <= to && rc == GPI_OK; day++) {
-        rc = idx_day_collect(&dy, st, (int32_t)day, as_of, d);
-        if (rc == GPI_OK && groups_reserve(&g, dy.n_names + 1)) goto oom;
-        for (size_t gi = 0; gi < n && rc == GPI_OK; gi++) {
-            idx_chain *c = gs->g[gi].method == 2 ? &ch[gi] : NULL;
-            if (day < from) { /* the days the range's first days depend on */
-                idx_fix f;
-                idx_eval e;
-                idx_v2eval v;
-                rc = idx_day_fix(&dy, gi, &f, d);
-                if (rc == GPI_OK) idx_seq_next(&seq[gi], (int32_t)day, f.trades_raw_q,
-                                               f.offers_raw_q, &e);
-                if (rc == GPI_OK && c && day >= first[gi]) {
-                    rc = idx_snap_build(&c->cur, &dy, gi, (int32_t)day, d);
-                    if (rc == GPI_OK) rc = idx_chain_step(c, (int32_t)day, &e, NULL, &v, d);
-                }
-            } else {
-                rc = eval_day(&dy, gi, &seq[gi], c, (int32_t)day, (long)(day - from), &g,
-                              &ev->g[gi], &acc[gi], d);
-            }
-        }
-    }
-    if (rc == GPI_OK) {
-        chg = malloc(n * (size_t)days * sizeof *chg);
-        x = malloc((size_t)days * sizeof *x);
-        y = malloc((size_t)days * sizeof *y);
-        if (!chg || !x || !y) goto oom;
-        finish(ev, acc, chg, x, y);
-    }
-    goto done;
-oom:
-    rc = gpi_diag_set(d, GPI_ENOMEM, "grades evaluate: out of memory");
+    for (size_t b0 = 0; b0 < n && rc == GPI_OK; b0 += EVAL_BATCH)
+        rc = eval_batch(st, gs, b0, b0 + EVAL_BATCH < n ? b0 + EVAL_BATCH : n, P, as_of, ev, chg,
+                        x, d);
+    if (rc == GPI_OK) finish_pairs(ev, chg, x, y);
 done:
-    for (size_t gi = 0; gi < n; gi++) {
-        if (seq) idx_seq_free(&seq[gi]);
-        if (ch) idx_chain_free(&ch[gi]);
-        if (acc) free(acc[gi].value_e4);
-        if (acc) free(acc[gi].xs_e4);
-        if (acc) free(acc[gi].iqr);
-    }
-    free(seq);
-    free(ch);
-    free(first);
-    free(acc);
     free(chg);
     free(x);
     free(y);
-    free(g.w);
-    free(g.seen);
-    free(g.ids);
-    idx_day_free(&dy);
     if (rc == GPI_OK)
         *out = ev;
     else
