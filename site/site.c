@@ -4,16 +4,23 @@
  * All rows are read first (one scan of store_index_rows, sorted by day then
  * grade) and re-sorted by grade then day, so that no file is written before
  * every id has been checked.  A grade-day row is about 200 bytes: a year of
- * 20 grades is 1.5 MB.  Files are written as DIR/.<name>.tmp and renamed.
+ * 20 grades is 1.5 MB.  Files are written as DIR/.<name>.<pid>.tmp and
+ * renamed.  One run writes DIR at a time: it holds an exclusive flock on
+ * DIR/.gpuidx-lock while it writes, so the .<name>.<pid>.tmp files it
+ * finds there when it starts are leftovers of a killed run, and it removes
+ * them (they used to stay for good: issue 12).
  */
 #include "site/site.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <unistd.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 
 #include "site/internal.h"
@@ -150,6 +157,37 @@ static void grade_section(FILE *f, const store_index_row *r, size_t n, int32_t d
     fputs("</section>\n", f);
 }
 
+/* 1 when name is ".<anything>.<digits>.tmp", what open_tmp makes. */
+static int is_leftover(const char *name)
+{
+    size_t n = strlen(name);
+    if (n < 7 || name[0] != '.' || strcmp(name + n - 4, ".tmp") != 0) return 0;
+    size_t k = n - 4, digits = 0;
+    while (k > 1 && name[k - 1] >= '0' && name[k - 1] <= '9') k--, digits++;
+    return digits > 0 && k > 2 && name[k - 1] == '.';
+}
+
+/* Takes DIR/.gpuidx-lock (*fd; waits for another run on DIR), then removes
+ * the temporary files killed runs left. */
+static gpi_status lock_dir(const char *dir, int *fd, gpi_diag *d)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/.gpuidx-lock", dir);
+    *fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (*fd < 0) return gpi_diag_set(d, GPI_EIO, "%s: %s", path, strerror(errno));
+    while (flock(*fd, LOCK_EX) != 0)
+        if (errno != EINTR) return gpi_diag_set(d, GPI_EIO, "%s: %s", path, strerror(errno));
+    DIR *dh = opendir(dir);
+    struct dirent *e;
+    while (dh && (e = readdir(dh)))
+        if (is_leftover(e->d_name)) {
+            snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+            unlink(path);
+        }
+    if (dh) closedir(dh);
+    return GPI_OK;
+}
+
 static gpi_status open_tmp(const char *dir, const char *name, char *tmp, char *fin,
                            FILE **out, gpi_diag *d)
 {
@@ -185,6 +223,7 @@ gpi_status site_write_extras(store *st, const char *dir, const site_extras *x, s
     memset(s, 0, sizeof *s);
     if (!st || !dir || !*dir) return gpi_diag_set(d, GPI_EUSAGE, "site: no store or directory");
     rowvec rv = {NULL, 0, 0, 0, ids, n_ids};
+    int lock_fd = -1;
     char *stmt = NULL;
     size_t stmt_len = 0;
     gpi_status rc = store_index_rows(st, NULL, INT32_MIN, INT32_MAX, collect, &rv, d);
@@ -201,6 +240,7 @@ gpi_status site_write_extras(store *st, const char *dir, const site_extras *x, s
         rc = gpi_diag_set(d, GPI_EIO, "%s: %s", dir, strerror(errno));
         goto done;
     }
+    if ((rc = lock_dir(dir, &lock_fd, d)) != GPI_OK) goto done;
     int32_t d0 = INT32_MAX, d1 = INT32_MIN;
     for (size_t i = 0; i < rv.n; i++) {
         if (rv.v[i].day < d0) d0 = rv.v[i].day;
@@ -279,6 +319,7 @@ gpi_status site_write_extras(store *st, const char *dir, const site_extras *x, s
         rc = close_tmp(f, tmp, fin, d);
     }
 done:
+    if (lock_fd >= 0) close(lock_fd); /* releases the lock */
     free(stmt);
     free(rv.v);
     return rc;
