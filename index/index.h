@@ -69,8 +69,10 @@ typedef struct idx_grade {
     int term_min, term_max;         /* reserved:A-B, else 0               */
     int n_region;                   /* 0 = all ("*")                       */
     char region[IDX_MAX_REGION][IDX_NAME_MAX + 1]; /* globs, groups expanded */
-    int n_region_src;               /* the regions as written (messages)    */
-    char region_src[IDX_MAX_LIST][IDX_NAME_MAX + 1];
+    int n_region_src;               /* the regions as written (messages):
+                                       up to IDX_MAX_REGION, as a stored
+                                       definition lists them expanded     */
+    char region_src[IDX_MAX_REGION][IDX_NAME_MAX + 1];
     int n_provider;                 /* 0 = all                             */
     char provider[IDX_MAX_LIST][IDX_NAME_MAX + 1];
     int n_segment;                  /* 0 = all                             */

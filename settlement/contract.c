@@ -482,6 +482,7 @@ static size_t bom_read(void *buf, size_t len, void *data)
     if (k < len) k += fread((unsigned char *)buf + k, 1, len - k, b->f);
     if (k == 0 && ferror(b->f)) return (size_t)-1;
     text_buf *t = b->text;
+    if (k == 0) return 0; /* the end (t->p may still be NULL) */
     if (t->n + k > MAX_CONTRACT_FILE) {
         b->too_large = 1;
         return (size_t)-1;

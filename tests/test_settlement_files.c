@@ -309,6 +309,26 @@ static void test_contracts_errors_name_lines(void **state)
     free(dir);
 }
 
+/* Found by fuzz/fuzz_contracts.c: an empty file made the reader that keeps
+ * the text (for the lines of errors) add 0 bytes to a NULL buffer,
+ * undefined behaviour that the sanitizer build (make check) stops on. */
+static void test_contracts_empty_file(void **state)
+{
+    (void)state;
+    char *dir = tu_mkdtemp("settle-empty");
+    char *path = tu_write(dir, "c.json", "");
+    settle_contract *cs = NULL;
+    size_t n = 0;
+    gpi_diag d = {""};
+    assert_int_equal(settle_contracts_load(path, known_grades, NULL, &cs, &n, &d), GPI_EINPUT);
+    char want[4300];
+    snprintf(want, sizeof want, "%s:1:0: '[' or '{' expected near end of file", path);
+    assert_string_equal(d.msg, want);
+    assert_null(cs);
+    free(path);
+    free(dir);
+}
+
 static void test_contracts_shipped_file(void **state)
 {
     (void)state;
@@ -591,6 +611,7 @@ int main(void)
         cmocka_unit_test(test_contracts_load_valid),
         cmocka_unit_test(test_contracts_load_errors),
         cmocka_unit_test(test_contracts_errors_name_lines),
+        cmocka_unit_test(test_contracts_empty_file),
         cmocka_unit_test(test_contracts_load_bom),
         cmocka_unit_test(test_contracts_shipped_file),
         cmocka_unit_test(test_positions_load_valid),
