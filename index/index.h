@@ -259,6 +259,15 @@ typedef struct idx_grade_eval {
     int32_t loo_max_day;            /* day of the largest relative move      */
     char loo_max_provider[IDX_NAME_MAX + 1];
     int64_t loo_max_from_e4, loo_max_to_e4; /* the value with / without it */
+    double loo_median_abs, loo_median_rel;  /* medians over the days with a move */
+    /* what one new participant must add to move the value (index/manip.c,
+     * METHODOLOGY.md §11) over the days a cost is defined (with a value;
+     * v2: anchor days): [0] one tick, [1] 1 % */
+    long cost_days;
+    long cost_none[2];              /* days no volume of trades does it */
+    double cost_median[2];          /* GPU-hours; INFINITY when most days none; NAN no days */
+    double cost_min[2];             /* GPU-hours; NAN when none */
+    long cost_offer_days[2];        /* days one offer does it */
     /* methodology v2 (method 2; the series above are then the chained
      * value's, its levels the chain's): the cross-section's volatility,
      * the days a constituent entered or left, the rebalances and their

@@ -253,6 +253,26 @@ const char *const store_migrations[] = {
     "ALTER TABLE index_published ADD COLUMN ref_day INTEGER;"
     "ALTER TABLE index_published ADD COLUMN panel_day INTEGER;"
     "ALTER TABLE index_vintages ADD COLUMN format INTEGER NOT NULL DEFAULT 1;",
+    /* 5: what one participant can do to each fix (index/manip.c): the
+     *    largest leave-one-provider-out move, its provider and the
+     *    providers whose absence voids the fix, and the smallest trades
+     *    (GPU-hours x 100) and offers one new participant needs to move
+     *    the value one rounding step and 1 %; and, for v2 rows, what gpuidx
+     *    verify needs besides the day's observations: the chain and carry
+     *    of the day before, the cross-section's carry, the matched trading
+     *    members' volumes on the reference day and the anchor's window. */
+    "ALTER TABLE index_values ADD COLUMN loo_move_e4 INTEGER;"
+    "ALTER TABLE index_values ADD COLUMN loo_provider TEXT;"
+    "ALTER TABLE index_values ADD COLUMN loo_voids INTEGER;"
+    "ALTER TABLE index_values ADD COLUMN cost_tick_e2 INTEGER;"
+    "ALTER TABLE index_values ADD COLUMN cost_pct_e2 INTEGER;"
+    "ALTER TABLE index_values ADD COLUMN cost_tick_offers INTEGER;"
+    "ALTER TABLE index_values ADD COLUMN cost_pct_offers INTEGER;"
+    "ALTER TABLE index_values ADD COLUMN chain_prev_nano INTEGER;"
+    "ALTER TABLE index_values ADD COLUMN carry_prev INTEGER;"
+    "ALTER TABLE index_values ADD COLUMN xs_carry INTEGER;"
+    "ALTER TABLE index_values ADD COLUMN ref_volumes TEXT;"
+    "ALTER TABLE index_values ADD COLUMN anchor_window TEXT;",
 };
 
 const int store_n_migrations = (int)(sizeof store_migrations / sizeof store_migrations[0]);
