@@ -72,7 +72,7 @@ static void make_row(const idx_grade *g, int32_t day, const idx_fix *f, const id
     r->ref_day = r->panel_day = INT32_MIN;
     for (int i = 0; i < 7; i++) r->obs_spread[i] = -1;
     r->xs_value_e4 = r->chain_nano = r->relative_e12 = r->splice_e12 = -1;
-    r->chain_prev_nano = -1;
+    r->chain_prev_nano = r->matched_now_q = r->matched_ref_q = -1;
     r->loo_move_e4 = -1;
     r->cost_e2[0] = r->cost_e2[1] = -1;
     r->cost_offers[0] = r->cost_offers[1] = -1;

@@ -206,7 +206,9 @@ typedef struct store_index_row {
                                      the day, or NULL: borrowed (reading: valid during
                                      the callback only; a copied row must not use it) */
     /* what one participant can do to the fix (index/manip.c, METHODOLOGY.md
-     * §11; every method, file format 3); -1 / "" none */
+     * §11; every method, file format 3); -1 / "" none.  Stored: the move
+     * only with its provider, costs only when > 0 (a row set up with zeros
+     * reads back as none). */
     int64_t loo_move_e4;          /* largest |value - value without one provider group| */
     char loo_provider[65];        /* the group causing it */
     long loo_voids;               /* groups whose absence leaves no value */

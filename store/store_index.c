@@ -109,13 +109,16 @@ gpi_status store_index_put_row(store *st, const store_index_row *r, gpi_diag *d)
         if (r->ref_volumes) sqlite3_bind_text(s, 57, r->ref_volumes, -1, SQLITE_STATIC);
         if (r->anchor_window) sqlite3_bind_text(s, 58, r->anchor_window, -1, SQLITE_STATIC);
     }
-    bind_opt(s, 47, r->loo_move_e4);
-    if (r->loo_provider[0]) sqlite3_bind_text(s, 48, r->loo_provider, -1, SQLITE_STATIC);
+    /* a move is measured with the provider causing it; a cost is > 0 */
+    if (r->loo_provider[0]) {
+        bind_opt(s, 47, r->loo_move_e4);
+        sqlite3_bind_text(s, 48, r->loo_provider, -1, SQLITE_STATIC);
+    }
     sqlite3_bind_int64(s, 49, r->loo_voids);
-    bind_opt(s, 50, r->cost_e2[0]);
-    bind_opt(s, 51, r->cost_e2[1]);
-    bind_opt(s, 52, r->cost_offers[0]);
-    bind_opt(s, 53, r->cost_offers[1]);
+    for (int k = 0; k < 2; k++) {
+        bind_opt(s, 50 + k, r->cost_e2[k] > 0 ? r->cost_e2[k] : -1);
+        bind_opt(s, 52 + k, r->cost_offers[k] > 0 ? r->cost_offers[k] : -1);
+    }
     int rc = sqlite3_step(s);
     sqlite3_reset(s);
     return rc == SQLITE_DONE ? GPI_OK : store_err(st, d, "storing index row");

@@ -348,7 +348,19 @@ static void test_migration_key_kind_bit(void **state)
     assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
     const char *sql = "INSERT INTO index_exclusions VALUES ('g', 1, 1, 9, 0, 'x', 1, 'r');"
                       "INSERT INTO index_exclusions VALUES ('g', 1, 0, -2, 0, 'x', 1, 'r');"
-                      /* back to schema 2: migration 4's columns go too */
+                      /* back to schema 2: migration 4's and 5's columns go too */
+                      "ALTER TABLE index_values DROP COLUMN loo_move_e4;"
+                      "ALTER TABLE index_values DROP COLUMN loo_provider;"
+                      "ALTER TABLE index_values DROP COLUMN loo_voids;"
+                      "ALTER TABLE index_values DROP COLUMN cost_tick_e2;"
+                      "ALTER TABLE index_values DROP COLUMN cost_pct_e2;"
+                      "ALTER TABLE index_values DROP COLUMN cost_tick_offers;"
+                      "ALTER TABLE index_values DROP COLUMN cost_pct_offers;"
+                      "ALTER TABLE index_values DROP COLUMN chain_prev_nano;"
+                      "ALTER TABLE index_values DROP COLUMN carry_prev;"
+                      "ALTER TABLE index_values DROP COLUMN xs_carry;"
+                      "ALTER TABLE index_values DROP COLUMN ref_volumes;"
+                      "ALTER TABLE index_values DROP COLUMN anchor_window;"
                       "ALTER TABLE index_values DROP COLUMN xs_value_e4;"
                       "ALTER TABLE index_values DROP COLUMN xs_level;"
                       "ALTER TABLE index_values DROP COLUMN chain_nano;"

@@ -5,7 +5,10 @@
 #
 # Generates a year (2025) of the demo market (fixed seed) into demo-out/market,
 # ingests it into demo-out/demo.db, builds the index over the range,
-# publishes the last day and each month end, writes the static site,
+# publishes each month end and every day from 2025-10-25 (the December
+# contract's days and the window of the November anchor), verifies every
+# published day and the December contract's settlement prices from the
+# published files alone (gpuidx verify), writes the static site,
 # settles the example contracts with the example positions, runs hedge
 # analyses and hedge replays on the example rent histories, prints the
 # producers' cost curve of the example deployments (also on the site), and
@@ -56,12 +59,14 @@ require index build
 "$BIN" --db "$DB" index build --from $START --to $END
 "$BIN" --db "$DB" index show --grade "$GRADE" --from 2025-12-25 --to $END
 
-step "4. publish the last day and each month end"
+step "4. publish each month end and every day from 2025-10-25"
 require index publish
 for d in 2025-01-31 2025-02-28 2025-03-31 2025-04-30 2025-05-31 2025-06-30 \
-         2025-07-31 2025-08-31 2025-09-30 2025-10-31 2025-11-30 $END; do
+         2025-07-31 2025-08-31 2025-09-30; do
     "$BIN" --db "$DB" index publish --date $d --out "$OUT/publish"
 done
+"$BIN" --db "$DB" index publish --from 2025-10-25 --to $END --out "$OUT/publish" 2>"$OUT/publish.log"
+tail -1 "$OUT/publish.log"
 
 step "5. static site"
 require site
@@ -72,6 +77,13 @@ require settle
 "$BIN" --db "$DB" settle --contracts "$MARKET/contracts.json" \
     --positions "$MARKET/positions.csv" >"$OUT/settlement.csv"
 grep -E ',(final|insufficient)$' "$OUT/settlement.csv" || true
+
+step "6b. verify the published days and the December contract from the files alone"
+require verify
+"$BIN" verify "$OUT/publish" >"$OUT/verify.txt"
+tail -1 "$OUT/verify.txt"
+"$BIN" verify --settlement --contracts "$MARKET/contracts.json" --symbol GPUH-2512 \
+    --against "$OUT/settlement.csv" "$OUT/publish"
 
 step "7. hedge analysis of the example rent histories against $GRADE"
 require hedge analyze
@@ -111,6 +123,7 @@ cat <<EOM
   database                                   $DB
   rejected rows                              $OUT/rejects-offers.csv, $OUT/rejects-trades.csv
   published days                             $OUT/publish/<date>/index.csv, index.json, observations.csv
+  their verification (gpuidx verify)         $OUT/verify.txt
   static site                                $OUT/site/index.html (+ one CSV per grade, cost curve)
   settlement prices and margin ledger        $OUT/settlement.csv
   hedge analysis (payer, earner)             $OUT/hedge-payer.txt, $OUT/hedge-payer.json, $OUT/hedge-earner.txt
