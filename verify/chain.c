@@ -99,9 +99,11 @@ static const vcon *find(const vcon *v, size_t n, const char *id)
     return NULL;
 }
 
-static gpi_status vcons_of(const vday *dy, const vrow *r, vcons *s, gpi_diag *d)
+static gpi_status vcons_of(vday *dy, const vrow *r, vcons *s, gpi_diag *d)
 {
     memset(s, 0, sizeof *s);
+    gpi_status rc = vday_obs(dy, d);
+    if (rc != GPI_OK) return rc;
     s->o = malloc((r->n_obs + 1) * sizeof *s->o);
     s->t = malloc((r->n_obs + 1) * sizeof *s->t);
     idx_item *it = malloc((r->n_obs + 1) * sizeof *it);
@@ -110,7 +112,6 @@ static gpi_status vcons_of(const vday *dy, const vrow *r, vcons *s, gpi_diag *d)
         vcons_free(s);
         return gpi_diag_set(d, GPI_ENOMEM, "out of memory");
     }
-    gpi_status rc = GPI_OK;
     for (size_t i = 0; i < r->n_obs; i++) {
         const vobs *o = &dy->obs[r->obs[i]];
         if (!o->used || o->bad) continue;
@@ -523,7 +524,7 @@ static int64_t anchor(verify_dir *v, vday *dy, const vrow *r, const idx_grade *g
         if (!why) why = vj_fixed(x, "xs_value", 4, &xs);
         if (!why) why = vj_fixed(x, "change", 14, &ch);
         if (!why) why = vj_fixed(x, "estimate", 9, &e);
-        if (!why && (ch % 25 || (xs < 0 && ch >= 0))) why = "not a change of 1e-12 quarters";
+        if (!why && ((ch >= 0 && ch % 25) || (xs < 0 && ch >= 0))) why = "not a change of 1e-12 quarters";
         if (why) {
             vchk_diff(c, 0, "index.json anchor_window[%d]: %s", i, why);
             break;

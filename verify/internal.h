@@ -57,7 +57,11 @@ typedef struct vday {
     size_t n_rows;
     vobs *obs;
     size_t n_obs;
-    char obs_sha[65];           /* of observations.csv as read */
+    char obs_sha[65];           /* of observations.csv as read (vday_receipts) */
+    char *obs_text;             /* observations.csv as read */
+    size_t obs_len;
+    int receipts;               /* obs_sha and the rows' receipts computed */
+    int obs_loaded;             /* observations.csv read (vday_obs) */
     char *strings;              /* arena of the obs' strings */
     size_t n_strings, cap_strings;
     char **csv_header;          /* index.csv's header fields */
@@ -71,11 +75,18 @@ struct verify_dir {
     size_t n_days, cap_days;
 };
 
-/* load.c */
+/* load.c (design notes there) */
 /* The day (loaded on first use; present = 0 when DIR has no DIR/D/index.json).
  * GPI_EINPUT when it exists but cannot be read. */
 gpi_status vday_get(verify_dir *v, int32_t day, vday **out, gpi_diag *d);
 vrow *vday_row(vday *dy, const char *grade);
+/* Reads the day's observations.csv into dy->obs and the rows' lines, once
+ * (index.json and index.csv are read by vday_get; many days are needed
+ * for their numbers only). */
+gpi_status vday_obs(vday *dy, gpi_diag *d);
+/* Computes the SHA-256 of observations.csv and of each row's lines (the
+ * day verified; the days it links to need none). */
+void vday_receipts(vday *dy);
 /* A member of a row as the exact decimal text written: digits decimals
  * (0: an integer); *out -1 for null.  Returns NULL or a reason
  * ("missing", "not a number with 4 decimals (got \"x\")"). */

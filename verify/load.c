@@ -337,6 +337,14 @@ static void raw_receipts(vday *dy, const char *t, size_t len)
     }
 }
 
+void vday_receipts(vday *dy)
+{
+    if (dy->receipts || !dy->obs_text) return;
+    gpi_sha256_hex(dy->obs_text, dy->obs_len, dy->obs_sha);
+    raw_receipts(dy, dy->obs_text, dy->obs_len);
+    dy->receipts = 1;
+}
+
 /* ---- index.csv ------------------------------------------------------------------ */
 
 typedef struct csv_ctx {
@@ -392,6 +400,7 @@ static void vday_free(vday *dy)
     free(dy->rows);
     free(dy->obs);
     free(dy->strings);
+    free(dy->obs_text);
     free_fields(dy->csv_header, dy->n_csv_header);
     json_decref(dy->root);
     free(dy);
@@ -443,11 +452,18 @@ static gpi_status load_day(verify_dir *v, vday *dy, gpi_diag *d)
     rc = ingest_csv_text(path, text, len, csv_rec, &cc, d);
     free(text);
     if (rc != GPI_OK) return rc;
-    /* observations.csv */
+    return GPI_OK;
+}
+
+gpi_status vday_obs(vday *dy, gpi_diag *d)
+{
+    if (dy->obs_loaded || !dy->present) return GPI_OK;
+    dy->obs_loaded = 1;
+    char path[4200], *text = NULL;
+    size_t len;
     snprintf(path, sizeof path, "%s/observations.csv", dy->path);
-    rc = read_all(path, &text, &len, d);
+    gpi_status rc = read_all(path, &text, &len, d);
     if (rc != GPI_OK) return rc;
-    gpi_sha256_hex(text, len, dy->obs_sha);
     size_t lines = 1;
     for (size_t i = 0; i < len; i++) lines += text[i] == '\n';
     dy->obs = calloc(lines, sizeof *dy->obs);
@@ -460,8 +476,8 @@ static gpi_status load_day(verify_dir *v, vday *dy, gpi_diag *d)
     obs_ctx oc = {dy, path, 0, GPI_OK};
     rc = ingest_csv_text(path, text, len, obs_rec, &oc, d);
     if (rc == GPI_OK && !oc.header) rc = gpi_diag_set(d, GPI_EINPUT, "%s: empty (no header)", path);
-    if (rc == GPI_OK) raw_receipts(dy, text, len);
-    free(text);
+    dy->obs_text = text; /* for vday_receipts */
+    dy->obs_len = len;
     if (rc != GPI_OK) return rc;
     /* each row's lines */
     for (size_t i = 0; i < dy->n_rows; i++) {

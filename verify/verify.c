@@ -137,12 +137,12 @@ static idx_grades *check_receipt(const vday *dy, vrow *r, vchk *c, gpi_diag *d)
     gpi_sha256 t = r->lines_sha;
     gpi_sha256_final(&t, h);
     const char *lines = vj_str(ob, "sha256");
-    if (first)
-        vchk_diff(c, 1, "observations.csv %s: the grade's %s fields differ from index.json's "
-                  "receipt (SHA-256)", first, first);
-    else if ((long long)rows != (long long)r->n_obs)
+    if ((long long)rows != (long long)r->n_obs)
         vchk_diff(c, 1, "observations.csv: the grade has %zu lines, its receipt %lld", r->n_obs,
                   (long long)rows);
+    else if (first)
+        vchk_diff(c, 1, "observations.csv %s: the grade's %s fields differ from index.json's "
+                  "receipt (SHA-256)", first, first);
     else if (!lines || strcmp(lines, h) != 0)
         vchk_diff(c, 1, "observations.csv: the grade's lines differ from index.json's receipt "
                   "(SHA-256)");
@@ -180,6 +180,9 @@ gpi_status verify_day(verify_dir *v, int32_t day, verify_day_report *out, gpi_di
     gpi_date_format(day, date);
     if (!dy->present)
         return gpi_diag_set(d, GPI_EINPUT, "%s/%s: not published (no index.json)", v->dir, date);
+    rc = vday_obs(dy, d);
+    if (rc != GPI_OK) return rc;
+    vday_receipts(dy);
     const char *sha = vj_str(dy->root, "observations_sha256");
     const char *jd = vj_str(dy->root, "date");
     if (!jd || strcmp(jd, date) != 0)
