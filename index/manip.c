@@ -4,9 +4,11 @@
  *
  * NOTES ON THE DESIGN
  * (1) Leave one provider out: each provider group with an eligible
- *     observation of the grade-day is removed in turn, both levels are
- *     fixed again from copies (screened afresh: idx_day_fix_without), and
- *     the day is evaluated from the sequence state before it
+ *     observation of the grade-day is removed in turn and both raw values
+ *     are computed again without it (the screen compares a provider with
+ *     its own median only, so the others' screened observations stand, as
+ *     idx_day_fix_without would find them again), and the day is evaluated
+ *     from the sequence state before it
  *     (idx_seq_peek: the same adjustment and carry) and, for v2, from the
  *     chain state before it with the group also left out of the matching
  *     (idx_chain_peek).  The move is |value without - value|; of equal
@@ -38,6 +40,17 @@
  *     when even the cap does not move the value far enough.  Offers: 1
  *     when one offer moves the value far enough, else none (more offers
  *     add nothing).
+ *     Each step of that bisection is an exact weighted median (bignum
+ *     comparisons, index/method.c); to keep a build's time, the step is
+ *     first found with a floating-point evaluator over the day's trades
+ *     sorted once (design note 6), and then confirmed exactly at that step
+ *     and the one below, with an exact bisection wherever the hint was
+ *     wrong: the published cost is always the exact one.
+ * (6) The hint: shares from water-filling in doubles (capped providers s,
+ *     the others (1 - k s) v / U), each trade's weight its provider's share
+ *     times its part of the provider's volume, the participant's weight at
+ *     its end of the price order, the first price where the cumulative
+ *     weight reaches half (within 1e-12: the mean with the next price).
  * (4) "By one tick": the value changes (it is published in steps of the
  *     grade's rounding, so any change is at least one step); "by 1 %": by
  *     at least 1 % of the value (|new - old| x 100 >= old, and new != old).
@@ -61,6 +74,26 @@
 #define P_LOW INT64_C(1)
 #define NEW_GROUP INT32_MAX           /* the participant's group id (never interned) */
 
+/* Design note 6: the day's screened trades sorted by price once. */
+typedef struct fastw {
+    size_t n, np;
+    int64_t *price;             /* micro, ascending */
+    double *w;                  /* item volume / its provider's volume */
+    int32_t *prov;              /* provider index per item */
+    double *vol;                /* per provider */
+    size_t *desc;               /* providers by volume, descending */
+    double *share;              /* scratch */
+    double total;
+} fastw;
+
+/* Exact evaluations of one day, by price side and volume (shared by the
+ * tick and 1 % searches). */
+typedef struct xcache {
+    int64_t x[64], v[64];
+    int dir[64];
+    int n;
+} xcache;
+
 typedef struct mctx {
     idx_day *dy;
     size_t gi;
@@ -72,6 +105,8 @@ typedef struct mctx {
     int64_t *est;           /* the window's other estimates (nano) */
     size_t n_est;
     int64_t v0;             /* the value to move (e4) */
+    fastw *fw;              /* the hint's trades, NULL: exact steps only */
+    xcache cache;
 } mctx;
 
 static int grow_buf(idx_buf *b, size_t n)
@@ -111,22 +146,55 @@ static int64_t value_of_raw(mctx *m, int64_t t_q, int64_t o_q)
     return gpi_div_round(nano, (__int128)100000 * step) * step;
 }
 
-/* The value with the participant's x_e2 (0.01 GPU-hour) of trades at price p. */
+static int cmp_item_price(const void *a, const void *b)
+{
+    const idx_item *x = a, *y = b;
+    if (x->price_micro != y->price_micro) return x->price_micro < y->price_micro ? -1 : 1;
+    if (x->group != y->group) return x->group < y->group ? -1 : 1;
+    return (x->key_hash > y->key_hash) - (x->key_hash < y->key_hash);
+}
+
+/* The screened trades of the day in dy->manip[1..n], sorted as the weighted
+ * median sorts them (price, group, key), with slot 0 free for a
+ * participant below all (and slot n+1 for one above). */
+static gpi_status sorted_trades(idx_day *dy, size_t gi, gpi_diag *d)
+{
+    const idx_buf *tb = &dy->trades[gi];
+    idx_buf *w = &dy->manip;
+    if (grow_buf(w, tb->n + 2)) return gpi_diag_set(d, GPI_ENOMEM, "index: out of memory");
+    size_t n = 0;
+    for (size_t i = 0; i < tb->n; i++)
+        if (tb->v[i].reason == IDX_OK) w->v[1 + n++] = tb->v[i];
+    if (n > 1) qsort(w->v + 1, n, sizeof *w->v, cmp_item_price);
+    w->n = n;
+    return GPI_OK;
+}
+
+/* The value with the participant's x_e2 (0.01 GPU-hour) of trades at price
+ * p (sorted_trades first). */
 static gpi_status value_trades(mctx *m, int64_t p, int64_t x_e2, int64_t *out, gpi_diag *d)
 {
     const idx_params *P = &m->g->p;
-    const idx_buf *tb = &m->dy->trades[m->gi];
-    idx_buf *w = &m->dy->manip;
-    if (grow_buf(w, tb->n + 1)) return gpi_diag_set(d, GPI_ENOMEM, "index: out of memory");
-    w->n = 0;
-    for (size_t i = 0; i < tb->n; i++)
-        if (tb->v[i].reason == IDX_OK) w->v[w->n++] = tb->v[i];
+    idx_buf *w = &m->dy->manip, *t = &m->dy->scratch;
+    size_t n = w->n;
+    if (grow_buf(t, n + 2)) return gpi_diag_set(d, GPI_ENOMEM, "index: out of memory");
     int64_t x = x_e2 * 10000;
-    w->v[w->n++] = (idx_item){p, x, 0, 0, NEW_GROUP, IDX_OK};
+    idx_item px = {p, x, 0, 0, NEW_GROUP, IDX_OK};
+    /* above all: after every trade; below all: before them (its group sorts
+     * last, so a trade at the same price would come first: then the
+     * weighted median sorts again) */
+    if (p == P_LOW) {
+        t->v[0] = px;
+        memcpy(t->v + 1, w->v + 1, n * sizeof *t->v);
+    } else {
+        memcpy(t->v, w->v + 1, n * sizeof *t->v);
+        t->v[n] = px;
+    }
+    t->n = n + 1;
     int64_t vol = m->f->trade_volume_micro + x;
     int64_t t_q = -1;
     if (vol >= P->min_trade_volume_micro && m->f->ts.n_providers + 1 >= P->min_providers) {
-        gpi_status rc = idx_weighted_median(w->v, w->n, P->cap_floor_e6, &t_q, d);
+        gpi_status rc = idx_weighted_median(t->v, t->n, P->cap_floor_e6, &t_q, d);
         if (rc != GPI_OK) return rc;
     }
     *out = value_of_raw(m, t_q > 0 ? t_q : m->f->trades_raw_q, m->f->offers_raw_q);
@@ -137,7 +205,7 @@ static gpi_status value_trades(mctx *m, int64_t p, int64_t x_e2, int64_t *out, g
 static gpi_status value_offer(mctx *m, int64_t p, int64_t *out, gpi_diag *d)
 {
     const idx_buf *ob = &m->dy->offers[m->gi];
-    idx_buf *w = &m->dy->manip;
+    idx_buf *w = &m->dy->loo_o; /* dy->manip holds the sorted trades */
     if (grow_buf(w, ob->n + 1)) return gpi_diag_set(d, GPI_ENOMEM, "index: out of memory");
     /* ob is sorted by group (idx_screen); the new group sorts last */
     if (ob->n) memcpy(w->v, ob->v, ob->n * sizeof *w->v);
@@ -160,31 +228,202 @@ static int moved(const mctx *m, int64_t v, int dir, int target)
     return target == 0 || diff * 100 >= m->v0;
 }
 
-/* Design note 3: the smallest x_e2 in [lo, hi] moving the value in
- * direction dir, or -1. */
-static gpi_status bisect(mctx *m, int dir, int target, int64_t lo, int64_t hi, int64_t *out,
-                         gpi_diag *d)
+/* ---- the hint (design note 6) ------------------------------------------------- */
+
+static int cmp_price_item(const void *a, const void *b)
 {
-    int64_t p = dir > 0 ? P_HIGH : P_LOW, v;
-    *out = -1;
-    gpi_status rc = value_trades(m, p, hi, &v, d);
-    if (rc != GPI_OK || !moved(m, v, dir, target)) return rc;
-    rc = value_trades(m, p, lo, &v, d);
-    if (rc != GPI_OK) return rc;
-    if (moved(m, v, dir, target)) {
-        *out = lo;
-        return GPI_OK;
+    const idx_item *x = a, *y = b;
+    return (x->price_micro > y->price_micro) - (x->price_micro < y->price_micro);
+}
+
+static void fastw_free(fastw *f)
+{
+    if (!f) return;
+    free(f->price);
+    free(f->w);
+    free(f->prov);
+    free(f->vol);
+    free(f->desc);
+    free(f->share);
+    free(f);
+}
+
+/* The screened trades of grade gi, providers numbered 0..np-1; NULL when
+ * out of memory (the search is then exact only). */
+static fastw *fastw_new(idx_day *dy, size_t gi)
+{
+    const idx_buf *tb = &dy->trades[gi];
+    fastw *f = calloc(1, sizeof *f);
+    idx_item *it = malloc((tb->n + 1) * sizeof *it);
+    int32_t *pix = malloc((dy->n_names + 1) * sizeof *pix); /* group -> provider */
+    if (!f || !it || !pix) goto fail;
+    for (size_t i = 0; i <= dy->n_names; i++) pix[i] = -1;
+    size_t n = 0, np = 0;
+    for (size_t i = 0; i < tb->n; i++) {
+        int32_t q = tb->v[i].group;
+        if (tb->v[i].reason != IDX_OK || tb->v[i].qty_micro <= 0) continue;
+        if (q < 0 || (size_t)q >= dy->n_names) goto fail;
+        if (pix[q] < 0) pix[q] = (int32_t)np++;
+        it[n] = tb->v[i];
+        it[n++].group = pix[q];
     }
-    while (hi - lo > 1) { /* moved(hi), !moved(lo) */
-        int64_t mid = lo + (hi - lo) / 2;
-        rc = value_trades(m, p, mid, &v, d);
-        if (rc != GPI_OK) return rc;
+    free(pix);
+    pix = NULL;
+    f->n = n;
+    f->np = np;
+    f->price = malloc((n + 1) * sizeof *f->price);
+    f->w = malloc((n + 1) * sizeof *f->w);
+    f->prov = malloc((n + 1) * sizeof *f->prov);
+    f->vol = calloc(np + 2, sizeof *f->vol);
+    f->desc = malloc((np + 2) * sizeof *f->desc);
+    f->share = malloc((np + 2) * sizeof *f->share);
+    if (!f->price || !f->w || !f->prov || !f->vol || !f->desc || !f->share) goto fail;
+    for (size_t i = 0; i < n; i++) f->vol[it[i].group] += (double)it[i].qty_micro;
+    for (size_t j = 0; j < np; j++) f->total += f->vol[j];
+    if (n > 1) qsort(it, n, sizeof *it, cmp_price_item);
+    for (size_t i = 0; i < n; i++) {
+        f->price[i] = it[i].price_micro;
+        f->prov[i] = it[i].group;
+        f->w[i] = (double)it[i].qty_micro / f->vol[it[i].group];
+    }
+    for (size_t j = 0; j < np; j++) { /* insertion: few providers */
+        size_t k = j;
+        while (k > 0 && f->vol[f->desc[k - 1]] < f->vol[j]) {
+            f->desc[k] = f->desc[k - 1];
+            k--;
+        }
+        f->desc[k] = j;
+    }
+    free(it);
+    return f;
+fail:
+    free(it);
+    free(pix);
+    fastw_free(f);
+    return NULL;
+}
+
+/* Approximate raw trades value (quarter-micro) with the participant's x
+ * micro-GPU-hours at price p. */
+static int64_t fast_raw(const fastw *f, int64_t cap_floor_e6, int64_t p, double x)
+{
+    size_t np = f->np;
+    double s = (double)cap_floor_e6 / 1e6;
+    if (s * (double)(np + 1) < 1.0) s = 1.0 / (double)(np + 1);
+    /* water-filling over the providers by volume with the participant */
+    double U = f->total + x, capped_share = 0;
+    int p_capped = 0;
+    size_t k = 0, j = 0;
+    double *sh = f->share;
+    for (size_t i = 0; i < np; i++) sh[i] = -1;
+    for (;;) {
+        int take_p = !p_capped && (j >= np || x >= f->vol[f->desc[j]]);
+        double v = take_p ? x : j < np ? f->vol[f->desc[j]] : -1;
+        if (v < 0 || v * (1.0 - (double)k * s) <= s * U) break;
+        if (take_p) p_capped = 1;
+        else sh[f->desc[j++]] = s;
+        U -= v;
+        k++;
+        capped_share += s;
+    }
+    double rest = 1.0 - capped_share;
+    double wp = p_capped ? s : U > 0 ? rest * x / U : 0;
+    double cum = p == P_LOW ? wp : 0;
+    if (cum >= 0.5 - 1e-12) return 4 * p;
+    for (size_t i = 0; i < f->n; i++) {
+        int32_t q = f->prov[i];
+        double share = sh[q] >= 0 ? sh[q] : U > 0 ? rest * f->vol[q] / U : 0;
+        cum += share * f->w[i];
+        if (i + 1 < f->n && f->price[i + 1] == f->price[i]) continue;
+        if (cum >= 0.5 - 1e-12) {
+            if (cum > 0.5 + 1e-12) return 4 * f->price[i];
+            int64_t next = i + 1 < f->n ? f->price[i + 1] : p;
+            return 2 * (f->price[i] + next);
+        }
+    }
+    return 4 * p;
+}
+
+/* ---- the search (design notes 3 and 6) ----------------------------------------- */
+
+/* The exact value with the participant's trades of x_e2 in direction dir. */
+static gpi_status exact(mctx *m, int dir, int64_t x_e2, int64_t *v, gpi_diag *d)
+{
+    xcache *c = &m->cache;
+    for (int i = 0; i < c->n; i++)
+        if (c->x[i] == x_e2 && c->dir[i] == dir) {
+            *v = c->v[i];
+            return GPI_OK;
+        }
+    gpi_status rc = value_trades(m, dir > 0 ? P_HIGH : P_LOW, x_e2, v, d);
+    if (rc == GPI_OK) {
+        int i = c->n < 64 ? c->n++ : (int)(x_e2 % 64);
+        c->x[i] = x_e2;
+        c->dir[i] = dir;
+        c->v[i] = *v;
+    }
+    return rc;
+}
+
+/* The hint: the smallest x_e2 in [lo, hi] the approximate value says
+ * moves it; hi when none. */
+static int64_t hint(mctx *m, int dir, int target, int64_t lo, int64_t hi, int64_t q_lo)
+{
+    const idx_params *P = &m->g->p;
+    int64_t p = dir > 0 ? P_HIGH : P_LOW;
+    int64_t a = lo - 1, b = hi; /* !moved(a) by definition, moved(b) assumed */
+    while (b - a > 1) {
+        int64_t mid = a + (b - a) / 2;
+        int64_t t_q = mid >= q_lo ? fast_raw(m->fw, P->cap_floor_e6, p, (double)mid * 10000)
+                                  : m->f->trades_raw_q;
+        int64_t v = value_of_raw(m, t_q, m->f->offers_raw_q);
         if (moved(m, v, dir, target))
-            hi = mid;
+            b = mid;
         else
-            lo = mid;
+            a = mid;
     }
-    *out = hi;
+    return b;
+}
+
+/* Design note 3: the smallest x_e2 in [lo, hi] moving the value in
+ * direction dir, or -1; below lo the participant moves nothing (its
+ * trades do not qualify, or it has none). */
+static gpi_status bisect(mctx *m, int dir, int target, int64_t lo, int64_t hi, int64_t q_lo,
+                         int64_t *out, gpi_diag *d)
+{
+    int64_t v;
+    *out = -1;
+    gpi_status rc = GPI_OK;
+    int64_t a = lo - 1, b = hi; /* exact: !moved(a), and moved(b) once checked */
+    int b_checked = 0;
+    if (m->fw) {
+        int64_t x = hint(m, dir, target, lo, hi, q_lo);
+        if ((rc = exact(m, dir, x, &v, d)) != GPI_OK) return rc;
+        if (moved(m, v, dir, target)) { /* confirm it below */
+            b = x;
+            b_checked = 1;
+            if (x > lo) {
+                if ((rc = exact(m, dir, x - 1, &v, d)) != GPI_OK) return rc;
+                if (moved(m, v, dir, target)) b = x - 1;
+                else a = x - 1;
+            }
+        } else {
+            a = x;
+        }
+    }
+    if (!b_checked) {
+        if ((rc = exact(m, dir, hi, &v, d)) != GPI_OK) return rc;
+        if (!moved(m, v, dir, target)) return GPI_OK; /* none: the cap stops it */
+    }
+    while (b - a > 1) {
+        int64_t mid = a + (b - a) / 2;
+        if ((rc = exact(m, dir, mid, &v, d)) != GPI_OK) return rc;
+        if (moved(m, v, dir, target))
+            b = mid;
+        else
+            a = mid;
+    }
+    *out = b;
     return GPI_OK;
 }
 
@@ -213,14 +452,17 @@ static gpi_status cost_trades(mctx *m, int64_t out[2], gpi_diag *d)
         int64_t h = ceil_div(cap, 10000) + 1;
         if (h > hi) hi = h;
     }
-    for (int target = 0; target < 2; target++) {
-        int64_t up, down;
-        gpi_status rc = bisect(m, +1, target, lo, hi, &up, d);
-        if (rc == GPI_OK) rc = bisect(m, -1, target, lo, hi, &down, d);
-        if (rc != GPI_OK) return rc;
+    gpi_status rc = GPI_OK;
+    m->fw = fastw_new(m->dy, m->gi);
+    for (int target = 0; target < 2 && rc == GPI_OK; target++) {
+        int64_t up = -1, down = -1;
+        rc = bisect(m, +1, target, lo, hi, lo, &up, d);
+        if (rc == GPI_OK) rc = bisect(m, -1, target, lo, hi, lo, &down, d);
         out[target] = up < 0 ? down : down < 0 ? up : up < down ? up : down;
     }
-    return GPI_OK;
+    fastw_free(m->fw);
+    m->fw = NULL;
+    return rc;
 }
 
 static gpi_status cost_offers(mctx *m, long out[2], gpi_diag *d)
@@ -234,6 +476,50 @@ static gpi_status cost_offers(mctx *m, long out[2], gpi_diag *d)
 }
 
 /* ---- leave one provider out (design note 1) --------------------------------- */
+
+/* The raw values of the day without group g (design note 1); the
+ * screened trades sorted by price are in dy->manip[1..n]. */
+static gpi_status raw_without(idx_day *dy, size_t gi, int32_t g, int64_t *t_q, int64_t *o_q,
+                              gpi_diag *d)
+{
+    const idx_params *p = &dy->gs->g[gi].p;
+    const idx_buf *tb = &dy->trades[gi], *ob = &dy->offers[gi], *st = &dy->manip;
+    idx_buf *w = &dy->loo_t, *o = &dy->loo_o;
+    *t_q = *o_q = -1;
+    if (grow_buf(w, st->n + 1) || grow_buf(o, ob->n + 1))
+        return gpi_diag_set(d, GPI_ENOMEM, "index: out of memory");
+    int64_t vol = 0;
+    w->n = 0;
+    for (size_t i = 1; i <= st->n; i++)
+        if (st->v[i].group != g) {
+            w->v[w->n++] = st->v[i];
+            vol += st->v[i].qty_micro;
+        }
+    /* distinct groups of the screened trades but g (the weighted median of
+     * the fix left tb in price order: counted with the day's stamps) */
+    long prov = 0;
+    if (++dy->stamp_now == 0) {
+        memset(dy->stamp, 0, dy->cap_names * sizeof *dy->stamp);
+        dy->stamp_now = 1;
+    }
+    for (size_t i = 0; i < tb->n; i++) {
+        int32_t q = tb->v[i].group;
+        if (tb->v[i].reason != IDX_OK || q == g || dy->stamp[q] == dy->stamp_now) continue;
+        dy->stamp[q] = dy->stamp_now;
+        prov++;
+    }
+    if (vol >= p->min_trade_volume_micro && vol > 0 && prov >= p->min_providers) {
+        gpi_status rc = idx_weighted_median(w->v, w->n, p->cap_floor_e6, t_q, d);
+        if (rc != GPI_OK) return rc;
+    }
+    o->n = 0;
+    for (size_t i = 0; i < ob->n; i++)
+        if (ob->v[i].group != g) o->v[o->n++] = ob->v[i];
+    int64_t raw;
+    size_t np = idx_median_of_medians(o->v, o->n, dy->work, &raw);
+    if (np > 0 && (long)np >= p->min_providers) *o_q = raw;
+    return GPI_OK;
+}
 
 static gpi_status leave_one_out(idx_day *dy, size_t gi, idx_seq *s, idx_chain *c, int32_t day,
                                 int64_t v0, idx_manip *out, gpi_diag *d)
@@ -253,11 +539,11 @@ static gpi_status leave_one_out(idx_day *dy, size_t gi, idx_seq *s, idx_chain *c
         }
     gpi_status rc = GPI_OK;
     for (size_t k = 0; k < n && rc == GPI_OK; k++) {
-        idx_fix f;
         idx_eval e2;
-        rc = idx_day_fix_without(dy, gi, ids[k], &f, d);
+        int64_t t_q, o_q;
+        rc = raw_without(dy, gi, ids[k], &t_q, &o_q, d);
         if (rc != GPI_OK) break;
-        idx_seq_peek(s, day, f.trades_raw_q, f.offers_raw_q, &e2);
+        idx_seq_peek(s, day, t_q, o_q, &e2);
         int64_t v = e2.level == GPI_LEVEL_SUSPENDED ? -1 : e2.value_e4;
         if (c) {
             idx_v2eval w;
@@ -296,14 +582,15 @@ gpi_status idx_manip_day(idx_day *dy, size_t gi, idx_seq *s, idx_chain *c, int32
     int64_t v0 = v2 ? (v->level == GPI_LEVEL_SUSPENDED ? -1 : v->value_e4)
                     : (xs->level == GPI_LEVEL_SUSPENDED ? -1 : xs->value_e4);
     if (v0 < 0) return GPI_OK;
-    gpi_status rc = GPI_OK;
+    gpi_status rc = sorted_trades(dy, gi, d);
+    if (rc != GPI_OK) return rc;
     /* the costs first: the peeks of leave_one_out overwrite c's estimates */
     if (!v2 || v->event) {
         size_t n_est = v2 && c->n_est > 1 ? (size_t)c->n_est - 1 : 0;
         int64_t *est = malloc((2 * n_est + 2) * sizeof *est);
         if (!est) return gpi_diag_set(d, GPI_ENOMEM, "index: out of memory");
         if (n_est) memcpy(est, c->est + 1, n_est * sizeof *est);
-        mctx m = {dy, gi, g, s, day, f, v2, est, n_est, v0};
+        mctx m = {dy, gi, g, s, day, f, v2, est, n_est, v0, NULL, {{0}, {0}, {0}, 0}};
         rc = cost_trades(&m, out->cost_e2, d);
         if (rc == GPI_OK) rc = cost_offers(&m, out->cost_offers, d);
         free(est);

@@ -654,6 +654,80 @@ static void test_generated_market(void **state)
     free(dir);
 }
 
+/* ---- the published cost is what a participant needs ----------------------------- */
+
+/* Grade H.OD's value on day (a fresh `index show` field), after one trade of
+ * a new provider is added to a copy of the database and the day rebuilt. */
+static double value_with(const char *dir, const char *day, const char *qty, const char *price)
+{
+    char csv[512], cmd[3][512];
+    snprintf(csv, sizeof csv, "kind,id,observed_at,provider,gpu,price,quantity,term\n"
+                              "trade,zz,%sT23:00:00Z,Zz Newcomer,H100,%s,%s,on-demand\n",
+             day, price, qty);
+    free(tu_write(dir, "zz.csv", csv));
+    snprintf(cmd[0], sizeof cmd[0], "cp t.db z.db && $GPUIDX_BIN --db z.db ingest zz.csv");
+    snprintf(cmd[1], sizeof cmd[1],
+             "$GPUIDX_BIN --db z.db index build --grades g.json --from %s --to %s", day, day);
+    snprintf(cmd[2], sizeof cmd[2],
+             "$GPUIDX_BIN --db z.db index show --grade H.OD --from %s --to %s", day, day);
+    const char *steps[3] = {cmd[0], cmd[1], cmd[2]};
+    tu_run r = tu_sh_all(dir, steps, 3);
+    shown one[2];
+    assert_int_equal(parse_show(r.out, one, 2), 1);
+    tu_run_free(&r);
+    return one[0].value;
+}
+
+/* Property of METHODOLOGY.md §11.2, checked through the ordinary build and
+ * not index/manip.c's search: on a day with a published cost c, a new
+ * provider's trade of c GPU-hours at 1,000,000 or at 0.000001 USD moves the
+ * value by a tick (by 1 % for cost_1pct), and one of c - 0.01 does not. */
+static void test_cost_is_what_a_participant_needs(void **state)
+{
+    (void)state;
+    char *dir = tu_mkdtemp("e2e-grades-cost");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/market.csv", dir);
+    write_market(path, NULL, -1);
+    free(tu_write(dir, "g.json", gen_grades_json));
+    tu_run r;
+    run_ok(dir, "--db t.db ingest market.csv", &r);
+    tu_run_free(&r);
+    run_ok(dir, "--db t.db index build --grades g.json --from " GEN_FROM " --to 2025-03-20", &r);
+    tu_run_free(&r);
+    run_ok(dir, "--db t.db index show --grade H.OD --from 2025-03-10 --to 2025-03-20", &r);
+    static shown rows[16];
+    size_t n = parse_show(r.out, rows, N(rows));
+    tu_run_free(&r);
+    int checked[2] = {0, 0};
+    for (size_t i = 0; i < n && (checked[0] < 2 || checked[1] < 2); i++) {
+        for (int t = 0; t < 2; t++) {
+            if (isinf(rows[i].cost[t]) || checked[t] >= 2) continue;
+            double v0 = rows[i].value, c = rows[i].cost[t];
+            char q[2][32];
+            snprintf(q[0], sizeof q[0], "%.2f", c);
+            snprintf(q[1], sizeof q[1], "%.2f", c - 0.01);
+            double need = t == 0 ? 0.00005 : v0 * 0.01 - 1e-9;
+            double up = value_with(dir, rows[i].date, q[0], "1000000");
+            double down = value_with(dir, rows[i].date, q[0], "0.000001");
+            if (!(fabs(up - v0) >= need || fabs(down - v0) >= need))
+                fail_msg("%s: %.2f GPU-hours moved %.4f only to %.4f / %.4f", rows[i].date, c, v0,
+                         up, down);
+            if (c > 0.01) {
+                up = value_with(dir, rows[i].date, q[1], "1000000");
+                down = value_with(dir, rows[i].date, q[1], "0.000001");
+                if (fabs(up - v0) >= need || fabs(down - v0) >= need)
+                    fail_msg("%s: %.2f GPU-hours already move %.4f to %.4f / %.4f", rows[i].date,
+                             c - 0.01, v0, up, down);
+            }
+            checked[t]++;
+        }
+    }
+    assert_int_equal(checked[0], 2);
+    assert_int_equal(checked[1], 2);
+    free(dir);
+}
+
 /* ---- errors ----------------------------------------------------------------- */
 
 static void test_errors(void **state)
@@ -742,6 +816,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_hand_market),
         cmocka_unit_test(test_generated_market),
+        cmocka_unit_test(test_cost_is_what_a_participant_needs),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_zero_value_day),
         cmocka_unit_test(test_half_up_output),
