@@ -276,6 +276,12 @@ gpi_status idx_manip_day(idx_day *dy, size_t gi, idx_seq *s, idx_chain *c, int32
  * malloc'd. */
 gpi_status idx_receipt_rows(const char *text, size_t len, const char *const *cols, int ncols,
                             char **out, gpi_diag *d);
+/* Writes a published row's members ",\"grade_definition\":...,\"receipt\":{...}"
+ * (design note 3 there): grade hash's stored definition, the receipt obs
+ * of its lines (idx_receipt_rows; NULL writes null) and the batches of
+ * day at cut-off as_of. */
+gpi_status idx_receipt_json(store *st, int32_t day, const char *grade, const char *hash,
+                            int64_t as_of, const char *obs, FILE *f, gpi_diag *d);
 
 /* row.c: grade gi of the day read into dy, fixed (v1 statistics, the
  * sequence s, and for v2 grades the chain c, which may be NULL for v1) as

@@ -49,7 +49,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
-#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -351,43 +350,6 @@ static int tail_fields(const char *t)
     return n;
 }
 
-typedef struct batch_ctx {
-    FILE *f;
-    int n;
-} batch_ctx;
-
-static int batch_json(const char *sha, const char *tables, void *ud)
-{
-    batch_ctx *b = ud;
-    fprintf(b->f, "%s{\"sha256\":\"%s\",\"tables_sha256\":", b->n++ ? "," : "", sha);
-    if (tables[0])
-        fprintf(b->f, "\"%s\"}", tables); /* hex digits, or a test's plain word */
-    else
-        fputs("null}", b->f);
-    return 0;
-}
-
-/* Design note 6: a row's "grade_definition" and "receipt" members. */
-static gpi_status row_receipt(store *st, int32_t day, const prow *x, const char *obs,
-                              FILE *f, gpi_diag *d)
-{
-    char *canon = NULL;
-    gpi_status rc = store_grade_definition(st, x->hash, &canon, d);
-    if (rc != GPI_OK) return rc;
-    json_t *js = canon ? json_string(canon) : NULL;
-    char *text = js ? json_dumps(js, JSON_ENCODE_ANY) : NULL;
-    json_decref(js);
-    free(canon);
-    if (!text) return gpi_diag_set(d, GPI_ESTORE, "publish: no stored definition of grade %s", x->grade);
-    fprintf(f, ",\"grade_definition\":%s,\"receipt\":{\"observations\":%s,\"batches\":[", text,
-            obs ? obs : "null");
-    free(text);
-    batch_ctx b = {f, 0};
-    rc = store_day_batches(st, day, x->as_of, batch_json, &b, d);
-    fputs("]}", f);
-    return rc;
-}
-
 /* The three files of vintage `vintage` made of rows p (sorted by grade). */
 static gpi_status gen_files(store *st, int32_t day, int vintage, int format, const pvec *p,
                             files *fs, gpi_diag *d)
@@ -440,7 +402,9 @@ static gpi_status gen_files(store *st, int32_t day, int vintage, int format, con
         if (format >= 3 && have < 14) fputs(",,,,,", f[0]);
         fputc('\n', f[0]);
         fprintf(f[1], "{%s,\"vintage\":%d", p->v[i].json, vintage);
-        if (format >= 3) rc = row_receipt(st, day, &p->v[i], receipts[i], f[1], d);
+        if (format >= 3)
+            rc = idx_receipt_json(st, day, p->v[i].grade, p->v[i].hash, p->v[i].as_of, receipts[i],
+                                  f[1], d);
         fprintf(f[1], "}%s\n", i + 1 < p->n ? "," : "");
     }
     fputs("]}\n", f[1]);
