@@ -41,10 +41,15 @@
  *     ingested_at <= T, and a batch is stamped with the second of its
  *     commit.  An ingest that commits in second T after the build began
  *     reading would be inside T yet unseen (the row could not be
- *     recomputed from T).  So the build notes the last committed batch
- *     before it reads and, once second T is over (it waits for that when
- *     it finishes within T + 250 ms), builds again if a batch above that
- *     one has ingested_at <= T.
+ *     recomputed from T).  So the build first reserves T
+ *     (store_cutoff_reserve, under the writers' lock): a batch that
+ *     commits after that is stamped T + 1 or later, one that committed
+ *     before is in the build's reads.  (Builds used to wait for second T
+ *     to end, up to 1.25 s of a daily job.)  As a guard against a writer
+ *     that does not honour the reservation, the build still checks that
+ *     no batch above the last one committed before it read has
+ *     ingested_at <= T, and builds again after waiting out second T if one
+ *     has.
  * (7) Methodology v2 (index/chain.c).  A v2 row depends on more than the
  *     P days of note 1: on the chain since its last reset.  A reset -- an
  *     anchor or a suspension -- happens, whatever the state before, within
@@ -679,7 +684,8 @@ done:
 }
 
 /* Sleeps until 250 ms after the second as_of has ended: an ingest stamps
- * its batch with the second of its commit, and its commit is done by then. */
+ * its batch with the second of its commit, and its commit is done by then
+ * (only for a writer that ignored the reservation, note 6). */
 static void wait_past(int64_t as_of)
 {
     struct timespec now;
@@ -696,15 +702,16 @@ static void wait_past(int64_t as_of)
 gpi_status idx_build(store *st, const idx_grades *gs, int32_t from, int32_t to, int64_t as_of,
                      idx_build_stats *stats, gpi_diag *d)
 {
+    gpi_status rc0 = store_cutoff_reserve(st, as_of, d);
+    if (rc0 != GPI_OK) return rc0;
     for (int pass = 0; pass < 3; pass++) {
         int64_t seen = 0;
         long slipped = 0;
         gpi_status rc = store_batch_max_id(st, &seen, d);
         if (rc == GPI_OK) rc = build_once(st, gs, from, to, as_of, stats, d);
-        /* an ingest may still commit in second as_of: look once it is over */
-        if (rc == GPI_OK) wait_past(as_of);
         if (rc == GPI_OK) rc = store_batches_since(st, seen, as_of, &slipped, d);
         if (rc != GPI_OK || slipped == 0) return rc;
+        wait_past(as_of); /* a writer ignored the reservation (note 6) */
     }
     return gpi_diag_set(d, GPI_ESTORE,
                         "index build: ingests kept committing inside the cut-off second; "

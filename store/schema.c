@@ -317,6 +317,13 @@ const char *const store_migrations[] = {
     "  legacy_key INTEGER NOT NULL,"   /* the stored (version 1) key */
     "  PRIMARY KEY (key_hash, legacy_key)"
     ") WITHOUT ROWID;",
+    /* 7: a build's cut-off is reserved before it reads (index/build.c note
+     *    6): a batch that commits afterwards is stamped after it, so the
+     *    build never waits for its cut-off second to end.  One row. */
+    "CREATE TABLE cutoffs ("
+    "  id INTEGER PRIMARY KEY CHECK (id = 1),"
+    "  reserved INTEGER NOT NULL"      /* the largest reserved cut-off */
+    ");",
 };
 
 const int store_migration_ident_aliases = 5; /* migration 6 */

@@ -357,6 +357,42 @@ static void test_batch_stamp_and_since(void **state)
     free(path);
 }
 
+/* Issue 15: a build reserves its cut-off; a batch committed afterwards is
+ * stamped after it, whatever its clock says, so the build need not wait
+ * for the cut-off second to end.  A lower reservation never lowers it. */
+static void test_cutoff_reserve(void **state)
+{
+    (void)state;
+    char *path = NULL;
+    store *st = open_tmp(&path);
+    gpi_diag d = {{0}};
+    static const struct {
+        int64_t reserve; /* 0: none before this batch */
+        int64_t committed_at, want_stamp;
+    } cases[] = {
+        {0, 100, 100},   /* nothing reserved: the commit's second */
+        {300, 300, 301}, /* committed in the reserved second: after it */
+        {0, 250, 301},   /* a clock behind the reservation */
+        {200, 290, 301}, /* a lower reservation keeps 300 */
+        {0, 400, 400},   /* a later clock wins */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        if (cases[i].reserve) assert_int_equal(store_cutoff_reserve(st, cases[i].reserve, &d), GPI_OK);
+        char sha[16];
+        snprintf(sha, sizeof sha, "sha-%zu", i);
+        int64_t b = begin(st, sha, cases[i].committed_at);
+        commit(st, b, 0, 0, 0, 0);
+        long n = -1;
+        /* stamped want_stamp: counted at as_of = want, not at want - 1 */
+        assert_int_equal(store_batches_since(st, b - 1, cases[i].want_stamp - 1, &n, &d), GPI_OK);
+        assert_int_equal(n, 0);
+        assert_int_equal(store_batches_since(st, b - 1, cases[i].want_stamp, &n, &d), GPI_OK);
+        if (n != 1) fail_msg("case %zu: not stamped %lld", i, (long long)cases[i].want_stamp);
+    }
+    store_close(st);
+    free(path);
+}
+
 static void test_migration_key_kind_bit(void **state)
 {
     (void)state;
@@ -376,9 +412,10 @@ static void test_migration_key_kind_bit(void **state)
     store_close(st);
     sqlite3 *db = NULL;
     assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-    /* back to schema 2: undo migrations 4, 5 and 6, then let 3 to 6 run again */
+    /* back to schema 2: undo migrations 4 to 7, then let 3 to 7 run again */
     const char *sql = "INSERT INTO index_exclusions VALUES ('g', 1, 1, 9, 0, 'x', 1, 'r');"
                       "INSERT INTO index_exclusions VALUES ('g', 1, 0, -2, 0, 'x', 1, 'r');"
+                      "DROP TABLE cutoffs;"       /* of migration 7 */
                       "DROP TABLE ident_aliases;" /* of migration 6 */
                       "ALTER TABLE index_values DROP COLUMN xs_value_e4;"
                       "ALTER TABLE index_values DROP COLUMN xs_level;"
@@ -500,7 +537,8 @@ static void test_migration_identity_aliases(void **state)
     sqlite3 *db = NULL;
     assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
     assert_int_equal(sqlite3_exec(db, "UPDATE observations SET attrs = attrs & 1048575;"
-                                      "DROP TABLE ident_aliases; PRAGMA user_version = 5;",
+                                      "DROP TABLE ident_aliases; DROP TABLE cutoffs;"
+                                      " PRAGMA user_version = 5;",
                                   NULL, NULL, NULL),
                      SQLITE_OK);
     sqlite3_close(db);
@@ -581,6 +619,7 @@ int main(void)
         cmocka_unit_test(test_reingest_stores_nothing),
         cmocka_unit_test(test_scan_by_day_as_of),
         cmocka_unit_test(test_batch_stamp_and_since),
+        cmocka_unit_test(test_cutoff_reserve),
         cmocka_unit_test(test_migration_key_kind_bit),
         cmocka_unit_test(test_migration_identity_aliases),
         cmocka_unit_test(test_batch_hash_placeholder),
