@@ -157,7 +157,7 @@ static int cmd_build(cli_ctx *ctx, int argc, char **argv)
         cli_error("index build: --from %s is after --to %s", from_s, to_s);
         return 2;
     }
-    int64_t now = (int64_t)time(NULL), as_of = now;
+    int64_t now = (int64_t)time(NULL), as_of = IDX_AS_OF_NOW;
     if (asof_s) {
         const char *why = gpi_time_parse(asof_s, &as_of);
         if (why) {

@@ -44,7 +44,11 @@
  *     recomputed from T).  So the build first reserves T
  *     (store_cutoff_reserve, under the writers' lock): a batch that
  *     commits after that is stamped T + 1 or later, one that committed
- *     before is in the build's reads.  (Builds used to wait for second T
+ *     before is in the build's reads.  A build at its own time takes for T
+ *     the time, or the stamp of the last committed batch when that is
+ *     later (a batch committed in the second of an earlier build's
+ *     reservation is stamped the second after, and the next build must
+ *     see it).  (Builds used to wait for second T
  *     to end, up to 1.25 s of a daily job.)  As a guard against a writer
  *     that does not honour the reservation, the build still checks that
  *     no batch above the last one committed before it read has
@@ -702,7 +706,9 @@ static void wait_past(int64_t as_of)
 gpi_status idx_build(store *st, const idx_grades *gs, int32_t from, int32_t to, int64_t as_of,
                      idx_build_stats *stats, gpi_diag *d)
 {
-    gpi_status rc0 = store_cutoff_reserve(st, as_of, d);
+    int latest = as_of == IDX_AS_OF_NOW;
+    if (latest) as_of = (int64_t)time(NULL);
+    gpi_status rc0 = store_cutoff_reserve(st, &as_of, latest, d);
     if (rc0 != GPI_OK) return rc0;
     for (int pass = 0; pass < 3; pass++) {
         int64_t seen = 0;

@@ -219,6 +219,11 @@ typedef struct idx_build_stats {
     long days, rows, observations, reevaluated;
 } idx_build_stats;
 
+/* as_of of idx_build: the build's own cut-off -- the time of the build, or
+ * the stamp of the last file committed before it when that is later
+ * (build.c note 6) -- rather than a given one. */
+#define IDX_AS_OF_NOW INT64_MIN
+
 /* Builds the rows of every grade for days [from, to] from observations
  * ingested at or before as_of, then re-evaluates the already built later
  * days that depend on them (carry, adjustment).  Registers each grade's

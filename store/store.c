@@ -268,6 +268,7 @@ void store_close(store *st)
     if (st->in_tx) store_rollback(st);
     store_names_reset(st);
     store_alias_reset(st);
+    store_facets_reset(st);
     for (int i = 0; i < ST__N; i++) sqlite3_finalize(st->stmt[i]);
     for (int i = 0; i < STORE_EXTRA_STMTS; i++) sqlite3_finalize(st->extra[i]);
     sqlite3_close(st->db);
@@ -395,17 +396,26 @@ gpi_status store_batch_commit(store *st, int64_t batch_id, const store_batch_cou
     return rc;
 }
 
-gpi_status store_cutoff_reserve(store *st, int64_t as_of, gpi_diag *d)
+gpi_status store_cutoff_reserve(store *st, int64_t *as_of, int latest, gpi_diag *d)
 {
     gpi_status rc = store_begin(st, d);
     if (rc != GPI_OK) return rc;
+    int64_t last = 0;
+    if (latest)
+        rc = one_int(st, "SELECT coalesce(max(ingested_at), 0) FROM batches", 0, 0, &last,
+                     "reading batches", d);
+    if (rc != GPI_OK) {
+        store_rollback(st);
+        return rc;
+    }
+    if (last > *as_of) *as_of = last;
     sqlite3_stmt *s = NULL;
     int ok = sqlite3_prepare_v2(st->db,
                                 "INSERT INTO cutoffs(id, reserved) VALUES (1, ?1) ON CONFLICT(id)"
                                 " DO UPDATE SET reserved = max(reserved, excluded.reserved)",
                                 -1, &s, NULL) == SQLITE_OK;
     if (ok) {
-        sqlite3_bind_int64(s, 1, as_of);
+        sqlite3_bind_int64(s, 1, *as_of);
         ok = sqlite3_step(s) == SQLITE_DONE;
     }
     if (!ok) rc = store_err(st, d, "reserving the cut-off");
@@ -600,7 +610,9 @@ gpi_status store_obs_put(store *st, int64_t batch_id, const gpi_obs *o, store_pu
     if (rc != SQLITE_DONE) return store_err(st, d, "storing observation");
     if (sqlite3_changes(st->db) == 1) {
         *res = STORE_PUT_STORED;
-        return GPI_OK;
+        int64_t facet[6] = {id[N_GPU], id[N_PROVIDER], id[N_GRP], id[N_SEGMENT], id[N_REGION],
+                            id[N_SKU]};
+        return store_facet_note(st, attrs & ATTRS_NORMALIZED, facet, d);
     }
     /* The key is taken: same identity and values is a duplicate. */
     sqlite3_stmt *g = use(st, ST_OBS_GET);

@@ -110,11 +110,13 @@ gpi_status store_batch_set_sha256(store *st, int64_t batch_id, const char *sha25
  * cut-off when that is later, and commits. */
 gpi_status store_batch_commit(store *st, int64_t batch_id, const store_batch_counts *c,
                               int64_t committed_at, gpi_diag *d);
-/* Reserves the cut-off as_of for a build that is about to read (one
+/* Reserves the cut-off *as_of for a build that is about to read (one
  * short write transaction): every batch that commits afterwards is
- * stamped after as_of, so the build sees exactly the batches stamped up
- * to as_of without waiting for that second to end. */
-gpi_status store_cutoff_reserve(store *st, int64_t as_of, gpi_diag *d);
+ * stamped after it, so the build sees exactly the batches stamped up to
+ * it without waiting for that second to end.  latest: *as_of is first
+ * raised to the stamp of the last committed batch (a batch committed in
+ * the same second as an earlier reservation is stamped after the second). */
+gpi_status store_cutoff_reserve(store *st, int64_t *as_of, int latest, gpi_diag *d);
 /* The largest committed batch id (0 when none) and, afterwards, how many
  * batches above it carry ingested_at <= as_of: batches that committed
  * after the first read, inside the cut-off (index build's check). */
