@@ -2,8 +2,8 @@
  *
  * Builds a short demo as `make demo` does (60 days of `gpuidx simulate`,
  * the demo's Nimbus Compute admitted, the published grades of
- * data/grades.json and the demo's candidate H100-SXM.OD.GOLD+ on which the
- * example deployments price their H100s, the deployments' cost curves),
+ * data/grades.json and the demo's candidate H100-SXM.OD.GOLD+ (built, never
+ * shown), the deployments' cost curves),
  * writes the site, and renders it in headless Chromium (Debian's
  * `chromium`, installed by tools/deps.sh):
  *   - index.html and statement.html load with no console message at all
@@ -53,8 +53,8 @@ static int setup(void **state)
         return 0;
     }
     dir = tu_mkdtemp("browser");
-    /* the demo's candidate (tools/demo.sh step 3b): the deployments'
-     * H100 rows are priced on it; built, never published or shown */
+    /* the demo's candidate (tools/demo.sh step 3b): built, never
+     * published or shown */
     free(tu_write(dir, "cand.json",
                   "{\"grades\": [{\"id\": \"H100-SXM.OD.GOLD+\", \"method\": \"v2\","
                   " \"gpu\": [\"H100-SXM-80GB\"], \"term\": \"on-demand\","
