@@ -244,6 +244,44 @@ static void test_v2_anchor_window_trades(void **state)
     free(tmp);
 }
 
+/* §10.4: c_k is trades first -- whenever D's trade constituents match on k
+ * with enough providers and volume there, also when D's own cross-section
+ * is offers.  anchor_days 2.  01-31: P1 2.00, P2 2.10, P3 2.20, 400
+ * GPU-hours each (xs 2.1000, the start); offers x, y, z of P1-P3 at 3.00,
+ * 3.10, 3.20.  02-01: the same offers; P1-P3 trade 10 % higher, 100 each
+ * (300 GPU-hours: xs is offers, 3.1000; the trades relative does not
+ * qualify, the offers relative is 1, C = 2.1).  c_01-31 from the trades:
+ * relatives 1 / 1.1 = 0.909090909091 each -> est = 2.1 / c =
+ * 2.309999999999... -> 2.310000000 (from the offers it would be 2.1);
+ * anchor (2.31 + 3.10) / 2 = 2.705, splice 2.705 / 2.1 = 1.288095238095. */
+static void test_v2_anchor_window_trades_first(void **state)
+{
+    (void)state;
+    char *tmp = tu_mkdtemp("e2e-refindex-anchor-f");
+    free(tu_write(tmp, "o.csv",
+                  "kind,id,observed_at,provider,gpu,price,quantity\n"
+                  "trade,t1,2025-01-31T08:00:00Z,P1,H100,2.00,400\n"
+                  "trade,t2,2025-01-31T08:00:00Z,P2,H100,2.10,400\n"
+                  "trade,t3,2025-01-31T08:00:00Z,P3,H100,2.20,400\n"
+                  "offer,x,2025-01-31T08:00:00Z,P1,H100,3.00,\n"
+                  "offer,y,2025-01-31T08:00:00Z,P2,H100,3.10,\n"
+                  "offer,z,2025-01-31T08:00:00Z,P3,H100,3.20,\n"
+                  "trade,t4,2025-02-01T08:00:00Z,P1,H100,2.20,100\n"
+                  "trade,t5,2025-02-01T08:00:00Z,P2,H100,2.31,100\n"
+                  "trade,t6,2025-02-01T08:00:00Z,P3,H100,2.42,100\n"
+                  "offer,x,2025-02-01T08:00:00Z,P1,H100,3.00,\n"
+                  "offer,y,2025-02-01T08:00:00Z,P2,H100,3.10,\n"
+                  "offer,z,2025-02-01T08:00:00Z,P3,H100,3.20,\n"));
+    free(tu_write(tmp, "g.json", V2_GRADE(", \"anchor_days\": 2")));
+    hand_case(tmp, "2025-01-31", "2025-02-01",
+              HDR "2025-01-31,T,2.1000,trades,3,0,3,1200.00,,2.000000,2.000000,2.100000,"
+                  "2.200000,2.200000,2.000000,2.200000,0.333333,v2,,2.1000,trades,,0,0,0,start,,\n"
+                  "2025-02-01,T,2.7050,offers,3,0,3,300.00,1.000000,3.000000,3.000000,3.100000,"
+                  "3.200000,3.200000,3.000000,3.200000,0.333333,v2,,3.1000,offers,"
+                  "1.000000000000,3,3,0,rebalance,1.288095238095,\n");
+    free(tmp);
+}
+
 /* §10.4 (3) on a start: the window reaches back before a suspension (the
  * anchor never depends on the chain before).  anchor_days 3,
  * max_carry_days 0.  02-01: a 1.00, b 2.00, c 3.00, the start.  02-02: a
@@ -532,6 +570,7 @@ int main(void)
         cmocka_unit_test(test_v2_carried_trades_never_qualify),
         cmocka_unit_test(test_v2_anchor_window_reanchor),
         cmocka_unit_test(test_v2_anchor_window_trades),
+        cmocka_unit_test(test_v2_anchor_window_trades_first),
         cmocka_unit_test(test_v2_anchor_window_start),
         cmocka_unit_test(test_v2_anchor_window_every_constituent),
         cmocka_unit_test(test_v2_panel_change_empty_day),
