@@ -8,12 +8,16 @@ tools/ref_real.sh).
 
 Usage:
   /usr/bin/python3 tools/ref_index.py --db DB --grades FILE --from D --to D
-        [--as-of ISO-TIME] [--grade ID]      # `index show` CSV (vintage empty)
+        [--as-of ISO-TIME] [--grade ID] [--stats FILE]
+        # `index show` CSV (vintage empty); --stats counts, over the v2
+        # grades, how often each rule of §10 decided something
   /usr/bin/python3 tools/ref_index.py gen --days N --seed S --out DIR [--start D]
         # writes DIR/market.csv, a small canonical market that exercises
         # the screen, the cap, exact-half medians, thin days, the
         # adjustment, carry and suspension, and for v2 providers entering
-        # and leaving, relisted SKUs, trade pauses and feed outages.
+        # and leaving, relisted SKUs, trade pauses, feed outages, x10
+        # prints on a provider with two offers, providers trading in turn
+        # with trade carry, an entry inside an anchor window (v2_rules).
 
 Output: the §13 header plus, after `vintage`, xs_value, xs_level, relative,
 n_matched, n_matched_providers, panel_change, event, splice, note (§10.6):
@@ -329,7 +333,7 @@ def band_text(b):
     return [fmt(round_half_up(x, 1) / 10 ** 6, 6) for x in b]
 
 
-def build(db, grades, d_from, d_to, as_of):
+def build(db, grades, d_from, d_to, as_of, stats=None):
     con = sqlite3.connect(db)
     con.row_factory = sqlite3.Row
     first = con.execute("SELECT min(day) FROM observations").fetchone()[0]
@@ -399,6 +403,9 @@ def build(db, grades, d_from, d_to, as_of):
                 v2_row(G, chain, d, r, a, value, n_elig, row)
             if d_from <= d <= d_to:
                 rows.append(row)
+        if chain is not None and stats is not None:
+            for k, v in chain.stats.items():
+                stats[k] = stats.get(k, 0) + v
     # ids are unique ignoring case (METHODOLOGY.md §1.2), and so is their order
     rows.sort(key=lambda x: (x["date"], x["grade"].lower()))
     return rows
@@ -582,6 +589,59 @@ def panel_events(rows, args, start):
                                 quantity=str(rnd.randint(100, 900)), scope="vm",
                                 tier="gold", term=term, term_months="", status="",
                                 buyer="acme", region="us-east"))
+    return out + v2_rules(args, start)
+
+
+def offer(day, ident, prov, gpu, price, term="on-demand", hh=9):
+    return dict(kind="offer", id=ident, observed_at=f"{day}T{hh:02d}:20:00Z", provider=prov,
+                gpu=gpu, price=f"{price:.6f}", quantity="", scope="vm", tier="gold",
+                term=term, term_months="", status="", buyer="", region="us-east")
+
+
+def trade(day, ident, prov, gpu, price, qty, term="on-demand", hh=10):
+    return dict(kind="trade", id=ident, observed_at=f"{day}T{hh:02d}:40:00Z", provider=prov,
+                gpu=gpu, price=f"{price:.6f}", quantity=str(qty), scope="vm", tier="gold",
+                term=term, term_months="", status="", buyer="acme", region="us-east")
+
+
+def v2_rules(args, start):
+    """Rows that exercise §10.3-§10.4's rules (their own random stream):
+    - x10co lists two H100 on-demand offers, one printed x10 on some days
+      (the screen needs three prices; the matched sample leaves it out);
+    - L40S is traded by four providers in turn (all four, then three, then
+      two for three days, in a 15-day cycle; volumes 400 each, so two
+      traders and a carried one would reach 1,000 GPU-hours): carried
+      trade prices enter S but never make the relative qualify, presence
+      for panel_change lasts trade_carry_days, and a grade with little
+      carry suspends and starts again on an anchor window reaching back
+      before the suspension; one trade printed x10;
+    - lateco enters H100 on-demand (offers and trades at 1.4x the market)
+      four days before April 1, inside the rebalance's anchor window."""
+    rnd = random.Random(args.seed * 104729 + 3)
+    out = []
+    for k in range(args.days):
+        day = start + dt.timedelta(days=k)
+        drift = 1 + 0.1 * ((k % 17) - 8) / 8
+        if 2 <= k:
+            for j in range(2):
+                price = 2.1 * drift * rnd.uniform(0.97, 1.03)
+                if j == 1 and k % 9 == 0:
+                    price *= 10
+                out.append(offer(day, f"x10co-{j}", "x10co", "H100", price, hh=8 + j))
+        c = k % 15
+        traders = {0: 4, 1: 4, 2: 4, 3: 4, 4: 3, 5: 3, 6: 3, 7: 3, 8: 2, 9: 2, 10: 2}.get(c, 4)
+        first = k % 4
+        for i in range(traders):
+            p = (first + i) % 4
+            price = 1.0 * (1 + 0.01 * k) * (0.9, 1.0, 1.1, 1.3)[p] * rnd.uniform(0.99, 1.01)
+            if k == 20 and p == 1:
+                price *= 10
+            out.append(trade(day, f"L{k}-{p}", f"rot{p + 1}", "L40S", price, 400))
+        if 27 <= k <= 38:
+            for j in range(2):
+                out.append(offer(day, f"lateco-{j}", "lateco", "H100",
+                                 1.4 * 2.1 * drift * rnd.uniform(0.98, 1.02), hh=11))
+            out.append(trade(day, f"LC{k}", "lateco", "H100", 1.4 * 2.0 * drift, 500, hh=12))
     return out
 
 
@@ -601,6 +661,8 @@ def main():
     ap.add_argument("--to", dest="d_to", required=True)
     ap.add_argument("--as-of", dest="as_of")
     ap.add_argument("--grade")
+    ap.add_argument("--stats", help="write how often each v2 rule decided something "
+                    "(name count lines) to this file")
     a = ap.parse_args()
     with open(a.grades) as f:
         grades = [Grade(g) for g in json.load(f)["grades"]]
@@ -612,7 +674,12 @@ def main():
         if t.tzinfo is None:
             t = t.replace(tzinfo=dt.timezone.utc)
         as_of = int(t.timestamp())
-    emit(build(a.db, grades, day_of(a.d_from), day_of(a.d_to), as_of), sys.stdout)
+    stats = {}
+    emit(build(a.db, grades, day_of(a.d_from), day_of(a.d_to), as_of, stats), sys.stdout)
+    if a.stats:
+        with open(a.stats, "w") as f:
+            for k in sorted(stats):
+                f.write(f"{k} {stats[k]}\n")
 
 
 if __name__ == "__main__":
