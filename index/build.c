@@ -62,7 +62,9 @@
  *     chain is suspended after max_carry_days), and an anchor's value
  *     depends only on the anchor_days days up to it.  So the replay of
  *     note 2 starts for a v2 grade at idx_v2_first_day (that period's
- *     start less anchor_days - 1 days) and reads every one of those days
+ *     start less anchor_days - 1 or trade_carry_days days, the larger:
+ *     an anchor's window, and the trading providers present on a reset
+ *     day for its panel_change) and reads every one of those days
  *     (the chain needs their constituents, not only their raw values).
  *     After `to`, v2 grades are re-evaluated by reading each later built
  *     day again (one read for all of them) until, for every grade, a day
@@ -322,8 +324,11 @@ static gpi_status register_grades(store *st, const idx_grades *gs, int32_t from,
 
 int32_t idx_v2_first_day(const idx_grade *g, int32_t from)
 {
-    return idx_period_start(from - 1 - g->p.max_carry_days, g->p.rebalance_months) -
-           (g->p.anchor_days - 1);
+    /* an anchor reads anchor_days - 1 days back; the trading providers
+     * present on a reset day (panel_change) trade_carry_days */
+    int back = g->p.anchor_days - 1 > g->p.trade_carry_days ? g->p.anchor_days - 1
+                                                             : g->p.trade_carry_days;
+    return idx_period_start(from - 1 - g->p.max_carry_days, g->p.rebalance_months) - back;
 }
 
 /* Replays the days before from into the states (design notes 2 and 7). */

@@ -179,10 +179,13 @@ static gpi_status note_trading(idx_chain *c, int32_t day, gpi_diag *d)
 
 /* 1 when a constituent entered or left since the previous fixed day: an
  * offer identity, or an active trading provider (all constituents,
- * members of the panel or not).  Needs active_now(). */
+ * members of the panel or not); and on a day without observations after
+ * a fixed day with some, whatever trade carry keeps present (§10.6).
+ * Needs active_now(). */
 static int panel_changed(const idx_chain *c)
 {
     const idx_snap *prev = &c->prev, *cur = &c->cur;
+    if (cur->no == 0 && cur->nt == 0 && (prev->no > 0 || prev->nt > 0)) return 1;
     if (prev->no != cur->no || c->nprev_act != c->nact_now) return 1;
     for (size_t i = 0; i < cur->no; i++)
         if (prev->o[i].key != cur->o[i].key) return 1;

@@ -1,8 +1,6 @@
 /* tests/refindex_helpers.h -- shared by tests/test_e2e_refindex.c and
  * tests/test_e2e_refindex_v2.c (header-only, static inline): the header of
- * `index show`, a reader of its CSV records, the reported disagreement of
- * gpuidx with METHODOLOGY §10 that the generated-market comparison
- * tolerates (unless GPUIDX_REFINDEX_STRICT=1), and a hand-computed case
+ * `index show`, a reader of its CSV records, and a hand-computed case
  * runner that checks the binary and tools/ref_index.py against the same
  * expected text.
  */
@@ -84,28 +82,6 @@ static inline void record_free(record *rec)
 {
     for (int i = 0; i < rec->n; i++) free(rec->f[i]);
     rec->n = 0;
-}
-
-static inline int strict_mode(void)
-{
-    const char *s = getenv("GPUIDX_REFINDEX_STRICT");
-    return s && strcmp(s, "1") == 0;
-}
-
-/* Where the binary departs from the METHODOLOGY text and the departure has
- * been reported (minimal reproductions in tests/test_e2e_refindex_v2.c, run
- * with GPUIDX_REFINDEX_STRICT=1): 1 when field k of the rows (a: gpuidx,
- * b: reference) shows one, else 0.  Remove an entry once it is settled.
- *  1. panel_change on a day without eligible observations whose previous
- *     fixed day's trading providers are still present by trade carry:
- *     §10.6 "a day without observations, after a fixed day with some, is
- *     one"; the binary prints 0 (test_known_empty_day_trade_carry). */
-static inline int known_disagreement(int k, const record *a, const record *b)
-{
-    if (k == F_PANEL && strcmp(a->f[F_NOBS], "0") == 0 && strcmp(a->f[k], "0") == 0 &&
-        strcmp(b->f[k], "1") == 0)
-        return 1;
-    return 0;
 }
 
 /* In tmp: ingests o.csv into h.db, builds [from, to] with g.json, and

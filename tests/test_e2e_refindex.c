@@ -19,13 +19,11 @@
  * Skipped, with a message, when /usr/bin/python3 is absent (the reference
  * needs only its standard library).
  *
- * Strict: every field must agree, but for the one reported disagreement
- * of known_disagreement() (tests/refindex_helpers.h: panel_change on a day
- * without observations while the previous fixed day's trading providers
- * are present by trade carry -- the late-data split leaves L40S without
- * trades for three days), which is counted and said;
- * GPUIDX_REFINDEX_STRICT=1 fails on it too (minimal reproductions:
- * tests/test_e2e_refindex_v2.c).  Remove the entry once it is settled.
+ * Strict: every field of every row must agree.  (The two disagreements
+ * this comparison found -- panel_change on a day without observations
+ * while trading providers were present by trade carry, and the replay
+ * bound of a partial build with trade_carry_days > anchor_days - 1 -- were
+ * fixed in the binary; tests/test_e2e_refindex_v2.c pins both.)
  *
  * Hand-computed cases pin readings the reference shares with the code:
  * the latest offer snapshot is taken before the grade filter, and a move
@@ -122,17 +120,14 @@ static int n_grades(const char *tmp)
     return n;
 }
 
-/* `index show` (a) against the reference (b), field by field.  A reported
- * disagreement (known_disagreement(), tests/refindex_helpers.h) is counted
- * in *n_known unless strict; the first other difference is described in
- * msg (malloc'd) and the rows with one counted in *n_bad.  Returns the
- * rows. */
-static int diff_show(const char *sa, const char *sb, int strict, int *n_known, int *n_bad,
-                     char **msg)
+/* `index show` (a) against the reference (b), field by field: the first
+ * difference is described in msg (malloc'd) and the rows with one counted
+ * in *n_bad.  Returns the rows. */
+static int diff_show(const char *sa, const char *sb, int *n_bad, char **msg)
 {
     record a = {0}, b = {0};
     int line = 0;
-    *n_bad = *n_known = 0;
+    *n_bad = 0;
     *msg = NULL;
     for (;;) {
         int ha = record_read(&sa, &a), hb = record_read(&sb, &b);
@@ -148,19 +143,13 @@ static int diff_show(const char *sa, const char *sb, int strict, int *n_known, i
         int bad = 0;
         for (int k = 0; k < N_FIELDS; k++) {
             if (strcmp(a.f[k], b.f[k]) == 0) continue;
-            int kd = line > 1 ? known_disagreement(k, &a, &b) : 0;
-            if (kd && !strict) {
-                (*n_known)++;
-                continue;
-            }
             bad = 1;
             if (*msg) continue;
             size_t n = 512 + strlen(a.f[k]) + strlen(b.f[k]);
             *msg = malloc(n);
             snprintf(*msg, n, "index show differs from the reference at line %d (%s %s), "
-                     "field %s:\n  gpuidx: \"%s\"\n  ref:    \"%s\"%s", line, a.f[0], a.f[1],
-                     field_name[k], a.f[k], b.f[k],
-                     kd ? "\n  (a reported disagreement, tests/refindex_helpers.h)" : "");
+                     "field %s:\n  gpuidx: \"%s\"\n  ref:    \"%s\"", line, a.f[0], a.f[1],
+                     field_name[k], a.f[k], b.f[k]);
         }
         *n_bad += bad;
         record_free(&a);
@@ -170,8 +159,7 @@ static int diff_show(const char *sa, const char *sb, int strict, int *n_known, i
 }
 
 /* stdout of `index show` vs the reference, for [from, to], field by field:
- * every row and field equal, but for the reported disagreement (counted
- * and said; GPUIDX_REFINDEX_STRICT=1 fails on it).  With stats, the
+ * every row and field equal.  With stats, the
  * reference writes its rule counts (ref_index.py --stats) to
  * tmp/stats.txt. */
 static void compare(const char *tmp, const char *from, const char *to, const char *as_of,
@@ -184,14 +172,10 @@ static void compare(const char *tmp, const char *from, const char *to, const cha
                      tu_srcdir(), from, to, as_of ? "--as-of " : "", as_of ? as_of : "",
                      stats ? " --stats stats.txt" : "");
     if (r.status != 0) fail_msg("ref_index.py: %s", r.err);
-    int bad = 0, known = 0;
+    int bad = 0;
     char *msg = NULL;
-    *n_rows = diff_show(c.out, r.out, strict_mode(), &known, &bad, &msg);
+    *n_rows = diff_show(c.out, r.out, &bad, &msg);
     if (bad) fail_msg("%s\n(%d rows differ)", msg, bad);
-    if (known)
-        printf("note: %d rows of the reported disagreement tolerated (panel_change on a day "
-               "without observations, trading providers present by trade carry; "
-               "GPUIDX_REFINDEX_STRICT=1 fails on them)\n", known);
     tu_run_free(&c);
     tu_run_free(&r);
 }

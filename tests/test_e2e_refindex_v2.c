@@ -1,9 +1,8 @@
 /* tests/test_e2e_refindex_v2.c -- methodology v2 (METHODOLOGY §10): hand-
  * computed cases of the rules of §10.3, §10.4 and §10.6, each checked on
  * the binary and, when /usr/bin/python3 is present, on tools/ref_index.py
- * against the same expected text; and minimal reproductions of the
- * reported disagreements of gpuidx with the text (run with
- * GPUIDX_REFINDEX_STRICT=1; skipped otherwise, with a message).  The
+ * against the same expected text, among them the two disagreements of
+ * gpuidx with the text the comparison found (fixed in the binary).  The
  * generated-market comparison of v1 and v2 grades is
  * tests/test_e2e_refindex.c.
  *
@@ -465,27 +464,14 @@ static void test_v2_rotating_traders_partial_build(void **state)
     free(tmp);
 }
 
-static int run_known(void)
-{
-    if (strict_mode()) return 1;
-    printf("skip: a reported disagreement of gpuidx with METHODOLOGY §10 "
-           "(GPUIDX_REFINDEX_STRICT=1 runs it)\n");
-    return 0;
-}
-
-/* Reported disagreement 1 (tests/refindex_helpers.h).  Trades only: P1-P3
- * trade on 02-01 (start), nothing on 02-02, all three on 02-03.  §10.6:
- * "a day without observations, after a fixed day with some, is one" --
- * 02-02 is 1.  The binary prints 0: it compares the providers present by
- * trade carry (all three traded within trade_carry_days), as the clause
- * before says for days with observations. */
-static void test_known_empty_day_trade_carry(void **state)
+/* Formerly a disagreement (the binary printed 0: it compared the providers
+ * present by trade carry).  Trades only: P1-P3 trade on 02-01 (start),
+ * nothing on 02-02, all three on 02-03.  §10.6: "a day without
+ * observations, after a fixed day with some, is one" -- 02-02 is 1,
+ * though all three traded within trade_carry_days. */
+static void test_v2_empty_day_trade_carry(void **state)
 {
     (void)state;
-    if (!run_known()) {
-        skip();
-        return;
-    }
     char *tmp = tu_mkdtemp("e2e-refindex-known1");
     free(tu_write(tmp, "o.csv",
                   "kind,id,observed_at,provider,gpu,price,quantity\n"
@@ -507,23 +493,18 @@ static void test_known_empty_day_trade_carry(void **state)
     free(tmp);
 }
 
-/* Reported disagreement 2: §10.4's replay bound.  trade_carry_days 31,
+/* Formerly a disagreement: §10.4's replay bound.  trade_carry_days 31,
  * anchor_days 1: P1-P3 trade every day from 01-25, P4 only on 01-29.  On
  * 03-01 (a rebalance) P4 is still present by trade carry (31 days), on
  * 03-02 it is not: panel_change 1 on 03-02 in a build from the first day
  * (and in the reference).  A build of 03-02..03 alone reads back to 02-01
  * (the period holding 03-02 - 1 - max_carry_days, less anchor_days - 1 =
- * 0 days), never sees 01-29, and prints 0 -- "every row is then the same
- * as building everything from the first observation" does not hold while
- * trade_carry_days > anchor_days - 1 (presence on the reset day reaches
- * trade_carry_days before it). */
-static void test_known_partial_build_trade_carry(void **state)
+ * 0 days) would never see 01-29 and print 0: presence on the reset day
+ * reaches trade_carry_days before it, so the read-back is now the larger
+ * of anchor_days - 1 and trade_carry_days (02-01 less 31 days). */
+static void test_v2_partial_build_trade_carry(void **state)
 {
     (void)state;
-    if (!run_known()) {
-        skip();
-        return;
-    }
     char *tmp = tu_mkdtemp("e2e-refindex-known2");
     tu_run r = tu_sh(tmp, "awk 'BEGIN { print \"kind,id,observed_at,provider,gpu,price,quantity\";"
                           " for (k = 0; k < 38; k++) { d = strftime(\"%%Y-%%m-%%dT08:00:00Z\","
@@ -576,8 +557,8 @@ int main(void)
         cmocka_unit_test(test_v2_panel_change_empty_day),
         cmocka_unit_test(test_v2_long_note),
         cmocka_unit_test(test_v2_rotating_traders_partial_build),
-        cmocka_unit_test(test_known_empty_day_trade_carry),
-        cmocka_unit_test(test_known_partial_build_trade_carry),
+        cmocka_unit_test(test_v2_empty_day_trade_carry),
+        cmocka_unit_test(test_v2_partial_build_trade_carry),
     };
     return cmocka_run_group_tests_name("e2e_refindex_v2", tests, NULL, NULL);
 }
