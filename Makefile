@@ -22,7 +22,7 @@ PREFIX   ?= /usr/local
 CPPFLAGS += -I. -pthread -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE \
             -DGPUIDX_SRCDIR='"$(CURDIR)"' -DGPUIDX_PREFIX='"$(PREFIX)"'
 CSV_LIBS ?= $(shell pkg-config --libs libcsv 2>/dev/null || echo -lcsv)
-LDLIBS   := -lsqlite3 $(CSV_LIBS) -ljansson -lgsl -lgslcblas -lcrypto -lm -pthread
+LDLIBS   := -lsqlite3 $(CSV_LIBS) -ljansson -lgsl -lgslcblas -lcrypto -lz -lm -pthread
 BUILD    ?= build
 
 MODULES  := core ingest store index settlement hedge cost sim site verify

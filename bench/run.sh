@@ -4,7 +4,7 @@
 set -eu
 BIN=${1:-build/gpuidx}
 here=$(cd "$(dirname "$0")" && pwd)
-for b in ingest index; do
+for b in ingest index accuracy; do
     if [ -f "$here/$b" ]; then
         echo "== bench/$b"
         sh "$here/$b" "$BIN"

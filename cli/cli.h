@@ -11,6 +11,8 @@
 #include <stdio.h>
 
 #include "core/gpi.h"
+#include "index/index.h"
+#include "store/store.h"
 
 typedef struct cli_ctx {
     const char *db_path;    /* --db, $GPUIDX_DB, or ./gpuidx.db */
@@ -62,6 +64,35 @@ typedef struct cli_opt_spec {
  * "CMD: option 'X' needs a value" and returns 2; otherwise returns -1. */
 int cli_parse(int argc, char **argv, const cli_opt_spec *spec, const char *cmd,
               const char *topic, const char *help);
+
+/* ---- grade files and the published grade set (cli/gradeset.c) ---- */
+
+/* Prints a grade file's notes ("gpuidx: note: ..."). */
+void cli_print_notes(const idx_grades *gs);
+/* Warns ("gpuidx: warning: ...") about filters that match no stored
+ * observation (idx_grades_check with the data directory's tables). */
+gpi_status cli_check_filters(cli_ctx *ctx, store *st, const idx_grades *gs, const char *name,
+                             gpi_diag *d);
+/* path, or DATA/grades.json written into buf. */
+const char *cli_published_path(cli_ctx *ctx, const char *path, char buf[4096]);
+
+typedef struct cli_gradeset {
+    char path[4096];         /* the published grades file */
+    idx_grades *gs;          /* its grades */
+    const char **ids;        /* the published ones: not dropped (borrowed from gs) */
+    size_t n;
+    int *dropped;            /* per grade of gs */
+} cli_gradeset;
+/* Loads the published grades file (path, default DATA/grades.json) and,
+ * with a store, marks the dropped grades.  Free with cli_gradeset_free. */
+gpi_status cli_gradeset_load(cli_ctx *ctx, store *st, const char *path, cli_gradeset *out,
+                             gpi_diag *d);
+/* index + 1 of id in the file's grades, or 0. */
+int cli_gradeset_has(const cli_gradeset *s, const char *id);
+void cli_gradeset_free(cli_gradeset *s);
+/* Up to three names close to want (case, a few edits, a prefix), ", "
+ * separated, into out ("" when none). */
+void cli_suggest(const char *want, const char *const *names, size_t n, char *out, size_t cap);
 
 int cmd_ingest(cli_ctx *ctx, int argc, char **argv);
 int cmd_index(cli_ctx *ctx, int argc, char **argv);

@@ -20,7 +20,18 @@
 static const char usage[] =
     "usage: gpuidx grades evaluate [--grades FILE] --from YYYY-MM-DD --to YYYY-MM-DD\n"
     "                              [--as-of TIME] [--json | --csv]\n"
+    "       gpuidx grades list [--grades FILE]\n"
+    "       gpuidx grades drop ID\n"
+    "       gpuidx grades restore ID\n"
     "\n"
+    "list     every grade of the published grades file (--grades, default\n"
+    "         DATA/grades.json) and of the database: published, candidate (built\n"
+    "         from another file: never published) or dropped; the days built, with\n"
+    "         a value and published, and the definition hash.\n"
+    "drop     stops building, publishing and showing grade ID (its rows and\n"
+    "         published vintages stay); restore undoes it.\n"
+    "\n"
+    "evaluate:\n"
     "Evaluates candidate grades (default DATA/grades.json) on the stored\n"
     "observations with the index methodology, without building them: per\n"
     "grade the share of days at each level, mean providers per day, the\n"
@@ -28,8 +39,12 @@ static const char usage[] =
     "days, offer counts on offers days), the volatility of daily log changes\n"
     "of the value (sd and x sqrt(365)), the largest move one provider could\n"
     "cause (leave-one-provider-out), what one new participant must add to move\n"
-    "the value one tick and 1 %, and the correlation of daily changes\n"
-    "between grades (pairs with >= 10 common change days).\n"
+    "the value one tick and 1 %, the price level (median, min, max) and the\n"
+    "market's spread around it, providers per day with a value, the months a\n"
+    "monthly future could settle, and the correlation of daily changes between\n"
+    "grades with its sample sizes (pairs with >= 10 common change days, >= 5\n"
+    "on which both moved).  Filters that match no stored observation are\n"
+    "warned about.\n"
     "\n"
     "  --as-of TIME   use observations ingested at or before TIME (default now)\n"
     "  --json         one JSON object\n"
@@ -41,6 +56,8 @@ static const char csv_header[] =
     "top_provider_share_trades,top_provider_share_offers,hhi,hhi_trades,hhi_offers,"
     "n_changes,vol_daily,vol_annualized,loo_days,loo_lost_days,loo_max_abs,loo_mean_abs,"
     "loo_max_rel,loo_mean_rel,loo_max_date,loo_max_provider,loo_max_from,loo_max_to,"
+    "value_days,price_median,price_min,price_max,spread_iqr,spread_rel,mean_providers_live,"
+    "full_months,settleable_months,"
     "method,xs_vol_annualized,panel_change_days,rebalances,splice_mean_abs,splice_max_abs,"
     "drift_mean,drift_max,loo_median_abs,loo_median_rel,cost_days,cost_tick_median_gpu_hours,"
     "cost_tick_min_gpu_hours,cost_tick_none_days,cost_1pct_median_gpu_hours,"
@@ -114,7 +131,15 @@ static void print_csv(FILE *f, const idx_evaluation *ev)
         put_csv_text(f, g->loo_max_provider, 0);
         put_csv_num(f, g->loo_max_from_e4 >= 0 ? (double)g->loo_max_from_e4 / 1e4 : NAN, 4);
         if (g->loo_max_to_e4 >= 0) fprintf(f, "%.4f", (double)g->loo_max_to_e4 / 1e4);
-        fprintf(f, ",v%d,", g->method);
+        fprintf(f, ",%ld,", g->n_value_days);
+        put_csv_num(f, g->price_median, 6);
+        put_csv_num(f, g->price_min, 4);
+        put_csv_num(f, g->price_max, 4);
+        put_csv_num(f, g->spread_iqr, 6);
+        put_csv_num(f, g->spread_rel, 6);
+        put_csv_num(f, g->mean_providers_live, 6);
+        fprintf(f, "%ld,%ld,", g->full_months, g->settleable_months);
+        fprintf(f, "v%d,", g->method);
         put_csv_num(f, g->xs_vol_annual, 8);
         if (g->method == 2)
             fprintf(f, "%ld,%ld,", g->n_panel_change, g->n_rebalance);
@@ -233,24 +258,43 @@ static json_t *eval_json(const idx_evaluation *ev, int64_t as_of)
             json_object_set_new(v2, "drift_max", jreal(g->drift_max));
             json_object_set_new(j, "chain", v2);
         }
+        json_t *price = json_object();
+        json_object_set_new(price, "value_days", json_integer(g->n_value_days));
+        json_object_set_new(price, "median", jreal(g->price_median));
+        json_object_set_new(price, "min", jreal(g->price_min));
+        json_object_set_new(price, "max", jreal(g->price_max));
+        json_object_set_new(price, "spread_iqr", jreal(g->spread_iqr));
+        json_object_set_new(price, "spread_rel", jreal(g->spread_rel));
+        json_object_set_new(j, "price", price);
+        json_object_set_new(j, "mean_providers_live", jreal(g->mean_providers_live));
+        json_t *months = json_object();
+        json_object_set_new(months, "full", json_integer(g->full_months));
+        json_object_set_new(months, "settleable", json_integer(g->settleable_months));
+        json_object_set_new(months, "min_days", json_integer(IDX_SETTLE_MIN_DAYS));
+        json_object_set_new(j, "months", months);
         json_array_append_new(arr, j);
     }
     json_object_set_new(o, "grades", arr);
     json_t *corr = json_object(), *ids = json_array(), *m = json_array(), *cn = json_array();
+    json_t *mv = json_array();
     for (size_t a = 0; a < ev->n; a++) {
         json_array_append_new(ids, json_string(ev->g[a].id));
-        json_t *row = json_array(), *nrow = json_array();
+        json_t *row = json_array(), *nrow = json_array(), *mrow = json_array();
         for (size_t b = 0; b < ev->n; b++) {
             json_array_append_new(row, jreal(ev->corr[a * ev->n + b]));
             json_array_append_new(nrow, json_integer(ev->corr_n[a * ev->n + b]));
+            json_array_append_new(mrow, json_integer(ev->corr_moves[a * ev->n + b]));
         }
         json_array_append_new(m, row);
         json_array_append_new(cn, nrow);
+        json_array_append_new(mv, mrow);
     }
     json_object_set_new(corr, "grades", ids);
     json_object_set_new(corr, "min_common_days", json_integer(IDX_CORR_MIN_DAYS));
+    json_object_set_new(corr, "min_moved_days", json_integer(IDX_CORR_MIN_MOVES));
     json_object_set_new(corr, "matrix", m);
     json_object_set_new(corr, "common_days", cn);
+    json_object_set_new(corr, "moved_days", mv);
     json_object_set_new(o, "correlation", corr);
     return o;
 }
@@ -292,6 +336,26 @@ static void print_table(FILE *f, const idx_evaluation *ev)
           "                  left out; loo_max%, loo_avg%: largest and mean over days, relative\n"
           "lost              days on which leaving one provider out leaves no value\n",
           f);
+    fprintf(f, "\n%-*s %6s %9s %9s %9s %9s %7s %6s %9s\n", w, "grade", "days", "price",
+            "min", "max", "spread", "spread%", "provs", "settle");
+    for (size_t i = 0; i < ev->n; i++) {
+        const idx_grade_eval *g = &ev->g[i];
+        char months[32];
+        snprintf(months, sizeof months, "%ld/%ld", g->settleable_months, g->full_months);
+        fprintf(f, "%-*s %6ld %9s %9s %9s %9s %7s %6s %9s\n", w, g->id, g->n_value_days,
+                num(b[0], g->price_median, 4), num(b[1], g->price_min, 4),
+                num(b[2], g->price_max, 4), num(b[3], g->spread_iqr, 4),
+                pct(b[4], g->spread_rel, 1), num(b[5], g->mean_providers_live, 2), months);
+    }
+    fprintf(f, "\n"
+               "days              days with a value (trades, offers or carried)\n"
+               "price, min, max   median, lowest and highest daily value (USD/GPU-hour)\n"
+               "spread, spread%%   median over trades and offers days of the day's p75 - p25\n"
+               "                  (USD/GPU-hour), and relative to the median price\n"
+               "provs             mean providers per day over the days with a value\n"
+               "settle            calendar months with >= %d days with a value (a monthly\n"
+               "                  future's final settlement price) / months in the range\n",
+            IDX_SETTLE_MIN_DAYS);
     int any = 0;
     for (size_t i = 0; i < ev->n; i++) {
         const idx_grade_eval *g = &ev->g[i];
@@ -345,8 +409,9 @@ static void print_table(FILE *f, const idx_evaluation *ev)
                 g->loo_max_provider, (double)g->loo_max_from_e4 / 1e4,
                 (double)g->loo_max_to_e4 / 1e4, pct(b[0], g->loo_max_rel, 2));
     }
-    fprintf(f, "\ncorrelation of daily log changes (pairs with >= %d common change days):\n",
-            IDX_CORR_MIN_DAYS);
+    fprintf(f, "\ncorrelation of daily log changes (pairs with >= %d common change days, on\n"
+               ">= %d of which both moved; the sample sizes follow):\n",
+            IDX_CORR_MIN_DAYS, IDX_CORR_MIN_MOVES);
     fprintf(f, "%*s", w + 6, "");
     for (size_t c = 0; c < ev->n; c++) {
         snprintf(b[0], 32, "[%zu]", c + 1);
@@ -359,6 +424,23 @@ static void print_table(FILE *f, const idx_evaluation *ev)
         for (size_t c = 0; c < ev->n; c++) {
             double r = ev->corr[a * ev->n + c];
             fprintf(f, " %7s", num(b[0], r, 3));
+        }
+        fputc('\n', f);
+    }
+    fputs("\ncommon change days / days both moved:\n", f);
+    fprintf(f, "%*s", w + 6, "");
+    for (size_t c = 0; c < ev->n; c++) {
+        snprintf(b[0], 32, "[%zu]", c + 1);
+        fprintf(f, " %9s", b[0]);
+    }
+    fputc('\n', f);
+    for (size_t a = 0; a < ev->n; a++) {
+        snprintf(b[1], 32, "[%zu]", a + 1);
+        fprintf(f, "%-5s %-*s", b[1], w, ev->g[a].id);
+        for (size_t c = 0; c < ev->n; c++) {
+            snprintf(b[0], 32, "%ld/%ld", ev->corr_n[a * ev->n + c],
+                     ev->corr_moves[a * ev->n + c]);
+            fprintf(f, " %9s", b[0]);
         }
         fputc('\n', f);
     }
@@ -406,8 +488,12 @@ static int cmd_evaluate(cli_ctx *ctx, int argc, char **argv)
     idx_grades *gs = NULL;
     store *st = NULL;
     idx_evaluation *ev = NULL;
-    gpi_status rc = idx_grades_load_data(cli_data_dir(ctx), grades, &gs, &d);
+    char pbuf[4096];
+    const char *path = cli_published_path(ctx, grades, pbuf);
+    gpi_status rc = idx_grades_load_data(cli_data_dir(ctx), path, &gs, &d);
+    if (rc == GPI_OK) cli_print_notes(gs);
     if (rc == GPI_OK) rc = store_open(ctx->db_path, &st, &d);
+    if (rc == GPI_OK) rc = cli_check_filters(ctx, st, gs, path, &d);
     if (rc == GPI_OK) rc = idx_evaluate(st, gs, from, to, as_of, &ev, &d);
     if (rc == GPI_OK) {
         if (json) {
@@ -432,6 +518,219 @@ static int cmd_evaluate(cli_ctx *ctx, int argc, char **argv)
     return gpi_exit_code(rc);
 }
 
+/* ---- list, drop, restore ----------------------------------------------------- */
+
+typedef struct list_ctx {
+    cli_gradeset *set;
+    char *seen;                     /* per grade of the file: in the database */
+    int w;
+    gpi_status rc;
+} list_ctx;
+
+static void list_line(const list_ctx *c, const char *id, const char *status, int version,
+                      const store_grade_info *g, const char *hash)
+{
+    char range[32] = "-", vd[32] = "-", pd[32] = "-", h[16] = "-";
+    if (g && g->rows > 0) {
+        char a[11], b[11];
+        gpi_date_format(g->first_day, a);
+        gpi_date_format(g->last_day, b);
+        snprintf(range, sizeof range, "%s..%s", a, b);
+        snprintf(vd, sizeof vd, "%ld/%ld", g->value_days, g->rows);
+        snprintf(pd, sizeof pd, "%ld", g->published_days);
+    }
+    char h2[48] = "";
+    if (hash) snprintf(h, sizeof h, "%.12s", hash);
+    /* the file's definition differs from what was built last */
+    if (g && g->hash && hash && strcmp(g->hash, hash) != 0)
+        snprintf(h2, sizeof h2, " (built: %.12s)", g->hash);
+    char v[16] = "-";
+    if (version > 0) snprintf(v, sizeof v, "%d", version);
+    printf("%-*s  %-9s  %7s  %-22s  %11s  %9s  %s%s\n", c->w, id, status, v, range, vd, pd, h,
+           h2);
+}
+
+static int list_db(const store_grade_info *g, void *ud)
+{
+    list_ctx *c = ud;
+    int k = cli_gradeset_has(c->set, g->id);
+    const char *status = g->dropped_at ? "dropped" : k ? "published" : "candidate";
+    const char *hash = g->hash;
+    int version = g->version;
+    if (k) {
+        c->seen[k - 1] = 1;
+        const idx_grade *fg = &c->set->gs->g[k - 1];
+        /* the file's definition is what will be built next */
+        hash = fg->hash;
+        version = fg->version;
+    }
+    list_line(c, g->id, status, version, g, hash);
+    return 0;
+}
+
+static int width_db(const store_grade_info *g, void *ud)
+{
+    int *w = ud;
+    if ((int)strlen(g->id) > *w) *w = (int)strlen(g->id);
+    return 0;
+}
+
+static int cmd_list(cli_ctx *ctx, int argc, char **argv)
+{
+    const char *grades = NULL;
+    const cli_opt_spec spec[] = {{"--grades", &grades, NULL}, {NULL, NULL, NULL}};
+    int ec = cli_parse(argc, argv, spec, "grades list", "grades", usage);
+    if (ec >= 0) return ec;
+    if (!cli_have_db(ctx, "grades list")) return 1;
+    gpi_diag d = {{0}};
+    store *st = NULL;
+    cli_gradeset set;
+    memset(&set, 0, sizeof set);
+    gpi_status rc = store_open(ctx->db_path, &st, &d);
+    if (rc == GPI_OK) rc = cli_gradeset_load(ctx, st, grades, &set, &d);
+    list_ctx c = {&set, NULL, 5, GPI_OK};
+    if (rc == GPI_OK && !(c.seen = calloc(set.gs->n ? set.gs->n : 1, 1)))
+        rc = gpi_diag_set(&d, GPI_ENOMEM, "out of memory");
+    for (size_t i = 0; rc == GPI_OK && i < set.gs->n; i++)
+        if ((int)strlen(set.gs->g[i].id) > c.w) c.w = (int)strlen(set.gs->g[i].id);
+    if (rc == GPI_OK) rc = store_grades_list(st, width_db, &c.w, &d);
+    if (rc == GPI_OK) {
+        printf("published grades file: %s (sha256 %.12s)\n\n", set.path, set.gs->sha256);
+        printf("%-*s  %-9s  %7s  %-22s  %11s  %9s  %s\n", c.w, "grade", "set", "version",
+               "built", "value/days", "published", "definition");
+        rc = store_grades_list(st, list_db, &c, &d);
+    }
+    for (size_t i = 0; rc == GPI_OK && i < set.gs->n; i++)
+        if (!c.seen[i])
+            list_line(&c, set.gs->g[i].id, set.dropped[i] ? "dropped" : "published",
+                      set.gs->g[i].version, NULL, set.gs->g[i].hash);
+    if (rc == GPI_OK)
+        fputs("\npublished: in the published grades file and not dropped (index publish and\n"
+              "site show these); candidate: built from another file, never published;\n"
+              "dropped: no longer built, published or shown (gpuidx grades restore ID).\n"
+              "value/days: built days with a value / built days; definition: the first\n"
+              "12 hex digits of the definition hash (the file's, for a published grade;\n"
+              "\"built:\" the last one built, when the file's differs).\n",
+              stdout);
+    if (rc != GPI_OK) cli_error("%s", d.msg);
+    free(c.seen);
+    cli_gradeset_free(&set);
+    store_close(st);
+    return gpi_exit_code(rc);
+}
+
+typedef struct found_grade {
+    store_grade_info info;
+    char id[80];                    /* the stored spelling */
+} found_grade;
+
+static int find_info(const store_grade_info *g, void *ud)
+{
+    found_grade *out = ud;
+    if (strcasecmp(g->id, out->id) != 0) return 0;
+    out->info = *g;
+    out->info.id = out->id;
+    snprintf(out->id, sizeof out->id, "%s", g->id);
+    out->info.version = g->version > 0 ? g->version : -1; /* found */
+    return 1;
+}
+
+static int collect_id(const store_grade_info *g, void *ud)
+{
+    char ***v = ud;
+    size_t n = 0;
+    while ((*v)[n]) n++;
+    char **nv = realloc(*v, (n + 2) * sizeof *nv);
+    if (!nv) return 1;
+    nv[n] = strdup(g->id);
+    nv[n + 1] = NULL;
+    *v = nv;
+    return 0;
+}
+
+static int cmd_drop_restore(cli_ctx *ctx, int argc, char **argv, int drop)
+{
+    const char *cmd = drop ? "grades drop" : "grades restore";
+    const char *id = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (cli_is_help(argv[i])) {
+            fputs(usage, stdout);
+            return 0;
+        }
+        if (argv[i][0] == '-' || id) {
+            cli_error("%s: unknown argument '%s' (see gpuidx grades --help)", cmd, argv[i]);
+            return 2;
+        }
+        id = argv[i];
+    }
+    if (!id) {
+        cli_error("%s: which grade? (gpuidx %s ID)", cmd, cmd);
+        return 2;
+    }
+    if (!cli_have_db(ctx, cmd)) return 1;
+    gpi_diag d = {{0}};
+    store *st = NULL;
+    cli_gradeset set;
+    memset(&set, 0, sizeof set);
+    gpi_status rc = store_open(ctx->db_path, &st, &d);
+    gpi_diag ignore = {{0}};
+    if (rc == GPI_OK && cli_gradeset_load(ctx, st, NULL, &set, &ignore) != GPI_OK)
+        cli_gradeset_free(&set);
+    found_grade fg;
+    memset(&fg, 0, sizeof fg);
+    snprintf(fg.id, sizeof fg.id, "%s", id);
+    if (rc == GPI_OK) rc = store_grades_list(st, find_info, &fg, &d);
+    const store_grade_info info = fg.info;
+    int in_file = cli_gradeset_has(&set, id);
+    int known = info.version != 0 || in_file;
+    /* the id as the database or the file spells it */
+    if (info.version == 0 && in_file) snprintf(fg.id, sizeof fg.id, "%s", set.gs->g[in_file - 1].id);
+    if (known) id = fg.id;
+    if (rc == GPI_OK && !known) {
+        char **names = calloc(1, sizeof *names);
+        if (names) store_grades_list(st, collect_id, &names, &d);
+        size_t n = 0;
+        while (names && names[n]) n++;
+        for (size_t i = 0; set.gs && i < set.gs->n; i++) {
+            char **nv = names ? realloc(names, (n + 2) * sizeof *nv) : NULL;
+            if (!nv) break;
+            names = nv;
+            names[n++] = strdup(set.gs->g[i].id);
+            names[n] = NULL;
+        }
+        char near[256] = "";
+        if (names) cli_suggest(id, (const char *const *)names, n, near, sizeof near);
+        for (size_t i = 0; names && i < n; i++) free(names[i]);
+        free(names);
+        rc = gpi_diag_set(&d, GPI_EINPUT, "%s: no grade %s in the database or %s%s%s%s", cmd,
+                          id, set.path[0] ? set.path : "the published grades file",
+                          near[0] ? " (did you mean " : "", near, near[0] ? "?)" : "");
+    }
+    int changed = 0;
+    if (rc == GPI_OK)
+        rc = drop ? store_grade_drop(st, id, (int64_t)time(NULL), &changed, &d)
+                  : store_grade_restore(st, id, &changed, &d);
+    if (rc == GPI_OK) {
+        if (!changed)
+            printf("%s: %s was %s already\n", cmd, id, drop ? "dropped" : "not dropped");
+        else if (drop)
+            printf("grades drop: %s dropped: no longer built, published or shown on the site; "
+                   "its %ld built days and %ld published days stay%s (gpuidx grades restore %s "
+                   "undoes this)\n",
+                   id, info.rows, info.published_days,
+                   cli_gradeset_has(&set, id) ? "; it is still listed in the published grades "
+                                                "file"
+                                              : "",
+                   id);
+        else
+            printf("grades restore: %s is built, published and shown again\n", id);
+    }
+    if (rc != GPI_OK) cli_error("%s", d.msg);
+    cli_gradeset_free(&set);
+    store_close(st);
+    return gpi_exit_code(rc);
+}
+
 int cmd_grades(cli_ctx *ctx, int argc, char **argv)
 {
     if (argc < 2 || cli_is_help(argv[1])) {
@@ -439,6 +738,9 @@ int cmd_grades(cli_ctx *ctx, int argc, char **argv)
         return argc < 2 ? 2 : 0;
     }
     if (strcmp(argv[1], "evaluate") == 0) return cmd_evaluate(ctx, argc - 1, argv + 1);
-    cli_error("grades: unknown subcommand '%s' (evaluate)", argv[1]);
+    if (strcmp(argv[1], "list") == 0) return cmd_list(ctx, argc - 1, argv + 1);
+    if (strcmp(argv[1], "drop") == 0) return cmd_drop_restore(ctx, argc - 1, argv + 1, 1);
+    if (strcmp(argv[1], "restore") == 0) return cmd_drop_restore(ctx, argc - 1, argv + 1, 0);
+    cli_error("grades: unknown subcommand '%s' (evaluate, list, drop, restore)", argv[1]);
     return 2;
 }

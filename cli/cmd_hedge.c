@@ -1,11 +1,14 @@
 /* cli/cmd_hedge.c -- `gpuidx hedge analyze|simulate|compare`.
  *
  * Argument parsing and wiring only: the rent file is read by hedge/, the
- * index comes from the store, results go to stdout (text or --json) and an
- * optional --svg file the user names.  The rent history is private: it is
- * never written to the database or to any published file (SPEC §9).
+ * index values are read from the store here and handed to hedge/ as plain
+ * data (hedge/ has no store handle: privacy by types), results go to
+ * stdout (text or --json) and an optional --svg file the user names.  The
+ * rent history is private: it is never written to the database or to any
+ * published file (SPEC §9).  compare --suggest: cli/hedge_suggest.c.
  */
 #include "cli/cli.h"
+#include "cli/hedge_cmd.h"
 #include "cli/hedge_print.h"
 
 #include <ctype.h>
@@ -14,22 +17,13 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "hedge/hedge.h"
 #include "store/store.h"
 
-#define MAX_GRADES 256
-
 enum { SUB_ANALYZE = 1, SUB_SIMULATE = 2, SUB_COMPARE = 4 };
-
-typedef struct hopts {
-    const char *rent, *grade, *grades_file, *svg, *forward;
-    const char *grades[MAX_GRADES];
-    size_t ngrades;
-    int freq, json, window, latest;
-    hedge_sim_opts sim;
-} hopts;
 
 static const char usage_analyze[] =
     "usage: gpuidx hedge analyze --rent FILE --grade ID [--freq day|week|month]\n"
@@ -46,24 +40,54 @@ static const char usage_analyze[] =
 
 static const char usage_simulate[] =
     "usage: gpuidx hedge simulate --rent FILE --grade ID [--side payer|earner]\n"
-    "                             [--ratio auto|X] [--size N] [--exposure N]\n"
+    "                             [--strategy roll|strip|all] [--months N] [--start YYYY-MM]\n"
+    "                             [--ratio auto|X] [--min-changes N] [--size N] [--exposure N]\n"
     "                             [--forward FILE] [--min-days N] [--latest] [--json]\n"
+    "                             [--svg FILE]\n"
     "\n"
     "Replays the rent month by month with futures on grade ID: payers buy,\n"
     "earners sell (default payer) h x exposure / size contracts (size default\n"
-    "1000 GPU-hours, a multiple of 100), entered at the previous month's final\n"
-    "settlement price (or the month's price in --forward FILE, CSV month,price)\n"
-    "and cash-settled at the month's FSP (mean of its index values rounded to\n"
-    "0.0001; --min-days values needed, default 15).  --ratio auto (default)\n"
-    "uses h from the months before each month only.  Exposure: the previous\n"
-    "month's quantity, or --exposure GPU-hours a month.\n";
+    "1000 GPU-hours, a multiple of 100), cash-settled at each month's final\n"
+    "settlement price (FSP: mean of its index values rounded to 0.0001;\n"
+    "--min-days values needed, default 15).\n"
+    "  --strategy roll  (default) each month is hedged at the end of the month\n"
+    "                   before, entered at that month's FSP;\n"
+    "  --strategy strip at the end of the month before a strip, the futures of\n"
+    "                   its --months months (default 12) are all entered at that\n"
+    "                   month's FSP; strips follow one another from --start\n"
+    "                   (default: the first month that can be entered);\n"
+    "  --strategy all   both, then a side-by-side table.\n"
+    "--forward FILE (CSV month,price) gives the entry price of each delivery\n"
+    "month instead of the FSP of the month of entry.  Headline: the budget\n"
+    "error, effective price - price locked at entry (entry + basis at entry),\n"
+    "unhedged and hedged.  --ratio auto (default) fits h on the months before\n"
+    "each entry; with fewer than --min-changes monthly changes (default 12) it\n"
+    "uses 1, a negative fit is not hedged (0), a fit above 2 is capped at 2.\n"
+    "Exposure: the quantity of the month of entry, or --exposure GPU-hours a\n"
+    "month.  --svg FILE draws rent, index (FSP), locked and hedged prices and\n"
+    "the budget errors per month.\n";
 
 static const char usage_compare[] =
-    "usage: gpuidx hedge compare --rent FILE (--grades FILE | --grade ID...)\n"
-    "                            [--freq day|week|month] [--window N] [--latest] [--json]\n"
+    "usage: gpuidx hedge compare --rent FILE [--grades FILE | --grade ID...] [--suggest]\n"
+    "                            [--gpu MODEL] [--term T] [--scope S] [--region R]\n"
+    "                            [--provider P] [--instance-type I]\n"
+    "                            [--freq day|week|month] [--window N] [--min-changes N]\n"
+    "                            [--latest] [--json] [--svg FILE]\n"
     "\n"
     "Analyzes the rent against each grade (ids from the grades JSON file, or\n"
-    "--grade repeated) and ranks them by hedge effectiveness, then basis risk.\n";
+    "--grade repeated) and ranks them as hedges: only grades with at least\n"
+    "--min-changes changes (default 12) and a positive h are ranked, by the\n"
+    "low end of the 95% interval of their hedge effectiveness.  --gpu MODEL\n"
+    "(the rent's GPU, e.g. A100 or A100-SXM-80GB) flags grades of another GPU.\n"
+    "--suggest also builds grades around the rent -- its GPU and term; + scope;\n"
+    "+ provider; + region; + instance type; the instance type in every region;\n"
+    "every provider but the renter's -- computes their values from the stored\n"
+    "observations (methodology v2, every observation ingested so far) without\n"
+    "writing anything, and ranks them with the rest.  What is rented comes from\n"
+    "the options above or from '# key: value' lines of the rent file (keys gpu,\n"
+    "term, scope, region, provider, instance_type); the GPU is required.\n"
+    "--svg FILE draws the effectiveness of each grade with its 95% interval.\n"
+    "Ends with one verdict line.\n";
 
 static const char usage_hedge[] =
     "usage: gpuidx hedge analyze|simulate|compare [OPTIONS]  (--help after one for more)\n";
@@ -97,6 +121,42 @@ static int parse_double(const char *s, double *out)
     return 1;
 }
 
+/* "YYYY-MM" -> its first day. */
+static int parse_month(const char *s, int32_t *out)
+{
+    char buf[16];
+    if (strlen(s) != 7 || s[4] != '-') return 0;
+    snprintf(buf, sizeof buf, "%s-01", s);
+    return gpi_date_parse(buf, out) == NULL;
+}
+
+/* What is rented (compare --suggest): the options, in hedge_rent_info's
+ * order. */
+static const char *const rent_opt_name[6] = {"--gpu",    "--term",     "--scope",
+                                             "--region", "--provider", "--instance-type"};
+
+/* Sets rent option k to v; -1 to go on, else an exit code. */
+static int set_rent_opt(hopts *o, int k, const char *v)
+{
+    const char **dst[6] = {&o->gpu, &o->term, &o->scope, &o->region, &o->provider, &o->sku};
+    if (!*v || strlen(v) > 64 || strchr(v, '"')) {
+        cli_error("%s: expected a name of 1 to 64 characters without quotes (got \"%s\")",
+                  rent_opt_name[k], v);
+        return 2;
+    }
+    if (k == 1 && strcasecmp(v, "on-demand") && strcasecmp(v, "spot") &&
+        strncasecmp(v, "reserved:", 9)) {
+        cli_error("--term: expected on-demand, spot or reserved:A-B (got \"%s\")", v);
+        return 2;
+    }
+    if (k == 2 && gpi_scope_parse(v) < 0) {
+        cli_error("--scope: expected bare-metal, managed, vm or container (got \"%s\")", v);
+        return 2;
+    }
+    *dst[k] = v;
+    return -1;
+}
+
 /* Returns -1 to go on, else an exit code (0 after --help). */
 static int parse_opts(int sub, int argc, char **argv, hopts *o)
 {
@@ -104,7 +164,7 @@ static int parse_opts(int sub, int argc, char **argv, hopts *o)
                         : sub == SUB_SIMULATE ? usage_simulate : usage_compare;
     memset(o, 0, sizeof *o);
     o->freq = HEDGE_MONTH;
-    o->sim = (hedge_sim_opts){HEDGE_PAYER, 1, 0, 1000, 0, NULL, 15};
+    o->sim = (hedge_sim_opts){.side = HEDGE_PAYER, .ratio_auto = 1, .size = 1000, .min_days = 15};
     for (int i = 1; i < argc; i++) {
         int missing = 0, allowed = 0;
         const char *v = NULL, *a = argv[i];
@@ -114,7 +174,16 @@ static int parse_opts(int sub, int argc, char **argv, hopts *o)
             return 0;
         }
 #define OPT(name, subs) ((v = cli_opt(argc, argv, &i, name, &missing)) || missing) && ((allowed = (sub & (subs)) != 0), 1)
-        if (strcmp(a, "--json") == 0) {
+        int rk = -1;
+        for (int k = 0; k < 6 && rk < 0; k++)
+            if ((v = cli_opt(argc, argv, &i, rent_opt_name[k], &missing)) || missing) rk = k;
+        if (rk >= 0) {
+            allowed = sub == SUB_COMPARE;
+            if (v && allowed) {
+                int rc = set_rent_opt(o, rk, v);
+                if (rc >= 0) return rc;
+            }
+        } else if (strcmp(a, "--json") == 0) {
             o->json = 1;
             continue;
         } else if (strcmp(a, "--latest") == 0) {
@@ -141,7 +210,14 @@ static int parse_opts(int sub, int argc, char **argv, hopts *o)
                 return 2;
             }
             if (v) o->window = (int)lv;
-        } else if (OPT("--svg", SUB_ANALYZE)) {
+        } else if (strcmp(a, "--suggest") == 0) {
+            if (sub != SUB_COMPARE) {
+                cli_error("option '%s' does not apply here\n%s", a, usage);
+                return 2;
+            }
+            o->suggest = 1;
+            continue;
+        } else if (OPT("--svg", 7)) {
             if (v) o->svg = v;
         } else if (OPT("--side", SUB_SIMULATE)) {
             if (v && strcmp(v, "payer") == 0) o->sim.side = HEDGE_PAYER;
@@ -171,6 +247,32 @@ static int parse_opts(int sub, int argc, char **argv, hopts *o)
             }
         } else if (OPT("--forward", SUB_SIMULATE)) {
             if (v) o->forward = v;
+        } else if (OPT("--strategy", SUB_SIMULATE)) {
+            if (v && strcmp(v, "roll") == 0) o->sim.strategy = HEDGE_ROLL;
+            else if (v && strcmp(v, "strip") == 0) o->sim.strategy = HEDGE_STRIP;
+            else if (v && strcmp(v, "all") == 0) o->all_strategies = 1;
+            else if (v) {
+                cli_error("--strategy: expected roll, strip or all (got \"%s\")", v);
+                return 2;
+            }
+        } else if (OPT("--months", SUB_SIMULATE)) {
+            if (v && !parse_long(v, 1, 120, &lv)) {
+                cli_error("--months: expected a strip length of 1..120 months (got \"%s\")", v);
+                return 2;
+            }
+            if (v) o->sim.strip_months = (int)lv;
+        } else if (OPT("--start", SUB_SIMULATE)) {
+            if (v && !parse_month(v, &o->sim.start)) {
+                cli_error("--start: expected a month YYYY-MM (got \"%s\")", v);
+                return 2;
+            }
+        } else if (OPT("--min-changes", SUB_SIMULATE | SUB_COMPARE)) {
+            if (v && !parse_long(v, 3, 100000, &lv)) {
+                cli_error("--min-changes: expected a whole number >= 3 (got \"%s\")", v);
+                return 2;
+            }
+            if (v) o->min_changes = o->sim.min_changes = (size_t)lv;
+
         } else if (OPT("--min-days", SUB_SIMULATE)) {
             if (v && !parse_long(v, 1, 31, &lv)) {
                 cli_error("--min-days: expected 1..31 (got \"%s\")", v);
@@ -199,8 +301,19 @@ static int parse_opts(int sub, int argc, char **argv, hopts *o)
         cli_error("exactly one --grade ID is required\n%s", usage);
         return 2;
     }
-    if (sub == SUB_COMPARE && !o->grades_file && o->ngrades == 0) {
-        cli_error("--grades FILE or --grade ID is required\n%s", usage);
+    if (sub == SUB_SIMULATE && o->sim.strategy == HEDGE_ROLL && !o->all_strategies &&
+        (o->sim.strip_months || o->sim.start)) {
+        cli_error("--months and --start apply to --strategy strip (or all)\n%s", usage);
+        return 2;
+    }
+    if (sub == SUB_COMPARE && !o->grades_file && o->ngrades == 0 && !o->suggest) {
+        cli_error("--grades FILE, --grade ID or --suggest is required\n%s", usage);
+        return 2;
+    }
+    if (sub == SUB_COMPARE && !o->suggest && (o->term || o->scope || o->region || o->provider ||
+                                              o->sku)) {
+        cli_error("--term, --scope, --region, --provider and --instance-type describe the rent "
+                  "for --suggest\n%s", usage);
         return 2;
     }
     for (size_t k = 0; k < o->ngrades; k++)
@@ -229,6 +342,44 @@ static int fail(gpi_status st, const gpi_diag *d)
     return gpi_exit_code(st);
 }
 
+gpi_status hc_fetch(store *db, const char *grade, const hedge_rent *r, int latest,
+                    hedge_index_day **out, size_t *n, int *exists, gpi_diag *d)
+{
+    *out = NULL;
+    *n = 0;
+    gpi_status st = store_grade_exists(db, grade, exists, d);
+    if (st != GPI_OK || !*exists) return st;
+    int32_t from, to;
+    hedge_index_range(r, &from, &to);
+    store_index_day *days = NULL;
+    size_t nd = 0;
+    if ((st = store_index_series(db, grade, from, to, latest, &days, &nd, d)) != GPI_OK) return st;
+    hedge_index_day *v = malloc((nd ? nd : 1) * sizeof *v);
+    if (!v) {
+        free(days);
+        return gpi_diag_set(d, GPI_ENOMEM, "hedge: out of memory");
+    }
+    for (size_t i = 0; i < nd; i++) v[i] = (hedge_index_day){days[i].day, days[i].level, days[i].value_e4};
+    free(days);
+    *out = v;
+    *n = nd;
+    return GPI_OK;
+}
+
+/* Writes svg[0..len) to path (and frees svg); an exit code. */
+static int put_file(const char *path, char *svg, size_t len)
+{
+    FILE *f = fopen(path, "w");
+    int bad = !f || fwrite(svg, 1, len, f) != len;
+    if (f && fclose(f) != 0) bad = 1;
+    free(svg);
+    if (bad) {
+        cli_error("%s: cannot write: %s", path, strerror(errno));
+        return 1;
+    }
+    return 0;
+}
+
 static int write_svg(const char *path, const char *grade, const hedge_series *s,
                      const hedge_analysis *a)
 {
@@ -239,15 +390,7 @@ static int write_svg(const char *path, const char *grade, const hedge_series *s,
     snprintf(title, sizeof title, "Rent against %s", grade);
     gpi_status st = hedge_svg(s, a, title, &svg, &len, &d);
     if (st != GPI_OK) return fail(st, &d);
-    FILE *f = fopen(path, "w");
-    int bad = !f || fwrite(svg, 1, len, f) != len;
-    if (f && fclose(f) != 0) bad = 1;
-    free(svg);
-    if (bad) {
-        cli_error("%s: cannot write: %s", path, strerror(errno));
-        return 1;
-    }
-    return 0;
+    return put_file(path, svg, len);
 }
 
 static int do_analyze(cli_ctx *ctx, const hopts *o)
@@ -264,8 +407,16 @@ static int do_analyze(cli_ctx *ctx, const hopts *o)
     }
     hedge_series s;
     hedge_analysis a;
-    st = hedge_analyze_grade(db, o->grade, o->latest, &r, (hedge_freq)o->freq, o->window, &s, &a, &d);
+    hedge_index_day *days = NULL;
+    size_t nd = 0;
+    int exists = 0;
+    st = hc_fetch(db, o->grade, &r, o->latest, &days, &nd, &exists, &d);
     store_close(db);
+    if (st == GPI_OK && !exists)
+        st = gpi_diag_set(&d, GPI_EINPUT, "grade %s: no index values in the database", o->grade);
+    if (st == GPI_OK)
+        st = hedge_analyze_index(o->grade, days, nd, &r, (hedge_freq)o->freq, o->window, &s, &a, &d);
+    free(days);
     hedge_rent_free(&r);
     if (st != GPI_OK) return fail(st, &d);
     if (o->json) {
@@ -287,7 +438,7 @@ static int do_simulate(cli_ctx *ctx, hopts *o)
     hedge_forward fw = {NULL, NULL, 0};
     gpi_diag d = {{0}};
     store *db = NULL;
-    store_index_day *days = NULL;
+    hedge_index_day *days = NULL;
     size_t nd = 0;
     int rc = 0;
     gpi_status st = hedge_rent_load(o->rent, &r, &d);
@@ -301,34 +452,60 @@ static int do_simulate(cli_ctx *ctx, hopts *o)
     }
     if ((rc = open_db(ctx, &db))) goto done;
     int exists = 0;
-    if ((st = store_grade_exists(db, o->grade, &exists, &d)) != GPI_OK) {
+    if ((st = hc_fetch(db, o->grade, &r, o->latest, &days, &nd, &exists, &d)) != GPI_OK) {
         rc = fail(st, &d);
         goto done;
     }
+    store_close(db);
+    db = NULL;
     if (!exists) {
         cli_error("grade %s: no index values in the database", o->grade);
         rc = 1;
         goto done;
     }
-    int32_t from, to;
-    hedge_index_range(&r, &from, &to);
-    if ((st = store_index_series(db, o->grade, from, to, o->latest, &days, &nd, &d)) != GPI_OK) {
-        rc = fail(st, &d);
-        goto done;
+    /* one replay, or (--strategy all) roll and strip of the same rent */
+    hedge_sim_opts so[2] = {o->sim, o->sim};
+    hedge_sim s[2];
+    size_t ns = o->all_strategies ? 2 : 1;
+    if (o->all_strategies) {
+        so[0].strategy = HEDGE_ROLL;
+        so[1].strategy = HEDGE_STRIP;
     }
-    hedge_sim s;
-    if ((st = hedge_simulate(&r, days, nd, &o->sim, &s, &d)) != GPI_OK) {
-        rc = fail(st, &d);
-        goto done;
-    }
-    if (o->json) {
-        json_t *j = hp_sim_json(o->grade, &o->sim, &s);
+    for (size_t k = 0; k < ns; k++)
+        if ((st = hedge_simulate(&r, days, nd, &so[k], &s[k], &d)) != GPI_OK) {
+            if (k) hedge_sim_free(&s[0]);
+            rc = fail(st, &d);
+            goto done;
+        }
+    if (o->json && ns == 1) {
+        json_t *j = hp_sim_json(o->grade, &so[0], &s[0]);
+        rc = hp_dump(stdout, j) == 0 ? 0 : 1;
+        json_decref(j);
+    } else if (o->json) {
+        json_t *j = json_object(), *arr = json_array();
+        json_object_set_new(j, "grade", json_string(o->grade));
+        for (size_t k = 0; k < ns; k++) json_array_append_new(arr, hp_sim_json(o->grade, &so[k], &s[k]));
+        json_object_set_new(j, "strategies", arr);
         rc = hp_dump(stdout, j) == 0 ? 0 : 1;
         json_decref(j);
     } else {
-        hp_sim_text(stdout, o->grade, &o->sim, &s);
+        for (size_t k = 0; k < ns; k++) {
+            if (k) fputc('\n', stdout);
+            hp_sim_text(stdout, o->grade, &so[k], &s[k]);
+        }
+        if (ns > 1) hp_sim_compare_text(stdout, so, s, ns);
     }
-    hedge_sim_free(&s);
+    if (rc == 0 && o->svg) {
+        char *svg;
+        size_t len;
+        char title[128];
+        snprintf(title, sizeof title, "Replay against %s", o->grade);
+        if ((st = hedge_svg_sim(s, so, ns, title, &svg, &len, &d)) != GPI_OK)
+            rc = fail(st, &d);
+        else
+            rc = put_file(o->svg, svg, len);
+    }
+    for (size_t k = 0; k < ns; k++) hedge_sim_free(&s[k]);
 done:
     free(days);
     store_close(db);
@@ -357,6 +534,7 @@ static int load_grade_ids(const char *path, hopts *o, json_t **keep)
     json_t *g;
     json_array_foreach(arr, i, g) {
         const char *id = json_string_value(json_object_get(g, "id"));
+        json_t *gl = json_object_get(g, "gpu");
         if (!id || !grade_id_ok(id)) {
             cli_error("%s: grades[%zu].id: not a grade id (got %s)", path, i,
                       id ? id : "no string");
@@ -368,68 +546,71 @@ static int load_grade_ids(const char *path, hopts *o, json_t **keep)
             json_decref(j);
             return 1;
         }
+        /* the GPU models, joined "a, b", kept in the JSON object */
+        if (json_is_array(gl) && json_array_size(gl) > 0) {
+            char buf[160] = "";
+            size_t k;
+            json_t *x;
+            json_array_foreach(gl, k, x) {
+                const char *name = json_string_value(x);
+                if (!name) continue;
+                size_t len = strlen(buf);
+                snprintf(buf + len, sizeof buf - len, "%s%s", len ? ", " : "", name);
+            }
+            json_object_set_new(g, "_gpus", json_string(buf));
+            o->grade_gpus[o->ngrades] = json_string_value(json_object_get(g, "_gpus"));
+        }
         o->grades[o->ngrades++] = id;
     }
     *keep = j;
     return 0;
 }
 
-static void compare_text(const hopts *o, const hedge_rank *rk, size_t n)
+/* The last stored definition hash of a grade in [from, to]. */
+typedef struct last_hash {
+    char hash[65];
+} last_hash;
+
+static int keep_hash(const store_index_row *row, void *ud)
 {
-    char b[8][32];
-    printf("grades ranked for %s (%s; hedge effectiveness, then basis sd)\n", o->rent,
-           hedge_freq_name(o->freq));
-    printf("rank  grade                      n       h      HE      R2  basis mean  basis sd  "
-           "sd chg  regr  offset\n");
-    for (size_t i = 0; i < n; i++) {
-        const hedge_analysis *a = &rk[i].a;
-        if (!rk[i].ok) {
-            printf("   -  %-22s  %s\n", rk[i].grade, rk[i].reason);
-            continue;
-        }
-        printf("%4zu  %-22s %5zu  %6s  %6s  %6s  %10s  %8s  %6s  %4s  %6s\n", i + 1, rk[i].grade,
-               a->n, hp_num(b[0], a->chg.b, 3), hp_num(b[1], a->he, 3), hp_num(b[2], a->chg.r2, 3),
-               hp_num(b[3], a->basis.mean, 4), hp_num(b[4], a->basis.sd, 4),
-               hp_num(b[5], a->basis.sd_change, 4), a->regtest.pass ? "pass" : "fail",
-               a->offset.pass ? "pass" : "fail");
-    }
+    last_hash *h = ud;
+    if (row->grade_hash[0]) snprintf(h->hash, sizeof h->hash, "%s", row->grade_hash);
+    return 0;
 }
 
-static json_t *compare_json(const hopts *o, const hedge_rank *rk, size_t n)
+/* The GPU models of a grade from its stored definition ("" when none). */
+static void stored_gpus(store *st, const char *grade, int32_t from, int32_t to, char out[160])
 {
-    json_t *j = json_object(), *arr = json_array();
-    json_object_set_new(j, "freq", json_string(hedge_freq_name(o->freq)));
-    for (size_t i = 0; i < n; i++) {
-        const hedge_analysis *a = &rk[i].a;
-        json_t *g = json_object();
-        json_object_set_new(g, "grade", json_string(rk[i].grade));
-        json_object_set_new(g, "rank", rk[i].ok ? json_integer((json_int_t)i + 1) : json_null());
-        if (!rk[i].ok) {
-            json_object_set_new(g, "reason", json_string(rk[i].reason));
-            json_array_append_new(arr, g);
-            continue;
-        }
-        json_object_set_new(g, "n", json_integer((json_int_t)a->n));
-        json_object_set_new(g, "n_changes", json_integer((json_int_t)a->n_changes));
-        json_object_set_new(g, "h", hp_real(a->chg.b));
-        json_object_set_new(g, "he", hp_real(a->he));
-        json_object_set_new(g, "r2", hp_real(a->chg.r2));
-        json_object_set_new(g, "nw_se_h", hp_real(a->nw_se_h));
-        json_t *bs = json_object();
-        json_object_set_new(bs, "mean", hp_real(a->basis.mean));
-        json_object_set_new(bs, "sd", hp_real(a->basis.sd));
-        json_object_set_new(bs, "sd_change", hp_real(a->basis.sd_change));
-        json_object_set_new(g, "basis", bs);
-        json_object_set_new(g, "regression_test_pass", json_boolean(a->regtest.pass));
-        json_object_set_new(g, "dollar_offset", hp_real(a->offset.ratio));
-        json_object_set_new(g, "dollar_offset_pass", json_boolean(a->offset.pass));
-        json_t *wa = json_array();
-        for (size_t k = 0; k < a->n_warnings; k++) json_array_append_new(wa, json_string(a->warnings[k]));
-        json_object_set_new(g, "warnings", wa);
-        json_array_append_new(arr, g);
+    last_hash h = {""};
+    gpi_diag d = {{0}};
+    char *def = NULL;
+    out[0] = '\0';
+    if (store_index_rows(st, grade, from, to, keep_hash, &h, &d) != GPI_OK || !h.hash[0]) return;
+    if (store_grade_definition(st, h.hash, &def, &d) != GPI_OK || !def) return;
+    json_t *j = json_loads(def, 0, NULL);
+    free(def);
+    json_t *gl = json_object_get(j, "gpu");
+    size_t k;
+    json_t *x;
+    json_array_foreach(gl, k, x) {
+        const char *name = json_string_value(x);
+        size_t len = strlen(out);
+        if (name) snprintf(out + len, 160 - len, "%s%s", len ? ", " : "", name);
     }
-    json_object_set_new(j, "grades", arr);
-    return j;
+    json_decref(j);
+}
+
+/* What is rented: the rent file's header fields, each overridden by its
+ * option. */
+static void rent_info(const hopts *o, const hedge_rent *r, hedge_rent_info *info)
+{
+    *info = r->info;
+    const char *opt[6] = {o->gpu, o->term, o->scope, o->region, o->provider, o->sku};
+    char *dst[6] = {info->gpu, info->term, info->scope, info->region, info->provider, info->sku};
+    size_t cap[6] = {sizeof info->gpu,    sizeof info->term,     sizeof info->scope,
+                     sizeof info->region, sizeof info->provider, sizeof info->sku};
+    for (int k = 0; k < 6; k++)
+        if (opt[k]) snprintf(dst[k], cap[k], "%s", opt[k]);
 }
 
 static int do_compare(cli_ctx *ctx, hopts *o)
@@ -443,24 +624,85 @@ static int do_compare(cli_ctx *ctx, hopts *o)
         json_decref(gfile);
         return fail(st, &d);
     }
-    store *db;
+    hedge_rent_info info;
+    rent_info(o, &r, &info);
+    if (o->suggest && !info.gpu[0]) {
+        cli_error("--suggest needs the rent's GPU: --gpu MODEL, or a '# gpu: MODEL' line in %s",
+                  o->rent);
+        hedge_rent_free(&r);
+        json_decref(gfile);
+        return 2;
+    }
+    store *db = NULL;
     int rc = open_db(ctx, &db);
     hedge_rank *rk = NULL;
-    if (!rc) {
-        st = hedge_compare(db, o->grades, o->ngrades, o->latest, &r, (hedge_freq)o->freq,
-                           o->window, &rk, &d);
-        store_close(db);
-        if (st != GPI_OK) rc = fail(st, &d);
+    size_t cap = o->ngrades + 16, nin = 0;
+    char (*gpu_buf)[160] = calloc(o->ngrades + 1, sizeof *gpu_buf);
+    char (*miss)[160] = calloc(o->ngrades + 1, sizeof *miss);
+    hedge_grade_input *in = calloc(cap, sizeof *in);
+    hedge_index_day **days = calloc(o->ngrades + 1, sizeof *days);
+    hs_state hs;
+    memset(&hs, 0, sizeof hs);
+    if (!rc && (!gpu_buf || !miss || !in || !days)) {
+        cli_error("hedge compare: out of memory");
+        rc = 1;
     }
+    int32_t from, to;
+    hedge_index_range(&r, &from, &to);
+    for (size_t i = 0; !rc && i < o->ngrades; i++) {
+        hedge_grade_input *g = &in[nin++];
+        int exists = 0;
+        g->grade = o->grades[i];
+        if ((st = hc_fetch(db, o->grades[i], &r, o->latest, &days[i], &g->n, &exists, &d)) != GPI_OK) {
+            rc = fail(st, &d);
+            break;
+        }
+        g->days = days[i];
+        if (!exists) {
+            snprintf(miss[i], sizeof miss[i], "grade %s: no index values in the database",
+                     o->grades[i]);
+            g->missing = miss[i];
+            continue;
+        }
+        if (!o->grade_gpus[i]) {
+            stored_gpus(db, o->grades[i], from, to, gpu_buf[i]);
+            o->grade_gpus[i] = gpu_buf[i];
+        }
+        g->gpu = o->grade_gpus[i];
+    }
+    if (!rc && o->suggest) rc = hs_build(ctx, db, &r, &info, &hs, in, &nin, cap);
+    store_close(db);
+    if (!rc) {
+        hedge_compare_opts co = {(hedge_freq)o->freq, o->window, o->min_changes,
+                                 info.gpu[0] ? info.gpu : NULL};
+        if ((st = hedge_compare(in, nin, &r, &co, &rk, &d)) != GPI_OK) rc = fail(st, &d);
+    }
+    hp_extra ex = {o->suggest ? &info : NULL, (const char *const *)hs.defs, o->ngrades};
     if (!rc && o->json) {
-        json_t *j = compare_json(o, rk, o->ngrades);
+        json_t *j = hp_compare_json((hedge_freq)o->freq, o->min_changes, rk, nin, &ex);
         rc = hp_dump(stdout, j) == 0 ? 0 : 1;
         json_decref(j);
     } else if (!rc) {
-        compare_text(o, rk, o->ngrades);
+        hp_compare_text(stdout, o->rent, (hedge_freq)o->freq, o->min_changes, rk, nin, &ex);
     }
-    hedge_ranks_free(rk, rk ? o->ngrades : 0);
+    if (!rc && o->svg) {
+        char *svg;
+        size_t len;
+        char title[160];
+        snprintf(title, sizeof title, "Grades as hedges of %s", o->rent);
+        if ((st = hedge_svg_compare(rk, nin, (hedge_freq)o->freq, title, &svg, &len, &d)) != GPI_OK)
+            rc = fail(st, &d);
+        else
+            rc = put_file(o->svg, svg, len);
+    }
+    hedge_ranks_free(rk, rk ? nin : 0);
+    for (size_t i = 0; days && i < o->ngrades; i++) free(days[i]);
+    free(days);
+    free(in);
+    hs_free(&hs);
     hedge_rent_free(&r);
+    free(gpu_buf);
+    free(miss);
     json_decref(gfile);
     return rc;
 }

@@ -8,6 +8,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "index/index.h"
@@ -16,18 +17,27 @@ static const char usage[] =
     "usage: gpuidx index build [--grades FILE] --from YYYY-MM-DD --to YYYY-MM-DD\n"
     "                          [--as-of TIME]\n"
     "       gpuidx index show [--grade ID] [--from D] [--to D]\n"
-    "       gpuidx index publish --date D --out DIR\n"
-    "       gpuidx index publish --from D --to D --out DIR   (each day of the range)\n"
+    "       gpuidx index publish --date D --out DIR [--grades FILE]\n"
+    "       gpuidx index publish --from D --to D --out DIR [--grades FILE]\n"
     "\n"
     "build    computes every grade's daily rows (METHODOLOGY.md) from the stored\n"
     "         observations ingested at or before --as-of (default now); grades\n"
-    "         come from --grades (default DATA/grades.json).  Later days already\n"
-    "         built are re-evaluated when they depend on the rebuilt ones.\n"
+    "         come from --grades (default DATA/grades.json, the published grades\n"
+    "         file), less the grades dropped with `gpuidx grades drop`.  Later\n"
+    "         days already built are re-evaluated when they depend on the rebuilt\n"
+    "         ones.  Grades of another file are candidates: they are stored for\n"
+    "         `index show`, `hedge` and `settle`, never published; a candidate\n"
+    "         may not reuse the id of a published grade with another definition.\n"
+    "         Warns about filters that match no stored observation, and prints\n"
+    "         each grade's days per level.\n"
     "show     prints the stored rows as CSV (the index.csv format); the vintage\n"
     "         column names the latest vintage that published the row's value,\n"
     "         empty when none did.\n"
     "publish  writes DIR/D/index.csv, index.json, observations.csv and\n"
-    "         DIR/D/v<n>/ for vintage n, and DIR/restatements.csv.\n";
+    "         DIR/D/v<n>/ for vintage n, and DIR/restatements.csv, for the\n"
+    "         published grade set: the grades of --grades FILE (default\n"
+    "         DATA/grades.json) that are not dropped.  index.json records the\n"
+    "         file's SHA-256 (grades_sha256).\n";
 
 static int parse_day(const char *opt, const char *v, int32_t *day)
 {
@@ -49,6 +59,86 @@ static store *open_db(cli_ctx *ctx, const char *cmd)
     return st;
 }
 
+/* Prints each grade's days per level over [from, to] (stderr). */
+typedef struct level_count {
+    const idx_grades *gs;
+    long (*n)[GPI_LEVEL__N];
+    long *max_prov;             /* most providers of a day, per grade */
+} level_count;
+
+static int count_row(const store_index_row *r, void *ud)
+{
+    level_count *c = ud;
+    for (size_t i = 0; i < c->gs->n; i++)
+        if (strcasecmp(c->gs->g[i].id, r->grade) == 0 && r->level >= 0 &&
+            r->level < GPI_LEVEL__N) {
+            c->n[i][r->level]++;
+            if (r->n_providers > c->max_prov[i]) c->max_prov[i] = r->n_providers;
+        }
+    return 0;
+}
+
+static gpi_status print_levels(store *st, const idx_grades *gs, int32_t from, int32_t to,
+                               gpi_diag *d)
+{
+    long (*n)[GPI_LEVEL__N] = calloc(gs->n ? gs->n : 1, sizeof *n);
+    long *max_prov = calloc(gs->n ? gs->n : 1, sizeof *max_prov);
+    if (!n || !max_prov) {
+        free(n);
+        free(max_prov);
+        return gpi_diag_set(d, GPI_ENOMEM, "index build: out of memory");
+    }
+    level_count c = {gs, n, max_prov};
+    gpi_status rc = store_index_rows(st, NULL, from, to, count_row, &c, d);
+    for (size_t i = 0; rc == GPI_OK && i < gs->n; i++) {
+        long days = 0;
+        for (int l = 0; l < GPI_LEVEL__N; l++) days += n[i][l];
+        char why[160] = "";
+        /* a grade with no value on any day says why, when the rows can */
+        if (days > 0 && n[i][GPI_LEVEL_SUSPENDED] == days) {
+            if (max_prov[i] == 0)
+                snprintf(why, sizeof why, " (no observation of the grade on any day)");
+            else if (max_prov[i] < gs->g[i].p.min_providers)
+                snprintf(why, sizeof why, " (at most %ld provider%s on a day; min_providers is %d)",
+                         max_prov[i], max_prov[i] == 1 ? "" : "s", gs->g[i].p.min_providers);
+        }
+        fprintf(stderr, "index build: %s: %ld days: trades %ld, offers %ld, carried %ld, "
+                        "suspended %ld%s\n",
+                gs->g[i].id, days, n[i][GPI_LEVEL_TRADES], n[i][GPI_LEVEL_OFFERS],
+                n[i][GPI_LEVEL_CARRIED], n[i][GPI_LEVEL_SUSPENDED], why);
+    }
+    free(n);
+    free(max_prov);
+    return rc;
+}
+
+/* A candidate file may not redefine a grade of the published grades file
+ * (its rows would replace the published grade's). */
+static gpi_status check_candidates(cli_ctx *ctx, store *st, const char *path,
+                                   const idx_grades *gs, gpi_diag *d)
+{
+    char buf[4096];
+    const char *pub = cli_published_path(ctx, NULL, buf);
+    if (strcmp(pub, path) == 0) return GPI_OK;
+    cli_gradeset set;
+    gpi_diag ignore = {{0}};
+    if (cli_gradeset_load(ctx, st, NULL, &set, &ignore) != GPI_OK) { /* no published file */
+        cli_gradeset_free(&set);
+        return GPI_OK;
+    }
+    gpi_status rc = GPI_OK;
+    for (size_t i = 0; i < gs->n && rc == GPI_OK; i++) {
+        int k = cli_gradeset_has(&set, gs->g[i].id);
+        if (k && strcmp(set.gs->g[k - 1].hash, gs->g[i].hash) != 0)
+            rc = gpi_diag_set(d, GPI_EINPUT,
+                              "index build: %s: grade %s is a published grade of %s with another "
+                              "definition; give the candidate its own id",
+                              path, gs->g[i].id, set.path);
+    }
+    cli_gradeset_free(&set);
+    return rc;
+}
+
 static int cmd_build(cli_ctx *ctx, int argc, char **argv)
 {
     const char *grades = NULL, *from_s = NULL, *to_s = NULL, *asof_s = NULL;
@@ -67,7 +157,7 @@ static int cmd_build(cli_ctx *ctx, int argc, char **argv)
         cli_error("index build: --from %s is after --to %s", from_s, to_s);
         return 2;
     }
-    int64_t now = (int64_t)time(NULL), as_of = now;
+    int64_t now = (int64_t)time(NULL), as_of = IDX_AS_OF_NOW;
     if (asof_s) {
         const char *why = gpi_time_parse(asof_s, &as_of);
         if (why) {
@@ -83,22 +173,84 @@ static int cmd_build(cli_ctx *ctx, int argc, char **argv)
     }
     gpi_diag d = {{0}};
     idx_grades *gs = NULL;
-    gpi_status rc = idx_grades_load_data(cli_data_dir(ctx), grades, &gs, &d);
+    char pbuf[4096];
+    const char *path = cli_published_path(ctx, grades, pbuf);
+    gpi_status rc = idx_grades_load_data(cli_data_dir(ctx), path, &gs, &d);
     store *st = NULL;
+    if (rc == GPI_OK) cli_print_notes(gs);
     if (rc == GPI_OK && !(st = open_db(ctx, "index build"))) rc = GPI_ESTORE, d.msg[0] = '\0';
+    if (rc == GPI_OK && grades) rc = check_candidates(ctx, st, path, gs, &d);
+    /* dropped grades are not built (their rows stay) */
+    idx_grade *keep = NULL;
+    idx_grades kept = {.n = 0, .g = NULL};
+    if (rc == GPI_OK && !(keep = calloc(gs->n ? gs->n : 1, sizeof *keep)))
+        rc = gpi_diag_set(&d, GPI_ENOMEM, "index build: out of memory");
+    for (size_t i = 0; rc == GPI_OK && i < gs->n; i++) {
+        int dropped = 0;
+        rc = store_grade_dropped(st, gs->g[i].id, &dropped, &d);
+        if (rc == GPI_OK && dropped)
+            cli_error("warning: %s: grade %s is dropped (gpuidx grades drop): not built", path,
+                      gs->g[i].id);
+        else if (rc == GPI_OK)
+            keep[kept.n++] = gs->g[i];
+    }
+    kept.g = keep;
+    if (rc == GPI_OK) rc = cli_check_filters(ctx, st, &kept, path, &d);
     idx_build_stats stats;
-    if (rc == GPI_OK) rc = idx_build(st, gs, from, to, as_of, &stats, &d);
-    if (rc == GPI_OK)
+    if (rc == GPI_OK) rc = idx_build(st, &kept, from, to, as_of, &stats, &d);
+    if (rc == GPI_OK) {
         fprintf(stderr,
                 "index build: %s..%s: %ld days, %zu grades, %ld rows, %ld observations read, "
                 "%ld later days re-evaluated\n",
-                from_s, to_s, stats.days, gs->n, stats.rows, stats.observations,
+                from_s, to_s, stats.days, kept.n, stats.rows, stats.observations,
                 stats.reevaluated);
-    else if (d.msg[0])
-        cli_error("%s", d.msg);
+        rc = print_levels(st, &kept, from, to, &d);
+    }
+    if (rc != GPI_OK && d.msg[0]) cli_error("%s", d.msg);
+    free(keep);
     store_close(st);
     idx_grades_free(gs);
     return gpi_exit_code(rc);
+}
+
+typedef struct names {
+    char **v;
+    size_t n, cap;
+} names;
+
+static int add_name(names *ns, const char *s)
+{
+    if (ns->n == ns->cap) {
+        size_t cap = ns->cap ? 2 * ns->cap : 32;
+        char **nv = realloc(ns->v, cap * sizeof *nv);
+        if (!nv) return 1;
+        ns->v = nv;
+        ns->cap = cap;
+    }
+    return !(ns->v[ns->n++] = strdup(s));
+}
+
+static int add_info(const store_grade_info *g, void *ud)
+{
+    return add_name(ud, g->id);
+}
+
+/* The built grades and those of the published grades file close to want. */
+static gpi_status known_grades_near(cli_ctx *ctx, store *st, const char *want, char *out,
+                                    size_t cap, gpi_diag *d)
+{
+    names ns = {0};
+    gpi_status rc = store_grades_list(st, add_info, &ns, d);
+    cli_gradeset set;
+    gpi_diag ignore = {{0}};
+    if (rc == GPI_OK && cli_gradeset_load(ctx, NULL, NULL, &set, &ignore) == GPI_OK)
+        for (size_t i = 0; i < set.gs->n; i++) add_name(&ns, set.gs->g[i].id);
+    cli_gradeset_free(&set);
+    out[0] = '\0';
+    if (rc == GPI_OK) cli_suggest(want, (const char *const *)ns.v, ns.n, out, cap);
+    for (size_t i = 0; i < ns.n; i++) free(ns.v[i]);
+    free(ns.v);
+    return rc;
 }
 
 static int cmd_show(cli_ctx *ctx, int argc, char **argv)
@@ -118,9 +270,14 @@ static int cmd_show(cli_ctx *ctx, int argc, char **argv)
     if (grade) {
         int exists = 0;
         rc = store_grade_exists(st, grade, &exists, &d);
-        if (rc == GPI_OK && !exists)
-            rc = gpi_diag_set(&d, GPI_EINPUT, "index show: no rows for grade %s (not built)",
-                              grade);
+        if (rc == GPI_OK && !exists) {
+            char near[256];
+            rc = known_grades_near(ctx, st, grade, near, sizeof near, &d);
+            if (rc == GPI_OK)
+                rc = gpi_diag_set(&d, GPI_EINPUT, "index show: no rows for grade %s (not built%s%s%s)",
+                                  grade, near[0] ? "; did you mean " : "", near,
+                                  near[0] ? "?" : "");
+        }
     }
     if (rc == GPI_OK) rc = idx_show(st, grade, from, to, stdout, &d);
     if (rc != GPI_OK) cli_error("%s", d.msg);
@@ -128,12 +285,19 @@ static int cmd_show(cli_ctx *ctx, int argc, char **argv)
     return gpi_exit_code(rc);
 }
 
+static int count_any(const store_index_row *r, void *ud)
+{
+    (void)r;
+    ++*(long *)ud;
+    return 0;
+}
+
 static int cmd_publish(cli_ctx *ctx, int argc, char **argv)
 {
-    const char *date = NULL, *out = NULL, *from_s = NULL, *to_s = NULL;
+    const char *date = NULL, *out = NULL, *from_s = NULL, *to_s = NULL, *grades = NULL;
     const cli_opt_spec spec[] = {{"--date", &date, NULL}, {"--from", &from_s, NULL},
                                  {"--to", &to_s, NULL},   {"--out", &out, NULL},
-                                 {NULL, NULL, NULL}};
+                                 {"--grades", &grades, NULL}, {NULL, NULL, NULL}};
     int ec = cli_parse(argc, argv, spec, "index publish", "index", usage);
     if (ec >= 0) return ec;
     if (date && !from_s && !to_s) from_s = to_s = date;
@@ -152,19 +316,35 @@ static int cmd_publish(cli_ctx *ctx, int argc, char **argv)
     store *st = open_db(ctx, "index publish");
     if (!st) return 1;
     gpi_diag d = {{0}};
-    gpi_status rc = GPI_OK;
+    cli_gradeset set;
+    gpi_status rc = cli_gradeset_load(ctx, st, grades, &set, &d);
+    idx_pubset ps = {set.ids, set.n, set.gs ? set.gs->sha256 : NULL};
+    long *missing = rc == GPI_OK ? calloc(set.n ? set.n : 1, sizeof *missing) : NULL;
+    if (rc == GPI_OK && !missing) rc = gpi_diag_set(&d, GPI_ENOMEM, "out of memory");
+    for (size_t i = 0; rc == GPI_OK && i < set.n; i++) {
+        long built = 0;
+        rc = store_index_rows(st, set.ids[i], from, to, count_any, &built, &d);
+        missing[i] = (long)(to - from + 1) - built;
+    }
     for (int32_t day = from; day <= to && rc == GPI_OK; day++) {
         idx_publish_result res;
         char ds[11];
         gpi_date_format(day, ds);
-        rc = idx_publish(st, day, out, &res, &d);
+        rc = idx_publish_set(st, day, out, &ps, &res, &d);
         if (rc == GPI_OK)
             fprintf(stderr,
                     "index publish: %s vintage %d (%s; %d restated, %d revisions) in %s/%s\n",
                     ds, res.vintage, res.is_new ? "new" : "unchanged", res.restated,
                     res.revised, out, ds);
     }
+    for (size_t i = 0; rc == GPI_OK && i < set.n; i++)
+        if (missing[i] > 0)
+            cli_error("warning: %s: published grade %s has no built row on %ld of the %ld days "
+                      "(index build them, or drop the grade)",
+                      set.path, set.ids[i], missing[i], (long)(to - from + 1));
     if (rc != GPI_OK) cli_error("%s", d.msg);
+    free(missing);
+    cli_gradeset_free(&set);
     store_close(st);
     return gpi_exit_code(rc);
 }

@@ -2,7 +2,10 @@
  *
  * Per file, one transaction: the batch row, every stored row and
  * every reject, and the counts, committed together or rolled back
- * together.  Rejects go to the rejects table and, with --rejects FILE, to
+ * together.  A file already read through the same tables and options is
+ * skipped; read through other ones (a provider added to providers.csv,
+ * --admit-providers), it is read again: what is new is stored, what was
+ * stored counts as duplicates.  Rejects go to the rejects table and, with --rejects FILE, to
  * a CSV (file,line,column,reason,raw_row); a file's rejects are buffered in
  * a temporary file and copied only when the file commits, so a broken file
  * leaves no trace anywhere.  The SHA-256 is computed while reading; a file
@@ -33,18 +36,22 @@
 #define SHOW_REJECTS 5
 
 static const char help[] =
-    "usage: gpuidx ingest offers|trades [--source NAME] [--rejects FILE] [--strict] FILE...\n"
-    "       gpuidx ingest [--source NAME] [--rejects FILE] [--strict] FILE...\n"
+    "usage: gpuidx ingest offers|trades [OPTIONS] FILE...\n"
+    "       gpuidx ingest [OPTIONS] FILE...\n"
     "\n"
     "Reads observation files (canonical CSV, or JSON: .json array, .ndjson/.jsonl one\n"
-    "object per line), normalizes them through the tables in the data directory\n"
-    "(gpus.csv, providers.csv, tiers.csv, fx.csv) and stores them.  Without\n"
+    "object per line; gzip files are read as they are, and - is standard input),\n"
+    "normalizes them through the tables in the data directory (gpus.csv,\n"
+    "providers.csv, tiers.csv, fx.csv, skus.csv) and stores them.  Without\n"
     "offers|trades every row needs a kind column.\n"
     "\n"
-    "  --source NAME   feed name for rows without a source column (default: the\n"
-    "                  file name)\n"
-    "  --rejects FILE  also write rejected rows as CSV: file,line,column,reason,raw_row\n"
-    "  --strict        exit 1 when any row is rejected\n"
+    "  --source NAME      feed name for rows without a source column (default: the\n"
+    "                     file name; \"stdin\" for -)\n"
+    "  --rejects FILE     also write rejected rows as CSV: file,line,column,reason,raw_row\n"
+    "  --strict           exit 1 when any row is rejected\n"
+    "  --admit-providers  store rows of providers that providers.csv does not list,\n"
+    "                     each as its own group, with one warning per new name\n"
+    "                     (default: such rows are rejected, with the nearest known name)\n"
     "\n"
     "Each file is one transaction.  A file whose SHA-256 was already ingested is\n"
     "skipped.  A row that cannot be normalized is rejected (rejects table, stderr,\n"
@@ -176,30 +183,35 @@ static int one_file(store *st, const ingest_tables *t, const ingest_opts *opt,
 {
     gpi_diag d = {{0}};
     int64_t batch = 0, other = 0;
+    const char *name = strcmp(opt->path, "-") == 0 ? "stdin" : opt->path; /* for messages */
+    const char *options = opt->admit_providers ? "admit-providers" : NULL;
     struct stat sb;
-    int64_t size = stat(opt->path, &sb) == 0 && S_ISREG(sb.st_mode) ? (int64_t)sb.st_size : -1;
+    int64_t size = name != opt->path ? -1 /* standard input */
+                   : stat(opt->path, &sb) == 0 && S_ISREG(sb.st_mode) ? (int64_t)sb.st_size
+                                                                      : -1;
     int seen = 0, found = 0;
     if (size >= 0 && store_batch_size_seen(st, size, &seen, &d) != GPI_OK)
-        return failed(opt->path, d.msg);
+        return failed(name, d.msg);
     if (seen) { /* a file of this size was ingested: hash first (cheap) */
         char sha[65];
         if (ingest_file_sha256(opt->path, sha, &d) != GPI_OK ||
-            store_batch_find(st, sha, &found, &other, &d) != GPI_OK)
-            return failed(opt->path, d.msg);
+            store_batch_find_same(st, sha, ingest_tables_sha256(t), options, &found, &other,
+                                  &d) != GPI_OK)
+            return failed(name, d.msg);
         if (found) {
-            printf("%s: skipped, already ingested (batch %lld)\n", opt->path, (long long)other);
+            printf("%s: skipped, already ingested (batch %lld)\n", name, (long long)other);
             fflush(stdout);
             return 0;
         }
     }
-    store_batch_info info = {opt->path, "pending", opt->source, kind_hint,
-                             ingest_tables_sha256(t), (int64_t)time(NULL), size};
-    if (store_batch_begin(st, &info, &batch, &d) != GPI_OK) return failed(opt->path, d.msg);
+    store_batch_info info = {name, "pending", opt->source, kind_hint,
+                             ingest_tables_sha256(t), (int64_t)time(NULL), size, options};
+    if (store_batch_begin(st, &info, &batch, &d) != GPI_OK) return failed(name, d.msg);
     sink_ctx c;
     memset(&c, 0, sizeof c);
     c.st = st;
     c.batch = batch;
-    c.path = opt->path;
+    c.path = name;
     c.rej = rejects ? tmpfile() : NULL;
     ingest_sink sink = {on_obs, on_reject, on_warn,
                         isatty(STDERR_FILENO) ? on_progress : NULL, &c};
@@ -208,34 +220,36 @@ static int one_file(store *st, const ingest_tables *t, const ingest_opts *opt,
     if (c.progress_shown) fputc('\n', stderr);
     if (c.failed) d = c.err;
     if (rc == GPI_OK && rejects && !c.rej)
-        rc = gpi_diag_set(&d, GPI_EIO, "%s: cannot create a temporary file for rejects", opt->path);
+        rc = gpi_diag_set(&d, GPI_EIO, "%s: cannot create a temporary file for rejects", name);
     c.n.read = res.rows_read;
     if (rc == GPI_OK && c.n.read != c.n.stored + c.n.duplicates + c.n.rejected)
-        rc = gpi_diag_set(&d, GPI_EINPUT, "%s: internal error: counts do not add up", opt->path);
-    if (rc == GPI_OK) rc = store_batch_find(st, res.sha256, &found, &other, &d);
+        rc = gpi_diag_set(&d, GPI_EINPUT, "%s: internal error: counts do not add up", name);
+    if (rc == GPI_OK)
+        rc = store_batch_find_same(st, res.sha256, ingest_tables_sha256(t), options, &found,
+                                   &other, &d);
     if (rc == GPI_OK && found) {
         store_batch_rollback(st);
         if (c.rej) fclose(c.rej);
-        printf("%s: skipped, already ingested (batch %lld)\n", opt->path, (long long)other);
+        printf("%s: skipped, already ingested (batch %lld)\n", name, (long long)other);
         fflush(stdout);
         return 0;
     }
-    if (rc == GPI_OK) rc = store_batch_set_sha256(st, batch, res.sha256, &d);
+    if (rc == GPI_OK) rc = store_batch_set_sha256(st, batch, res.sha256, res.n_bytes, &d);
     if (rc == GPI_OK) rc = store_batch_commit(st, batch, &c.n, (int64_t)time(NULL), &d);
     else store_batch_rollback(st);
     if (rc != GPI_OK) {
         if (c.rej) fclose(c.rej);
-        return failed(opt->path, d.msg);
+        return failed(name, d.msg);
     }
     int bad_rejects = c.rej && (copy_rejects(c.rej, rejects) != 0 || fflush(rejects) != 0);
     if (c.rej) fclose(c.rej);
     if (c.shown > SHOW_REJECTS)
         cli_error("%s: %ld more rejects not shown (see --rejects or the rejects table)",
-                  opt->path, c.shown - SHOW_REJECTS);
-    summary(opt->path, &c.n);
+                  name, c.shown - SHOW_REJECTS);
+    summary(name, &c.n);
     *n_rejected += c.n.rejected > 0;
     if (bad_rejects) {
-        cli_error("%s: cannot write the rejects file (the file itself is stored)", opt->path);
+        cli_error("%s: cannot write the rejects file (the file itself is stored)", name);
         return 1;
     }
     return 0;
@@ -243,7 +257,7 @@ static int one_file(store *st, const ingest_tables *t, const ingest_opts *opt,
 
 int cmd_ingest(cli_ctx *ctx, int argc, char **argv)
 {
-    int kind = -1, strict = 0, i = 1, nfiles = 0;
+    int kind = -1, strict = 0, admit = 0, i = 1, nfiles = 0;
     const char *source = NULL, *rejects_path = NULL, *kind_hint = NULL;
     char **files = calloc((size_t)argc + 1, sizeof *files);
     if (!files) return 1;
@@ -264,6 +278,8 @@ int cmd_ingest(cli_ctx *ctx, int argc, char **argv)
             opts_done = 1;
         } else if (!opts_done && strcmp(a, "--strict") == 0) {
             strict = 1;
+        } else if (!opts_done && strcmp(a, "--admit-providers") == 0) {
+            admit = 1;
         } else if (!opts_done && ((v = cli_opt(argc, argv, &i, "--source", &missing)) || missing)) {
             if (missing) goto need_value;
             source = v;
@@ -289,6 +305,13 @@ int cmd_ingest(cli_ctx *ctx, int argc, char **argv)
         free(files);
         return 2;
     }
+    int dashes = 0;
+    for (int k = 0; k < nfiles; k++) dashes += strcmp(files[k], "-") == 0;
+    if (dashes > 1) {
+        cli_error("ingest: standard input (-) can be read once");
+        free(files);
+        return 2;
+    }
     gpi_diag d = {{0}};
     ingest_tables *t = NULL;
     store *st = NULL;
@@ -311,7 +334,7 @@ int cmd_ingest(cli_ctx *ctx, int argc, char **argv)
     }
     int with_rejects = 0;
     for (int k = 0; k < nfiles; k++) {
-        ingest_opts opt = {files[k], kind, source, 2};
+        ingest_opts opt = {files[k], kind, source, 2, admit};
         if (one_file(st, t, &opt, kind_hint, rejects, &with_rejects) != 0) status = 1;
     }
     if (strict && with_rejects) status = 1;

@@ -24,7 +24,8 @@ static const char help[] =
     "usage: gpuidx [--db PATH] settle --contracts FILE [--positions FILE]\n"
     "                                 [--through YYYY-MM-DD] [--latest] [--ledger FILE]\n"
     "\n"
-    "Daily and final settlement prices of the contracts in FILE (SPEC §8), as CSV\n"
+    "Daily and final settlement prices of the contracts in FILE (METHODOLOGY.md,\n"
+    "\"Futures settlement\"), as CSV\n"
     "date,symbol,settlement_price,kind on stdout (kind daily, final, insufficient).\n"
     "\n"
     "  --contracts FILE   contract file {\"contracts\": [{\"symbol\", \"grade\", \"month\",\n"
@@ -88,7 +89,7 @@ static gpi_status print_ledger(FILE *f, const settle_contract *cs, size_t ci,
             gpi_date_format(lr->day, day);
             gpi_fixed_format(lr->price_units, c->tick.scale, price);
             fprintf(f, "%s,", day);
-            gpi_csv_field(f, pos[j].account);
+            gpi_csv_text(f, pos[j].account); /* no formula cells */
             fprintf(f, ",%s,%lld,%s,%lld\n", c->symbol, (long long)pos[j].contracts, price,
                     (long long)lr->variation_cents);
         }

@@ -15,7 +15,7 @@
 
 static const char help[] =
     "usage: gpuidx simulate --days N --seed S --out DIR [--start YYYY-MM-DD]\n"
-    "                       [--scale K] [--grade ID]\n"
+    "                       [--scale K] [--grade ID] [--truth FILE] [--no-push]\n"
     "\n"
     "Writes a synthetic but realistic GPU rental market into DIR:\n"
     "  offers.csv       daily offer snapshots (canonical CSV, stable ids, tier column)\n"
@@ -33,7 +33,14 @@ static const char help[] =
     "  --start D     first day (default 2025-01-01)\n"
     "  --scale K     multiply regions and trades by K (1..1000, default 1;\n"
     "                about 750 x K observations a day: K = 37 gives ~10 million a year)\n"
-    "  --grade ID    grade of the example contracts (default " SIM_DEFAULT_GRADE ")\n";
+    "  --grade ID    grade of the example contracts (default " SIM_DEFAULT_GRADE ")\n"
+    "  --truth FILE  also write the market's true prices: the model's expected\n"
+    "                trades, one per offer key and day, at the key's noise-free\n"
+    "                price with its expected GPU-hours (canonical trades CSV,\n"
+    "                source \"truth\"); a grade built on them alone with its\n"
+    "                defences off is its true price (see bench/accuracy)\n"
+    "  --no-push     leave out the off-market trades of the provider that pushes\n"
+    "                the H100 grade (Nimbus Compute); every other row is the same\n";
 
 static int parse_int(const char *s, long lo, long hi, long *out)
 {
@@ -56,8 +63,8 @@ static FILE *open_out(const char *dir, const char *name, char *path, size_t cap)
 int cmd_simulate(cli_ctx *ctx, int argc, char **argv)
 {
     (void)ctx;
-    sim_params p = {gpi_days_from_civil(2025, 1, 1), 0, 0, 1, NULL};
-    const char *out = NULL;
+    sim_params p = {gpi_days_from_civil(2025, 1, 1), 0, 0, 1, NULL, 0};
+    const char *out = NULL, *truth = NULL;
     int have_days = 0, have_seed = 0;
     for (int i = 1; i < argc; i++) {
         int missing;
@@ -106,6 +113,11 @@ int cmd_simulate(cli_ctx *ctx, int argc, char **argv)
         } else if ((v = cli_opt(argc, argv, &i, "--out", &missing)) || missing) {
             if (missing) goto need_value;
             out = v;
+        } else if ((v = cli_opt(argc, argv, &i, "--truth", &missing)) || missing) {
+            if (missing) goto need_value;
+            truth = v;
+        } else if (strcmp(argv[i], "--no-push") == 0) {
+            p.no_push = 1;
         } else {
             cli_error("simulate: unknown option '%s' (see gpuidx simulate --help)", argv[i]);
             return 2;
@@ -126,14 +138,18 @@ int cmd_simulate(cli_ctx *ctx, int argc, char **argv)
     static const char *const names[] = {"offers.csv",      "trades.csv",     "rent_payer.csv",
                                         "rent_earner.csv", "contracts.json", "positions.csv",
                                         "deployments.csv"};
-    FILE *fh[7] = {NULL};
+    FILE *fh[7] = {NULL}, *tf = NULL;
     char path[PATH_MAX];
     int rc = 0;
     for (int k = 0; k < 7; k++)
         if (!(fh[k] = open_out(out, names[k], path, sizeof path))) rc = 1;
+    if (rc == 0 && truth && !(tf = fopen(truth, "wb"))) {
+        cli_error("%s: %s", truth, strerror(errno));
+        rc = 1;
+    }
     sim_stats s;
     if (rc == 0) {
-        sim_files f = {fh[0], fh[1], fh[2], fh[3], fh[4], fh[5]};
+        sim_files f = {fh[0], fh[1], fh[2], fh[3], fh[4], fh[5], tf};
         gpi_diag d = {{0}};
         gpi_status st = sim_write(&p, &f, &s, &d);
         if (st == GPI_OK) st = sim_write_deployments(&p, fh[6], &d);
@@ -147,6 +163,10 @@ int cmd_simulate(cli_ctx *ctx, int argc, char **argv)
             cli_error("%s/%s: %s", out, names[k], strerror(errno));
             rc = 1;
         }
+    if (tf && fclose(tf) != 0 && rc == 0) {
+        cli_error("%s: %s", truth, strerror(errno));
+        rc = 1;
+    }
     if (rc != 0) return rc;
     char from[11], to[11];
     gpi_date_format(p.start_day, from);
@@ -156,5 +176,6 @@ int cmd_simulate(cli_ctx *ctx, int argc, char **argv)
            "%d thin days, %d contracts -> %s/\n",
            from, to, p.seed, p.scale, s.offers, s.trades, s.cancelled, s.affiliate,
            s.pushed_trades, s.fat_fingers, s.outliers, s.thin_days, s.contracts, out);
+    if (truth) printf("simulate: true prices -> %s\n", truth);
     return 0;
 }

@@ -8,14 +8,23 @@
 #include "store/store.h"
 
 static const char help[] =
-    "usage: gpuidx [--db PATH] site --out DIR [--deployments FILE]\n"
+    "usage: gpuidx [--db PATH] site --out DIR [--grades FILE] [--deployments FILE]\n"
+    "                                [--accuracy FILE]\n"
     "\n"
     "Writes DIR/index.html (one page, inline SVG charts: each grade's series\n"
     "with its p25-p75 band, the level of each day marked, suspended days\n"
-    "shaded; no JavaScript, no network) and DIR/<grade>.csv, each grade's\n"
-    "history in the index.csv format.  With --deployments FILE (the format of\n"
-    "`gpuidx cost`), the page also shows each workload's cost curve on the last\n"
-    "day its deployments cover.\n";
+    "shaded; no JavaScript, no network), DIR/<grade>.csv, each grade's\n"
+    "history in the index.csv format, and DIR/statement.html, the benchmark\n"
+    "statement: per grade what it measures, its data thresholds, fallback\n"
+    "waterfall, restatement policy and what happens when data is insufficient,\n"
+    "from the definitions stored with the values, and a back-test (days per\n"
+    "level, restatements) -- for the published grade set: the grades of\n"
+    "--grades FILE (default DATA/grades.json) that are not dropped.  With\n"
+    "--deployments FILE (the format of `gpuidx cost`), the page also shows each\n"
+    "workload's cost curve on the last day its deployments cover.  With\n"
+    "--accuracy FILE (bench/accuracy's accuracy.csv) the statement also shows\n"
+    "each grade's error against the demo market's true price and the planted\n"
+    "pusher's effect.\n";
 
 /* The cost curve of each workload / latency target group of the
  * deployments file on its last day; *curves malloc'd, pointing into ds. */
@@ -54,9 +63,11 @@ static int cost_curves(cli_ctx *ctx, store *st, const char *path, const cost_dep
 
 int cmd_site(cli_ctx *ctx, int argc, char **argv)
 {
-    const char *out = NULL, *deployments = NULL;
+    const char *out = NULL, *deployments = NULL, *grades = NULL, *accuracy = NULL;
     const cli_opt_spec spec[] = {{"--out", &out, NULL},
                                  {"--deployments", &deployments, NULL},
+                                 {"--grades", &grades, NULL},
+                                 {"--accuracy", &accuracy, NULL},
                                  {NULL, NULL, NULL}};
     int ec = cli_parse(argc, argv, spec, "site", "site", help);
     if (ec >= 0) return ec;
@@ -68,6 +79,9 @@ int cmd_site(cli_ctx *ctx, int argc, char **argv)
     gpi_diag d = {{0}};
     store *st = NULL;
     gpi_status rc = store_open(ctx->db_path, &st, &d);
+    cli_gradeset set;
+    memset(&set, 0, sizeof set);
+    if (rc == GPI_OK) rc = cli_gradeset_load(ctx, st, grades, &set, &d);
     site_stats s;
     cost_deployments ds = {NULL, 0, 0, 0};
     cost_curve *curves = NULL;
@@ -77,8 +91,9 @@ int cmd_site(cli_ctx *ctx, int argc, char **argv)
         rc = cost_deployments_load(deployments, &ds, &d);
         if (rc == GPI_OK) cerr = cost_curves(ctx, st, deployments, &ds, &curves, &ncurves);
     }
-    site_extras x = {curves, ncurves};
+    site_extras x = {curves, ncurves, (const char *const *)set.ids, set.n, accuracy};
     if (rc == GPI_OK && cerr == 0) rc = site_write_extras(st, out, &x, &s, &d);
+    cli_gradeset_free(&set);
     store_close(st);
     for (size_t k = 0; k < ncurves; k++) cost_curve_free(&curves[k]);
     free(curves);
@@ -95,7 +110,8 @@ int cmd_site(cli_ctx *ctx, int argc, char **argv)
     char a[11], b[11];
     gpi_date_format(s.first_day, a);
     gpi_date_format(s.last_day, b);
-    printf("site: %d grades, %ld grade-days (%s..%s) -> %s/index.html and %d CSV files\n",
+    printf("site: %d grades, %ld grade-days (%s..%s) -> %s/index.html, statement.html and %d "
+           "CSV files\n",
            s.grades, s.rows, a, b, out, s.grades);
     if (ncurves)
         printf("site: %zu cost curve%s from %s\n", ncurves, ncurves == 1 ? "" : "s", deployments);

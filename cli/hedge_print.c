@@ -1,8 +1,9 @@
-/* cli/hedge_print.c -- text and JSON output of `gpuidx hedge`.
+/* cli/hedge_print.c -- text and JSON output of `gpuidx hedge analyze`
+ * (the replay is hedge_print_sim.c, the ranking hedge_print_cmp.c).
  *
- * Text fits one screen: the changes regression, levels and robust fit,
- * basis, the two accounting tests, horizons, a rolling summary and the
- * warnings.  JSON carries every SPEC §13 key plus the periods, rolling and
+ * Text fits one screen: one plain-words line, the changes regression,
+ * levels and robust fit, basis, the two accounting tests, horizons, a
+ * rolling summary and the warnings.  JSON carries every SPEC §13 key plus the periods, rolling and
  * horizons; NaN is null (jansson's json_real(NAN) would be NULL).
  */
 #include "cli/hedge_print.h"
@@ -41,8 +42,23 @@ void hp_analysis_text(FILE *f, const char *rent_path, const char *grade, const h
     hedge_period_label(s->freq, s->p[s->n - 1].start, l1);
     fprintf(f, "hedge analysis: %s against %s (%s, %s .. %s)\n", rent_path, grade,
             hedge_freq_name(s->freq), l0, l1);
-    fprintf(f, "periods %zu in common (rent has %zu), changes %zu\n\n", a->n, s->n_rent_periods,
+    fprintf(f, "periods %zu in common (rent has %zu), changes %zu\n", a->n, s->n_rent_periods,
             a->n_changes);
+    if (isfinite(a->he) && isfinite(a->chg.b)) {
+        char ci[80] = "";
+        if (isfinite(a->he_lo))
+            snprintf(ci, sizeof ci, " (95%% interval %s%%-%s%%)", cli_num(b1, 100 * a->he_lo, 0),
+                     cli_num(b2, 100 * a->he_hi, 0));
+        fprintf(f, "in plain words: futures at h = %s %s %s%% of the variance of your %s rent "
+                   "changes%s; basis sd %s%s\n",
+                hp_num(b3, a->chg.b, 2),
+                a->chg.b > 0 ? "remove" : "(negative: a payer would sell them) remove",
+                cli_num(b4, 100 * a->he, 0),
+                s->freq == HEDGE_DAY ? "daily" : s->freq == HEDGE_WEEK ? "weekly" : "monthly", ci,
+                hp_num(b5, a->basis.sd, 4),
+                a->n_changes < HEDGE_MIN_CHANGES ? " -- on too few changes to rely on" : "");
+    }
+    fputc('\n', f);
     fprintf(f, "changes   d(rent) = alpha + h * d(index)\n");
     fprintf(f, "  h %s  se %s  t %s  Newey-West se %s (lag %d)\n", hp_num(b1, a->chg.b, 4),
             hp_num(b2, a->chg.se_b, 4), hp_num(b3, a->chg.t_b, 2), hp_num(b4, a->nw_se_h, 4),
@@ -119,6 +135,14 @@ json_t *hp_analysis_json(const char *grade, const hedge_series *s, const hedge_a
     json_object_set_new(o, "he_naive", hp_real(a->he_naive));
     json_object_set_new(o, "nw_se_h", hp_real(a->nw_se_h));
     json_object_set_new(o, "nw_lag", json_integer(a->nw_lag));
+    json_t *iv = json_array();
+    json_array_append_new(iv, hp_real(a->h_lo));
+    json_array_append_new(iv, hp_real(a->h_hi));
+    json_object_set_new(o, "h_interval", iv);
+    iv = json_array();
+    json_array_append_new(iv, hp_real(a->he_lo));
+    json_array_append_new(iv, hp_real(a->he_hi));
+    json_object_set_new(o, "he_interval", iv);
     json_t *lev = json_object();
     json_object_set_new(lev, "a", hp_real(a->lev.a));
     json_object_set_new(lev, "b", hp_real(a->lev.b));
@@ -195,93 +219,4 @@ json_t *hp_analysis_json(const char *grade, const hedge_series *s, const hedge_a
     for (size_t i = 0; i < a->n_warnings; i++) json_array_append_new(wa, json_string(a->warnings[i]));
     json_object_set_new(o, "warnings", wa);
     return o;
-}
-
-static const char *e4(char buf[32], int64_t v)
-{
-    return gpi_fixed_format(v, 4, buf);
-}
-
-static const char *cents(char buf[32], int64_t c)
-{
-    return gpi_fixed_format(c, 2, buf);
-}
-
-void hp_sim_text(FILE *f, const char *grade, const hedge_sim_opts *o, const hedge_sim *s)
-{
-    char b1[32], b2[32], b3[32], b4[32], b5[32], b6[32], b7[32];
-    fprintf(f, "hedge replay: %s futures on %s, ratio %s, size %lld GPU-hours, entry at %s\n",
-            o->side == HEDGE_PAYER ? "payer buys" : "earner sells", grade,
-            o->ratio_auto ? "auto" : hp_num(b1, o->ratio, 4), (long long)o->size,
-            o->forward ? "the forward price" : "the previous month's FSP");
-    fprintf(f, "month        h  exposure  contracts   entry     FSP    futures P&L    rent  "
-               "hedged\n");
-    for (size_t i = 0; i < s->n; i++) {
-        const hedge_sim_month *m = &s->m[i];
-        char lab[16];
-        hedge_period_label(HEDGE_MONTH, m->month, lab);
-        if (m->skipped) {
-            fprintf(f, "%-8s skipped: %s\n", lab, m->reason);
-            continue;
-        }
-        fprintf(f, "%-8s %6s %9s %10lld  %s  %s %14s  %s  %s\n", lab, hp_num(b1, m->h, 3),
-                hp_num(b7, m->exposure, 0), (long long)m->contracts, e4(b2, m->entry_e4), e4(b3, m->fsp_e4),
-                cents(b4, m->pnl_cents), hp_num(b5, m->unhedged, 4), hp_num(b6, m->hedged, 4));
-    }
-    const char *what = o->side == HEDGE_PAYER ? "cost" : "revenue";
-    fprintf(f, "\nmonths replayed %zu of %zu; futures P&L total %s USD\n", s->n_done, s->n,
-            cents(b1, s->pnl_cents));
-    fprintf(f, "effective %s per GPU-hour: unhedged mean %s sd %s; hedged mean %s sd %s\n", what,
-            hp_num(b1, s->mean_unhedged, 4), hp_num(b2, s->sd_unhedged, 4),
-            hp_num(b3, s->mean_hedged, 4), hp_num(b4, s->sd_hedged, 4));
-    fprintf(f, "reduction in the sd of the effective price: %s%s\n",
-            hp_num(b5, 100 * s->sd_reduction, 1), isfinite(s->sd_reduction) ? "%" : "");
-    for (size_t i = 0; i < s->n_warnings; i++) fprintf(f, "warning: %s\n", s->warnings[i]);
-}
-
-json_t *hp_sim_json(const char *grade, const hedge_sim_opts *o, const hedge_sim *s)
-{
-    json_t *j = json_object(), *ms = json_array();
-    char buf[32];
-    json_object_set_new(j, "grade", json_string(grade));
-    json_object_set_new(j, "side", json_string(o->side == HEDGE_PAYER ? "payer" : "earner"));
-    json_object_set_new(j, "ratio", o->ratio_auto ? json_string("auto") : hp_real(o->ratio));
-    json_object_set_new(j, "size", json_integer(o->size));
-    for (size_t i = 0; i < s->n; i++) {
-        const hedge_sim_month *m = &s->m[i];
-        json_t *r = json_object();
-        char lab[16];
-        hedge_period_label(HEDGE_MONTH, m->month, lab);
-        json_object_set_new(r, "month", json_string(lab));
-        json_object_set_new(r, "skipped", json_boolean(m->skipped));
-        if (m->skipped) {
-            json_object_set_new(r, "reason", json_string(m->reason));
-        } else {
-            json_object_set_new(r, "h", hp_real(m->h));
-            json_object_set_new(r, "exposure", hp_real(m->exposure));
-            json_object_set_new(r, "contracts", json_integer(m->contracts));
-            json_object_set_new(r, "entry", json_string(e4(buf, m->entry_e4)));
-            json_object_set_new(r, "fsp", json_string(e4(buf, m->fsp_e4)));
-            json_object_set_new(r, "pnl_cents", json_integer(m->pnl_cents));
-            json_object_set_new(r, "quantity", hp_real(m->quantity));
-            json_object_set_new(r, "unhedged", hp_real(m->unhedged));
-            json_object_set_new(r, "hedged", hp_real(m->hedged));
-        }
-        json_array_append_new(ms, r);
-    }
-    json_object_set_new(j, "months", ms);
-    json_t *t = json_object();
-    json_object_set_new(t, "months", json_integer((json_int_t)s->n_done));
-    json_object_set_new(t, "skipped", json_integer((json_int_t)(s->n - s->n_done)));
-    json_object_set_new(t, "pnl_cents", json_integer(s->pnl_cents));
-    json_object_set_new(t, "mean_unhedged", hp_real(s->mean_unhedged));
-    json_object_set_new(t, "mean_hedged", hp_real(s->mean_hedged));
-    json_object_set_new(t, "sd_unhedged", hp_real(s->sd_unhedged));
-    json_object_set_new(t, "sd_hedged", hp_real(s->sd_hedged));
-    json_object_set_new(t, "sd_reduction", hp_real(s->sd_reduction));
-    json_object_set_new(j, "total", t);
-    json_t *wa = json_array();
-    for (size_t i = 0; i < s->n_warnings; i++) json_array_append_new(wa, json_string(s->warnings[i]));
-    json_object_set_new(j, "warnings", wa);
-    return j;
 }

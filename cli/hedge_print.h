@@ -17,8 +17,25 @@ void hp_analysis_text(FILE *f, const char *rent_path, const char *grade,
                       const hedge_series *s, const hedge_analysis *a);
 json_t *hp_analysis_json(const char *grade, const hedge_series *s, const hedge_analysis *a);
 
+/* hedge_print_sim.c */
 void hp_sim_text(FILE *f, const char *grade, const hedge_sim_opts *o, const hedge_sim *s);
 json_t *hp_sim_json(const char *grade, const hedge_sim_opts *o, const hedge_sim *s);
+/* The side-by-side table of n replays of one rent (--strategy all). */
+void hp_sim_compare_text(FILE *f, const hedge_sim_opts *o, const hedge_sim *s, size_t n);
+
+/* hedge_print_cmp.c: the ranking of `hedge compare` (freq for the words).
+ * ex: what is printed besides the ranks with --suggest -- the rent's
+ * description (info, NULL without --suggest) and each suggested grade's
+ * definition (defs[input - first_suggested], compact JSON). */
+typedef struct hp_extra {
+    const hedge_rent_info *info;
+    const char *const *defs;
+    size_t first_suggested;
+} hp_extra;
+void hp_compare_text(FILE *f, const char *rent_path, hedge_freq freq, size_t min_changes,
+                     const hedge_rank *rk, size_t n, const hp_extra *ex);
+json_t *hp_compare_json(hedge_freq freq, size_t min_changes, const hedge_rank *rk, size_t n,
+                        const hp_extra *ex);
 
 /* Prints j (indented, keys in insertion order) and a newline; 0 or -1. */
 int hp_dump(FILE *f, json_t *j);

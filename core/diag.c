@@ -40,6 +40,7 @@ static const char *const status_names[] = {"ok", "cancelled", "affiliate"};
 static const char *const level_names[] = {"trades", "offers", "carried", "suspended"};
 static const char *const unit_names[] = {"gpu-hour", "instance-hour", "gpu-month",
                                          "instance-month"};
+static const char *const covers_names[] = {"instance", "gpu-only", "cpu-heavy", "partial-gpu"};
 
 #define NAMES(a) a, (int)(sizeof a / sizeof a[0])
 int gpi_kind_parse(const char *s) { return lookup(NAMES(kind_names), s); }
@@ -49,6 +50,7 @@ int gpi_term_parse(const char *s) { return lookup(NAMES(term_names), s); }
 int gpi_trade_status_parse(const char *s) { return lookup(NAMES(status_names), s); }
 int gpi_unit_parse(const char *s) { return lookup(NAMES(unit_names), s); }
 int gpi_level_parse(const char *s) { return lookup(NAMES(level_names), s); }
+int gpi_covers_parse(const char *s) { return lookup(NAMES(covers_names), s); }
 
 static const char *name_of(const char *const *names, int n, int v)
 {
@@ -61,3 +63,4 @@ const char *gpi_term_name(int v) { return name_of(NAMES(term_names), v); }
 const char *gpi_trade_status_name(int v) { return name_of(NAMES(status_names), v); }
 const char *gpi_unit_name(int v) { return name_of(NAMES(unit_names), v); }
 const char *gpi_level_name(int v) { return name_of(NAMES(level_names), v); }
+const char *gpi_covers_name(int v) { return name_of(NAMES(covers_names), v); }

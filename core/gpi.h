@@ -63,6 +63,13 @@ typedef enum { GPI_STATUS_OK = 0, GPI_STATUS_CANCELLED, GPI_STATUS_AFFILIATE,
 typedef enum { GPI_UNIT_GPU_HOUR = 0, GPI_UNIT_INSTANCE_HOUR,
                GPI_UNIT_GPU_MONTH, GPI_UNIT_INSTANCE_MONTH, GPI_UNIT__N } gpi_unit;
 
+/* What an offer's price covers (data/skus.csv): the whole instance, the
+ * GPUs alone (the host is priced separately, e.g. GCP's accelerator
+ * prices), a whole instance whose host CPU and memory are at least half of
+ * the price, or a slice of one GPU. */
+typedef enum { GPI_COVERS_INSTANCE = 0, GPI_COVERS_GPU_ONLY, GPI_COVERS_CPU_HEAVY,
+               GPI_COVERS_PARTIAL, GPI_COVERS__N } gpi_covers;
+
 /* Level of a day's index value (SPEC §6): which rule produced it. */
 typedef enum { GPI_LEVEL_TRADES = 0, GPI_LEVEL_OFFERS, GPI_LEVEL_CARRIED,
                GPI_LEVEL_SUSPENDED, GPI_LEVEL__N } gpi_level;
@@ -76,6 +83,7 @@ int gpi_term_parse(const char *s);
 int gpi_trade_status_parse(const char *s);
 int gpi_unit_parse(const char *s);
 int gpi_level_parse(const char *s);
+int gpi_covers_parse(const char *s);
 const char *gpi_kind_name(int v);
 const char *gpi_scope_name(int v);
 const char *gpi_tier_name(int v);
@@ -83,6 +91,7 @@ const char *gpi_term_name(int v);
 const char *gpi_trade_status_name(int v);
 const char *gpi_unit_name(int v);
 const char *gpi_level_name(int v);
+const char *gpi_covers_name(int v);
 
 /* ---- UTC days and timestamps ------------------------------------------- */
 
@@ -145,6 +154,15 @@ char *gpi_fixed_format(int64_t v, int digits, char out[32]);
 /* Writes s (NULL as "") to f as one CSV field: as is, or in double quotes
  * with quotes doubled when it holds a comma, a quote, CR or LF. */
 void gpi_csv_field(FILE *f, const char *s);
+/* The same for free text from the input (provider, group, source, region,
+ * account) in a file people open in spreadsheets: a text that starts with
+ * '=', '+', '-', '@', TAB or CR -- which a spreadsheet would run as a
+ * formula ("=HYPERLINK(...)") -- is written with a leading apostrophe
+ * ("'=HYPERLINK(...)"), so it shows as the text it is.  Only the output
+ * changes: the database keeps the text as received. */
+void gpi_csv_text(FILE *f, const char *s);
+/* 1 when gpi_csv_text would prefix s with an apostrophe. */
+int gpi_csv_text_risky(const char *s);
 
 /* Rounds a double to the nearest multiple of 10^-digits, halves up, and
  * returns it in those units, correcting binary error: the value is first

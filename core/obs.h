@@ -24,6 +24,30 @@ uint64_t gpi_identity_hash(int kind, const char *source, const char *ident);
 #define GPI_KEY_TRADE_BIT (UINT64_C(1) << 63)
 uint64_t gpi_store_key(int kind, uint64_t identity_hash);
 
+/* ---- identity text without an id (core/ident.c) ---------------------------
+ * Version 2 of the rule depends only on the row's own values (ident.c
+ * note 1): offers provider|region|gpu|sku|gpu_count|scope|term|
+ * term_months|unit, trades add price|currency|quantity|buyer|status|tier,
+ * with the provider as written and folded (gpi_fold_name), the status as
+ * written (ok when absent) and the tier as written ("" when looked up). */
+
+/* A name folded the way names are matched: trimmed, ASCII lower case,
+ * runs of spaces and tabs as one space.  Returns its length, or -1 when
+ * it does not fit in cap bytes. */
+int gpi_fold_name(const char *s, char *out, size_t cap);
+/* s with '|' and '\\' escaped by '\\': s itself when it has neither,
+ * else the copy in out; NULL when that does not fit.  NULL s is "". */
+const char *gpi_ident_escape(const char *s, char *out, size_t cap);
+/* The version 2 identity of a row stored with a version 1 identity v1
+ * (canonical provider in the first field; for trades the status after the
+ * affiliate rule in the 14th): the first field becomes the folded
+ * raw_provider and, for a trade, the 14th becomes status (the status as
+ * written; NULL keeps it).  Returns 0, or -1 when v1 is not a version 1
+ * identity built from canonical_provider (a source's id) or out (cap
+ * bytes) is too small. */
+int gpi_ident_upgrade(const char *v1, int kind, const char *canonical_provider,
+                      const char *raw_provider, const char *status, char *out, size_t cap);
+
 typedef struct gpi_obs {
     int kind;          /* gpi_kind */
     int scope;         /* gpi_scope */
@@ -32,6 +56,10 @@ typedef struct gpi_obs {
     int term_months;   /* 1..60 for reserved, else 0 */
     int status;        /* gpi_trade_status (offers: ok) */
     int unit;          /* gpi_unit as written (audit) */
+    int covers;        /* gpi_covers: what the price covers (data/skus.csv) */
+    int tier_given;    /* 1: the row gave its tier; 0: tiers.csv did */
+    int status_given;  /* the status as written (ok when absent), before
+                          the affiliate rule (trades; offers: ok) */
     int64_t observed_at;      /* Unix seconds UTC */
     int32_t day;              /* gpi_day_of_time(observed_at) */
     uint64_t key_hash;        /* gpi_store_key(kind, gpi_identity_hash(...)) */
@@ -54,6 +82,9 @@ typedef struct gpi_obs {
     const char *raw_price;
     const char *currency;
     const char *sku;          /* may be NULL */
+    const char *correction;   /* the data/skus.csv rule applied and what it
+                                 changed ("skus.csv:14: gpu_count 12 -> 8"),
+                                 or NULL */
     long line;                /* physical line (CSV) or record (JSON) */
 } gpi_obs;
 

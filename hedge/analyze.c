@@ -20,6 +20,12 @@
  * default (bisquare, tuning 4.685, OLS start); the weight it gave each
  * period is kept.
  *
+ * Confidence: h ± z·(Newey-West se) and, for the effectiveness at the OLS
+ * h (which is ρ²), Fisher's z: atanh ρ ± z/sqrt(n - 3) mapped back with
+ * tanh and squared, z = 1.959964 (95 %).  Both are large-sample intervals;
+ * with few changes they are wide, which is the point: compare ranks on
+ * the low end.
+ *
  * Nothing here fails on thin data: a statistic that cannot be computed is
  * NaN and a warning says why.
  */
@@ -31,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gsl/gsl_cdf.h>
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_fit.h>
 #include <gsl/gsl_multifit.h>
@@ -103,6 +110,36 @@ static double effectiveness(const double *x, const double *y, size_t n, double h
     if (!(vy > 0) || !isfinite(h)) return NAN;
     for (size_t i = 0; i < n; i++) scratch[i] = y[i] - h * x[i];
     return 1.0 - hedge__var(scratch, n) / vy;
+}
+
+void hedge_he_interval(double rho, size_t n, double *lo, double *hi)
+{
+    *lo = *hi = NAN;
+    if (n < 4 || !(rho > -1.0 && rho < 1.0)) return;
+    double z = atanh(rho), w = gsl_cdf_ugaussian_Pinv(0.975) / sqrt((double)(n - 3));
+    double a = tanh(z - w), b = tanh(z + w);
+    if (a > 0) {
+        *lo = a * a;
+        *hi = b * b;
+    } else if (b < 0) {
+        *lo = b * b;
+        *hi = a * a;
+    } else {
+        *lo = 0;
+        *hi = fmax(a * a, b * b);
+    }
+}
+
+static void intervals(hedge_analysis *a)
+{
+    a->h_lo = a->h_hi = a->he_lo = a->he_hi = NAN;
+    if (!a->chg.ok) return;
+    if (isfinite(a->nw_se_h)) {
+        double w = gsl_cdf_ugaussian_Pinv(0.975) * a->nw_se_h;
+        a->h_lo = a->chg.b - w;
+        a->h_hi = a->chg.b + w;
+    }
+    if (isfinite(a->he)) hedge_he_interval(a->chg.rho, a->n_changes, &a->he_lo, &a->he_hi);
 }
 
 static void basis_stats(const hedge_series *s, const hedge_changes *c, hedge_analysis *a,
@@ -230,6 +267,7 @@ gpi_status hedge_analyze(const hedge_series *s, int window, hedge_analysis *a, g
     a->n = s->n;
     a->window = window ? window : 12;
     a->he = a->he_naive = a->nw_se_h = NAN;
+    a->h_lo = a->h_hi = a->he_lo = a->he_hi = NAN;
     hedge_changes c;
     gpi_status st = hedge_changes_make(s, 1, &c, d);
     if (st != GPI_OK) return st;
@@ -265,6 +303,7 @@ gpi_status hedge_analyze(const hedge_series *s, int window, hedge_analysis *a, g
         a->nw_lag = hedge_nw_lag_rule(c.n);
         a->nw_se_h = hedge_nw_se(c.di, c.dr, c.n, a->nw_lag);
     }
+    intervals(a);
 
     /* levels */
     for (size_t i = 0; i < s->n; i++) {
@@ -301,24 +340,14 @@ void hedge_analysis_free(hedge_analysis *a)
     a->n_rolling = 0;
 }
 
-gpi_status hedge_analyze_grade(store *st, const char *grade, int latest, const hedge_rent *r,
-                               hedge_freq f, int window, hedge_series *series,
-                               hedge_analysis *out, gpi_diag *d)
+gpi_status hedge_analyze_index(const char *grade, const hedge_index_day *idx, size_t nidx,
+                               const hedge_rent *r, hedge_freq f, int window,
+                               hedge_series *series, hedge_analysis *out, gpi_diag *d)
 {
     memset(series, 0, sizeof *series);
     memset(out, 0, sizeof *out);
-    int exists = 0;
-    gpi_status rc = store_grade_exists(st, grade, &exists, d);
-    if (rc != GPI_OK) return rc;
-    if (!exists)
-        return gpi_diag_set(d, GPI_EINPUT, "grade %s: no index values in the database", grade);
-    int32_t from, to;
-    hedge_index_range(r, &from, &to);
-    store_index_day *days = NULL;
-    size_t nd = 0;
-    if ((rc = store_index_series(st, grade, from, to, latest, &days, &nd, d)) != GPI_OK) return rc;
-    rc = hedge_align(r, days, nd, f, series, d);
-    free(days);
+    if (!grade) return gpi_diag_set(d, GPI_EUSAGE, "hedge_analyze_index: no grade");
+    gpi_status rc = hedge_align(r, idx, nidx, f, series, d);
     if (rc != GPI_OK) return rc;
     if (series->n == 0) {
         hedge_series_free(series);

@@ -11,13 +11,23 @@
  *   analyze.c   OLS on changes and levels, Ederington effectiveness, basis,
  *               accounting tests, robust fit (GSL bisquare)
  *   hac.c       Newey-West standard error, rolling ratio, horizons
- *   simulate.c  month-by-month replay with futures cash-settled at the FSP
- *   compare.c   ranking of several grades for one rent history
- *   svg.c       a self-contained SVG chart of one analysis
+ *   simulate.c  month-by-month replay with futures cash-settled at the FSP,
+ *               month-ahead (roll) or N months at once (strip); headline:
+ *               the budget error against the price locked at entry
+ *   sim_ratio.c the rules of the automatic hedge ratio
+ *   compare.c   ranking of several grades as hedges of one rent history,
+ *               and the verdict
+ *   suggest.c   candidate grades built around the rent (compare --suggest)
+ *   svg.c       self-contained SVG charts of an analysis, a replay and a
+ *               ranking
  *
- * Privacy: the rent history is read, never stored.  Nothing here writes to
- * the database or to files; the CLI prints results to stdout only (and an
- * SVG where the user asks for one).
+ * Privacy, by types: the rent history is read, never stored.  hedge/ has
+ * no store handle anywhere in its API: the caller fetches each grade's
+ * daily index values and hands them over as plain data (hedge_index_day,
+ * the shape settlement/ takes), so nothing here can write to the database
+ * (a test checks that no object of hedge/ refers to a store_ or sqlite3_
+ * symbol).  Nothing here writes files either; the CLI prints results to
+ * stdout only (and an SVG where the user asks for one).
  *
  * Statistics are doubles.  A statistic that cannot be computed is NaN in
  * the structs and comes with a warning; printers map NaN to null / "n/a".
@@ -35,7 +45,17 @@
 #include <stdint.h>
 
 #include "core/gpi.h"
-#include "store/store.h"
+
+/* ---- the index series, as data ------------------------------------------- */
+
+/* One day of a grade's index (the fields of store.h's store_index_day; the
+ * CLI copies them over).  Arrays of days are ascending and distinct. */
+typedef struct hedge_index_day {
+    int32_t day;
+    int level;          /* gpi_level */
+    int64_t value_e4;   /* 0.0001 USD/GPU-hour; meaningless when level is
+                           GPI_LEVEL_SUSPENDED (skipped everywhere) */
+} hedge_index_day;
 
 /* ---- rent history (rent.c) ---------------------------------------------- */
 
@@ -46,16 +66,33 @@ typedef struct hedge_rent_row {
     long line;
 } hedge_rent_row;
 
+/* What is rented (compare --suggest builds grades around it): header
+ * fields of the rent file ("# gpu: T4") or options; "" when not given.
+ * Private like the prices. */
+typedef struct hedge_rent_info {
+    char gpu[65];         /* a canonical model or a family ("A100") */
+    char term[32];        /* on-demand, spot or reserved:A-B */
+    char scope[32];       /* bare-metal, managed, vm or container */
+    char region[65];
+    char provider[65];
+    char sku[65];         /* the instance type, e.g. g4dn.xlarge */
+} hedge_rent_info;
+
 typedef struct hedge_rent {
     hedge_rent_row *rows; /* sorted by day, one row per day */
     size_t n;
     int has_quantity;     /* the file has a quantity column */
+    hedge_rent_info info;
 } hedge_rent;
 
 /* Parses rent CSV text (path only names it in errors).  An optional header
- * line starts with "date".  Errors: "path:line: field: reason (got "...")"
- * for a bad date, a price that is not a positive decimal, a date given
- * twice, a quantity that is not a positive number, or a wrong field count. */
+ * line starts with "date".  Lines starting with '#' are comments; those of
+ * the form "# key: value" with key gpu, term, scope, region, provider or
+ * instance_type (also instance-type, sku) fill r->info.  Errors:
+ * "path:line: field: reason (got "...")" for a bad date, a price that is
+ * not a positive decimal, a date given twice, a quantity that is not a
+ * positive number, a wrong field count, a header field given twice, empty
+ * or longer than 64 bytes, or a term or scope that is not one. */
 gpi_status hedge_rent_parse(const char *path, const char *text, size_t len,
                             hedge_rent *out, gpi_diag *d);
 /* Reads and parses the file at path. */
@@ -103,9 +140,9 @@ typedef struct hedge_series {
     size_t n_rent_periods;   /* rent periods before alignment */
 } hedge_series;
 
-/* Aggregates rent rows and index days (ascending, as store_index_series
- * returns them) to freq and keeps periods present in both. */
-gpi_status hedge_align(const hedge_rent *r, const store_index_day *idx, size_t nidx,
+/* Aggregates rent rows and index days (ascending) to freq and keeps
+ * periods present in both. */
+gpi_status hedge_align(const hedge_rent *r, const hedge_index_day *idx, size_t nidx,
                        hedge_freq f, hedge_series *out, gpi_diag *d);
 void hedge_series_free(hedge_series *s);
 
@@ -175,9 +212,25 @@ typedef struct hedge_analysis {
     hedge_roll *rolling;
     size_t n_rolling;
     hedge_horizon horizons[HEDGE_NHORIZON];
+    /* 95 % intervals: h ± 1.959964 x Newey-West se; the effectiveness at
+     * the OLS h (= R² = ρ²) from Fisher's z of ρ, tanh(atanh ρ ±
+     * 1.959964 / sqrt(n - 3)) squared (0 at the low end when the
+     * interval of ρ holds 0).  NaN when they cannot be computed. */
+    double h_lo, h_hi, he_lo, he_hi;
     char warnings[HEDGE_MAX_WARN][200];
     size_t n_warnings;
 } hedge_analysis;
+
+/* Changes a hedge ratio needs before it is trusted: a year of months
+ * (SPEC §9 as amended by METHODOLOGY.md "Hedge analyzer"). */
+#define HEDGE_MIN_CHANGES 12
+/* The largest ratio `--ratio auto` uses: more than twice the exposure in
+ * futures is a bet on the grade, not a hedge of the rent. */
+#define HEDGE_RATIO_CAP 2.0
+
+/* 95 % interval of the effectiveness ρ² from n pairs with correlation rho
+ * (Fisher's z); NaN when n < 4 or rho is not in (-1, 1). */
+void hedge_he_interval(double rho, size_t n, double *lo, double *hi);
 
 /* Analyzes an aligned series.  window: rolling window in periods (>= 3;
  * 0 means 12).  Problems of the data (too short, no variation, tiny
@@ -187,12 +240,12 @@ typedef struct hedge_analysis {
 gpi_status hedge_analyze(const hedge_series *s, int window, hedge_analysis *out, gpi_diag *d);
 void hedge_analysis_free(hedge_analysis *a);
 
-/* Convenience: loads grade's index for r from st (values as first
- * published, or latest), aligns and analyzes.  GPI_EINPUT when the grade is
- * unknown or no period is present in both. */
-gpi_status hedge_analyze_grade(store *st, const char *grade, int latest, const hedge_rent *r,
-                               hedge_freq f, int window, hedge_series *series,
-                               hedge_analysis *out, gpi_diag *d);
+/* Convenience: aligns r with grade's index values idx[0..nidx) (the
+ * range hedge_index_range gives) and analyzes.  GPI_EINPUT ("grade G: no
+ * month has both rent and an index value") when no period is in both. */
+gpi_status hedge_analyze_index(const char *grade, const hedge_index_day *idx, size_t nidx,
+                               const hedge_rent *r, hedge_freq f, int window,
+                               hedge_series *series, hedge_analysis *out, gpi_diag *d);
 
 /* ---- replay (simulate.c) ------------------------------------------------ */
 
@@ -200,10 +253,34 @@ gpi_status hedge_analyze_grade(store *st, const char *grade, int latest, const h
  * values (suspended days skipped) rounded half-up to tick_e4 (units of
  * 0.0001).  Returns 0 and leaves *fsp_e4 alone when fewer than min_days
  * values exist.  Rounds with settlement/'s settle_round_value (SPEC §8). */
-int hedge_month_fsp(const store_index_day *idx, size_t nidx, int32_t month_start,
+int hedge_month_fsp(const hedge_index_day *idx, size_t nidx, int32_t month_start,
                     int64_t tick_e4, size_t min_days, int64_t *fsp_e4, size_t *n_values);
 
 typedef enum { HEDGE_PAYER = 0, HEDGE_EARNER } hedge_side;
+
+/* roll: each month is hedged at the end of the month before with that
+ * month's futures; strip: at the end of the month before a block of N
+ * months, the futures of all N months are bought (sold) at once. */
+typedef enum { HEDGE_ROLL = 0, HEDGE_STRIP } hedge_strategy;
+const char *hedge_strategy_name(int s);
+
+/* How a month's ratio was chosen (sim_ratio.c). */
+typedef enum {
+    HEDGE_RATIO_GIVEN = 0, /* --ratio X */
+    HEDGE_RATIO_FITTED,    /* auto: the OLS h on the months before */
+    HEDGE_RATIO_FALLBACK,  /* auto: fewer changes than the minimum (or no
+                              fit): the one-for-one ratio 1 */
+    HEDGE_RATIO_NEGATIVE,  /* auto: the fit was <= 0: 0, the month is not
+                              hedged (never a silent switch of side) */
+    HEDGE_RATIO_CAPPED,    /* auto: the fit was above HEDGE_RATIO_CAP */
+    HEDGE_RATIO_NRULES
+} hedge_ratio_rule;
+
+/* The ratio `--ratio auto` uses, given the OLS fit of the changes before
+ * the month (fit->ok = 0 when there is none) on n_changes changes;
+ * min_changes 0 means HEDGE_MIN_CHANGES. */
+hedge_ratio_rule hedge_auto_ratio(const hedge_ols *fit, size_t n_changes, size_t min_changes,
+                                  double *h);
 
 typedef struct hedge_sim_opts {
     hedge_side side;
@@ -213,6 +290,12 @@ typedef struct hedge_sim_opts {
     double exposure;           /* GPU-hours a month; 0 = previous month's quantity */
     const hedge_forward *forward; /* entry prices, or NULL (previous FSP) */
     size_t min_days;           /* FSP needs this many values (15) */
+    /* fields below: zero means the default */
+    hedge_strategy strategy;   /* HEDGE_ROLL */
+    int strip_months;          /* months a strip locks (12) */
+    int32_t start;             /* strip: first day of the first strip's first
+                                  month; 0: the first month that can be entered */
+    size_t min_changes;        /* auto ratio minimum (HEDGE_MIN_CHANGES) */
 } hedge_sim_opts;
 
 typedef struct hedge_sim_month {
@@ -222,38 +305,174 @@ typedef struct hedge_sim_month {
     double h, exposure, quantity, rent;
     int64_t contracts, entry_e4, fsp_e4, pnl_cents;
     double unhedged, hedged;   /* effective USD/GPU-hour */
+    int32_t entered;           /* first day of the month at whose end the
+                                  position was entered (roll: the month
+                                  before; strip: the month before the strip) */
+    hedge_ratio_rule rule;
+    double h_fit;              /* auto: the OLS h (NaN when none) */
+    size_t h_changes;          /* auto: monthly changes it was fitted on */
+    /* The price locked at entry ("budget"): entry price + basis at entry
+     * (rent - FSP of the month of entry).  err_* = effective - budget. */
+    double budget, err_unhedged, err_hedged;
 } hedge_sim_month;
+
+/* Budget errors of the replayed months: mean, sd (n - 1) and root mean
+ * square; sd NaN below 2 months. */
+typedef struct hedge_err_stats {
+    size_t n;
+    double mean, sd, rms;
+} hedge_err_stats;
+
+/* One block entered at once (a strip; a month under roll): cost in USD
+ * of the replayed months at the budget, unhedged and hedged prices, and
+ * the GPU-hours used (quantity) and covered by futures (contracts x size). */
+typedef struct hedge_block {
+    int32_t entered, first, last; /* first days of the months */
+    size_t months;
+    double quantity, hedged_quantity, budget_usd, unhedged_usd, hedged_usd;
+} hedge_block;
 
 typedef struct hedge_sim {
     hedge_sim_month *m;
     size_t n, n_done;
     int64_t pnl_cents;
+    /* levels of the effective price (the secondary view: includes the
+     * trend across months, which no month-ahead hedge removes) */
     double mean_unhedged, mean_hedged, sd_unhedged, sd_hedged, sd_reduction;
+    /* the headline: effective price - price locked at entry */
+    hedge_err_stats err_u, err_h;
+    double var_removed;        /* 1 - sd_h² / sd_u² (NaN when sd_u is 0) */
+    double var_removed_exact;  /* the same with each month's futures sized
+                                  exactly on its own GPU-hours (no rounding
+                                  to contracts, no volume mismatch):
+                                  hedged error = unhedged - h (FSP - entry);
+                                  under roll at a fixed h with entry at the
+                                  previous FSP this is `analyze --freq
+                                  month`'s effectiveness at that h */
+    double rms_reduction;      /* 1 - rms_h / rms_u */
+    size_t n_rule[HEDGE_RATIO_NRULES]; /* replayed months per ratio rule */
+    hedge_block *blocks;       /* strips (or months) with a replayed month */
+    size_t n_blocks;
+    hedge_block total;         /* all replayed months */
     char warnings[HEDGE_MAX_WARN][200];
     size_t n_warnings;
 } hedge_sim;
 
 /* GPI_EUSAGE for bad options, GPI_EMATH when the total P&L would not fit
  * int64 cents; months that cannot be replayed are skipped with a reason. */
-gpi_status hedge_simulate(const hedge_rent *r, const store_index_day *idx, size_t nidx,
+gpi_status hedge_simulate(const hedge_rent *r, const hedge_index_day *idx, size_t nidx,
                           const hedge_sim_opts *o, hedge_sim *out, gpi_diag *d);
 void hedge_sim_free(hedge_sim *s);
 
 /* ---- several grades (compare.c) ----------------------------------------- */
 
+/* Effectiveness a grade needs for the verdict to recommend it: it removes
+ * at least half of the variance of the rent's changes. */
+#define HEDGE_VERDICT_MIN_HE 0.50
+
+/* One grade to rank against the rent: its daily index values over the
+ * range hedge_index_range gives, or why it has none, and what is known of
+ * it.  All borrowed for the call. */
+typedef struct hedge_grade_input {
+    const char *grade;            /* id */
+    const hedge_index_day *days;  /* ascending */
+    size_t n;
+    const char *missing;          /* non-NULL: why there are no values (the
+                                     grade is listed with it, last) */
+    const char *gpu;              /* its GPU models "a, b"; NULL or "" unknown */
+    int suggested;                /* built around the rent (compare --suggest):
+                                     not a published grade, no futures on it */
+    const char *what;             /* a suggestion in words, or NULL */
+    int providers;                /* a suggestion: the most provider groups
+                                     behind one day's value (0 unknown) */
+} hedge_grade_input;
+
 typedef struct hedge_rank {
     char grade[65];
+    size_t input;               /* its index in the input array */
     int ok;                     /* 0: no data in common (reason) */
     char reason[160];
     hedge_analysis a;
+    char gpu[160];              /* the grade's GPU models, ", "-separated;
+                                   "" when unknown */
+    int gpu_match;              /* 1 the rent's GPU, 0 another, -1 unknown */
+    int suggested;              /* from the input */
+    int providers;
+    char what[160];
+    int ranked;                 /* enough changes and a positive h */
+    char why[160];              /* why not ranked (ok && !ranked) */
 } hedge_rank;
 
-/* Analyzes r against each grade and sorts: usable grades first, by hedge
- * effectiveness (descending, NaN last), then by basis sd (ascending). */
-gpi_status hedge_compare(store *st, const char *const *grades, size_t ngrades, int latest,
-                         const hedge_rent *r, hedge_freq f, int window, hedge_rank **out,
-                         gpi_diag *d);
+typedef struct hedge_compare_opts {
+    hedge_freq freq;
+    int window;                 /* rolling window (0 = 12) */
+    size_t min_changes;         /* 0 = HEDGE_MIN_CHANGES */
+    const char *rent_gpu;       /* the rent's GPU model, or NULL */
+} hedge_compare_opts;
+
+/* 1 when gpu (a canonical model, or a family such as "A100" that names
+ * every "A100-..." model) is among list ("a, b"; case-insensitive), 0 when
+ * not, -1 when either is unknown (NULL or ""). */
+int hedge_gpu_match(const char *gpu, const char *list);
+
+/* Analyzes r against each grade, then hedge_rank_sort().  *out holds n
+ * ranks; free with hedge_ranks_free(*out, n). */
+gpi_status hedge_compare(const hedge_grade_input *g, size_t n, const hedge_rent *r,
+                         const hedge_compare_opts *o, hedge_rank **out, gpi_diag *d);
+/* Ranks hedges, not fits: a grade is ranked only with at least
+ * min_changes changes and a positive h (a payer of the rent would buy
+ * it); ranked grades first, by the low end of the 95 % interval of the
+ * effectiveness (a short history ranks below an equal fit on a long
+ * one), then the effectiveness, then basis sd (lower first), then id;
+ * then unranked grades with data, then grades without.  Published and
+ * suggested grades are ranked together.  Sets ranked/why. */
+void hedge_rank_sort(hedge_rank *r, size_t n, size_t min_changes);
+
+/* The plain answer, one sentence a risk manager can act on:
+ *  - "use X: removes a% of your <freq> rent-change variance ..." when the
+ *    best ranked published grade removes at least HEDGE_VERDICT_MIN_HE
+ *    (and, when a suggested grade ranks above it and would too, how much
+ *    that one would remove);
+ *  - else, when a suggested grade does: "no published grade here hedges
+ *    this rent (best R² ..., X); one built around it would: Y removes
+ *    a% ... -- not published, so no futures settle on it yet ...";
+ *  - else "no grade here hedges this rent: best R² ..." (", nor does any
+ *    grade built around it (best R² ...)" when suggestions were ranked).
+ * best is the index in r of the grade recommended (-1 none); hedges is 1
+ * for a recommendation, suggested 1 when it is a suggested grade. */
+typedef struct hedge_verdict {
+    int hedges, suggested;
+    long best;
+    char text[640];
+} hedge_verdict;
+void hedge_compare_verdict(const hedge_rank *r, size_t n, hedge_freq f, hedge_verdict *v);
 void hedge_ranks_free(hedge_rank *r, size_t n);
+
+/* ---- grades built around the rent (suggest.c) ------------------------------ */
+
+typedef struct hedge_candidate {
+    char id[65];              /* "sug-T4.spot.vm.us-east-1.g4dn.xlarge" */
+    char what[160];           /* "T4 spot, vm, in us-east-1, instance type g4dn.xlarge" */
+    int one_provider;         /* names a provider, region or instance type:
+                                 one provider's prices (min_providers 1) */
+} hedge_candidate;
+
+typedef struct hedge_suggestion {
+    hedge_candidate *c;
+    size_t n;
+    char *grades_json;        /* {"grades": [...]}: the candidates, in order,
+                                 for the index's grade parser */
+} hedge_suggestion;
+
+/* The candidate grades around a rent (design notes in suggest.c): GPU +
+ * term, + scope, + the renter's provider, + region, + instance type, the
+ * instance type in every region, and every provider but the renter's --
+ * those the known attributes allow.  info->gpu is required; gpus are the
+ * canonical models it names (a family names several).  Free with
+ * hedge_suggestion_free(). */
+gpi_status hedge_suggest(const hedge_rent_info *info, const char *const *gpus, size_t ngpus,
+                         hedge_suggestion *out, gpi_diag *d);
+void hedge_suggestion_free(hedge_suggestion *s);
 
 /* ---- chart (svg.c) ------------------------------------------------------ */
 
@@ -262,5 +481,17 @@ void hedge_ranks_free(hedge_rank *r, size_t n);
  * is malloc'd, NUL-terminated; free with free(). */
 gpi_status hedge_svg(const hedge_series *s, const hedge_analysis *a, const char *title,
                      char **out, size_t *len, gpi_diag *d);
+/* The replay of one rent under n (1 or 2) strategies (o[k] the options of
+ * s[k]): per month the rent (= the unhedged price), the index FSP, the
+ * hedged price and the price locked at entry; below, the budget errors
+ * unhedged and hedged as bars.  Skipped months are left out. */
+gpi_status hedge_svg_sim(const hedge_sim *s, const hedge_sim_opts *o, size_t n,
+                         const char *title, char **out, size_t *len, gpi_diag *d);
+/* The ranking: one row per grade in rank order, its effectiveness with
+ * the 95 % interval on a 0-100 % axis with the verdict's 50 % and hedge
+ * accounting's 80 % marked; ranked, suggested and unranked grades in
+ * their own colours, grades without data named with the reason. */
+gpi_status hedge_svg_compare(const hedge_rank *rk, size_t n, hedge_freq f, const char *title,
+                             char **out, size_t *len, gpi_diag *d);
 
 #endif

@@ -6,8 +6,13 @@
  * field, a UTF-8 BOM, CRLF line ends and blank lines are accepted.
  *
  * Rent: `date,price[,quantity]`, an optional header naming those columns.
- * The column count is fixed by the header, else by the first row.  Prices
- * are exact decimals stored in micro-USD; quantities are GPU-hours.
+ * The column count is fixed by the header, else by the first row.  A first
+ * line that starts with a word is a header: any other than those columns
+ * is reported as a wrong header (not as a bad date in line 1).  Prices
+ * are exact decimals stored in micro-USD; quantities are GPU-hours.  Lines
+ * starting with '#' are comments, and "# key: value" ones describe what
+ * is rented (gpu, term, scope, region, provider, instance_type), which
+ * compare --suggest builds grades around.
  *
  * Errors are "path:line: field: reason (got "raw")"; the first error wins
  * (a duplicated date is reported at its second, later occurrence).
@@ -159,6 +164,64 @@ static gpi_status read_file(const char *path, char **buf, size_t *len, gpi_diag 
     return GPI_OK;
 }
 
+/* "# key: value" (design: the file's own description of the rent).
+ * Returns 0 for a plain comment, 1 when a field was set, -1 on error. */
+static int header_field(const char *path, long line, const char *buf, hedge_rent_info *info,
+                        long seen[6], gpi_diag *d)
+{
+    static const struct {
+        const char *key;
+        int field;
+    } keys[] = {{"gpu", 0},      {"term", 1},          {"scope", 2},         {"region", 3},
+                {"provider", 4}, {"instance_type", 5}, {"instance-type", 5}, {"sku", 5}};
+    static const char *const names[] = {"gpu", "term", "scope", "region", "provider",
+                                        "instance_type"};
+    const char *p = buf;
+    while (*p == ' ' || *p == '\t') p++;
+    p++; /* '#' */
+    while (*p == ' ' || *p == '\t') p++;
+    const char *colon = strchr(p, ':');
+    if (!colon) return 0;
+    size_t klen = (size_t)(colon - p);
+    while (klen && (p[klen - 1] == ' ' || p[klen - 1] == '\t')) klen--;
+    int field = -1;
+    for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
+        if (strlen(keys[k].key) == klen && strncasecmp(p, keys[k].key, klen) == 0)
+            field = keys[k].field;
+    if (field < 0) return 0;
+    char v[1024];
+    snprintf(v, sizeof v, "%s", colon + 1);
+    char *val = trim(v);
+    const char *why = NULL;
+    if (seen[field]) {
+        gpi_diag_set(d, GPI_EINPUT, "%s:%ld: %s: given twice, first on line %ld (got \"%s\")", path,
+                     line, names[field], seen[field], val);
+        return -1;
+    }
+    if (!*val)
+        why = "empty";
+    else if (strlen(val) > 64)
+        why = "longer than 64 bytes";
+    else if (field == 1 && strcasecmp(val, "on-demand") != 0 && strcasecmp(val, "spot") != 0 &&
+             strncasecmp(val, "reserved:", 9) != 0)
+        why = "must be on-demand, spot or reserved:A-B";
+    else if (field == 2 && gpi_scope_parse(val) < 0)
+        why = "must be bare-metal, managed, vm or container";
+    for (const char *c = val; !why && *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == '"') why = "holds a control character or a quote";
+    if (why) {
+        gpi_diag_set(d, GPI_EINPUT, "%s:%ld: %s: %s (got \"%s\")", path, line, names[field], why,
+                     val);
+        return -1;
+    }
+    char *dst[6] = {info->gpu, info->term, info->scope, info->region, info->provider, info->sku};
+    size_t cap[6] = {sizeof info->gpu,    sizeof info->term,     sizeof info->scope,
+                     sizeof info->region, sizeof info->provider, sizeof info->sku};
+    snprintf(dst[field], cap[field], "%s", val);
+    seen[field] = line;
+    return 1;
+}
+
 static int row_cmp(const void *a, const void *b)
 {
     const hedge_rent_row *x = a, *y = b;
@@ -178,6 +241,7 @@ gpi_status hedge_rent_parse(const char *path, const char *text, size_t len, hedg
     int ncol = 0;
     const char *bad;
     size_t cap = 0;
+    long seen[6] = {0};
     gpi_status st = GPI_OK;
     while (next_line(&it, buf, sizeof buf, &bad)) {
         if (bad) {
@@ -185,8 +249,26 @@ gpi_status hedge_rent_parse(const char *path, const char *text, size_t len, hedg
             goto fail;
         }
         if (blank(buf)) continue;
+        if (buf[strspn(buf, " \t")] == '#') {
+            if (header_field(path, it.line, buf, &out->info, seen, d) < 0) {
+                st = GPI_EINPUT;
+                goto fail;
+            }
+            continue;
+        }
         snprintf(raw, sizeof raw, "%s", buf);
         int nf = split(buf, f, MAX_FIELDS);
+        /* a first line of words that is not the header ("day,rent_usd") is
+         * a wrong header, not a bad date */
+        int32_t day0;
+        int wordy = ncol == 0 && out->n == 0 && nf >= 1 && isalpha((unsigned char)f[0][0]) &&
+                    gpi_date_parse(f[0], &day0) != NULL;
+        if (wordy && strcasecmp(f[0], "date") != 0) {
+            st = gpi_diag_set(d, GPI_EINPUT,
+                              "%s:%ld: header: expected date,price[,quantity] (got \"%s\")", path,
+                              it.line, raw);
+            goto fail;
+        }
         if (ncol == 0 && nf >= 1 && strcasecmp(f[0], "date") == 0) {
             int ok = (nf == 2 || nf == 3) && strcasecmp(f[1], "price") == 0 &&
                      (nf == 2 || strcasecmp(f[2], "quantity") == 0);

@@ -199,3 +199,204 @@ gpi_status hedge_svg(const hedge_series *s, const hedge_analysis *a, const char 
     *len = b.n;
     return GPI_OK;
 }
+
+/* ---- the replay (simulate --svg) ------------------------------------------ */
+
+static const char *const sim_color[2] = {"#2ca02c", "#9467bd"};
+
+/* A polyline of one field of the replayed months of s ("" dash for solid). */
+static void sim_line(sbuf *b, const box *bo, const hedge_sim *s, int field, const char *color,
+                     const char *dash)
+{
+    sb_printf(b, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.6\"%s%s%s points=\"",
+              color, *dash ? " stroke-dasharray=\"" : "", dash, *dash ? "\"" : "");
+    for (size_t i = 0; i < s->n; i++) {
+        const hedge_sim_month *m = &s->m[i];
+        double y = field == 0   ? m->rent
+                   : field == 1 ? (double)m->fsp_e4 / 1e4
+                   : field == 2 ? m->hedged
+                                : m->budget;
+        if (!m->skipped && isfinite(y))
+            sb_printf(b, "%.1f,%.1f ", bx(bo, (double)m->month), by(bo, y));
+    }
+    sb_printf(b, "\"/>\n");
+}
+
+gpi_status hedge_svg_sim(const hedge_sim *s, const hedge_sim_opts *o, size_t n,
+                         const char *title, char **out, size_t *len, gpi_diag *d)
+{
+    *out = NULL;
+    *len = 0;
+    if (!s || !o || n == 0 || n > 2) return gpi_diag_set(d, GPI_EUSAGE, "hedge_svg_sim: bad arguments");
+    sbuf b = {NULL, 0, 0, 0};
+    box lv = {70, 96, 820, 240, INFINITY, -INFINITY, INFINITY, -INFINITY};
+    box er = {70, 380, 820, 150, INFINITY, -INFINITY, INFINITY, -INFINITY};
+    size_t done = 0;
+    for (size_t k = 0; k < n; k++)
+        for (size_t i = 0; i < s[k].n; i++) {
+            const hedge_sim_month *m = &s[k].m[i];
+            if (m->skipped) continue;
+            done++;
+            double x = (double)m->month, v[4] = {m->rent, (double)m->fsp_e4 / 1e4, m->hedged,
+                                                  m->budget};
+            lv.x0 = er.x0 = fmin(lv.x0, x);
+            lv.x1 = er.x1 = fmax(lv.x1, x);
+            for (int q = 0; q < 4; q++)
+                if (isfinite(v[q])) {
+                    lv.y0 = fmin(lv.y0, v[q]);
+                    lv.y1 = fmax(lv.y1, v[q]);
+                }
+            double e[2] = {m->err_unhedged, m->err_hedged};
+            for (int q = 0; q < 2; q++)
+                if (isfinite(e[q])) {
+                    er.y0 = fmin(er.y0, e[q]);
+                    er.y1 = fmax(er.y1, e[q]);
+                }
+        }
+    /* a month's bars need room either side */
+    if (!isfinite(lv.x0)) lv.x0 = er.x0 = 0, lv.x1 = er.x1 = 1;
+    lv.x0 = er.x0 = lv.x0 - 16;
+    lv.x1 = er.x1 = lv.x1 + 16;
+    widen(&lv.y0, &lv.y1);
+    er.y0 = fmin(er.y0, 0);
+    er.y1 = fmax(er.y1, 0);
+    widen(&er.y0, &er.y1);
+    sb_printf(&b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+                  "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"920\" height=\"570\" "
+                  "viewBox=\"0 0 920 570\" font-family=\"sans-serif\">\n"
+                  "<rect width=\"920\" height=\"570\" fill=\"white\"/>\n"
+                  "<text x=\"20\" y=\"22\" font-size=\"15\">");
+    sb_escaped(&b, title);
+    sb_printf(&b, " (%s)</text>\n", o->side == HEDGE_PAYER ? "payer" : "earner");
+    /* legend of the strategies, with the headline */
+    for (size_t k = 0; k < n; k++) {
+        char vr[32] = "n/a";
+        if (isfinite(s[k].var_removed)) snprintf(vr, sizeof vr, "%.1f%%", 100 * s[k].var_removed);
+        sb_printf(&b, "<text x=\"20\" y=\"%.1f\" font-size=\"11\" fill=\"%s\">%s: %zu months "
+                      "replayed; hedged price (solid), locked price (dashed); variance of the "
+                      "budget error removed %s</text>\n",
+                  42 + 15 * (double)k, sim_color[k], hedge_strategy_name(o[k].strategy),
+                  s[k].n_done, vr);
+    }
+    frame(&b, &lv, "rent = unhedged price (blue), index FSP (orange), USD/GPU-hour");
+    sim_line(&b, &lv, &s[0], 0, "#1f77b4", "");
+    sim_line(&b, &lv, &s[0], 1, "#ff7f0e", "");
+    for (size_t k = 0; k < n; k++) {
+        sim_line(&b, &lv, &s[k], 2, sim_color[k], "");
+        sim_line(&b, &lv, &s[k], 3, sim_color[k], "5,4");
+    }
+    frame(&b, &er, "budget error = price - locked price: unhedged (light), hedged (dark)");
+    sb_printf(&b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#999\"/>"
+                  "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" text-anchor=\"end\">0</text>\n",
+              er.px, by(&er, 0), er.px + er.pw, by(&er, 0), er.px - 3, by(&er, 0) + 3);
+    /* bars: per month, per strategy, unhedged then hedged, 6 px each */
+    for (size_t k = 0; k < n; k++)
+        for (size_t i = 0; i < s[k].n; i++) {
+            const hedge_sim_month *m = &s[k].m[i];
+            if (m->skipped) continue;
+            double e[2] = {m->err_unhedged, m->err_hedged};
+            for (int q = 0; q < 2; q++) {
+                if (!isfinite(e[q])) continue;
+                double x = bx(&er, (double)m->month) + (double)(12 * (int)k + 6 * q) - 6 * (double)n;
+                double y0 = by(&er, 0), y1 = by(&er, e[q]);
+                sb_printf(&b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"5\" height=\"%.1f\" fill=\"%s\" "
+                              "fill-opacity=\"%s\"/>\n",
+                          x, fmin(y0, y1), fabs(y1 - y0), sim_color[k], q ? "1" : "0.35");
+            }
+        }
+    char l0[16] = "", l1[16] = "";
+    if (isfinite(lv.x0) && done) {
+        hedge_period_label(HEDGE_MONTH, (int32_t)(lv.x0 + 16), l0);
+        hedge_period_label(HEDGE_MONTH, (int32_t)(lv.x1 - 16), l1);
+    }
+    sb_printf(&b, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\">%s</text>"
+                  "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" text-anchor=\"end\">%s</text>\n",
+              er.px, er.py + er.ph + 14, l0, er.px + er.pw, er.py + er.ph + 14, l1);
+    sb_printf(&b, "</svg>\n");
+    if (b.oom) {
+        free(b.p);
+        return gpi_diag_set(d, GPI_ENOMEM, "hedge: out of memory (svg)");
+    }
+    *out = b.p;
+    *len = b.n;
+    return GPI_OK;
+}
+
+/* ---- the ranking (compare --svg) ------------------------------------------ */
+
+gpi_status hedge_svg_compare(const hedge_rank *rk, size_t n, hedge_freq f, const char *title,
+                             char **out, size_t *len, gpi_diag *d)
+{
+    *out = NULL;
+    *len = 0;
+    if (!rk && n) return gpi_diag_set(d, GPI_EUSAGE, "hedge_svg_compare: bad arguments");
+    sbuf b = {NULL, 0, 0, 0};
+    const double row = 22, top = 96, left = 330, width = 460;
+    double height = top + row * (double)(n ? n : 1) + 40;
+    sb_printf(&b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+                  "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"920\" height=\"%.0f\" "
+                  "viewBox=\"0 0 920 %.0f\" font-family=\"sans-serif\">\n"
+                  "<rect width=\"920\" height=\"%.0f\" fill=\"white\"/>\n"
+                  "<text x=\"20\" y=\"22\" font-size=\"15\">",
+              height, height, height);
+    sb_escaped(&b, title);
+    sb_printf(&b, "</text>\n<text x=\"20\" y=\"42\" font-size=\"11\">hedge effectiveness HE: "
+                  "the share of the %s rent-change variance a hedge at the fitted h removes, with "
+                  "its 95%% interval</text>\n<text x=\"20\" y=\"57\" font-size=\"11\">"
+                  "<tspan fill=\"#1f77b4\">blue: ranked</tspan>, <tspan fill=\"#2ca02c\">"
+                  "green: suggested (built around the rent, not published)</tspan>, <tspan "
+                  "fill=\"#888\">grey: not ranked</tspan>; dashed: the verdict's 50%% and hedge "
+                  "accounting's 80%%</text>\n",
+              f == HEDGE_DAY ? "daily" : f == HEDGE_WEEK ? "weekly" : "monthly");
+    box bo = {left, top - 8, width, row * (double)(n ? n : 1) + 8, 0, 1, 0, 1};
+    sb_printf(&b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#fafafa\" "
+                  "stroke=\"#999\"/>\n", bo.px, bo.py, bo.pw, bo.ph);
+    for (int t = 0; t <= 10; t += 2) {
+        double x = bx(&bo, t / 10.0);
+        sb_printf(&b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e5e5e5\"/>"
+                      "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" text-anchor=\"middle\">%d%%"
+                      "</text>\n",
+                  x, bo.py, x, bo.py + bo.ph, x, bo.py + bo.ph + 14, t * 10);
+    }
+    /* the verdict's threshold and hedge accounting's 80 % */
+    const double marks[2] = {HEDGE_VERDICT_MIN_HE, 0.80};
+    for (int q = 0; q < 2; q++)
+        sb_printf(&b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#d62728\" "
+                      "stroke-dasharray=\"4,3\"/>\n",
+                  bx(&bo, marks[q]), bo.py, bx(&bo, marks[q]), bo.py + bo.ph);
+    for (size_t i = 0; i < n; i++) {
+        const hedge_rank *k = &rk[i];
+        double y = top + row * (double)i + row / 2;
+        sb_printf(&b, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"end\">",
+                  left - 8, y + 4);
+        sb_escaped(&b, k->grade);
+        sb_printf(&b, "</text>\n");
+        const hedge_analysis *a = &k->a;
+        if (!k->ok || !isfinite(a->he)) {
+            sb_printf(&b, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" fill=\"#888\">",
+                      left + 6, y + 4);
+            sb_escaped(&b, k->ok ? "no hedge ratio" : k->reason);
+            sb_printf(&b, "</text>\n");
+            continue;
+        }
+        const char *c = !k->ranked ? "#999" : k->suggested ? "#2ca02c" : "#1f77b4";
+        double he = fmin(fmax(a->he, 0), 1);
+        if (isfinite(a->he_lo) && isfinite(a->he_hi))
+            sb_printf(&b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
+                          "stroke-width=\"2\"/>\n",
+                      bx(&bo, fmin(fmax(a->he_lo, 0), 1)), y, bx(&bo, fmin(fmax(a->he_hi, 0), 1)),
+                      y, c);
+        sb_printf(&b, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4.5\" fill=\"%s\"/>"
+                      "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" fill=\"#333\">%.0f%%%s</text>\n",
+                  bx(&bo, he), y, c, bx(&bo, 1) + 6, y + 4, 100 * he,
+                  k->ranked ? "" : " (not ranked)");
+    }
+    sb_printf(&b, "</svg>\n");
+    if (b.oom) {
+        free(b.p);
+        return gpi_diag_set(d, GPI_ENOMEM, "hedge: out of memory (svg)");
+    }
+    *out = b.p;
+    *len = b.n;
+    return GPI_OK;
+}

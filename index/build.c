@@ -41,10 +41,36 @@
  *     ingested_at <= T, and a batch is stamped with the second of its
  *     commit.  An ingest that commits in second T after the build began
  *     reading would be inside T yet unseen (the row could not be
- *     recomputed from T).  So the build notes the last committed batch
- *     before it reads and, once second T is over (it waits for that when
- *     it finishes within T + 250 ms), builds again if a batch above that
- *     one has ingested_at <= T.
+ *     recomputed from T).  So the build first reserves T
+ *     (store_cutoff_reserve, under the writers' lock): a batch that
+ *     commits after that is stamped T + 1 or later, one that committed
+ *     before is in the build's reads.  A build at its own time takes for T
+ *     the time, or the stamp of the last committed batch when that is
+ *     later (a batch committed in the second of an earlier build's
+ *     reservation is stamped the second after, and the next build must
+ *     see it).  (Builds used to wait for second T
+ *     to end, up to 1.25 s of a daily job.)  As a guard against a writer
+ *     that does not honour the reservation, the build still checks that
+ *     no batch above the last one committed before it read has
+ *     ingested_at <= T, and builds again after waiting out second T if one
+ *     has.
+ * (7) Methodology v2 (index/chain.c).  A v2 row depends on more than the
+ *     P days of note 1: on the chain since its last reset.  A reset -- an
+ *     anchor or a suspension -- happens, whatever the state before, within
+ *     the rebalance period holding D - 1 - max_carry_days (the first day of
+ *     a period with a fixed cross-section is an anchor; with none, the
+ *     chain is suspended after max_carry_days), and an anchor's value
+ *     depends only on the anchor_days days up to it.  So the replay of
+ *     note 2 starts for a v2 grade at idx_v2_first_day (that period's
+ *     start less anchor_days - 1 or trade_carry_days days, the larger:
+ *     an anchor's window, and the trading providers present on a reset
+ *     day for its panel_change) and reads every one of those days
+ *     (the chain needs their constituents, not only their raw values).
+ *     After `to`, v2 grades are re-evaluated by reading each later built
+ *     day again (one read for all of them) until, for every grade, a day
+ *     more than P days past `to` comes out unchanged after the chain's
+ *     last reset fell after `to`; a row whose day got late data, or that
+ *     changes, is rewritten at this build's cut-off.
  */
 #include "index/internal.h"
 
@@ -300,8 +326,11 @@ static gpi_status register_grades(store *st, const idx_grades *gs, int32_t from,
 
 int32_t idx_v2_first_day(const idx_grade *g, int32_t from)
 {
-    return idx_period_start(from - 1 - g->p.max_carry_days, g->p.rebalance_months) -
-           (g->p.anchor_days - 1);
+    /* an anchor reads anchor_days - 1 days back; the trading providers
+     * present on a reset day (panel_change) trade_carry_days */
+    int back = g->p.anchor_days - 1 > g->p.trade_carry_days ? g->p.anchor_days - 1
+                                                             : g->p.trade_carry_days;
+    return idx_period_start(from - 1 - g->p.max_carry_days, g->p.rebalance_months) - back;
 }
 
 /* Replays the days before from into the states (design notes 2 and 7). */
@@ -310,7 +339,7 @@ static gpi_status replay_prefix(store *st, idx_day *dy, idx_seq *gst, idx_chain 
 {
     size_t ng = dy->ng;
     gpi_status rc = GPI_OK;
-    /* v2 grades: the chain is replayed from v2_start (design note 7) */
+    /* v2 grades: the chain is replayed from idx_v2_first_day (design note 7) */
     int32_t *slow_from = malloc((ng ? ng : 1) * sizeof *slow_from);
     if (!slow_from) rc = gpi_diag_set(d, GPI_ENOMEM, "out of memory");
     int P = P0;
@@ -670,7 +699,8 @@ done:
 }
 
 /* Sleeps until 250 ms after the second as_of has ended: an ingest stamps
- * its batch with the second of its commit, and its commit is done by then. */
+ * its batch with the second of its commit, and its commit is done by then
+ * (only for a writer that ignored the reservation, note 6). */
 static void wait_past(int64_t as_of)
 {
     struct timespec now;
@@ -687,15 +717,18 @@ static void wait_past(int64_t as_of)
 gpi_status idx_build(store *st, const idx_grades *gs, int32_t from, int32_t to, int64_t as_of,
                      idx_build_stats *stats, gpi_diag *d)
 {
+    int latest = as_of == IDX_AS_OF_NOW;
+    if (latest) as_of = (int64_t)time(NULL);
+    gpi_status rc0 = store_cutoff_reserve(st, &as_of, latest, d);
+    if (rc0 != GPI_OK) return rc0;
     for (int pass = 0; pass < 3; pass++) {
         int64_t seen = 0;
         long slipped = 0;
         gpi_status rc = store_batch_max_id(st, &seen, d);
         if (rc == GPI_OK) rc = build_once(st, gs, from, to, as_of, stats, d);
-        /* an ingest may still commit in second as_of: look once it is over */
-        if (rc == GPI_OK) wait_past(as_of);
         if (rc == GPI_OK) rc = store_batches_since(st, seen, as_of, &slipped, d);
         if (rc != GPI_OK || slipped == 0) return rc;
+        wait_past(as_of); /* a writer ignored the reservation (note 6) */
     }
     return gpi_diag_set(d, GPI_ESTORE,
                         "index build: ingests kept committing inside the cut-off second; "

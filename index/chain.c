@@ -74,12 +74,6 @@ const char *idx_event_name(int ev)
     }
 }
 
-uint64_t idx_group_hash(const char *group)
-{
-    if (!group) group = "";
-    return gpi_fnv1a64(group, strlen(group), GPI_FNV_SEED);
-}
-
 int32_t idx_period_start(int32_t day, int months)
 {
     int y, m, dd;
@@ -87,90 +81,6 @@ int32_t idx_period_start(int32_t day, int months)
     if (months < 1) months = 1;
     m = (m - 1) / months * months + 1;
     return gpi_days_from_civil(y, m, 1);
-}
-
-/* ---- snapshots --------------------------------------------------------------- */
-
-static int grow(void **v, size_t *cap, size_t need, size_t size)
-{
-    if (need <= *cap) return 0;
-    size_t c = *cap ? *cap : 64;
-    while (c < need) c *= 2;
-    void *nv = realloc(*v, c * size);
-    if (!nv) return -1;
-    *v = nv;
-    *cap = c;
-    return 0;
-}
-
-static int cmp_const_key(const void *a, const void *b)
-{
-    const idx_const *x = a, *y = b;
-    return (x->key > y->key) - (x->key < y->key);
-}
-
-static int cmp_item_group(const void *a, const void *b)
-{
-    const idx_item *x = a, *y = b;
-    return (x->group > y->group) - (x->group < y->group);
-}
-
-void idx_snap_free(idx_snap *s)
-{
-    free(s->o);
-    free(s->t);
-    free(s->items);
-    memset(s, 0, sizeof *s);
-}
-
-gpi_status idx_snap_build(idx_snap *s, idx_day *dy, size_t gi, int32_t day, gpi_diag *d)
-{
-    const idx_buf *ob = &dy->offers[gi], *tb = &dy->trades[gi];
-    s->day = day;
-    s->no = s->nt = 0;
-    if (grow((void **)&s->o, &s->cap_o, ob->n + 1, sizeof *s->o) ||
-        grow((void **)&s->t, &s->cap_t, tb->n + 1, sizeof *s->t) ||
-        grow((void **)&s->items, &s->cap_items, tb->n + 1, sizeof *s->items))
-        return gpi_diag_set(d, GPI_ENOMEM, "index: out of memory");
-    for (size_t i = 0; i < ob->n; i++) {
-        const idx_item *it = &ob->v[i];
-        if (it->reason != IDX_OK) continue;
-        s->o[s->no++] = (idx_const){it->key_hash, idx_group_hash(idx_day_group(dy, it->group)),
-                                    it->price_micro, 0, NULL};
-    }
-    if (s->no > 1) qsort(s->o, s->no, sizeof *s->o, cmp_const_key);
-    /* trades: one representative per group, from a copy (the weighted
-     * median reorders its input) */
-    size_t m = 0;
-    for (size_t i = 0; i < tb->n; i++)
-        if (tb->v[i].reason == IDX_OK && tb->v[i].qty_micro > 0) s->items[m++] = tb->v[i];
-    if (m > 1) qsort(s->items, m, sizeof *s->items, cmp_item_group);
-    for (size_t i = 0; i < m;) {
-        size_t j = i;
-        int64_t vol = 0;
-        while (j < m && s->items[j].group == s->items[i].group) vol += s->items[j++].qty_micro;
-        int64_t rep = 0;
-        uint64_t gh = idx_group_hash(idx_day_group(dy, s->items[i].group));
-        gpi_status rc = idx_weighted_median(s->items + i, j - i, 1000000, &rep, d);
-        if (rc != GPI_OK) return rc;
-        s->t[s->nt++] = (idx_const){gh, gh, rep, vol, idx_day_group(dy, s->items[i].group)};
-        i = j;
-    }
-    if (s->nt > 1) qsort(s->t, s->nt, sizeof *s->t, cmp_const_key);
-    return GPI_OK;
-}
-
-static gpi_status snap_copy(idx_snap *dst, const idx_snap *src, gpi_diag *d)
-{
-    if (grow((void **)&dst->o, &dst->cap_o, src->no + 1, sizeof *dst->o) ||
-        grow((void **)&dst->t, &dst->cap_t, src->nt + 1, sizeof *dst->t))
-        return gpi_diag_set(d, GPI_ENOMEM, "index: out of memory");
-    if (src->no) memcpy(dst->o, src->o, src->no * sizeof *src->o);
-    if (src->nt) memcpy(dst->t, src->t, src->nt * sizeof *src->t);
-    dst->no = src->no;
-    dst->nt = src->nt;
-    dst->day = src->day;
-    return GPI_OK;
 }
 
 /* ---- the chain --------------------------------------------------------------- */
@@ -241,7 +151,7 @@ static int cmp_u64(const void *a, const void *b)
  * that traded that day or within trade_carry_days before it. */
 static gpi_status active_now(idx_chain *c, int32_t day, gpi_diag *d)
 {
-    if (grow((void **)&c->act_now, &c->cap_act_now, c->nact + c->cur.nt + 1, sizeof *c->act_now))
+    if (idx_grow((void **)&c->act_now, &c->cap_act_now, c->nact + c->cur.nt + 1, sizeof *c->act_now))
         return gpi_diag_set(d, GPI_ENOMEM, "index: out of memory");
     size_t n = 0;
     for (size_t i = 0; i < c->cur.nt; i++) c->act_now[n++] = c->cur.t[i].key;
@@ -262,7 +172,7 @@ static gpi_status note_trading(idx_chain *c, int32_t day, gpi_diag *d)
         size_t k = 0;
         while (k < c->nact && c->act[k].group != c->cur.t[i].key) k++;
         if (k == c->nact) {
-            if (grow((void **)&c->act, &c->cap_act, c->nact + 1, sizeof *c->act))
+            if (idx_grow((void **)&c->act, &c->cap_act, c->nact + 1, sizeof *c->act))
                 return gpi_diag_set(d, GPI_ENOMEM, "index: out of memory");
             c->nact++;
         }
@@ -273,10 +183,13 @@ static gpi_status note_trading(idx_chain *c, int32_t day, gpi_diag *d)
 
 /* 1 when a constituent entered or left since the previous fixed day: an
  * offer identity, or an active trading provider (all constituents,
- * members of the panel or not).  Needs active_now(). */
+ * members of the panel or not); and on a day without observations after
+ * a fixed day with some, whatever trade carry keeps present (§10.6).
+ * Needs active_now(). */
 static int panel_changed(const idx_chain *c)
 {
     const idx_snap *prev = &c->prev, *cur = &c->cur;
+    if (cur->no == 0 && cur->nt == 0 && (prev->no > 0 || prev->nt > 0)) return 1;
     if (prev->no != cur->no || c->nprev_act != c->nact_now) return 1;
     for (size_t i = 0; i < cur->no; i++)
         if (prev->o[i].key != cur->o[i].key) return 1;
@@ -292,6 +205,15 @@ static int64_t ratio_e12(int64_t now, int64_t ref)
     if (now <= 0 || ref <= 0) return -1;
     int64_t x = gpi_div_round((__int128)now * E12, ref);
     return x < REL_MIN || x > REL_MAX ? -1 : x;
+}
+
+/* 1 when a member's price moved by more than error_factor since the
+ * reference day (either way): a print the per-provider screen could not
+ * judge (fewer than three prices), left out of the day's sample. */
+static int implausible(const idx_chain *c, const idx_member *m)
+{
+    __int128 f = c->g->p.error_factor_e6;
+    return (__int128)m->now * 1000000 > f * m->ref || (__int128)m->ref * 1000000 > f * m->now;
 }
 
 static int cmp_i64(const void *a, const void *b)
@@ -316,7 +238,7 @@ static gpi_status panel_from(idx_chain *c, const idx_snap *s, int32_t day, gpi_d
     free_names(c);
     c->n_mem[1] = 0;
     for (int k = 0; k < 2; k++) {
-        if (grow((void **)&c->mem[k], &c->cap_mem[k], n[k] + 1, sizeof *c->mem[k]))
+        if (idx_grow((void **)&c->mem[k], &c->cap_mem[k], n[k] + 1, sizeof *c->mem[k]))
             return gpi_diag_set(d, GPI_ENOMEM, "index: out of memory");
         for (size_t i = 0; i < n[k]; i++) {
             const idx_const *x = &src[k][i];
@@ -377,15 +299,17 @@ static int64_t offers_relative(idx_chain *c, const uint64_t *exclude, long *n_ma
     *n_matched = *n_prov = 0;
     *now_q = *ref_q = -1;
     c->n_order = 0;
-    if (grow((void **)&c->order, &c->cap_order, cap, sizeof *c->order) ||
-        grow((void **)&c->w, &c->cap_w, 4 * cap, sizeof *c->w)) {
+    if (idx_grow((void **)&c->order, &c->cap_order, cap, sizeof *c->order) ||
+        idx_grow((void **)&c->w, &c->cap_w, 4 * cap, sizeof *c->w)) {
         *rc = gpi_diag_set(d, GPI_ENOMEM, "index: out of memory");
         return -1;
     }
     for (size_t i = 0; i < n; i++) {
         idx_member *m = &mem[i];
         m->matched = 0;
-        if (m->now < 0 || m->ref < 0 || (exclude && m->group == *exclude)) continue;
+        if (m->now < 0 || m->ref < 0 || (exclude && m->group == *exclude) ||
+            implausible(c, m))
+            continue;
         m->rel_now = ratio_e12(m->now, m->base);
         m->rel_ref = ratio_e12(m->ref, m->base);
         if (m->rel_now < 0 || m->rel_ref < 0) continue;
@@ -436,26 +360,31 @@ static int64_t trades_relative(idx_chain *c, const uint64_t *exclude, long *n_ma
     const idx_params *p = &c->g->p;
     *n_matched = 0;
     *now_q = *ref_q = -1;
-    if (grow((void **)&c->witems, &c->cap_witems, n + 1, sizeof *c->witems)) {
+    if (idx_grow((void **)&c->witems, &c->cap_witems, n + 1, sizeof *c->witems)) {
         *rc = gpi_diag_set(d, GPI_ENOMEM, "index: out of memory");
         return -1;
     }
-    int64_t vol = 0;
-    long k = 0;
+    int64_t vol = 0; /* of the members seen today */
+    long k = 0, seen = 0;
     for (size_t i = 0; i < n; i++) {
         idx_member *m = &mem[i];
         m->matched = 0;
-        if (m->now < 0 || m->ref < 0 || (exclude && m->group == *exclude)) continue;
+        if (m->now < 0 || m->ref < 0 || (exclude && m->group == *exclude) ||
+            implausible(c, m))
+            continue;
         m->rel_now = ratio_e12(m->now, m->base);
         m->rel_ref = ratio_e12(m->ref, m->base);
         if (m->rel_now < 0 || m->rel_ref < 0 || m->now_vol <= 0 || m->ref_vol <= 0 ||
-            __builtin_add_overflow(vol, m->now_vol, &vol))
+            (m->seen && __builtin_add_overflow(vol, m->now_vol, &vol)))
             continue;
         m->matched = 1;
         k++;
+        seen += m->seen;
     }
     *n_matched = k;
-    if (k == 0 || k < p->min_providers || vol < p->min_trade_volume_micro) return -1;
+    /* carried prices steady the sample but never make it qualify: the day's
+     * own trades must (so a relative implies a fixed cross-section) */
+    if (k == 0 || seen < p->min_providers || vol < p->min_trade_volume_micro) return -1;
     for (int side = 0; side < 2; side++) {
         size_t w = 0;
         for (size_t i = 0; i < n; i++) {
@@ -494,9 +423,9 @@ static int64_t snap_change(idx_chain *c, const idx_snap *base, const idx_snap *t
 {
     const idx_params *p = &c->g->p;
     size_t cap = base->no + base->nt + 1;
-    if (grow((void **)&c->w, &c->cap_w, 4 * cap, sizeof *c->w) ||
-        grow((void **)&c->witems, &c->cap_witems, cap, sizeof *c->witems) ||
-        grow((void **)&c->order, &c->cap_order, cap, sizeof *c->order)) {
+    if (idx_grow((void **)&c->w, &c->cap_w, 4 * cap, sizeof *c->w) ||
+        idx_grow((void **)&c->witems, &c->cap_witems, cap, sizeof *c->witems) ||
+        idx_grow((void **)&c->order, &c->cap_order, cap, sizeof *c->order)) {
         *rc = gpi_diag_set(d, GPI_ENOMEM, "index: out of memory");
         return -1;
     }
@@ -617,7 +546,7 @@ static gpi_status decide(idx_chain *c, int32_t day, const idx_eval *xs, const ch
         out->ref_day = c->ref_day;
         out->panel_day = c->anchor_day;
         if ((rc = active_now(c, day, d)) != GPI_OK) return rc;
-        out->panel_change = (c->cur.no + c->nact_now) > 0 && panel_changed(c);
+        out->panel_change = panel_changed(c);
         prepare(c, day);
         rel_t = trades_relative(c, exclude, &nm_t, &tn, &tr, d, &rc);
         if (rc == GPI_OK) rel_o = offers_relative(c, exclude, &nm_o, &np_o, &on, &or_, d, &rc);
@@ -694,7 +623,7 @@ static gpi_status commit(idx_chain *c, int32_t day, int level, int event, int64_
         idx_hist *h = &c->hist[(uint32_t)day % (uint32_t)c->g->p.anchor_days];
         h->day = day;
         h->xs_e4 = xs_e4;
-        if ((rc = snap_copy(&h->snap, &c->cur, d)) != GPI_OK) return rc;
+        if ((rc = idx_snap_copy(&h->snap, &c->cur, d)) != GPI_OK) return rc;
     }
     if ((rc = active_now(c, day, d)) != GPI_OK || (rc = note_trading(c, day, d)) != GPI_OK)
         return rc;
@@ -724,8 +653,8 @@ static gpi_status commit(idx_chain *c, int32_t day, int level, int event, int64_
         if (fixed) c->ref_day = day;
         if (!fixed) goto keep_prev;
     }
-    if ((rc = snap_copy(&c->prev, &c->cur, d)) != GPI_OK) return rc;
-    if (grow((void **)&c->prev_act, &c->cap_prev_act, c->nact_now + 1, sizeof *c->prev_act))
+    if ((rc = idx_snap_copy(&c->prev, &c->cur, d)) != GPI_OK) return rc;
+    if (idx_grow((void **)&c->prev_act, &c->cap_prev_act, c->nact_now + 1, sizeof *c->prev_act))
         return gpi_diag_set(d, GPI_ENOMEM, "index: out of memory");
     if (c->nact_now) memcpy(c->prev_act, c->act_now, c->nact_now * sizeof *c->act_now);
     c->nprev_act = c->nact_now;

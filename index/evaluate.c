@@ -36,7 +36,18 @@
  *     that both have a value (trades, offers or carried: the series a
  *     futures contract settles on).  Volatility is their sample standard
  *     deviation (n - 1), annualized by sqrt(365) (the market never closes).
- *     Correlations are Pearson over the days both grades have a change.
+ *     Correlations are Pearson over the days both grades have a change,
+ *     and only where both moved on at least IDX_CORR_MIN_MOVES of them:
+ *     list prices are flat for weeks, and two series that each moved once
+ *     correlate at +-1 from that one day.  The sample sizes go out with
+ *     every coefficient.
+ * (6) Level and spread: the median, minimum and maximum of the daily
+ *     values (USD), and the median over trades and offers days of the
+ *     day's interquartile range (p75 - p25 of the screened observations of
+ *     the level used, as published) -- how wide the market is around the
+ *     fix.  Settleable months: calendar months wholly inside the range
+ *     with at least IDX_SETTLE_MIN_DAYS days with a value, the default a
+ *     monthly future needs for its final settlement price.
  */
 #include "index/internal.h"
 
@@ -60,7 +71,9 @@ typedef struct grade_acc {
     int64_t *xs_e4;    /* v2: the cross-section per day, -1 none */
     double sum_splice, sum_drift;
     long n_drift;
-    double sum_prov;
+    double *iqr;       /* per fixed day: p75 - p25, micro (n_iqr of them) */
+    long n_iqr;
+    double sum_prov, sum_prov_live;
     double sum_top[2], sum_hhi[2];   /* [0] trades days, [1] offers days */
     long n_top[2];                   /* days behind them (the cross-section's level) */
     double sum_loo_abs, sum_loo_rel;
@@ -197,8 +210,20 @@ static gpi_status eval_day(idx_day *dy, size_t gi, idx_seq *seq, idx_chain *ch, 
     ge->n_level[ev.level]++;
     acc->value_e4[k] = ev.value_e4;
     int lv = e.level == GPI_LEVEL_TRADES ? 0 : e.level == GPI_LEVEL_OFFERS ? 1 : -1;
-    acc->sum_prov += (double)(lv == 0 ? f.ts.n_providers : lv == 1 ? f.os.n_providers
-                                                                   : f.all_providers);
+    double prov = (double)(lv == 0 ? f.ts.n_providers : lv == 1 ? f.os.n_providers
+                                                                : f.all_providers);
+    acc->sum_prov += prov;
+    if (ev.level != GPI_LEVEL_SUSPENDED) acc->sum_prov_live += prov;
+    if (lv >= 0) { /* the published p25 and p75: v2's are the constituents' band */
+        int64_t band[7];
+        const int64_t *sp = lv == 0 ? f.ts.spread : f.os.spread;
+        if (ch) {
+            rc = idx_band(dy, gi, &e, band, d);
+            if (rc != GPI_OK) return rc;
+            sp = band;
+        }
+        if (sp[1] >= 0 && sp[3] >= 0) acc->iqr[acc->n_iqr++] = (double)(sp[3] - sp[1]);
+    }
     if (lv >= 0) {
         double top, hhi;
         concentration(g, lv == 0 ? &dy->trades[gi] : &dy->offers[gi], lv == 0, &top, &hhi);
@@ -274,6 +299,45 @@ static void distributions(idx_grade_eval *ge, const grade_acc *a, long days, dou
     }
 }
 
+/* Level, spread and settleable months of one grade (design note 6). */
+static void level_and_months(idx_grade_eval *ge, grade_acc *a, int32_t from, long days,
+                             double *x)
+{
+    long m = 0;
+    for (long k = 0; k < days; k++)
+        if (a->value_e4[k] >= 0) x[m++] = (double)a->value_e4[k] / 1e4;
+    ge->n_value_days = m;
+    ge->mean_providers_live = mean_or_nan(a->sum_prov_live, m);
+    ge->price_median = ge->price_min = ge->price_max = NAN;
+    if (m > 0) {
+        qsort(x, (size_t)m, sizeof *x, cmp_double);
+        ge->price_median = gsl_stats_median_from_sorted_data(x, 1, (size_t)m);
+        ge->price_min = x[0];
+        ge->price_max = x[m - 1];
+    }
+    ge->spread_iqr = ge->spread_rel = NAN;
+    if (a->n_iqr > 0) {
+        qsort(a->iqr, (size_t)a->n_iqr, sizeof *a->iqr, cmp_double);
+        ge->spread_iqr = gsl_stats_median_from_sorted_data(a->iqr, 1, (size_t)a->n_iqr) / 1e6;
+        if (ge->price_median > 0) ge->spread_rel = ge->spread_iqr / ge->price_median;
+    }
+    ge->full_months = ge->settleable_months = 0;
+    for (long k = 0; k < days;) {
+        int y, mo, dd;
+        gpi_civil_from_days(from + (int32_t)k, &y, &mo, &dd);
+        long len = gpi_month_days(y, mo);
+        if (dd != 1 || k + len > days) { /* a part of a month */
+            k += len - dd + 1;
+            continue;
+        }
+        long with = 0;
+        for (long j = k; j < k + len; j++) with += a->value_e4[j] >= 0;
+        ge->full_months++;
+        ge->settleable_months += with >= IDX_SETTLE_MIN_DAYS;
+        k += len;
+    }
+}
+
 static void finish(idx_evaluation *ev, grade_acc *acc, double *chg, double *x, double *y)
 {
     long days = ev->days;
@@ -281,6 +345,7 @@ static void finish(idx_evaluation *ev, grade_acc *acc, double *chg, double *x, d
     for (size_t gi = 0; gi < n; gi++) {
         idx_grade_eval *ge = &ev->g[gi];
         grade_acc *a = &acc[gi];
+        level_and_months(ge, a, ev->from, days, x);
         for (int l = 0; l < GPI_LEVEL__N; l++)
             ge->share_level[l] = (double)ge->n_level[l] / (double)days;
         long nt = a->n_top[0], no = a->n_top[1];
@@ -315,19 +380,21 @@ static void finish(idx_evaluation *ev, grade_acc *acc, double *chg, double *x, d
     for (size_t a = 0; a < n; a++)
         for (size_t b = a; b < n; b++) {
             const double *ca = chg + a * (size_t)days, *cb = chg + b * (size_t)days;
-            long m = 0;
+            long m = 0, moved = 0;
             for (long k = 0; k < days; k++)
                 if (!isnan(ca[k]) && !isnan(cb[k])) {
+                    moved += ca[k] != 0 && cb[k] != 0;
                     x[m] = ca[k];
                     y[m++] = cb[k];
                 }
             double r = NAN;
-            if (m >= IDX_CORR_MIN_DAYS) {
+            if (m >= IDX_CORR_MIN_DAYS && moved >= IDX_CORR_MIN_MOVES) {
                 double sx = gsl_stats_sd(x, 1, (size_t)m), sy = gsl_stats_sd(y, 1, (size_t)m);
                 if (sx > 0 && sy > 0) r = gsl_stats_correlation(x, 1, y, 1, (size_t)m);
             }
             ev->corr[a * n + b] = ev->corr[b * n + a] = r;
             ev->corr_n[a * n + b] = ev->corr_n[b * n + a] = m;
+            ev->corr_moves[a * n + b] = ev->corr_moves[b * n + a] = moved;
         }
 }
 
@@ -337,6 +404,7 @@ void idx_evaluation_free(idx_evaluation *e)
     free(e->g);
     free(e->corr);
     free(e->corr_n);
+    free(e->corr_moves);
     free(e);
 }
 
@@ -366,9 +434,10 @@ gpi_status idx_evaluate(store *st, const idx_grades *gs, int32_t from, int32_t t
         ev->g = calloc(n, sizeof *ev->g);
         ev->corr = malloc(n * n * sizeof *ev->corr);
         ev->corr_n = malloc(n * n * sizeof *ev->corr_n);
+        ev->corr_moves = malloc(n * n * sizeof *ev->corr_moves);
     }
     if (rc != GPI_OK || !ev || !acc || !seq || !ch || !first || !ev->g || !ev->corr ||
-        !ev->corr_n)
+        !ev->corr_n || !ev->corr_moves)
         goto oom;
     ev->from = from;
     ev->to = to;
@@ -386,14 +455,15 @@ gpi_status idx_evaluate(store *st, const idx_grades *gs, int32_t from, int32_t t
         ge->loo_max_from_e4 = ge->loo_max_to_e4 = -1;
         acc[gi].value_e4 = malloc((size_t)days * sizeof *acc[gi].value_e4);
         acc[gi].xs_e4 = malloc((size_t)days * sizeof *acc[gi].xs_e4);
+        acc[gi].iqr = malloc((size_t)days * sizeof *acc[gi].iqr);
         acc[gi].loo_e4 = malloc((size_t)days * sizeof *acc[gi].loo_e4);
         acc[gi].cost_e2[0] = malloc((size_t)days * sizeof *acc[gi].cost_e2[0]);
         acc[gi].cost_e2[1] = malloc((size_t)days * sizeof *acc[gi].cost_e2[1]);
         acc[gi].cost_day = calloc((size_t)days, 1);
         if (acc[gi].loo_e4)
             for (long k = 0; k < days; k++) acc[gi].loo_e4[k] = -1;
-        if (!acc[gi].value_e4 || !acc[gi].xs_e4 || !acc[gi].loo_e4 || !acc[gi].cost_e2[0] ||
-            !acc[gi].cost_e2[1] || !acc[gi].cost_day ||
+        if (!acc[gi].value_e4 || !acc[gi].xs_e4 || !acc[gi].iqr || !acc[gi].loo_e4 ||
+            !acc[gi].cost_e2[0] || !acc[gi].cost_e2[1] || !acc[gi].cost_day ||
             idx_seq_init(&seq[gi], &gs->g[gi]) != GPI_OK ||
             idx_chain_init(&ch[gi], &gs->g[gi]) != GPI_OK)
             goto oom;
@@ -445,6 +515,7 @@ done:
         if (acc) {
             free(acc[gi].value_e4);
             free(acc[gi].xs_e4);
+            free(acc[gi].iqr);
             free(acc[gi].loo_e4);
             free(acc[gi].cost_e2[0]);
             free(acc[gi].cost_e2[1]);

@@ -53,6 +53,8 @@ typedef struct ctx {
     const char *name;
     const char *const *gpus;
     size_t n_gpus;
+    const idx_grade_tables *tb;     /* aliases and region groups, or NULL */
+    FILE *notes;                    /* how names were read, or NULL */
     gpi_diag *d;
 } ctx;
 
@@ -96,13 +98,44 @@ static int id_valid(const char *s)
     return 1;
 }
 
-static const char *gpu_canonical(ctx *c, const char *s)
+/* A GPU name folded as gpus.csv matches aliases: lower case, without
+ * spaces, '-' and '_'. */
+static void fold_gpu(const char *s, char *out, size_t cap)
 {
+    size_t n = 0;
+    for (; *s && n + 1 < cap; s++)
+        if (*s != ' ' && *s != '-' && *s != '_' && *s != '\t')
+            out[n++] = (char)tolower((unsigned char)*s);
+    out[n] = '\0';
+}
+
+/* The canonical name of a grade's GPU: a canonical name as is, else an
+ * alias of gpus.csv that holds for every provider and sku ("H100" is
+ * H100-SXM-80GB, as in a feed), with a note; NULL when unknown, *not_gpu
+ * when gpus.csv says it is not a GPU. */
+static const char *gpu_canonical(ctx *c, size_t gi, const char *s, int *not_gpu)
+{
+    *not_gpu = 0;
     if (c->n_gpus == IDX_TRUST_GPUS) return s;
     for (size_t i = 0; i < sizeof builtin_gpus / sizeof builtin_gpus[0]; i++)
         if (strcasecmp(s, builtin_gpus[i]) == 0) return builtin_gpus[i];
     for (size_t i = 0; i < c->n_gpus; i++)
         if (strcasecmp(s, c->gpus[i]) == 0) return c->gpus[i];
+    if (!c->tb) return NULL;
+    char f[IDX_NAME_MAX + 1];
+    fold_gpu(s, f, sizeof f);
+    for (size_t i = 0; i < c->tb->n_alias; i++) {
+        if (strcmp(f, c->tb->alias[i]) != 0) continue;
+        const char *to = c->tb->alias_to[i];
+        if (strcmp(to, "-") == 0) {
+            *not_gpu = 1;
+            return NULL;
+        }
+        if (c->notes)
+            fprintf(c->notes, "%s: grades[%zu].gpu: \"%s\" is %s (its alias in gpus.csv)\n",
+                    c->name, gi, s, to);
+        return to;
+    }
     return NULL;
 }
 
@@ -236,6 +269,42 @@ static int is_param(const char *key)
     return 0;
 }
 
+/* regions: globs, or region groups of regions.csv ("US", any case) that
+ * stand for their globs; "*" anywhere is every region.  The canonical
+ * definition lists the globs, so it does not depend on regions.csv. */
+static gpi_status regions_parse(ctx *c, size_t gi, const json_t *v, idx_grade *g)
+{
+    gpi_status rc = list_of(c, gi, "regions", v, g->region_src, &g->n_region_src);
+    if (rc != GPI_OK) return rc;
+    g->n_region = 0;
+    for (int k = 0; k < g->n_region_src; k++) {
+        const char *e = g->region_src[k];
+        if (strcmp(e, "*") == 0) {
+            g->n_region = g->n_region_src = 0;
+            return GPI_OK;
+        }
+        int group = 0;
+        for (size_t i = 0; c->tb && i < c->tb->n_rgroup; i++) {
+            if (strcasecmp(c->tb->rgroup[i], e) != 0) continue;
+            group = 1;
+            if (g->n_region == IDX_MAX_REGION)
+                return bad(c, gi, "regions", "more than 96 regions with the groups expanded", e);
+            snprintf(g->region[g->n_region++], IDX_NAME_MAX + 1, "%s", c->tb->rpattern[i]);
+        }
+        if (group) continue;
+        if (g->n_region == IDX_MAX_REGION)
+            return bad(c, gi, "regions", "more than 96 regions with the groups expanded", e);
+        snprintf(g->region[g->n_region++], IDX_NAME_MAX + 1, "%s", e);
+    }
+    qsort(g->region, (size_t)g->n_region, sizeof g->region[0], cmp_str);
+    int w = 0;
+    for (int k = 0; k < g->n_region; k++)
+        if (w == 0 || strcasecmp(g->region[w - 1], g->region[k]) != 0)
+            memmove(g->region[w++], g->region[k], sizeof g->region[0]);
+    g->n_region = w;
+    return GPI_OK;
+}
+
 static gpi_status term_parse(ctx *c, size_t gi, const json_t *v, idx_grade *g)
 {
     char buf[256];
@@ -292,6 +361,25 @@ static gpi_status grade_canon(idx_grade *g)
         for (int i = 0; i < lists[k].n; i++) json_array_append_new(a, json_string(lists[k].v[i]));
         json_object_set_new(o, lists[k].key, a);
     }
+    /* written only when they filter: definitions without them hash as
+     * before they existed */
+    struct {
+        const char *key;
+        int n;
+        char (*v)[IDX_NAME_MAX + 1];
+    } opt[] = {{"skus", g->n_sku, g->sku}, {"exclude_providers", g->n_exclude, g->exclude}};
+    for (size_t k = 0; k < 2; k++) {
+        if (opt[k].n == 0) continue;
+        a = json_array();
+        for (int i = 0; i < opt[k].n; i++) json_array_append_new(a, json_string(opt[k].v[i]));
+        json_object_set_new(o, opt[k].key, a);
+    }
+    if (g->covers_mask != (1u << GPI_COVERS__N) - 1) {
+        a = json_array();
+        for (int cv = 0; cv < GPI_COVERS__N; cv++)
+            if (g->covers_mask & (1u << cv)) json_array_append_new(a, json_string(gpi_covers_name(cv)));
+        json_object_set_new(o, "covers", a);
+    }
     char b[32];
     const idx_params *p = &g->p;
     json_object_set_new(o, "error_factor", json_string(gpi_fixed_format(p->error_factor_e6, 6, b)));
@@ -329,6 +417,7 @@ static gpi_status grade_parse(ctx *c, size_t gi, const json_t *obj, idx_grade *g
     g->min_tier = GPI_TIER_UNRATED;
     g->term = GPI_TERM_ON_DEMAND;
     g->method = 1;
+    g->covers_mask = (1u << GPI_COVERS__N) - 1;
     idx_params_default(&g->p);
     if (!json_is_object(obj))
         return gpi_diag_set(c->d, GPI_EINPUT, "%s: grades[%zu]: not an object", c->name, gi);
@@ -358,10 +447,23 @@ static gpi_status grade_parse(ctx *c, size_t gi, const json_t *obj, idx_grade *g
         } else if (strcmp(key, "gpu") == 0) {
             if ((rc = list_of(c, gi, key, v, g->gpu, &g->n_gpu)) != GPI_OK) return rc;
             for (int k = 0; k < g->n_gpu; k++) {
-                const char *cn = gpu_canonical(c, g->gpu[k]);
-                if (!cn) return bad(c, gi, key, "unknown GPU model", g->gpu[k]);
+                int not_gpu;
+                const char *cn = gpu_canonical(c, gi, g->gpu[k], &not_gpu);
+                if (!cn)
+                    return bad(c, gi, key,
+                               not_gpu ? "not a GPU (gpus.csv)"
+                                       : "unknown GPU model (a canonical name or an alias of "
+                                         "gpus.csv)",
+                               g->gpu[k]);
                 if (cn != g->gpu[k]) snprintf(g->gpu[k], sizeof g->gpu[k], "%s", cn);
             }
+            /* two aliases of one model */
+            qsort(g->gpu, (size_t)g->n_gpu, sizeof g->gpu[0], cmp_str);
+            int w = 0;
+            for (int k = 0; k < g->n_gpu; k++)
+                if (w == 0 || strcasecmp(g->gpu[w - 1], g->gpu[k]) != 0)
+                    memmove(g->gpu[w++], g->gpu[k], sizeof g->gpu[0]);
+            g->n_gpu = w;
         } else if (strcmp(key, "scope") == 0) {
             char tmp[IDX_MAX_LIST][IDX_NAME_MAX + 1];
             int n;
@@ -378,15 +480,35 @@ static gpi_status grade_parse(ctx *c, size_t gi, const json_t *obj, idx_grade *g
             g->min_tier = t;
         } else if (strcmp(key, "term") == 0) {
             if ((rc = term_parse(c, gi, v, g)) != GPI_OK) return rc;
-        } else if (strcmp(key, "regions") == 0 || strcmp(key, "providers") == 0 ||
-                   strcmp(key, "segments") == 0) {
-            char (*dst)[IDX_NAME_MAX + 1] = key[0] == 'r' ? g->region
-                                            : key[0] == 'p' ? g->provider
-                                                            : g->segment;
-            int *n = key[0] == 'r' ? &g->n_region : key[0] == 'p' ? &g->n_provider : &g->n_segment;
+        } else if (strcmp(key, "regions") == 0) {
+            if ((rc = regions_parse(c, gi, v, g)) != GPI_OK) return rc;
+        } else if (strcmp(key, "covers") == 0) {
+            char tmp[IDX_MAX_LIST][IDX_NAME_MAX + 1];
+            int n;
+            if ((rc = list_of(c, gi, key, v, tmp, &n)) != GPI_OK) return rc;
+            g->covers_mask = 0;
+            for (int k = 0; k < n; k++) {
+                int cv = gpi_covers_parse(tmp[k]);
+                if (cv < 0)
+                    return bad(c, gi, key, "unknown (instance, gpu-only, cpu-heavy, partial-gpu)",
+                               tmp[k]);
+                g->covers_mask |= 1u << cv;
+            }
+        } else if (strcmp(key, "providers") == 0 || strcmp(key, "segments") == 0) {
+            char (*dst)[IDX_NAME_MAX + 1] = key[0] == 'p' ? g->provider : g->segment;
+            int *n = key[0] == 'p' ? &g->n_provider : &g->n_segment;
             if ((rc = list_of(c, gi, key, v, dst, n)) != GPI_OK) return rc;
             for (int k = 0; k < *n; k++)
                 if (strcmp(dst[k], "*") == 0) *n = 0; /* "*" anywhere = all */
+        } else if (strcmp(key, "skus") == 0 || strcmp(key, "exclude_providers") == 0) {
+            char (*dst)[IDX_NAME_MAX + 1] = key[0] == 's' ? g->sku : g->exclude;
+            int *n = key[0] == 's' ? &g->n_sku : &g->n_exclude;
+            if ((rc = list_of(c, gi, key, v, dst, n)) != GPI_OK) return rc;
+            for (int k = 0; k < *n; k++)
+                if (strcmp(dst[k], "*") == 0) {
+                    if (key[0] == 'e') return bad(c, gi, key, "would exclude every provider", "*");
+                    *n = 0; /* "*" anywhere = all */
+                }
         } else if (is_param(key)) {
             if ((rc = param_set(c, gi, key, v, &g->p)) != GPI_OK) return rc;
         } else {
@@ -415,11 +537,38 @@ static gpi_status grade_parse(ctx *c, size_t gi, const json_t *obj, idx_grade *g
     return grade_canon(g);
 }
 
+static gpi_status grades_parse(ctx *cp, const char *text, idx_grades **out);
+
 gpi_status idx_grades_parse(const char *text, const char *name, const char *const *gpus,
                             size_t n_gpus, idx_grades **out, gpi_diag *d)
 {
+    ctx c = {name, gpus, n_gpus, NULL, NULL, d};
+    return grades_parse(&c, text, out);
+}
+
+gpi_status idx_grades_parse_tables(const char *text, const char *name,
+                                   const idx_grade_tables *tb, idx_grades **out, gpi_diag *d)
+{
+    ctx c = {name, tb ? (const char *const *)tb->gpus : NULL, tb ? tb->n_gpus : 0, tb, NULL, d};
+    char *notes = NULL;
+    size_t len = 0;
+    c.notes = open_memstream(&notes, &len);
+    gpi_status rc = grades_parse(&c, text, out);
+    if (c.notes) fclose(c.notes);
+    if (rc == GPI_OK && len) {
+        (*out)->notes = notes;
+        notes = NULL;
+    }
+    free(notes);
+    return rc;
+}
+
+static gpi_status grades_parse(ctx *cp, const char *text, idx_grades **out)
+{
+    ctx c = *cp;
+    const char *name = c.name;
+    gpi_diag *d = c.d;
     *out = NULL;
-    ctx c = {name, gpus, n_gpus, d};
     json_error_t e;
     json_t *root = json_loads(text, JSON_REJECT_DUPLICATES, &e);
     if (!root) return gpi_diag_set(d, GPI_EINPUT, "%s:%d:%d: %s", name, e.line, e.column, e.text);
@@ -481,8 +630,33 @@ gpi_status idx_grades_load(const char *path, const char *const *gpus, size_t n_g
     if (!buf) return gpi_diag_set(d, GPI_ENOMEM, "%s: out of memory", path);
     buf[n] = '\0';
     gpi_status rc = idx_grades_parse(buf, path, gpus, n_gpus, out, d);
+    if (rc == GPI_OK) gpi_sha256_hex(buf, n, (*out)->sha256);
     free(buf);
     return rc;
+}
+
+/* The file's bytes, NUL-terminated (*n of them), in *out (free()). */
+static gpi_status read_all(const char *path, char **out, size_t *n, gpi_diag *d)
+{
+    *out = NULL;
+    *n = 0;
+    FILE *f = fopen(path, "rb");
+    if (!f) return gpi_diag_set(d, GPI_EIO, "%s: cannot open grade file", path);
+    size_t cap = 65536, k;
+    char *buf = malloc(cap);
+    while (buf && (k = fread(buf + *n, 1, cap - *n - 1, f)) > 0) {
+        *n += k;
+        if (cap - *n < 2) {
+            char *nb = realloc(buf, cap *= 2);
+            if (!nb) free(buf);
+            buf = nb;
+        }
+    }
+    fclose(f);
+    if (!buf) return gpi_diag_set(d, GPI_ENOMEM, "%s: out of memory", path);
+    buf[*n] = '\0';
+    *out = buf;
+    return GPI_OK;
 }
 
 void idx_grades_free(idx_grades *g)
@@ -490,6 +664,7 @@ void idx_grades_free(idx_grades *g)
     if (!g) return;
     for (size_t i = 0; i < g->n; i++) free(g->g[i].canon);
     free(g->g);
+    free(g->notes);
     free(g);
 }
 
@@ -503,6 +678,11 @@ gpi_status idx_gpu_names_load(const char *path, char ***names, size_t *n, gpi_di
     int col = -1;
     size_t cap = 0;
     while (fgets(line, sizeof line, f)) {
+        if (!strchr(line, '\n')) { /* a longer line: its rest is no row of its own */
+            int ch;
+            while ((ch = getc(f)) != EOF && ch != '\n') {
+            }
+        }
         line[strcspn(line, "\r\n")] = '\0';
         if (line[0] == '#' || line[0] == '\0') continue; /* comments */
         int i = 0;
@@ -564,6 +744,7 @@ int idx_grade_match_gpu(const idx_grade *g, const char *gpu)
 int idx_grade_match_terms(const idx_grade *g, const gpi_obs *o)
 {
     if (o->term != g->term) return 0;
+    if (!(g->covers_mask & (1u << (o->covers & 3)))) return 0;
     if (g->term == GPI_TERM_RESERVED && (o->term_months < g->term_min || o->term_months > g->term_max))
         return 0;
     if (o->tier < g->min_tier) return 0;
@@ -577,6 +758,10 @@ int idx_grade_match_places(const idx_grade *g, const gpi_obs *o)
         !in_list(g->provider, g->n_provider, o->group))
         return 0;
     if (g->n_segment && !in_list(g->segment, g->n_segment, o->segment)) return 0;
+    if (g->n_exclude && (in_list(g->exclude, g->n_exclude, o->provider) ||
+                         in_list(g->exclude, g->n_exclude, o->group)))
+        return 0;
+    if (g->n_sku && !in_list(g->sku, g->n_sku, o->sku)) return 0;
     return 1;
 }
 
@@ -589,17 +774,21 @@ int idx_grade_match(const idx_grade *g, const gpi_obs *o)
 gpi_status idx_grades_load_data(const char *data_dir, const char *path, idx_grades **out,
                                 gpi_diag *d)
 {
-    char gpus_path[4096], grades_path[4096];
-    snprintf(gpus_path, sizeof gpus_path, "%s/gpus.csv", data_dir);
+    char grades_path[4096];
     if (!path) {
         snprintf(grades_path, sizeof grades_path, "%s/grades.json", data_dir);
         path = grades_path;
     }
-    char **names = NULL;
-    size_t n_names = 0;
     *out = NULL;
-    gpi_status rc = idx_gpu_names_load(gpus_path, &names, &n_names, d);
-    if (rc == GPI_OK) rc = idx_grades_load(path, (const char *const *)names, n_names, out, d);
-    idx_names_free(names, n_names);
+    idx_grade_tables tb;
+    gpi_status rc = idx_grade_tables_load(data_dir, &tb, d);
+    if (rc != GPI_OK) return rc;
+    size_t n = 0;
+    char *buf = NULL;
+    rc = read_all(path, &buf, &n, d);
+    if (rc == GPI_OK) rc = idx_grades_parse_tables(buf, path, &tb, out, d);
+    if (rc == GPI_OK) gpi_sha256_hex(buf, n, (*out)->sha256);
+    free(buf);
+    idx_grade_tables_free(&tb);
     return rc;
 }

@@ -11,6 +11,8 @@
  *   evaluate.c the grade lab: candidate grades computed from the stored
  *              observations (levels, concentration, volatility,
  *              leave-one-provider-out, correlations), nothing written.
+ *   series.c   the daily values of grades nobody built, as a build would
+ *              store them, nothing written (hedge compare --suggest).
  *   publish.c  rows -> index.csv / index.json / observations.csv vintages.
  * The module never prints; every function returns gpi_status and fills d.
  *
@@ -53,6 +55,7 @@ void idx_params_default(idx_params *p);
 
 #define IDX_MAX_LIST 32
 #define IDX_NAME_MAX 64
+#define IDX_MAX_REGION 96           /* regions after region groups are expanded */
 
 typedef struct idx_grade {
     char id[IDX_NAME_MAX + 1];
@@ -65,11 +68,19 @@ typedef struct idx_grade {
     int term;                       /* gpi_term                            */
     int term_min, term_max;         /* reserved:A-B, else 0               */
     int n_region;                   /* 0 = all ("*")                       */
-    char region[IDX_MAX_LIST][IDX_NAME_MAX + 1];
+    char region[IDX_MAX_REGION][IDX_NAME_MAX + 1]; /* globs, groups expanded */
+    int n_region_src;               /* the regions as written (messages)    */
+    char region_src[IDX_MAX_LIST][IDX_NAME_MAX + 1];
     int n_provider;                 /* 0 = all                             */
     char provider[IDX_MAX_LIST][IDX_NAME_MAX + 1];
     int n_segment;                  /* 0 = all                             */
     char segment[IDX_MAX_LIST][IDX_NAME_MAX + 1];
+    int n_sku;                      /* "skus": globs over the sku (instance
+                                       type); 0 = all                      */
+    char sku[IDX_MAX_LIST][IDX_NAME_MAX + 1];
+    int n_exclude;                  /* "exclude_providers"; 0 = none       */
+    char exclude[IDX_MAX_LIST][IDX_NAME_MAX + 1];
+    unsigned covers_mask;           /* bit per gpi_covers                   */
     idx_params p;
     char hash[65];                  /* SHA-256 of canon                    */
     char *canon;                    /* canonical JSON (owned by the set)   */
@@ -78,12 +89,32 @@ typedef struct idx_grade {
 typedef struct idx_grades {
     size_t n;
     idx_grade *g;
+    char sha256[65];                /* of the file's bytes (idx_grades_load), or "" */
+    char *notes;                    /* how names were read ("H100" is
+                                       H100-SXM-80GB), lines; NULL when none */
 } idx_grades;
 
 /* A v2 row's event (store_index_row.event; METHODOLOGY.md §10.4) and its
  * name in the published files ("" for none). */
 enum { IDX_EVENT_NONE = 0, IDX_EVENT_START, IDX_EVENT_REBALANCE, IDX_EVENT_REANCHOR };
 const char *idx_event_name(int ev);
+/* What a grade file is read with (data/): the canonical GPU names and
+ * the generic aliases of gpus.csv, and the region groups of regions.csv. */
+typedef struct idx_grade_tables {
+    char **gpus;                    /* canonical names */
+    size_t n_gpus;
+    char **alias, **alias_to;       /* generic aliases (folded) -> canonical or "-" */
+    size_t n_alias;
+    char **rgroup, **rpattern;      /* region group -> one glob, a row each */
+    size_t n_rgroup;
+} idx_grade_tables;
+
+/* Loads data_dir/gpus.csv and data_dir/regions.csv (each optional). */
+gpi_status idx_grade_tables_load(const char *data_dir, idx_grade_tables *tb, gpi_diag *d);
+void idx_grade_tables_free(idx_grade_tables *tb);
+/* Parses a grade file's text with tb (NULL: the built-in GPU names only). */
+gpi_status idx_grades_parse_tables(const char *text, const char *name,
+                                   const idx_grade_tables *tb, idx_grades **out, gpi_diag *d);
 
 /* Loads and validates a grade file.  gpus lists the canonical GPU names
  * accepted besides the built-in SPEC §3 list (may be NULL).  Messages are
@@ -101,14 +132,25 @@ void idx_grades_free(idx_grades *g);
  * names; free with idx_names_free).  A missing file gives 0 names. */
 gpi_status idx_gpu_names_load(const char *path, char ***names, size_t *n, gpi_diag *d);
 void idx_names_free(char **names, size_t n);
-/* The usual way to load grades: the canonical GPU names of
- * data_dir/gpus.csv, then the grade file at path (NULL: data_dir/grades.json).
+/* The usual way to load grades: the tables of data_dir (gpus.csv,
+ * regions.csv), then the grade file at path (NULL: data_dir/grades.json).
  * Free *out with idx_grades_free(). */
 gpi_status idx_grades_load_data(const char *data_dir, const char *path, idx_grades **out,
                                 gpi_diag *d);
 
 /* 1 when the observation belongs to the grade (every filter but status). */
 int idx_grade_match(const idx_grade *g, const gpi_obs *o);
+
+/* Filters that match no stored observation (grade_tables.c): for each
+ * grade, every GPU, region (or region group), provider, segment and sku
+ * entry that no stored observation has, and a grade whose filters
+ * together match none, are reported through warn ("grades.json:
+ * grades[2].providers: \"lamda\" matches no stored observation").  One
+ * scan of the store's distinct facets.  tb: the tables the file was read
+ * with (region groups), or NULL. */
+typedef void (*idx_warn_fn)(const char *msg, void *ud);
+gpi_status idx_grades_check(const idx_grades *gs, const char *name, const idx_grade_tables *tb,
+                            store *st, idx_warn_fn warn, void *ud, gpi_diag *d);
 
 /* ---- statistics (method.c) ----------------------------------------------- */
 
@@ -177,6 +219,11 @@ typedef struct idx_build_stats {
     long days, rows, observations, reevaluated;
 } idx_build_stats;
 
+/* as_of of idx_build: the build's own cut-off -- the time of the build, or
+ * the stamp of the last file committed before it when that is later
+ * (build.c note 6) -- rather than a given one. */
+#define IDX_AS_OF_NOW INT64_MIN
+
 /* Builds the rows of every grade for days [from, to] from observations
  * ingested at or before as_of, then re-evaluates the already built later
  * days that depend on them (carry, adjustment).  Registers each grade's
@@ -227,9 +274,24 @@ typedef struct idx_publish_result {
     int revised;       /* changes recorded as revisions              */
 } idx_publish_result;
 
-/* Publishes day into dir (SPEC §7). */
+/* Publishes day into dir (SPEC §7): every built grade. */
 gpi_status idx_publish(store *st, int32_t day, const char *dir, idx_publish_result *res,
                        gpi_diag *d);
+
+/* The published grade set: the ids of the published grades file less the
+ * dropped ones (the caller's), and the file's SHA-256, which each new
+ * vintage records in index.json ("grades_sha256").  Rows of other grades
+ * (candidates built for the grade lab or a hedge comparison) are not
+ * published; a grade already published on a day stays in that day's later
+ * vintages (its published value stands). */
+typedef struct idx_pubset {
+    const char *const *ids;
+    size_t n;
+    const char *sha256;
+} idx_pubset;
+/* idx_publish with the published grade set (NULL: every built grade). */
+gpi_status idx_publish_set(store *st, int32_t day, const char *dir, const idx_pubset *set,
+                           idx_publish_result *res, gpi_diag *d);
 
 /* ---- grade lab (evaluate.c) ---------------------------------------------- */
 
@@ -278,9 +340,25 @@ typedef struct idx_grade_eval {
     long n_rebalance;               /* rebalance and reanchor days with a splice */
     double splice_mean_abs, splice_max_abs; /* |splice - 1| */
     double drift_mean, drift_max;   /* |value / xs_value - 1| over days with both */
+    /* price level: the daily values of the range (carried included);
+     * spread: the market's dispersion around them, the median over the
+     * trades and offers days of the day's p75 - p25 (of the level used) */
+    long n_value_days;              /* days with a value                    */
+    double price_median, price_min, price_max; /* USD/GPU-hour; NAN if none */
+    double spread_iqr;              /* USD/GPU-hour, NAN if no fixed day    */
+    double spread_rel;              /* spread_iqr / price_median            */
+    /* providers per day over the days with a value (suspended days, with
+     * their few providers, left out of the mean) */
+    double mean_providers_live;
+    /* calendar months wholly inside the range, and those with at least
+     * IDX_SETTLE_MIN_DAYS days with a value (a monthly future's final
+     * settlement price needs them) */
+    long full_months, settleable_months;
 } idx_grade_eval;
 
 #define IDX_CORR_MIN_DAYS 10
+#define IDX_CORR_MIN_MOVES 5        /* days both series moved, for a correlation */
+#define IDX_SETTLE_MIN_DAYS 15      /* the contracts' default min_published_days */
 
 typedef struct idx_evaluation {
     int32_t from, to;
@@ -289,9 +367,13 @@ typedef struct idx_evaluation {
     idx_grade_eval *g;
     /* correlation of daily log changes, n x n row-major, over the days
      * both grades have a change; NAN with fewer than IDX_CORR_MIN_DAYS
-     * such days or a constant series.  corr_n: the common days. */
+     * such days, fewer than IDX_CORR_MIN_MOVES of them on which both
+     * moved (a series flat but for a day or two gives +-1 from those days
+     * alone), or a constant series.  corr_n: the common days; corr_moves:
+     * the common days on which both changed. */
     double *corr;
     long *corr_n;
+    long *corr_moves;
 } idx_evaluation;
 
 /* Evaluates grades gs over [from, to] (observations ingested at or before
@@ -300,5 +382,32 @@ typedef struct idx_evaluation {
 gpi_status idx_evaluate(store *st, const idx_grades *gs, int32_t from, int32_t to,
                         int64_t as_of, idx_evaluation **out, gpi_diag *d);
 void idx_evaluation_free(idx_evaluation *e);
+
+/* ---- values of unbuilt grades (series.c) --------------------------------- */
+
+typedef struct idx_series_grade {
+    long n_level[GPI_LEVEL__N];     /* days of the range per level         */
+    long max_providers;             /* most provider groups behind a trades
+                                       or offers value (0: none)           */
+} idx_series_grade;
+
+typedef struct idx_series {
+    int32_t from, to;
+    size_t days;                    /* to - from + 1 */
+    size_t n;                       /* grades, in the order of gs */
+    store_index_day *v;             /* grade gi's day from + k at v[gi * days + k]:
+                                       every day, level suspended where the
+                                       grade has no value */
+    idx_series_grade *g;            /* [n] */
+} idx_series;
+
+/* The daily values (level, value) the grades gs would have over [from,
+ * to] at cut-off as_of -- the rows `index build` would store, v1 or v2 by
+ * each grade's method -- computed from the stored observations without
+ * writing anything (the store is only read; the grades need not be built
+ * or registered).  Free *out with idx_series_free(). */
+gpi_status idx_series_compute(store *st, const idx_grades *gs, int32_t from, int32_t to,
+                              int64_t as_of, idx_series **out, gpi_diag *d);
+void idx_series_free(idx_series *s);
 
 #endif

@@ -53,6 +53,7 @@ typedef struct idx_day {
      * -1 not yet known (idx_day_collect's memo of idx_grade_match_gpu) */
     signed char *gpu_ok;
     size_t cap_gpu_ok;          /* names covered */
+    int need_sku;               /* a grade filters on skus: read them too */
 } idx_day;
 
 /* idx_grade_match in three parts, cheapest first: term, tenor, tier and
@@ -205,10 +206,14 @@ typedef struct idx_v2eval {
     int32_t ref_day, panel_day;         /* what the relative compared with */
     int64_t chain_prev;                 /* the chain of the day before (nano; -1 none) */
     int carry_prev;                     /* and its carried days */
-    char note[160];
+    char note[400];
 } idx_v2eval;
 
 uint64_t idx_group_hash(const char *group);
+/* snap.c: grows *v (elements of `size` bytes, capacity *cap) to hold
+ * `need`; -1 when out of memory (*v unchanged). */
+int idx_grow(void **v, size_t *cap, size_t need, size_t size);
+gpi_status idx_snap_copy(idx_snap *dst, const idx_snap *src, gpi_diag *d);
 /* First day of the rebalance period holding day (periods of `months`
  * months starting in January). */
 int32_t idx_period_start(int32_t day, int months);
@@ -288,6 +293,9 @@ gpi_status idx_receipt_json(store *st, int32_t day, const char *grade, const cha
  * the row stored at cut-off as_of; *e is the day's v1 evaluation. */
 gpi_status idx_row_fix(idx_day *dy, size_t gi, idx_seq *s, idx_chain *c, int32_t day,
                        int64_t as_of, store_index_row *r, idx_eval *e, gpi_diag *d);
+/* row.c: the band of the day's cross-section constituents (v2's p10..max,
+ * micro; -1 when the level e is carried or suspended), after idx_day_fix. */
+gpi_status idx_band(idx_day *dy, size_t gi, const idx_eval *e, int64_t out[7], gpi_diag *d);
 
 /* format.c: the §13 header line; a fixed-point number (v < 0: empty, or
  * "null" when json); a row as CSV without the vintage (ends with

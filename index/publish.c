@@ -16,7 +16,11 @@
  *     new vintage (restated grades get a row in index_restatements); a
  *     smaller move is recorded as a revision and the published row stands
  *     (it is carried into any new vintage unchanged).  Nothing new reuses
- *     the latest vintage.
+ *     the latest vintage.  Only the rows of the published grade set are
+ *     compared (idx_publish_set; candidates and dropped grades are skipped
+ *     in collect_cur), and a new vintage records the published grades
+ *     file's SHA-256 (index.json "grades_sha256", kept per vintage so an
+ *     old vintage regenerates byte for byte).
  * (4) Files: the whole DIR/D tree (current files and every v<n>/) is
  *     written to DIR/.tmp-D-<pid>; then the vintage is committed; then the
  *     tree is swapped into place with renameat2(RENAME_EXCHANGE) (or
@@ -41,6 +45,21 @@
  *     flock on DIR/.gpuidx-lock.  So two runs never decide the same next
  *     vintage, and the leftovers reconcile() removes are never a live
  *     run's.  (Two DIRs fed from one database are not serialized.)
+ * (6) Text from the input (provider, group, source, region) goes into
+ *     observations.csv through gpi_csv_text: a cell a spreadsheet would
+ *     run as a formula (= + - @ TAB CR first) gets a leading apostrophe
+ *     (issue 12).  A vintage published before that wrote such cells
+ *     verbatim; when its files must be regenerated, the verbatim form is
+ *     tried after the neutralized one, so it is still reproduced byte for
+ *     byte.
+ * (7) One snapshot: the day's built rows, the latest vintage and the
+ *     observations behind the files are read, and the vintage written, in
+ *     one write transaction taken after the DIR lock (store_begin: it
+ *     waits for builds, ingests and other publications, and none can
+ *     change the day meanwhile).  The built rows used to be read before
+ *     the lock and outside any transaction: with a build and a second
+ *     publication in between, a stale value was published as a new
+ *     vintage with restatements that were not (issue 12).
  */
 #define _GNU_SOURCE 1 /* renameat2, nftw */
 #include "index/internal.h"
@@ -173,6 +192,7 @@ typedef struct obs_ctx {
     const char **grade;
     int format;
     int oom;
+    int verbatim;      /* note 6: text cells as stored (older vintages) */
 } obs_ctx;
 
 static int obs_line(size_t gi, const gpi_obs *o, const char *role, const char *reason,
@@ -188,14 +208,15 @@ static int obs_line(size_t gi, const gpi_obs *o, const char *role, const char *r
     uint64_t key = gpi_identity_hash(o->kind, o->source, o->ident);
     long off = ftell(f);
     gpi_time_format(o->observed_at, t);
+    void (*text)(FILE *, const char *) = oc->verbatim ? gpi_csv_field : gpi_csv_text;
     fprintf(f, "%s,%s,%s,%s,", oc->date, oc->grade[gi], gpi_kind_name(o->kind), t);
-    gpi_csv_field(f, o->provider);
+    text(f, o->provider);
     fputc(',', f);
-    gpi_csv_field(f, o->group);
+    text(f, o->group);
     fputc(',', f);
-    gpi_csv_field(f, o->source);
+    text(f, o->source);
     fprintf(f, ",%016llx,", (unsigned long long)key);
-    gpi_csv_field(f, o->region);
+    text(f, o->region);
     fprintf(f, ",%s,", gpi_fixed_format(o->price_micro, 6, b));
     if (o->quantity_micro >= 0) fputs(gpi_fixed_format(o->quantity_micro, 6, b), f);
     fprintf(f, ",%s,", role);
@@ -245,7 +266,8 @@ static int cmp_line(const void *a, const void *b)
  * (normally one).  receipts (format 3; else NULL): per row of p, the
  * receipt of its lines (malloc'd). */
 static gpi_status gen_observations(store *st, int32_t day, const char *date, const pvec *p,
-                                   int format, FILE *out, char **receipts, gpi_diag *d)
+                                   int format, int verbatim, FILE *out, char **receipts,
+                                   gpi_diag *d)
 {
     size_t n = p->n;
     idx_grades **defs = calloc(n ? n : 1, sizeof *defs);
@@ -282,8 +304,8 @@ static gpi_status gen_observations(store *st, int32_t day, const char *date, con
             subl[m] = &lines[j];
             map[m++] = j;
         }
-        idx_grades gs = {m, sub};
-        obs_ctx oc = {subf, subl, date, names, format, 0};
+        idx_grades gs = {.n = m, .g = sub};
+        obs_ctx oc = {subf, subl, date, names, format, 0, verbatim};
         rc = idx_day_detail(st, &gs, level, day, p->v[i].as_of, obs_line, &oc, d);
         if (rc == GPI_OK && oc.oom) rc = gpi_diag_set(d, GPI_ENOMEM, "out of memory");
     }
@@ -350,9 +372,10 @@ static int tail_fields(const char *t)
     return n;
 }
 
-/* The three files of vintage `vintage` made of rows p (sorted by grade). */
+/* The three files of vintage `vintage` made of rows p (sorted by grade);
+ * verbatim: observations.csv's text cells as stored (note 6). */
 static gpi_status gen_files(store *st, int32_t day, int vintage, int format, const pvec *p,
-                            files *fs, gpi_diag *d)
+                            const char *grades_sha, int verbatim, files *fs, gpi_diag *d)
 {
     memset(fs, 0, sizeof *fs);
     FILE *f[3];
@@ -372,7 +395,7 @@ static gpi_status gen_files(store *st, int32_t day, int vintage, int format, con
     char **receipts = format >= 3 ? calloc(p->n ? p->n : 1, sizeof *receipts) : NULL;
     gpi_status rc = format >= 3 && !receipts ? gpi_diag_set(d, GPI_ENOMEM, "out of memory")
                                              : GPI_OK;
-    if (rc == GPI_OK) rc = gen_observations(st, day, date, p, format, f[2], receipts, d);
+    if (rc == GPI_OK) rc = gen_observations(st, day, date, p, format, verbatim, f[2], receipts, d);
     fclose(f[2]);
     f[2] = NULL;
     if (rc == GPI_OK && fs->buf[2]) gpi_sha256_hex(fs->buf[2], fs->len[2], fs->sha[2]);
@@ -380,17 +403,18 @@ static gpi_status gen_files(store *st, int32_t day, int vintage, int format, con
         fwrite(idx_csv_header, 1, strlen(idx_csv_header) - 1, f[0]);
         fprintf(f[0], "%s%s\n", idx_csv_header_tail, idx_csv_header_tail3);
         fprintf(f[1], "{\"format\":%d,\"date\":\"%s\",\"vintage\":%d,"
-                      "\"observations_sha256\":\"%s\",\"rows\":[\n",
+                      "\"observations_sha256\":\"%s\",",
                 format, date, vintage, fs->sha[2]);
     } else if (format == 2) {
         fwrite(idx_csv_header, 1, strlen(idx_csv_header) - 1, f[0]);
         fprintf(f[0], "%s\n", idx_csv_header_tail);
-        fprintf(f[1], "{\"format\":%d,\"date\":\"%s\",\"vintage\":%d,\"rows\":[\n", format,
-                date, vintage);
+        fprintf(f[1], "{\"format\":%d,\"date\":\"%s\",\"vintage\":%d,", format, date, vintage);
     } else {
         fputs(idx_csv_header, f[0]);
-        fprintf(f[1], "{\"date\":\"%s\",\"vintage\":%d,\"rows\":[\n", date, vintage);
+        fprintf(f[1], "{\"date\":\"%s\",\"vintage\":%d,", date, vintage);
     }
+    if (grades_sha && *grades_sha) fprintf(f[1], "\"grades_sha256\":\"%s\",", grades_sha);
+    fputs("\"rows\":[\n", f[1]);
     for (size_t i = 0; i < p->n && rc == GPI_OK; i++) {
         /* a row published in an earlier format and carried into a later
          * vintage lacks the later columns: empty ones */
@@ -520,9 +544,16 @@ static gpi_status old_vintage(store *st, const char *dir, const char *date, int3
     files_free(fs);
     pvec p = {0};
     int format = 1;
+    char grades_sha[65];
     rc = store_vintage_format(st, day, k, &format, d);
     if (rc == GPI_OK) rc = store_vintage_rows(st, day, k, collect_pub, &p, d);
-    if (rc == GPI_OK) rc = gen_files(st, day, k, format, &p, fs, d);
+    if (rc == GPI_OK) rc = store_vintage_grades_sha(st, day, k, grades_sha, d);
+    if (rc == GPI_OK) rc = gen_files(st, day, k, format, &p, grades_sha, 1, fs, d);
+    /* a vintage published before formula cells were neutralized */
+    if (rc == GPI_OK && strcmp(fs->sha[2], sha[2]) != 0) {
+        files_free(fs);
+        rc = gen_files(st, day, k, format, &p, grades_sha, 1, fs, d);
+    }
     pvec_free(&p);
     for (int i = 0; i < 3 && rc == GPI_OK; i++)
         if (strcmp(fs->sha[i], sha[i]) != 0)
@@ -582,11 +613,21 @@ typedef struct cur_ctx {
     pvec *p;
     gpi_status rc;
     gpi_diag *d;
+    const idx_pubset *set;  /* the published grades, or NULL: every grade */
 } cur_ctx;
+
+static int in_set(const idx_pubset *set, const char *grade)
+{
+    if (!set) return 1;
+    for (size_t i = 0; i < set->n; i++)
+        if (strcasecmp(set->ids[i], grade) == 0) return 1;
+    return 0;
+}
 
 static int collect_cur(const store_index_row *r, void *ud)
 {
     cur_ctx *c = ud;
+    if (!in_set(c->set, r->grade)) return 0; /* a candidate or dropped grade */
     prow *x = pvec_add(c->p);
     if (!x) {
         c->rc = gpi_diag_set(c->d, GPI_ENOMEM, "out of memory");
@@ -712,13 +753,13 @@ static gpi_status decide(store *st, const pvec *cur, const pvec *old, pvec *next
     return rc;
 }
 
+/* Writes the vintage inside the publication's transaction (note 7). */
 static gpi_status record(store *st, int32_t day, int vintage, int is_new, const pvec *next,
-                         const files *fs, const change *rs, size_t n_rs, const change *rv,
-                         size_t n_rv, gpi_diag *d)
+                         const files *fs, const char *grades_sha, const change *rs, size_t n_rs,
+                         const change *rv, size_t n_rv, gpi_diag *d)
 {
     int64_t now = (int64_t)time(NULL);
-    gpi_status rc = store_begin(st, d);
-    if (rc != GPI_OK) return rc;
+    gpi_status rc = GPI_OK;
     for (size_t i = 0; is_new && i < next->n && rc == GPI_OK; i++) {
         const prow *x = &next->v[i];
         store_pub_row r;
@@ -738,13 +779,12 @@ static gpi_status record(store *st, int32_t day, int vintage, int is_new, const 
     if (is_new && rc == GPI_OK)
         rc = store_vintage_put(st, day, vintage, FORMAT_CURRENT, now, fs->sha[0], fs->sha[1],
                                fs->sha[2], d);
+    if (is_new && rc == GPI_OK) rc = store_vintage_set_grades_sha(st, day, vintage, grades_sha, d);
     for (size_t i = 0; i < n_rs && rc == GPI_OK; i++)
         rc = store_restatement_put(st, day, rs[i].grade, vintage, rs[i].old_e4, rs[i].new_e4,
                                    rs[i].reason, d);
     for (size_t i = 0; i < n_rv && rc == GPI_OK; i++)
         rc = store_revision_put(st, day, rv[i].grade, vintage, rv[i].old_e4, rv[i].new_e4, now, d);
-    if (rc == GPI_OK) rc = store_commit(st, d);
-    if (rc != GPI_OK) store_rollback(st);
     return rc;
 }
 
@@ -829,6 +869,12 @@ static gpi_status check_out(const char *dir, const char *target, int *lock_fd, g
 gpi_status idx_publish(store *st, int32_t day, const char *dir, idx_publish_result *res,
                        gpi_diag *d)
 {
+    return idx_publish_set(st, day, dir, NULL, res, d);
+}
+
+gpi_status idx_publish_set(store *st, int32_t day, const char *dir, const idx_pubset *set,
+                           idx_publish_result *res, gpi_diag *d)
+{
     memset(res, 0, sizeof *res);
     char date[11], tmp[4096], target[4096], old_tree[4096];
     gpi_date_format(day, date);
@@ -843,15 +889,19 @@ gpi_status idx_publish(store *st, int32_t day, const char *dir, idx_publish_resu
     size_t n_rs = 0, n_rv = 0;
     files fs = {0};
     int last = 0, need_new = 0;
-    cur_ctx cc = {st, &cur, GPI_OK, d};
-    gpi_status rc = store_index_rows(st, NULL, day, day, collect_cur, &cc, d);
+    /* from here on this DIR is ours (check_out's lock); then everything is
+     * read and the vintage written in one transaction (note 7) */
+    const char *grades_sha = set ? set->sha256 : NULL;
+    int lock_fd = -1, prepared = 0, in_tx = 0;
+    gpi_status rc = check_out(dir, target, &lock_fd, d);
+    if (rc == GPI_OK) rc = store_begin(st, d);
+    in_tx = rc == GPI_OK;
+    cur_ctx cc = {st, &cur, GPI_OK, d, set};
+    if (rc == GPI_OK) rc = store_index_rows(st, NULL, day, day, collect_cur, &cc, d);
     if (rc == GPI_OK) rc = cc.rc;
     if (rc == GPI_OK && cur.n == 0)
         rc = gpi_diag_set(d, GPI_EINPUT, "publish: no index rows for %s (run index build first)",
                           date);
-    /* from here on this DIR is ours (check_out's lock) */
-    int lock_fd = -1, prepared = 0;
-    if (rc == GPI_OK) rc = check_out(dir, target, &lock_fd, d);
     if (rc == GPI_OK) rc = store_vintage_last(st, day, &last, d);
     if (rc == GPI_OK && last > 0) rc = store_vintage_rows(st, day, last, collect_pub, &old, d);
     if (rc == GPI_OK) {
@@ -865,7 +915,7 @@ gpi_status idx_publish(store *st, int32_t day, const char *dir, idx_publish_resu
     }
     int n = need_new ? last + 1 : last;
     if (rc == GPI_OK)
-        rc = need_new ? gen_files(st, day, n, FORMAT_CURRENT, &next, &fs, d)
+        rc = need_new ? gen_files(st, day, n, FORMAT_CURRENT, &next, grades_sha, 0, &fs, d)
                       : old_vintage(st, dir, date, day, n, &fs, d);
     /* Files first, then the vintage is recorded, then they are put in
      * place: a folder that cannot be written records nothing. */
@@ -873,7 +923,10 @@ gpi_status idx_publish(store *st, int32_t day, const char *dir, idx_publish_resu
         prepared = 1;
         rc = prepare_tree(st, dir, day, n, &fs, tmp, d);
     }
-    if (rc == GPI_OK) rc = record(st, day, n, need_new, &next, &fs, rs, n_rs, rv, n_rv, d);
+    if (rc == GPI_OK)
+        rc = record(st, day, n, need_new, &next, &fs, grades_sha, rs, n_rs, rv, n_rv, d);
+    if (rc == GPI_OK) rc = store_commit(st, d);
+    if (in_tx && rc != GPI_OK) store_rollback(st); /* nothing recorded */
     if (rc == GPI_OK) rc = swap_tree(tmp, target, old_tree, d);
     if (prepared) rm_tree(tmp); /* the old tree after the exchange, or a failed attempt */
     if (rc == GPI_OK) rm_tree(old_tree); /* moved aside (no RENAME_EXCHANGE) */

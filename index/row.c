@@ -97,7 +97,7 @@ static void v1_note(const idx_grade *g, const idx_fix *f, const idx_eval *e, cha
     out[0] = '\0';
     if (e->level == GPI_LEVEL_TRADES || e->level == GPI_LEVEL_OFFERS) return;
     const idx_params *p = &g->p;
-    char why[112], a[32], b[32];
+    char why[256], a[32], b[32];
     if (f->all_obs == 0)
         snprintf(why, sizeof why, "no eligible observations");
     else
@@ -212,26 +212,26 @@ static gpi_status band_offers(idx_day *dy, size_t gi, int64_t adj_e6, int64_t ou
     return GPI_OK;
 }
 
+gpi_status idx_band(idx_day *dy, size_t gi, const idx_eval *e, int64_t out[7], gpi_diag *d)
+{
+    for (int i = 0; i < 7; i++) out[i] = -1;
+    if (e->level == GPI_LEVEL_TRADES) return band_trades(dy, gi, &dy->gs->g[gi], out, d);
+    if (e->level == GPI_LEVEL_OFFERS) return band_offers(dy, gi, e->adj_e6, out, d);
+    return GPI_OK;
+}
+
 /* ---- v2 -------------------------------------------------------------------- */
 
 static gpi_status v2_row(idx_day *dy, size_t gi, const idx_eval *e, const idx_v2eval *v,
                          store_index_row *r, gpi_diag *d)
 {
-    const idx_grade *g = &dy->gs->g[gi];
     r->xs_value_e4 = e->level == GPI_LEVEL_SUSPENDED ? -1 : e->value_e4;
     r->xs_level = e->level;
     int64_t *sp[7] = {&r->p10_micro, &r->p25_micro, &r->p50_micro, &r->p75_micro,
                       &r->p90_micro, &r->min_micro, &r->max_micro};
     int64_t band[7];
-    for (int i = 0; i < 7; i++) {
-        r->obs_spread[i] = *sp[i];
-        band[i] = -1;
-    }
-    gpi_status rc = GPI_OK;
-    if (e->level == GPI_LEVEL_TRADES)
-        rc = band_trades(dy, gi, g, band, d);
-    else if (e->level == GPI_LEVEL_OFFERS)
-        rc = band_offers(dy, gi, e->adj_e6, band, d);
+    for (int i = 0; i < 7; i++) r->obs_spread[i] = *sp[i];
+    gpi_status rc = idx_band(dy, gi, e, band, d);
     if (rc != GPI_OK) return rc;
     for (int i = 0; i < 7; i++) *sp[i] = band[i];
     r->level = v->level;

@@ -6,19 +6,22 @@
  *     everything else is canonical CSV.
  * (2) CSV: the first record is the header.  Column names are matched
  *     case-insensitively; an unknown column is warned about once and
- *     ignored; a duplicate column, a header without a required column
+ *     ignored (the first INGEST_MAX_UNKNOWN_WARNINGS by name, then one
+ *     line with the count of the rest); a duplicate column, a header without a required column
  *     (observed_at, provider, gpu, price; kind unless the command names
  *     it; quantity for `ingest trades`) or no header at all is a
  *     structural error "path:line:col: reason".  A data row with a
  *     different number of fields than the header is rejected.
  * (3) The file is read in 256 KiB chunks through a reused buffer; rows go
  *     straight from libcsv's callbacks through normalize_row to the sink.
- * (4) The file's SHA-256 is computed in the same pass, with OpenSSL's
- *     libcrypto (SHA-NI where the CPU has it): the portable core/sha256.c
- *     took a quarter of all ingest instructions.
+ * (4) The file's SHA-256 is computed in the same pass, of exactly the
+ *     bytes parsed (CSV here, JSON in json.c), with OpenSSL's libcrypto
+ *     (SHA-NI where the CPU has it): the portable core/sha256.c took a
+ *     quarter of all ingest instructions.
  */
 #include "ingest/internal.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <openssl/evp.h>
 #include <stdio.h>
@@ -52,26 +55,22 @@ gpi_status ingest_reject(const ingest_sink *sink, const char *path, long line, c
     return GPI_OK;
 }
 
-/* Incremental SHA-256 through libcrypto. */
-typedef struct fhash {
-    EVP_MD_CTX *ctx;
-} fhash;
-
-static int fhash_init(fhash *h)
+/* Incremental SHA-256 through libcrypto (internal.h). */
+int ingest_hash_init(ingest_hash *h)
 {
     h->ctx = EVP_MD_CTX_new();
     return h->ctx && EVP_DigestInit_ex(h->ctx, EVP_sha256(), NULL) == 1 ? 0 : -1;
 }
 
-static void fhash_update(fhash *h, const void *buf, size_t n)
+void ingest_hash_update(ingest_hash *h, const void *buf, size_t n)
 {
     EVP_DigestUpdate(h->ctx, buf, n);
 }
 
-static int fhash_final(fhash *h, char out[65])
+int ingest_hash_final(ingest_hash *h, char out[65])
 {
     out[0] = '\0';
-    if (!h->ctx) return -1; /* fhash_init ran out of memory */
+    if (!h->ctx) return -1; /* ingest_hash_init ran out of memory */
     unsigned char md[EVP_MAX_MD_SIZE];
     unsigned int n = 0;
     int ok = EVP_DigestFinal_ex(h->ctx, md, &n) == 1 && n == 32;
@@ -112,6 +111,11 @@ static size_t field_col(const char *raw, size_t n, int k)
     return n + 1;
 }
 
+/* Note 2: the header.  Unknown columns are found in one pass through a
+ * map of their lower-case spellings (a header of 261,078 unknown columns
+ * took 184 s when each was compared with every one before it), and only
+ * the first INGEST_MAX_UNKNOWN_WARNINGS are named, then one line counts
+ * the rest. */
 static gpi_status header(csv_in *c, const csv_rec *r, gpi_diag *d)
 {
     const char *path = c->opt->path;
@@ -119,20 +123,32 @@ static gpi_status header(csv_in *c, const csv_rec *r, gpi_diag *d)
     for (int i = 0; i < r->n; i++) total += r->len[i] + 1;
     c->names = malloc(total + 1);
     c->col_field = malloc(((size_t)r->n + 1) * sizeof *c->col_field);
-    if (!c->names || !c->col_field) return gpi_diag_set(d, GPI_ENOMEM, "%s: out of memory", path);
+    char *lower = malloc(total + 1);
+    strmap unknown = {0};
+    gpi_status rc = GPI_OK;
+    if (!c->names || !c->col_field || !lower) {
+        rc = gpi_diag_set(d, GPI_ENOMEM, "%s: out of memory", path);
+        goto out;
+    }
     for (int f = 0; f < F__N; f++) c->field_col[f] = -1;
     size_t off = 0;
     int known = 0;
+    long n_unknown = 0;
     for (int i = 0; i < r->n; i++) {
-        char *name = c->names + off;
+        char *name = c->names + off, *low = lower + off;
         memcpy(name, r->f[i], r->len[i] + 1);
         off += r->len[i] + 1;
         int f = field_lookup(name);
         c->col_field[i] = f;
         if (f < 0) {
-            int seen = 0;
-            for (int j = 0; j < i && !seen; j++) seen = strcasecmp(r->f[j], name) == 0;
-            if (!seen && c->sink->warn) {
+            size_t n = strlen(name); /* a NUL in a name ends it, as for strcasecmp */
+            for (size_t k = 0; k <= n; k++) low[k] = (char)tolower((unsigned char)name[k]);
+            if (strmap_get(&unknown, low, n) >= 0) continue; /* named already */
+            if (strmap_put(&unknown, low, n, 1) != 0) {
+                rc = gpi_diag_set(d, GPI_ENOMEM, "%s: out of memory", path);
+                goto out;
+            }
+            if (++n_unknown <= INGEST_MAX_UNKNOWN_WARNINGS && c->sink->warn) {
                 char msg[512];
                 snprintf(msg, sizeof msg, "%s:%ld: unknown column \"%.100s\" ignored", path,
                          r->line, name);
@@ -140,32 +156,47 @@ static gpi_status header(csv_in *c, const csv_rec *r, gpi_diag *d)
             }
             continue;
         }
-        if (c->field_col[f] >= 0)
-            return gpi_diag_set(d, GPI_EINPUT, "%s:%ld:%zu: duplicate column \"%.100s\"", path,
-                                r->line,
-                                field_col(r->raw, r->raw_len, i) +
-                                    (r->line == 1 ? (size_t)c->rd->bom : 0),
-                                name);
+        if (c->field_col[f] >= 0) {
+            rc = gpi_diag_set(d, GPI_EINPUT, "%s:%ld:%zu: duplicate column \"%.100s\"", path,
+                              r->line,
+                              field_col(r->raw, r->raw_len, i) +
+                                  (r->line == 1 ? (size_t)c->rd->bom : 0),
+                              name);
+            goto out;
+        }
         c->field_col[f] = i;
         c->row.name[f] = name;
         known++;
     }
-    if (!known)
-        return gpi_diag_set(d, GPI_EINPUT,
-                            "%s:%ld:1: no header row (the first row names no known column)",
-                            path, r->line);
+    if (n_unknown > INGEST_MAX_UNKNOWN_WARNINGS && c->sink->warn) {
+        char msg[512];
+        snprintf(msg, sizeof msg, "%s:%ld: %ld more unknown columns ignored (not named)", path,
+                 r->line, n_unknown - INGEST_MAX_UNKNOWN_WARNINGS);
+        c->sink->warn(c->sink->ud, msg);
+    }
+    if (!known) {
+        rc = gpi_diag_set(d, GPI_EINPUT,
+                          "%s:%ld:1: no header row (the first row names no known column)", path,
+                          r->line);
+        goto out;
+    }
     int need[] = {F_KIND, F_OBSERVED_AT, F_PROVIDER, F_GPU, F_PRICE, F_QUANTITY};
     for (size_t k = 0; k < sizeof need / sizeof need[0]; k++) {
         int f = need[k];
         if (f == F_KIND && c->opt->kind >= 0) continue;
         if (f == F_QUANTITY && c->opt->kind != GPI_TRADE) continue;
-        if (c->field_col[f] < 0)
-            return gpi_diag_set(d, GPI_EINPUT, "%s:%ld:1: header: missing required column \"%s\"",
-                                path, r->line, field_names[f]);
+        if (c->field_col[f] < 0) {
+            rc = gpi_diag_set(d, GPI_EINPUT, "%s:%ld:1: header: missing required column \"%s\"",
+                              path, r->line, field_names[f]);
+            goto out;
+        }
     }
     c->ncols = r->n;
     c->header_done = 1;
-    return GPI_OK;
+out:
+    strmap_free(&unknown);
+    free(lower);
+    return rc;
 }
 
 /* What is wrong with the text s[0..n), in one pass: NULL when it is
@@ -250,12 +281,10 @@ static gpi_status on_rec(void *ud, const csv_rec *r, gpi_diag *d)
 }
 
 static gpi_status ingest_csv(const ingest_opts *opt, norm_ctx *nc, const ingest_sink *sink,
-                             ingest_result *res, gpi_diag *d)
+                             FILE *f, ingest_result *res, gpi_diag *d)
 {
-    FILE *f = fopen(opt->path, "rb");
-    if (!f) return gpi_diag_set(d, GPI_EIO, "%s: cannot open: %s", opt->path, strerror(errno));
     struct stat sb;
-    uint64_t total = fstat(fileno(f), &sb) == 0 ? (uint64_t)sb.st_size : 0;
+    uint64_t total = fileno(f) >= 0 && fstat(fileno(f), &sb) == 0 ? (uint64_t)sb.st_size : 0;
     char *buf = malloc(CHUNK);
     csv_in c;
     memset(&c, 0, sizeof c);
@@ -267,16 +296,15 @@ static gpi_status ingest_csv(const ingest_opts *opt, norm_ctx *nc, const ingest_
     gpi_status rc = buf ? csvr_init(&r, opt->path, 0, on_rec, &c) : GPI_ENOMEM;
     if (rc != GPI_OK) {
         free(buf);
-        fclose(f);
         return gpi_diag_set(d, rc, "%s: out of memory", opt->path);
     }
     uint64_t done = 0, next_progress = PROGRESS_EVERY;
     size_t n;
-    fhash sha;
-    if (rc == GPI_OK && fhash_init(&sha) != 0)
+    ingest_hash sha;
+    if (rc == GPI_OK && ingest_hash_init(&sha) != 0)
         rc = gpi_diag_set(d, GPI_ENOMEM, "%s: cannot start SHA-256", opt->path);
     while (rc == GPI_OK && (n = fread(buf, 1, CHUNK, f)) > 0) {
-        fhash_update(&sha, buf, n);
+        ingest_hash_update(&sha, buf, n);
         rc = csvr_feed(&r, buf, n, d);
         done += n;
         if (sink->progress && done >= next_progress) {
@@ -290,20 +318,28 @@ static gpi_status ingest_csv(const ingest_opts *opt, norm_ctx *nc, const ingest_
     if (rc == GPI_OK && !c.header_done)
         rc = gpi_diag_set(d, GPI_EINPUT, "%s:1:1: no header row (the file is empty)", opt->path);
     res->rows_read = c.rows;
-    if (fhash_final(&sha, res->sha256) != 0 && rc == GPI_OK)
+    res->n_bytes = (int64_t)done;
+    if (ingest_hash_final(&sha, res->sha256) != 0 && rc == GPI_OK)
         rc = gpi_diag_set(d, GPI_EIO, "%s: SHA-256 failed", opt->path);
     csvr_free(&r);
     free(c.names);
     free(c.col_field);
     free(buf);
-    fclose(f);
     return rc;
 }
 
-static int has_ext(const char *path, const char *ext)
+static int has_ext(const char *path, size_t n, const char *ext)
 {
-    size_t n = strlen(path), e = strlen(ext);
-    return n > e && strcasecmp(path + n - e, ext) == 0;
+    size_t e = strlen(ext);
+    return n > e && strncasecmp(path + n - e, ext, e) == 0;
+}
+
+/* .json, .ndjson, .jsonl, each also with a final .gz (source.c note 2). */
+static int is_json_name(const char *path)
+{
+    size_t n = strlen(path);
+    if (has_ext(path, n, ".gz")) n -= 3;
+    return has_ext(path, n, ".json") || has_ext(path, n, ".ndjson") || has_ext(path, n, ".jsonl");
 }
 
 gpi_status ingest_file(const ingest_tables *t, const ingest_opts *opt, const ingest_sink *sink,
@@ -314,20 +350,28 @@ gpi_status ingest_file(const ingest_tables *t, const ingest_opts *opt, const ing
     if (!t || !opt || !opt->path || !sink || !sink->obs || !sink->reject)
         return gpi_diag_set(d, GPI_EUSAGE, "ingest_file: missing argument");
     if (opt->threads > 1) return ingest_file_piped(t, opt, sink, res, d);
+    ingest_source src;
+    gpi_status rc = ingest_source_open(opt->path, &src, d);
+    if (rc != GPI_OK) return rc;
+    /* messages name standard input "stdin" */
+    ingest_opts o = *opt;
+    if (src.is_stdin) o.path = "stdin";
     norm_ctx nc;
     memset(&nc, 0, sizeof nc);
     nc.t = t;
-    nc.path = opt->path;
-    nc.kind_hint = opt->kind;
-    const char *base = strrchr(opt->path, '/');
-    nc.default_source = opt->source && *opt->source ? opt->source : base ? base + 1 : opt->path;
-    gpi_status rc;
-    if (has_ext(opt->path, ".json") || has_ext(opt->path, ".ndjson") ||
-        has_ext(opt->path, ".jsonl"))
-        rc = ingest_json(t, opt, &nc, sink, &res->rows_read, d);
+    nc.path = o.path;
+    nc.kind_hint = o.kind;
+    nc.admit_providers = o.admit_providers;
+    nc.sink = sink;
+    const char *base = strrchr(o.path, '/');
+    nc.default_source = o.source && *o.source ? o.source : base ? base + 1 : o.path;
+    if (src.is_stdin ? src.first == '[' || src.first == '{' : is_json_name(o.path))
+        rc = ingest_json(t, &o, &nc, sink, src.f, &res->rows_read, res->sha256, &res->n_bytes, d);
     else
-        rc = ingest_csv(opt, &nc, sink, res, d);
-    if (rc == GPI_OK && !res->sha256[0]) rc = ingest_file_sha256(opt->path, res->sha256, d);
+        rc = ingest_csv(&o, &nc, sink, src.f, res, d);
+    if (rc == GPI_EIO && src.err[0]) /* zlib says what is wrong with a gzip file */
+        rc = gpi_diag_set(d, GPI_EIO, "%s: read error: %s", o.path, src.err);
+    ingest_source_close(&src);
     if (rc != GPI_OK) res->sha256[0] = '\0'; /* a partial file has no hash */
     norm_ctx_free(&nc);
     return rc;
@@ -336,20 +380,23 @@ gpi_status ingest_file(const ingest_tables *t, const ingest_opts *opt, const ing
 gpi_status ingest_file_sha256(const char *path, char out[65], gpi_diag *d)
 {
     if (!path || !out) return gpi_diag_set(d, GPI_EUSAGE, "ingest_file_sha256: missing argument");
-    FILE *f = fopen(path, "rb");
-    if (!f) return gpi_diag_set(d, GPI_EIO, "%s: cannot open: %s", path, strerror(errno));
+    ingest_source src;
+    gpi_status orc = ingest_source_open(path, &src, d);
+    if (orc != GPI_OK) return orc;
+    FILE *f = src.f;
     char *buf = malloc(1u << 20);
-    fhash h;
-    if (!buf || fhash_init(&h) != 0) {
+    ingest_hash h = {NULL};
+    if (!buf || ingest_hash_init(&h) != 0) {
+        ingest_hash_final(&h, out);
         free(buf);
         fclose(f);
         return gpi_diag_set(d, GPI_ENOMEM, "%s: out of memory", path);
     }
     size_t n;
-    while ((n = fread(buf, 1, 1u << 20, f)) > 0) fhash_update(&h, buf, n);
+    while ((n = fread(buf, 1, 1u << 20, f)) > 0) ingest_hash_update(&h, buf, n);
     int err = ferror(f);
     free(buf);
     fclose(f);
-    if (fhash_final(&h, out) != 0 || err) return gpi_diag_set(d, GPI_EIO, "%s: read error", path);
+    if (ingest_hash_final(&h, out) != 0 || err) return gpi_diag_set(d, GPI_EIO, "%s: read error", path);
     return GPI_OK;
 }

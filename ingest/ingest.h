@@ -14,7 +14,10 @@
  * included) where the record starts; NDJSON rows carry their line, JSON
  * array elements the line where they start.  A file that cannot be opened is
  * GPI_EIO "path: cannot open: reason".  Format by extension: .json,
- * .ndjson, .jsonl are JSON, anything else canonical CSV.
+ * .ndjson, .jsonl are JSON, anything else canonical CSV; a gzip file is
+ * decompressed (by its content; a final ".gz" is ignored when choosing
+ * the format).  The path "-" is standard input (messages say "stdin"),
+ * JSON when its first byte is '[' or '{'.
  * A structural error (unterminated quote, invalid JSON, no header, a
  * missing required column, an unreadable file) makes ingest_file return
  * GPI_EINPUT with the message in d; the caller must then discard everything
@@ -35,11 +38,11 @@
 
 typedef struct ingest_tables ingest_tables;
 
-/* Loads gpus.csv, providers.csv, tiers.csv and fx.csv from dir.  A bad
- * table row is an error naming file:line. */
+/* Loads gpus.csv, providers.csv, tiers.csv, fx.csv and (when present)
+ * skus.csv from dir.  A bad table row is an error naming file:line. */
 gpi_status ingest_tables_load(const char *dir, ingest_tables **out, gpi_diag *d);
 void ingest_tables_free(ingest_tables *t);
-/* SHA-256 over the four tables' bytes, recorded with every batch. */
+/* SHA-256 over the tables' bytes, recorded with every batch. */
 const char *ingest_tables_sha256(const ingest_tables *t);
 
 /* Where parsed rows go.  Each callback returns 0 to go on; non-zero stops
@@ -69,20 +72,28 @@ typedef struct ingest_opts {
     int threads;          /* 2: parse in a second thread while the caller's
                              thread runs the sink (same callbacks, same
                              order, same thread as with 0 or 1: one thread) */
+    int admit_providers;  /* 1: a provider providers.csv does not list is
+                             stored as its own group (one warning per new
+                             name); 0: such rows are rejected */
 } ingest_opts;
 
 typedef struct ingest_result {
     long rows_read;       /* data rows seen (records, not physical lines),
                              whatever became of them */
-    char sha256[65];      /* SHA-256 of the file's bytes, computed in the
-                             same pass; "" unless ingest_file returns OK */
+    char sha256[65];      /* SHA-256 of the file's bytes (decompressed),
+                             computed in the same pass; "" unless
+                             ingest_file returns OK */
+    int64_t n_bytes;      /* the bytes read and hashed (decompressed: the
+                             file's size as it was read), when ingest_file
+                             returns OK */
 } ingest_result;
 
 /* Reads one file. */
 gpi_status ingest_file(const ingest_tables *t, const ingest_opts *opt,
                        const ingest_sink *sink, ingest_result *res, gpi_diag *d);
 
-/* SHA-256 of a whole file (hex); GPI_EIO with "path: reason" if unreadable. */
+/* SHA-256 of a whole file's bytes, decompressed (hex); GPI_EIO with
+ * "path: reason" if unreadable. */
 gpi_status ingest_file_sha256(const char *path, char out[65], gpi_diag *d);
 
 /* The project's CSV reader (csv.c) for other modules' files: the records

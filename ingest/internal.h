@@ -15,6 +15,7 @@
 #include <csv.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "core/gpi.h"
 #include "core/obs.h"
@@ -110,14 +111,32 @@ int tables_gpu(const ingest_tables *t, const char *gpu, const char *provider,
 
 typedef struct provider_match {
     const char *provider, *group, *segment;
+    int known;               /* 1 when providers.csv lists the name */
 } provider_match;
 
 /* Canonical provider of a name as written.  An unknown name is its own
  * group (its folded lower-case spelling, written into buf of size cap)
- * with segment "unknown".  Returns 0, or -1 when the name is empty after
- * trimming or longer than cap - 1. */
+ * with segment "unknown" and known = 0.  Returns 0, or -1 when the name is
+ * empty after trimming or longer than cap - 1. */
 int tables_provider(const ingest_tables *t, const char *name, char *buf, size_t cap,
                     provider_match *m);
+/* The canonical provider whose providers.csv alias is closest to name (a
+ * few letters apart, ignoring case, spaces and punctuation), or NULL. */
+const char *tables_provider_suggest(const ingest_tables *t, const char *name);
+
+/* A row of skus.csv: a correction for the offers of a sku. */
+typedef struct sku_rule {
+    const char *provider;    /* canonical provider, or NULL for any */
+    const char *glob;        /* lower case, over the sku */
+    int gpu_count;           /* the sku's true GPU count, or 0: as written */
+    int covers;              /* gpi_covers, or -1: instance */
+    int unit;                /* gpi_unit for rows without one, or -1 */
+    const char *note;
+    long line;               /* in skus.csv */
+} sku_rule;
+/* Index of the skus.csv rule for (canonical provider, sku), or -1. */
+int tables_sku(const ingest_tables *t, const char *provider, const char *sku);
+const sku_rule *tables_sku_rule(const ingest_tables *t, int i);
 
 /* Tier of a canonical provider on a day: the latest row effective on or
  * before day, else GPI_TIER_UNRATED. */
@@ -150,6 +169,16 @@ typedef struct norm_ctx {
     char *ident;             /* identity text buffer */
     size_t ident_cap;
     char price_text[64];     /* JSON numbers as decimal text */
+    /* hygiene.c */
+    int admit_providers;     /* unknown providers are stored, with a warning */
+    const ingest_sink *sink; /* for those warnings */
+    strmap new_providers;    /* unknown providers already warned about */
+    strmap sku_memo;         /* "provider\x1fsku" -> skus.csv rule + 1 (0: none) */
+    strmap suggested;        /* unknown provider -> index + 1 in sugg (0: none) */
+    const char **sugg;       /* nearest known providers (the tables' strings) */
+    size_t n_sugg, cap_sugg;
+    arena scratch;           /* keys of both maps */
+    char correction[160];    /* the observation's correction text */
 } norm_ctx;
 
 /* A row: v[F] is the value (NULL when the column is absent; "" when
@@ -167,10 +196,65 @@ int normalize_row(norm_ctx *c, const norm_row *r, gpi_obs *o, const char **col,
                   char *msg, size_t msg_cap);
 void norm_ctx_free(norm_ctx *c);
 
+/* ---- provider and sku hygiene (hygiene.c) ---------------------------------- */
+
+/* 1 when the row's provider may be stored: listed in providers.csv, or
+ * admitted (c->admit_providers; the first row of each new name warns).
+ * Else 0 with the reject in col/msg ("did you mean" the nearest name). */
+int hygiene_provider(norm_ctx *c, const norm_row *r, const provider_match *pm, const char **col,
+                     char *msg, size_t cap);
+/* The skus.csv rule for (canonical provider, sku), memoized; or NULL. */
+const sku_rule *hygiene_rule(norm_ctx *c, const char *provider, const char *sku);
+/* Applies rule (may be NULL) to o and *count (the GPU count as written):
+ * the corrected count, o->covers and o->correction; rejects a row whose
+ * unit is unknown where it matters (count > 1).  1 ok, 0 rejected. */
+int hygiene_sku(norm_ctx *c, const norm_row *r, const sku_rule *rule, int unit_given,
+                gpi_obs *o, long *count, const char **col, char *msg, size_t cap);
+void hygiene_free(norm_ctx *c);
+
+/* ---- input sources (source.c) ------------------------------------------- */
+
+/* An open input: a plain file, gzip decompressed on the fly, or standard
+ * input ("-").  Close with ingest_source_close. */
+typedef struct ingest_source {
+    const char *path;       /* as given; "-" is standard input */
+    FILE *f;
+    int gzip, is_stdin;
+    int first;              /* standard input: its first byte, or EOF */
+    char err[128];          /* zlib's message after a read error, or "" */
+} ingest_source;
+
+/* Opens path ("-" = standard input).  A gzip file is decompressed; a file
+ * compressed otherwise (xz, bzip2, zstd, zip, 7z) is GPI_EINPUT
+ * "path:1:1: the file is compressed with xz; ...". */
+gpi_status ingest_source_open(const char *path, ingest_source *src, gpi_diag *d);
+void ingest_source_close(ingest_source *src);
+
+/* Unknown columns (CSV) and keys (JSON) named in warnings per file; the
+ * rest are counted in one more warning, so a hostile header cannot flood
+ * the caller with messages. */
+#define INGEST_MAX_UNKNOWN_WARNINGS 20
+
+/* ---- file hashing (ingest.c) ----------------------------------------------- */
+
+/* Incremental SHA-256 (libcrypto).  ingest_hash_final frees the state and
+ * writes the hex digest ("" and -1 when init failed); call it once after
+ * every init, whatever became of the file. */
+typedef struct ingest_hash {
+    void *ctx;
+} ingest_hash;
+int ingest_hash_init(ingest_hash *h);
+void ingest_hash_update(ingest_hash *h, const void *buf, size_t n);
+int ingest_hash_final(ingest_hash *h, char out[65]);
+
 /* ---- JSON input (json.c) -------------------------------------------------- */
 
+/* Reads the JSON stream f to its end, never seeking (the caller closes
+ * it); sha256 is the SHA-256 of the n_bytes bytes read (the whole file),
+ * "" unless it returns GPI_OK. */
 gpi_status ingest_json(const ingest_tables *t, const ingest_opts *opt, norm_ctx *nc,
-                       const ingest_sink *sink, long *rows_read, gpi_diag *d);
+                       const ingest_sink *sink, FILE *f, long *rows_read, char sha256[65],
+                       int64_t *n_bytes, gpi_diag *d);
 
 /* Shared by the CSV and JSON paths: normalizes and hands a row to the
  * sink.  Returns non-OK when the sink asked to stop. */

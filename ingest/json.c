@@ -7,7 +7,8 @@
  *     file's size: NDJSON a line, an array an element (a scanner follows
  *     strings and nesting to find where each element ends and hands its
  *     bytes to jansson, which has no streaming parser).  A row is at most
- *     MAX_LINE bytes.  Anything else, or a syntax error anywhere, is a
+ *     MAX_LINE bytes, and the limit is enforced while the row is read: an
+ *     NDJSON line was read whole first (a 400 MB line took 425 MB).  Anything else, or a syntax error anywhere, is a
  *     structural error "path:line:col: invalid JSON: ..."; the rows before
  *     it were already handed on, and the caller discards the file (one
  *     file is one transaction).
@@ -24,6 +25,12 @@
  * (6) Error columns are 1-based byte columns (SPEC §3): jansson's `column`
  *     counts characters, so the column is recomputed from its byte
  *     `position` within the line or the element.
+ * (7) The file's SHA-256 is taken in the same pass, of the bytes as they
+ *     are read (a whole file is read to its end).  It used to be taken by
+ *     reading the file again after parsing: rows appended in between were
+ *     hashed but never parsed, and the next ingest of the whole file was
+ *     "already ingested" (issue 12).  The reader never seeks or rewinds,
+ *     so JSON can come from a pipe.
  */
 #include "ingest/internal.h"
 
@@ -43,8 +50,81 @@ typedef struct json_in {
     const ingest_sink *sink;
     char num[F__N][64];     /* number texts of the current row */
     strmap warned;          /* unknown keys already reported */
+    int warned_more;        /* the "more unknown keys" line was given */
     arena a;
 } json_in;
+
+/* ---- the bytes of the file ------------------------------------------------ */
+
+/* Every byte the parser reads comes through rd_getc/rd_line, and the
+ * SHA-256 is taken of exactly those bytes as they are read (note 7).  The
+ * file is read in RD_CHUNK pieces and never seeks, so a pipe works as a
+ * file does. */
+#define RD_CHUNK (256u << 10)
+
+typedef struct jrd {
+    FILE *f;
+    ingest_hash *h;
+    char *buf;
+    size_t pos, len;
+    unsigned char back[3]; /* bytes given back (the BOM check), last first */
+    int nback;
+    int eof;
+    int err;               /* errno of a read error, or 0 */
+    uint64_t total;        /* bytes read (and hashed) */
+} jrd;
+
+/* Refills the buffer; 0 at the end of the file or on a read error. */
+static int rd_fill(jrd *r)
+{
+    if (r->eof) return 0;
+    errno = 0;
+    size_t n = fread(r->buf, 1, RD_CHUNK, r->f);
+    if (n == 0) {
+        r->eof = 1;
+        if (ferror(r->f)) r->err = errno ? errno : EIO;
+        return 0;
+    }
+    ingest_hash_update(r->h, r->buf, n);
+    r->total += n;
+    r->pos = 0;
+    r->len = n;
+    return 1;
+}
+
+static int rd_getc(jrd *r)
+{
+    if (r->nback) return r->back[--r->nback];
+    if (r->pos == r->len && !rd_fill(r)) return EOF;
+    return (unsigned char)r->buf[r->pos++];
+}
+
+/* Appends the rest of the current line (through its LF, or to the end of
+ * the file) to line[*n..]: 1 when a line was read, 0 at the end of the
+ * file with nothing added, -1 when the line would pass max bytes (reading
+ * stops there, so memory is max bytes whatever the input). */
+static int rd_line(jrd *r, char *line, size_t max, size_t *n)
+{
+    size_t n0 = *n;
+    while (r->nback) {
+        int ch = r->back[--r->nback];
+        if (*n == max) return -1;
+        line[(*n)++] = (char)ch;
+        if (ch == '\n') return 1;
+    }
+    for (;;) {
+        if (r->pos == r->len && !rd_fill(r)) return *n > n0 ? 1 : 0;
+        const char *p = r->buf + r->pos;
+        size_t avail = r->len - r->pos;
+        const char *nl = memchr(p, '\n', avail);
+        size_t k = nl ? (size_t)(nl - p) + 1 : avail;
+        if (k > max - *n) return -1;
+        memcpy(line + *n, p, k);
+        *n += k;
+        r->pos += k;
+        if (nl) return 1;
+    }
+}
 
 /* Rewrites "d.ddde±x" as a plain decimal into out. */
 static void plain(const char *s, char *out, size_t cap)
@@ -108,7 +188,19 @@ static gpi_status row_of(json_in *c, json_t *obj, long line, const char *raw, gp
         int f = field_lookup(key);
         if (f < 0) {
             size_t kl = strlen(key);
-            if (strmap_get(&c->warned, key, kl) < 0) {
+            if (c->warned.n >= INGEST_MAX_UNKNOWN_WARNINGS) {
+                /* enough named: one line says so, the rest pass silently
+                 * (and are not remembered: memory stays bounded) */
+                if (!c->warned_more && strmap_get(&c->warned, key, kl) < 0) {
+                    c->warned_more = 1;
+                    if (c->sink->warn) {
+                        snprintf(msg, sizeof msg,
+                                 "%s:%ld: more unknown keys ignored (only the first %d are named)",
+                                 path, line, INGEST_MAX_UNKNOWN_WARNINGS);
+                        c->sink->warn(c->sink->ud, msg);
+                    }
+                }
+            } else if (strmap_get(&c->warned, key, kl) < 0) {
                 char *k = arena_strndup(&c->a, key, kl);
                 if (!k || strmap_put(&c->warned, k, kl, 1) != 0)
                     return gpi_diag_set(d, GPI_ENOMEM, "%s: out of memory", path);
@@ -215,7 +307,7 @@ static gpi_status number_reject(json_in *c, const char *text, size_t n, long lin
  * element's bytes (at most MAX_LINE) with the line and byte column where
  * it starts, and hands them to jansson.  Memory is one element. */
 typedef struct scan {
-    FILE *f;
+    jrd *r;
     long line, col;      /* place of ch, 1-based (after EOF: where the end is) */
     int ch;              /* the last byte read, or EOF */
 } scan;
@@ -229,7 +321,7 @@ static int next_byte(scan *sc)
     } else {
         sc->col++;
     }
-    sc->ch = getc(sc->f);
+    sc->ch = rd_getc(sc->r);
     return sc->ch;
 }
 
@@ -319,7 +411,7 @@ static long eof_col(const scan *sc)
  * top-level string closed, or a bare token ended by a blank); after that
  * only blanks may come before ',' or ']', so they are not kept, and
  * anything else is reported where it stands. */
-static gpi_status array_file(json_in *c, FILE *f, long line, long col, long *rows, gpi_diag *d)
+static gpi_status array_file(json_in *c, jrd *f, long line, long col, long *rows, gpi_diag *d)
 {
     const char *path = c->opt->path;
     scan sc = {f, line, col, '['};
@@ -378,8 +470,8 @@ static gpi_status array_file(json_in *c, FILE *f, long line, long col, long *row
         }
         if (rc != GPI_OK) break;
         if (ch == EOF) { /* an unfinished element, or no ']' after a whole one */
-            if (ferror(f)) {
-                rc = gpi_diag_set(d, GPI_EIO, "%s: read error: %s", path, strerror(errno));
+            if (f->err) {
+                rc = gpi_diag_set(d, GPI_EIO, "%s: read error: %s", path, strerror(f->err));
                 break;
             }
             json_error_t e;
@@ -396,36 +488,38 @@ static gpi_status array_file(json_in *c, FILE *f, long line, long col, long *row
     if (rc == GPI_OK) { /* nothing but blanks after the array */
         ch = skip_blank(&sc);
         if (ch != EOF) rc = json_error(c, sc.line, sc.col, "end of file expected", ch, d);
-        else if (ferror(f))
-            rc = gpi_diag_set(d, GPI_EIO, "%s: read error: %s", path, strerror(errno));
+        else if (f->err)
+            rc = gpi_diag_set(d, GPI_EIO, "%s: read error: %s", path, strerror(f->err));
     }
     free(el);
     return rc;
 }
 
-static gpi_status ndjson_file(json_in *c, FILE *f, int bom, long *rows, gpi_diag *d)
+/* f has given the first line's leading blanks and its '{' (the n bytes
+ * already in line, at most MAX_LINE + 1 bytes long), on line ln. */
+static gpi_status ndjson_file(json_in *c, jrd *f, char *line, size_t n, long ln, int bom,
+                              long *rows, gpi_diag *d)
 {
     const char *path = c->opt->path;
-    char *line = NULL;
-    size_t cap = 0;
-    ssize_t n;
-    long ln = 0;
     gpi_status rc = GPI_OK;
-    while (rc == GPI_OK && (n = getline(&line, &cap, f)) >= 0) {
+    for (ln--; rc == GPI_OK; n = 0) {
+        int got = rd_line(f, line, MAX_LINE, &n);
+        if (got == 0) break;
         ln++;
-        if (n > MAX_LINE) {
+        if (got < 0) { /* note 1: the limit holds while the line is read */
             rc = gpi_diag_set(d, GPI_EINPUT, "%s:%ld:1: record longer than %d bytes", path, ln,
                               MAX_LINE);
             break;
         }
-        while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r')) line[--n] = '\0';
+        while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r')) n--;
+        line[n] = '\0';
         size_t k = strspn(line, " \t");
         if (line[k] == '\0') continue;
         json_error_t e;
-        json_t *obj = json_loadb(line, (size_t)n, JSON_REJECT_DUPLICATES, &e);
+        json_t *obj = json_loadb(line, n, JSON_REJECT_DUPLICATES, &e);
         if (!obj && json_error_code(&e) == json_error_numeric_overflow &&
-            only_number_overflow(line, (size_t)n, JSON_REJECT_DUPLICATES, &e)) {
-            rc = number_reject(c, line, (size_t)n, ln, &e, rows, d);
+            only_number_overflow(line, n, JSON_REJECT_DUPLICATES, &e)) {
+            rc = number_reject(c, line, n, ln, &e, rows, d);
             continue;
         }
         if (!obj) {
@@ -437,32 +531,55 @@ static gpi_status ndjson_file(json_in *c, FILE *f, int bom, long *rows, gpi_diag
         rc = row_of(c, obj, ln, line, d);
         json_decref(obj);
     }
-    /* getline also fails when out of memory: only EOF ends the file */
-    if (rc == GPI_OK && (ferror(f) || !feof(f)))
-        rc = gpi_diag_set(d, GPI_EIO, "%s: read error: %s", path, strerror(errno));
-    free(line);
+    if (rc == GPI_OK && f->err)
+        rc = gpi_diag_set(d, GPI_EIO, "%s: read error: %s", path, strerror(f->err));
     return rc;
 }
 
 gpi_status ingest_json(const ingest_tables *t, const ingest_opts *opt, norm_ctx *nc,
-                       const ingest_sink *sink, long *rows_read, gpi_diag *d)
+                       const ingest_sink *sink, FILE *fp, long *rows_read, char sha256[65],
+                       int64_t *n_bytes, gpi_diag *d)
 {
     (void)t;
-    FILE *f = fopen(opt->path, "rb");
-    if (!f) return gpi_diag_set(d, GPI_EIO, "%s: cannot open: %s", opt->path, strerror(errno));
-    int ch;
-    long line = 1, col = 1, skip = 0;
-    unsigned char bom[3];
-    if (fread(bom, 1, 3, f) == 3 && memcmp(bom, "\xEF\xBB\xBF", 3) == 0) /* note 5 */
-        skip = col = 4;
-    else
-        rewind(f);
-    while ((ch = fgetc(f)) == ' ' || ch == '\t' || ch == '\n' || ch == '\r') {
+    sha256[0] = '\0';
+    ingest_hash h;
+    jrd r;
+    memset(&r, 0, sizeof r);
+    r.f = fp;
+    r.h = &h;
+    r.buf = malloc(RD_CHUNK);
+    /* the first line's bytes up to its first non-blank (NDJSON reads the
+     * line on from there), at most MAX_LINE + 1 of them */
+    char *line = malloc(MAX_LINE + 1);
+    int hash_ok = ingest_hash_init(&h) == 0;
+    if (!r.buf || !line || !hash_ok) {
+        ingest_hash_final(&h, sha256);
+        sha256[0] = '\0';
+        free(r.buf);
+        free(line);
+        return gpi_diag_set(d, GPI_ENOMEM, "%s: out of memory", opt->path);
+    }
+    long line_no = 1, col = 1;
+    int bom = 0;
+    unsigned char head[3];
+    int k = 0, ch;
+    while (k < 3 && (ch = rd_getc(&r)) != EOF) head[k++] = (unsigned char)ch;
+    if (k == 3 && memcmp(head, "\xEF\xBB\xBF", 3) == 0) { /* note 5 */
+        bom = 3;
+        col = 4;
+    } else {
+        while (k > 0) r.back[r.nback++] = head[--k];
+    }
+    size_t lb = 0; /* bytes of the current line so far */
+    while ((ch = rd_getc(&r)) == ' ' || ch == '\t' || ch == '\n' || ch == '\r') {
         if (ch == '\n') {
-            line++;
+            line_no++;
             col = 1;
+            lb = 0;
         } else {
             col++;
+            if (lb < MAX_LINE + 1) line[lb] = (char)ch;
+            lb++;
         }
     }
     gpi_status rc;
@@ -471,23 +588,33 @@ gpi_status ingest_json(const ingest_tables *t, const ingest_opts *opt, norm_ctx 
     c.nc = nc;
     c.opt = opt;
     c.sink = sink;
-    if (ch == EOF) {
+    if (ch == EOF && r.err) {
+        rc = gpi_diag_set(d, GPI_EIO, "%s: read error: %s", opt->path, strerror(r.err));
+    } else if (ch == EOF) {
         rc = gpi_diag_set(d, GPI_EINPUT, "%s:%ld:%ld: no data (the file is empty)", opt->path,
-                          line, col);
+                          line_no, col);
     } else if (ch != '[' && ch != '{') {
         rc = gpi_diag_set(d, GPI_EINPUT,
                           "%s:%ld:%ld: invalid JSON: expected an array or one object per line",
-                          opt->path, line, col);
+                          opt->path, line_no, col);
     } else if (ch == '[') {
-        rc = array_file(&c, f, line, col, rows_read, d);
+        rc = array_file(&c, &r, line_no, col, rows_read, d);
+    } else if (lb + 1 > MAX_LINE) { /* blanks enough before the '{' to pass the limit */
+        rc = gpi_diag_set(d, GPI_EINPUT, "%s:%ld:1: record longer than %d bytes", opt->path,
+                          line_no, MAX_LINE);
     } else {
-        if (fseek(f, skip ? 3 : 0, SEEK_SET) != 0)
-            rc = gpi_diag_set(d, GPI_EIO, "%s: cannot seek: %s", opt->path, strerror(errno));
-        else
-            rc = ndjson_file(&c, f, skip ? 3 : 0, rows_read, d);
+        line[lb++] = '{';
+        rc = ndjson_file(&c, &r, line, lb, line_no, bom, rows_read, d);
     }
+    /* note 7: the hash of exactly the bytes read, and so parsed (a whole
+     * file is read to its end); a failed file has none */
+    if (ingest_hash_final(&h, sha256) != 0 && rc == GPI_OK)
+        rc = gpi_diag_set(d, GPI_EIO, "%s: SHA-256 failed", opt->path);
+    if (rc != GPI_OK) sha256[0] = '\0';
+    *n_bytes = (int64_t)r.total;
     strmap_free(&c.warned);
     arena_free(&c.a);
-    fclose(f);
+    free(r.buf);
+    free(line);
     return rc;
 }

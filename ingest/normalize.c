@@ -16,10 +16,13 @@
  *     problems always reports the same first one.
  * (3) Identity (SPEC §3): an id gives ident = id; without one, offers use
  *     provider|region|gpu|sku|gpu_count|scope|term|term_months|unit
- *     (canonical provider, raw gpu and sku as written) and trades add
- *     price|currency|quantity|buyer|status|tier ("all their fields"; the
- *     tier only when the row gives one, so a changed tiers.csv makes a
- *     re-read trade a conflict, never a second trade).  '|' and '\\'
+ *     and trades add price|currency|quantity|buyer|status|tier ("all
+ *     their fields"), each as the row gives it: the provider as written
+ *     and folded (case, blanks), never the canonical one; the status as
+ *     written, before the affiliate rule; the tier only when the row
+ *     gives one.  So no table (providers.csv, tiers.csv) changes an
+ *     identity, and a file re-sent after a table changed is found again,
+ *     never stored twice (issue 12; core/ident.c).  '|' and '\\'
  *     inside the free-text fields (provider, region, gpu, sku, buyer) are
  *     escaped with '\\', so no two rows share an identity by shifting text
  *     across a separator.  key_hash is the identity hash (FNV-1a of the
@@ -140,15 +143,7 @@ static const char *nz(const char *s)
  * that does not fit. */
 static const char *esc(const char *s, char *tmp, size_t cap)
 {
-    if (!s || !strpbrk(s, "|\\")) return nz(s);
-    size_t n = 0;
-    for (; *s; s++) {
-        if (n + 3 > cap) return NULL;
-        if (*s == '|' || *s == '\\') tmp[n++] = '\\';
-        tmp[n++] = *s;
-    }
-    tmp[n] = '\0';
-    return tmp;
+    return gpi_ident_escape(s, tmp, cap);
 }
 
 int normalize_row(norm_ctx *c, const norm_row *r, gpi_obs *o, const char **col, char *msg,
@@ -187,6 +182,7 @@ int normalize_row(norm_ctx *c, const norm_row *r, gpi_obs *o, const char **col, 
     provider_match pm;
     if (tables_provider(c->t, v, c->prov_buf, sizeof c->prov_buf, &pm) != 0)
         return bad(&x, F_PROVIDER, "empty or longer than 255 bytes");
+    if (!hygiene_provider(c, r, &pm, col, msg, msg_cap)) return 0;
     o->provider = pm.provider;
     o->group = pm.group;
     o->segment = pm.segment;
@@ -207,10 +203,13 @@ int normalize_row(norm_ctx *c, const norm_row *r, gpi_obs *o, const char **col, 
     o->gpu = gm.canonical;
     o->raw_gpu = v;
 
-    /* unit, gpu_count */
+    /* unit, gpu_count, and the sku's skus.csv rule (hygiene.c) */
     o->unit = GPI_UNIT_GPU_HOUR;
-    if ((v = val(r, F_UNIT)) && (o->unit = gpi_unit_parse(v)) < 0)
+    int unit_given = (v = val(r, F_UNIT)) != NULL;
+    if (unit_given && (o->unit = gpi_unit_parse(v)) < 0)
         return bad(&x, F_UNIT, "unknown unit (gpu-hour, instance-hour, gpu-month, instance-month)");
+    const sku_rule *rule = hygiene_rule(c, o->provider, o->sku);
+    if (!unit_given && rule && rule->unit >= 0) o->unit = rule->unit;
     int per_instance = o->unit == GPI_UNIT_INSTANCE_HOUR || o->unit == GPI_UNIT_INSTANCE_MONTH;
     long count = 1;
     if ((v = val(r, F_GPU_COUNT)) != NULL) {
@@ -221,6 +220,8 @@ int normalize_row(norm_ctx *c, const norm_row *r, gpi_obs *o, const char **col, 
                                             ? "missing (required with unit instance-hour)"
                                             : "missing (required with unit instance-month)");
     }
+    long raw_count = count; /* the identity keeps the count as written */
+    if (!hygiene_sku(c, r, rule, unit_given, o, &count, col, msg, msg_cap)) return 0;
     o->gpu_count = (int32_t)count;
 
     /* price */
@@ -276,6 +277,7 @@ int normalize_row(norm_ctx *c, const norm_row *r, gpi_obs *o, const char **col, 
         if ((o->tier = gpi_tier_parse(v)) < 0)
             return bad(&x, F_TIER, "unknown tier (platinum, gold, silver, bronze, "
                                    "underperform, unrated)");
+        o->tier_given = 1;
     } else {
         o->tier = tables_tier(c->t, o->provider, o->day);
     }
@@ -305,6 +307,7 @@ int normalize_row(norm_ctx *c, const norm_row *r, gpi_obs *o, const char **col, 
         if (!trade && o->status != GPI_STATUS_OK)
             return bad(&x, F_STATUS, "only trades have a status");
     }
+    o->status_given = o->status;
     o->buyer = trade ? val(r, F_BUYER) : NULL;
     if (o->buyer && o->status == GPI_STATUS_OK) {
         provider_match bm;
@@ -330,21 +333,24 @@ int normalize_row(norm_ctx *c, const norm_row *r, gpi_obs *o, const char **col, 
     if (o->id) {
         if (put_ident(c, o->id) != 0) goto oom;
     } else {
-        char buf[2048], e[5][512];
-        const char *prov = esc(o->provider, e[0], sizeof e[0]);
+        char buf[2048], e[5][512], folded[256];
+        /* the provider as written, folded (fits: tables_provider checked) */
+        const char *prov = gpi_fold_name(o->raw_provider, folded, sizeof folded) > 0
+                               ? esc(folded, e[0], sizeof e[0])
+                               : NULL;
         const char *region = esc(o->region, e[1], sizeof e[1]);
         const char *gpu = esc(o->raw_gpu, e[2], sizeof e[2]);
         const char *sku = esc(o->sku, e[3], sizeof e[3]);
         const char *buyer = esc(o->buyer, e[4], sizeof e[4]);
         int n = -1;
         if (prov && region && gpu && sku && buyer)
-            n = snprintf(buf, sizeof buf, "%s|%s|%s|%s|%d|%s|%s|%d|%s", prov, region, gpu, sku,
-                         o->gpu_count, gpi_scope_name(o->scope), gpi_term_name(o->term),
+            n = snprintf(buf, sizeof buf, "%s|%s|%s|%s|%ld|%s|%s|%d|%s", prov, region, gpu, sku,
+                         raw_count, gpi_scope_name(o->scope), gpi_term_name(o->term),
                          o->term_months, gpi_unit_name(o->unit));
         if (trade && n > 0 && (size_t)n < sizeof buf)
             n += snprintf(buf + n, sizeof buf - (size_t)n, "|%s|%s|%s|%s|%s|%s", o->raw_price,
                           o->currency, nz(r->v[F_QUANTITY]), buyer,
-                          gpi_trade_status_name(o->status),
+                          gpi_trade_status_name(o->status_given),
                           val(r, F_TIER) ? gpi_tier_name(o->tier) : "");
         if (n < 0 || (size_t)n >= sizeof buf) {
             *col = NULL;
@@ -365,6 +371,7 @@ oom:
 
 void norm_ctx_free(norm_ctx *c)
 {
+    hygiene_free(c);
     free(c->ident);
     c->ident = NULL;
     c->ident_cap = 0;

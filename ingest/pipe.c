@@ -152,10 +152,11 @@ static int w_obs(void *ud, const gpi_obs *o, const char *raw)
 {
     pipe_ctx *p = ud;
     if (stopped(p)) return 1;
-    enum { N = 15 };
+    enum { N = 16 };
     const char *src[N] = {o->gpu,      o->provider,     o->group,     o->segment, o->region,
                           o->source,   o->id,           o->ident,     o->buyer,   o->raw_gpu,
-                          o->raw_provider, o->raw_price, o->currency, o->sku,     raw};
+                          o->raw_provider, o->raw_price, o->currency, o->sku,     raw,
+                          o->correction};
     size_t len[N];
     batch *b = room(p, sizes(src, N, len));
     if (!b) return 1;
@@ -165,7 +166,8 @@ static int w_obs(void *ud, const gpi_obs *o, const char *raw)
     const char **dst[N] = {&e->o.gpu,      &e->o.provider,     &e->o.group,     &e->o.segment,
                            &e->o.region,   &e->o.source,       &e->o.id,        &e->o.ident,
                            &e->o.buyer,    &e->o.raw_gpu,      &e->o.raw_provider,
-                           &e->o.raw_price, &e->o.currency,    &e->o.sku,       &e->raw};
+                           &e->o.raw_price, &e->o.currency,    &e->o.sku,       &e->raw,
+                           &e->o.correction};
     keep(b, dst, src, len, N);
     return 0;
 }

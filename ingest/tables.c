@@ -4,6 +4,7 @@
  * providers.csv alias,provider,group,segment
  * tiers.csv     provider,tier,effective
  * fx.csv        date,currency,usd_per_unit
+ * skus.csv      provider,sku_glob,gpu_count,covers,unit,note (optional)
  * (formats in data/README.md).  Each file has a header row naming these
  * columns (any order, extra columns ignored); lines starting with '#' are
  * comments.  A bad row is an error "file:line: column: reason".
@@ -26,10 +27,14 @@
  *     depend on qsort).
  * (5) The SHA-256 covers every table's name and bytes, in a fixed order;
  *     it is recorded with every batch.
- * (6) The provider named by a gpus.csv or tiers.csv row may be written as
- *     any alias of providers.csv ("Lambda Labs"): it is resolved to the
- *     canonical provider the observations carry, so such a row is never
- *     silently dead.
+ * (6) The provider named by a gpus.csv, tiers.csv or skus.csv row may be
+ *     written as any alias of providers.csv ("Lambda Labs"): it is resolved
+ *     to the canonical provider the observations carry, so such a row is
+ *     never silently dead.
+ * (7) skus.csv is optional (a data directory without it corrects nothing).
+ *     Its rows are ordered like gpus.csv's: provider and glob before glob
+ *     only, then the longer glob, then file order; the first that matches
+ *     wins.  Lookups are memoized per file by the caller (hygiene.c).
  */
 #include "ingest/internal.h"
 
@@ -60,6 +65,8 @@ typedef struct keyed_row {  /* tiers and fx */
 
 struct ingest_tables {
     arena a;
+    sku_rule *skus;
+    int n_skus;
     gpu_row *gpus;
     int n_gpus;
     strmap gpu_alias;       /* folded alias -> first row of its chain */
@@ -92,24 +99,11 @@ static int fold_gpu(const char *s, char *out, size_t cap)
     return (int)n;
 }
 
-/* Folds a provider name: trimmed, lower case, runs of spaces as one. */
+/* Folds a provider name: trimmed, lower case, runs of spaces as one (the
+ * same fold is part of an identity: core/ident.c). */
 static int fold_name(const char *s, char *out, size_t cap)
 {
-    size_t n = 0;
-    int space = 0;
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == ' ' || c == '\t') {
-            space = n > 0;
-            continue;
-        }
-        if (n + 2 + space >= cap) return -1;
-        if (space) out[n++] = ' ';
-        space = 0;
-        out[n++] = (char)tolower(c);
-    }
-    out[n] = '\0';
-    return (int)n;
+    return gpi_fold_name(s, out, cap);
 }
 
 /* ---- loading -------------------------------------------------------------- */
@@ -122,6 +116,7 @@ typedef struct loader {
     int map[8];                 /* column -> field index in the record */
     int header_done;
     gpi_status (*row)(struct loader *l, const char *const *v, long line, gpi_diag *d);
+    int optional;               /* a missing file is an empty table */
 } loader;
 
 static gpi_status bad(const loader *l, long line, const char *col, const char *why,
@@ -271,12 +266,60 @@ static gpi_status fx_row_fn(loader *l, const char *const *v, long line, gpi_diag
     return keyed_add(l, &l->t->fx, &l->t->n_fx, kr, d);
 }
 
+static gpi_status sku_row_fn(loader *l, const char *const *v, long line, gpi_diag *d)
+{
+    ingest_tables *t = l->t;
+    char buf[256];
+    sku_rule r;
+    memset(&r, 0, sizeof r);
+    r.covers = -1;
+    r.unit = -1;
+    if (*v[0]) {
+        if (fold_name(v[0], buf, sizeof buf) < 0) return bad(l, line, "provider", "too long", v[0], d);
+        r.provider = dup(t, buf);
+    }
+    if (!*v[1]) return bad(l, line, "sku_glob", "empty (use * for every sku)", v[1], d);
+    if (*v[2]) {
+        char *end;
+        long n = strtol(v[2], &end, 10);
+        if (*end || n < 1 || n > 100000)
+            return bad(l, line, "gpu_count", "not a whole number from 1 to 100000", v[2], d);
+        r.gpu_count = (int)n;
+    }
+    if (*v[3] && (r.covers = gpi_covers_parse(v[3])) < 0)
+        return bad(l, line, "covers", "unknown (instance, gpu-only, cpu-heavy, partial-gpu)", v[3], d);
+    if (*v[4] && (r.unit = gpi_unit_parse(v[4])) < 0)
+        return bad(l, line, "unit", "unknown unit (gpu-hour, instance-hour, gpu-month, "
+                   "instance-month)", v[4], d);
+    if (r.gpu_count == 0 && r.covers < 0 && r.unit < 0)
+        return bad(l, line, "sku_glob", "the row changes nothing (give gpu_count, covers or unit)",
+                   v[1], d);
+    if (t->n_skus >= MAX_ROWS) return bad(l, line, "sku_glob", "too many rows", v[1], d);
+    size_t n = strlen(v[1]);
+    char *g = arena_strndup(&t->a, v[1], n);
+    if (!g) return gpi_diag_set(d, GPI_ENOMEM, "%s: out of memory", l->file);
+    for (size_t i = 0; i < n; i++) g[i] = (char)tolower((unsigned char)g[i]);
+    r.glob = g;
+    r.note = dup(t, v[5]);
+    r.line = line;
+    if (t->n_skus % 64 == 0) {
+        sku_rule *p = realloc(t->skus, (size_t)(t->n_skus + 64) * sizeof *p);
+        if (!p) return gpi_diag_set(d, GPI_ENOMEM, "%s: out of memory", l->file);
+        t->skus = p;
+    }
+    if ((r.provider == NULL && *v[0]) || !r.note)
+        return gpi_diag_set(d, GPI_ENOMEM, "%s: out of memory", l->file);
+    t->skus[t->n_skus++] = r;
+    return GPI_OK;
+}
+
 static gpi_status load_one(ingest_tables *t, const char *dir, loader *l, gpi_sha256 *sha,
                            gpi_diag *d)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/%s", dir, l->file);
     FILE *f = fopen(path, "rb");
+    if (!f && l->optional && errno == ENOENT) return GPI_OK; /* note 7 */
     if (!f) return gpi_diag_set(d, GPI_EIO, "%s: cannot open: %s", path, strerror(errno));
     char *buf = malloc(MAX_TABLE_BYTES);
     if (!buf) {
@@ -373,8 +416,25 @@ static const char *canonical_provider(const ingest_tables *t, const char *name)
     return i >= 0 ? t->provs[i].provider : name;
 }
 
+static int sku_spec(const sku_rule *r)
+{
+    int n = 0;
+    for (const char *s = r->glob; *s; s++) n += *s != '*' && *s != '?';
+    return (r->provider ? 1 << 20 : 0) + n;
+}
+
+static int cmp_sku(const void *a, const void *b)
+{
+    const sku_rule *x = a, *y = b;
+    if (sku_spec(x) != sku_spec(y)) return sku_spec(y) - sku_spec(x);
+    return (x->line > y->line) - (x->line < y->line);
+}
+
 static gpi_status build_indexes(ingest_tables *t, gpi_diag *d)
 {
+    for (int i = 0; i < t->n_skus; i++)
+        if (t->skus[i].provider) t->skus[i].provider = canonical_provider(t, t->skus[i].provider);
+    if (t->n_skus) qsort(t->skus, (size_t)t->n_skus, sizeof *t->skus, cmp_sku);
     for (int i = 0; i < t->n_gpus; i++)
         if (t->gpus[i].provider) t->gpus[i].provider = canonical_provider(t, t->gpus[i].provider);
     for (int i = 0; i < t->n_tiers; i++) t->tiers[i].key = canonical_provider(t, t->tiers[i].key);
@@ -413,11 +473,14 @@ gpi_status ingest_tables_load(const char *dir, ingest_tables **out, gpi_diag *d)
     static const char *const pcols[] = {"alias", "provider", "group", "segment"};
     static const char *const tcols[] = {"provider", "tier", "effective"};
     static const char *const fcols[] = {"date", "currency", "usd_per_unit"};
+    static const char *const scols[] = {"provider", "sku_glob", "gpu_count", "covers", "unit",
+                                        "note"};
     loader ls[] = {
-        {NULL, "gpus.csv", gcols, 5, {0}, 0, gpu_row_fn},
-        {NULL, "providers.csv", pcols, 4, {0}, 0, prov_row_fn},
-        {NULL, "tiers.csv", tcols, 3, {0}, 0, tier_row_fn},
-        {NULL, "fx.csv", fcols, 3, {0}, 0, fx_row_fn},
+        {NULL, "gpus.csv", gcols, 5, {0}, 0, gpu_row_fn, 0},
+        {NULL, "providers.csv", pcols, 4, {0}, 0, prov_row_fn, 0},
+        {NULL, "tiers.csv", tcols, 3, {0}, 0, tier_row_fn, 0},
+        {NULL, "fx.csv", fcols, 3, {0}, 0, fx_row_fn, 0},
+        {NULL, "skus.csv", scols, 6, {0}, 0, sku_row_fn, 1},
     };
     if (!out) return gpi_diag_set(d, GPI_EUSAGE, "ingest_tables_load: no output");
     *out = NULL;
@@ -448,6 +511,7 @@ void ingest_tables_free(ingest_tables *t)
     free(t->provs);
     free(t->tiers);
     free(t->fx);
+    free(t->skus);
     strmap_free(&t->gpu_alias);
     strmap_free(&t->prov);
     strmap_free(&t->tier_key);
@@ -504,12 +568,96 @@ int tables_provider(const ingest_tables *t, const char *name, char *buf, size_t 
     int i = strmap_get(&t->prov, buf, (size_t)n);
     if (i >= 0) {
         *m = t->provs[i];
+        m->known = 1;
     } else {
         m->provider = buf;
         m->group = buf;
         m->segment = "unknown";
+        m->known = 0;
     }
     return 0;
+}
+
+/* Optimal string alignment distance (edits, adjacent swaps), capped:
+ * returns cap + 1 as soon as it must exceed cap. */
+static int osa(const char *a, const char *b, int cap)
+{
+    int n = (int)strlen(a), m = (int)strlen(b);
+    if (n > 64 || m > 64 || abs(n - m) > cap) return cap + 1;
+    int dm[65][65];
+    for (int i = 0; i <= n; i++) dm[i][0] = i;
+    for (int j = 0; j <= m; j++) dm[0][j] = j;
+    for (int i = 1; i <= n; i++) {
+        int row_min = cap + 1;
+        for (int j = 1; j <= m; j++) {
+            int c = a[i - 1] != b[j - 1];
+            int v = dm[i - 1][j] + 1;
+            if (dm[i][j - 1] + 1 < v) v = dm[i][j - 1] + 1;
+            if (dm[i - 1][j - 1] + c < v) v = dm[i - 1][j - 1] + c;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+                dm[i - 2][j - 2] + 1 < v)
+                v = dm[i - 2][j - 2] + 1;
+            dm[i][j] = v;
+            if (v < row_min) row_min = v;
+        }
+        if (row_min > cap) return cap + 1;
+    }
+    return dm[n][m];
+}
+
+/* Letters and digits only, for comparing "lambda-labs" with "lambda labs". */
+static void alnum_only(const char *s, char *out, size_t cap)
+{
+    size_t n = 0;
+    for (; *s && n + 1 < cap; s++)
+        if (isalnum((unsigned char)*s)) out[n++] = (char)tolower((unsigned char)*s);
+    out[n] = '\0';
+}
+
+const char *tables_provider_suggest(const ingest_tables *t, const char *name)
+{
+    char a[256], b[256];
+    alnum_only(name, a, sizeof a);
+    int la = (int)strlen(a);
+    if (la == 0) return NULL;
+    int cap = la <= 4 ? 1 : la <= 8 ? 2 : 3, best = cap + 1;
+    const char *out = NULL;
+    for (size_t k = 0; k < t->prov.cap; k++) {
+        if (!t->prov.keys[k]) continue;
+        alnum_only(t->prov.keys[k], b, sizeof b);
+        int lb = (int)strlen(b);
+        if (lb == 0) continue;
+        /* a known name of 5 letters or more inside the unknown one
+         * ("lambda cloud"), or the other way round, counts as one edit */
+        int sub = (lb >= 5 && strstr(a, b)) || (la >= 5 && strstr(b, a));
+        int dist = sub ? 1 : osa(a, b, cap);
+        const char *p = t->provs[t->prov.vals[k]].provider;
+        if (dist < best || (dist == best && out && strcmp(p, out) < 0)) {
+            best = dist;
+            out = p;
+        }
+    }
+    return best <= cap ? out : NULL;
+}
+
+int tables_sku(const ingest_tables *t, const char *provider, const char *sku)
+{
+    char lsku[256];
+    size_t k = 0;
+    if (!sku) sku = "";
+    for (; sku[k] && k + 1 < sizeof lsku; k++) lsku[k] = (char)tolower((unsigned char)sku[k]);
+    lsku[k] = '\0';
+    for (int i = 0; i < t->n_skus; i++) {
+        const sku_rule *r = &t->skus[i];
+        if (r->provider && (!provider || strcmp(r->provider, provider) != 0)) continue;
+        if (fnmatch(r->glob, lsku, 0) == 0) return i;
+    }
+    return -1;
+}
+
+const sku_rule *tables_sku_rule(const ingest_tables *t, int i)
+{
+    return i >= 0 && i < t->n_skus ? &t->skus[i] : NULL;
 }
 
 /* The key's last row dated on or before day: -1 when none, -2 when the key

@@ -200,6 +200,10 @@ static gpi_status parse_tick(const ctx *x, const json_t *v, settle_contract *c)
 {
     char text[64];
     if (json_is_string(v)) {
+        /* a longer text would be cut short here and read as another
+         * number (issue 12): refuse it */
+        if (json_string_length(v) >= sizeof text)
+            return cerr(x, "tick", "longer than 63 characters", v);
         snprintf(text, sizeof text, "%s", json_string_value(v));
     } else if (json_is_integer(v)) {
         snprintf(text, sizeof text, "%lld", (long long)json_integer_value(v));

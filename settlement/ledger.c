@@ -74,10 +74,16 @@ static gpi_status header(reader *r)
     int ok = r->nf == 3 || r->nf == 4;
     for (int i = 0; ok && i < r->nf; i++) ok = strcasecmp(r->field[i], want[i]) == 0;
     if (!ok) {
-        char got[256] = "";
+        /* the header as read: at most MAX_FIELDS fields of at most 40
+         * bytes each, then ",..." -- the buffer holds that much exactly */
+        char got[MAX_FIELDS * 41 + sizeof ",..."] = "";
         size_t o = 0;
-        for (int i = 0; i < r->nf && i < MAX_FIELDS; i++)
-            o += (size_t)snprintf(got + o, sizeof got - o, "%s%.40s", i ? "," : "", r->field[i]);
+        for (int i = 0; i < r->nf && i < MAX_FIELDS; i++) {
+            int k = snprintf(got + o, sizeof got - o, "%s%.40s", i ? "," : "", r->field[i]);
+            if (k < 0 || (size_t)k >= sizeof got - o) break; /* cannot happen: sized above */
+            o += (size_t)k;
+        }
+        if (r->nf > MAX_FIELDS) snprintf(got + o, sizeof got - o, ",...");
         return rerr(r, "header", "want account,symbol,contracts[,entry_price]", got);
     }
     r->ncols = r->nf;

@@ -3,7 +3,10 @@
  * model.c  the fixed cast of providers and GPUs, and the market factor
  *          (trend, random walk, shocks) per GPU and day
  * out.c    a buffered line writer with exact fixed-point formatting
+ * keys.c   the offer keys (provider x GPU x region x scope x term) and
+ *          the model's price factors of a key
  * market.c offer snapshots and trades, day by day
+ * truth.c  the model's noise-free expected trades (the true price)
  * extras.c rent histories, contracts and positions
  * sim.c    sim_write: validation and the order of the outputs
  */
@@ -99,12 +102,59 @@ void sim_out_fixed(sim_out *o, int64_t v, int dec);
 /* Writes the buffer out; returns -1 if any write failed. */
 int sim_out_close(sim_out *o);
 
+/* ---- offer keys (keys.c) ------------------------------------------------ */
+
+/* One offer key: a provider's listing of a GPU in a region, scope and term.
+ * The key set and its region premiums depend only on the seed and scale
+ * (their own random stream), so the market and the truth see the same. */
+typedef struct sim_key {
+    short prov, gpu, scope, term, months, region; /* term: 0 on-demand, 1 spot, 2 reserved */
+    double prem;          /* region premium */
+    int64_t listed;       /* price in the provider's unit x 10^decimals; 0 = never */
+    int64_t qty;          /* GPUs available */
+} sim_key;
+
+typedef struct sim_keyset {
+    sim_key *v;
+    size_t n;
+    size_t *pg_first, *pg_count;       /* [prov * SIM_NGPU + gpu] */
+} sim_keyset;
+
+/* Builds the keys of p (seed, scale); -1 on allocation failure (free the
+ * set either way). */
+int sim_keys_build(const sim_params *p, sim_keyset *ks);
+void sim_keys_free(sim_keyset *ks);
+/* The key a trade of provider pi, GPU g and wanted term takes when its
+ * random start is `start` (0 <= start < the provider's keys of g): the
+ * first key of that term from start on, cyclically, else the key at start.
+ * Returns its index in ks->v. */
+size_t sim_key_pick(const sim_keyset *ks, int pi, int g, int term, size_t start);
+
+/* The model's price factors of a key beyond the market level and the
+ * provider's level: term (reserved by months) and scope. */
+double sim_term_factor(int term, int months);
+double sim_scope_factor(const char *scope);
+
+/* Mean of a trade's discount under its key's list price (trades are 0-8 %
+ * under it, uniformly). */
+#define SIM_TRADE_DISCOUNT_MEAN 0.96
+/* Term mix of trades (on-demand, spot, reserved) and the mean GPU-hours
+ * of a trade (8 x 1..64; reserved trades ten times that). */
+extern const double sim_term_share[3];
+#define SIM_TRADE_QTY_MEAN 260.0
+
+extern const char *const sim_term_names[3];
+/* Writes a key's region name (prefix, and "-zN" past the prefixes). */
+void sim_out_region(sim_out *o, const sim_provider *pv, int r);
+
 /* ---- generators --------------------------------------------------------- */
 
 gpi_status sim_write_market(const sim_params *p, const sim_events *ev, const double *mf,
                             FILE *offers, FILE *trades, sim_stats *s, gpi_diag *d);
 gpi_status sim_write_rent(const sim_params *p, const double *mf, int earner, FILE *f,
                           gpi_diag *d);
+/* truth.c: the model's expected trades (sim.h, sim_files.truth). */
+gpi_status sim_write_truth(const sim_params *p, const double *mf, FILE *f, gpi_diag *d);
 gpi_status sim_write_contracts(const sim_params *p, const double *mf, FILE *contracts,
                                FILE *positions, sim_stats *s, gpi_diag *d);
 

@@ -25,7 +25,10 @@
  * flagged affiliate.  The pusher, "Nimbus Compute", adds large H100 trades
  * 50 % over its own list for two weeks, half of them with itself as the
  * buyer (wash trades that the affiliate rule must catch) and half with a
- * third party (which the provider cap must bound).
+ * third party (which the provider cap must bound).  With sim_params.no_push
+ * those trades are drawn but not written (every other row is unchanged, the
+ * later trades keep their ids), so the same market can be indexed with and
+ * without the manipulation.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -33,20 +36,13 @@
 
 #include "sim/internal.h"
 
-typedef struct offer_key {
-    short prov, gpu, scope, term, months, region;
-    double prem;          /* region premium */
-    int64_t listed;       /* price in the provider's unit x 10^decimals; 0 = never */
-    int64_t qty;          /* GPUs available */
-} offer_key;
+typedef sim_key offer_key;
 
 typedef struct market {
     const sim_params *p;
     const sim_events *ev;
     const double *mf;
-    offer_key *keys;
-    size_t nkeys;
-    size_t *pg_first, *pg_count;       /* [prov * SIM_NGPU + gpu] */
+    sim_keyset ks;
     double dev[64][SIM_NGPU];          /* provider log deviation */
     char date[11];
     sim_out oo, to;
@@ -55,98 +51,14 @@ typedef struct market {
     long trade_seq;
 } market;
 
-static const char *const term_names[] = {"on-demand", "spot", "reserved"};
 static const char *const unit_names[] = {"gpu-hour", "instance-hour", "gpu-month"};
 static const int unit_gpus[] = {1, 8, 1};
 static const int unit_hours[] = {1, 1, 730};
-
-static int nprefix(const sim_provider *pv)
-{
-    int k = 0;
-    while (k < 3 && pv->region_prefix[k]) k++;
-    return k;
-}
-
-static void out_region(sim_out *o, const sim_provider *pv, int r)
-{
-    int np = nprefix(pv);
-    sim_out_str(o, pv->region_prefix[r % np]);
-    if (r >= np) {
-        sim_out_str(o, "-z");
-        sim_out_int(o, r / np);
-    }
-}
-
-static double term_factor(int term, int months)
-{
-    if (term == 1) return 0.55;
-    if (term == 2) return 1.0 - 0.095 * log(1.0 + months);
-    return 1.0;
-}
-
-static double scope_factor(const char *scope)
-{
-    if (strcmp(scope, "managed") == 0) return 1.06;
-    if (strcmp(scope, "container") == 0) return 0.97;
-    return 1.0;
-}
 
 static int provider_down(uint64_t seed, int prov, int t)
 {
     int v[2] = {prov, t};
     return gpi_fnv1a64(v, sizeof v, seed ^ 0x646f776e646179ULL) % 100 == 3;
-}
-
-static int build_keys(market *m)
-{
-    size_t cap = 0;
-    int scale = m->p->scale;
-    for (int pi = 0; pi < sim_nproviders; pi++) {
-        const sim_provider *pv = &sim_providers[pi];
-        int nterm = !!(pv->terms & SIM_T_OD) + !!(pv->terms & SIM_T_SPOT);
-        for (int k = 0; k < 3 && pv->res_months[k]; k++) nterm++;
-        int nscope = pv->scopes[1] ? 2 : 1;
-        for (int g = 0; g < SIM_NGPU; g++)
-            if (pv->gpus & (1u << g)) cap += (size_t)(pv->regions * scale * nscope * nterm);
-    }
-    m->keys = calloc(cap ? cap : 1, sizeof *m->keys);
-    m->pg_first = calloc((size_t)sim_nproviders * SIM_NGPU, sizeof *m->pg_first);
-    m->pg_count = calloc((size_t)sim_nproviders * SIM_NGPU, sizeof *m->pg_count);
-    if (!m->keys || !m->pg_first || !m->pg_count) return -1;
-    sim_rng r;
-    sim_rng_seed(&r, m->p->seed, 2);
-    size_t n = 0;
-    for (int pi = 0; pi < sim_nproviders; pi++) {
-        const sim_provider *pv = &sim_providers[pi];
-        for (int g = 0; g < SIM_NGPU; g++) {
-            m->pg_first[pi * SIM_NGPU + g] = n;
-            if (!(pv->gpus & (1u << g))) continue;
-            for (int reg = 0; reg < pv->regions * scale; reg++) {
-                double prem = -0.03 + 0.09 * sim_rng_unit(&r);
-                for (int sc = 0; sc < 2 && pv->scopes[sc]; sc++) {
-                    int terms[5][2], nt = 0;
-                    if (pv->terms & SIM_T_OD) terms[nt][0] = 0, terms[nt++][1] = 0;
-                    if (pv->terms & SIM_T_SPOT) terms[nt][0] = 1, terms[nt++][1] = 0;
-                    for (int k = 0; k < 3 && pv->res_months[k]; k++)
-                        terms[nt][0] = 2, terms[nt++][1] = pv->res_months[k];
-                    for (int ti = 0; ti < nt; ti++) {
-                        offer_key *k = &m->keys[n++];
-                        k->prov = (short)pi;
-                        k->gpu = (short)g;
-                        k->scope = (short)sc;
-                        k->term = (short)terms[ti][0];
-                        k->months = (short)terms[ti][1];
-                        k->region = (short)reg;
-                        k->prem = prem;
-                        k->qty = 8 * (int64_t)(1 + sim_rng_below(&r, 64));
-                    }
-                }
-            }
-            m->pg_count[pi * SIM_NGPU + g] = n - m->pg_first[pi * SIM_NGPU + g];
-        }
-    }
-    m->nkeys = n;
-    return 0;
 }
 
 static int64_t pow10i(int d)
@@ -161,8 +73,8 @@ static double target(const market *m, const offer_key *k, int t)
 {
     const sim_provider *pv = &sim_providers[k->prov];
     return m->mf[k->gpu * m->p->days + t] * pv->mult * (1 + k->prem) *
-           exp(m->dev[k->prov][k->gpu]) * term_factor(k->term, k->months) *
-           scope_factor(pv->scopes[k->scope]);
+           exp(m->dev[k->prov][k->gpu]) * sim_term_factor(k->term, k->months) *
+           sim_scope_factor(pv->scopes[k->scope]);
 }
 
 /* Price of a key per GPU-hour in micro-USD (for trades). */
@@ -192,7 +104,7 @@ static void out_terms(sim_out *o, const sim_provider *pv, const offer_key *k)
     sim_out_ch(o, ',');
     sim_out_str(o, pv->tier);
     sim_out_ch(o, ',');
-    sim_out_str(o, term_names[k->term]);
+    sim_out_str(o, sim_term_names[k->term]);
     sim_out_ch(o, ',');
     if (k->months) sim_out_int(o, k->months);
     sim_out_ch(o, ',');
@@ -212,7 +124,7 @@ static void write_offer(market *m, const offer_key *k, int hour, int64_t price)
     sim_out_ch(o, '-');
     sim_out_str(o, pv->scopes[k->scope]);
     sim_out_ch(o, '-');
-    sim_out_str(o, term_names[k->term]);
+    sim_out_str(o, sim_term_names[k->term]);
     if (k->months) sim_out_int(o, k->months);
     sim_out_ch(o, ',');
     sim_out_str(o, m->date);
@@ -222,7 +134,7 @@ static void write_offer(market *m, const offer_key *k, int hour, int64_t price)
     sim_out_str(o, ":00:00Z,demo,");
     sim_out_str(o, pv->name);
     sim_out_ch(o, ',');
-    out_region(o, pv, k->region);
+    sim_out_region(o, pv, k->region);
     sim_out_ch(o, ',');
     sim_out_str(o, gp->name);
     sim_out_ch(o, ',');
@@ -253,8 +165,8 @@ static void day_offers(market *m, int t)
             double *dv = &m->dev[pi][g];
             *dv = 0.9 * *dv + sim_providers[pi].noise * 0.4359 * sim_rng_normal(&m->ro);
         }
-    for (size_t i = 0; i < m->nkeys; i++) {
-        offer_key *k = &m->keys[i];
+    for (size_t i = 0; i < m->ks.n; i++) {
+        offer_key *k = &m->ks.v[i];
         const sim_provider *pv = &sim_providers[k->prov];
         double noise = k->term == 1 ? exp(0.06 * sim_rng_normal(&m->ro)) : 1.0;
         relist(m, k, t, noise);
@@ -308,7 +220,7 @@ static void write_trade(market *m, const offer_key *k, int64_t price_e4, int64_t
     sim_out_str(o, ",demo,");
     sim_out_str(o, pv->name);
     sim_out_ch(o, ',');
-    out_region(o, pv, k->region);
+    sim_out_region(o, pv, k->region);
     sim_out_ch(o, ',');
     sim_out_str(o, sim_gpus[k->gpu].name);
     sim_out_ch(o, ',');
@@ -328,13 +240,8 @@ static void write_trade(market *m, const offer_key *k, int64_t price_e4, int64_t
 /* A key of provider pi and GPU g with the wanted term if it has one. */
 static const offer_key *pick_key(market *m, int pi, int g, int term)
 {
-    size_t first = m->pg_first[pi * SIM_NGPU + g], n = m->pg_count[pi * SIM_NGPU + g];
-    size_t start = (size_t)sim_rng_below(&m->rt, n);
-    for (size_t j = 0; j < n; j++) {
-        const offer_key *k = &m->keys[first + (start + j) % n];
-        if (k->term == term) return k;
-    }
-    return &m->keys[first + start];
+    size_t start = (size_t)sim_rng_below(&m->rt, m->ks.pg_count[pi * SIM_NGPU + g]);
+    return &m->ks.v[sim_key_pick(&m->ks, pi, g, term, start)];
 }
 
 static void day_trades(market *m, int t)
@@ -352,12 +259,12 @@ static void day_trades(market *m, int t)
         long n = (long)want + (sim_rng_unit(&m->rt) < want - floor(want));
         double wsum = 0;
         for (int pi = 0; pi < sim_nproviders; pi++)
-            if (m->pg_count[pi * SIM_NGPU + g]) wsum += sim_providers[pi].trade_weight;
+            if (m->ks.pg_count[pi * SIM_NGPU + g]) wsum += sim_providers[pi].trade_weight;
         for (long i = 0; i < n; i++) {
             double x = sim_rng_unit(&m->rt) * wsum;
             int pi = 0;
             for (; pi < sim_nproviders; pi++) {
-                if (!m->pg_count[pi * SIM_NGPU + g]) continue;
+                if (!m->ks.pg_count[pi * SIM_NGPU + g]) continue;
                 x -= sim_providers[pi].trade_weight;
                 if (x < 0) break;
             }
@@ -400,6 +307,13 @@ static void day_trades(market *m, int t)
                 int64_t e4 = llround((double)key_micro(k) * 1.50 / 100.0);
                 int64_t qty = 128 * (int64_t)(1 + sim_rng_below(&m->rt, 8));
                 int wash = sim_rng_unit(&m->rt) < 0.5;
+                if (m->p->no_push) {
+                    /* the same draws and trade ids, nothing written: the
+                     * market without the pusher is this one minus its trades */
+                    (void)sim_rng_below(&m->rt, 86400);
+                    m->trade_seq++;
+                    continue;
+                }
                 write_trade(m, k, e4, qty, wash ? sim_providers[nimbus].name : "Cirrus Capital",
                             NULL, "ok");
                 m->s->pushed_trades++;
@@ -426,7 +340,7 @@ gpi_status sim_write_market(const sim_params *p, const sim_events *ev, const dou
     m.s = s;
     gpi_status st = GPI_OK;
     int oerr = sim_out_open(&m.oo, offers), terr = sim_out_open(&m.to, trades);
-    if (oerr || terr || build_keys(&m) != 0) {
+    if (oerr || terr || sim_keys_build(p, &m.ks) != 0) {
         st = gpi_diag_set(d, GPI_ENOMEM, "simulate: out of memory");
         goto done;
     }
@@ -445,8 +359,6 @@ done:
         st = gpi_diag_set(d, GPI_EIO, "simulate: offers.csv: write failed");
     if (sim_out_close(&m.to) != 0 && st == GPI_OK)
         st = gpi_diag_set(d, GPI_EIO, "simulate: trades.csv: write failed");
-    free(m.keys);
-    free(m.pg_first);
-    free(m.pg_count);
+    sim_keys_free(&m.ks);
     return st;
 }

@@ -48,6 +48,7 @@ gpi_status sim_write(const sim_params *p, const sim_files *f, sim_stats *s, gpi_
     if (st == GPI_OK && f->rent_payer) st = sim_write_rent(p, mf, 0, f->rent_payer, d);
     if (st == GPI_OK && f->rent_earner) st = sim_write_rent(p, mf, 1, f->rent_earner, d);
     if (st == GPI_OK) st = sim_write_contracts(p, mf, f->contracts, f->positions, s, d);
+    if (st == GPI_OK && f->truth) st = sim_write_truth(p, mf, f->truth, d);
     free(mf);
     return st;
 }

@@ -15,7 +15,11 @@
  *   - example rent histories of a payer and an earner (date,price,quantity),
  *     correlated with the market plus basis noise;
  *   - example futures contracts (SPEC §8 JSON) on the months inside the
- *     range, and a zero-net book of positions on them.
+ *     range, and a zero-net book of positions on them;
+ *   - on request, the market's true prices (truth.csv, sim/truth.c): the
+ *     model's expected trades, one per offer key and day, at the key's
+ *     noise-free price and expected volume -- a grade built on them with
+ *     its defences off is its true price (bench/accuracy).
  *
  * Determinism: everything derives from the seed through a private
  * xoshiro256** generator (seeded by splitmix64); no rand(), no clock, no
@@ -44,9 +48,11 @@ typedef struct sim_params {
     int scale;                  /* 1 .. SIM_MAX_SCALE: multiplies regions and trades */
     const char *contract_grade; /* grade of the example contracts; NULL =
                                    SIM_DEFAULT_GRADE */
+    int no_push;                /* 1: leave out the pusher's off-market trades
+                                   (every other row of every file unchanged) */
 } sim_params;
 
-#define SIM_DEFAULT_GRADE "H100-SXM.OD.GOLD+"
+#define SIM_DEFAULT_GRADE "H100-SXM.OD"
 
 typedef struct sim_files {
     FILE *offers;       /* offers.csv */
@@ -55,6 +61,7 @@ typedef struct sim_files {
     FILE *rent_earner;  /* rent_earner.csv */
     FILE *contracts;    /* contracts.json (SPEC §8) */
     FILE *positions;    /* positions.csv: account,symbol,contracts,entry_price */
+    FILE *truth;        /* truth.csv: the model's expected trades (below) */
 } sim_files;
 
 /* What was written, for the caller's summary and for tests. */

@@ -1,4 +1,5 @@
-/* site/internal.h -- shared by site.c (data, files) and svg.c (charts). */
+/* site/internal.h -- shared by site.c (data, files), svg.c (charts),
+ * statement.c (statement.html) and accuracy.c (its accuracy table). */
 #ifndef GPI_SITE_INTERNAL_H
 #define GPI_SITE_INTERNAL_H
 
@@ -18,5 +19,19 @@ void site_cost_sections(FILE *f, const site_extras *x);
 
 /* Writes s with &, <, >, " escaped. */
 void site_html_esc(FILE *f, const char *s);
+
+/* statement.html (site/statement.c): the benchmark statement of the grades
+ * of rows[0..n) (sorted by grade then day) and its back-test, with x's
+ * accuracy figures when given; *html malloc'd (free()).  Reads the store
+ * (definitions, vintages, restatements) and the accuracy file; writes
+ * nothing. */
+gpi_status site_statement_html(store *st, const store_index_row *rows, size_t n,
+                                const site_extras *x, char **html, size_t *len, gpi_diag *d);
+
+/* The figures of bench/accuracy's accuracy.csv (site/accuracy.c). */
+typedef struct site_accuracy site_accuracy;
+gpi_status site_accuracy_load(const char *path, site_accuracy **out, gpi_diag *d);
+void site_accuracy_section(FILE *f, const site_accuracy *a);
+void site_accuracy_free(site_accuracy *a);
 
 #endif

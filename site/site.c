@@ -12,6 +12,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 #include <sys/stat.h>
 
@@ -47,11 +48,18 @@ typedef struct rowvec {
     store_index_row *v;
     size_t n, cap;
     int nomem;
+    const char *const *ids;     /* the grades to show, or NULL: all */
+    size_t n_ids;
 } rowvec;
 
 static int collect(const store_index_row *r, void *ud)
 {
     rowvec *rv = ud;
+    if (rv->ids) {
+        size_t k = 0;
+        while (k < rv->n_ids && strcasecmp(rv->ids[k], r->grade) != 0) k++;
+        if (k == rv->n_ids) return 0; /* not a published grade */
+    }
     if (rv->n == rv->cap) {
         size_t cap = rv->cap ? rv->cap * 2 : 1024;
         store_index_row *v = realloc(rv->v, cap * sizeof *v);
@@ -170,11 +178,15 @@ static gpi_status close_tmp(FILE *f, const char *tmp, const char *fin, gpi_diag 
 gpi_status site_write_extras(store *st, const char *dir, const site_extras *x, site_stats *s,
                              gpi_diag *d)
 {
+    const char *const *ids = x ? x->ids : NULL;
+    size_t n_ids = x ? x->n_ids : 0;
     site_stats local;
     if (!s) s = &local;
     memset(s, 0, sizeof *s);
     if (!st || !dir || !*dir) return gpi_diag_set(d, GPI_EUSAGE, "site: no store or directory");
-    rowvec rv = {NULL, 0, 0, 0};
+    rowvec rv = {NULL, 0, 0, 0, ids, n_ids};
+    char *stmt = NULL;
+    size_t stmt_len = 0;
     gpi_status rc = store_index_rows(st, NULL, INT32_MIN, INT32_MAX, collect, &rv, d);
     if (rc == GPI_OK && rv.nomem) rc = gpi_diag_set(d, GPI_ENOMEM, "site: out of memory");
     for (size_t i = 0; rc == GPI_OK && i < rv.n; i++)
@@ -183,11 +195,12 @@ gpi_status site_write_extras(store *st, const char *dir, const site_extras *x, s
                               "site: grade id not usable as a file name (got \"%s\")",
                               rv.v[i].grade);
     if (rc != GPI_OK) goto done;
+    if (rv.n) qsort(rv.v, rv.n, sizeof *rv.v, by_grade_day);
+    if ((rc = site_statement_html(st, rv.v, rv.n, x, &stmt, &stmt_len, d)) != GPI_OK) goto done;
     if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
         rc = gpi_diag_set(d, GPI_EIO, "%s: %s", dir, strerror(errno));
         goto done;
     }
-    if (rv.n) qsort(rv.v, rv.n, sizeof *rv.v, by_grade_day);
     int32_t d0 = INT32_MAX, d1 = INT32_MIN;
     for (size_t i = 0; i < rv.n; i++) {
         if (rv.v[i].day < d0) d0 = rv.v[i].day;
@@ -216,7 +229,10 @@ gpi_status site_write_extras(store *st, const char *dir, const site_extras *x, s
                "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">\n"
                "<title>gpuidx &#8212; GPU compute rental price index</title>\n"
                "<style>%s</style></head><body>\n"
-               "<h1>gpuidx &#8212; GPU compute rental price index</h1>\n",
+               "<h1>gpuidx &#8212; GPU compute rental price index</h1>\n"
+               "<p class=\"note\"><a href=\"statement.html\">Benchmark statement</a>: what "
+               "each grade measures, its data thresholds, fallback waterfall and restatement "
+               "policy, and a back-test.</p>\n",
             css);
     if (rv.n == 0) {
         fputs("<p class=\"note\">No index values have been built yet "
@@ -227,9 +243,12 @@ gpi_status site_write_extras(store *st, const char *dir, const site_extras *x, s
         gpi_date_format(d0, a);
         gpi_date_format(d1, b);
         fprintf(f, "<p class=\"note\">Daily reference prices in USD per GPU-hour, %s to %s, "
-                   "%d grades, methodology v1. Each chart shows the value (dots coloured by "
-                   "the level that produced it), the p25&#8211;p75 spread of the "
-                   "observations behind it, and shaded suspended days.</p>\n",
+                   "%d grades. Each chart shows the value (dots coloured by the level that "
+                   "produced it), the p25&#8211;p75 band behind it, and shaded suspended "
+                   "days; for grades of methodology v2 (a chained value that moves only with "
+                   "the prices of constituents present on consecutive days), also the "
+                   "cross-section of the day (dashed), the days a constituent entered or "
+                   "left, and the monthly rebalances.</p>\n",
                 a, b, s->grades);
         fputs("<table><thead><tr><th>grade</th><th>date</th><th>value</th><th>level</th>"
               "<th>trades</th><th>offers</th><th>carried</th><th>suspended</th>"
@@ -255,7 +274,12 @@ gpi_status site_write_extras(store *st, const char *dir, const site_extras *x, s
           "<code>index.csv</code>.</p>\n</body></html>\n",
           f);
     rc = close_tmp(f, tmp, fin, d);
+    if (rc == GPI_OK && (rc = open_tmp(dir, "statement.html", tmp, fin, &f, d)) == GPI_OK) {
+        fwrite(stmt, 1, stmt_len, f);
+        rc = close_tmp(f, tmp, fin, d);
+    }
 done:
+    free(stmt);
     free(rv.v);
     return rc;
 }

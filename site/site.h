@@ -7,7 +7,13 @@
  *                     offers, carried) and suspended days shaded; no
  *                     JavaScript, no network, no external files;
  *   DIR/<grade>.csv   the grade's history in the index.csv format of
- *                     SPEC §13 (same header, decimals and empty fields).
+ *                     SPEC §13 (same header, decimals and empty fields);
+ *   DIR/statement.html the benchmark statement (site/statement.c): per
+ *                     grade what it measures, its data thresholds, fallback
+ *                     waterfall, restatement policy and what happens when
+ *                     data is insufficient, from the stored definitions,
+ *                     and a back-test from the stored rows and
+ *                     restatements; linked from index.html.
  * Grade ids are validated ([A-Za-z0-9][A-Za-z0-9._+-]{0,63}) before any
  * file is written: a bad id fails the whole call with GPI_EINPUT and
  * nothing is written.  Each file is written to a temporary name in DIR and
@@ -34,14 +40,20 @@ typedef struct site_stats {
 
 gpi_status site_write(store *st, const char *dir, site_stats *s, gpi_diag *d);
 
-/* Optional sections of the page, after the grades (site/cost.c).  Curves
- * are borrowed; n_curves == 0 leaves the section out. */
+/* What else the page shows (borrowed).  ids[0..n_ids): only these grades
+ * (the published grade set); ids NULL: every grade.  Curves: a section of
+ * producers' cost curves after the grades (site/cost.c); n_curves == 0
+ * leaves it out. */
 typedef struct site_extras {
     const cost_curve *curves;   /* producers' cost curves (cost/cost.h) */
     size_t n_curves;
+    const char *const *ids;
+    size_t n_ids;
+    const char *accuracy_csv;   /* bench/accuracy's accuracy.csv, shown on
+                                   statement.html; NULL: left out */
 } site_extras;
 
-/* site_write with extra sections (x may be NULL: same as site_write). */
+/* site_write with the extras (x may be NULL: same as site_write). */
 gpi_status site_write_extras(store *st, const char *dir, const site_extras *x, site_stats *s,
                              gpi_diag *d);
 

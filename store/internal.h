@@ -1,8 +1,9 @@
 /* store/internal.h -- shared between the store's own files only.
  *
  * The store is split by concept: store.c (open, migrations, ingest
- * batches, observations, rejects) and sibling files for the index and
- * publication tables.  They share the handle below; nothing outside
+ * batches, observations, rejects), tx.c (write transactions and the
+ * writers' lock), alias.c (identities of version 1), names.c, and sibling
+ * files for the index and publication tables.  They share the handle below; nothing outside
  * store/ includes this header.
  */
 #ifndef GPI_STORE_INTERNAL_H
@@ -20,7 +21,7 @@ enum {
 };
 
 /* Sibling files keep their own statements here (lazily prepared). */
-#define STORE_EXTRA_STMTS 64
+#define STORE_EXTRA_STMTS 72
 
 /* Interned names (store/names.c). */
 typedef struct store_name_slot {
@@ -53,11 +54,40 @@ struct store {
     sqlite3_stmt *stmt[ST__N];
     sqlite3_stmt *extra[STORE_EXTRA_STMTS];
     int in_tx;
+    /* the writers' queue (store.c note 6): the lock file's descriptor
+     * (-1: none: no file, or it cannot be created), whether it was opened
+     * yet, and whether this handle holds the lock */
+    int lock_fd;
+    int lock_tried;
+    int locked;
+    /* version 2 keys with a version 1 alias (alias.c), sorted */
+    uint64_t *alias_keys;
+    size_t n_alias;
+    int alias_loaded;
+    /* facets known to be in obs_facets (store_sets.c note 2): an open
+     * addressing set of (attrs, gpu, provider, grp, segment, region, sku) */
+    int64_t (*facets)[7];
+    size_t n_facets, cap_facets;
 };
 
 /* Migration list, in order; schema version = index + 1. */
 extern const char *const store_migrations[];
 extern const int store_n_migrations;
+/* Index of the migration that creates ident_aliases: store_alias_migrate
+ * fills it in the same transaction. */
+extern const int store_migration_ident_aliases;
+
+/* ---- identities of version 1 (alias.c) ----------------------------------- */
+
+/* Fills ident_aliases from the stored observations (alias.c note 2). */
+gpi_status store_alias_migrate(store *st, gpi_diag *d);
+/* The version 1 keys (at most cap, in legacy[0..*n)) recorded for the
+ * version 2 key `key`; *n = 0 for most keys, at the cost of a binary
+ * search in memory. */
+gpi_status store_alias_legacy(store *st, uint64_t key, uint64_t *legacy, int cap, int *n,
+                              gpi_diag *d);
+/* Drops the in-memory keys (reloaded on next use). */
+void store_alias_reset(store *st);
 
 /* Prepares (once) and returns extra statement slot i with sql; resets it
  * and clears its bindings before returning.  NULL on error (d set). */
@@ -73,6 +103,23 @@ gpi_status store_name_id_memo(store *st, int k, const char *text, int64_t *id, g
 const char *store_name_text(store *st, int64_t id);
 /* Drops the cache (after a rollback, and on close). */
 void store_names_reset(store *st);
+
+/* Records the facet of a stored observation in obs_facets unless this
+ * handle knows it is there (store_sets.c note 2); attrs is masked to the
+ * normalized bits by the caller.  store_facets_reset forgets what the
+ * handle knows (after a rollback, and at close). */
+gpi_status store_facet_note(store *st, int64_t attrs, const int64_t ids[6], gpi_diag *d);
+void store_facets_reset(store *st);
+
+/* Unpacks an observation's attrs column (store.c, schema note 6). */
+void store_attrs_unpack(gpi_obs *o, int64_t attrs);
+
+/* Extra statement slots of store_sets.c, 40..55 (store_index.c uses the
+ * first ones, alias.c the sixteen before the last eight, names.c and
+ * store_count the last eight). */
+#define STORE_SETS_SLOT(i) (40 + (i))
+/* Runs sql (no rows); GPI_ESTORE with "store: <error>" in d. */
+gpi_status store_exec(store *st, const char *sql, gpi_diag *d);
 
 /* Sets d to "store: <what>: <sqlite3_errmsg>" and returns GPI_ESTORE. */
 gpi_status store_err(store *st, gpi_diag *d, const char *what);

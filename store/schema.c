@@ -33,6 +33,8 @@
  *      columns fewer per row is a tenth of the insert's work.  The view
  *      observations_readable unpacks them and resolves every name, for
  *      people and ad-hoc SQL; the program reads through store_obs_scan.
+ *      Migration 5 adds covers (bits 18-19) the same way; from migration
+ *      6 bits 20-23 keep what the row itself gave (store.c note 7).
  */
 #include "store/internal.h"
 
@@ -253,7 +255,90 @@ const char *const store_migrations[] = {
     "ALTER TABLE index_published ADD COLUMN ref_day INTEGER;"
     "ALTER TABLE index_published ADD COLUMN panel_day INTEGER;"
     "ALTER TABLE index_vintages ADD COLUMN format INTEGER NOT NULL DEFAULT 1;",
-    /* 5: what one participant can do to each fix (index/manip.c): the
+    /* 5: what an offer's price covers (attrs bits 18-19, 0 = instance: rows
+     *    stored before read as whole-instance prices) and the skus.csv
+     *    correction applied at ingest (names); the readable view shows
+     *    both.  The published grade set: the SHA-256 of the grades file a
+     *    vintage followed, and grades dropped from building and publishing
+     *    (their history stays).  Ingest options of a batch. */
+    "ALTER TABLE observations ADD COLUMN correction INTEGER;"
+    "DROP VIEW observations_readable;"
+    "CREATE VIEW observations_readable AS SELECT"
+    "  date(o.day * 86400, 'unixepoch') AS date, o.day, o.key_hash,"
+    "  datetime(o.observed_at, 'unixepoch') AS observed_at,"
+    "  CASE o.attrs & 1 WHEN 0 THEN 'offer' ELSE 'trade' END AS kind,"
+    "  CASE (o.attrs >> 1) & 3 WHEN 0 THEN 'bare-metal' WHEN 1 THEN 'managed'"
+    "    WHEN 2 THEN 'vm' ELSE 'container' END AS scope,"
+    "  CASE (o.attrs >> 3) & 7 WHEN 0 THEN 'unrated' WHEN 1 THEN 'underperform'"
+    "    WHEN 2 THEN 'bronze' WHEN 3 THEN 'silver' WHEN 4 THEN 'gold' ELSE 'platinum' END AS tier,"
+    "  CASE (o.attrs >> 6) & 3 WHEN 0 THEN 'on-demand' WHEN 1 THEN 'spot' ELSE 'reserved' END"
+    "    AS term,"
+    "  (o.attrs >> 12) & 63 AS term_months,"
+    "  CASE (o.attrs >> 8) & 3 WHEN 0 THEN 'ok' WHEN 1 THEN 'cancelled' ELSE 'affiliate' END"
+    "    AS status,"
+    "  CASE (o.attrs >> 10) & 3 WHEN 0 THEN 'gpu-hour' WHEN 1 THEN 'instance-hour'"
+    "    WHEN 2 THEN 'gpu-month' ELSE 'instance-month' END AS unit,"
+    "  CASE (o.attrs >> 18) & 3 WHEN 0 THEN 'instance' WHEN 1 THEN 'gpu-only'"
+    "    WHEN 2 THEN 'cpu-heavy' ELSE 'partial-gpu' END AS covers,"
+    "  o.batch_id, o.line, g.name AS gpu, p.name AS provider, gr.name AS grp,"
+    "  sg.name AS segment, o.price_micro, o.quantity_micro, o.gpu_count,"
+    "  r.name AS region, s.name AS source,"
+    "  CASE typeof(o.ident) WHEN 'integer' THEN (SELECT name FROM names WHERE name_id = o.ident)"
+    "    ELSE o.ident END AS ident,"
+    "  o.buyer, rg.name AS raw_gpu, rp.name AS raw_provider, o.raw_price,"
+    "  c.name AS currency, k.name AS sku, x.name AS correction"
+    " FROM observations o"
+    " LEFT JOIN names g ON g.name_id = o.gpu LEFT JOIN names p ON p.name_id = o.provider"
+    " LEFT JOIN names gr ON gr.name_id = o.grp LEFT JOIN names sg ON sg.name_id = o.segment"
+    " LEFT JOIN names r ON r.name_id = o.region LEFT JOIN names s ON s.name_id = o.source"
+    " LEFT JOIN names rg ON rg.name_id = o.raw_gpu"
+    " LEFT JOIN names rp ON rp.name_id = o.raw_provider"
+    " LEFT JOIN names c ON c.name_id = o.currency LEFT JOIN names k ON k.name_id = o.sku"
+    " LEFT JOIN names x ON x.name_id = o.correction;"
+    "ALTER TABLE index_vintages ADD COLUMN grades_sha256 TEXT;"
+    /* a file read again through other tables or options (a provider added
+     * to providers.csv, --admit-providers) is a new batch of the same
+     * content: the file hash is no longer unique, the options are kept */
+    "DROP INDEX batches_sha;"
+    "CREATE INDEX batches_sha ON batches(sha256);"
+    "ALTER TABLE batches ADD COLUMN options TEXT;"
+    "CREATE TABLE grade_drops ("
+    "  id TEXT NOT NULL PRIMARY KEY COLLATE NOCASE,"
+    "  dropped_at INTEGER NOT NULL"
+    ");",
+    /* 6: version 2 of the identity of a row without an id (core/ident.c):
+     *    rows stored before keep their identity and key (published
+     *    vintages do not change); the version 2 key of each whose version
+     *    2 differs is recorded as an alias of it, so a file re-sent after
+     *    the upgrade finds them (store/alias.c, which fills the table in
+     *    this migration's transaction). */
+    "CREATE TABLE ident_aliases ("
+    "  key_hash INTEGER NOT NULL,"     /* version 2 store key */
+    "  legacy_key INTEGER NOT NULL,"   /* the stored (version 1) key */
+    "  PRIMARY KEY (key_hash, legacy_key)"
+    ") WITHOUT ROWID;",
+    /* 7: a build's cut-off is reserved before it reads (index/build.c note
+     *    6): a batch that commits afterwards is stamped after it, so the
+     *    build never waits for its cut-off second to end.  One row. */
+    "CREATE TABLE cutoffs ("
+    "  id INTEGER PRIMARY KEY CHECK (id = 1),"
+    "  reserved INTEGER NOT NULL"      /* the largest reserved cut-off */
+    ");",
+    /* 8: the distinct facets of the stored observations, kept as rows are
+     *    stored (store_sets.c note 2): the grade checks of every build and
+     *    evaluation read this small table instead of a SELECT DISTINCT over
+     *    every observation.  Name ids, 0 for none; attrs without the bits
+     *    of what the row gave. */
+    "CREATE TABLE obs_facets ("
+    "  attrs INTEGER NOT NULL, gpu INTEGER NOT NULL, provider INTEGER NOT NULL,"
+    "  grp INTEGER NOT NULL, segment INTEGER NOT NULL, region INTEGER NOT NULL,"
+    "  sku INTEGER NOT NULL,"
+    "  PRIMARY KEY (attrs, gpu, provider, grp, segment, region, sku)"
+    ") WITHOUT ROWID;"
+    "INSERT OR IGNORE INTO obs_facets SELECT DISTINCT attrs & 1048575, coalesce(gpu, 0),"
+    "  coalesce(provider, 0), coalesce(grp, 0), coalesce(segment, 0), coalesce(region, 0),"
+    "  coalesce(sku, 0) FROM observations;",
+    /* 9: what one participant can do to each fix (index/manip.c): the
      *    largest leave-one-provider-out move, its provider and the
      *    providers whose absence voids the fix, and the smallest trades
      *    (GPU-hours x 100) and offers one new participant needs to move
@@ -274,5 +359,7 @@ const char *const store_migrations[] = {
     "ALTER TABLE index_values ADD COLUMN ref_volumes TEXT;"
     "ALTER TABLE index_values ADD COLUMN anchor_window TEXT;",
 };
+
+const int store_migration_ident_aliases = 5; /* migration 6 */
 
 const int store_n_migrations = (int)(sizeof store_migrations / sizeof store_migrations[0]);

@@ -15,6 +15,16 @@
  * (4) synchronous=NORMAL in WAL mode: a commit is durable against a
  *     process crash (the file is either in or out), and an OS crash can at
  *     worst lose the last committed files, never corrupt the database.
+ * (6) Writers queue on a lock file: store/tx.c.
+ * (7) Duplicates (SPEC §3): the same key, time and identity with the same
+ *     values.  "The same values" is every stored value, or else every
+ *     value the row itself gave (raw gpu, provider, price, currency, sku,
+ *     region, buyer, count, quantity, scope, term, unit, and the tier and
+ *     status as written, kept in attrs): a file re-sent after
+ *     providers.csv, tiers.csv or fx.csv changed is no new observation
+ *     and no conflict either (issue 12).  A row without an id may also
+ *     be stored under the identity of version 1 of the rule
+ *     (store/alias.c).
  */
 #include "store/internal.h"
 
@@ -22,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 gpi_status store_err(store *st, gpi_diag *d, const char *what)
 {
@@ -33,21 +44,23 @@ static const char *const sql_text[ST__N] = {
     [ST_BATCH_FIND] = "SELECT batch_id FROM batches WHERE sha256 = ?1",
     [ST_BATCH_INSERT] =
         "INSERT INTO batches(path, sha256, source, kind_hint, tables_sha256, ingested_at,"
-        " n_bytes) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        " n_bytes, options) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
     [ST_BATCH_SIZE] = "SELECT 1 FROM batches WHERE n_bytes = ?1 LIMIT 1",
     [ST_BATCH_COUNTS] = "UPDATE batches SET n_read = ?2, n_stored = ?3, n_duplicates = ?4,"
-                        " n_rejected = ?5, ingested_at = ?6 WHERE batch_id = ?1",
+                        " n_rejected = ?5, ingested_at = max(?6, coalesce((SELECT reserved + 1"
+                        " FROM cutoffs), 0)) WHERE batch_id = ?1",
     [ST_OBS_INSERT] =
         "INSERT INTO observations(day, key_hash, observed_at, attrs, batch_id, line, gpu,"
         " provider, grp, segment, price_micro, quantity_micro, gpu_count, region, source,"
-        " ident, buyer, raw_gpu, raw_provider, raw_price, currency, sku) VALUES (?1, ?2, ?3,"
-        " ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20,"
-        " ?21, ?22) ON CONFLICT DO NOTHING",
-    [ST_BATCH_SHA] = "UPDATE batches SET sha256 = ?2 WHERE batch_id = ?1",
+        " ident, buyer, raw_gpu, raw_provider, raw_price, currency, sku, correction) VALUES"
+        " (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18,"
+        " ?19, ?20, ?21, ?22, ?23) ON CONFLICT DO NOTHING",
+    [ST_BATCH_SHA] = "UPDATE batches SET sha256 = ?2, n_bytes = ?3 WHERE batch_id = ?1",
     [ST_OBS_GET] =
         "SELECT attrs & 1, ident, source, gpu, provider, grp, segment, (attrs >> 1) & 3,"
         " (attrs >> 3) & 7, (attrs >> 6) & 3, (attrs >> 12) & 63, (attrs >> 8) & 3,"
-        " price_micro, quantity_micro, gpu_count, region, buyer, attrs"
+        " price_micro, quantity_micro, gpu_count, region, buyer, attrs, raw_gpu,"
+        " raw_provider, raw_price, currency, sku"
         " FROM observations WHERE day = ?1 AND key_hash = ?2 AND observed_at = ?3",
     [ST_REJECT_INSERT] = "INSERT INTO rejects(batch_id, line, column_name, raw_row, reason)"
                          " VALUES (?1, ?2, ?3, ?4, ?5)",
@@ -57,16 +70,16 @@ static const char *const sql_text[ST__N] = {
     [ST_OBS_SCAN] =
         "SELECT day, key_hash, observed_at, attrs, batch_id, gpu, provider, grp, segment,"
         " price_micro, quantity_micro, gpu_count, region, source, ident, buyer, raw_gpu,"
-        " raw_provider, raw_price, currency, sku, line"
+        " raw_provider, raw_price, currency, sku, line, correction"
         " FROM observations WHERE day BETWEEN ?1 AND ?2 ORDER BY day, key_hash, observed_at",
     [ST_OBS_SCAN_CORE] =
         "SELECT day, key_hash, observed_at, attrs, batch_id, gpu, provider, grp, segment,"
-        " price_micro, quantity_micro, gpu_count, region"
+        " price_micro, quantity_micro, gpu_count, region, sku"
         " FROM observations WHERE day BETWEEN ?1 AND ?2 ORDER BY day, key_hash, observed_at",
     [ST_LATE_BATCHES] = "SELECT batch_id FROM batches WHERE ingested_at > ?1 ORDER BY batch_id",
 };
 
-static gpi_status exec(store *st, const char *sql, gpi_diag *d)
+gpi_status store_exec(store *st, const char *sql, gpi_diag *d)
 {
     char *err = NULL;
     if (sqlite3_exec(st->db, sql, NULL, NULL, &err) != SQLITE_OK) {
@@ -116,21 +129,26 @@ static gpi_status migrate(store *st, gpi_diag *d)
     int version;
     gpi_status rc = user_version(st, &version, d);
     while (rc == GPI_OK && version < store_n_migrations) {
-        if ((rc = exec(st, "BEGIN IMMEDIATE", d)) != GPI_OK) return rc;
+        if ((rc = store_begin(st, d)) != GPI_OK) return rc;
         rc = user_version(st, &version, d);
         if (rc == GPI_OK && version < store_n_migrations) {
-            rc = exec(st, store_migrations[version], d);
+            rc = store_exec(st, store_migrations[version], d);
+            if (rc == GPI_OK && version == store_migration_ident_aliases)
+                rc = store_alias_migrate(st, d);
             if (rc == GPI_OK) {
                 char pragma[64];
                 snprintf(pragma, sizeof pragma, "PRAGMA user_version = %d", version + 1);
-                rc = exec(st, pragma, d);
+                rc = store_exec(st, pragma, d);
             }
         }
         if (rc != GPI_OK) {
-            exec(st, "ROLLBACK", NULL);
+            store_rollback(st);
             return rc;
         }
-        if ((rc = exec(st, "COMMIT", d)) != GPI_OK) return rc;
+        if ((rc = store_commit(st, d)) != GPI_OK) {
+            store_rollback(st);
+            return rc;
+        }
     }
     return rc;
 }
@@ -182,7 +200,11 @@ static gpi_status open_flags(const char *path, int create, store **out, gpi_diag
         store_close(st);
         return GPI_ESTORE;
     }
-    sqlite3_busy_timeout(st->db, 10000);
+    st->lock_fd = -1;
+    /* the busy timeout, for writers other than gpuidx (tx.c) */
+    const char *busy = getenv("GPUIDX_BUSY_TIMEOUT_MS");
+    long busy_ms = busy && *busy ? strtol(busy, NULL, 10) : 10000;
+    sqlite3_busy_timeout(st->db, busy_ms >= 0 && busy_ms <= 3600000 ? (int)busy_ms : 10000);
     gpi_status rc = foreign(st, d);
     /* Switching a new database to WAL does not wait on the busy handler:
      * when several processes create one database at once, the losers get
@@ -245,9 +267,12 @@ void store_close(store *st)
     if (!st) return;
     if (st->in_tx) store_rollback(st);
     store_names_reset(st);
+    store_alias_reset(st);
+    store_facets_reset(st);
     for (int i = 0; i < ST__N; i++) sqlite3_finalize(st->stmt[i]);
     for (int i = 0; i < STORE_EXTRA_STMTS; i++) sqlite3_finalize(st->extra[i]);
     sqlite3_close(st->db);
+    if (st->lock_fd >= 0) close(st->lock_fd); /* releases the lock, if held */
     free(st);
 }
 
@@ -266,27 +291,6 @@ sqlite3_stmt *store_stmt(store *st, int slot, const char *sql, gpi_diag *d)
     sqlite3_reset(st->extra[slot]);
     sqlite3_clear_bindings(st->extra[slot]);
     return st->extra[slot];
-}
-
-gpi_status store_begin(store *st, gpi_diag *d)
-{
-    gpi_status rc = exec(st, "BEGIN IMMEDIATE", d);
-    if (rc == GPI_OK) st->in_tx = 1;
-    return rc;
-}
-
-gpi_status store_commit(store *st, gpi_diag *d)
-{
-    gpi_status rc = exec(st, "COMMIT", d);
-    if (rc == GPI_OK) st->in_tx = 0;
-    return rc;
-}
-
-void store_rollback(store *st)
-{
-    exec(st, "ROLLBACK", NULL);
-    st->in_tx = 0;
-    store_names_reset(st); /* names of the rolled-back transaction are gone */
 }
 
 /* ---- batches ------------------------------------------------------------- */
@@ -346,6 +350,7 @@ gpi_status store_batch_begin(store *st, const store_batch_info *info, int64_t *b
         sqlite3_bind_int64(s, 7, info->n_bytes);
     else
         sqlite3_bind_null(s, 7);
+    bind_text(s, 8, info->options);
     if (sqlite3_step(s) != SQLITE_DONE) {
         rc = store_err(st, d, "recording batch");
         sqlite3_reset(s);
@@ -358,11 +363,12 @@ gpi_status store_batch_begin(store *st, const store_batch_info *info, int64_t *b
 }
 
 gpi_status store_batch_set_sha256(store *st, int64_t batch_id, const char *sha256,
-                                  gpi_diag *d)
+                                  int64_t n_bytes, gpi_diag *d)
 {
     sqlite3_stmt *s = use(st, ST_BATCH_SHA);
     sqlite3_bind_int64(s, 1, batch_id);
     bind_text(s, 2, sha256);
+    sqlite3_bind_int64(s, 3, n_bytes);
     int ok = sqlite3_step(s) == SQLITE_DONE;
     sqlite3_reset(s);
     return ok ? GPI_OK : store_err(st, d, "recording batch hash");
@@ -386,6 +392,35 @@ gpi_status store_batch_commit(store *st, int64_t batch_id, const store_batch_cou
         return rc;
     }
     gpi_status rc = store_commit(st, d);
+    if (rc != GPI_OK) store_rollback(st);
+    return rc;
+}
+
+gpi_status store_cutoff_reserve(store *st, int64_t *as_of, int latest, gpi_diag *d)
+{
+    gpi_status rc = store_begin(st, d);
+    if (rc != GPI_OK) return rc;
+    int64_t last = 0;
+    if (latest)
+        rc = one_int(st, "SELECT coalesce(max(ingested_at), 0) FROM batches", 0, 0, &last,
+                     "reading batches", d);
+    if (rc != GPI_OK) {
+        store_rollback(st);
+        return rc;
+    }
+    if (last > *as_of) *as_of = last;
+    sqlite3_stmt *s = NULL;
+    int ok = sqlite3_prepare_v2(st->db,
+                                "INSERT INTO cutoffs(id, reserved) VALUES (1, ?1) ON CONFLICT(id)"
+                                " DO UPDATE SET reserved = max(reserved, excluded.reserved)",
+                                -1, &s, NULL) == SQLITE_OK;
+    if (ok) {
+        sqlite3_bind_int64(s, 1, *as_of);
+        ok = sqlite3_step(s) == SQLITE_DONE;
+    }
+    if (!ok) rc = store_err(st, d, "reserving the cut-off");
+    sqlite3_finalize(s);
+    if (rc == GPI_OK) rc = store_commit(st, d);
     if (rc != GPI_OK) store_rollback(st);
     return rc;
 }
@@ -421,12 +456,90 @@ static int text_eq(sqlite3_stmt *s, int col, const char *v)
 
 /* The small enumerations of an observation packed into one integer (schema
  * note 6): kind bit 0, scope bits 1-2, tier 3-5, term 6-7, status 8-9,
- * unit 10-11, term_months 12-17. */
+ * unit 10-11, term_months 12-17, covers 18-19; then what the row itself
+ * gave (note 7): tier given bit 20, status as written 21-22, and bit 23
+ * set when 20-22 are known (rows stored before have 0 there). */
+#define ATTRS_NORMALIZED ((INT64_C(1) << 20) - 1)
+#define ATTRS_AS_WRITTEN (INT64_C(3) << 1 | INT64_C(3) << 6 | INT64_C(3) << 10 | INT64_C(63) << 12)
+#define ATTRS_GIVEN_SHIFT 20
+#define ATTRS_GIVEN_KNOWN (INT64_C(1) << 23)
 static int64_t store_obs_attrs(const gpi_obs *o)
 {
     return (int64_t)(o->kind & 1) | (int64_t)(o->scope & 3) << 1 | (int64_t)(o->tier & 7) << 3 |
            (int64_t)(o->term & 3) << 6 | (int64_t)(o->status & 3) << 8 |
-           (int64_t)(o->unit & 3) << 10 | (int64_t)(o->term_months & 63) << 12;
+           (int64_t)(o->unit & 3) << 10 | (int64_t)(o->term_months & 63) << 12 |
+           (int64_t)(o->covers & 3) << 18 | (int64_t)(o->tier_given & 1) << ATTRS_GIVEN_SHIFT |
+           (int64_t)(o->status_given & 3) << (ATTRS_GIVEN_SHIFT + 1) | ATTRS_GIVEN_KNOWN;
+}
+
+/* interned columns of store_obs_put, in the order of its text[] */
+enum { N_GPU, N_PROVIDER, N_GRP, N_SEGMENT, N_REGION, N_SOURCE, N_RAW_GPU, N_RAW_PROVIDER,
+       N_CURRENCY, N_SKU, N_CORRECTION, N__N };
+
+/* Note 7: o against the stored row g (same key, time and identity): a
+ * duplicate when every stored value is the same, or when every value the
+ * row itself gave is (only the tables changed since); else a conflict. */
+static store_put_result duplicate_or_conflict(sqlite3_stmt *g, const gpi_obs *o,
+                                              const int64_t *id, int64_t attrs)
+{
+    int64_t sa = sqlite3_column_int64(g, 17);
+    int64_t q = sqlite3_column_type(g, 13) == SQLITE_NULL ? -1 : sqlite3_column_int64(g, 13);
+    int common = q == o->quantity_micro && sqlite3_column_int(g, 14) == o->gpu_count &&
+                 sqlite3_column_int64(g, 15) == id[N_REGION] && text_eq(g, 16, o->buyer);
+    if (common && (sa & ATTRS_NORMALIZED) == (attrs & ATTRS_NORMALIZED) &&
+        sqlite3_column_int64(g, 3) == id[N_GPU] && sqlite3_column_int64(g, 4) == id[N_PROVIDER] &&
+        sqlite3_column_int64(g, 5) == id[N_GRP] && sqlite3_column_int64(g, 6) == id[N_SEGMENT] &&
+        sqlite3_column_int64(g, 12) == o->price_micro)
+        return STORE_PUT_DUPLICATE;
+    int written = common && (sa & ATTRS_AS_WRITTEN) == (attrs & ATTRS_AS_WRITTEN) &&
+                  sqlite3_column_int64(g, 18) == id[N_RAW_GPU] &&
+                  sqlite3_column_int64(g, 19) == id[N_RAW_PROVIDER] && text_eq(g, 20, o->raw_price) &&
+                  sqlite3_column_int64(g, 21) == id[N_CURRENCY] &&
+                  sqlite3_column_int64(g, 22) == id[N_SKU];
+    if (written && (sa & ATTRS_GIVEN_KNOWN)) /* the tier if given, the status as given */
+        written = (sa >> ATTRS_GIVEN_SHIFT & 7) == (attrs >> ATTRS_GIVEN_SHIFT & 7) &&
+                  (!o->tier_given || sqlite3_column_int(g, 8) == o->tier);
+    else if (written) /* stored before: what it was stored with */
+        written = sqlite3_column_int(g, 8) == o->tier && sqlite3_column_int(g, 11) == o->status;
+    return written ? STORE_PUT_DUPLICATE : STORE_PUT_CONFLICT;
+}
+
+/* alias.c note 3: o (no id) may be a row stored under its version 1 key.
+ * *found = 1 with *res when it is. */
+static gpi_status legacy_row(store *st, const gpi_obs *o, const int64_t *id, int64_t attrs,
+                             int *found, store_put_result *res, gpi_diag *d)
+{
+    uint64_t legacy[4];
+    int n = 0;
+    *found = 0;
+    gpi_status rc = store_alias_legacy(st, o->key_hash, legacy, 4, &n, d);
+    char v2[4096];
+    for (int i = 0; i < n && rc == GPI_OK && !*found; i++) {
+        sqlite3_stmt *g = use(st, ST_OBS_GET);
+        sqlite3_bind_int64(g, 1, o->day);
+        sqlite3_bind_int64(g, 2, (sqlite3_int64)legacy[i]);
+        sqlite3_bind_int64(g, 3, o->observed_at);
+        int step = sqlite3_step(g);
+        if (step == SQLITE_ROW && sqlite3_column_int(g, 0) == o->kind &&
+            sqlite3_column_int64(g, 2) == id[N_SOURCE]) {
+            /* its identity, upgraded, must be o's: no collision assumed */
+            const char *v1 = sqlite3_column_type(g, 1) == SQLITE_INTEGER
+                                 ? store_name_text(st, sqlite3_column_int64(g, 1))
+                                 : (const char *)sqlite3_column_text(g, 1);
+            const char *canon = store_name_text(st, sqlite3_column_int64(g, 4));
+            const char *raw = store_name_text(st, sqlite3_column_int64(g, 19));
+            if (gpi_ident_upgrade(v1, o->kind, canon, raw, gpi_trade_status_name(o->status_given),
+                                  v2, sizeof v2) == 0 &&
+                o->ident && strcmp(v2, o->ident) == 0) {
+                *found = 1;
+                *res = duplicate_or_conflict(g, o, id, attrs);
+            }
+        } else if (step != SQLITE_ROW && step != SQLITE_DONE) {
+            rc = store_err(st, d, "reading stored observation");
+        }
+        sqlite3_reset(g);
+    }
+    return rc;
 }
 
 static void bind_id(sqlite3_stmt *s, int i, int64_t id)
@@ -440,12 +553,10 @@ static void bind_id(sqlite3_stmt *s, int i, int64_t id)
 gpi_status store_obs_put(store *st, int64_t batch_id, const gpi_obs *o, store_put_result *res,
                          gpi_diag *d)
 {
-    /* interned columns, in the order of N_* below */
-    enum { N_GPU, N_PROVIDER, N_GRP, N_SEGMENT, N_REGION, N_SOURCE, N_RAW_GPU, N_RAW_PROVIDER,
-           N_CURRENCY, N_SKU, N__N };
+    /* interned columns, in the order of N_* */
     const char *text[N__N] = {o->gpu, o->provider, o->group, o->segment,
                               o->region ? o->region : "", o->source, o->raw_gpu,
-                              o->raw_provider, o->currency, o->sku};
+                              o->raw_provider, o->currency, o->sku, o->correction};
     int64_t id[N__N];
     for (int i = 0; i < N__N; i++) {
         gpi_status rc = store_name_id_memo(st, i, text[i], &id[i], d);
@@ -459,6 +570,11 @@ gpi_status store_obs_put(store *st, int64_t batch_id, const gpi_obs *o, store_pu
         if (rc != GPI_OK) return rc;
     }
     int64_t attrs = store_obs_attrs(o);
+    if (!o->id) { /* stored under its version 1 identity? */
+        int found = 0;
+        gpi_status rc = legacy_row(st, o, id, attrs, &found, res, d);
+        if (rc != GPI_OK || found) return rc;
+    }
     sqlite3_stmt *s = st->stmt[ST_OBS_INSERT];
     sqlite3_bind_int64(s, 1, o->day);
     sqlite3_bind_int64(s, 2, (sqlite3_int64)o->key_hash);
@@ -488,12 +604,15 @@ gpi_status store_obs_put(store *st, int64_t batch_id, const gpi_obs *o, store_pu
     bind_text(s, 20, o->raw_price);
     bind_id(s, 21, id[N_CURRENCY]);
     bind_id(s, 22, id[N_SKU]);
+    bind_id(s, 23, id[N_CORRECTION]);
     int rc = sqlite3_step(s);
     sqlite3_reset(s);
     if (rc != SQLITE_DONE) return store_err(st, d, "storing observation");
     if (sqlite3_changes(st->db) == 1) {
         *res = STORE_PUT_STORED;
-        return GPI_OK;
+        int64_t facet[6] = {id[N_GPU], id[N_PROVIDER], id[N_GRP], id[N_SEGMENT], id[N_REGION],
+                            id[N_SKU]};
+        return store_facet_note(st, attrs & ATTRS_NORMALIZED, facet, d);
     }
     /* The key is taken: same identity and values is a duplicate. */
     sqlite3_stmt *g = use(st, ST_OBS_GET);
@@ -511,23 +630,10 @@ gpi_status store_obs_put(store *st, int64_t batch_id, const gpi_obs *o, store_pu
                                    : (const char *)sqlite3_column_text(g, 1);
     int same_ident = stored_ident && o->ident && strcmp(stored_ident, o->ident) == 0;
     if (sqlite3_column_int(g, 0) != o->kind || !same_ident ||
-        sqlite3_column_int64(g, 2) != id[N_SOURCE]) {
+        sqlite3_column_int64(g, 2) != id[N_SOURCE])
         *res = STORE_PUT_COLLISION;
-    } else {
-        int64_t q = sqlite3_column_type(g, 13) == SQLITE_NULL ? -1 : sqlite3_column_int64(g, 13);
-        int same = sqlite3_column_int64(g, 17) == attrs && sqlite3_column_int64(g, 3) == id[N_GPU] &&
-                   sqlite3_column_int64(g, 4) == id[N_PROVIDER] &&
-                   sqlite3_column_int64(g, 5) == id[N_GRP] &&
-                   sqlite3_column_int64(g, 6) == id[N_SEGMENT] &&
-                   sqlite3_column_int(g, 7) == o->scope && sqlite3_column_int(g, 8) == o->tier &&
-                   sqlite3_column_int(g, 9) == o->term &&
-                   sqlite3_column_int(g, 10) == o->term_months &&
-                   sqlite3_column_int(g, 11) == o->status &&
-                   sqlite3_column_int64(g, 12) == o->price_micro && q == o->quantity_micro &&
-                   sqlite3_column_int(g, 14) == o->gpu_count &&
-                   sqlite3_column_int64(g, 15) == id[N_REGION] && text_eq(g, 16, o->buyer);
-        *res = same ? STORE_PUT_DUPLICATE : STORE_PUT_CONFLICT;
-    }
+    else
+        *res = duplicate_or_conflict(g, o, id, attrs);
     sqlite3_reset(g);
     return GPI_OK;
 }
@@ -572,6 +678,12 @@ static void obs_attrs(gpi_obs *o, int64_t a)
     o->status = (int)(a >> 8 & 3);
     o->unit = (int)(a >> 10 & 3);
     o->term_months = (int)(a >> 12 & 63);
+    o->covers = (int)(a >> 18 & 3);
+}
+
+void store_attrs_unpack(gpi_obs *o, int64_t attrs)
+{
+    obs_attrs(o, attrs);
 }
 
 /* The batches ingested after as_of, ascending (usually none). */
@@ -622,12 +734,12 @@ static gpi_status scan(store *st, int core, int32_t day_from, int32_t day_to, in
     /* the late batches and the rows must come from one snapshot: outside a
      * transaction, the two reads get one of their own */
     int own_tx = sqlite3_get_autocommit(st->db);
-    if (own_tx && exec(st, "BEGIN", d) != GPI_OK) return GPI_ESTORE;
+    if (own_tx && store_exec(st, "BEGIN", d) != GPI_OK) return GPI_ESTORE;
     int64_t *late;
     size_t n_late;
     gpi_status grc = late_batches(st, as_of, &late, &n_late, d);
     if (grc != GPI_OK) {
-        if (own_tx) exec(st, "ROLLBACK", NULL);
+        if (own_tx) store_exec(st, "ROLLBACK", NULL);
         return grc;
     }
     sqlite3_stmt *s = use(st, core ? ST_OBS_SCAN_CORE : ST_OBS_SCAN);
@@ -651,6 +763,7 @@ static gpi_status scan(store *st, int core, int32_t day_from, int32_t day_to, in
             sqlite3_column_type(s, 10) == SQLITE_NULL ? -1 : sqlite3_column_int64(s, 10);
         o.gpu_count = sqlite3_column_int(s, 11);
         o.region = col_name(st, s, 12, &bad);
+        if (core) o.sku = col_name(st, s, 13, &bad);
         if (!core) {
             o.source = col_name(st, s, 13, &bad);
             o.ident = sqlite3_column_type(s, 14) == SQLITE_INTEGER ? col_name(st, s, 14, &bad)
@@ -662,6 +775,7 @@ static gpi_status scan(store *st, int core, int32_t day_from, int32_t day_to, in
             o.currency = col_name(st, s, 19, &bad);
             o.sku = col_name(st, s, 20, &bad);
             o.line = (long)sqlite3_column_int64(s, 21);
+            o.correction = col_name(st, s, 22, &bad);
         }
         if (bad || fn(&o, ud)) break;
     }
@@ -670,7 +784,7 @@ static gpi_status scan(store *st, int core, int32_t day_from, int32_t day_to, in
     gpi_status out = bad                                   ? store_err(st, d, "reading names")
                      : rc == SQLITE_ROW || rc == SQLITE_DONE ? GPI_OK
                                                            : store_err(st, d, "reading observations");
-    if (own_tx) exec(st, "COMMIT", NULL);
+    if (own_tx) store_exec(st, "COMMIT", NULL);
     return out;
 }
 

@@ -18,6 +18,13 @@
  * store_batch_commit or store_batch_rollback), so a killed process leaves
  * the file either wholly stored or not at all.
  *
+ * Concurrency: any number of gpuidx processes may use one database at
+ * once.  Write transactions (store_begin) queue on a lock file DB.lock
+ * beside the database and wait for their turn as long as it takes, one at
+ * a time; reads never wait.  Two write transactions on two handles of one
+ * process would wait for each other forever: a process writes through one
+ * handle at a time.
+ *
  * Ownership: store_open() returns a handle the caller frees with
  * store_close(); store_close(NULL) is a no-op.  Strings passed in are
  * borrowed for the call.  Records handed to callbacks are valid only
@@ -67,6 +74,8 @@ typedef struct store_batch_info {
     const char *tables_sha256; /* hash of the normalization tables used */
     int64_t ingested_at;     /* Unix seconds */
     int64_t n_bytes;         /* file size, or -1 */
+    const char *options;     /* ingest options that change what is stored
+                                ("admit-providers"), or NULL */
 } store_batch_info;
 
 typedef struct store_batch_counts {
@@ -76,23 +85,38 @@ typedef struct store_batch_counts {
 /* 1 in *found (and its batch id) when a committed batch has this SHA-256. */
 gpi_status store_batch_find(store *st, const char *sha256, int *found,
                             int64_t *batch_id, gpi_diag *d);
+/* 1 in *found (and its batch id) when a committed batch read a file of
+ * this SHA-256 through the same tables (tables_sha256) and options (NULL
+ * = none): reading it again would store nothing new.  A file read through
+ * other tables or options is read again (store/store_sets.c). */
+gpi_status store_batch_find_same(store *st, const char *sha256, const char *tables_sha256,
+                                 const char *options, int *found, int64_t *batch_id,
+                                 gpi_diag *d);
 /* 1 in *seen when a committed batch has a file of exactly n_bytes: a
  * cheap test before hashing a file just to find it already ingested. */
 gpi_status store_batch_size_seen(store *st, int64_t n_bytes, int *seen, gpi_diag *d);
 /* Starts the file's transaction and records the batch. */
 gpi_status store_batch_begin(store *st, const store_batch_info *info,
                              int64_t *batch_id, gpi_diag *d);
-/* Sets the batch's SHA-256 inside the open transaction, for callers that
- * hash a file while reading it (begin with a placeholder such as
- * "pending").  The SHA-256 must not belong to a committed batch
- * (check with store_batch_find first). */
+/* Sets the batch's SHA-256 and size (the bytes hashed) inside the open
+ * transaction, for callers that hash a file while reading it (begin with
+ * a placeholder such as "pending").  The SHA-256 must not belong to a
+ * committed batch (check with store_batch_find first). */
 gpi_status store_batch_set_sha256(store *st, int64_t batch_id, const char *sha256,
-                                  gpi_diag *d);
+                                  int64_t n_bytes, gpi_diag *d);
 /* Records the counts, stamps ingested_at = committed_at (Unix seconds,
  * the time of the commit: the batch becomes visible then, and a build's
- * cut-off compares with it) and commits. */
+ * cut-off compares with it), or one second after the largest reserved
+ * cut-off when that is later, and commits. */
 gpi_status store_batch_commit(store *st, int64_t batch_id, const store_batch_counts *c,
                               int64_t committed_at, gpi_diag *d);
+/* Reserves the cut-off *as_of for a build that is about to read (one
+ * short write transaction): every batch that commits afterwards is
+ * stamped after it, so the build sees exactly the batches stamped up to
+ * it without waiting for that second to end.  latest: *as_of is first
+ * raised to the stamp of the last committed batch (a batch committed in
+ * the same second as an earlier reservation is stamped after the second). */
+gpi_status store_cutoff_reserve(store *st, int64_t *as_of, int latest, gpi_diag *d);
 /* The largest committed batch id (0 when none) and, afterwards, how many
  * batches above it carry ingested_at <= as_of: batches that committed
  * after the first read, inside the cut-off (index build's check). */
@@ -128,10 +152,11 @@ typedef int (*store_obs_fn)(const gpi_obs *o, void *ud);
 gpi_status store_obs_scan(store *st, int32_t day_from, int32_t day_to,
                           int64_t as_of, store_obs_fn fn, void *ud, gpi_diag *d);
 /* The same scan, filling only what a fix is computed from: kind, scope,
- * tier, term, term_months, status, unit, observed_at, day, key_hash,
- * price, quantity, gpu_count, gpu, provider, group, segment, region.  The
- * audit fields (source, ident, buyer, raw_*, currency, sku) are NULL and
- * line is 0.  About twice as fast as store_obs_scan. */
+ * tier, term, term_months, status, unit, covers, observed_at, day,
+ * key_hash, price, quantity, gpu_count, gpu, provider, group, segment,
+ * region, sku.  The audit fields (source, ident, buyer, raw_*, currency,
+ * correction) are NULL and line is 0.  About twice as fast as
+ * store_obs_scan. */
 gpi_status store_obs_scan_core(store *st, int32_t day_from, int32_t day_to,
                                int64_t as_of, store_obs_fn fn, void *ud, gpi_diag *d);
 
@@ -185,7 +210,7 @@ typedef struct store_index_row {
     char grade_hash[65];          /* SHA-256 of the grade's canonical definition */
     int64_t as_of;                /* ingest cut-off the row was built with */
     /* why the day is carried or suspended ("" otherwise); every method */
-    char note[160];
+    char note[400];
     /* methodology v2 (index/chain.c); stored only for methodology "v2"
      * rows and read back as -1 / 0 / INT32_MIN for v1 rows */
     int64_t xs_value_e4;          /* the day's cross-section statistic (v1 rule); -1 none */
@@ -330,5 +355,43 @@ gpi_status store_restatements(store *st, store_restatement_fn fn, void *ud, gpi_
 /* Records a revision once (same day, grade, standing vintage and value). */
 gpi_status store_revision_put(store *st, int32_t day, const char *grade, int vintage,
                               int64_t old_e4, int64_t new_e4, int64_t now, gpi_diag *d);
+
+/* ---- grade sets, facets (store/store_sets.c) -------------------------------- */
+
+/* Marks grade id dropped (no longer built, published or shown; its rows
+ * and vintages stay).  *changed = 0 when it already was. */
+gpi_status store_grade_drop(store *st, const char *id, int64_t now, int *changed, gpi_diag *d);
+/* Undoes store_grade_drop.  *changed = 0 when it was not dropped. */
+gpi_status store_grade_restore(store *st, const char *id, int *changed, gpi_diag *d);
+/* 1 in *dropped when grade id (case-insensitive) is dropped. */
+gpi_status store_grade_dropped(store *st, const char *id, int *dropped, gpi_diag *d);
+
+/* One grade id the database knows (built, or dropped). */
+typedef struct store_grade_info {
+    const char *id;           /* as first registered; valid during the callback */
+    int version;              /* latest registered version (0: never built) */
+    const char *hash;         /* its definition hash, or NULL */
+    long rows;                /* index rows */
+    long value_days;          /* rows with a value (not suspended) */
+    int32_t first_day, last_day; /* of the rows (valid when rows > 0) */
+    long published_days;      /* days with a published row */
+    int64_t dropped_at;       /* 0 unless dropped */
+} store_grade_info;
+typedef int (*store_grade_info_fn)(const store_grade_info *g, void *ud);
+/* Every grade id of the database, sorted by id (case-insensitive). */
+gpi_status store_grades_list(store *st, store_grade_info_fn fn, void *ud, gpi_diag *d);
+
+/* The SHA-256 of the grades file vintage `vintage` of day followed
+ * ("" when none was recorded); set inside the publication's transaction. */
+gpi_status store_vintage_set_grades_sha(store *st, int32_t day, int vintage, const char *sha,
+                                        gpi_diag *d);
+gpi_status store_vintage_grades_sha(store *st, int32_t day, int vintage, char sha[65],
+                                    gpi_diag *d);
+
+/* Every distinct combination of what a grade filters on among the stored
+ * observations: calls fn with kind, scope, tier, term, term_months,
+ * status, covers, gpu, provider, group, segment, region and sku filled
+ * (the rest zero or NULL).  One scan of the observations. */
+gpi_status store_obs_facets(store *st, store_obs_fn fn, void *ud, gpi_diag *d);
 
 #endif

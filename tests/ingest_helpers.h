@@ -18,6 +18,7 @@
 typedef struct got_obs {
     gpi_obs o;
     char gpu[64], provider[64], group[64], segment[32], ident[256], source[64];
+    char correction[160];
 } got_obs;
 
 typedef struct got {
@@ -50,6 +51,7 @@ static inline int g_obs(void *ud, const gpi_obs *o, const char *raw)
     cp(k->segment, sizeof k->segment, o->segment);
     cp(k->ident, sizeof k->ident, o->ident);
     cp(k->source, sizeof k->source, o->source);
+    cp(k->correction, sizeof k->correction, o->correction);
     return 0;
 }
 
@@ -70,6 +72,35 @@ static inline void g_warn(void *ud, const char *msg)
     if (g->n_warn < 8) cp(g->warn[g->n_warn++], 512, msg);
 }
 
+/* ---- a sink that counts warnings (keeps the first 21 and the last) ----- */
+
+typedef struct warn_count {
+    long n;
+    char first[21][128], last[128];
+} warn_count;
+
+static inline int wc_obs(void *ud, const gpi_obs *o, const char *raw)
+{
+    (void)ud, (void)o, (void)raw;
+    return 0;
+}
+
+static inline int wc_rej(void *ud, long line, const char *col, const char *raw, const char *msg)
+{
+    (void)ud, (void)line, (void)col, (void)raw, (void)msg;
+    return 0;
+}
+
+static inline void wc_warn(void *ud, const char *msg)
+{
+    warn_count *w = ud;
+    const char *base = strrchr(msg, '/');
+    base = base ? base + 1 : msg;
+    if (w->n < 21) snprintf(w->first[w->n], sizeof w->first[0], "%s", base);
+    snprintf(w->last, sizeof w->last, "%s", base);
+    w->n++;
+}
+
 static inline ingest_tables *fixture_tables(void)
 {
     char dir[4096];
@@ -79,6 +110,10 @@ static inline ingest_tables *fixture_tables(void)
     if (ingest_tables_load(dir, &t, &d) != GPI_OK) fail_msg("tables: %s", d.msg);
     return t;
 }
+
+/* run() admits providers that the fixture providers.csv does not list
+ * (the tests' rows use many); set to 0 to test their rejection. */
+static int ih_admit_providers = 1;
 
 /* Ingests text as dir/name (cwd = dir so messages carry just name). */
 static inline gpi_status run(ingest_tables *t, const char *name, const char *text, int kind, got *g,
@@ -92,7 +127,8 @@ static inline gpi_status run(ingest_tables *t, const char *name, const char *tex
     /* messages use the path as given: pass a short relative form */
     char given[4096];
     snprintf(given, sizeof given, "%s", path);
-    ingest_opts opt = {given, kind, "feed", 1};
+    ingest_opts opt = {.path = given, .kind = kind, .source = "feed", .threads = 1,
+                       .admit_providers = ih_admit_providers};
     ingest_result res;
     gpi_status rc = ingest_file(t, &opt, &sink, &res, d);
     if (rows) *rows = res.rows_read;

@@ -1,6 +1,8 @@
-/* tests/test_core.c -- dates, exact decimals, rounding, SHA-256. */
+/* tests/test_core.c -- dates, exact decimals, rounding, SHA-256, CSV cells. */
 #include "tests/testutil.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/gpi.h"
@@ -167,6 +169,44 @@ static void test_sha256_vectors(void **state)
     assert_string_equal(out2, out);
 }
 
+/* CSV cells: plain fields as written; text from the input also has a cell
+ * a spreadsheet would run as a formula neutralized (issue 12). */
+static void test_csv_cells(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *in, *field, *text;
+    } cases[] = {
+        {"aws", "aws", "aws"},
+        {"", "", ""},
+        {"a,b", "\"a,b\"", "\"a,b\""},
+        {"say \"hi\"", "\"say \"\"hi\"\"\"", "\"say \"\"hi\"\"\""},
+        {"=1+1", "=1+1", "'=1+1"},
+        {"+31 20", "+31 20", "'+31 20"},
+        {"-us", "-us", "'-us"},
+        {"@SUM(A1)", "@SUM(A1)", "'@SUM(A1)"},
+        {"\tx", "\tx", "'\tx"},
+        {"\rx", "\"\rx\"", "\"'\rx\""},
+        {"=HYPERLINK(\"http://x\",\"y\")", "\"=HYPERLINK(\"\"http://x\"\",\"\"y\"\")\"",
+         "\"'=HYPERLINK(\"\"http://x\"\",\"\"y\"\")\""},
+        {"a=1", "a=1", "a=1"},     /* only the first character counts */
+        {" =1", " =1", " =1"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *buf = NULL;
+        size_t n = 0;
+        FILE *f = open_memstream(&buf, &n);
+        gpi_csv_field(f, cases[i].in);
+        fputc('|', f);
+        gpi_csv_text(f, cases[i].in);
+        fclose(f);
+        char want[256];
+        snprintf(want, sizeof want, "%s|%s", cases[i].field, cases[i].text);
+        if (strcmp(buf, want) != 0) fail_msg("case %zu: got %s, want %s", i, buf, want);
+        free(buf);
+    }
+}
+
 static void test_enums(void **state)
 {
     (void)state;
@@ -185,6 +225,7 @@ int main(void)
         cmocka_unit_test(test_date_parse_table),  cmocka_unit_test(test_time_parse_table),
         cmocka_unit_test(test_dec_parse_and_round), cmocka_unit_test(test_div_round_and_format),
         cmocka_unit_test(test_sha256_vectors),     cmocka_unit_test(test_enums),
+        cmocka_unit_test(test_csv_cells),
     };
     return cmocka_run_group_tests_name("core", tests, NULL, NULL);
 }

@@ -661,7 +661,7 @@ static char *sim_deployments(int days, size_t *len)
 {
     char *buf = NULL;
     FILE *f = open_memstream(&buf, len);
-    sim_params p = {day_of("2025-01-01"), days, 1, 1, NULL};
+    sim_params p = {day_of("2025-01-01"), days, 1, 1, NULL, 0};
     gpi_diag d = {{0}};
     assert_int_equal(sim_write_deployments(&p, f, &d), GPI_OK);
     fclose(f);

@@ -225,7 +225,7 @@ static void test_errors(void **state)
     free(tu_write(dir, "d.csv", pair));
     free(tu_write(dir, "bad.csv", DEPS_HDR "A,chat,p50,B200,B200.OD,,2025-06-01,,300,1,8\n"
                                            "B,chat,p50,B200,B200.OD,,2025-06-01,,0,1,8\n"));
-    free(tu_write(dir, "nograde.csv", DEPS_HDR "A,chat,p50,H100-SXM-80GB,H100-SXM.OD.GOLD+,,2025-06-01,,100,1,8\n"));
+    free(tu_write(dir, "nograde.csv", DEPS_HDR "A,chat,p50,H100-SXM-80GB,H100-SXM.OD,,2025-06-01,,100,1,8\n"));
     free(tu_write(dir, "gpu.csv", DEPS_HDR "A,chat,p50,B200,B200.OD,,2025-06-01,,300,1,8\n"
                                            "B,chat,p50,H100-SXM-80GB,B200.OD,,2025-06-01,,100,1,8\n"));
     free(tu_write(dir, "two.csv", DEPS_HDR "A,chat,p50,B200,B200.OD,,2025-06-01,,300,1,8\n"
@@ -242,7 +242,7 @@ static void test_errors(void **state)
          "gpuidx: missing.csv: cannot open: No such file or directory\n"},
         {"curve --deployments nograde.csv", 1,
          "gpuidx: nograde.csv:2: grade: no index values in the database (got "
-         "\"H100-SXM.OD.GOLD+\")\n"},
+         "\"H100-SXM.OD\")\n"},
         {"days --deployments gpu.csv", 1,
          "gpuidx: gpu.csv:3: gpu: not a GPU of grade B200.OD (B200) (got \"H100-SXM-80GB\")\n"},
         {"curve --deployments two.csv", 2,
@@ -383,7 +383,7 @@ static void test_simulated_deployments_curve_and_site(void **state)
         char date[11];
         gpi_date_format(gpi_days_from_civil(2025, 1, 1) + t, date);
         put_day(st, "B200.OD", date, GPI_LEVEL_TRADES, 45000);
-        put_day(st, "H100-SXM.OD.GOLD+", date, GPI_LEVEL_TRADES, 20000);
+        put_day(st, "H100-SXM.OD", date, GPI_LEVEL_TRADES, 20000);
     }
     assert_int_equal(store_commit(st, &d), GPI_OK);
     store_close(st);

@@ -73,18 +73,29 @@ static const char want_csv[] =
     "top_provider_share_trades,top_provider_share_offers,hhi,hhi_trades,hhi_offers,"
     "n_changes,vol_daily,vol_annualized,loo_days,loo_lost_days,loo_max_abs,loo_mean_abs,"
     "loo_max_rel,loo_mean_rel,loo_max_date,loo_max_provider,loo_max_from,loo_max_to,"
+    "value_days,price_median,price_min,price_max,spread_iqr,spread_rel,mean_providers_live,"
+    "full_months,settleable_months,"
     "method,xs_vol_annualized,panel_change_days,rebalances,splice_mean_abs,splice_max_abs,"
     "drift_mean,drift_max,loo_median_abs,loo_median_rel,cost_days,cost_tick_median_gpu_hours,"
     "cost_tick_min_gpu_hours,cost_tick_none_days,cost_1pct_median_gpu_hours,"
     "cost_1pct_min_gpu_hours,cost_1pct_none_days,cost_tick_offer_days,cost_1pct_offer_days\n"
     "G,6,4,1,1,0,0.666667,0.166667,0.166667,0.000000,2.833333,0.472222,0.490278,0.400000,"
     "0.368370,0.390463,0.280000,5,0.07704260,1.47189674,5,0,0.5000,0.260000,0.23809524,"
-    "0.10600429,2025-01-01,prova,2.1000,2.6000,v1,,,,,,,,0.2500,0.09090909,6,400.00,0.01,2,"
-    "400.01,0.01,2,1,1\n"
+    "0.10600429,2025-01-01,prova,2.1000,2.6000,6,2.550000,2.1000,2.9000,0.100000,0.039216,"
+    "2.833333,0,0,v1,,,,,,,,0.2500,0.09090909,6,400.00,0.01,2,400.01,0.01,2,1,1\n"
     "G2,6,1,4,1,0,0.166667,0.666667,0.166667,0.000000,3.333333,0.370000,0.250000,0.400000,"
     "0.274000,0.250000,0.280000,5,0.07296227,1.39394227,4,1,0.2500,0.125000,0.10869565,"
-    "0.05168372,2025-01-02,prova,2.3000,2.5500,v1,,,,,,,,0.1250,0.04901961,6,0.01,0.01,2,"
-    "0.01,0.01,2,4,4\n";
+    "0.05168372,2025-01-02,prova,2.3000,2.5500,6,2.550000,2.3000,2.5500,0.160000,0.062745,"
+    "3.333333,0,0,v1,,,,,,,,0.1250,0.04901961,6,0.01,0.01,2,0.01,0.01,2,4,4\n";
+/* The level columns by hand.  G: values 2.10 2.30 2.55 2.55(carried)
+ * 2.90 2.75: median 2.55, min 2.10, max 2.90.  The day's p75 - p25 of the
+ * level used (numpy's linear quantiles): day 1 trades 2.00 2.10 2.20 ->
+ * 0.10; day 2 2.00 2.20 2.40 2.60 -> 2.45 - 2.15 = 0.30; day 3 offers
+ * 2.40 2.44 2.50 2.60 3.00 -> 2.60 - 2.44 = 0.16; day 5 2.80 2.90 3.00 ->
+ * 0.10; day 6 (27.00 screened out) 2.70 2.72 2.75 2.80 -> 2.7625 - 2.715
+ * = 0.0475: median 0.10, / 2.55 = 0.039216.  G2: day 2 trades 0.30, the
+ * four offers days 0.16: median 0.16, / 2.55 = 0.062745.  Every day has
+ * a value; no calendar month lies wholly inside six days. */
 
 /* The manipulation figures of each built row (index show's last five
  * columns), by hand; a new provider P gets share s = max(0.30, 1/(n+1)) at
@@ -172,7 +183,7 @@ static void test_hand_market(void **state)
     free(tu_write(dir, "g.json", grades_m));
     free(csv);
     tu_run r;
-    run_ok(dir, "--db t.db ingest m.csv", &r);
+    run_ok(dir, "--db t.db ingest --admit-providers m.csv", &r);
     tu_run_free(&r);
     const char *range = "--grades g.json --from 2025-01-01 --to 2025-01-06";
     char args[512];
@@ -181,7 +192,7 @@ static void test_hand_market(void **state)
     assert_string_equal(r.out, want_csv);
     tu_run_free(&r);
     /* the same figures published with each fix */
-    snprintf(args, sizeof args, "--db b.db ingest m.csv");
+    snprintf(args, sizeof args, "--db b.db ingest --admit-providers m.csv");
     run_ok(dir, args, &r);
     tu_run_free(&r);
     snprintf(args, sizeof args, "--db b.db index build %s", range);
@@ -257,7 +268,7 @@ static void test_zero_value_day(void **state)
                   "{\"grades\":[{\"id\":\"Z\",\"gpu\":[\"H100-SXM-80GB\"],"
                   "\"min_tier\":\"unrated\",\"min_providers\":1}]}"));
     tu_run r;
-    run_ok(dir, "--db t.db ingest z.csv", &r);
+    run_ok(dir, "--db t.db ingest --admit-providers z.csv", &r);
     tu_run_free(&r);
     run_ok(dir, "--db t.db grades evaluate --grades g.json --from 2025-01-01 --to 2025-01-02 --json",
            &r);
@@ -297,7 +308,7 @@ static void test_half_up_output(void **state)
                   "{\"grades\":[{\"id\":\"ONE\",\"gpu\":[\"H100-SXM-80GB\"],"
                   "\"min_tier\":\"unrated\",\"min_providers\":1}]}"));
     tu_run r;
-    run_ok(dir, "--db t.db ingest m.csv", &r);
+    run_ok(dir, "--db t.db ingest --admit-providers m.csv", &r);
     tu_run_free(&r);
     run_ok(dir, "--db t.db grades evaluate --grades g.json --from 2025-01-01 --to 2025-01-16", &r);
     static const char head[] = "grade lab: 2025-01-01..2025-01-16, 16 days, 1 grade\n";
@@ -401,6 +412,7 @@ typedef struct shown {
     int event;           /* a v2 anchor (start, rebalance, reanchor) */
     double loo;          /* loo_move, NAN when empty */
     double cost[2];      /* cost_tick / cost_1pct GPU-hours, INFINITY when empty */
+    double p25, p75;     /* NAN when empty */
 } shown;
 
 /* Parses `index show` output (no quoted fields in this market). */
@@ -430,6 +442,8 @@ static size_t parse_show(char *text, shown *rows, size_t cap)
         r->event = *f[25] != '\0';
         r->loo = *f[28] ? strtod(f[28], NULL) : NAN;
         for (int t = 0; t < 2; t++) r->cost[t] = *f[29 + t] ? strtod(f[29 + t], NULL) : INFINITY;
+        r->p25 = *f[10] ? strtod(f[10], NULL) : NAN;
+        r->p75 = *f[12] ? strtod(f[12], NULL) : NAN;
     }
     return n;
 }
@@ -454,6 +468,18 @@ static int csv_row(char *text, const char *grade, char **f, int cap)
         return k;
     }
     return 0;
+}
+
+static int cmp_dbl(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *x, size_t n)
+{
+    qsort(x, n, sizeof *x, cmp_dbl);
+    return n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
 }
 
 static double sd(const double *x, size_t n)
@@ -508,19 +534,21 @@ static void manip_matches_rows(const shown *rows, size_t n, const char *grade, i
     }
     assert_true(nl > 20 && nc > 0);
     tu_assert_close(strtod(f[22], NULL), lmax, 1e-12, "loo_max_abs");
-    tu_assert_close(strtod(f[38], NULL), median_d(loo, nl), 1e-9, "loo_median_abs");
-    assert_int_equal(strtol(f[40], NULL, 10), (long)nc);
+    /* printed at 4 decimals, half-up */
+    tu_assert_close(strtod(f[47], NULL), floor(median_d(loo, nl) * 1e4 + 0.5 + 1e-9) / 1e4, 1e-9,
+                    "loo_median_abs");
+    assert_int_equal(strtol(f[49], NULL, 10), (long)nc);
     for (int t = 0; t < 2; t++) {
         double med = median_d(cost[t], nc);
         if (isinf(med))
-            assert_string_equal(f[41 + 3 * t], "");
+            assert_string_equal(f[50 + 3 * t], "");
         else
-            tu_assert_close(strtod(f[41 + 3 * t], NULL), med, 1e-9, "cost median");
+            tu_assert_close(strtod(f[50 + 3 * t], NULL), med, 1e-9, "cost median");
         if (isinf(lo[t]))
-            assert_string_equal(f[42 + 3 * t], "");
+            assert_string_equal(f[51 + 3 * t], "");
         else
-            tu_assert_close(strtod(f[42 + 3 * t], NULL), lo[t], 1e-12, "cost min");
-        assert_int_equal(strtol(f[43 + 3 * t], NULL, 10), none[t]);
+            tu_assert_close(strtod(f[51 + 3 * t], NULL), lo[t], 1e-12, "cost min");
+        assert_int_equal(strtol(f[52 + 3 * t], NULL, 10), none[t]);
     }
 }
 
@@ -533,7 +561,7 @@ static void test_generated_market(void **state)
     write_market(path, NULL, -1);
     free(tu_write(dir, "g.json", gen_grades_json));
     tu_run r;
-    run_ok(dir, "--db t.db ingest market.csv", &r);
+    run_ok(dir, "--db t.db ingest --admit-providers market.csv", &r);
     tu_run_free(&r);
     const char *eval = "--db t.db grades evaluate --grades g.json --from " GEN_FROM
                        " --to " GEN_TO " --csv";
@@ -553,8 +581,10 @@ static void test_generated_market(void **state)
 
     static double chg[3][GEN_DAYS];
     for (size_t g = 0; g < N(gen_grades); g++) {
-        long lv[4] = {0, 0, 0, 0}, prov = 0, n_top = 0, n_chg = 0;
-        double top = 0, prev = NAN, x[GEN_DAYS];
+        long lv[4] = {0, 0, 0, 0}, prov = 0, n_top = 0, n_chg = 0, prov_live = 0;
+        double top = 0, prev = NAN, x[GEN_DAYS], vals[GEN_DAYS], iqr[GEN_DAYS];
+        size_t n_val = 0, n_iqr = 0;
+        long month_days[3] = {0, 0, 0}; /* March, April, May (May is partial) */
         for (size_t i = 0; i < n; i++) {
             const shown *s = &rows[i];
             if (strcmp(s->grade, gen_grades[g].id) != 0) continue;
@@ -563,16 +593,37 @@ static void test_generated_market(void **state)
             for (int l = 0; l < 4; l++)
                 if (strcmp(s->level, names[l]) == 0) lv[l]++;
             prov += s->n_providers;
+            if (!isnan(s->value)) {
+                vals[n_val++] = s->value;
+                prov_live += s->n_providers;
+                month_days[strtol(s->date + 5, NULL, 10) - 3]++;
+            }
+            if (!isnan(s->p25)) iqr[n_iqr++] = s->p75 - s->p25;
             if (!isnan(s->top)) top += s->top, n_top++;
             chg[g][day] = !isnan(prev) && !isnan(s->value) ? log(s->value / prev) : NAN;
             if (!isnan(chg[g][day])) x[n_chg++] = chg[g][day];
             prev = s->value;
         }
-        char *f[60];
+        char *f[64];
         char *copy = strdup(ev1.out);
-        int k = csv_row(copy, gen_grades[g].id, f, 60);
-        assert_int_equal(k, 49);
+        int k = csv_row(copy, gen_grades[g].id, f, 64);
+        assert_int_equal(k, 58);
         manip_matches_rows(rows, n, gen_grades[g].id, g == 1, f);
+        /* level, spread, providers on days with a value, settleable months */
+        assert_int_equal(strtol(f[30], NULL, 10), (long)n_val);
+        assert_true(n_val > 0 && n_iqr > 0);
+        double pmed = median(vals, n_val);
+        tu_assert_close(strtod(f[31], NULL), pmed, 1e-6, "price_median");
+        tu_assert_close(strtod(f[32], NULL), vals[0], 1e-9, "price_min");
+        tu_assert_close(strtod(f[33], NULL), vals[n_val - 1], 1e-9, "price_max");
+        double sp = median(iqr, n_iqr);
+        tu_assert_close(strtod(f[34], NULL), sp, 2e-6, "spread_iqr");
+        tu_assert_close(strtod(f[35], NULL), sp / pmed, 2e-6, "spread_rel");
+        tu_assert_close(strtod(f[36], NULL), (double)prov_live / (double)n_val, 1e-6,
+                        "mean_providers_live");
+        assert_int_equal(strtol(f[37], NULL, 10), 2); /* March and April */
+        assert_int_equal(strtol(f[38], NULL, 10),
+                         (month_days[0] >= 15) + (month_days[1] >= 15));
         for (int l = 0; l < 4; l++) assert_int_equal(strtol(f[2 + l], NULL, 10), lv[l]);
         tu_assert_close(strtod(f[10], NULL), (double)prov / GEN_DAYS, 1e-6, "mean_providers");
         /* published shares are rounded to 6 decimals */
@@ -598,7 +649,8 @@ static void test_generated_market(void **state)
             write_market(path, provider, (int)(dm - d0));
             tu_run r2;
             char args[512];
-            snprintf(args, sizeof args, "--db t2-%zu.db ingest market2-%zu.csv", g, g);
+            snprintf(args, sizeof args, "--db t2-%zu.db ingest --admit-providers market2-%zu.csv",
+                     g, g);
             run_ok(dir, args, &r2);
             tu_run_free(&r2);
             snprintf(args, sizeof args,
@@ -628,12 +680,19 @@ static void test_generated_market(void **state)
     json_t *root = json_loads(j.out, 0, &je);
     if (!root) fail_msg("json: %s", je.text);
     json_t *m = json_object_get(json_object_get(root, "correlation"), "matrix");
+    json_t *mv = json_object_get(json_object_get(root, "correlation"), "moved_days");
     for (size_t a = 0; a < 3; a++)
         for (size_t b = 0; b < 3; b++) {
             double xa[GEN_DAYS], xb[GEN_DAYS];
-            size_t c = 0;
+            size_t c = 0, moved = 0;
             for (size_t d = 0; d < GEN_DAYS; d++)
-                if (!isnan(chg[a][d]) && !isnan(chg[b][d])) xa[c] = chg[a][d], xb[c++] = chg[b][d];
+                if (!isnan(chg[a][d]) && !isnan(chg[b][d])) {
+                    moved += chg[a][d] != 0 && chg[b][d] != 0;
+                    xa[c] = chg[a][d], xb[c++] = chg[b][d];
+                }
+            assert_int_equal(json_integer_value(json_array_get(json_array_get(mv, a), b)),
+                             (long)moved);
+            assert_true(moved >= 5);
             double ma = 0, mb = 0, sab = 0, saa = 0, sbb = 0;
             for (size_t i = 0; i < c; i++) ma += xa[i], mb += xb[i];
             ma /= (double)c;
@@ -665,7 +724,7 @@ static double value_with(const char *dir, const char *day, const char *qty, cons
                               "trade,zz,%sT23:00:00Z,Zz Newcomer,H100,%s,%s,on-demand\n",
              day, price, qty);
     free(tu_write(dir, "zz.csv", csv));
-    snprintf(cmd[0], sizeof cmd[0], "cp t.db z.db && $GPUIDX_BIN --db z.db ingest zz.csv");
+    snprintf(cmd[0], sizeof cmd[0], "cp t.db z.db && $GPUIDX_BIN --db z.db ingest --admit-providers zz.csv");
     snprintf(cmd[1], sizeof cmd[1],
              "$GPUIDX_BIN --db z.db index build --grades g.json --from %s --to %s", day, day);
     snprintf(cmd[2], sizeof cmd[2],
@@ -691,7 +750,7 @@ static void test_cost_is_what_a_participant_needs(void **state)
     write_market(path, NULL, -1);
     free(tu_write(dir, "g.json", gen_grades_json));
     tu_run r;
-    run_ok(dir, "--db t.db ingest market.csv", &r);
+    run_ok(dir, "--db t.db ingest --admit-providers market.csv", &r);
     tu_run_free(&r);
     run_ok(dir, "--db t.db index build --grades g.json --from " GEN_FROM " --to 2025-03-20", &r);
     tu_run_free(&r);
@@ -728,6 +787,108 @@ static void test_cost_is_what_a_participant_needs(void **state)
     free(dir);
 }
 
+/* Two list-price series flat but for one day, moving in opposite
+ * directions: over 13 common change days they "correlate" at -1.000 from
+ * that one move (two non-zero changes).  Fewer than IDX_CORR_MIN_MOVES
+ * days on which both moved: no coefficient, and the sample sizes say why. */
+static void test_correlation_needs_moves(void **state)
+{
+    (void)state;
+    char *dir = tu_mkdtemp("e2e-grades-corr");
+    size_t cap = 1 << 14, n = 0;
+    char *csv = malloc(cap);
+    n += (size_t)snprintf(csv + n, cap - n, "kind,id,observed_at,provider,gpu,price\n");
+    static const char *const prov[3] = {"aws", "lambda", "runpod"};
+    for (int day = 1; day <= 14; day++)
+        for (int p = 0; p < 3; p++) {
+            n += (size_t)snprintf(csv + n, cap - n, "offer,h%d,2025-01-%02d,%s,H100-SXM-80GB,%s\n",
+                                  p, day, prov[p], day == 8 ? "2.10" : "2.00");
+            n += (size_t)snprintf(csv + n, cap - n, "offer,a%d,2025-01-%02d,%s,A100-SXM-80GB,%s\n",
+                                  p, day, prov[p], day == 8 ? "0.90" : "1.00");
+        }
+    free(tu_write(dir, "c.csv", csv));
+    free(csv);
+    free(tu_write(dir, "g.json", "{\"grades\":[{\"id\":\"H\",\"gpu\":\"H100\"},"
+                                 "{\"id\":\"A\",\"gpu\":\"A100-SXM-80GB\"}]}"));
+    tu_run r;
+    run_ok(dir, "--db t.db ingest offers --admit-providers c.csv", &r);
+    tu_run_free(&r);
+    run_ok(dir, "--db t.db grades evaluate --grades g.json --from 2025-01-01 --to 2025-01-14 "
+                "--json", &r);
+    json_error_t je;
+    json_t *j = json_loads(r.out, 0, &je);
+    if (!j) fail_msg("json: %s", je.text);
+    json_t *c = json_object_get(j, "correlation");
+    assert_true(json_is_null(json_array_get(json_array_get(json_object_get(c, "matrix"), 0), 1)));
+    assert_int_equal(json_integer_value(json_array_get(
+                         json_array_get(json_object_get(c, "common_days"), 0), 1)), 13);
+    assert_int_equal(json_integer_value(json_array_get(
+                         json_array_get(json_object_get(c, "moved_days"), 0), 1)), 2);
+    assert_int_equal(json_integer_value(json_object_get(c, "min_moved_days")), 5);
+    /* two changes of one grade alone give it a volatility, as before */
+    json_t *g0 = json_array_get(json_object_get(j, "grades"), 0);
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(g0, "volatility"),
+                                                        "n_changes")), 13);
+    json_decref(j);
+    tu_run_free(&r);
+    run_ok(dir, "--db t.db grades evaluate --grades g.json --from 2025-01-01 --to 2025-01-14", &r);
+    if (!strstr(r.out, "[1]   H           -       -\n")) fail_msg("no bare coefficient:\n%s", r.out);
+    if (!strstr(r.out, "[1]   H          13/2      13/2\n")) fail_msg("sample sizes:\n%s", r.out);
+    tu_run_free(&r);
+    free(dir);
+}
+
+/* Settleable months: calendar months wholly in the range with at least 15
+ * days with a value.  Three providers list on January 1-20 and February
+ * 1-10, and carry is off: January has 20 values (settles), February 10
+ * (does not); the range's partial March is not counted. */
+static void test_settleable_months(void **state)
+{
+    (void)state;
+    char *dir = tu_mkdtemp("e2e-grades-months");
+    size_t cap = 1 << 14, n = 0;
+    char *csv = malloc(cap);
+    n += (size_t)snprintf(csv + n, cap - n, "kind,id,observed_at,provider,gpu,price\n");
+    static const char *const prov[3] = {"aws", "lambda", "runpod"};
+    for (int m = 1; m <= 2; m++)
+        for (int day = 1; day <= (m == 1 ? 20 : 10); day++)
+            for (int p = 0; p < 3; p++)
+                n += (size_t)snprintf(csv + n, cap - n,
+                                      "offer,h%d,2025-%02d-%02d,%s,H100-SXM-80GB,%.2f\n", p, m, day,
+                                      prov[p], 2.0 + 0.1 * p);
+    free(tu_write(dir, "c.csv", csv));
+    free(csv);
+    free(tu_write(dir, "g.json", "{\"grades\":[{\"id\":\"H\",\"gpu\":\"H100-SXM-80GB\","
+                                 "\"max_carry_days\":0}]}"));
+    tu_run r;
+    run_ok(dir, "--db t.db ingest offers --admit-providers c.csv", &r);
+    tu_run_free(&r);
+    run_ok(dir, "--db t.db grades evaluate --grades g.json --from 2025-01-01 --to 2025-03-05 "
+                "--json", &r);
+    json_error_t je;
+    json_t *j = json_loads(r.out, 0, &je);
+    if (!j) fail_msg("json: %s", je.text);
+    json_t *g = json_array_get(json_object_get(j, "grades"), 0);
+    json_t *months = json_object_get(g, "months");
+    assert_int_equal(json_integer_value(json_object_get(months, "full")), 2);
+    assert_int_equal(json_integer_value(json_object_get(months, "settleable")), 1);
+    assert_int_equal(json_integer_value(json_object_get(months, "min_days")), 15);
+    json_t *price = json_object_get(g, "price");
+    assert_int_equal(json_integer_value(json_object_get(price, "value_days")), 30);
+    /* provider medians 2.0, 2.1, 2.2 every day: value 2.1, and the day's
+     * three offers have p25 2.05, p75 2.15 */
+    tu_assert_close(json_real_value(json_object_get(price, "median")), 2.1, 1e-12, "median");
+    tu_assert_close(json_real_value(json_object_get(price, "spread_iqr")), 0.1, 1e-9, "spread");
+    /* 3 providers on the 30 days with a value, 0 on the 34 without */
+    tu_assert_close(json_real_value(json_object_get(g, "mean_providers_live")), 3.0, 1e-12,
+                    "mean_providers_live");
+    tu_assert_close(json_real_value(json_object_get(g, "mean_providers")), 90.0 / 64, 1e-12,
+                    "mean_providers");
+    json_decref(j);
+    tu_run_free(&r);
+    free(dir);
+}
+
 /* ---- errors ----------------------------------------------------------------- */
 
 static void test_errors(void **state)
@@ -748,7 +909,7 @@ static void test_errors(void **state)
     free(tu_write(dir, "param.json",
                   "{\"grades\":[{\"id\":\"A\",\"gpu\":\"B200\",\"min_providers\":2.5}]}"));
     tu_run r;
-    run_ok(dir, "--db t.db ingest m.csv", &r);
+    run_ok(dir, "--db t.db ingest --admit-providers m.csv", &r);
     tu_run_free(&r);
     static const struct {
         const char *args;
@@ -786,7 +947,7 @@ static void test_errors(void **state)
         {"--db t.db grades evaluate --bogus", 2,
          "gpuidx: grades evaluate: unknown argument '--bogus' (see gpuidx grades --help)\n"},
         {"--db t.db grades frobnicate", 2,
-         "gpuidx: grades: unknown subcommand 'frobnicate' (evaluate)\n"},
+         "gpuidx: grades: unknown subcommand 'frobnicate' (evaluate, list, drop, restore)\n"},
         /* output that cannot be written fails, in each format */
         {"--db t.db grades evaluate --grades g.json --from 2025-01-01 --to 2025-01-06 >/dev/full",
          1, "gpuidx: stdout: write failed\n"},
@@ -817,6 +978,8 @@ int main(void)
         cmocka_unit_test(test_hand_market),
         cmocka_unit_test(test_generated_market),
         cmocka_unit_test(test_cost_is_what_a_participant_needs),
+        cmocka_unit_test(test_correlation_needs_moves),
+        cmocka_unit_test(test_settleable_months),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_zero_value_day),
         cmocka_unit_test(test_half_up_output),

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "store/store.h"
+#include "tests/svg_check.h"
 
 #define GRADE "H100-SXM.OD.GOLD+"
 #define GRADE2 "A100-SXM.OD.SILVER+"
@@ -220,6 +221,16 @@ static void test_hedge_errors(void **state)
         {"bad grade id", "hedge analyze --rent '%s' --grade ../etc", 2,
          "gpuidx: --grade: not a grade id (got \"../etc\")\n"},
         {"bad ratio", "hedge simulate --rent '%s' --grade " GRADE " --ratio lots", 2, NULL},
+        {"bad strategy", "hedge simulate --rent '%s' --grade " GRADE " --strategy stack", 2,
+         "gpuidx: --strategy: expected roll, strip or all (got \"stack\")\n"},
+        {"bad months", "hedge simulate --rent '%s' --grade " GRADE " --months 0", 2,
+         "gpuidx: --months: expected a strip length of 1..120 months (got \"0\")\n"},
+        {"bad start", "hedge simulate --rent '%s' --grade " GRADE " --start 2024-13", 2,
+         "gpuidx: --start: expected a month YYYY-MM (got \"2024-13\")\n"},
+        {"bad min changes", "hedge compare --rent '%s' --grade " GRADE " --min-changes 2", 2,
+         "gpuidx: --min-changes: expected a whole number >= 3 (got \"2\")\n"},
+        {"gpu on simulate", "hedge simulate --rent '%s' --grade " GRADE " --gpu T4", 2, NULL},
+        {"months on roll", "hedge simulate --rent '%s' --grade " GRADE " --months 6", 2, NULL},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char args[1024], want[1024];
@@ -261,10 +272,12 @@ static void test_simulate_auto_earner(void **state)
     (void)state;
     fixture f;
     setup(&f, "hedge-sim");
-    /* test_hedge.c test_simulate_auto_no_lookahead: months 5-12 replayed,
-     * Sep 671 contracts (670.5 rounded away from zero), Dec 703 contracts
-     * and +$56,240 (= -(703*1000*(2.30-2.38))) */
-    tu_run r = tu_gpuidx(NULL, "--db '%s' hedge simulate --rent '%s' --grade %s --side earner --json",
+    /* test_hedge_replay.c test_simulate_auto_no_lookahead with
+     * --min-changes 3: months 2-12 replayed (2-4 at h = 1), May capped at
+     * 2, Sep 671 contracts (670.5 rounded away from zero), Dec 703
+     * contracts and +$56,240 (= -(703*1000*(2.30-2.38))) */
+    tu_run r = tu_gpuidx(NULL, "--db '%s' hedge simulate --rent '%s' --grade %s --side earner --json "
+                               "--min-changes 3",
                          f.db, f.rent, GRADE);
     if (r.status != 0) fail_msg("exit %d: %s", r.status, r.err);
     json_t *j = json_loads(r.out, 0, NULL);
@@ -272,13 +285,19 @@ static void test_simulate_auto_earner(void **state)
     json_t *ms = json_object_get(j, "months");
     assert_int_equal(json_array_size(ms), 12);
     assert_true(json_is_true(json_object_get(json_array_get(ms, 0), "skipped")));
+    assert_string_equal(json_string_value(json_object_get(json_array_get(ms, 3), "h_rule")),
+                        "fallback_1");
+    assert_string_equal(json_string_value(json_object_get(json_array_get(ms, 4), "h_rule")), "capped");
+    tu_assert_close(jnum(json_array_get(ms, 4), "h_fit"), 3.0, 1e-9, "May fit");
+    assert_int_equal(jnum(json_array_get(ms, 4), "contracts"), 1440);
     assert_int_equal(jnum(json_array_get(ms, 8), "contracts"), 671);
     json_t *dec = json_array_get(ms, 11);
     assert_int_equal(jnum(dec, "contracts"), 703);
     assert_int_equal(jnum(dec, "pnl_cents"), 5624000);
     assert_string_equal(json_string_value(json_object_get(dec, "entry")), "2.3800");
     assert_string_equal(json_string_value(json_object_get(dec, "fsp")), "2.3000");
-    assert_int_equal(jnum(json_object_get(j, "total"), "months"), 8);
+    assert_int_equal(jnum(json_object_get(j, "total"), "months"), 11);
+    assert_int_equal(jnum(json_object_get(json_object_get(j, "total"), "ratio_rules"), "fallback_1"), 3);
     json_decref(j);
     tu_run_free(&r);
 
@@ -302,9 +321,145 @@ static void test_simulate_auto_earner(void **state)
     r = tu_gpuidx(NULL, "--db '%s' hedge simulate --rent '%s' --grade %s", f.db, f.rent, GRADE);
     assert_int_equal(r.status, 0);
     assert_non_null(strstr(r.out, "2024-01  skipped: no entry price"));
-    assert_non_null(strstr(r.out, "months replayed 8 of 12"));
+    assert_non_null(strstr(r.out, "months replayed 11 of 12"));
+    /* a year of history is too short to fit h: one-for-one, and said */
+    assert_non_null(strstr(r.out, "2024-02  1.000*       720"));
+    assert_non_null(strstr(r.out, "  * h = 1: fewer than 12 monthly changes before the month"));
+    assert_non_null(strstr(r.out, "warning: auto ratio: 11 month(s) hedged one-for-one (h = 1)"));
     tu_run_free(&r);
     free(fw);
+    teardown(&f);
+}
+
+/* simulate --svg: rent, index, hedged and locked prices, budget errors. */
+static void test_simulate_svg(void **state)
+{
+    (void)state;
+    fixture f;
+    setup(&f, "hedge-sim-svg");
+    tu_run r = tu_gpuidx(f.dir, "--db '%s' hedge simulate --rent '%s' --grade %s --strategy all "
+                                "--months 6 --json",
+                         f.db, f.rent, GRADE);
+    if (r.status != 0) fail_msg("exit %d: %s", r.status, r.err);
+    json_t *j = json_loads(r.out, 0, NULL);
+    assert_non_null(j);
+    json_t *st = json_object_get(j, "strategies");
+    int done[2];
+    for (int k = 0; k < 2; k++)
+        done[k] = (int)jnum(json_object_get(json_array_get(st, (size_t)k), "total"), "months");
+    json_decref(j);
+    tu_run_free(&r);
+    assert_int_equal(done[0], 11); /* roll: February to December */
+    assert_true(done[1] >= 6);
+    r = tu_gpuidx(f.dir, "--db '%s' hedge simulate --rent '%s' --grade %s --strategy all "
+                         "--months 6 --svg sim.svg",
+                  f.db, f.rent, GRADE);
+    if (r.status != 0) fail_msg("exit %d: %s", r.status, r.err);
+    tu_run_free(&r);
+    char path[4200];
+    snprintf(path, sizeof path, "%s/sim.svg", f.dir);
+    char *svg = tu_read(path);
+    assert_non_null(svg);
+    svg_check(svg);
+    /* rent and index once, hedged and locked per strategy */
+    assert_int_equal(svg_count(svg, "polyline"), 2 + 2 * 2);
+    /* background, two frames, and an unhedged and a hedged bar per
+     * replayed month and strategy */
+    assert_int_equal(svg_count(svg, "rect"), 3 + 2 * (done[0] + done[1]));
+    /* the rent line has one point per replayed roll month */
+    const char *pts = strstr(strstr(svg, "<polyline"), "points=\"") + 8;
+    int npts = 0;
+    for (const char *q = pts; *q != '"'; q++) npts += *q == ',';
+    assert_int_equal(npts, done[0]);
+    char legend[160];
+    snprintf(legend, sizeof legend, "roll: %d months replayed; hedged price (solid), locked price "
+                                    "(dashed); variance of the budget error removed ", done[0]);
+    assert_non_null(strstr(svg, legend));
+    snprintf(legend, sizeof legend, "strip: %d months replayed;", done[1]);
+    assert_non_null(strstr(svg, legend));
+    free(svg);
+    /* an unwritable path is an error that names it */
+    r = tu_gpuidx(f.dir, "--db '%s' hedge simulate --rent '%s' --grade %s --svg no/such/dir/x.svg",
+                  f.db, f.rent, GRADE);
+    assert_int_equal(r.status, 1);
+    assert_non_null(strstr(r.err, "no/such/dir/x.svg: cannot write: "));
+    tu_run_free(&r);
+    teardown(&f);
+}
+
+static void test_simulate_headline_agrees_with_analyze(void **state)
+{
+    (void)state;
+    fixture f;
+    setup(&f, "hedge-headline");
+    /* The headline of a month-ahead replay at ratio 1 (720 contracts of
+     * 1000 on 720,000 GPU-hours: exactly one-for-one) is analyze's
+     * effectiveness at h = 1 on monthly changes, 0.708375
+     * (tests/ref/hedge_v2.py); the sd of the effective price levels, which
+     * the old headline reported, is only the secondary line. */
+    tu_run r = tu_gpuidx(NULL, "--db '%s' hedge analyze --rent '%s' --grade %s", f.db, f.rent, GRADE);
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "hedge effectiveness 0.7089 at h, 0.7084 at h = 1"));
+    assert_non_null(strstr(r.out, "in plain words: futures at h = 1.03 remove 71% of the variance of "
+                                  "your monthly rent changes (95% interval 24%-92%); basis sd 0.0269 "
+                                  "-- on too few changes to rely on\n"));
+    tu_run_free(&r);
+    r = tu_gpuidx(NULL, "--db '%s' hedge simulate --rent '%s' --grade %s --ratio 1", f.db, f.rent,
+                  GRADE);
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "the hedge removed 70.8% of the variance of the budget error"));
+    assert_non_null(strstr(r.out, "budget error = effective cost - price locked at entry"));
+    assert_non_null(strstr(r.out, "secondary: sd of the monthly effective cost itself"));
+    /* Feb: locked at January's rent 2.71; rent 2.67 (-0.04); futures
+     * 720 x 1000 x (2.88 - 2.95) = -$50,400 -> +0.07 -> hedged 2.74 (+0.03) */
+    assert_non_null(strstr(r.out, "2024-02  1.000        720  2.9500  2.8800     -50400.00  2.6700  "
+                                  "2.7400  2.7100   -0.0400    0.0300\n"));
+    tu_run_free(&r);
+    r = tu_gpuidx(NULL, "--db '%s' hedge simulate --rent '%s' --grade %s --ratio 1 --side earner "
+                        "--json",
+                  f.db, f.rent, GRADE);
+    assert_int_equal(r.status, 0);
+    json_t *j = json_loads(r.out, 0, NULL);
+    assert_non_null(j);
+    json_t *t = json_object_get(j, "total");
+    tu_assert_close(jnum(t, "var_removed"), 0.708375378, 1e-8, "earner var removed");
+    assert_int_equal(jnum(json_object_get(t, "err_unhedged"), "n"), 11);
+    assert_string_equal(json_string_value(json_object_get(j, "strategy")), "roll");
+    json_decref(j);
+    tu_run_free(&r);
+
+    /* --strategy all: both replays and a side-by-side table; a 12-month
+     * strip entered at the end of January locks 2.71 for Feb..Dec */
+    r = tu_gpuidx(NULL, "--db '%s' hedge simulate --rent '%s' --grade %s --ratio 1 --strategy all",
+                  f.db, f.rent, GRADE);
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "-- strip entered at the end of 2024-01: h 1.000, 720 contracts a "
+                                  "month (720000 GPU-hours exposure), budget 2.7100 USD/GPU-hour\n"));
+    assert_non_null(strstr(r.out, "side by side: budget error"));
+    assert_non_null(strstr(r.out, "\nroll (month-ahead)      11  "));
+    assert_non_null(strstr(r.out, "\nstrip 12 months         11  "));
+    tu_run_free(&r);
+    r = tu_gpuidx(NULL, "--db '%s' hedge simulate --rent '%s' --grade %s --ratio 1 --strategy all "
+                        "--json",
+                  f.db, f.rent, GRADE);
+    assert_int_equal(r.status, 0);
+    j = json_loads(r.out, 0, NULL);
+    assert_non_null(j);
+    json_t *sts = json_object_get(j, "strategies");
+    assert_int_equal(json_array_size(sts), 2);
+    json_t *strip = json_array_get(sts, 1);
+    assert_string_equal(json_string_value(json_object_get(strip, "strategy")), "strip");
+    json_t *bl = json_object_get(strip, "blocks");
+    assert_int_equal(json_array_size(bl), 1);
+    assert_string_equal(json_string_value(json_object_get(json_array_get(bl, 0), "entered")),
+                        "2024-01");
+    /* Dec: locked 2.95 + (2.71 - 2.95) = 2.71; hedged = 2.13 - (2.30 -
+     * 2.95) = 2.78: the basis moved from -0.24 to -0.17 */
+    json_t *dec = json_array_get(json_object_get(strip, "months"), 11);
+    tu_assert_close(jnum(dec, "budget"), 2.71, 1e-12, "strip budget");
+    tu_assert_close(jnum(dec, "err_hedged"), 0.07, 1e-9, "strip Dec error");
+    json_decref(j);
+    tu_run_free(&r);
     teardown(&f);
 }
 
@@ -314,8 +469,12 @@ static void test_compare_ranks(void **state)
     fixture f;
     setup(&f, "hedge-cmp");
     char *grades = tu_write(f.dir, "grades.json",
-                            "{\"grades\": [{\"id\": \"" GRADE2 "\"}, {\"id\": \"NOPE.X\"},"
-                            " {\"id\": \"" GRADE "\", \"min_tier\": \"gold\"}]}");
+                            "{\"grades\": [{\"id\": \"" GRADE2 "\", \"gpu\": [\"A100-SXM-80GB\"]},"
+                            " {\"id\": \"NOPE.X\"},"
+                            " {\"id\": \"" GRADE "\", \"gpu\": [\"H100-SXM-80GB\"],"
+                            " \"min_tier\": \"gold\"}]}");
+    /* a year of months is 11 changes: below the minimum of 12, nothing is
+     * ranked and the verdict says why */
     tu_run r = tu_gpuidx(NULL, "--db '%s' hedge compare --rent '%s' --grades '%s' --json", f.db,
                          f.rent, grades);
     if (r.status != 0) fail_msg("exit %d: %s", r.status, r.err);
@@ -324,17 +483,64 @@ static void test_compare_ranks(void **state)
     json_t *g = json_object_get(j, "grades");
     assert_int_equal(json_array_size(g), 3);
     assert_string_equal(json_string_value(json_object_get(json_array_get(g, 0), "grade")), GRADE);
-    tu_assert_close(jnum(json_array_get(g, 0), "he"), 0.708895, 1e-6, "best he");
-    assert_string_equal(json_string_value(json_object_get(json_array_get(g, 1), "grade")), GRADE2);
-    assert_true(jnum(json_array_get(g, 1), "he") < 0.708895);
-    assert_true(json_is_null(json_object_get(json_array_get(g, 2), "rank")));
+    assert_true(json_is_null(json_object_get(json_array_get(g, 0), "rank")));
+    assert_string_equal(json_string_value(json_object_get(json_array_get(g, 0), "not_ranked")),
+                        "11 changes (need 12)");
+    json_t *v = json_object_get(j, "verdict");
+    assert_true(json_is_false(json_object_get(v, "hedges")));
     json_decref(j);
     tu_run_free(&r);
-    r = tu_gpuidx(NULL, "--db '%s' hedge compare --rent '%s' --grade %s --grade %s", f.db, f.rent,
-                  GRADE2, GRADE);
+
+    /* --min-changes 11: ranked, with intervals, the GPU flag and a verdict */
+    r = tu_gpuidx(NULL, "--db '%s' hedge compare --rent '%s' --grades '%s' --json --min-changes 11 "
+                        "--gpu H100",
+                  f.db, f.rent, grades);
+    if (r.status != 0) fail_msg("exit %d: %s", r.status, r.err);
+    j = json_loads(r.out, 0, NULL);
+    assert_non_null(j);
+    g = json_object_get(j, "grades");
+    json_t *g0 = json_array_get(g, 0);
+    assert_string_equal(json_string_value(json_object_get(g0, "grade")), GRADE);
+    assert_int_equal(jnum(g0, "rank"), 1);
+    tu_assert_close(jnum(g0, "he"), 0.708895, 1e-6, "best he");
+    json_t *iv = json_object_get(g0, "he_interval");
+    tu_assert_close(json_number_value(json_array_get(iv, 0)), 0.239245725, 1e-8, "he lo");
+    tu_assert_close(json_number_value(json_array_get(iv, 1)), 0.917734380, 1e-8, "he hi");
+    assert_true(json_is_true(json_object_get(g0, "same_gpu")));
+    json_t *g1 = json_array_get(g, 1);
+    assert_string_equal(json_string_value(json_object_get(g1, "grade")), GRADE2);
+    assert_true(json_is_false(json_object_get(g1, "same_gpu")));
+    assert_true(jnum(g1, "he") < 0.708895);
+    assert_true(json_is_null(json_object_get(json_array_get(g, 2), "rank")));
+    v = json_object_get(j, "verdict");
+    assert_true(json_is_true(json_object_get(v, "hedges")));
+    assert_string_equal(json_string_value(json_object_get(v, "grade")), GRADE);
+    assert_string_equal(json_string_value(json_object_get(v, "text")),
+                        "use " GRADE ": removes 71% of your monthly rent-change variance (95% "
+                        "interval 24%-92%) at h = 1.03, basis sd 0.0269 USD/GPU-hour; a partial "
+                        "hedge (below the 80% of hedge accounting)");
+    json_decref(j);
+    tu_run_free(&r);
+    r = tu_gpuidx(NULL, "--db '%s' hedge compare --rent '%s' --grade %s --grade %s --min-changes 11",
+                  f.db, f.rent, GRADE2, GRADE);
     assert_int_equal(r.status, 0);
     assert_non_null(strstr(r.out, "   1  " GRADE));
+    assert_non_null(strstr(r.out, "[0.810, 1.246]    0.709  [0.24, 0.92]"));
+    assert_non_null(strstr(r.out, "\nverdict: use " GRADE ": removes 71%"));
     tu_run_free(&r);
+
+    /* the text prints the warnings the JSON carries, and a grade fitted
+     * on one change is listed, not ranked */
+    char *shrt = tu_write(f.dir, "short.csv", "date,price\n2024-01-03,2.7\n2024-02-03,2.6\n");
+    r = tu_gpuidx(NULL, "--db '%s' hedge compare --rent '%s' --grade %s", f.db, shrt, GRADE);
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "not ranked: 1 changes (need 12)"));
+    assert_non_null(strstr(r.out, "warnings:\n  " GRADE ": only 2 periods (fewer than 12): the "
+                                  "estimates are unreliable\n"));
+    assert_non_null(strstr(r.out, "\nverdict: no grade here hedges this rent: none has a hedge ratio "
+                                  "on this history\n"));
+    tu_run_free(&r);
+    free(shrt);
     free(grades);
     teardown(&f);
 }
@@ -433,6 +639,9 @@ static void test_privacy_rent_never_stored(void **state)
         snprintf(csv + strlen(csv), sizeof csv - strlen(csv), "2024-%02d-15,%s,%d\n", m + 1,
                  m == 4 ? "2.7137" : m % 2 ? "2.6151" : "2.5183", 31337 + m);
     char *rent = tu_write(f.dir, "private-rent.csv", csv);
+    size_t n0;
+    char *db0 = read_bytes(f.db, &n0);
+    assert_non_null(db0);
     tu_run r = tu_gpuidx(f.dir, "--db '%s' hedge analyze --rent '%s' --grade %s --svg chart.svg",
                          f.db, rent, GRADE);
     if (r.status != 0) fail_msg("exit %d: %s", r.status, r.err);
@@ -440,23 +649,41 @@ static void test_privacy_rent_never_stored(void **state)
     r = tu_gpuidx(f.dir, "--db '%s' hedge simulate --rent '%s' --grade %s --json", f.db, rent, GRADE);
     if (r.status != 0) fail_msg("exit %d: %s", r.status, r.err);
     tu_run_free(&r);
+    /* grades built around the rent are computed, not stored */
+    r = tu_gpuidx(f.dir, "--db '%s' hedge compare --rent '%s' --grade %s --suggest --gpu H100 "
+                         "--provider Rentco --region private-zone-7",
+                  f.db, rent, GRADE);
+    if (r.status != 0) fail_msg("exit %d: %s", r.status, r.err);
+    tu_run_free(&r);
+    /* the database is byte for byte what it was */
+    size_t n1;
+    char *db1 = read_bytes(f.db, &n1);
+    assert_non_null(db1);
+    assert_int_equal(n1, n0);
+    assert_memory_equal(db1, db0, n0);
+    free(db0);
+    free(db1);
     /* the database (and its WAL / journal files) and every other file in
      * the scratch directory but the rent file itself: no rent price as
      * text, as micro-USD integer or as a double, no quantity */
     const int64_t micro = 2713700;
     const double dv = 2.7137;
-    const char *files[] = {"idx.db", "idx.db-wal", "idx.db-shm", "idx.db-journal", "chart.svg"};
+    const char *files[] = {"idx.db", "idx.db-wal", "idx.db-shm", "idx.db-journal", "idx.db.lock",
+                           "chart.svg"};
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
         char p[4200];
         snprintf(p, sizeof p, "%s/%s", f.dir, files[i]);
         assert_absent(p, "2.7137", 6, "price text");
         assert_absent(p, "27137", 5, "price digits");
         assert_absent(p, "31337", 5, "quantity digits");
+        assert_absent(p, "Rentco", 6, "the rent's provider");
+        assert_absent(p, "private-zone-7", 14, "the rent's region");
         assert_absent(p, &micro, sizeof micro, "price as micro-USD");
         assert_absent(p, &dv, sizeof dv, "price as double");
     }
     tu_run ls = tu_sh(f.dir, "ls -A");
-    assert_string_equal(ls.out, "chart.svg\nidx.db\nprivate-rent.csv\nrent.csv\n");
+    /* idx.db.lock: the writers' lock file, empty (store/store.c note 6) */
+    assert_string_equal(ls.out, "chart.svg\nidx.db\nidx.db.lock\nprivate-rent.csv\nrent.csv\n");
     tu_run_free(&ls);
     /* the rent file was not modified either */
     char *back = tu_read(rent);
@@ -464,6 +691,40 @@ static void test_privacy_rent_never_stored(void **state)
     free(back);
     free(rent);
     teardown(&f);
+}
+
+/* Privacy by types: hedge/ gets the index as data and has no store
+ * handle, so none of its objects can refer to the store or to SQLite.
+ * Checked on the objects the binary under test was built from. */
+static void test_privacy_by_types(void **state)
+{
+    (void)state;
+    const char *bin = getenv("GPUIDX_BIN");
+    assert_non_null(bin);
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", bin);
+    char *slash = strrchr(dir, '/');
+    assert_non_null(slash);
+    *slash = '\0';
+    /* the objects are there and nm reads them: simulate.o rounds FSPs
+     * with settlement's function */
+    tu_run r = tu_sh(NULL, "nm -u '%s'/hedge/simulate.o", dir);
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "settle_round_value"));
+    tu_run_free(&r);
+    r = tu_sh(NULL, "ls '%s'/hedge/*.o | wc -l; nm -u '%s'/hedge/*.o | grep -E ' (store_|sqlite3_)' "
+                    "|| true",
+              dir, dir);
+    assert_int_equal(r.status, 0);
+    if (atoi(r.out) < 8) fail_msg("hedge objects: %s", r.out);
+    if (strchr(r.out, '\n') != strrchr(r.out, '\n'))
+        fail_msg("hedge/ refers to the store: %s", strchr(r.out, '\n') + 1);
+    tu_run_free(&r);
+    /* and no hedge source includes the store's header */
+    r = tu_sh(GPUIDX_SRCDIR, "grep -l 'include \"store/' hedge/*.c hedge/*.h || true");
+    assert_int_equal(r.status, 0);
+    assert_string_equal(r.out, "");
+    tu_run_free(&r);
 }
 
 int main(void)
@@ -474,9 +735,12 @@ int main(void)
         cmocka_unit_test(test_analyze_short_series_null_not_nan),
         cmocka_unit_test(test_hedge_errors),
         cmocka_unit_test(test_simulate_auto_earner),
+        cmocka_unit_test(test_simulate_headline_agrees_with_analyze),
         cmocka_unit_test(test_compare_ranks),
         cmocka_unit_test(test_first_published_vs_latest_and_weeks),
         cmocka_unit_test(test_privacy_rent_never_stored),
+        cmocka_unit_test(test_privacy_by_types),
+        cmocka_unit_test(test_simulate_svg),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -136,8 +136,8 @@ static void test_build_show_publish_restate(void **state)
     tu_run_free(&r);
 
     /* publish day 7 (offers, adjusted) and day 1 (trades, with exclusions) */
-    run_ok("index publish --date 2025-01-07 --out pub");
-    run_ok("index publish --from 2025-01-01 --to 2025-01-05 --out pub");
+    run_ok("index publish --grades g.json --date 2025-01-07 --out pub");
+    run_ok("index publish --grades g.json --from 2025-01-01 --to 2025-01-05 --out pub");
     char *csv7 = read_rel("pub/2025-01-07/index.csv");
     assert_string_equal(csv7, HDR "2025-01-07,T,2.4580,offers,3,0,3,0.00,1.100000,2.046900,"
                               "2.117250,2.234500,2.417250,2.526900,2.000000,2.600000,0.333333,"
@@ -145,8 +145,17 @@ static void test_build_show_publish_restate(void **state)
     char *v1 = read_rel("pub/2025-01-07/v1/index.csv");
     assert_string_equal(v1, csv7);
     char *json7 = read_rel("pub/2025-01-07/index.json");
+    /* the published grades file is recorded by its SHA-256 */
+    tu_run sh = tu_sh(dir, "printf '{\"format\":3,\"date\":\"2025-01-07\",\"vintage\":1,"
+                           "\"observations_sha256\":\"%%s\",\"grades_sha256\":\"%%s\","
+                           "\"rows\":[' $(sha256sum pub/2025-01-07/observations.csv | cut -c1-64)"
+                           " $(sha256sum g.json | cut -c1-64)");
+    assert_int_equal(sh.status, 0);
+    if (strncmp(json7, sh.out, strlen(sh.out)) != 0)
+        fail_msg("index.json starts with\n%.160s\nnot\n%s", json7, sh.out);
+    tu_run_free(&sh);
     static const char *const json_parts[] = {
-        "{\"format\":3,\"date\":\"2025-01-07\",\"vintage\":1,\"observations_sha256\":\"",
+        "\"rows\":[\n",
         "\"value\":2.4580,\"level\":\"offers\"",
         "\"adjustment\":1.100000",
         "\"offers_raw\":2.23450000",
@@ -190,7 +199,7 @@ static void test_build_show_publish_restate(void **state)
     assert_null(strstr(obs1, "BuyerCo"));
 
     /* publishing unchanged data again: same vintage, byte-identical */
-    r = tu_gpuidx(dir, "--db t.db index publish --date 2025-01-07 --out pub");
+    r = tu_gpuidx(dir, "--db t.db index publish --grades g.json --date 2025-01-07 --out pub");
     assert_int_equal(r.status, 0);
     assert_non_null(strstr(r.err, "vintage 1 (unchanged"));
     tu_run_free(&r);
@@ -204,7 +213,7 @@ static void test_build_show_publish_restate(void **state)
      * from the database, byte for byte */
     r = tu_sh(dir, "rm pub/2025-01-07/index.json && echo garbage > pub/2025-01-07/v1/index.csv");
     tu_run_free(&r);
-    run_ok("index publish --date 2025-01-07 --out pub");
+    run_ok("index publish --grades g.json --date 2025-01-07 --out pub");
     json_again = read_rel("pub/2025-01-07/index.json");
     assert_string_equal(json_again, json7);
     free(json_again);
@@ -222,7 +231,7 @@ static void test_build_show_publish_restate(void **state)
     fx_late(st);
     store_close(st);
     run_ok("index build --grades g.json --from 2025-01-05 --to 2025-01-07 --as-of " AS_OF_2);
-    r = tu_gpuidx(dir, "--db t.db index publish --date 2025-01-07 --out pub");
+    r = tu_gpuidx(dir, "--db t.db index publish --grades g.json --date 2025-01-07 --out pub");
     assert_int_equal(r.status, 0);
     assert_non_null(strstr(r.err, "vintage 2 (new; 1 restated"));
     tu_run_free(&r);
@@ -243,7 +252,7 @@ static void test_build_show_publish_restate(void **state)
     assert_string_equal(rs, "date,grade,vintage,old,new,reason\n"
                             "2025-01-07,T,2,2.4580,2.5000,value moved by 1.71 % (more than "
                             "restate_threshold 0.10 %)\n");
-    r = tu_gpuidx(dir, "--db t.db index publish --date 2025-01-05 --out pub");
+    r = tu_gpuidx(dir, "--db t.db index publish --grades g.json --date 2025-01-05 --out pub");
     assert_int_equal(r.status, 0);
     assert_non_null(strstr(r.err, "vintage 1 (unchanged; 0 restated, 1 revisions)"));
     tu_run_free(&r);
@@ -356,11 +365,12 @@ static void test_usage_errors(void **state)
             fail_msg("%s: exit %d, stderr %s", cases[i].args, r.status, r.err);
         tu_run_free(&r);
     }
-    free(tu_write(tmp, "bad.json", "{\"grades\":[{\"id\":\"A\",\"gpu\":\"H100\"}]}"));
+    free(tu_write(tmp, "bad.json", "{\"grades\":[{\"id\":\"A\",\"gpu\":\"H99\"}]}"));
     tu_run r = tu_gpuidx(tmp, "--db u.db index build --grades bad.json --from 2025-01-01 --to "
                               "2025-01-01");
     assert_int_equal(r.status, 1);
-    assert_string_equal(r.err, "gpuidx: bad.json: grades[0].gpu: unknown GPU model (got \"H100\")\n");
+    assert_string_equal(r.err, "gpuidx: bad.json: grades[0].gpu: unknown GPU model (a canonical "
+                               "name or an alias of gpus.csv) (got \"H99\")\n");
     tu_run_free(&r);
     r = tu_gpuidx(tmp, "index --help");
     assert_int_equal(r.status, 0);
@@ -424,7 +434,7 @@ static void test_csv_end_to_end(void **state)
     free(tu_write(tmp, "g.json", fx_grades_json));
     free(m);
     free(l);
-    tu_run r = tu_gpuidx(tmp, "--db c.db ingest market.csv");
+    tu_run r = tu_gpuidx(tmp, "--db c.db ingest --admit-providers market.csv");
     if (r.status != 0 && strstr(r.err, "not built yet")) {
         printf("skip: ingest is not in this build yet\n");
         tu_run_free(&r);
@@ -441,17 +451,17 @@ static void test_csv_end_to_end(void **state)
     r = tu_gpuidx(tmp, "--db c.db index show");
     assert_string_equal(r.out, want_show);
     tu_run_free(&r);
-    r = tu_gpuidx(tmp, "--db c.db index publish --date 2025-01-07 --out pub");
+    r = tu_gpuidx(tmp, "--db c.db index publish --grades g.json --date 2025-01-07 --out pub");
     assert_int_equal(r.status, 0);
     tu_run_free(&r);
-    r = tu_gpuidx(tmp, "--db c.db ingest late.csv");
+    r = tu_gpuidx(tmp, "--db c.db ingest --admit-providers late.csv");
     assert_int_equal(r.status, 0);
     tu_run_free(&r);
     r = tu_gpuidx(tmp, "--db c.db index build --grades g.json --from 2025-01-05 --to 2025-01-07");
     assert_int_equal(r.status, 0);
     assert_non_null(strstr(r.err, "5 later days re-evaluated"));
     tu_run_free(&r);
-    r = tu_gpuidx(tmp, "--db c.db index publish --date 2025-01-07 --out pub");
+    r = tu_gpuidx(tmp, "--db c.db index publish --grades g.json --date 2025-01-07 --out pub");
     assert_int_equal(r.status, 0);
     tu_run_free(&r);
     char *p = malloc(4096);
@@ -511,7 +521,7 @@ static void test_real_data_slice(void **state)
     }
     assert_int_equal(rows, 20);
     tu_run_free(&r);
-    r = tu_gpuidx(tmp, "--db r.db index publish --date 2023-06-05 --out pub");
+    r = tu_gpuidx(tmp, "--db r.db index publish --grades g.json --date 2023-06-05 --out pub");
     assert_int_equal(r.status, 0);
     tu_run_free(&r);
     /* the cheapest observation of each grade entered the fix */
@@ -555,14 +565,14 @@ static void test_history_at_build_cut_off(void **state)
     free(tu_write(tmp, "b.csv", "kind,id,observed_at,provider,gpu,price,quantity\n"
                                 "trade,4,2025-05-01T02:00:00Z,P4,H100,3.00,1000\n"));
     free(tu_write(tmp, "g.json", fx_grades_json));
-    tu_run r = tu_gpuidx(tmp, "--db h.db ingest a.csv");
+    tu_run r = tu_gpuidx(tmp, "--db h.db ingest --admit-providers a.csv");
     if (r.status != 0) fail_msg("ingest: %s", r.err);
     tu_run_free(&r);
     r = tu_sh(tmp, "sleep 1.1; date -u +%%Y-%%m-%%dT%%H:%%M:%%SZ; sleep 1.1");
     char cut[32];
     snprintf(cut, sizeof cut, "%.20s", r.out);
     tu_run_free(&r);
-    r = tu_gpuidx(tmp, "--db h.db ingest b.csv");
+    r = tu_gpuidx(tmp, "--db h.db ingest --admit-providers b.csv");
     assert_int_equal(r.status, 0);
     tu_run_free(&r);
     r = tu_gpuidx(tmp, "--db h.db index build --grades g.json --from 2025-05-01 --to 2025-05-03"
@@ -602,7 +612,7 @@ static void test_publish_independent_of_store_keys(void **state)
     store_close(st);
     free(tu_write(dir, "g.json", fx_grades_json));
     run_ok("index build --grades g.json --from 2025-01-01 --to 2025-01-14 --as-of " AS_OF_1);
-    run_ok("index publish --from 2025-01-01 --to 2025-01-07 --out pub");
+    run_ok("index publish --grades g.json --from 2025-01-01 --to 2025-01-07 --out pub");
     sqlite3 *db3 = NULL;
     assert_int_equal(sqlite3_open(db, &db3), SQLITE_OK);
     const char *flip =
@@ -613,7 +623,7 @@ static void test_publish_independent_of_store_keys(void **state)
     char *err = NULL;
     if (sqlite3_exec(db3, flip, NULL, NULL, &err) != SQLITE_OK) fail_msg("%s", err);
     sqlite3_close(db3);
-    tu_run r = tu_gpuidx(dir, "--db t.db index publish --from 2025-01-01 --to 2025-01-07 --out pub2");
+    tu_run r = tu_gpuidx(dir, "--db t.db index publish --grades g.json --from 2025-01-01 --to 2025-01-07 --out pub2");
     if (r.status != 0) fail_msg("publish after the flip: %s", r.err);
     tu_run_free(&r);
     static const char *const files[] = {"index.csv", "index.json", "observations.csv"};
@@ -670,7 +680,7 @@ static void test_publish_refusals(void **state)
                   "trade,b3,2025-03-01T10:00:00Z,fixture,P3,H100-SXM-80GB,0.0002,4000\n"));
     free(tu_write(tmp, "afile", "not a folder\n"));
     static const char *const setup[] = {
-        "$GPUIDX_BIN --db c.db ingest cheap.csv",
+        "$GPUIDX_BIN --db c.db ingest --admit-providers cheap.csv",
         "$GPUIDX_BIN --db c.db index build --grades g.json --from 2025-03-01 --to 2025-03-01",
     };
     tu_run r = tu_sh_all(tmp, setup, sizeof setup / sizeof setup[0]);
@@ -679,7 +689,7 @@ static void test_publish_refusals(void **state)
         "2025-03-01,T,0.0000,trades,3,0,3,1200.00,,0.000010,0.000010,0.000010,0.000010,"
         "0.000010,0.000010,0.000010,0.333333,v1," V1TAIL NOMANIP "\n";
 
-    r = tu_gpuidx(tmp, "--db c.db index publish --date 2025-03-01 --out afile");
+    r = tu_gpuidx(tmp, "--db c.db index publish --grades g.json --date 2025-03-01 --out afile");
     assert_int_equal(r.status, 1);
     assert_non_null(strstr(r.err, "afile: not a directory"));
     tu_run_free(&r);
@@ -691,7 +701,7 @@ static void test_publish_refusals(void **state)
     r = tu_sh(tmp, "mkdir pub && printf 'notes\\n' > pub/2025-03-01");
     assert_int_equal(r.status, 0);
     tu_run_free(&r);
-    r = tu_gpuidx(tmp, "--db c.db index publish --date 2025-03-01 --out pub");
+    r = tu_gpuidx(tmp, "--db c.db index publish --grades g.json --date 2025-03-01 --out pub");
     assert_int_equal(r.status, 1);
     assert_string_equal(r.err, "gpuidx: pub/2025-03-01: not a directory (remove or move it first)\n");
     tu_run_free(&r);
@@ -707,10 +717,10 @@ static void test_publish_refusals(void **state)
 
     static const char *const steps[] = {
         "rm pub/2025-03-01",
-        "$GPUIDX_BIN --db c.db index publish --date 2025-03-01 --out pub",
-        "$GPUIDX_BIN --db c.db ingest late.csv",
+        "$GPUIDX_BIN --db c.db index publish --grades g.json --date 2025-03-01 --out pub",
+        "$GPUIDX_BIN --db c.db ingest --admit-providers late.csv",
         "$GPUIDX_BIN --db c.db index build --grades g.json --from 2025-03-01 --to 2025-03-01",
-        "$GPUIDX_BIN --db c.db index publish --date 2025-03-01 --out pub",
+        "$GPUIDX_BIN --db c.db index publish --grades g.json --date 2025-03-01 --out pub",
     };
     r = tu_sh_all(tmp, steps, sizeof steps / sizeof steps[0]);
     tu_run_free(&r);
@@ -737,11 +747,11 @@ static void test_publish_concurrent(void **state)
     free(m);
     free(tu_write(tmp, "g.json", fx_grades_json));
     static const char *const steps[] = {
-        "$GPUIDX_BIN --db c.db ingest market.csv >/dev/null",
+        "$GPUIDX_BIN --db c.db ingest --admit-providers market.csv >/dev/null",
         "$GPUIDX_BIN --db c.db index build --grades g.json --from 2025-01-01 --to 2025-01-07"
         " 2>/dev/null",
-        "$GPUIDX_BIN --db c.db index publish --date 2025-01-07 --out alone >/dev/null",
-        "p=; for i in 1 2 3 4; do $GPUIDX_BIN --db c.db index publish --date 2025-01-07 --out pub"
+        "$GPUIDX_BIN --db c.db index publish --grades g.json --date 2025-01-07 --out alone >/dev/null",
+        "p=; for i in 1 2 3 4; do $GPUIDX_BIN --db c.db index publish --grades g.json --date 2025-01-07 --out pub"
         " >/dev/null 2>&1 & p=\"$p $!\"; done; fail=0; for x in $p; do wait $x || fail=1; done;"
         " exit $fail",
         /* in ( ): the harness redirects the last command's stdin */
@@ -775,7 +785,7 @@ static void test_volume_overflow(void **state)
     fclose(f);
     free(tu_write(tmp, "big.csv", buf));
     free(buf);
-    tu_run r = tu_gpuidx(tmp, "--db v.db ingest big.csv");
+    tu_run r = tu_gpuidx(tmp, "--db v.db ingest --admit-providers big.csv");
     if (r.status != 0) fail_msg("ingest: %s", r.err);
     tu_run_free(&r);
     r = tu_gpuidx(tmp, "--db v.db index build --grades g.json --from 2025-03-01 --to 2025-03-01");
@@ -812,7 +822,11 @@ static void test_format1_vintages_regenerate(void **state)
                      tu_srcdir());
     assert_int_equal(r.status, 0);
     tu_run_free(&r);
-    r = tu_gpuidx(tmp, "--db t.db index publish --date 2025-01-02 --out pub");
+    /* the grades file it was published with (the published grade set) */
+    free(tu_write(tmp, "g.json",
+                  "{\"grades\": [{\"id\": \"H100.OD\", \"gpu\": [\"H100-SXM-80GB\"], "
+                  "\"term\": \"on-demand\"}]}\n"));
+    r = tu_gpuidx(tmp, "--db t.db index publish --date 2025-01-02 --out pub --grades g.json");
     if (r.status != 0) fail_msg("publish: %s", r.err);
     assert_non_null(strstr(r.err, "vintage 2 (unchanged"));
     tu_run_free(&r);

@@ -119,13 +119,16 @@ static void test_nul_byte_rejects_row(void **state)
                           "offer,u8,2024-03-01,Caf\\303\\251 \\346\\235\\261,H100,4\\n' > nul.csv");
     assert_int_equal(r.status, 0);
     tu_run_free(&r);
-    r = tu_gpuidx(dir, "--db n.db %s ingest nul.csv", data_opt);
+    r = tu_gpuidx(dir, "--db n.db %s ingest --admit-providers nul.csv", data_opt);
     assert_int_equal(r.status, 0);
     assert_string_equal(r.out, "nul.csv: read 6, stored 2, duplicates 0, rejected 4\n");
     assert_string_equal(r.err, "gpuidx: nul.csv:2: provider: contains a NUL byte (got \"Lam\\x00bda\")\n"
                                "gpuidx: nul.csv:3: id: contains a NUL byte (got \"a\\x00b\")\n"
                                "gpuidx: nul.csv:4: id: contains a NUL byte (got \"a\\x00c\")\n"
-                               "gpuidx: nul.csv:6: provider: not valid UTF-8 (got \"Caf\\xE9\")\n");
+                               "gpuidx: nul.csv:6: provider: not valid UTF-8 (got \"Caf\\xE9\")\n"
+                               "gpuidx: warning: nul.csv:7: provider: \"Caf\xc3\xa9 \xe6\x9d\xb1\" is not in "
+                               "providers.csv: admitted as its own group \"caf\xc3\xa9 \xe6\x9d\xb1\", "
+                               "segment unknown\n");
     tu_run_free(&r);
     r = tu_sh(dir, "sqlite3 n.db \"SELECT provider FROM observations_readable WHERE ident = 'u8'\"");
     assert_int_equal(r.status, 0);
@@ -370,6 +373,131 @@ static void test_real_slice(void **state)
     free(dir);
 }
 
+/* A gzip file is read as it is (its identity is its content: the plain
+ * file is then "already ingested"), a .ndjson.gz is JSON, - is standard
+ * input (CSV, or JSON by its first byte), a corrupt gzip fails the file
+ * with zlib's reason, and other compressions are named, not parsed. */
+static void test_gzip_and_stdin(void **state)
+{
+    (void)state;
+    char *dir = scratch();
+    tu_run r = tu_sh(dir, "gzip -c good.csv > good.csv.gz && head -c 60 good.csv.gz > cut.csv.gz"
+                          " && xz -c good.csv > good.csv.xz"
+                          " && { printf '{\"observed_at\":\"2024-03-02\",\"provider\":\"aws\","
+                          "\"gpu\":\"H100\",\"price\":2}\\n' | gzip -c > o.ndjson.gz; }");
+    assert_int_equal(r.status, 0);
+    tu_run_free(&r);
+    r = tu_gpuidx(dir, "--db t.db %s ingest good.csv.gz", data_opt);
+    assert_int_equal(r.status, 0);
+    assert_string_equal(r.out, "good.csv.gz: read 3, stored 2, duplicates 0, rejected 1\n");
+    assert_string_equal(r.err, "gpuidx: good.csv.gz:3: price: not a number (got \"abc\")\n");
+    tu_run_free(&r);
+    r = tu_gpuidx(dir, "--db t.db %s ingest good.csv", data_opt);
+    assert_string_equal(r.out, "good.csv: skipped, already ingested (batch 1)\n");
+    tu_run_free(&r);
+    r = tu_gpuidx(dir, "--db t.db %s ingest offers o.ndjson.gz", data_opt);
+    assert_int_equal(r.status, 0);
+    assert_string_equal(r.out, "o.ndjson.gz: read 1, stored 1, duplicates 0, rejected 0\n");
+    tu_run_free(&r);
+    r = tu_gpuidx(dir, "--db t.db %s ingest cut.csv.gz", data_opt);
+    assert_int_equal(r.status, 1);
+    assert_string_equal(r.out, "cut.csv.gz: failed, nothing stored\n");
+    assert_string_equal(r.err, "gpuidx: cut.csv.gz: read error: unexpected end of file\n");
+    tu_run_free(&r);
+    r = tu_gpuidx(dir, "--db t.db %s ingest good.csv.xz", data_opt);
+    assert_int_equal(r.status, 1);
+    assert_string_equal(r.err, "gpuidx: good.csv.xz:1:1: the file is compressed with xz; gpuidx "
+                               "reads plain text or gzip (decompress it first)\n");
+    tu_run_free(&r);
+    /* standard input: CSV, gzip, JSON; named "stdin" (tu_sh reads
+     * /dev/null: the pipelines are grouped) */
+    r = tu_sh(dir, "{ sed 's/2024-03-01/2024-03-05/' good.csv | \"$GPUIDX_BIN\" --db s.db %s "
+                   "ingest -; }", data_opt);
+    assert_int_equal(r.status, 0);
+    assert_string_equal(r.out, "stdin: read 3, stored 2, duplicates 0, rejected 1\n");
+    assert_string_equal(r.err, "gpuidx: stdin:3: price: not a number (got \"abc\")\n");
+    tu_run_free(&r);
+    r = tu_sh(dir, "{ \"$GPUIDX_BIN\" --db s.db %s ingest - < good.csv.gz; }", data_opt);
+    assert_string_equal(r.out, "stdin: read 3, stored 2, duplicates 0, rejected 1\n");
+    tu_run_free(&r);
+    r = tu_sh(dir, "{ printf '[{\"observed_at\":\"2024-03-09\",\"provider\":\"aws\",\"gpu\":"
+                   "\"H100\",\"price\":3}]' | \"$GPUIDX_BIN\" --db s.db %s ingest offers -; }",
+              data_opt);
+    assert_int_equal(r.status, 0);
+    assert_string_equal(r.out, "stdin: read 1, stored 1, duplicates 0, rejected 0\n");
+    tu_run_free(&r);
+    r = tu_sh(dir, "sqlite3 s.db \"SELECT path, source FROM batches ORDER BY batch_id\"");
+    assert_string_equal(r.out, "stdin|\nstdin|\nstdin|\n");
+    tu_run_free(&r);
+    r = tu_sh(dir, "sqlite3 s.db \"SELECT DISTINCT source FROM observations_readable\"");
+    assert_string_equal(r.out, "stdin\n");
+    tu_run_free(&r);
+    r = tu_gpuidx(dir, "--db s.db %s ingest - -", data_opt);
+    assert_int_equal(r.status, 2);
+    assert_string_equal(r.err, "gpuidx: ingest: standard input (-) can be read once\n");
+    tu_run_free(&r);
+    free(dir);
+}
+
+/* A file whose rows were rejected for an unknown provider is read again
+ * once the provider is admitted (or listed): the new rows are stored, the
+ * stored ones are duplicates; read again the same way, it is skipped. */
+static void test_reread_after_admitting(void **state)
+{
+    (void)state;
+    char *dir = scratch();
+    free(tu_write(dir, "u.csv", "kind,id,observed_at,provider,gpu,price\n"
+                                "offer,u1,2024-03-01,aws,H100,2\n"
+                                "offer,u2,2024-03-01,lamda,H100,2\n"));
+    tu_run r = tu_gpuidx(dir, "--db t.db %s ingest u.csv", data_opt);
+    assert_int_equal(r.status, 0);
+    assert_string_equal(r.out, "u.csv: read 2, stored 1, duplicates 0, rejected 1\n");
+    assert_string_equal(r.err, "gpuidx: u.csv:3: provider: unknown provider (did you mean "
+                               "\"lambda\"? add it to providers.csv, or ingest with "
+                               "--admit-providers) (got \"lamda\")\n");
+    tu_run_free(&r);
+    r = tu_gpuidx(dir, "--db t.db %s ingest u.csv", data_opt);
+    assert_string_equal(r.out, "u.csv: skipped, already ingested (batch 1)\n");
+    tu_run_free(&r);
+    r = tu_gpuidx(dir, "--db t.db %s ingest --admit-providers u.csv", data_opt);
+    assert_int_equal(r.status, 0);
+    assert_string_equal(r.out, "u.csv: read 2, stored 1, duplicates 1, rejected 0\n");
+    assert_string_equal(r.err, "gpuidx: warning: u.csv:3: provider: \"lamda\" is not in "
+                               "providers.csv: admitted as its own group \"lamda\", segment "
+                               "unknown (did you mean \"lambda\"?)\n");
+    tu_run_free(&r);
+    r = tu_gpuidx(dir, "--db t.db %s ingest --admit-providers u.csv", data_opt);
+    assert_string_equal(r.out, "u.csv: skipped, already ingested (batch 2)\n");
+    tu_run_free(&r);
+    free(dir);
+}
+
+/* The shipped skus.csv corrects at ingest and the correction stays with
+ * the observation: Azure lists ND H100 v5 with 12 GPUs (it has 8), GCP's
+ * accelerator prices cover the GPUs alone. */
+static void test_sku_correction_stored(void **state)
+{
+    (void)state;
+    char *dir = scratch();
+    free(tu_write(dir, "s.csv", "kind,observed_at,provider,gpu,sku,gpu_count,price,unit\n"
+                                "offer,2024-03-01,azure,H100,Standard_ND96isr_H100_v5,12,117.98,"
+                                "instance-hour\n"
+                                "offer,2024-03-01,gcp,H100,accel-H100,8,88.0,instance-hour\n"
+                                "offer,2024-03-01,aws,H100,p5.48xlarge,8,98.32,instance-hour\n"));
+    tu_run r = tu_gpuidx(dir, "--db s.db --data '%s/data' ingest offers s.csv", tu_srcdir());
+    assert_int_equal(r.status, 0);
+    assert_string_equal(r.out, "s.csv: read 3, stored 3, duplicates 0, rejected 0\n");
+    tu_run_free(&r);
+    r = tu_sh(dir, "sqlite3 s.db \"SELECT provider, gpu_count, price_micro, covers,"
+                   " coalesce(correction, '') FROM observations_readable ORDER BY provider\"");
+    /* 117.98 / 8 = 14.7475; 88 / 8 = 11; 98.32 / 8 = 12.29 */
+    assert_string_equal(r.out, "aws|8|12290000|instance|\n"
+                               "azure|8|14747500|instance|skus.csv:21: gpu_count 12 -> 8\n"
+                               "gcp|8|11000000|gpu-only|skus.csv:23: covers gpu-only\n");
+    tu_run_free(&r);
+    free(dir);
+}
+
 int main(void)
 {
     snprintf(data_opt, sizeof data_opt, "--data '%s/tests/fixtures/tables'", tu_srcdir());
@@ -382,6 +510,9 @@ int main(void)
         cmocka_unit_test(test_help_and_usage),
         cmocka_unit_test(test_summary_rejects_strict),
         cmocka_unit_test(test_nul_byte_rejects_row),
+        cmocka_unit_test(test_gzip_and_stdin),
+        cmocka_unit_test(test_reread_after_admitting),
+        cmocka_unit_test(test_sku_correction_stored),
         cmocka_unit_test(test_open_races_and_foreign_files),
         cmocka_unit_test(test_broken_file_changes_nothing),
         cmocka_unit_test(test_reingest_duplicates_conflicts),

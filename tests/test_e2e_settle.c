@@ -14,8 +14,8 @@
 
 #include "store/store.h"
 
-#define H100 "H100-SXM.OD.GOLD+"
-#define A100 "A100-80GB.OD"
+#define H100 "H100-SXM.OD"
+#define A100 "A100-SXM-80.OD"
 
 static int32_t day_of(int y, int m, int d) { return gpi_days_from_civil(y, m, d); }
 
@@ -89,7 +89,7 @@ static char *worked_db(int skip_mday)
 }
 
 static const char worked_contract[] =
-    "{\"contracts\": [{\"symbol\": \"GPUH-2503\", \"grade\": \"H100-SXM.OD.GOLD+\","
+    "{\"contracts\": [{\"symbol\": \"GPUH-2503\", \"grade\": \"H100-SXM.OD\","
     " \"month\": \"2025-03\", \"size\": 1000, \"tick\": 0.001, \"min_published_days\": %d}]}\n";
 
 static char *write_contract(const char *dir, int min_days)
@@ -227,7 +227,7 @@ static void test_e2e_settle_missing_day(void **state)
     tu_run r = tu_gpuidx(dir, "--db gpuidx.db settle --contracts '%s'", c);
     assert_int_equal(r.status, 1);
     assert_string_equal(r.out, "");
-    assert_string_equal(r.err, "gpuidx: GPUH-2503: grade H100-SXM.OD.GOLD+ has no index row for"
+    assert_string_equal(r.err, "gpuidx: GPUH-2503: grade H100-SXM.OD has no index row for"
                                " 2025-03-12 (the day was never built; build it, or settle"
                                " --through an earlier day)\n");
     tu_run_free(&r);
@@ -264,7 +264,7 @@ static void test_e2e_settle_first_published_vs_latest(void **state)
     }
     store_close(st);
     char *c = tu_write(dir, "c.json",
-                       "{\"contracts\": [{\"symbol\": \"GPUH-2505\", \"grade\": \"H100-SXM.OD.GOLD+\","
+                       "{\"contracts\": [{\"symbol\": \"GPUH-2505\", \"grade\": \"H100-SXM.OD\","
                        " \"month\": \"2025-05\"}]}");
     tu_run r = tu_gpuidx(dir, "--db gpuidx.db settle --contracts '%s'", c);
     assert_int_equal(r.status, 0);
@@ -294,7 +294,7 @@ static void test_e2e_settle_leap_february(void **state)
     assert_int_equal(store_commit(st, &d), GPI_OK);
     store_close(st);
     char *c = tu_write(dir, "c.json",
-                       "{\"contracts\": [{\"symbol\": \"GPUA-2402\", \"grade\": \"A100-80GB.OD\","
+                       "{\"contracts\": [{\"symbol\": \"GPUA-2402\", \"grade\": \"A100-SXM-80.OD\","
                        " \"month\": \"2024-02\"}]}");
     tu_run r = tu_gpuidx(dir, "--db gpuidx.db settle --contracts '%s'", c);
     assert_int_equal(r.status, 0);
@@ -320,15 +320,15 @@ static void test_e2e_settle_bad_contract_files(void **state)
         {"\"symbol\": \"GPUB-2503\", \"grade\": \"B200.OD\", \"month\": \"2025-03\"",
          "contract 1 (GPUB-2503): grade: unknown grade (not built in the database)"
          " (got \"B200.OD\")"},
-        {"\"symbol\": \"GPUH-2503\", \"grade\": \"H100-SXM.OD.GOLD+\", \"month\": \"2025-3\"",
+        {"\"symbol\": \"GPUH-2503\", \"grade\": \"H100-SXM.OD\", \"month\": \"2025-3\"",
          "contract 1 (GPUH-2503): month: not a month YYYY-MM (got \"2025-3\")"},
-        {"\"symbol\": \"GPUH-2503\", \"grade\": \"H100-SXM.OD.GOLD+\", \"month\": \"2025-03\","
+        {"\"symbol\": \"GPUH-2503\", \"grade\": \"H100-SXM.OD\", \"month\": \"2025-03\","
          " \"tick\": -0.0001",
          "contract 1 (GPUH-2503): tick: must be greater than 0 (got \"-0.0001\")"},
-        {"\"symbol\": \"GPUH-2503\", \"grade\": \"H100-SXM.OD.GOLD+\", \"month\": \"2025-03\","
+        {"\"symbol\": \"GPUH-2503\", \"grade\": \"H100-SXM.OD\", \"month\": \"2025-03\","
          " \"size\": 10, \"tick\": 0.0001",
          "contract 1 (GPUH-2503): size x tick: not a whole number of cents (got 10 x 0.0001 USD)"},
-        {"\"symbol\": \"GPUH 2503\", \"grade\": \"H100-SXM.OD.GOLD+\", \"month\": \"2025-03\"",
+        {"\"symbol\": \"GPUH 2503\", \"grade\": \"H100-SXM.OD\", \"month\": \"2025-03\"",
          "contract 1: symbol: not a symbol [A-Z0-9][A-Z0-9._-]{0,31} (got \"GPUH 2503\")"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {

@@ -66,6 +66,18 @@ static char *make_db(const char *dir, const char *const *grades, int n, int days
     return path;
 }
 
+/* dir/g.json: a published grades file listing ids (site shows those). */
+static void write_published(const char *dir, const char *const *ids, int n)
+{
+    char text[1024];
+    size_t k = (size_t)snprintf(text, sizeof text, "{\"grades\": [");
+    for (int i = 0; i < n; i++)
+        k += (size_t)snprintf(text + k, sizeof text - k, "%s{\"id\": \"%s\", \"gpu\": \"B200\"}",
+                              i ? ", " : "", ids[i]);
+    snprintf(text + k, sizeof text - k, "]}\n");
+    free(tu_write(dir, "g.json", text));
+}
+
 static size_t count(const char *hay, const char *needle)
 {
     size_t n = 0;
@@ -79,12 +91,13 @@ static void test_site_writes_page_and_csvs(void **state)
     char *dir = tu_mkdtemp("site");
     static const char *const grades[] = {"H100-SXM.OD.GOLD+", "A100.SPOT"};
     char *db = make_db(dir, grades, 2, 60);
-    tu_run r = tu_gpuidx(dir, "--db '%s' site --out '%s/www'", db, dir);
+    write_published(dir, grades, 2);
+    tu_run r = tu_gpuidx(dir, "--db '%s' site --out '%s/www' --grades g.json", db, dir);
     if (r.status != 0) fail_msg("exit %d: %s", r.status, r.err);
     char path[4096];
     snprintf(path, sizeof path,
-             "site: 2 grades, 120 grade-days (2025-01-01..2025-03-01) -> %s/www/index.html "
-             "and 2 CSV files\n", dir);
+             "site: 2 grades, 120 grade-days (2025-01-01..2025-03-01) -> %s/www/index.html, "
+             "statement.html and 2 CSV files\n", dir);
     assert_string_equal(r.out, path);
     snprintf(path, sizeof path, "%s/www/index.html", dir);
     char *html = tu_read(path);
@@ -142,17 +155,23 @@ static void test_site_refuses_bad_grade_ids(void **state)
         char *dir = tu_mkdtemp("site-bad");
         const char *grades[] = {"GOOD-1", bad[i]};
         char *db = make_db(dir, grades, 2, 3);
-        tu_run r = tu_gpuidx(dir, "--db '%s' site --out '%s/www'", db, dir);
-        assert_int_equal(r.status, 1);
+        /* such an id cannot be in a grades file (`gpuidx site` shows the
+         * published grades only): the library refuses it all the same */
+        store *st = NULL;
+        gpi_diag d;
+        if (store_open(db, &st, &d) != GPI_OK) fail_msg("store_open: %s", d.msg);
+        char www[4200];
+        snprintf(www, sizeof www, "%s/www", dir);
+        assert_int_equal(site_write(st, www, NULL, &d), GPI_EINPUT);
+        store_close(st);
         char want[256];
-        snprintf(want, sizeof want,
-                 "gpuidx: site: grade id not usable as a file name (got \"%s\")\n", bad[i]);
-        assert_string_equal(r.err, want);
+        snprintf(want, sizeof want, "site: grade id not usable as a file name (got \"%s\")",
+                 bad[i]);
+        assert_string_equal(d.msg, want);
         /* nothing was written: no page, no CSV, nothing outside www */
         tu_run ls = tu_sh(dir, "find . -type f ! -name 'idx.db*' | sort");
         assert_string_equal(ls.out, "");
         tu_run_free(&ls);
-        tu_run_free(&r);
         free(db);
         free(dir);
     }
@@ -194,7 +213,9 @@ static void test_site_grade_never_valued(void **state)
         if (store_index_put_row(st, &r, &d) != GPI_OK) fail_msg("put row: %s", d.msg);
     }
     store_close(st);
-    tu_run r = tu_gpuidx(dir, "--db '%s' site --out www", path);
+    static const char *const ids[] = {"THIN.GRADE"};
+    write_published(dir, ids, 1);
+    tu_run r = tu_gpuidx(dir, "--db '%s' site --out www --grades g.json", path);
     assert_int_equal(r.status, 0);
     snprintf(path, sizeof path, "%s/www/index.html", dir);
     char *html = tu_read(path);
@@ -242,10 +263,11 @@ static void test_site_rename_fails_cleanly(void **state)
     char *dir = tu_mkdtemp("site-blocked");
     static const char *const grades[] = {"A100.SPOT"};
     char *db = make_db(dir, grades, 1, 5);
+    write_published(dir, grades, 1);
     tu_run r = tu_sh(dir, "mkdir -p www/index.html");
     assert_int_equal(r.status, 0);
     tu_run_free(&r);
-    r = tu_gpuidx(dir, "--db idx.db site --out www");
+    r = tu_gpuidx(dir, "--db idx.db site --out www --grades g.json");
     assert_int_equal(r.status, 1);
     assert_string_equal(r.err, "gpuidx: www/index.html: Is a directory\n");
     tu_run_free(&r);
@@ -284,10 +306,10 @@ static void test_site_v2_chart(void **state)
                   "{\"grades\":[{\"id\":\"H\",\"gpu\":\"H100-SXM-80GB\",\"method\":\"v2\"}]}"));
     static const char *const steps[] = {
         "\"$GPUIDX_BIN\" simulate --days 45 --seed 3 --start 2025-01-10 --out m >/dev/null",
-        "\"$GPUIDX_BIN\" --db t.db ingest offers m/offers.csv >/dev/null",
-        "\"$GPUIDX_BIN\" --db t.db ingest trades m/trades.csv >/dev/null",
+        "\"$GPUIDX_BIN\" --db t.db ingest offers --admit-providers m/offers.csv >/dev/null",
+        "\"$GPUIDX_BIN\" --db t.db ingest trades --admit-providers m/trades.csv >/dev/null",
         "\"$GPUIDX_BIN\" --db t.db index build --grades g.json --from 2025-01-10 --to 2025-02-23",
-        "\"$GPUIDX_BIN\" --db t.db site --out www",
+        "\"$GPUIDX_BIN\" --db t.db site --out www --grades g.json",
     };
     tu_run r = tu_sh_all(dir, steps, sizeof steps / sizeof steps[0]);
     tu_run_free(&r);

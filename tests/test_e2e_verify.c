@@ -63,7 +63,11 @@ static char *market(const char *tag, int days, int v1)
     assert_non_null(shipped);
     char *a = v1 ? replace_all(shipped, "\"method\": \"v2\"", "\"method\": \"v1\"") : strdup(shipped);
     char *b = v1 ? replace_all(a, "\"version\": 2", "\"version\": 1") : strdup(a);
-    free(tu_write(tmp, "g.json", b));
+    /* the grades are the published set of the market's own data folder
+     * (the v1 twins reuse the shipped ids) */
+    tu_run dr = tu_sh(tmp, "mkdir data && cp '%s'/data/*.csv data/", tu_srcdir());
+    ok(&dr, "data folder");
+    free(tu_write(tmp, "data/grades.json", b));
     free(shipped);
     free(a);
     free(b);
@@ -72,10 +76,15 @@ static char *market(const char *tag, int days, int v1)
              days <= 31 ? days : days <= 59 ? days - 31 : days - 59);
     char cmd[5][256];
     snprintf(cmd[0], sizeof cmd[0], "$GPUIDX_BIN simulate --days %d --seed 7 --start 2025-01-01 --out m", days);
-    snprintf(cmd[1], sizeof cmd[1], "$GPUIDX_BIN --db t.db ingest offers m/offers.csv");
-    snprintf(cmd[2], sizeof cmd[2], "$GPUIDX_BIN --db t.db ingest trades m/trades.csv");
-    snprintf(cmd[3], sizeof cmd[3], "$GPUIDX_BIN --db t.db index build --grades g.json --from 2025-01-01 --to %s", to);
-    snprintf(cmd[4], sizeof cmd[4], "$GPUIDX_BIN --db t.db index publish --from 2025-01-01 --to %s --out pub", to);
+    snprintf(cmd[1], sizeof cmd[1],
+             "$GPUIDX_BIN --db t.db --data data ingest offers --admit-providers m/offers.csv");
+    snprintf(cmd[2], sizeof cmd[2],
+             "$GPUIDX_BIN --db t.db --data data ingest trades --admit-providers m/trades.csv");
+    snprintf(cmd[3], sizeof cmd[3],
+             "$GPUIDX_BIN --db t.db --data data index build --from 2025-01-01 --to %s", to);
+    snprintf(cmd[4], sizeof cmd[4],
+             "$GPUIDX_BIN --db t.db --data data index publish --from 2025-01-01 --to %s --out pub",
+             to);
     const char *steps[5] = {cmd[0], cmd[1], cmd[2], cmd[3], cmd[4]};
     tu_run r = tu_sh_all(tmp, steps, 5);
     tu_run_free(&r);
@@ -116,7 +125,7 @@ static void test_v1_market_verifies(void **state)
     const char *tmp = shared_v1;
     tu_run r = tu_gpuidx(tmp, "verify pub");
     if (r.status != 0) fail_msg("verify: exit %d: %.2000s%s", r.status, r.out, r.err);
-    assert_non_null(strstr(r.out, "verify: 40 days, 400 grade-days: "));
+    assert_non_null(strstr(r.out, "verify: 40 days, 320 grade-days: "));
     assert_non_null(strstr(r.out, ", 0 differ\n"));
     assert_int_equal(count(r.out, "DIFFERS"), 0);
     /* every level of v1 was recomputed: the market has offers days */
@@ -125,7 +134,7 @@ static void test_v1_market_verifies(void **state)
     assert_non_null(strstr(lv.out, " trades\n"));
     tu_run_free(&lv);
     /* a v1 day from day 31 on needs no day before 2025-01-01: fully verified */
-    assert_non_null(strstr(r.out, "2025-02-09 H100-SXM.OD.GOLD+: ok\n"));
+    assert_non_null(strstr(r.out, "2025-02-09 H100-SXM.OD: ok\n"));
     tu_run_free(&r);
 }
 
@@ -141,7 +150,7 @@ static void test_v2_market_verifies(void **state)
     tu_run_free(&r);
     r = tu_gpuidx(tmp, "verify pub");
     if (r.status != 0) fail_msg("verify: exit %d: %.2000s%s", r.status, r.out, r.err);
-    assert_non_null(strstr(r.out, "verify: 64 days, 640 grade-days: "));
+    assert_non_null(strstr(r.out, "verify: 64 days, 512 grade-days: "));
     assert_non_null(strstr(r.out, ", 0 differ\n"));
     tu_run_free(&r);
     /* the rebalances really were verified: they are there */
@@ -153,7 +162,7 @@ static void test_v2_market_verifies(void **state)
     ok(&r, "hide a day");
     r = tu_gpuidx(tmp, "verify pub/2025-03-01");
     assert_int_equal(r.status, 0);
-    assert_non_null(strstr(r.out, "2025-03-01 H100-SXM.OD.GOLD+: ok; anchor not verifiable without "
+    assert_non_null(strstr(r.out, "2025-03-01 H100-SXM.OD: ok; anchor not verifiable without "
                                   "pub/2025-02-25\n"));
     assert_non_null(strstr(r.out, "0 ok, 10 ok but not fully verifiable, 0 differ\n"));
     tu_run_free(&r);
@@ -175,11 +184,11 @@ static void test_demo_days_verify(void **state)
     ok(&r, "make demo");
     r = tu_gpuidx(tmp, "verify demo-out/publish");
     if (r.status != 0) fail_msg("verify: exit %d: %.2000s%s", r.status, r.out, r.err);
-    assert_non_null(strstr(r.out, "verify: 77 days, 770 grade-days: "));
+    assert_non_null(strstr(r.out, "verify: 77 days, 616 grade-days: "));
     assert_non_null(strstr(r.out, ", 0 differ\n"));
     /* December: every input of every day published */
-    assert_non_null(strstr(r.out, "2025-12-31 H100-SXM.OD.GOLD+: ok\n"));
-    assert_non_null(strstr(r.out, "2025-12-01 H100-SXM.OD.GOLD+: ok\n"));
+    assert_non_null(strstr(r.out, "2025-12-31 H100-SXM.OD: ok\n"));
+    assert_non_null(strstr(r.out, "2025-12-01 H100-SXM.OD: ok\n"));
     tu_run_free(&r);
     r = tu_gpuidx(tmp, "verify --settlement --contracts demo-out/market/contracts.json --symbol "
                        "GPUH-2512 --against demo-out/settlement.csv demo-out/publish");
@@ -192,8 +201,8 @@ static void test_demo_days_verify(void **state)
                    "demo-out/settlement.csv | grep -E ',(daily|final)$' | cmp - v.csv)");
     ok(&r, "settlement prices");
     /* a changed first-published value is found */
-    r = tu_sh(tmp, "sed -i 's/\"grade\":\"H100-SXM.OD.GOLD+\",\"value\":1\\./"
-                   "\"grade\":\"H100-SXM.OD.GOLD+\",\"value\":2./' "
+    r = tu_sh(tmp, "sed -i 's/\"grade\":\"H100-SXM.OD\",\"value\":1\\./"
+                   "\"grade\":\"H100-SXM.OD\",\"value\":2./' "
                    "demo-out/publish/2025-12-10/v1/index.json && grep -c '\"value\":2\\.' "
                    "demo-out/publish/2025-12-10/v1/index.json");
     ok(&r, "change a value");
@@ -354,7 +363,7 @@ static void test_changed_observation_named_v2(void **state)
 {
     (void)state;
     /* a trade (used, and the first exclusion) and an offer of v2 grades */
-    mutate_grade(shared_v2, "2025-02-04", "H100-SXM.OD.GOLD+", "trade");
+    mutate_grade(shared_v2, "2025-02-04", "H100-SXM.OD", "trade");
     mutate_grade(shared_v2, "2025-02-04", "A100.SPOT.ALL", "offer");
 }
 
@@ -470,9 +479,9 @@ static void test_rehashed_change_found_in_the_fix(void **state)
     for (size_t i = 0; i < N(always2); i++) {
         rehashed(shared_v2, "2025-02-04", "A100.SPOT.ALL", "offer", always2[i], NULL, "");
         if (always2[i] != 9) /* a trade's representative price may not move */
-            rehashed(shared_v2, "2025-02-04", "H100-SXM.OD.GOLD+", "trade", always2[i], NULL, "");
+            rehashed(shared_v2, "2025-02-04", "H100-SXM.OD", "trade", always2[i], NULL, "");
     }
-    rehashed(shared_v2, "2025-02-04", "H100-SXM.OD.GOLD+", "trade", 9, "9.999999", "");
+    rehashed(shared_v2, "2025-02-04", "H100-SXM.OD", "trade", 9, "9.999999", "");
 }
 
 /* ---- errors -------------------------------------------------------------------------- */

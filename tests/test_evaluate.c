@@ -405,7 +405,7 @@ static void test_argument_errors(void **state)
     (void)state;
     store *st = fresh_store();
     idx_grades *gs = grades(grades_m);
-    idx_grades none = {0, NULL};
+    idx_grades none = {.n = 0, .g = NULL};
     int32_t d1 = gpi_days_from_civil(2025, 1, 1);
     static const struct {
         int no_grades;

@@ -292,7 +292,7 @@ static void test_weekly_alignment_across_year(void **state)
     assert_int_equal(r.has_quantity, 1);
     /* index: W52 1.9000, 1.9500 (mean 1.9250); W01 2.0000, suspended,
      * 2.1000 (mean 2.0500: the suspended day is skipped); W02 2.2; W03 2.3 */
-    store_index_day idx[] = {
+    hedge_index_day idx[] = {
         {day_of("2024-12-24"), GPI_LEVEL_TRADES, 19000},
         {day_of("2024-12-29"), GPI_LEVEL_OFFERS, 19500},
         {day_of("2024-12-30"), GPI_LEVEL_TRADES, 20000},
@@ -337,11 +337,11 @@ static void test_align_skips_all_suspended_period(void **state)
      * index value, so it is not a period of the analysis (and breaks the
      * chain), rather than a period with an undefined index. */
     const int64_t val[3] = {20000, 21000, 22000};
-    store_index_day idx[3 * 31];
+    hedge_index_day idx[3 * 31];
     size_t n = 0;
     for (int m = 0; m < 3; m++)
         for (int k = 0; k < gpi_month_days(2024, m + 1); k++)
-            idx[n++] = (store_index_day){gpi_days_from_civil(2024, m + 1, 1) + k,
+            idx[n++] = (hedge_index_day){gpi_days_from_civil(2024, m + 1, 1) + k,
                                          m == 1 ? GPI_LEVEL_SUSPENDED : GPI_LEVEL_TRADES,
                                          m == 1 ? -1 : val[m]};
     const char *csv = "2024-01-15,2.5\n2024-02-15,2.6\n2024-03-15,2.7\n";
@@ -368,12 +368,12 @@ static void test_constant_rent_and_exact_fit(void **state)
     (void)state;
     enum { DAYS = 181 }; /* 2025-01-01 .. 2025-06-30 */
     int32_t d0 = day_of("2025-01-01");
-    store_index_day idx[DAYS];
+    hedge_index_day idx[DAYS];
     char *flat = malloc(DAYS * 32), *plus = malloc(DAYS * 32);
     size_t nf = 0, np = 0;
     for (int k = 0; k < DAYS; k++) {
         int64_t v = 20000 + (int64_t)k * k * 37 % 1000; /* an irregular index */
-        idx[k] = (store_index_day){d0 + k, GPI_LEVEL_TRADES, v};
+        idx[k] = (hedge_index_day){d0 + k, GPI_LEVEL_TRADES, v};
         char date[11];
         gpi_date_format(d0 + k, date);
         nf += (size_t)snprintf(flat + nf, 32, "%s,2.1\n", date);
@@ -460,6 +460,13 @@ static void test_rent_parse_errors(void **state)
          "r.csv:2: row: expected 2 fields, found 3 (got \"2024-01-01,2.5,3\")"},
         {"bad header", "date,cost\n2024-01-01,2.5\n",
          "r.csv:1: header: expected date,price[,quantity] (got \"date,cost\")"},
+        /* a header of other words is a wrong header, not a bad date */
+        {"other header", "day,rent_usd\n2024-01-01,2.5\n",
+         "r.csv:1: header: expected date,price[,quantity] (got \"day,rent_usd\")"},
+        {"quoted header", "\xEF\xBB\xBF\"Week\",\"Price\"\n2024-01-01,2.5\n",
+         "r.csv:1: header: expected date,price[,quantity] (got \"\"Week\",\"Price\"\")"},
+        {"words later", "date,price\n2024-01-01,2.5\ntotal,2.5\n",
+         "r.csv:3: date: not a date YYYY-MM-DD (got \"total\")"},
         {"empty", "date,price\n", "r.csv: no rent rows"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -482,6 +489,115 @@ static void test_rent_parse_errors(void **state)
     assert_int_equal(r.rows[0].price_micro, 2000001); /* half-up at 6 decimals */
     assert_int_equal(r.rows[1].price_micro, 2713700);
     hedge_rent_free(&r);
+}
+
+/* "# key: value" lines describe what is rented (compare --suggest); other
+ * '#' lines are comments; mistakes are refused at their line. */
+static void test_rent_header_fields(void **state)
+{
+    (void)state;
+    const char *csv = "# my T4 rent, exported 2024-05-01\n"
+                      "# gpu: T4\n"
+                      "#term:spot\n"
+                      "  # Scope : vm\n"
+                      "# provider: aws\n"
+                      "# region: us-east-1\n"
+                      "# instance-type: g4dn.xlarge\n"
+                      "# note: not a field, a comment\n"
+                      "date,price\n"
+                      "2024-01-01,0.1829\n"
+                      "# a comment between rows\n"
+                      "2024-01-02,0.1834\n";
+    hedge_rent r;
+    gpi_diag d = {{0}};
+    assert_int_equal(hedge_rent_parse("r.csv", csv, strlen(csv), &r, &d), GPI_OK);
+    assert_int_equal(r.n, 2);
+    assert_string_equal(r.info.gpu, "T4");
+    assert_string_equal(r.info.term, "spot");
+    assert_string_equal(r.info.scope, "vm");
+    assert_string_equal(r.info.provider, "aws");
+    assert_string_equal(r.info.region, "us-east-1");
+    assert_string_equal(r.info.sku, "g4dn.xlarge");
+    hedge_rent_free(&r);
+    /* without header fields the description is empty */
+    assert_int_equal(hedge_rent_parse("r.csv", "2024-01-01,1\n", 13, &r, &d), GPI_OK);
+    assert_string_equal(r.info.gpu, "");
+    assert_string_equal(r.info.sku, "");
+    hedge_rent_free(&r);
+    static const struct {
+        const char *csv, *msg;
+    } bad[] = {
+        {"# gpu: T4\n#GPU: A100\n2024-01-01,1\n",
+         "r.csv:2: gpu: given twice, first on line 1 (got \"A100\")"},
+        {"# sku: a\n# instance_type: b\n2024-01-01,1\n",
+         "r.csv:2: instance_type: given twice, first on line 1 (got \"b\")"},
+        {"# term: weekly\n2024-01-01,1\n",
+         "r.csv:1: term: must be on-demand, spot or reserved:A-B (got \"weekly\")"},
+        {"# scope: cloud\n", "r.csv:1: scope: must be bare-metal, managed, vm or container (got "
+                             "\"cloud\")"},
+        {"# region:\n2024-01-01,1\n", "r.csv:1: region: empty (got \"\")"},
+        {"# provider: a\"b\n", "r.csv:1: provider: holds a control character or a quote (got "
+                               "\"a\"b\")"},
+        {"# gpu: 0123456789012345678901234567890123456789012345678901234567890123456789\n",
+         "r.csv:1: gpu: longer than 64 bytes (got "
+         "\"0123456789012345678901234567890123456789012345678901234567890123456789\")"},
+        {"# gpu: T4\n", "r.csv: no rent rows"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        gpi_status st = hedge_rent_parse("r.csv", bad[i].csv, strlen(bad[i].csv), &r, &d);
+        if (st != GPI_EINPUT || strcmp(d.msg, bad[i].msg) != 0)
+            fail_msg("case %zu: status %d, got '%s', want '%s'", i, (int)st, d.msg, bad[i].msg);
+        assert_null(r.rows);
+    }
+}
+
+static void test_intervals(void **state)
+{
+    (void)state;
+    /* §6: h 1.027820 ± 1.959964 x 0.111122 (Newey-West) and the
+     * effectiveness 0.708895 = ρ² with ρ = 0.841959 on 11 changes:
+     * Fisher's z gives [0.239246, 0.917734] (tests/ref/hedge_v2.py) */
+    hedge_series s;
+    hedge_period p[12];
+    vec_series(&s, p, vec_rent);
+    hedge_analysis a;
+    gpi_diag d = {{0}};
+    assert_int_equal(hedge_analyze(&s, 0, &a, &d), GPI_OK);
+    tu_assert_close(a.h_lo, 0.810025066, 1e-8, "h lo");
+    tu_assert_close(a.h_hi, 1.245614031, 1e-8, "h hi");
+    tu_assert_close(a.he_lo, 0.239245725, 1e-8, "he lo");
+    tu_assert_close(a.he_hi, 0.917734380, 1e-8, "he hi");
+    assert_true(a.he_lo <= a.he && a.he <= a.he_hi);
+    hedge_analysis_free(&a);
+    /* a negative ρ gives the same effectiveness interval as |ρ|; one that
+     * holds 0 starts at 0; fewer than 4 pairs or |ρ| = 1: none */
+    static const struct {
+        double rho;
+        size_t n;
+        double lo, hi;
+    } cases[] = {
+        {-0.5, 20, 0.005448000894351782, 0.5956145879892073},
+        {0.5, 20, 0.005448000894351782, 0.5956145879892073},
+        {0.3, 10, 0.0, 0.6114134626770148},
+        {0.9, 3, NAN, NAN},
+        {1.0, 50, NAN, NAN},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        double lo, hi;
+        hedge_he_interval(cases[i].rho, cases[i].n, &lo, &hi);
+        if (isnan(cases[i].lo)) {
+            assert_true(isnan(lo) && isnan(hi));
+            continue;
+        }
+        tu_assert_close(lo, cases[i].lo, 1e-9, "lo");
+        tu_assert_close(hi, cases[i].hi, 1e-9, "hi");
+    }
+    /* too short to fit: NaN intervals, no crash */
+    s.n = 3;
+    assert_int_equal(hedge_analyze(&s, 0, &a, &d), GPI_OK);
+    assert_true(isnan(a.he_lo) && isnan(a.he_hi)); /* 2 changes */
+    assert_true(isnan(a.h_lo));
+    hedge_analysis_free(&a);
 }
 
 static void test_nw_lag_rule(void **state)
@@ -511,7 +627,9 @@ int main(void)
         cmocka_unit_test(test_gaps_break_changes),
         cmocka_unit_test(test_align_skips_all_suspended_period),
         cmocka_unit_test(test_rent_parse_errors),
+        cmocka_unit_test(test_rent_header_fields),
         cmocka_unit_test(test_nw_lag_rule),
+        cmocka_unit_test(test_intervals),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -293,7 +293,8 @@ static void test_grade_errors(void **state)
         const char *json, *msg;
     } cases[] = {
         {"{\"grades\":[{\"id\":\"A\",\"gpu\":\"H100\"}]}",
-         "g.json: grades[0].gpu: unknown GPU model (got \"H100\")"},
+         "g.json: grades[0].gpu: unknown GPU model (a canonical name or an alias of gpus.csv) "
+         "(got \"H100\")"},
         {"{\"grades\":[{\"id\":\"A\",\"gpu\":\"B200\",\"min_tier\":\"diamond\"}]}",
          "g.json: grades[0].min_tier: unknown tier (got \"diamond\")"},
         {"{\"grades\":[{\"id\":\"A\",\"gpu\":\"B200\",\"term\":\"weekly\"}]}",
@@ -425,6 +426,21 @@ static void test_gpu_names_from_csv(void **state)
                      GPI_OK);
     assert_string_equal(g->g[0].gpu[0], "X9000-96GB");
     idx_grades_free(g);
+    idx_names_free(names, n);
+    free(path);
+    /* issue 12 (buffers that hold input): a line longer than the 4 KiB
+     * line buffer was read on as a second line, and its tail became a
+     * GPU name */
+    char text[8192];
+    int h = snprintf(text, sizeof text, "alias,canonical,provider,sku_glob,note\n");
+    int k = h + snprintf(text + h, sizeof text - (size_t)h, "H100,H100-SXM-80GB,,,");
+    while (k < h + 4095) text[k++] = 'x'; /* the buffer's first read of the line ends here */
+    snprintf(text + k, sizeof text - (size_t)k, "y,FAKE-GPU,,,\nA100,A100-SXM-80GB,,,\n");
+    path = tu_write(dir, "gpus.csv", text);
+    assert_int_equal(idx_gpu_names_load(path, &names, &n, &d), GPI_OK);
+    assert_int_equal(n, 2);
+    assert_string_equal(names[0], "H100-SXM-80GB");
+    assert_string_equal(names[1], "A100-SXM-80GB");
     idx_names_free(names, n);
     free(path);
     free(dir);

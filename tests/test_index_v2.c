@@ -600,6 +600,96 @@ static void test_late_data_reevaluates_the_chain(void **state)
     free(p2);
 }
 
+/* x10 prints of two providers with two offers each (the per-provider
+ * screen cannot judge them; with four providers they are the two middle
+ * provider medians) move the chain neither on their day nor on the next
+ * (day-on-day plausibility, METHODOLOGY §10.3); and a day without any
+ * observation after a fixed day is a panel change. */
+static void test_fat_finger_and_empty_day(void **state)
+{
+    (void)state;
+    char *path;
+    store *st = fresh(&path);
+    int64_t b = batch(st, "ff", 1000);
+    int32_t d0 = day_of(2025, 3, 1);
+    static const char *const prov[4] = {"A", "B", "C", "D"};
+    for (int t = 0; t < 8; t++) {
+        if (t == 6) continue; /* day 6: nothing at all */
+        for (int p = 0; p < 4; p++)
+            for (int k = 0; k < 2; k++) {
+                char id[16];
+                snprintf(id, sizeof id, "%s%d", prov[p], k);
+                int64_t px = 1000000 * (p + 1) + 100000 * k;
+                if (t == 3 && (p == 1 || p == 2) && k == 0) px *= 10; /* B's and C's */
+                put(st, b, GPI_OFFER, prov[p], d0 + t, 10, id, px, -1);
+            }
+    }
+    commit(st, b, 1000);
+    idx_grades *g = grades("{\"grades\": [{\"id\": \"G\", \"gpu\": \"H100-SXM-80GB\","
+                           " \"method\": \"v2\", \"anchor_days\": 1}]}");
+    build(st, g, d0, d0 + 7, 5000);
+    rows *x = read_rows(st, "G", d0, d0 + 7);
+    for (int t = 1; t < 8; t++) {
+        if (x->r[t].level == GPI_LEVEL_SUSPENDED) fail_msg("day %d suspended", t);
+        assert_int_equal(x->r[t].value_e4, x->r[0].value_e4);
+    }
+    /* the cross-section did see it (B's median moved) */
+    assert_true(x->r[3].xs_value_e4 != x->r[2].xs_value_e4);
+    assert_int_equal(x->r[3].relative_e12, 1000000000000); /* B0, C0 left out */
+    assert_int_equal(x->r[3].n_matched, 6);
+    assert_int_equal(x->r[4].n_matched, 6);
+    assert_int_equal(x->r[6].level, GPI_LEVEL_CARRIED);
+    assert_int_equal(x->r[6].panel_change, 1);
+    assert_int_equal(x->r[7].panel_change, 0); /* the same set as day 5, the last fixed */
+    free(x);
+    idx_grades_free(g);
+    store_close(st);
+    free(path);
+}
+
+/* Three providers trading in turn, one a day: carried prices make a
+ * matched sample of three, but the day's own trades are one provider's,
+ * so there is no trades relative (the chain is carried, then suspended),
+ * and a build of a few days alone gives what a build of everything gives. */
+static void test_carried_trades_never_qualify_alone(void **state)
+{
+    (void)state;
+    char *path[2];
+    store *st[2] = {fresh(&path[0]), fresh(&path[1])};
+    int32_t d0 = day_of(2025, 3, 1);
+    static const char *const prov[3] = {"A", "B", "C"};
+    for (int k = 0; k < 2; k++) {
+        int64_t b = batch(st[k], "turns", 1000);
+        for (int p = 0; p < 3; p++) { /* the 1st: everyone trades: a start */
+            char id[16];
+            snprintf(id, sizeof id, "%s-0", prov[p]);
+            put(st[k], b, GPI_TRADE, prov[p], d0, 9, id, 2000000 + 100000 * p, 1000000000);
+        }
+        for (int t = 1; t < 22; t++) {
+            char id[16];
+            snprintf(id, sizeof id, "%s-%d", prov[t % 3], t);
+            put(st[k], b, GPI_TRADE, prov[t % 3], d0 + t, 9, id, 2000000 + 100000 * (t % 3) +
+                                                               1000 * t, 1000000000);
+        }
+        commit(st[k], b, 1000);
+    }
+    idx_grades *g = grades("{\"grades\": [{\"id\": \"G\", \"gpu\": \"H100-SXM-80GB\","
+                           " \"method\": \"v2\", \"trade_carry_days\": 2}]}");
+    build(st[0], g, d0, d0 + 21, 5000);
+    build(st[1], g, d0 + 19, d0 + 21, 5000);
+    rows *x = read_rows(st[0], "G", d0, d0 + 21), *y = read_rows(st[1], "G", d0 + 19, d0 + 21);
+    for (int t = 1; t <= 5; t++) assert_int_equal(x->r[t].level, GPI_LEVEL_CARRIED);
+    assert_int_equal(x->r[6].level, GPI_LEVEL_SUSPENDED);
+    for (int t = 0; t < 3; t++) assert_true(same_row(&x->r[19 + t], &y->r[t]));
+    free(x);
+    free(y);
+    idx_grades_free(g);
+    for (int k = 0; k < 2; k++) {
+        store_close(st[k]);
+        free(path[k]);
+    }
+}
+
 /* ---- grades -------------------------------------------------------------------- */
 
 static void test_v2_grade_fields(void **state)
@@ -656,6 +746,8 @@ int main(void)
         cmocka_unit_test(test_band_holds_the_cross_section),
         cmocka_unit_test(test_daily_and_pieces_equal_at_once),
         cmocka_unit_test(test_late_data_reevaluates_the_chain),
+        cmocka_unit_test(test_fat_finger_and_empty_day),
+        cmocka_unit_test(test_carried_trades_never_qualify_alone),
         cmocka_unit_test(test_v2_grade_fields),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -172,11 +172,143 @@ static void test_json_array_and_ndjson(void **state)
     ingest_tables_free(t);
 }
 
+/* Issue 12: unknown keys are named in at most 20 warnings per file, then
+ * one line says more were ignored -- whatever the number of keys (a
+ * record may hold thousands, every row new ones). */
+static void test_unknown_keys_capped(void **state)
+{
+    (void)state;
+    ingest_tables *t = fixture_tables();
+    size_t cap = 1 << 20, n = 0;
+    char *text = malloc(cap);
+    assert_non_null(text);
+    for (int row = 0; row < 10; row++) {
+        n += (size_t)snprintf(text + n, cap - n,
+                              "{\"observed_at\":\"2024-01-01\",\"provider\":\"aws\","
+                              "\"gpu\":\"H100\",\"price\":1");
+        for (int k = 0; k < 1000; k++) /* keys k0..k999 on row 0, then new ones */
+            n += (size_t)snprintf(text + n, cap - n, ",\"k%d\":1", row * 500 + k);
+        n += (size_t)snprintf(text + n, cap - n, "}\n");
+    }
+    char *dir = tu_mkdtemp("keys");
+    char *path = tu_write(dir, "t.ndjson", text);
+    warn_count w = {0};
+    ingest_sink sink = {wc_obs, wc_rej, wc_warn, NULL, &w};
+    ingest_opts opt = {path, GPI_OFFER, "feed", 1, 0};
+    ingest_result res;
+    gpi_diag d = {{0}};
+    assert_int_equal(ingest_file(t, &opt, &sink, &res, &d), GPI_OK);
+    assert_int_equal(res.rows_read, 10);
+    if (w.n != 21) fail_msg("%ld warnings, want 21 (last: %s)", w.n, w.last);
+    assert_string_equal(w.first[0], "t.ndjson:1: unknown key \"k0\" ignored");
+    assert_string_equal(w.first[19], "t.ndjson:1: unknown key \"k19\" ignored");
+    assert_string_equal(w.last, "t.ndjson:1: more unknown keys ignored (only the first 20 are named)");
+    free(path);
+    free(dir);
+    free(text);
+    ingest_tables_free(t);
+}
+
+/* Issue 12: the SHA-256 of a JSON file was taken by reading it again after
+ * parsing, so bytes that changed in between were hashed but never parsed
+ * (rows appended to the file: the next ingest of the whole file was
+ * "already ingested" and they were never stored).  A FIFO that gives one
+ * text to the first open and another to the second shows it exactly: the
+ * hash must be that of the bytes parsed. */
+static void test_hash_is_of_bytes_parsed(void **state)
+{
+    (void)state;
+    ingest_tables *t = fixture_tables();
+    const char *row = "{\"observed_at\":\"2024-01-01\",\"provider\":\"aws\",\"gpu\":\"H100\","
+                      "\"price\":%d}";
+    char a[512], b[768], r1[128], r2[128], r3[128];
+    snprintf(r1, sizeof r1, row, 1);
+    snprintf(r2, sizeof r2, row, 2);
+    snprintf(r3, sizeof r3, row, 3);
+    /* a BOM, an array, and a second line: none of it needs a seek */
+    snprintf(a, sizeof a, "\xEF\xBB\xBF[%s,\n%s]\n", r1, r2);
+    snprintf(b, sizeof b, "\xEF\xBB\xBF[%s,\n%s,\n%s]\n", r1, r2, r3);
+    char *dir = tu_mkdtemp("fifo-hash");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/t.json", dir);
+    const char *texts[2] = {a, b};
+    tu_fifo w = tu_fifo_writer(path, texts, NULL, 2);
+    got g;
+    memset(&g, 0, sizeof g);
+    ingest_sink sink = {g_obs, g_rej, g_warn, NULL, &g};
+    ingest_opts opt = {path, GPI_OFFER, "feed", 1, 0};
+    ingest_result res;
+    gpi_diag d = {{0}};
+    gpi_status rc = ingest_file(t, &opt, &sink, &res, &d);
+    tu_fifo_release(path, w, 0);
+    if (rc != GPI_OK) fail_msg("ingest: %s", d.msg);
+    assert_int_equal(res.rows_read, 2);
+    assert_int_equal(g.n_obs, 2);
+    char want[65];
+    gpi_sha256_hex(a, strlen(a), want);
+    assert_string_equal(res.sha256, want);
+    /* the same for NDJSON */
+    snprintf(a, sizeof a, "%s\n%s\n", r1, r2);
+    snprintf(b, sizeof b, "%s\n%s\n%s\n", r1, r2, r3);
+    snprintf(path, sizeof path, "%s/t.ndjson", dir);
+    w = tu_fifo_writer(path, texts, NULL, 2);
+    memset(&g, 0, sizeof g);
+    rc = ingest_file(t, &opt, &sink, &res, &d);
+    tu_fifo_release(path, w, 0);
+    if (rc != GPI_OK) fail_msg("ingest: %s", d.msg);
+    assert_int_equal(res.rows_read, 2);
+    gpi_sha256_hex(a, strlen(a), want);
+    assert_string_equal(res.sha256, want);
+    free(dir);
+    ingest_tables_free(t);
+}
+
+/* Issue 12: an NDJSON line was read whole before the 1 MiB limit was
+ * checked (a 400 MB line took 425 MB; from a pipe there is no bound).  The
+ * limit holds while the line is read: the reader stops taking bytes soon
+ * after 1 MiB (what the writer managed to write shows it). */
+static void test_ndjson_line_bounded_while_read(void **state)
+{
+    (void)state;
+    ingest_tables *t = fixture_tables();
+    size_t n = (size_t)64 << 20;
+    char *text = malloc(n);
+    assert_non_null(text);
+    const char *head = "{\"observed_at\":\"2024-01-01\",\"region\":\"";
+    memcpy(text, head, strlen(head));
+    memset(text + strlen(head), 'x', n - strlen(head));
+    char *dir = tu_mkdtemp("fifo-line");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/l.ndjson", dir);
+    const char *texts[1] = {text};
+    tu_fifo w = tu_fifo_writer(path, texts, &n, 1);
+    got g;
+    memset(&g, 0, sizeof g);
+    ingest_sink sink = {g_obs, g_rej, g_warn, NULL, &g};
+    ingest_opts opt = {path, GPI_OFFER, "feed", 1, 0};
+    ingest_result res;
+    gpi_diag d = {{0}};
+    gpi_status rc = ingest_file(t, &opt, &sink, &res, &d);
+    long written = tu_fifo_release(path, w, 1);
+    assert_int_equal(rc, GPI_EINPUT);
+    char want[4200];
+    snprintf(want, sizeof want, "%s:1:1: record longer than 1048576 bytes", path);
+    assert_string_equal(d.msg, want);
+    /* 1 MiB, a read chunk and the pipe's buffer; not the 64 MiB sent */
+    if (written > 4L << 20) fail_msg("the reader took %ld bytes of a 64 MiB line", written);
+    free(text);
+    free(dir);
+    ingest_tables_free(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_record_too_long),
         cmocka_unit_test(test_json_array_and_ndjson),
+        cmocka_unit_test(test_unknown_keys_capped),
+        cmocka_unit_test(test_hash_is_of_bytes_parsed),
+        cmocka_unit_test(test_ndjson_line_bounded_while_read),
     };
     return cmocka_run_group_tests_name("ingest_json", tests, NULL, NULL);
 }

@@ -97,7 +97,7 @@ static void run_mode(const ingest_tables *t, const char *path, int kind, int thr
     if (stop_at > 0) out->tr.stop_at = stop_at;
     else out->tr.stop_rej = -stop_at;
     ingest_sink sink = {t_obs, t_rej, t_warn, t_progress, &out->tr};
-    ingest_opts opt = {path, kind, NULL, threads};
+    ingest_opts opt = {.path = path, .kind = kind, .threads = threads};
     gpi_diag d = {{0}};
     out->rc = ingest_file(t, &opt, &sink, &out->res, &d);
     snprintf(out->msg, sizeof out->msg, "%s", out->rc == GPI_OK ? "" : d.msg);

@@ -18,7 +18,9 @@ static gpi_status known_grades(const char *grade, int *known, void *ud, gpi_diag
 {
     (void)ud;
     (void)d;
-    *known = strcmp(grade, "H100-SXM.OD.GOLD+") == 0 || strcmp(grade, "A100-80GB.OD") == 0;
+    /* the test files' grades, and those of the shipped data/contracts.json */
+    *known = strcmp(grade, "H100-SXM.OD.GOLD+") == 0 || strcmp(grade, "A100-80GB.OD") == 0 ||
+             strcmp(grade, "H100-SXM.OD") == 0 || strcmp(grade, "A100-SXM-80.OD") == 0;
     return GPI_OK;
 }
 
@@ -136,6 +138,9 @@ static void test_contracts_load_errors(void **state)
         {"tick 16 digits", C1("\"month\": \"2025-03\", \"tick\": 0.1234567890123456"),
          "contract 1 (GPUH-2503): tick: more than 15 significant digits (write it as a string)"
          " (got \"0.1234567890123456\")"},
+        /* 64 characters: once cut to 63 they read as tick 1 */
+        {"tick 64 characters", C1("\"month\": \"2025-03\", \"tick\": \"0000000000000000000000000000000000000000000000000000000000000015\""),
+         "contract 1 (GPUH-2503): tick: longer than 63 characters (got \"0000000000000000000000000000000000000000000000000000000000000015\")"},
         {"tick huge", C1("\"month\": \"2025-03\", \"tick\": 1e300"),
          "contract 1 (GPUH-2503): tick: out of range (got \"1e+300\")"},
         {"tick tiny", C1("\"month\": \"2025-03\", \"tick\": 1e-30"),
@@ -364,6 +369,49 @@ static void test_positions_load_errors(void **state)
     free(dir);
 }
 
+/* Issue 12: a header of 8 fields of 40 bytes overflowed the 256-byte
+ * buffer its message was built in (a segfault).  The message shows at
+ * most 8 fields of at most 40 bytes each, then ",...". */
+static void test_positions_load_long_header(void **state)
+{
+    (void)state;
+    setup_file_contracts();
+    static const struct {
+        int nf, len;           /* fields in the header, bytes per field */
+        int shown_nf, shown_len;
+    } cases[] = {{8, 40, 8, 40}, {10, 40, 8, 40}, {8, 300, 8, 40}, {3, 41, 3, 40}};
+    char *dir = tu_mkdtemp("settle-long-header");
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char csv[4096] = "", got[1024] = "";
+        size_t n = 0, g = 0;
+        for (int k = 0; k < cases[i].nf; k++) {
+            if (k) csv[n++] = ',';
+            for (int b = 0; b < cases[i].len; b++) csv[n++] = (char)('A' + k);
+            if (k < cases[i].shown_nf) {
+                if (k) got[g++] = ',';
+                for (int b = 0; b < cases[i].shown_len; b++) got[g++] = (char)('A' + k);
+            }
+        }
+        snprintf(csv + n, sizeof csv - n, "\nx,GPUH-2503,1\n");
+        if (cases[i].nf > cases[i].shown_nf) snprintf(got + g, sizeof got - g, ",...");
+        char *path = tu_write(dir, "p.csv", csv);
+        settle_position *p = NULL;
+        size_t np = 0;
+        gpi_diag d = {""};
+        assert_int_equal(settle_positions_load(path, file_contracts, 2, &p, &np, &d), GPI_EINPUT);
+        char want[2048];
+        snprintf(want, sizeof want,
+                 "%s:1: header: want account,symbol,contracts[,entry_price] (got \"%s\")", path,
+                 got);
+        want[sizeof d.msg - 1] = '\0'; /* a diagnostic holds 511 bytes */
+        if (strcmp(d.msg, want) != 0)
+            fail_msg("case %zu:\n got  %s\n want %s", i, d.msg, want);
+        assert_null(p);
+        free(path);
+    }
+    free(dir);
+}
+
 static void test_positions_load_many(void **state)
 {
     (void)state;
@@ -466,6 +514,7 @@ int main(void)
         cmocka_unit_test(test_positions_load_valid),
         cmocka_unit_test(test_positions_load_errors),
         cmocka_unit_test(test_positions_load_bounded),
+        cmocka_unit_test(test_positions_load_long_header),
         cmocka_unit_test(test_positions_load_many),
     };
     return cmocka_run_group_tests_name("settlement files", tests, NULL, NULL);

@@ -10,31 +10,37 @@
 #include "sim/sim.h"
 
 typedef struct market_text {
-    char *buf[6];
-    size_t len[6];
+    char *buf[7];
+    size_t len[7];
     sim_stats stats;
     gpi_status st;
 } market_text;
 
-enum { F_OFFERS, F_TRADES, F_PAYER, F_EARNER, F_CONTRACTS, F_POSITIONS };
+enum { F_OFFERS, F_TRADES, F_PAYER, F_EARNER, F_CONTRACTS, F_POSITIONS, F_TRUTH };
 
-static market_text gen(uint64_t seed, int days, int scale)
+/* truth: also write truth.csv (F_TRUTH); no_push: sim_params.no_push */
+static market_text gen_with(uint64_t seed, int days, int scale, int truth, int no_push)
 {
     market_text m;
     memset(&m, 0, sizeof m);
-    FILE *fh[6];
-    for (int i = 0; i < 6; i++) fh[i] = open_memstream(&m.buf[i], &m.len[i]);
-    sim_params p = {gpi_days_from_civil(2025, 1, 1), days, seed, scale, NULL};
-    sim_files f = {fh[0], fh[1], fh[2], fh[3], fh[4], fh[5]};
+    FILE *fh[7];
+    for (int i = 0; i < 7; i++) fh[i] = open_memstream(&m.buf[i], &m.len[i]);
+    sim_params p = {gpi_days_from_civil(2025, 1, 1), days, seed, scale, NULL, no_push};
+    sim_files f = {fh[0], fh[1], fh[2], fh[3], fh[4], fh[5], truth ? fh[6] : NULL};
     gpi_diag d;
     m.st = sim_write(&p, &f, &m.stats, &d);
-    for (int i = 0; i < 6; i++) fclose(fh[i]);
+    for (int i = 0; i < 7; i++) fclose(fh[i]);
     return m;
+}
+
+static market_text gen(uint64_t seed, int days, int scale)
+{
+    return gen_with(seed, days, scale, 0, 0);
 }
 
 static void market_free(market_text *m)
 {
-    for (int i = 0; i < 6; i++) free(m->buf[i]);
+    for (int i = 0; i < 7; i++) free(m->buf[i]);
 }
 
 static void test_sim_rng_reference(void **state)
@@ -328,6 +334,107 @@ static void test_sim_scale_multiplies_rows(void **state)
     market_free(&b);
 }
 
+/* Without the pusher the market is the same market minus the pusher's
+ * off-market trades (the rows of Nimbus Compute bought by itself or by
+ * Cirrus Capital), every other byte of every file equal; the true prices do
+ * not change the market either. */
+static void test_sim_no_push_and_truth_leave_the_market_alone(void **state)
+{
+    (void)state;
+    market_text a = gen(9, 120, 1), b = gen_with(9, 120, 1, 1, 1);
+    assert_int_equal(b.st, GPI_OK);
+    assert_true(a.stats.pushed_trades > 50);
+    assert_int_equal(b.stats.pushed_trades, 0);
+    assert_int_equal(b.stats.trades, a.stats.trades - a.stats.pushed_trades);
+    for (int i = 0; i < 6; i++) {
+        if (i == F_TRADES) continue;
+        assert_int_equal(a.len[i], b.len[i]);
+        assert_memory_equal(a.buf[i], b.buf[i], a.len[i]);
+    }
+    assert_true(b.len[F_TRUTH] > 0);
+    /* trades: walk both files; every row of a that is not in b is a pushed trade */
+    char *sa, *sb;
+    char *la = strtok_r(a.buf[F_TRADES], "\n", &sa), *lb = strtok_r(b.buf[F_TRADES], "\n", &sb);
+    long skipped = 0;
+    while (la) {
+        if (lb && strcmp(la, lb) == 0) {
+            la = strtok_r(NULL, "\n", &sa);
+            lb = strtok_r(NULL, "\n", &sb);
+            continue;
+        }
+        char *c[MAXCOL];
+        if (split(la, c) != 16) fail_msg("trade row with %d columns", split(la, c));
+        if (strcmp(c[4], "Nimbus Compute") != 0 ||
+            (strcmp(c[14], "Nimbus Compute") != 0 && strcmp(c[14], "Cirrus Capital") != 0))
+            fail_msg("row %s of %s missing without the pusher", c[1], c[4]);
+        skipped++;
+        la = strtok_r(NULL, "\n", &sa);
+    }
+    assert_null(lb);
+    assert_int_equal(skipped, a.stats.pushed_trades);
+    market_free(&a);
+    market_free(&b);
+}
+
+/* truth.csv: one trade per offer key and day, source "truth"; every price
+ * is the GPU's market level times a constant of the key, so the ratio of
+ * two keys' prices of one GPU is the same every day (no noise), and each
+ * key's quantity is the same every day. */
+static void test_sim_truth_is_noise_free(void **state)
+{
+    (void)state;
+    int days = 40;
+    market_text m = gen_with(3, days, 1, 1, 0);
+    assert_int_equal(m.st, GPI_OK);
+    char *save, *line = strtok_r(m.buf[F_TRUTH], "\n", &save);
+    assert_string_equal(line, "kind,id,observed_at,source,provider,region,gpu,price,unit,scope,"
+                              "tier,term,term_months,quantity,buyer,status");
+    /* per key (by position within the day): price of day 0, quantity */
+    enum { MAXK = 2000 };
+    static int64_t px0[MAXK], qty0[MAXK], ref0[SIM_MAX_DAYS];
+    static char gpu0[MAXK][24];
+    long rows = 0, per_day = 0;
+    int32_t d0 = gpi_days_from_civil(2025, 1, 1);
+    while ((line = strtok_r(NULL, "\n", &save))) {
+        char *c[MAXCOL];
+        assert_int_equal(split(line, c), 16);
+        assert_string_equal(c[0], "trade");
+        assert_string_equal(c[3], "truth");
+        assert_string_equal(c[8], "gpu-hour");
+        assert_string_equal(c[15], "ok");
+        int64_t ts;
+        if (gpi_time_parse(c[2], &ts)) fail_msg("observed_at %s", c[2]);
+        int t = gpi_day_of_time(ts) - d0;
+        assert_true(t >= 0 && t < days);
+        if (t == 0) per_day++;
+        long k = rows - (long)t * per_day;
+        assert_true(k >= 0 && k < MAXK);
+        int64_t px = per_gpu_hour(c[7], "gpu-hour", "1");
+        gpi_dec q;
+        assert_null(gpi_dec_parse(c[13], &q));
+        assert_true(q.mant > 0);
+        if (t == 0) {
+            px0[k] = px;
+            qty0[k] = q.mant;
+            snprintf(gpu0[k], sizeof gpu0[k], "%s", c[6]);
+        } else {
+            assert_string_equal(gpu0[k], c[6]);
+            assert_int_equal(qty0[k], q.mant);
+        }
+        /* the first key of the day (AWS H100 SXM) is the reference of its GPU */
+        if (k == 0) ref0[t] = px;
+        if (strcmp(c[6], gpu0[0]) == 0 && k > 0) {
+            double r0 = (double)px0[k] / (double)px0[0];
+            double rt = (double)px / (double)ref0[t];
+            tu_assert_close(rt, r0, 2e-6 * (1 + r0), "price ratio of two keys of one GPU");
+        }
+        rows++;
+    }
+    assert_true(per_day > 100);
+    assert_int_equal(rows, per_day * days);
+    market_free(&m);
+}
+
 static void test_sim_cli(void **state)
 {
     (void)state;
@@ -340,6 +447,17 @@ static void test_sim_cli(void **state)
     tu_run c = tu_sh(dir, "for f in offers.csv trades.csv rent_payer.csv rent_earner.csv "
                           "contracts.json positions.csv; do cmp a/$f b/$f || exit 1; done");
     assert_int_equal(c.status, 0);
+    tu_run e = tu_gpuidx(dir, "simulate --days 40 --seed 11 --out e --truth e/true.csv --no-push");
+    if (e.status != 0) fail_msg("exit %d: %s", e.status, e.err);
+    assert_non_null(strstr(e.out, ", 0 pushed)"));
+    assert_non_null(strstr(e.out, "\nsimulate: true prices -> e/true.csv\n"));
+    tu_run_free(&e);
+    e = tu_sh(dir, "cmp a/offers.csv e/offers.csv && head -1 e/true.csv && "
+                   "! cmp -s a/trades.csv e/trades.csv");
+    assert_int_equal(e.status, 0);
+    assert_string_equal(e.out, "kind,id,observed_at,source,provider,region,gpu,price,unit,scope,"
+                               "tier,term,term_months,quantity,buyer,status\n");
+    tu_run_free(&e);
     static const struct { const char *args, *err; } bad[] = {
         {"simulate --days 0 --seed 1 --out x",
          "gpuidx: --days: must be a whole number 1..3660 (got \"0\")\n"},
@@ -353,6 +471,8 @@ static void test_sim_cli(void **state)
          "gpuidx: --scale: must be a whole number 1..1000 (got \"1001\")\n"},
         {"simulate --days 5 --seed 1 --out x --grade ../x",
          "gpuidx: simulate: --grade: not a valid grade id (got \"../x\")\n"},
+        {"simulate --days 5 --seed 1 --out x --truth",
+         "gpuidx: option '--truth' needs a value\n"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         tu_run r = tu_gpuidx(dir, "%s", bad[i].args);
@@ -375,6 +495,8 @@ int main(void)
         cmocka_unit_test(test_sim_files_parse_and_market_features),
         cmocka_unit_test(test_sim_rent_and_contracts),
         cmocka_unit_test(test_sim_scale_multiplies_rows),
+        cmocka_unit_test(test_sim_no_push_and_truth_leave_the_market_alone),
+        cmocka_unit_test(test_sim_truth_is_noise_free),
         cmocka_unit_test(test_sim_cli),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,6 +1,6 @@
 /* tests/test_store.c -- batches, observations (stored / duplicate /
  * conflict / collision), rollback, re-ingest, interned names, and the
- * day scan with its as-of cut-off (full and core), and migration 3. */
+ * day scan with its as-of cut-off (full and core), and migrations 3 and 4. */
 #include "tests/testutil.h"
 
 #include <sqlite3.h>
@@ -61,7 +61,7 @@ static int64_t begun_at; /* the time of the last begin(), stamped again at commi
 static int64_t begin(store *st, const char *sha, int64_t at)
 {
     begun_at = at;
-    store_batch_info info = {"f.csv", sha, NULL, "offers", "tables", at, 1234};
+    store_batch_info info = {"f.csv", sha, NULL, "offers", "tables", at, 1234, NULL};
     int64_t id = 0;
     gpi_diag d = {{0}};
     if (store_batch_begin(st, &info, &id, &d) != GPI_OK) fail_msg("%s", d.msg);
@@ -97,16 +97,18 @@ static void test_duplicate_conflict_collision(void **state)
     store *st = open_tmp(NULL);
     int64_t b = begin(st, "sha-1", 100);
     gpi_obs a = obs("2024-03-01", 11, "X1", 2490000);
+    a.tier_given = 1; /* the row gave its tier */
     assert_int_equal(put(st, b, &a), STORE_PUT_STORED);
     assert_int_equal(put(st, b, &a), STORE_PUT_DUPLICATE);
     gpi_obs c = a;
     c.price_micro = 2500000;
+    c.raw_price = "2.50";
     assert_int_equal(put(st, b, &c), STORE_PUT_CONFLICT);
     c = a;
     c.region = "eu-west-1"; /* an interned column differs */
     assert_int_equal(put(st, b, &c), STORE_PUT_CONFLICT);
-    /* every other value that is compared: one change each is a conflict */
-    for (int k = 0; k < 13; k++) {
+    /* every other value the row gives: one change each is a conflict */
+    for (int k = 0; k < 14; k++) {
         c = a;
         switch (k) {
         case 0: c.buyer = "someone"; break;
@@ -115,17 +117,45 @@ static void test_duplicate_conflict_collision(void **state)
         case 3: c.term = GPI_TERM_RESERVED; c.term_months = 12; break;
         case 4: c.scope = GPI_SCOPE_BARE_METAL; break;
         case 5: c.unit = GPI_UNIT_INSTANCE_HOUR; break;
-        case 6: c.gpu = "H100-PCIE-80GB"; break;
-        case 7: c.provider = "lambda2"; break;
-        case 8: c.group = "other"; break;
-        case 9: c.segment = "marketplace"; break;
-        case 10: c.quantity_micro = 5; break;
-        case 11: c.gpu_count = 4; break;
+        case 6: c.gpu = "H100-PCIE-80GB"; c.raw_gpu = "H100 PCIe"; break;
+        case 7: c.provider = "lambda2"; c.raw_provider = "Lambda2"; break;
+        case 8: c.quantity_micro = 5; break;
+        case 9: c.gpu_count = 4; break;
+        case 10: c.currency = "EUR"; c.price_micro = 2700000; break;
+        case 11: c.tier_given = 0; c.tier = GPI_TIER_SILVER; break; /* given, then not */
+        case 12: c.status_given = GPI_STATUS_CANCELLED; c.status = GPI_STATUS_CANCELLED; break;
         default: c.kind = GPI_TRADE; c.status = GPI_STATUS_CANCELLED; break;
         }
-        store_put_result want = k == 12 ? STORE_PUT_COLLISION : STORE_PUT_CONFLICT;
+        store_put_result want = k == 13 ? STORE_PUT_COLLISION : STORE_PUT_CONFLICT;
         if (put(st, b, &c) != want) fail_msg("change %d was not a conflict", k);
     }
+    /* Issue 12: what only the tables decide (canonical gpu, provider,
+     * group, segment, the price through fx.csv, a tier from tiers.csv, the
+     * affiliate status) may differ on a re-sent row: the row itself is the
+     * same, a duplicate; and so are other spellings of the same values */
+    for (int k = 0; k < 10; k++) {
+        c = a;
+        switch (k) {
+        case 0: c.gpu = "H100-PCIE-80GB"; break;
+        case 1: c.provider = "lambda2"; break;
+        case 2: c.group = "other"; break;
+        case 3: c.segment = "marketplace"; break;
+        case 4: c.price_micro = 2500000; break;
+        case 5: c.status = GPI_STATUS_AFFILIATE; break;
+        case 6: c.provider = "x"; c.group = "x"; c.segment = "unknown"; c.gpu = "B200"; break;
+        case 7: c.raw_provider = "LAMBDA"; break;
+        case 8: c.raw_gpu = "h100"; break;
+        default: c.raw_price = "2.490"; break;
+        }
+        if (put(st, b, &c) != STORE_PUT_DUPLICATE) fail_msg("table change %d was not a duplicate", k);
+    }
+    gpi_obs t = obs("2024-03-01", 12, "X3", 2490000); /* its tier from tiers.csv */
+    assert_int_equal(put(st, b, &t), STORE_PUT_STORED);
+    c = t;
+    c.tier = GPI_TIER_SILVER;
+    assert_int_equal(put(st, b, &c), STORE_PUT_DUPLICATE);
+    c.tier_given = 1; /* now the row says silver */
+    assert_int_equal(put(st, b, &c), STORE_PUT_CONFLICT);
     c = a;
     c.buyer = ""; /* an empty optional field is an absent one */
     assert_int_equal(put(st, b, &c), STORE_PUT_DUPLICATE);
@@ -138,7 +168,7 @@ static void test_duplicate_conflict_collision(void **state)
     gpi_diag d = {{0}};
     assert_int_equal(store_reject_put(st, b, 9, "price", "raw,row", "f.csv:9: price: x", &d), GPI_OK);
     commit(st, b, 20, 2, 2, 16);
-    assert_int_equal(count(st, "observations"), 2);
+    assert_int_equal(count(st, "observations"), 3);
     assert_int_equal(count(st, "rejects"), 1);
     store_close(st);
 }
@@ -279,7 +309,7 @@ static void test_scan_by_day_as_of(void **state)
     assert_memory_equal(core.qty, s.qty, sizeof s.qty);
     assert_string_equal(core.gpu[0], "H100-SXM-80GB");
     assert_string_equal(core.region[1], "us-east-1");
-    assert_string_equal(core.sku[1], "(null)");
+    assert_string_equal(core.sku[1], "gpu_8x_h100_sxm5"); /* grades filter on the sku */
     memset(&s, 0, sizeof s);
     assert_int_equal(store_obs_scan(st, d1, d2, 200, collect, &s, &d), GPI_OK);
     assert_int_equal(s.n, 3);
@@ -327,6 +357,139 @@ static void test_batch_stamp_and_since(void **state)
     free(path);
 }
 
+/* Issue 15: a build reserves its cut-off; a batch committed afterwards is
+ * stamped after it, whatever its clock says, so the build need not wait
+ * for the cut-off second to end.  A lower reservation never lowers it. */
+static void test_cutoff_reserve(void **state)
+{
+    (void)state;
+    char *path = NULL;
+    store *st = open_tmp(&path);
+    gpi_diag d = {{0}};
+    static const struct {
+        int64_t reserve; /* 0: none before this batch */
+        int64_t committed_at, want_stamp;
+    } cases[] = {
+        {0, 100, 100},   /* nothing reserved: the commit's second */
+        {300, 300, 301}, /* committed in the reserved second: after it */
+        {0, 250, 301},   /* a clock behind the reservation */
+        {200, 290, 301}, /* a lower reservation keeps 300 */
+        {0, 400, 400},   /* a later clock wins */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int64_t r = cases[i].reserve;
+        if (r) assert_int_equal(store_cutoff_reserve(st, &r, 0, &d), GPI_OK);
+        assert_int_equal(r, cases[i].reserve); /* a given cut-off stays */
+        char sha[16];
+        snprintf(sha, sizeof sha, "sha-%zu", i);
+        int64_t b = begin(st, sha, cases[i].committed_at);
+        commit(st, b, 0, 0, 0, 0);
+        long n = -1;
+        /* stamped want_stamp: counted at as_of = want, not at want - 1 */
+        assert_int_equal(store_batches_since(st, b - 1, cases[i].want_stamp - 1, &n, &d), GPI_OK);
+        assert_int_equal(n, 0);
+        assert_int_equal(store_batches_since(st, b - 1, cases[i].want_stamp, &n, &d), GPI_OK);
+        if (n != 1) fail_msg("case %zu: not stamped %lld", i, (long long)cases[i].want_stamp);
+    }
+    /* a build at its own time (second 350) after a file stamped 400 (a
+     * clock behind, or a file committed in a reserved second) takes 400,
+     * so it sees that file; the next file is stamped after it */
+    int64_t r = 350;
+    assert_int_equal(store_cutoff_reserve(st, &r, 1, &d), GPI_OK);
+    assert_int_equal(r, 400);
+    int64_t b = begin(st, "sha-last", 350);
+    commit(st, b, 0, 0, 0, 0);
+    long n = -1;
+    assert_int_equal(store_batches_since(st, b - 1, 401, &n, &d), GPI_OK);
+    assert_int_equal(n, 1);
+    assert_int_equal(store_batches_since(st, b - 1, 400, &n, &d), GPI_OK);
+    assert_int_equal(n, 0);
+    store_close(st);
+    free(path);
+}
+
+static int facet_fn(const gpi_obs *o, void *ud)
+{
+    char *out = ud;
+    size_t n = strlen(out);
+    snprintf(out + n, 4096 - n, "%d/%d/%d|%s|%s|%s|%s|%s|%s\n", o->kind, o->scope, o->tier,
+             o->gpu ? o->gpu : "-", o->provider ? o->provider : "-", o->group ? o->group : "-",
+             o->segment ? o->segment : "-", o->region ? o->region : "-", o->sku ? o->sku : "-");
+    return 0;
+}
+
+/* Issue 15: the facets the grade checks read are kept as rows are stored;
+ * they are always the distinct facets of the stored observations, also
+ * after a rolled-back file (whose facets leave with it) and a second
+ * handle (which does not know what the first wrote). */
+static void test_facets_follow_the_observations(void **state)
+{
+    (void)state;
+    char *path = NULL;
+    store *st = open_tmp(&path);
+    gpi_diag d = {{0}};
+    int64_t b = begin(st, "sha-1", 100);
+    gpi_obs a = obs("2024-03-01", 1, "A", 2490000);
+    gpi_obs a2 = obs("2024-03-02", 2, "A", 2500000); /* same facet */
+    gpi_obs n = obs("2024-03-01", 3, "N", 2490000);
+    n.region = NULL; /* no region, no sku */
+    n.sku = NULL;
+    n.tier_given = 1; /* the given bits are no facet */
+    gpi_obs n2 = obs("2024-03-02", 4, "N", 2490000);
+    n2.region = NULL;
+    n2.sku = NULL;
+    assert_int_equal(put(st, b, &a), STORE_PUT_STORED);
+    assert_int_equal(put(st, b, &a2), STORE_PUT_STORED);
+    assert_int_equal(put(st, b, &n), STORE_PUT_STORED);
+    assert_int_equal(put(st, b, &n2), STORE_PUT_STORED);
+    commit(st, b, 4, 4, 0, 0);
+    gpi_obs t = obs("2024-03-01", 5, "T", 2490000);
+    t.provider = t.group = "coreweave";
+    b = begin(st, "sha-2", 200);
+    assert_int_equal(put(st, b, &t), STORE_PUT_STORED);
+    store_batch_rollback(st);
+    char got[4096] = "";
+    assert_int_equal(store_obs_facets(st, facet_fn, got, &d), GPI_OK);
+    /* by name id: us-east-1 was interned first; no region is "" */
+    assert_string_equal(got, "0/2/4|H100-SXM-80GB|lambda|lambda|neocloud|us-east-1|gpu_8x_h100_sxm5\n"
+                             "0/2/4|H100-SXM-80GB|lambda|lambda|neocloud||-\n");
+    b = begin(st, "sha-3", 300); /* the rolled-back facet, stored again */
+    assert_int_equal(put(st, b, &t), STORE_PUT_STORED);
+    commit(st, b, 1, 1, 0, 0);
+    got[0] = '\0';
+    assert_int_equal(store_obs_facets(st, facet_fn, got, &d), GPI_OK);
+    assert_non_null(strstr(got, "|coreweave|"));
+    store_close(st);
+    assert_int_equal(store_open(path, &st, &d), GPI_OK);
+    gpi_obs t2 = obs("2024-03-02", 6, "T", 2490000);
+    t2.provider = t2.group = "coreweave";
+    b = begin(st, "sha-4", 400);
+    assert_int_equal(put(st, b, &t2), STORE_PUT_STORED);
+    commit(st, b, 1, 1, 0, 0);
+    got[0] = '\0';
+    assert_int_equal(store_obs_facets(st, facet_fn, got, &d), GPI_OK);
+    assert_string_equal(got, "0/2/4|H100-SXM-80GB|lambda|lambda|neocloud|us-east-1|gpu_8x_h100_sxm5\n"
+                             "0/2/4|H100-SXM-80GB|lambda|lambda|neocloud||-\n"
+                             "0/2/4|H100-SXM-80GB|coreweave|coreweave|neocloud|us-east-1|gpu_8x_h100_sxm5\n");
+    store_close(st);
+    /* the table equals the distinct facets of the observations */
+    sqlite3 *db = NULL;
+    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+    sqlite3_stmt *q = NULL;
+    assert_int_equal(sqlite3_prepare_v2(db,
+                                        "SELECT (SELECT count(*) FROM obs_facets),"
+                                        " (SELECT count(*) FROM (SELECT DISTINCT attrs & 1048575,"
+                                        " gpu, provider, grp, segment, region, sku FROM observations))",
+                                        -1, &q, NULL),
+                     SQLITE_OK);
+    assert_int_equal(sqlite3_step(q), SQLITE_ROW);
+    assert_int_equal(sqlite3_column_int(q, 0), 3);
+    assert_int_equal(sqlite3_column_int(q, 1), 3);
+    sqlite3_finalize(q);
+    sqlite3_close(db);
+    free(path);
+}
+
 static void test_migration_key_kind_bit(void **state)
 {
     (void)state;
@@ -346,9 +509,10 @@ static void test_migration_key_kind_bit(void **state)
     store_close(st);
     sqlite3 *db = NULL;
     assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+    /* back to schema 2: undo migrations 4 to 9, then let 3 to 9 run again */
     const char *sql = "INSERT INTO index_exclusions VALUES ('g', 1, 1, 9, 0, 'x', 1, 'r');"
                       "INSERT INTO index_exclusions VALUES ('g', 1, 0, -2, 0, 'x', 1, 'r');"
-                      /* back to schema 2: migration 4's and 5's columns go too */
+                      /* migration 9's columns */
                       "ALTER TABLE index_values DROP COLUMN loo_move_e4;"
                       "ALTER TABLE index_values DROP COLUMN loo_provider;"
                       "ALTER TABLE index_values DROP COLUMN loo_voids;"
@@ -361,6 +525,9 @@ static void test_migration_key_kind_bit(void **state)
                       "ALTER TABLE index_values DROP COLUMN xs_carry;"
                       "ALTER TABLE index_values DROP COLUMN ref_volumes;"
                       "ALTER TABLE index_values DROP COLUMN anchor_window;"
+                      "DROP TABLE obs_facets;"    /* of migration 8 */
+                      "DROP TABLE cutoffs;"       /* of migration 7 */
+                      "DROP TABLE ident_aliases;" /* of migration 6 */
                       "ALTER TABLE index_values DROP COLUMN xs_value_e4;"
                       "ALTER TABLE index_values DROP COLUMN xs_level;"
                       "ALTER TABLE index_values DROP COLUMN chain_nano;"
@@ -387,6 +554,14 @@ static void test_migration_key_kind_bit(void **state)
                       "ALTER TABLE index_published DROP COLUMN ref_day;"
                       "ALTER TABLE index_published DROP COLUMN panel_day;"
                       "ALTER TABLE index_vintages DROP COLUMN format;"
+                      "DROP VIEW observations_readable;"
+                      "ALTER TABLE observations DROP COLUMN correction;"
+                      "ALTER TABLE index_vintages DROP COLUMN grades_sha256;"
+                      "DROP TABLE grade_drops;"
+                      "DROP INDEX batches_sha;"
+                      "ALTER TABLE batches DROP COLUMN options;"
+                      "CREATE UNIQUE INDEX batches_sha ON batches(sha256);"
+                      "CREATE VIEW observations_readable AS SELECT * FROM observations;"
                       "PRAGMA user_version = 2;";
     assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
     sqlite3_close(db);
@@ -416,13 +591,135 @@ static void test_migration_key_kind_bit(void **state)
     free(path);
 }
 
+/* A row stored with an identity of version 1 of the rule: the canonical
+ * provider first and, for a trade, the status after the affiliate rule;
+ * key and attrs as they were stored then. */
+static gpi_obs legacy(const char *raw_provider, const char *provider, int kind, int status,
+                     const char *ident)
+{
+    gpi_obs o = obs("2024-03-01", 0, ident, 2490000);
+    o.kind = kind;
+    o.raw_provider = raw_provider;
+    o.provider = provider;
+    o.group = provider;
+    o.status = status;
+    o.status_given = status;
+    o.raw_gpu = "H100";
+    o.sku = "p5";
+    o.gpu_count = 1;
+    o.region = kind == GPI_TRADE ? "" : "us-east-1";
+    if (kind == GPI_TRADE) {
+        o.quantity_micro = 10000000;
+        o.buyer = "Amazon Retail";
+        o.raw_price = "1";
+        o.price_micro = 1000000;
+        o.sku = NULL;
+    }
+    o.key_hash = gpi_store_key(kind, gpi_identity_hash(kind, o.source, ident));
+    return o;
+}
+
+/* Issue 12: identities no longer depend on providers.csv (version 2 of
+ * the rule).  Rows stored before keep theirs (the published key stays);
+ * migration 6 records the version 2 key of each as an alias, so a
+ * re-sent row finds the stored one: a duplicate (or a conflict), never a
+ * second row. */
+static void test_migration_identity_aliases(void **state)
+{
+    (void)state;
+    char *path = NULL;
+    store *st = open_tmp(&path);
+    int64_t b = begin(st, "sha-1", 100);
+    const char *v1_offer = "aws|us-east-1|H100|p5|1|vm|on-demand|0|gpu-hour";
+    const char *v1_trade = "aws||H100||1|vm|on-demand|0|gpu-hour|1|USD|10|Amazon Retail|affiliate|";
+    gpi_obs l1 = legacy("Amazon Web Services", "aws", GPI_OFFER, GPI_STATUS_OK, v1_offer);
+    gpi_obs l2 = legacy("aws", "aws", GPI_TRADE, GPI_STATUS_AFFILIATE, v1_trade);
+    gpi_obs l3 = legacy("Lambda", "lambda", GPI_OFFER, GPI_STATUS_OK,
+                        "lambda|us-east-1|H100|p5|1|vm|on-demand|0|gpu-hour");
+    gpi_obs l4 = legacy("Amazon Web Services", "aws", GPI_OFFER, GPI_STATUS_OK, "X1"); /* an id */
+    l4.id = "X1";
+    assert_int_equal(put(st, b, &l1), STORE_PUT_STORED);
+    assert_int_equal(put(st, b, &l2), STORE_PUT_STORED);
+    assert_int_equal(put(st, b, &l3), STORE_PUT_STORED);
+    assert_int_equal(put(st, b, &l4), STORE_PUT_STORED);
+    commit(st, b, 4, 4, 0, 0);
+    store_close(st);
+    /* back to schema version 5, as such a database was */
+    sqlite3 *db = NULL;
+    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(db, "UPDATE observations SET attrs = attrs & 1048575;"
+                                      "DROP TABLE ident_aliases; DROP TABLE cutoffs;"
+                                      " DROP TABLE obs_facets;"
+                                      " ALTER TABLE index_values DROP COLUMN loo_move_e4;"
+                                      " ALTER TABLE index_values DROP COLUMN loo_provider;"
+                                      " ALTER TABLE index_values DROP COLUMN loo_voids;"
+                                      " ALTER TABLE index_values DROP COLUMN cost_tick_e2;"
+                                      " ALTER TABLE index_values DROP COLUMN cost_pct_e2;"
+                                      " ALTER TABLE index_values DROP COLUMN cost_tick_offers;"
+                                      " ALTER TABLE index_values DROP COLUMN cost_pct_offers;"
+                                      " ALTER TABLE index_values DROP COLUMN chain_prev_nano;"
+                                      " ALTER TABLE index_values DROP COLUMN carry_prev;"
+                                      " ALTER TABLE index_values DROP COLUMN xs_carry;"
+                                      " ALTER TABLE index_values DROP COLUMN ref_volumes;"
+                                      " ALTER TABLE index_values DROP COLUMN anchor_window;"
+                                      " PRAGMA user_version = 5;",
+                                  NULL, NULL, NULL),
+                     SQLITE_OK);
+    sqlite3_close(db);
+
+    gpi_diag d = {{0}};
+    assert_int_equal(store_open(path, &st, &d), GPI_OK); /* migration 6 */
+    /* one alias for the offer, one for the trade (its status as written
+     * may have been "ok"; "affiliate" gives its own identity back) */
+    const char *v2_offer = "amazon web services|us-east-1|H100|p5|1|vm|on-demand|0|gpu-hour";
+    const char *v2_trade = "aws||H100||1|vm|on-demand|0|gpu-hour|1|USD|10|Amazon Retail|ok|";
+    b = begin(st, "sha-2", 200);
+    gpi_obs n1 = l1, n2 = l2;
+    n1.ident = v2_offer;
+    n1.key_hash = gpi_store_key(GPI_OFFER, gpi_identity_hash(GPI_OFFER, "feed", v2_offer));
+    n1.provider = n1.group = "amazon"; /* and providers.csv changed meanwhile */
+    n2.ident = v2_trade;
+    n2.key_hash = gpi_store_key(GPI_TRADE, gpi_identity_hash(GPI_TRADE, "feed", v2_trade));
+    n2.status_given = GPI_STATUS_OK;
+    assert_int_equal(put(st, b, &n1), STORE_PUT_DUPLICATE);
+    assert_int_equal(put(st, b, &n2), STORE_PUT_DUPLICATE);
+    gpi_obs c = n1;
+    c.raw_price = "2.60";
+    c.price_micro = 2600000;
+    assert_int_equal(put(st, b, &c), STORE_PUT_CONFLICT);
+    c = n1;
+    c.observed_at += 60; /* another snapshot: a new row, under the new key */
+    assert_int_equal(put(st, b, &c), STORE_PUT_STORED);
+    commit(st, b, 4, 1, 2, 1);
+    assert_int_equal(count(st, "observations"), 5);
+    store_close(st);
+    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+    sqlite3_stmt *q = NULL;
+    assert_int_equal(sqlite3_prepare_v2(db, "SELECT count(*) FROM ident_aliases", -1, &q, NULL),
+                     SQLITE_OK);
+    assert_int_equal(sqlite3_step(q), SQLITE_ROW);
+    assert_int_equal(sqlite3_column_int(q, 0), 2);
+    sqlite3_finalize(q);
+    /* the stored identities (and so the published keys) did not change */
+    assert_int_equal(sqlite3_prepare_v2(db, "SELECT count(*) FROM observations_readable WHERE"
+                                            " ident IN (?1, ?2)", -1, &q, NULL), SQLITE_OK);
+    sqlite3_bind_text(q, 1, v1_offer, -1, SQLITE_STATIC);
+    sqlite3_bind_text(q, 2, v1_trade, -1, SQLITE_STATIC);
+    assert_int_equal(sqlite3_step(q), SQLITE_ROW);
+    assert_int_equal(sqlite3_column_int(q, 0), 2);
+    sqlite3_finalize(q);
+    sqlite3_close(db);
+    free(path);
+}
+
 static void test_batch_hash_placeholder(void **state)
 {
     (void)state;
     store *st = open_tmp(NULL);
     int64_t b = begin(st, "pending", 100);
     gpi_diag d = {{0}};
-    assert_int_equal(store_batch_set_sha256(st, b, "abc", &d), GPI_OK);
+    /* the size becomes the bytes hashed (the file grew while it was read) */
+    assert_int_equal(store_batch_set_sha256(st, b, "abc", 1300, &d), GPI_OK);
     commit(st, b, 0, 0, 0, 0);
     int found = 0;
     int64_t id = 0;
@@ -431,9 +728,9 @@ static void test_batch_hash_placeholder(void **state)
     assert_int_equal(id, b);
     assert_int_equal(store_batch_find(st, "pending", &found, &id, &d), GPI_OK);
     assert_int_equal(found, 0);
-    assert_int_equal(store_batch_size_seen(st, 1234, &found, &d), GPI_OK);
+    assert_int_equal(store_batch_size_seen(st, 1300, &found, &d), GPI_OK);
     assert_int_equal(found, 1);
-    assert_int_equal(store_batch_size_seen(st, 1235, &found, &d), GPI_OK);
+    assert_int_equal(store_batch_size_seen(st, 1234, &found, &d), GPI_OK);
     assert_int_equal(found, 0);
     store_close(st);
 }
@@ -446,7 +743,10 @@ int main(void)
         cmocka_unit_test(test_reingest_stores_nothing),
         cmocka_unit_test(test_scan_by_day_as_of),
         cmocka_unit_test(test_batch_stamp_and_since),
+        cmocka_unit_test(test_cutoff_reserve),
+        cmocka_unit_test(test_facets_follow_the_observations),
         cmocka_unit_test(test_migration_key_kind_bit),
+        cmocka_unit_test(test_migration_identity_aliases),
         cmocka_unit_test(test_batch_hash_placeholder),
     };
     return cmocka_run_group_tests_name("store", tests, NULL, NULL);

@@ -1,7 +1,10 @@
 /* tests/testutil.c -- see testutil.h. */
 #include "tests/testutil.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -133,4 +136,67 @@ const char *tu_real_data(void)
         return NULL;
     }
     return path;
+}
+
+tu_fifo tu_fifo_writer(const char *path, const char *const *texts, const size_t *len, int n)
+{
+    unlink(path);
+    if (mkfifo(path, 0600) != 0) fail_msg("mkfifo %s: %s", path, strerror(errno));
+    int report[2];
+    if (pipe(report) != 0) fail_msg("pipe: %s", strerror(errno));
+    pid_t pid = fork();
+    if (pid < 0) fail_msg("fork: %s", strerror(errno));
+    if (pid > 0) {
+        close(report[1]);
+        return (tu_fifo){(int)pid, report[0]};
+    }
+    close(report[0]);
+    signal(SIGPIPE, SIG_IGN);
+    long total = 0;
+    int ok = 1;
+    for (int i = 0; i < n && ok; i++) {
+        /* a FIFO gives its reader the end of the file only when no writer
+         * is left: before opening again, wait until the last reader has
+         * closed (a non-blocking open finds no reader), or it would read
+         * on into the next text */
+        for (int fd; i > 0 && (fd = open(path, O_WRONLY | O_NONBLOCK)) >= 0;) {
+            close(fd);
+            usleep(1000);
+        }
+        int fd = open(path, O_WRONLY);
+        if (fd < 0) break;
+        size_t k = len ? len[i] : strlen(texts[i]), off = 0;
+        while (off < k) {
+            size_t chunk = k - off < 65536 ? k - off : 65536;
+            ssize_t w = write(fd, texts[i] + off, chunk);
+            if (w <= 0) {
+                ok = 0;
+                break;
+            }
+            off += (size_t)w;
+            total += w;
+        }
+        close(fd);
+    }
+    char num[32];
+    int m = snprintf(num, sizeof num, "%ld", total);
+    if (write(report[1], num, (size_t)m) != m) _exit(1);
+    _exit(0);
+}
+
+long tu_fifo_release(const char *path, tu_fifo w, int wait)
+{
+    if (!wait) kill((pid_t)w.pid, SIGKILL);
+    int st;
+    waitpid((pid_t)w.pid, &st, 0);
+    long total = -1;
+    char num[32];
+    ssize_t k = read(w.report_fd, num, sizeof num - 1);
+    if (k > 0) {
+        num[k] = '\0';
+        total = atol(num);
+    }
+    close(w.report_fd);
+    unlink(path);
+    return total;
 }

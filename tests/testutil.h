@@ -48,4 +48,21 @@ const char *tu_srcdir(void);
  * printed skip reason when it is absent. */
 const char *tu_real_data(void);
 
+/* A FIFO at path, and a child process that opens it for writing n times
+ * in turn, writing texts[i] (len[i] bytes; len NULL: strlen) on the i-th
+ * open and closing it: a reader that opens the path twice gets texts[0],
+ * then texts[1] (the writer waits for the first reader to close before it
+ * opens again).  The writer stops at the first failed write (SIGPIPE is
+ * ignored).  tu_fifo_release ends it and removes the FIFO: wait = 1 waits
+ * for the writer to finish by itself (it has written everything, or a
+ * write failed once the reader was gone) and returns the bytes it wrote;
+ * wait = 0 kills it (a writer may be left waiting for a reader that never
+ * comes) and returns -1 unless it had finished. */
+typedef struct tu_fifo {
+    int pid;
+    int report_fd;
+} tu_fifo;
+tu_fifo tu_fifo_writer(const char *path, const char *const *texts, const size_t *len, int n);
+long tu_fifo_release(const char *path, tu_fifo w, int wait);
+
 #endif

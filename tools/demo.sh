@@ -6,13 +6,17 @@
 # Generates a year (2025) of the demo market (fixed seed) into demo-out/market,
 # ingests it into demo-out/demo.db, builds the index over the range,
 # publishes each month end and every day from 2025-10-25 (the December
-# contract's days and the window of the November anchor), verifies every
+# contract's days and the window of the November anchor), measures every
+# grade against the market's true price (bench/accuracy), writes the static
+# site (with a screenshot when chromium is installed), verifies every
 # published day and the December contract's settlement prices from the
-# published files alone (gpuidx verify), writes the static site,
+# published files alone (gpuidx verify),
 # settles the example contracts with the example positions, runs hedge
-# analyses and hedge replays on the example rent histories, prints the
-# producers' cost curve of the example deployments (also on the site), and
-# prints where each result is.  Any failing step stops the script with its exit
+# analyses, hedge replays (roll and strip) and grade rankings (with grades
+# built around the payer's rent) on the example rent histories, draws the
+# payer's replay and ranking as SVG, prints the producers' cost curve of
+# the example deployments (also on the site), and prints where each result
+# is.  Any failing step stops the script with its exit
 # status (set -e); a command that is still a placeholder in this build
 # stops it with a message saying so -- nothing is skipped silently.
 set -eu
@@ -25,7 +29,7 @@ SEED=20250101
 START=2025-01-01
 DAYS=365
 END=2025-12-31
-GRADE=H100-SXM.OD.GOLD+
+GRADE=H100-SXM.OD
 
 case $BIN in /*) ;; *) BIN=$(pwd)/$BIN ;; esac
 [ -x "$BIN" ] || { echo "make demo: $BIN is not built" >&2; exit 1; }
@@ -49,15 +53,35 @@ step "1. demo market: $DAYS days from $START, seed $SEED"
 require simulate
 "$BIN" simulate --days $DAYS --seed $SEED --start $START --out "$MARKET" --grade "$GRADE"
 
-step "2. ingest offers and trades"
+step "2. ingest offers and trades (the demo's fictional Nimbus Compute is not in"
+echo "   data/providers.csv: --admit-providers stores it as its own group, with a warning)"
 require ingest
-"$BIN" --db "$DB" ingest offers --rejects "$OUT/rejects-offers.csv" "$MARKET/offers.csv"
-"$BIN" --db "$DB" ingest trades --rejects "$OUT/rejects-trades.csv" "$MARKET/trades.csv"
+"$BIN" --db "$DB" ingest offers --admit-providers --rejects "$OUT/rejects-offers.csv" \
+    "$MARKET/offers.csv"
+"$BIN" --db "$DB" ingest trades --admit-providers --rejects "$OUT/rejects-trades.csv" \
+    "$MARKET/trades.csv"
 
-step "3. build the index $START .. $END (grades: data/grades.json)"
+step "3. build the index $START .. $END (the published grades file data/grades.json)"
 require index build
 "$BIN" --db "$DB" index build --from $START --to $END
 "$BIN" --db "$DB" index show --grade "$GRADE" --from 2025-12-25 --to $END
+
+step "3b. the grade lab: candidate grades evaluated, never stored or published"
+require grades evaluate
+cat >"$OUT/candidates.json" <<'EOJ'
+{"grades": [
+  {"id": "H100-SXM.OD.US", "method": "v2", "gpu": ["H100-SXM-80GB"], "term": "on-demand",
+   "covers": ["instance"], "regions": ["US"]},
+  {"id": "H100-SXM.OD.NEO", "method": "v2", "gpu": ["H100"], "term": "on-demand",
+   "covers": ["instance"], "segments": ["neocloud"]},
+  {"id": "H100-SXM.OD.GOLD+", "method": "v2", "gpu": ["H100-SXM-80GB"], "term": "on-demand",
+   "covers": ["instance"], "min_tier": "gold"}
+]}
+EOJ
+"$BIN" --db "$DB" grades evaluate --grades "$OUT/candidates.json" --from $START --to $END
+# built for a hedge comparison (step 7): stored as candidates, never published
+"$BIN" --db "$DB" index build --grades "$OUT/candidates.json" --from $START --to $END
+"$BIN" --db "$DB" grades list
 
 step "4. publish each month end and every day from 2025-10-25"
 require index publish
@@ -68,24 +92,38 @@ done
 "$BIN" --db "$DB" index publish --from 2025-10-25 --to $END --out "$OUT/publish" 2>"$OUT/publish.log"
 tail -1 "$OUT/publish.log"
 
-step "5. static site"
-require site
-"$BIN" --db "$DB" site --out "$OUT/site" --deployments "$MARKET/deployments.csv"
+echo "grades published on $END (the published grades file only):"
+cut -d, -f2 "$OUT/publish/$END/index.csv" | tail -n +2 | tr '\n' ' '
+echo
 
-step "6. settle the example contracts with the example positions"
+step "5. accuracy against the market's true price (bench/accuracy; BENCHMARKS.md)"
+DAYS=$DAYS SEED=$SEED WORK="$OUT/accuracy" sh bench/accuracy "$BIN" >"$OUT/accuracy.md"
+cat "$OUT/accuracy.md"
+
+step "6. static site, benchmark statement and a screenshot"
+require site
+"$BIN" --db "$DB" site --out "$OUT/site" --deployments "$MARKET/deployments.csv" \
+    --accuracy "$OUT/accuracy/accuracy.csv"
+if command -v chromium >/dev/null 2>&1; then
+    sh tools/screenshot.sh "$OUT/site" "$OUT/site.png"
+else
+    echo "(no screenshot: chromium is not installed; tools/deps.sh installs it)"
+fi
+
+step "7. settle the example contracts with the example positions"
 require settle
 "$BIN" --db "$DB" settle --contracts "$MARKET/contracts.json" \
     --positions "$MARKET/positions.csv" >"$OUT/settlement.csv"
 grep -E ',(final|insufficient)$' "$OUT/settlement.csv" || true
 
-step "6b. verify the published days and the December contract from the files alone"
+step "7b. verify the published days and the December contract from the files alone"
 require verify
 "$BIN" verify "$OUT/publish" >"$OUT/verify.txt"
 tail -1 "$OUT/verify.txt"
 "$BIN" verify --settlement --contracts "$MARKET/contracts.json" --symbol GPUH-2512 \
     --against "$OUT/settlement.csv" "$OUT/publish"
 
-step "7. hedge analysis of the example rent histories against $GRADE"
+step "8. hedge analysis of the example rent histories against $GRADE"
 require hedge analyze
 "$BIN" --db "$DB" hedge analyze --rent "$MARKET/rent_payer.csv" --grade "$GRADE" --freq week \
     >"$OUT/hedge-payer.txt"
@@ -94,16 +132,20 @@ require hedge analyze
 "$BIN" --db "$DB" hedge analyze --rent "$MARKET/rent_earner.csv" --grade "$GRADE" --freq week \
     >"$OUT/hedge-earner.txt"
 cat "$OUT/hedge-payer.txt"
+"$BIN" --db "$DB" hedge compare --rent "$MARKET/rent_payer.csv" \
+    --grade "$GRADE" --grade H100-SXM.OD.US --grade H100-SXM.OD.NEO --grade H100-SXM.OD.GOLD+ \
+    >"$OUT/hedge-compare.txt"
+cat "$OUT/hedge-compare.txt"
 
-step "8. hedge replay with monthly futures"
+step "9. hedge replay with monthly futures: month-ahead roll and a 12-month strip"
 require hedge simulate
 "$BIN" --db "$DB" hedge simulate --rent "$MARKET/rent_payer.csv" --grade "$GRADE" \
-    --side payer >"$OUT/hedge-sim-payer.txt"
+    --side payer --strategy all --svg "$OUT/hedge-sim-payer.svg" >"$OUT/hedge-sim-payer.txt"
 "$BIN" --db "$DB" hedge simulate --rent "$MARKET/rent_earner.csv" --grade "$GRADE" \
-    --side earner >"$OUT/hedge-sim-earner.txt"
+    --side earner --strategy all >"$OUT/hedge-sim-earner.txt"
 cat "$OUT/hedge-sim-payer.txt"
 
-step "9. cost per acceptable token: the producers' cost curve on $END"
+step "10. cost per acceptable token: the producers' cost curve on $END"
 require cost curve
 DEPS=$MARKET/deployments.csv
 "$BIN" --db "$DB" cost curve --deployments "$DEPS" --operator "Northwind AI" \
@@ -115,6 +157,13 @@ DEPS=$MARKET/deployments.csv
 "$BIN" --db "$DB" cost moves --deployments "$DEPS" --from $START --to $END --csv \
     >"$OUT/cost-moves.csv"
 cat "$OUT/cost-curve.txt"
+step "11. which grade hedges the payer's rent (weekly changes, every shipped grade and grades built around the rent)"
+"$BIN" --db "$DB" hedge compare --rent "$MARKET/rent_payer.csv" --grades data/grades.json \
+    --freq week --suggest --gpu H100-SXM-80GB --term on-demand --scope vm \
+    --svg "$OUT/hedge-compare-payer.svg" >"$OUT/hedge-compare-payer.txt"
+"$BIN" --db "$DB" hedge compare --rent "$MARKET/rent_earner.csv" --grades data/grades.json \
+    --gpu H100 --freq week >"$OUT/hedge-compare-earner.txt"
+cat "$OUT/hedge-compare-payer.txt"
 
 cat <<EOM
 
@@ -122,12 +171,18 @@ cat <<EOM
   market (CSV, contracts, positions, rent)   $MARKET/
   database                                   $DB
   rejected rows                              $OUT/rejects-offers.csv, $OUT/rejects-trades.csv
-  published days                             $OUT/publish/<date>/index.csv, index.json, observations.csv
+  published days (the published grades only) $OUT/publish/<date>/index.csv, index.json, observations.csv
   their verification (gpuidx verify)         $OUT/verify.txt
-  static site                                $OUT/site/index.html (+ one CSV per grade, cost curve)
+  accuracy against the true price            $OUT/accuracy.md, $OUT/accuracy/accuracy.csv
+  static site                                $OUT/site/index.html, statement.html (+ one CSV per grade, cost curve)
+  screenshot of the site                     $OUT/site.png
   settlement prices and margin ledger        $OUT/settlement.csv
   hedge analysis (payer, earner)             $OUT/hedge-payer.txt, $OUT/hedge-payer.json, $OUT/hedge-earner.txt
+  hedge comparison with candidate grades     $OUT/hedge-compare.txt
   hedge replay (payer, earner)               $OUT/hedge-sim-payer.txt, $OUT/hedge-sim-earner.txt
   cost curve (text, CSV, JSON, SVG)          $OUT/cost-curve.txt, .csv, .json, .svg
   positions on the curve over the year       $OUT/cost-moves.txt, $OUT/cost-moves.csv
+  hedge grade ranking (payer, earner)        $OUT/hedge-compare-payer.txt, $OUT/hedge-compare-earner.txt
+  hedge pictures (payer)                     $OUT/hedge-sim-payer.svg (rent, index, hedged and locked prices, budget errors)
+                                             $OUT/hedge-compare-payer.svg (effectiveness of each grade with its 95% interval)
 EOM

@@ -1,19 +1,34 @@
 #!/usr/bin/python3
 """tools/ref_index.py -- an independent reference implementation of index
-methodology v1 (SPEC §4, §6, §13; METHODOLOGY.md), written from the text
-alone, not from index/*.c.  Used to check `gpuidx index build` + `index
-show` field by field (tests/test_e2e_refindex.c).
+methodology v1 and v2 (METHODOLOGY.md §1-§5 and §10; docs/ingest.md),
+written from the text alone, not from index/*.c.  v2 (the chain) is
+tools/ref_v2.py.  Used to check `gpuidx index build` + `index show` field
+by field (tests/test_e2e_refindex.c, tests/test_e2e_refindex_v2.c,
+tools/ref_real.sh).
 
 Usage:
   /usr/bin/python3 tools/ref_index.py --db DB --grades FILE --from D --to D
-        [--as-of ISO-TIME] [--grade ID]      # §13 CSV (vintage empty) to stdout
+        [--as-of ISO-TIME] [--grade ID] [--stats FILE]
+        # `index show` CSV (vintage empty); --stats counts, over the v2
+        # grades, how often each rule of §10 decided something
   /usr/bin/python3 tools/ref_index.py gen --days N --seed S --out DIR [--start D]
         # writes DIR/market.csv, a small canonical market that exercises
         # the screen, the cap, exact-half medians, thin days, the
-        # adjustment, carry and suspension.
+        # adjustment, carry and suspension, and for v2 providers entering
+        # and leaving, relisted SKUs, trade pauses, feed outages, x10
+        # prints on a provider with two offers, providers trading in turn
+        # with trade carry, an entry inside an anchor window (v2_rules).
+
+Output: the §13 header plus, after `vintage`, xs_value, xs_level, relative,
+n_matched, n_matched_providers, panel_change, event, splice, note (§10.6):
+v1 rows leave the v2 columns empty and carry the note of a carried or
+suspended day; v2 rows are the v1 row with value, level and the band
+replaced.  Fields are quoted by RFC 4180 when they need it.
 
 Everything that decides a published number is exact (fractions.Fraction):
-prices are integer micro-USD, volumes integer micro-GPU-hours.
+prices are integer micro-USD, volumes integer micro-GPU-hours, the chain
+integer nano-USD.  Every grade is computed from the first observation on
+(the v2 chain depends on its whole history; v1 needs adj_lookback_days).
 Observations come from the view observations_readable joined to batches
 (for the --as-of cut-off); the store (ingest) is trusted, the index is not.
 """
@@ -28,13 +43,44 @@ import sys
 import os
 from fractions import Fraction as Fr
 
+sys.dont_write_bytecode = True  # no tools/__pycache__ in the source tree
+import ref_v2  # noqa: E402 (tools/ref_v2.py, beside this file)
+
 TIERS = ["unrated", "underperform", "bronze", "silver", "gold", "platinum"]
 PARAM_DEFAULTS = {
     "error_factor": Fr(3), "min_trade_volume": Fr(1000), "min_providers": Fr(3),
     "cap_floor": Fr(3, 10), "max_carry_days": Fr(5), "adj_lookback_days": Fr(30),
     "adj_min_days": Fr(5), "restate_threshold": Fr(1, 1000), "rounding": Fr(1, 10000),
 }
+V2_DEFAULTS = {"rebalance_months": Fr(1), "anchor_days": Fr(7), "trade_carry_days": Fr(3)}
 ALL_SCOPES = ["bare-metal", "managed", "vm", "container"]
+ALL_COVERS = ["instance", "gpu-only", "cpu-heavy", "partial-gpu"]
+
+
+def as_list(v):
+    return [v] if isinstance(v, str) else list(v)
+
+
+def load_region_groups(path):
+    """data/regions.csv: group,region[,note] -> {group (lower): [globs]}."""
+    groups = {}
+    try:
+        with open(path, newline="") as f:
+            rows = [r for r in csv.reader(line for line in f if not line.startswith("#"))]
+    except OSError:
+        return groups
+    if not rows:
+        return groups
+    hdr = [h.strip().lower() for h in rows[0]]
+    gi, ri = hdr.index("group"), hdr.index("region")
+    for r in rows[1:]:
+        if len(r) > max(gi, ri) and r[gi].strip():
+            groups.setdefault(r[gi].strip().lower(), []).append(r[ri].strip())
+    return groups
+
+
+REGION_GROUPS = load_region_groups(
+    os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "regions.csv"))
 EPOCH = dt.date(1970, 1, 1)
 
 
@@ -100,11 +146,19 @@ class Grade:
         if term.startswith("reserved:"):
             a, b = term.split(":", 1)[1].split("-")
             self.term, self.tm = "reserved", (int(a), int(b))
-        self.regions = g.get("regions", ["*"])
-        self.providers = g.get("providers", ["*"])
+        # a region entry naming a group of data/regions.csv stands for its globs
+        self.regions = []
+        for r in as_list(g.get("regions", ["*"])):
+            self.regions += REGION_GROUPS.get(r.lower(), [r])
+        self.providers = as_list(g.get("providers", ["*"]))
         self.segments = g.get("segments")
+        # what the price covers (data/skus.csv) and the sku globs
+        self.covers = set(as_list(g.get("covers", ALL_COVERS)))
+        self.skus = as_list(g.get("skus", ["*"]))
+        self.method = g.get("method", "v1")
         self.p = dict(PARAM_DEFAULTS)
-        for k in PARAM_DEFAULTS:
+        self.p.update(V2_DEFAULTS)
+        for k in self.p:
             if k in g:
                 self.p[k] = Fr(str(g[k]))
 
@@ -124,6 +178,11 @@ class Grade:
                    for r in self.providers):
             return False
         if self.segments is not None and o["segment"] not in self.segments:
+            return False
+        if o["covers"] not in self.covers:
+            return False
+        sku = (o["sku"] or "")
+        if not any(fnmatch.fnmatchcase(sku.lower(), k.lower()) for k in self.skus):
             return False
         return True
 
@@ -167,7 +226,7 @@ def capped_shares(vol, cap_floor):
 
 
 def weighted_median(pairs):
-    """pairs: [(price, weight)] exact; SPEC §6.3 rule."""
+    """pairs: [(price, weight)] exact; the rule of METHODOLOGY.md §4.1."""
     w = {}
     for p, x in pairs:
         w[p] = w.get(p, 0) + x
@@ -239,17 +298,22 @@ def spread(prices):
     return [fmt(round_half_up(x, 1) / 10 ** 6, 6) for x in out]
 
 
-def build(db, grades, d_from, d_to, as_of):
-    con = sqlite3.connect(db)
-    con.row_factory = sqlite3.Row
-    first = con.execute("SELECT min(day) FROM observations").fetchone()[0]
-    if first is None:
-        first = d_from
-    lookback = max(int(G.p["adj_lookback_days"]) for G in grades)
-    start = min(first, d_from - lookback)
+def xs_note(G, r, n_elig):
+    """The cross-section's note on a day without a v1 fix (§10.6)."""
+    if n_elig == 0:
+        return "no eligible observations"
+    P = G.p
+    tvol = sum(r["vol"].values())
+    return (f"trades: {fmt(Fr(tvol, 10 ** 6), 2)} GPU-hours from {len(r['vol'])} providers"
+            f" (need {fmt(P['min_trade_volume'], 2)} from {int(P['min_providers'])});"
+            f" offers: {len(r['ogrp'])} providers after the screen"
+            f" (need {int(P['min_providers'])})")
+
+
+def read_days(con, start, d_to, as_of):
     q = ("SELECT v.day, v.key_hash, v.observed_at, v.kind, v.scope, v.tier, v.term,"
          " v.term_months, v.status, v.gpu, v.provider, v.grp, v.segment, v.price_micro,"
-         " v.quantity_micro, v.region, v.source, v.ident"
+         " v.quantity_micro, v.region, v.source, v.ident, v.covers, v.sku"
          " FROM observations_readable v JOIN batches b ON b.batch_id = v.batch_id"
          " WHERE v.day BETWEEN ? AND ? AND b.ingested_at <= ? ORDER BY v.day")
     byday = {}
@@ -260,19 +324,41 @@ def build(db, grades, d_from, d_to, as_of):
         o["qty"] = o["quantity_micro"] or 0
         o["okey"] = (o["source"], o["ident"]) if o["ident"] is not None else o["key_hash"]
         byday.setdefault(o["day"], []).append(o)
+    return byday
+
+
+def band_text(b):
+    if b is None:
+        return [""] * 7
+    return [fmt(round_half_up(x, 1) / 10 ** 6, 6) for x in b]
+
+
+def build(db, grades, d_from, d_to, as_of, stats=None):
+    con = sqlite3.connect(db)
+    con.row_factory = sqlite3.Row
+    first = con.execute("SELECT min(day) FROM observations").fetchone()[0]
+    if first is None:
+        first = d_from
+    lookback = max(int(G.p["adj_lookback_days"]) for G in grades)
+    start = min(first, d_from - lookback)  # from the first observation: the chain's history
+    byday = read_days(con, start, d_to, as_of)
     rows = []
     for G in grades:
         P = G.p
         raws = {}
         prev_value, carry = None, 0
+        chain = ref_v2.Chain(P, date_of, day_of) if G.method == "v2" else None
         for d in range(start, d_to + 1):
             obs = [o for o in latest_of_day(byday.get(d, [])) if G.match(o)]
             r = raw_values(G, obs)
             raws[d] = r
             row = {"date": date_of(d), "grade": G.id, "adjustment": "",
-                   "p": [""] * 7, "top": "", "methodology": "v1", "vintage": ""}
+                   "p": [""] * 7, "top": "", "methodology": "v1", "vintage": "",
+                   "v2": [""] * 8, "note": ""}
             tvol = sum(r["vol"].values())
             row["trade_volume"] = fmt(Fr(tvol, 10 ** 6), 2)
+            a = None
+            n_elig = len(r["trades"]) + len(r["offers"])
             if r["trades_raw"] is not None:
                 value = round_half_up(r["trades_raw"] / 10 ** 6, P["rounding"])
                 row.update(level="trades", n_obs=len(r["trades"]), n_excluded=r["tex"],
@@ -300,25 +386,64 @@ def build(db, grades, d_from, d_to, as_of):
                 allobs = r["trades"] + r["offers"]
                 row.update(n_obs=len(allobs), n_excluded=0,
                            n_providers=len({o["grp"] for o in allobs}))
+                row["note"] = xs_note(G, r, n_elig)
                 if prev_value is not None and carry < P["max_carry_days"]:
                     value = prev_value
                     carry += 1
                     row["level"] = "carried"
                 else:
+                    row["note"] += (f"; carried {carry} days already (max_carry_days)"
+                                    if prev_value is not None else "; no earlier value to carry")
                     value = None
                     carry = 0
                     row["level"] = "suspended"
             prev_value = value
             row["value"] = "" if value is None else fmt(value, 4)
+            if chain is not None:
+                v2_row(G, chain, d, r, a, value, n_elig, row)
             if d_from <= d <= d_to:
                 rows.append(row)
-    # ids are unique ignoring case (SPEC §4), and so is their order
+        if chain is not None and stats is not None:
+            for k, v in chain.stats.items():
+                stats[k] = stats.get(k, 0) + v
+    # ids are unique ignoring case (METHODOLOGY.md §1.2), and so is their order
     rows.sort(key=lambda x: (x["date"], x["grade"].lower()))
     return rows
 
 
+def v2_row(G, chain, d, r, a, xs_value, n_elig, row):
+    """Turns the v1 row of day d into the v2 row (§10.6)."""
+    P = G.p
+    fixed = row["level"] in ("trades", "offers")
+    day = ref_v2.Day(d, ref_v2.offer_constituents(r["so"]),
+                     ref_v2.trade_constituents(r["st"], weighted_median), n_elig, row["level"],
+                     None if not fixed else int(xs_value * 10 ** 9), row["note"])
+    out = chain.step(day)
+    xs_level = row["level"]
+    row["p"] = band_text(ref_v2.band(xs_level, r["st"], r["vol"], P["cap_floor"], r["ogrp"], a))
+    row["methodology"] = "v2"
+    row["level"] = out["level"]
+    row["value"] = ("" if out["chain"] is None
+                    else fmt(round_half_up(Fr(out["chain"], 10 ** 9), P["rounding"]), 4))
+    row["note"] = out["note"]
+    row["v2"] = ["" if xs_value is None else fmt(xs_value, 4), xs_level,
+                 "" if out["relative"] is None else fmt(out["relative"], 12),
+                 str(out["n_matched"]), str(out["n_matched_providers"]),
+                 str(out["panel_change"]), out["event"],
+                 "" if out["splice"] is None else fmt(out["splice"], 12)]
+
+
 HEADER = ("date,grade,value,level,n_obs,n_excluded,n_providers,trade_volume_gpu_hours,"
-          "adjustment,p10,p25,p50,p75,p90,min,max,top_provider_share,methodology,vintage")
+          "adjustment,p10,p25,p50,p75,p90,min,max,top_provider_share,methodology,vintage,"
+          "xs_value,xs_level,relative,n_matched,n_matched_providers,panel_change,event,"
+          "splice,note")
+
+
+def csv_field(s):
+    """RFC 4180: quoted when it holds a comma, a quote or a line break."""
+    if any(c in s for c in ',"\r\n'):
+        return '"' + s.replace('"', '""') + '"'
+    return s
 
 
 def emit(rows, out):
@@ -327,8 +452,8 @@ def emit(rows, out):
         f = [r["date"], r["grade"], r["value"], r["level"], str(r["n_obs"]),
              str(r["n_excluded"]), str(r["n_providers"]), r["trade_volume"],
              r["adjustment"]] + r["p"] + [r["top"], r["methodology"], r["vintage"]]
-        out.write(",".join(f) + "\n")
-
+        f += r["v2"] + [r["note"]]
+        out.write(",".join(csv_field(x) for x in f) + "\n")
 
 # ---------------------------------------------------------------- generator
 def gen(args):
@@ -372,7 +497,8 @@ def gen(args):
                                              price=f"{price:.6f}", quantity="",
                                              scope=rnd.choice(["vm", "bare-metal", "container"]),
                                              tier=tier or "", term=term, term_months=tm,
-                                             status="", buyer="", region=rnd.choice(["us-east", "eu-west"])))
+                                             status="", buyer="", region=rnd.choice(["us-east", "eu-west"]),
+                                             _k=k))
                 # trades on most days; thin days sometimes
                 if rnd.random() < 0.3:
                     continue
@@ -399,7 +525,7 @@ def gen(args):
                         rows.append(dict(kind="trade", id=f"T{tid}", observed_at=t, provider=prov,
                                          gpu=gpu, price=f"{price:.6f}", quantity=str(qty),
                                          scope="vm", tier=tier or "", term=term, term_months=tm,
-                                         status=st, buyer=buyer, region="us-east"))
+                                         status=st, buyer=buyer, region="us-east", _k=k))
     # screen bounds exactly: provider median 2.000000, 6.000000 kept (= 3x),
     # 6.000001 excluded; 0.666667 kept? (2/3 = 0.6666..., 0.666666 < bound -> excluded)
     day = start + dt.timedelta(days=5)
@@ -407,15 +533,116 @@ def gen(args):
         rows.append(dict(kind="offer", id=f"bound-{j}", observed_at=f"{day}T23:59:59Z",
                          provider="voltage park", gpu="H100", price=p, quantity="", scope="vm",
                          tier="gold", term="on-demand", term_months="", status="", buyer="",
-                         region="us-east"))
+                         region="us-east", _k=5))
+    rows = panel_events(rows, args, start)
     os.makedirs(args.out, exist_ok=True)
     cols = ["kind", "id", "observed_at", "provider", "gpu", "price", "quantity", "scope",
             "tier", "term", "term_months", "status", "buyer", "region"]
     with open(os.path.join(args.out, "market.csv"), "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=cols, lineterminator="\n")
+        w = csv.DictWriter(f, fieldnames=cols, lineterminator="\n", extrasaction="ignore")
         w.writeheader()
         for r in rows:
             w.writerow(r)
+
+
+def panel_events(rows, args, start):
+    """Structure for methodology v2 on top of the random market (its own
+    random stream, so the rows above stay as they were): a provider that
+    enters mid-month far below the market and leaves again, one that
+    leaves and comes back after the rebalance, two providers relisting
+    their H100 on-demand SKUs under new ids, an A100 spot catalogue
+    replaced while its trades pause (carried, then re-anchored), and an
+    H100 spot feed outage on the first of a month (the rebalance waits)."""
+    rnd = random.Random(args.seed * 7919 + 1)
+    out = []
+    for r in rows:
+        k = r["_k"]
+        if r["provider"] == "nebius" and 18 <= k <= 36:
+            continue                                   # leaves, returns after the 1st
+        if r["gpu"] == "A100-80GB" and r["term"] == "spot" and 20 <= k <= 29 \
+                and r["kind"] == "trade":
+            continue                                   # trades pause ...
+        if r["gpu"] == "A100-80GB" and r["term"] == "spot" and k >= 20 \
+                and r["kind"] == "offer":
+            r = dict(r, id=r["id"] + "-n")             # ... while the catalogue is replaced
+        if r["gpu"] == "H100" and r["term"] == "on-demand" and k >= 22 \
+                and r["provider"] in ("coreweave", "crusoe") and r["kind"] == "offer":
+            r = dict(r, id=r["id"] + "-r2")            # relisted under new ids
+        utc_k = k - 1 if r["observed_at"].endswith("+02:00") else k
+        if r["gpu"] == "H100" and r["term"] == "spot" and utc_k == 31:
+            continue                                   # feed outage on the 1st (UTC)
+        out.append(r)
+    for k in range(12, min(34, args.days)):            # newco: enters at ~55 % of the market
+        day = start + dt.timedelta(days=k)
+        for term, tf in (("on-demand", 1.0), ("spot", 0.6)):
+            for j in range(2):
+                price = 1.2 * tf * rnd.uniform(0.95, 1.05)
+                out.append(dict(kind="offer", id=f"newco-{term}-{j}",
+                                observed_at=f"{day}T{rnd.randint(0, 23):02d}:15:00Z",
+                                provider="newco", gpu="H100", price=f"{price:.6f}",
+                                quantity="", scope="vm", tier="gold", term=term,
+                                term_months="", status="", buyer="", region="us-east"))
+            if rnd.random() < 0.5:
+                out.append(dict(kind="trade", id=f"N{k}-{term}",
+                                observed_at=f"{day}T{rnd.randint(0, 23):02d}:45:00Z",
+                                provider="newco", gpu="H100", price=f"{1.1 * tf:.6f}",
+                                quantity=str(rnd.randint(100, 900)), scope="vm",
+                                tier="gold", term=term, term_months="", status="",
+                                buyer="acme", region="us-east"))
+    return out + v2_rules(args, start)
+
+
+def offer(day, ident, prov, gpu, price, term="on-demand", hh=9):
+    return dict(kind="offer", id=ident, observed_at=f"{day}T{hh:02d}:20:00Z", provider=prov,
+                gpu=gpu, price=f"{price:.6f}", quantity="", scope="vm", tier="gold",
+                term=term, term_months="", status="", buyer="", region="us-east")
+
+
+def trade(day, ident, prov, gpu, price, qty, term="on-demand", hh=10):
+    return dict(kind="trade", id=ident, observed_at=f"{day}T{hh:02d}:40:00Z", provider=prov,
+                gpu=gpu, price=f"{price:.6f}", quantity=str(qty), scope="vm", tier="gold",
+                term=term, term_months="", status="", buyer="acme", region="us-east")
+
+
+def v2_rules(args, start):
+    """Rows that exercise §10.3-§10.4's rules (their own random stream):
+    - x10co lists two H100 on-demand offers, one printed x10 on some days
+      (the screen needs three prices; the matched sample leaves it out);
+    - L40S is traded by four providers in turn (all four, then three, then
+      two for three days, in a 15-day cycle; volumes 400 each, so two
+      traders and a carried one would reach 1,000 GPU-hours): carried
+      trade prices enter S but never make the relative qualify, presence
+      for panel_change lasts trade_carry_days, and a grade with little
+      carry suspends and starts again on an anchor window reaching back
+      before the suspension; one trade printed x10;
+    - lateco enters H100 on-demand (offers and trades at 1.4x the market)
+      four days before April 1, inside the rebalance's anchor window."""
+    rnd = random.Random(args.seed * 104729 + 3)
+    out = []
+    for k in range(args.days):
+        day = start + dt.timedelta(days=k)
+        drift = 1 + 0.1 * ((k % 17) - 8) / 8
+        if 2 <= k:
+            for j in range(2):
+                price = 2.1 * drift * rnd.uniform(0.97, 1.03)
+                if j == 1 and k % 9 == 0:
+                    price *= 10
+                out.append(offer(day, f"x10co-{j}", "x10co", "H100", price, hh=8 + j))
+        c = k % 15
+        traders = {0: 4, 1: 4, 2: 4, 3: 4, 4: 3, 5: 3, 6: 3, 7: 3, 8: 2, 9: 2, 10: 2}.get(c, 4)
+        first = k % 4
+        for i in range(traders):
+            p = (first + i) % 4
+            price = 1.0 * (1 + 0.01 * k) * (0.9, 1.0, 1.1, 1.3)[p] * rnd.uniform(0.99, 1.01)
+            if k == 20 and p == 1:
+                price *= 10
+            out.append(trade(day, f"L{k}-{p}", f"rot{p + 1}", "L40S", price, 400))
+        if 27 <= k <= 38:
+            for j in range(2):
+                out.append(offer(day, f"lateco-{j}", "lateco", "H100",
+                                 1.4 * 2.1 * drift * rnd.uniform(0.98, 1.02), hh=11))
+            out.append(trade(day, f"LC{k}", "lateco", "H100", 1.4 * 2.0 * drift, 500, hh=12))
+    return out
 
 
 def main():
@@ -434,6 +661,8 @@ def main():
     ap.add_argument("--to", dest="d_to", required=True)
     ap.add_argument("--as-of", dest="as_of")
     ap.add_argument("--grade")
+    ap.add_argument("--stats", help="write how often each v2 rule decided something "
+                    "(name count lines) to this file")
     a = ap.parse_args()
     with open(a.grades) as f:
         grades = [Grade(g) for g in json.load(f)["grades"]]
@@ -445,7 +674,12 @@ def main():
         if t.tzinfo is None:
             t = t.replace(tzinfo=dt.timezone.utc)
         as_of = int(t.timestamp())
-    emit(build(a.db, grades, day_of(a.d_from), day_of(a.d_to), as_of), sys.stdout)
+    stats = {}
+    emit(build(a.db, grades, day_of(a.d_from), day_of(a.d_to), as_of, stats), sys.stdout)
+    if a.stats:
+        with open(a.stats, "w") as f:
+            for k in sorted(stats):
+                f.write(f"{k} {stats[k]}\n")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,50 @@
+/* cli/hedge_cmd.h -- shared by cmd_hedge.c and hedge_suggest.c only. */
+#ifndef GPI_CLI_HEDGE_CMD_H
+#define GPI_CLI_HEDGE_CMD_H
+
+#include "cli/cli.h"
+#include "hedge/hedge.h"
+#include "index/index.h"
+#include "store/store.h"
+
+#define MAX_GRADES 256
+
+typedef struct hopts {
+    const char *rent, *grade, *grades_file, *svg, *forward;
+    const char *grades[MAX_GRADES];
+    const char *grade_gpus[MAX_GRADES]; /* from the grades file, or NULL */
+    size_t ngrades;
+    int freq, json, window, latest, all_strategies, suggest;
+    size_t min_changes;
+    hedge_sim_opts sim;
+    /* what is rented: options, over the rent file's header fields */
+    const char *gpu, *term, *scope, *region, *provider, *sku;
+} hopts;
+
+/* The index values of grade over the days r needs (hedge_index_range), as
+ * plain data for hedge/ (values as first published, or latest).  *exists
+ * = 0 when the grade has no values in the database at all.  *out is
+ * malloc'd (free with free()). */
+gpi_status hc_fetch(store *db, const char *grade, const hedge_rent *r, int latest,
+                    hedge_index_day **out, size_t *n, int *exists, gpi_diag *d);
+
+/* compare --suggest (hedge_suggest.c): the candidates' values, computed
+ * from the stored observations without writing, as hedge_compare inputs. */
+typedef struct hs_state {
+    hedge_suggestion sug;
+    idx_grades *gs;
+    idx_series *ser;
+    hedge_index_day *days;   /* sug.n x ser->days */
+    char gpus[400];          /* the candidates' GPU models, "a, b" */
+    char (*missing)[160];    /* per candidate: why it has no values, or "" */
+    char **defs;             /* per candidate: its definition, compact JSON */
+} hs_state;
+
+/* Fills s and appends one input per candidate to in[*nin..cap).  info is
+ * the rent's description (options over header fields).  Returns an exit
+ * code (0 ok; messages printed). */
+int hs_build(cli_ctx *ctx, store *db, const hedge_rent *r, const hedge_rent_info *info,
+             hs_state *s, hedge_grade_input *in, size_t *nin, size_t cap);
+void hs_free(hs_state *s);
+
+#endif

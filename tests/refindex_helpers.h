@@ -1,0 +1,117 @@
+/* tests/refindex_helpers.h -- shared by tests/test_e2e_refindex.c and
+ * tests/test_e2e_refindex_v2.c (header-only, static inline): the header of
+ * `index show`, a reader of its CSV records, and a hand-computed case
+ * runner that checks the binary and tools/ref_index.py against the same
+ * expected text.
+ */
+#ifndef GPI_REFINDEX_HELPERS_H
+#define GPI_REFINDEX_HELPERS_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tests/testutil.h"
+
+#define HDR "date,grade,value,level,n_obs,n_excluded,n_providers,trade_volume_gpu_hours," \
+            "adjustment,p10,p25,p50,p75,p90,min,max,top_provider_share,methodology,vintage," \
+            "xs_value,xs_level,relative,n_matched,n_matched_providers,panel_change,event," \
+            "splice,note\n"
+/* a v1 row after its methodology: vintage and the v2 columns empty, then the note */
+#define V1_EMPTY ",,,,,,,,,"
+
+enum { F_NOBS = 4, F_LEVEL = 3, F_METHOD = 17, F_XS_LEVEL = 20, F_RELATIVE = 21,
+       F_PANEL = 24, F_EVENT = 25, F_SPLICE = 26, F_NOTE = 27, N_FIELDS = 28 };
+static const char *const field_name[N_FIELDS] = {
+    "date", "grade", "value", "level", "n_obs", "n_excluded", "n_providers",
+    "trade_volume_gpu_hours", "adjustment", "p10", "p25", "p50", "p75", "p90", "min", "max",
+    "top_provider_share", "methodology", "vintage", "xs_value", "xs_level", "relative",
+    "n_matched", "n_matched_providers", "panel_change", "event", "splice", "note"};
+
+static inline int have_python(void)
+{
+    if (access("/usr/bin/python3", X_OK) == 0) return 1;
+    printf("skip: /usr/bin/python3 is absent (tools/ref_index.py needs it)\n");
+    return 0;
+}
+
+static inline void ok(tu_run *r, const char *what)
+{
+    if (r->status != 0) fail_msg("%s: exit %d: %s", what, r->status, r->err);
+    tu_run_free(r);
+}
+
+/* One CSV record: fields of a line of `index show` (RFC 4180 quoting). */
+typedef struct record {
+    int n;
+    char *f[N_FIELDS + 1];
+} record;
+
+/* Reads the record at *p into rec (malloc'd fields; free with
+ * record_free) and moves *p past its line end.  Returns 0 at the end. */
+static inline int record_read(const char **p, record *rec)
+{
+    const char *s = *p;
+    if (!*s) return 0;
+    rec->n = 0;
+    for (;;) {
+        size_t cap = strlen(s) + 1, k = 0;
+        char *f = malloc(cap);
+        if (*s == '"') {
+            for (s++; *s && !(*s == '"' && s[1] != '"'); s++) {
+                if (*s == '"') s++; /* "" */
+                f[k++] = *s;
+            }
+            if (*s == '"') s++;
+        } else {
+            while (*s && *s != ',' && *s != '\n') f[k++] = *s++;
+        }
+        f[k] = '\0';
+        if (rec->n <= N_FIELDS) rec->f[rec->n++] = f;
+        else free(f);
+        if (*s != ',') break;
+        s++;
+    }
+    if (*s == '\n') s++;
+    *p = s;
+    return 1;
+}
+
+static inline void record_free(record *rec)
+{
+    for (int i = 0; i < rec->n; i++) free(rec->f[i]);
+    rec->n = 0;
+}
+
+/* In tmp: ingests o.csv into h.db, builds [from, to] with g.json, and
+ * requires both `index show --from sfrom --to sto` and the reference over
+ * the same days to print want. */
+static inline void hand_case_show(const char *tmp, const char *from, const char *to,
+                                  const char *sfrom, const char *sto, const char *want)
+{
+    tu_run r = tu_gpuidx(tmp, "--db h.db ingest --admit-providers o.csv");
+    if (r.status != 0 || !strstr(r.out, ", rejected 0"))
+        fail_msg("ingest: exit %d: %s%s", r.status, r.out, r.err);
+    tu_run_free(&r);
+    r = tu_gpuidx(tmp, "--db h.db index build --grades g.json --from %s --to %s", from, to);
+    ok(&r, "build");
+    r = tu_gpuidx(tmp, "--db h.db index show --from %s --to %s", sfrom, sto);
+    assert_int_equal(r.status, 0);
+    assert_string_equal(r.out, want);
+    tu_run_free(&r);
+    if (!have_python()) return;
+    r = tu_sh(tmp, "/usr/bin/python3 '%s/tools/ref_index.py' --db h.db --grades g.json"
+                   " --from %s --to %s", tu_srcdir(), sfrom, sto);
+    assert_int_equal(r.status, 0);
+    assert_string_equal(r.out, want);
+    tu_run_free(&r);
+}
+
+/* hand_case_show over every built day. */
+static inline void hand_case(const char *tmp, const char *from, const char *to, const char *want)
+{
+    hand_case_show(tmp, from, to, from, to, want);
+}
+
+#endif

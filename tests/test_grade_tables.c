@@ -1,0 +1,364 @@
+/* tests/test_grade_tables.c -- what a grade file is read with
+ * (index/grade_tables.c) and the grade fields that use it: GPU aliases of
+ * gpus.csv, region groups of regions.csv, the skus and covers filters, and
+ * the warnings about filters that match no stored observation. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "index/index.h"
+#include "store/store.h"
+#include "tests/testutil.h"
+
+static const char gpus_csv[] =
+    "# a comment, with a canonical word\n"
+    "alias,canonical,provider,sku_glob,note\n"
+    "H100,H100-SXM-80GB,,,bare H100\n"
+    "H100,H100-PCIE-80GB,lambda,*pcie*,\n"     /* provider rule: not for grades */
+    "H100 SXM5,H100-SXM-80GB,,,\n"
+    "A100,A100-SXM-40GB,,,\n"
+    "Inferentia,-,,,AWS Inferentia\n"
+    "tpu*,-,,,glob aliases are not grade aliases\n";
+
+static const char regions_csv[] =
+    "# groups\n"
+    "group,region,note\n"
+    "US,us*,\n"
+    "US,eastus,azure\n"
+    "US,US,\n"
+    "EU,eu*,\n";
+
+static void tables(idx_grade_tables *tb, const char *gpus, const char *regions)
+{
+    char *dir = tu_mkdtemp("gtables");
+    if (gpus) free(tu_write(dir, "gpus.csv", gpus));
+    if (regions) free(tu_write(dir, "regions.csv", regions));
+    gpi_diag d = {{0}};
+    if (idx_grade_tables_load(dir, tb, &d) != GPI_OK) fail_msg("%s", d.msg);
+    free(dir);
+}
+
+static idx_grades *parse_ok(const char *json, const idx_grade_tables *tb)
+{
+    idx_grades *gs = NULL;
+    gpi_diag d = {{0}};
+    if (idx_grades_parse_tables(json, "g.json", tb, &gs, &d) != GPI_OK) fail_msg("%s", d.msg);
+    return gs;
+}
+
+static void parse_err(const char *json, const idx_grade_tables *tb, const char *msg)
+{
+    idx_grades *gs = NULL;
+    gpi_diag d = {{0}};
+    assert_int_equal(idx_grades_parse_tables(json, "g.json", tb, &gs, &d), GPI_EINPUT);
+    assert_null(gs);
+    assert_string_equal(d.msg, msg);
+}
+
+static void test_gpu_aliases(void **state)
+{
+    (void)state;
+    idx_grade_tables tb;
+    tables(&tb, gpus_csv, NULL);
+    assert_int_equal(tb.n_alias, 4); /* H100, H100 SXM5, A100, Inferentia */
+    idx_grades *a = parse_ok("{\"grades\":[{\"id\":\"A\",\"gpu\":[\"H100\",\"h100-sxm5\"]}]}", &tb);
+    assert_int_equal(a->g[0].n_gpu, 1); /* two aliases of one model */
+    assert_string_equal(a->g[0].gpu[0], "H100-SXM-80GB");
+    assert_string_equal(a->notes, "g.json: grades[0].gpu: \"H100\" is H100-SXM-80GB (its alias "
+                                  "in gpus.csv)\n"
+                                  "g.json: grades[0].gpu: \"h100-sxm5\" is H100-SXM-80GB (its "
+                                  "alias in gpus.csv)\n");
+    /* an alias is the canonical name: the same definition, the same hash */
+    idx_grades *b = parse_ok("{\"grades\":[{\"id\":\"A\",\"gpu\":\"H100-SXM-80GB\"}]}", &tb);
+    assert_string_equal(a->g[0].hash, b->g[0].hash);
+    assert_null(b->notes);
+    parse_err("{\"grades\":[{\"id\":\"A\",\"gpu\":\"Inferentia\"}]}", &tb,
+              "g.json: grades[0].gpu: not a GPU (gpus.csv) (got \"Inferentia\")");
+    parse_err("{\"grades\":[{\"id\":\"A\",\"gpu\":\"tpu-v4\"}]}", &tb,
+              "g.json: grades[0].gpu: unknown GPU model (a canonical name or an alias of "
+              "gpus.csv) (got \"tpu-v4\")");
+    idx_grades_free(a);
+    idx_grades_free(b);
+    idx_grade_tables_free(&tb);
+    /* the shipped table: H100 is the SXM part, as in a feed */
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/data", tu_srcdir());
+    gpi_diag d = {{0}};
+    if (idx_grade_tables_load(dir, &tb, &d) != GPI_OK) fail_msg("%s", d.msg);
+    a = parse_ok("{\"grades\":[{\"id\":\"A\",\"gpu\":[\"H100\",\"A100-80GB\"]}]}", &tb);
+    assert_string_equal(a->g[0].gpu[0], "A100-SXM-80GB");
+    assert_string_equal(a->g[0].gpu[1], "H100-SXM-80GB");
+    idx_grades_free(a);
+    idx_grade_tables_free(&tb);
+}
+
+static void test_region_groups(void **state)
+{
+    (void)state;
+    idx_grade_tables tb;
+    tables(&tb, NULL, regions_csv);
+    assert_int_equal(tb.n_rgroup, 4);
+    idx_grades *a = parse_ok("{\"grades\":[{\"id\":\"A\",\"gpu\":\"B200\","
+                             "\"regions\":[\"us\",\"ap-south-1\"]}]}", &tb);
+    const idx_grade *g = &a->g[0];
+    assert_int_equal(g->n_region, 4); /* sorted, ignoring case */
+    assert_string_equal(g->region[0], "ap-south-1");
+    assert_string_equal(g->region[1], "eastus");
+    assert_string_equal(g->region[2], "US");
+    assert_string_equal(g->region[3], "us*");
+    assert_int_equal(g->n_region_src, 2);
+    /* the canonical definition lists the globs, not the group */
+    assert_non_null(strstr(g->canon, "\"regions\":[\"ap-south-1\",\"eastus\",\"US\",\"us*\"]"));
+    gpi_obs o;
+    memset(&o, 0, sizeof o);
+    o.gpu = "B200";
+    o.scope = GPI_SCOPE_VM;
+    static const struct {
+        const char *region;
+        int in;
+    } cases[] = {{"us-east-1", 1}, {"EASTUS", 1}, {"US", 1}, {"ap-south-1", 1},
+                 {"westus", 0},    {"eu-west-1", 0}, {"", 0}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        o.region = cases[i].region;
+        if (idx_grade_match(g, &o) != cases[i].in) fail_msg("region %s", cases[i].region);
+    }
+    /* the stored definition parses back without the table */
+    char text[4096];
+    snprintf(text, sizeof text, "{\"grades\":[%s]}", g->canon);
+    idx_grades *r = NULL;
+    gpi_diag d = {{0}};
+    assert_int_equal(idx_grades_parse(text, "canon", NULL, IDX_TRUST_GPUS, &r, &d), GPI_OK);
+    assert_string_equal(r->g[0].hash, g->hash);
+    /* "*" anywhere is every region */
+    idx_grades *all = parse_ok("{\"grades\":[{\"id\":\"A\",\"gpu\":\"B200\","
+                               "\"regions\":[\"eu\",\"*\"]}]}", &tb);
+    assert_int_equal(all->g[0].n_region, 0);
+    idx_grades_free(all);
+    idx_grades_free(r);
+    idx_grades_free(a);
+    idx_grade_tables_free(&tb);
+    /* a group of 100 globs does not fit a grade */
+    char big[8192];
+    size_t n = (size_t)snprintf(big, sizeof big, "group,region\n");
+    for (int i = 0; i < 100; i++) n += (size_t)snprintf(big + n, sizeof big - n, "W,r%d\n", i);
+    tables(&tb, NULL, big);
+    parse_err("{\"grades\":[{\"id\":\"A\",\"gpu\":\"B200\",\"regions\":\"w\"}]}", &tb,
+              "g.json: grades[0].regions: more than 96 regions with the groups expanded "
+              "(got \"w\")");
+    idx_grade_tables_free(&tb);
+    /* a table without its columns */
+    char *dir = tu_mkdtemp("gtables-bad");
+    free(tu_write(dir, "regions.csv", "group,glob\nUS,us*\n"));
+    gpi_diag e = {{0}};
+    assert_int_equal(idx_grade_tables_load(dir, &tb, &e), GPI_EINPUT);
+    assert_string_equal(e.msg, "regions.csv:1: header: missing column \"region\"");
+    free(dir);
+}
+
+/* The shipped groups place every region spelling of the real catalog
+ * (and of the demo market) that is in the US, Europe or Asia-Pacific. */
+static void test_shipped_region_groups(void **state)
+{
+    (void)state;
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/data", tu_srcdir());
+    idx_grade_tables tb;
+    gpi_diag d = {{0}};
+    if (idx_grade_tables_load(dir, &tb, &d) != GPI_OK) fail_msg("%s", d.msg);
+    static const struct {
+        const char *region, *group; /* NULL: in none */
+    } cases[] = {
+        {"us-east-1", "US"},       {"us-central1", "US"},   {"eastus", "US"},
+        {"southcentralus", "US"},  {"illinois_1_usa", "US"}, {"East Coast (NY2)", "US"},
+        {"US", "US"},              {"US-TX-3", "US"},       {"us-south", "US"},
+        {"eu-west-1", "EU"},       {"europe-west4", "EU"},  {"westeurope", "EU"},
+        {"eu-frankfurt-1", "EU"},  {"uk-london-1", "EU"},   {"gb-london-1", "EU"},
+        {"norway_2_eu", "EU"},     {"fr-par", "EU"},        {"GRA", "EU"},
+        {"NO", "EU"},              {"EU-RO-1", "EU"},       {"NORWAY-1", "EU"},
+        {"ap-northeast-1", "APAC"}, {"asia-east1", "APAC"}, {"australia-southeast1", "APAC"},
+        {"KOREA-WEST-1-SCP-B001", "APAC"}, {"jp-tok", "APAC"}, {"ASIA", "APAC"},
+        {"ca-central-1", NULL},    {"me-south-1", NULL},    {"sa-saopaulo-1", NULL},
+        {"northamerica-northeast1", NULL}, {"CA", NULL},
+    };
+    static const char *const groups[] = {"US", "EU", "APAC"};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int hits = 0;
+        const char *in = NULL;
+        for (size_t k = 0; k < 3; k++) {
+            char json[256];
+            snprintf(json, sizeof json,
+                     "{\"grades\":[{\"id\":\"A\",\"gpu\":\"B200\",\"regions\":\"%s\"}]}", groups[k]);
+            idx_grades *gs = parse_ok(json, &tb);
+            gpi_obs o;
+            memset(&o, 0, sizeof o);
+            o.gpu = "B200";
+            o.region = cases[i].region;
+            if (idx_grade_match(&gs->g[0], &o)) hits++, in = groups[k];
+            idx_grades_free(gs);
+        }
+        if (cases[i].group ? hits != 1 || strcmp(in, cases[i].group) != 0 : hits != 0)
+            fail_msg("%s: in %d groups (%s), want %s", cases[i].region, hits, in ? in : "-",
+                     cases[i].group ? cases[i].group : "none");
+    }
+    idx_grade_tables_free(&tb);
+}
+
+static void test_skus_and_covers(void **state)
+{
+    (void)state;
+    idx_grades *a = parse_ok("{\"grades\":[{\"id\":\"A\",\"gpu\":\"H100-SXM-80GB\","
+                             "\"skus\":[\"p5.*\",\"gpu_8x_*\"],\"covers\":\"instance\"}]}", NULL);
+    const idx_grade *g = &a->g[0];
+    assert_int_equal(g->n_sku, 2);
+    assert_int_equal(g->covers_mask, 1u << GPI_COVERS_INSTANCE);
+    assert_non_null(strstr(g->canon, "\"covers\":[\"instance\"]"));
+    assert_non_null(strstr(g->canon, "\"skus\":[\"gpu_8x_*\",\"p5.*\"]"));
+    gpi_obs o;
+    memset(&o, 0, sizeof o);
+    o.gpu = "H100-SXM-80GB";
+    o.scope = GPI_SCOPE_VM;
+    static const struct {
+        const char *sku;
+        int covers, in;
+    } cases[] = {
+        {"p5.48xlarge", GPI_COVERS_INSTANCE, 1}, {"P5.48XLARGE", GPI_COVERS_INSTANCE, 1},
+        {"gpu_8x_h100_sxm5", GPI_COVERS_INSTANCE, 1}, {"p4d.24xlarge", GPI_COVERS_INSTANCE, 0},
+        {NULL, GPI_COVERS_INSTANCE, 0}, {"p5.48xlarge", GPI_COVERS_GPU_ONLY, 0},
+        {"p5.48xlarge", GPI_COVERS_CPU_HEAVY, 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        o.sku = cases[i].sku;
+        o.covers = cases[i].covers;
+        if (idx_grade_match(g, &o) != cases[i].in) fail_msg("case %zu", i);
+    }
+    /* without them: every sku and every kind of price, and a definition
+     * written as before they existed (its hash unchanged) */
+    idx_grades *b = parse_ok("{\"grades\":[{\"id\":\"B\",\"gpu\":\"H100-SXM-80GB\","
+                             "\"skus\":\"*\",\"covers\":[\"instance\",\"gpu-only\",\"cpu-heavy\","
+                             "\"partial-gpu\"]}]}", NULL);
+    idx_grades *c = parse_ok("{\"grades\":[{\"id\":\"B\",\"gpu\":\"H100-SXM-80GB\"}]}", NULL);
+    assert_string_equal(b->g[0].hash, c->g[0].hash);
+    assert_null(strstr(c->g[0].canon, "skus"));
+    assert_null(strstr(c->g[0].canon, "covers"));
+    /* pinned: the canonical form of a v1 grade did not change */
+    assert_string_equal(c->g[0].canon,
+                        "{\"adj_lookback_days\":30,\"adj_min_days\":5,\"cap_floor\":\"0.300000\","
+                        "\"error_factor\":\"3.000000\",\"gpu\":[\"H100-SXM-80GB\"],\"id\":\"B\","
+                        "\"max_carry_days\":5,\"min_providers\":3,\"min_tier\":\"unrated\","
+                        "\"min_trade_volume\":\"1000.000000\",\"providers\":[\"*\"],"
+                        "\"regions\":[\"*\"],\"restate_threshold\":\"0.001000\","
+                        "\"rounding\":\"0.0001\",\"scope\":[\"bare-metal\",\"managed\",\"vm\","
+                        "\"container\"],\"segments\":[\"*\"],\"term\":\"on-demand\","
+                        "\"version\":1}");
+    o.sku = "anything";
+    o.covers = GPI_COVERS_PARTIAL;
+    assert_true(idx_grade_match(&c->g[0], &o));
+    parse_err("{\"grades\":[{\"id\":\"A\",\"gpu\":\"B200\",\"covers\":[\"host\"]}]}", NULL,
+              "g.json: grades[0].covers: unknown (instance, gpu-only, cpu-heavy, partial-gpu) "
+              "(got \"host\")");
+    idx_grades_free(a);
+    idx_grades_free(b);
+    idx_grades_free(c);
+}
+
+/* ---- filters that match nothing -------------------------------------------- */
+
+typedef struct warns {
+    char msg[8][256];
+    int n;
+} warns;
+
+static void on_warn(const char *msg, void *ud)
+{
+    warns *w = ud;
+    if (w->n < 8) snprintf(w->msg[w->n++], 256, "%s", msg);
+}
+
+static void put(store *st, int64_t batch, uint64_t key, const char *gpu, const char *provider,
+                const char *region, const char *sku, int term)
+{
+    gpi_obs o;
+    memset(&o, 0, sizeof o);
+    o.kind = GPI_OFFER;
+    o.scope = GPI_SCOPE_VM;
+    o.term = term;
+    o.observed_at = 1735689600; /* 2025-01-01 */
+    o.day = gpi_day_of_time(o.observed_at);
+    o.key_hash = key;
+    o.price_micro = 2000000;
+    o.quantity_micro = -1;
+    o.gpu_count = 1;
+    o.gpu = gpu;
+    o.provider = o.group = provider;
+    o.segment = "neocloud";
+    o.region = region;
+    o.source = "t";
+    o.ident = o.raw_gpu = o.raw_provider = gpu;
+    o.raw_price = "2";
+    o.currency = "USD";
+    o.sku = sku;
+    store_put_result res;
+    gpi_diag d = {{0}};
+    if (store_obs_put(st, batch, &o, &res, &d) != GPI_OK) fail_msg("%s", d.msg);
+}
+
+static void test_filters_matching_nothing(void **state)
+{
+    (void)state;
+    char *dir = tu_mkdtemp("gcheck");
+    char path[4200];
+    snprintf(path, sizeof path, "%s/c.db", dir);
+    store *st = NULL;
+    gpi_diag d = {{0}};
+    if (store_open(path, &st, &d) != GPI_OK) fail_msg("%s", d.msg);
+    idx_grade_tables tb;
+    tables(&tb, NULL, regions_csv);
+    const char *json =
+        "{\"grades\":["
+        "{\"id\":\"OK\",\"gpu\":\"H100-SXM-80GB\",\"providers\":\"lambda\",\"regions\":\"US\"},"
+        "{\"id\":\"TYPO\",\"gpu\":\"H100-SXM-80GB\",\"providers\":[\"lamda\",\"lambda\"],"
+        "\"regions\":[\"EU\"],\"skus\":[\"p5*\"]},"
+        "{\"id\":\"NONE\",\"gpu\":\"H100-SXM-80GB\",\"providers\":\"runpod\",\"term\":\"spot\"}]}";
+    idx_grades *gs = parse_ok(json, &tb);
+    /* an empty store: nothing to compare with, nothing said */
+    warns w = {0};
+    assert_int_equal(idx_grades_check(gs, "g.json", &tb, st, on_warn, &w, &d), GPI_OK);
+    assert_int_equal(w.n, 0);
+    store_batch_info info = {.path = "f", .sha256 = "s", .ingested_at = 1, .n_bytes = 1};
+    int64_t b = 0;
+    if (store_batch_begin(st, &info, &b, &d) != GPI_OK) fail_msg("%s", d.msg);
+    put(st, b, 1, "H100-SXM-80GB", "lambda", "us-east-1", "gpu_8x_h100", GPI_TERM_ON_DEMAND);
+    put(st, b, 2, "H100-SXM-80GB", "runpod", "EU-RO-1", NULL, GPI_TERM_ON_DEMAND);
+    put(st, b, 3, "B200", "lambda", "eu-west-1", NULL, GPI_TERM_SPOT);
+    store_batch_counts n = {3, 3, 0, 0};
+    if (store_batch_commit(st, b, &n, 2, &d) != GPI_OK) fail_msg("%s", d.msg);
+    assert_int_equal(idx_grades_check(gs, "g.json", &tb, st, on_warn, &w, &d), GPI_OK);
+    assert_int_equal(w.n, 3);
+    assert_string_equal(w.msg[0], "g.json: grades[1].providers: \"lamda\" matches no stored "
+                                  "observation");
+    assert_string_equal(w.msg[1], "g.json: grades[1].skus: \"p5*\" matches no stored "
+                                  "observation");
+    /* each filter matches something, but not together */
+    assert_string_equal(w.msg[2], "g.json: grades[2] (NONE): no stored observation matches all "
+                                  "of its filters (gpu, term, tier, scope, covers, places)");
+    idx_grades_free(gs);
+    idx_grade_tables_free(&tb);
+    store_close(st);
+    free(dir);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_gpu_aliases),
+        cmocka_unit_test(test_region_groups),
+        cmocka_unit_test(test_shipped_region_groups),
+        cmocka_unit_test(test_skus_and_covers),
+        cmocka_unit_test(test_filters_matching_nothing),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
