@@ -32,6 +32,7 @@ END=2025-12-31
 GRADE=H100-SXM.OD
 
 case $BIN in /*) ;; *) BIN=$(pwd)/$BIN ;; esac
+SRC=$(cd "$(dirname "$0")/.." && pwd) # the source tree (the demo may run elsewhere)
 [ -x "$BIN" ] || { echo "make demo: $BIN is not built" >&2; exit 1; }
 
 step() { printf '\n== %s\n' "$*"; }
@@ -97,7 +98,7 @@ cut -d, -f2 "$OUT/publish/$END/index.csv" | tail -n +2 | tr '\n' ' '
 echo
 
 step "5. accuracy against the market's true price (bench/accuracy; BENCHMARKS.md)"
-DAYS=$DAYS SEED=$SEED WORK="$OUT/accuracy" sh bench/accuracy "$BIN" >"$OUT/accuracy.md"
+DAYS=$DAYS SEED=$SEED WORK="$OUT/accuracy" sh "$SRC/bench/accuracy" "$BIN" >"$OUT/accuracy.md"
 cat "$OUT/accuracy.md"
 
 step "6. static site, benchmark statement and a screenshot"
@@ -105,7 +106,7 @@ require site
 "$BIN" --db "$DB" site --out "$OUT/site" --deployments "$MARKET/deployments.csv" \
     --accuracy "$OUT/accuracy/accuracy.csv"
 if command -v chromium >/dev/null 2>&1; then
-    sh tools/screenshot.sh "$OUT/site" "$OUT/site.png"
+    sh "$SRC/tools/screenshot.sh" "$OUT/site" "$OUT/site.png"
 else
     echo "(no screenshot: chromium is not installed; tools/deps.sh installs it)"
 fi
@@ -158,10 +159,10 @@ DEPS=$MARKET/deployments.csv
     >"$OUT/cost-moves.csv"
 cat "$OUT/cost-curve.txt"
 step "11. which grade hedges the payer's rent (weekly changes, every shipped grade and grades built around the rent)"
-"$BIN" --db "$DB" hedge compare --rent "$MARKET/rent_payer.csv" --grades data/grades.json \
+"$BIN" --db "$DB" hedge compare --rent "$MARKET/rent_payer.csv" --grades "$SRC/data/grades.json" \
     --freq week --suggest --gpu H100-SXM-80GB --term on-demand --scope vm \
     --svg "$OUT/hedge-compare-payer.svg" >"$OUT/hedge-compare-payer.txt"
-"$BIN" --db "$DB" hedge compare --rent "$MARKET/rent_earner.csv" --grades data/grades.json \
+"$BIN" --db "$DB" hedge compare --rent "$MARKET/rent_earner.csv" --grades "$SRC/data/grades.json" \
     --gpu H100 --freq week >"$OUT/hedge-compare-earner.txt"
 cat "$OUT/hedge-compare-payer.txt"
 
