@@ -28,6 +28,12 @@
  *     used trades, no cap; quarter-micro) with its volume.
  * (4) Not recomputed: panel_change (it needs the constituents of the
  *     previous fixed day and the trading activity of the days before it).
+ * (5) The sample's rules of §10.3 are checked as the file states the
+ *     sample: a matched member whose price moved by more than
+ *     error_factor since the reference day is a difference (the method
+ *     leaves it out), and the trades relative qualifies on the members
+ *     that traded on the day itself only (carried ones enter S but never
+ *     make it qualify).
  */
 #include "verify/internal.h"
 
@@ -216,7 +222,8 @@ typedef struct sample {
     size_t no, nt;
     long np_o;
     int64_t s_now_o, s_ref_o, r_o, s_now_t, s_ref_t, r_t;
-    int64_t vol_t;
+    int64_t vol_t;              /* of the trading members seen on the day itself */
+    long seen_t;                /* those members */
 } sample;
 
 static int64_t pub(vchk *c, json_t *j, const char *key, int digits)
@@ -330,11 +337,30 @@ static gpi_status read_sample(const vday *dy, const vrow *r, const idx_grade *g,
     return rc;
 }
 
+/* 1 when a member's price moved by more than error_factor either way
+ * since the reference day: §10.3 leaves it out of the matched sample. */
+static int too_far(const idx_grade *g, const member *m)
+{
+    __int128 f = g->p.error_factor_e6;
+    return (__int128)m->now * 1000000 > f * m->ref || (__int128)m->ref * 1000000 > f * m->now;
+}
+
 /* S of both kinds and the relatives (§10.3). */
 static gpi_status statistics(const idx_grade *g, vchk *c, sample *s, gpi_diag *d)
 {
     const idx_params *p = &g->p;
     s->r_o = s->r_t = s->s_now_o = s->s_ref_o = s->s_now_t = s->s_ref_t = -1;
+    for (size_t i = 0; i < s->no + s->nt; i++) {
+        const member *m = i < s->no ? &s->o[i] : &s->t[i - s->no];
+        if (!too_far(g, m)) continue;
+        if (m->line)
+            vchk_diff(c, 0, "observations.csv:%ld matched: 1, but its price moved by more than "
+                      "error_factor since the reference day", m->line);
+        else
+            vchk_diff(c, 0, "index.json carried_trades %s: its price moved by more than "
+                      "error_factor since the reference day", m->group);
+        return GPI_OK;
+    }
     /* offers: median of provider medians, one vote per provider */
     int64_t *mn = malloc((s->no + 1) * sizeof *mn), *mr = malloc((s->no + 1) * sizeof *mr);
     int64_t *px = malloc((s->no + 1) * sizeof *px), *py = malloc((s->no + 1) * sizeof *py);
@@ -367,7 +393,9 @@ static gpi_status statistics(const idx_grade *g, vchk *c, sample *s, gpi_diag *d
         s->r_o = ratio_e12(s->s_now_o, s->s_ref_o);
     }
     free(mn), free(mr), free(px), free(py), free(done);
-    /* trades: volume-weighted median with the provider cap, each day's volumes */
+    /* trades: volume-weighted median with the provider cap, each day's
+     * volumes; carried members steady the sample but never make it
+     * qualify: the members that traded on the day itself must (§10.3) */
     gpi_status rc = GPI_OK;
     for (size_t i = 0; i < s->nt; i++) {
         const member *m = &s->t[i];
@@ -376,9 +404,11 @@ static gpi_status statistics(const idx_grade *g, vchk *c, sample *s, gpi_diag *d
                       "on one of the days", m->group);
             return GPI_OK;
         }
+        if (m->last_seen != INT32_MIN) continue;
         s->vol_t += m->now_vol;
+        s->seen_t++;
     }
-    if (s->nt > 0 && (long)s->nt >= p->min_providers && s->vol_t >= p->min_trade_volume_micro) {
+    if (s->nt > 0 && s->seen_t >= p->min_providers && s->vol_t >= p->min_trade_volume_micro) {
         idx_item *w = malloc(s->nt * sizeof *w);
         if (!w) return gpi_diag_set(d, GPI_ENOMEM, "out of memory");
         for (int side = 0; side < 2 && rc == GPI_OK; side++) {
@@ -653,7 +683,7 @@ gpi_status vchain_check(verify_dir *v, vday *dy, vrow *r, const idx_grade *g, co
     vchk_text(c, "event", pe ? pe : "?", idx_event_name(event));
     int level = GPI_LEVEL_SUSPENDED, carry = 0;
     int64_t nano = -1, value = -1, splice = -1;
-    char note[320] = "";
+    char note[512] = "";
     if (event) {
         nano = anchor(v, dy, r, g, xs->value_e4, c, d, &rc);
         if (rc != GPI_OK || nano == -2) goto done;

@@ -145,7 +145,7 @@ typedef struct vxs {
     int64_t trade_volume_micro;
     int64_t spread[7], band[7], top_share_e6;
     int exhausted;              /* suspended: 1 a carry ran out, 0 nothing to carry, -1 unknown */
-    char note[192];             /* the v1 note (why carried or suspended; v2 rows) */
+    char note[400];             /* the v1 note (why carried or suspended; v2 rows) */
 } vxs;
 /* Recomputes and checks the cross-section of row r of day dy with grade
  * definition g (v1 rows: the row itself; v2 rows: xs_value, xs_level and

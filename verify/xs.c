@@ -510,7 +510,7 @@ gpi_status vxs_check(verify_dir *v, vday *dy, vrow *r, const idx_grade *g, vchk 
     if (out->level == GPI_LEVEL_TRADES || out->level == GPI_LEVEL_OFFERS) {
         out->note[0] = '\0';
     } else if (r->v2) {
-        char why[160];
+        char why[256];
         v1_note(g, out, why, sizeof why);
         if (out->level == GPI_LEVEL_CARRIED)
             snprintf(out->note, sizeof out->note, "%s", why);
