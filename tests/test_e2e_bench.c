@@ -111,20 +111,20 @@ static void test_compare_index_counts_and_lists_differences(void **state)
     (void)state;
     need_tools();
     char *dir = tu_mkdtemp("cmpidx");
-    tu_write(dir, "g.csv",
+    free(tu_write(dir, "g.csv",
              "date,grade,value,level,n_obs,note\n"
              "2025-01-01,A,1.0000,trades,5,\n"
              "2025-01-01,B,2.0001,trades,7,\n"
              "2025-01-02,A,1.0000,carried,5,x\n"
              "2025-01-02,B,2.0000,offers,7,\n"
-             "2025-01-03,A,1.5000,trades,4,\n");
-    tu_write(dir, "p.csv",
+             "2025-01-03,A,1.5000,trades,4,\n"));
+    free(tu_write(dir, "p.csv",
              "date,grade,value,level,n_obs\n"
              "2025-01-01,A,1.0000,trades,5\n"
              "2025-01-01,B,2.0000,trades,7\n"
              "2025-01-02,A,1.0000,offers,5\n"
              "2025-01-02,B,2.0000,offers,6\n"
-             "2025-01-04,A,1.0000,trades,4\n");
+             "2025-01-04,A,1.0000,trades,4\n"));
     static const struct {
         const char *flag, *line;
     } cases[] = {
