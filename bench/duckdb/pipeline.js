@@ -67,15 +67,13 @@
  *     integers, a + rem (b - a) / 100 rounded half-up to the micro-USD;
  *     gpuidx rounds GSL's double to 12 significant digits first, which is
  *     the same for any price below 10,000 USD/GPU-hour.
- * (6) Simplifications (stated in BENCHMARKS.md): data/skus.csv corrections
- *     are not applied (a warning counts the rows whose sku one of its globs
- *     matches; none in the benchmark market); a row is checked only for what
- *     the method needs (known GPU, provider unless --admit-providers, the
- *     enumerations, price, quantity, FX rate), not for everything ingest
- *     checks; a price without a unit is per GPU-hour; rows repeating an
- *     identity and time (ingest's duplicates) are not looked for (the
- *     benchmark market has none); ties of time between two snapshots of an
- *     offer within a day are broken arbitrarily; no publication files.
+ * (6) Simplifications (stated in BENCHMARKS.md): a row is checked only for
+ *     what the method needs (known GPU, provider unless --admit-providers,
+ *     the enumerations, GPU count, term, price, quantity, FX rate), not for
+ *     everything ingest checks; rows repeating an identity and time
+ *     (ingest's duplicates) are not looked for (the benchmark market has
+ *     none); ties of time between two snapshots of an offer within a day are
+ *     broken arbitrarily; only v1 grades; no publication files.
  */
 'use strict';
 const fs = require('fs');
@@ -177,6 +175,7 @@ const TIERS = ['unrated', 'underperform', 'bronze', 'silver', 'gold', 'platinum'
 const SCOPES = ['bare-metal', 'managed', 'vm', 'container'];
 const TERMS = ['on-demand', 'spot', 'reserved'];
 const COVERS = ['instance', 'gpu-only', 'cpu-heavy', 'partial-gpu'];
+const UNITS = ['gpu-hour', 'instance-hour', 'gpu-month', 'instance-month'];
 
 /* An exact decimal (JSON number or string) in units of 10^-digits. */
 function units(v, digits, where) {
@@ -343,10 +342,19 @@ SELECT d.gpu, d.prov, d.sku,
 FROM d;
 
 CREATE TABLE adim AS
-WITH c AS (
-  SELECT a.*, p.prov, p.grp, p.seg, p.known, g.gpu_c,
+WITH r AS (
+  -- the skus.csv rule of each (provider, sku): the most specific, then the earlier row
+  SELECT m.prov, m.sku, s.cnt AS r_cnt, s.covers AS r_covers, s.unit AS r_unit
+  FROM (SELECT d.prov, d.sku, min(s.rk) AS rk
+        FROM (SELECT DISTINCT p.prov, coalesce(a.sku, '') AS sku FROM attr a JOIN pdim p ON p.raw = a.provider) d
+        JOIN skus_t s ON (s.prov IS NULL OR s.prov = d.prov) AND lower(d.sku) GLOB s.pat
+        GROUP BY d.prov, d.sku) m
+  JOIN skus_t s USING (rk)),
+c AS (
+  SELECT a.*, p.prov, p.grp, p.seg, p.known, g.gpu_c, r.r_cnt, r.r_covers, r.r_unit,
     enum_code(a.kind, ['offer', 'trade']) AS kind_c,
-    coalesce(enum_code(a.unit, ['gpu-hour', 'instance-hour', 'gpu-month', 'instance-month']), 0) AS unit_c,
+    CASE WHEN a.unit IS NOT NULL THEN enum_code(a.unit, ${qlist(UNITS)})
+         ELSE coalesce(r.r_unit, 0) END AS unit_c,
     coalesce(enum_code(a.scope, ${qlist(SCOPES)}), 2) AS scope_c,
     enum_code(a.tier, ${qlist(TIERS)}) AS tier_g,
     coalesce(enum_code(a.term, ${qlist(TERMS)}), 0) AS term_c,
@@ -354,12 +362,13 @@ WITH c AS (
     TRY_CAST(a.gpu_count AS DOUBLE) AS cnt_d, TRY_CAST(a.term_months AS DOUBLE) AS months_d,
     upper(coalesce(a.currency, 'USD')) AS cur, b.grp AS buyer_grp
   FROM attr a LEFT JOIN pdim p ON p.raw = a.provider LEFT JOIN pdim b ON b.raw = a.buyer
-  LEFT JOIN gdim g ON g.gpu = a.gpu AND g.prov = p.prov AND g.sku = coalesce(a.sku, ''))
+  LEFT JOIN gdim g ON g.gpu = a.gpu AND g.prov = p.prov AND g.sku = coalesce(a.sku, '')
+  LEFT JOIN r ON r.prov = p.prov AND r.sku = coalesce(a.sku, ''))
 SELECT ck, f, row_number() OVER () AS aid, prov, grp, dense_rank() OVER (ORDER BY grp) AS grp_id, seg,
   coalesce(region, '') AS region, sku, provider AS raw_provider, gpu AS raw_gpu, gpu_c,
   scope_c, tier_g, term_c, unit_c, coalesce(CAST(months_d AS INTEGER), 0) AS months,
-  coalesce(CAST(cnt_d AS BIGINT), 1) AS cnt,
-  (CASE WHEN unit_c IN (1, 3) THEN coalesce(CAST(cnt_d AS BIGINT), 1) ELSE 1 END) *
+  coalesce(r_covers, 0) AS covers_c, coalesce(CAST(cnt_d AS BIGINT), 1) AS cnt,
+  (CASE WHEN unit_c IN (1, 3) THEN coalesce(r_cnt, CAST(cnt_d AS BIGINT), 1) ELSE 1 END) *
     (CASE WHEN unit_c IN (2, 3) THEN 730 ELSE 1 END) AS div,
   CASE WHEN cur <> 'USD' THEN cur END AS fx_cur,
   CASE WHEN st_g = 0 AND buyer_grp IS NOT NULL AND lower(buyer_grp) = lower(grp) THEN 2 ELSE st_g END AS st,
@@ -369,14 +378,14 @@ SELECT ck, f, row_number() OVER () AS aid, prov, grp, dense_rank() OVER (ORDER B
     AND (f = 't' OR st_g = 0)
     AND (term_c = 2) = (months_d IS NOT NULL) AND (term_c <> 2 OR months_d BETWEEN 1 AND 60)
     AND (cnt_d IS NULL OR cnt_d BETWEEN 1 AND 100000) AND (unit_c NOT IN (1, 3) OR cnt_d IS NOT NULL)
-    AND (unit IS NOT NULL OR coalesce(cnt_d, 1) <= 1)
+    AND (unit IS NOT NULL OR r_unit IS NOT NULL OR coalesce(cnt_d, 1) <= 1)
     AND (cur = 'USD' OR cur IN (SELECT cur FROM fx_t)) AS valid
 FROM c;
 
 CREATE TABLE ag AS
 SELECT a.aid, g.gid, g.min_tier
 FROM adim a JOIN ggpu g ON g.gpu = a.gpu_c AND g.term = a.term_c
-WHERE a.valid AND ((g.scope_mask >> a.scope_c) & 1) = 1 AND (g.covers_mask & 1) = 1
+WHERE a.valid AND ((g.scope_mask >> a.scope_c) & 1) = 1 AND ((g.covers_mask >> a.covers_c) & 1) = 1
   AND (a.term_c <> 2 OR a.months BETWEEN g.mmin AND g.mmax)
   AND (g.regions IS NULL OR in_list(g.regions, a.region))
   AND (g.providers IS NULL OR in_list(g.providers, a.prov) OR in_list(g.providers, a.grp))
@@ -403,7 +412,7 @@ function sqlRows(f, file, have, lo, hi) {
     const offer = f === 'o';
     const ident = `coalesce(r.id, concat_ws('|', fold(r.provider), coalesce(r.region, ''), r.gpu, coalesce(r.sku, ''),
         a.cnt, (${qlist(SCOPES)})[a.scope_c + 1], (${qlist(TERMS)})[a.term_c + 1], a.months,
-        (['gpu-hour', 'instance-hour', 'gpu-month', 'instance-month'])[a.unit_c + 1]))`;
+        (${qlist(UNITS)})[a.unit_c + 1]))`;
     return `
 CREATE TABLE ${f}_rows AS
 WITH r AS (
@@ -661,9 +670,12 @@ async function main() {
 
     /* data/ tables and the grades, as small tables */
     const provs = readTable(path.join(a.data, 'providers.csv'));
+    /* gpus.csv, tiers.csv and skus.csv name a provider by any alias */
+    const canonOf = new Map(provs.map((r) => [foldName(r.alias), foldName(r.provider)]));
+    const canonProv = (n) => canonOf.get(foldName(n)) || foldName(n);
     const gpus = readTable(path.join(a.data, 'gpus.csv')).map((r) => ({
         alias: foldGpu(r.alias), canonical: r.canonical === '-' ? null : r.canonical,
-        provider: r.provider ? foldName(r.provider) : null, sku_glob: r.sku_glob ? r.sku_glob.toLowerCase() : null,
+        provider: r.provider ? canonProv(r.provider) : null, sku_glob: r.sku_glob ? r.sku_glob.toLowerCase() : null,
         ord: r.line }));
     const tiers = fs.existsSync(path.join(a.data, 'tiers.csv')) ? readTable(path.join(a.data, 'tiers.csv')) : [];
     const fx = fs.existsSync(path.join(a.data, 'fx.csv')) ? readTable(path.join(a.data, 'fx.csv')) : [];
@@ -687,7 +699,16 @@ async function main() {
                 (r) => [q(r.alias), q(r.canonical), q(r.provider), q(r.sku_glob), r.ord, /[*?]/.test(r.alias),
                         (r.provider ? 2 : 0) + (r.sku_glob ? 1 : 0), r.sku_glob ? r.sku_glob.replace(/[*?]/g, '').length : 0]);
     await table('tiers_t', 'prov VARCHAR, tier INTEGER, day INTEGER', tiers,
-                (r) => [q(foldName(r.provider)), TIERS.indexOf(r.tier.toLowerCase()), dayOf(r.effective, 'tiers.csv')]);
+                (r) => [q(canonProv(r.provider)), TIERS.indexOf(r.tier.toLowerCase()), dayOf(r.effective, 'tiers.csv')]);
+    /* skus.csv: rk orders the rules as ingest tries them (provider rules first,
+     * then more non-wildcard characters, then the earlier row) */
+    const spec = (r) => (r.provider ? 1 << 20 : 0) + r.sku_glob.replace(/[*?]/g, '').length;
+    const skuRows = skus.slice().sort((x, y) => spec(y) - spec(x) || x.line - y.line);
+    const code = (names, v) => (v ? names.indexOf(v.toLowerCase()) : -1);
+    await table('skus_t', 'prov VARCHAR, pat VARCHAR, cnt BIGINT, covers INTEGER, unit INTEGER, rk INTEGER', skuRows,
+                (r) => [q(r.provider ? canonProv(r.provider) : null), q(r.sku_glob.toLowerCase()),
+                        r.gpu_count ? +r.gpu_count : 'NULL', code(COVERS, r.covers) < 0 ? 'NULL' : code(COVERS, r.covers),
+                        code(UNITS, r.unit) < 0 ? 'NULL' : code(UNITS, r.unit), skuRows.indexOf(r)]);
     await table('fx_t', 'cur VARCHAR, m HUGEINT, s INTEGER, day INTEGER', fx, (r) => {
         const [i, f = ''] = r.usd_per_unit.split('.');
         return [q(r.currency.toUpperCase()), `'${i}${f}'::HUGEINT`, f.length, dayOf(r.date, 'fx.csv')];
@@ -719,14 +740,6 @@ async function main() {
     if (nBad) process.stderr.write(`duckdb: ${nBad} rows rejected (unknown GPU or provider, or a bad ` +
                                    'enumeration, GPU count, term or currency)\n');
     const nObs = await cnt('SELECT (SELECT count(*) FROM o_rows) + (SELECT count(*) FROM t_rows) AS n');
-    const globs = skus.map((r) => r.sku_glob.toLowerCase()).filter(Boolean);
-    if (globs.length) {
-        const n = await cnt(`SELECT coalesce(sum(t.n), 0) AS n FROM attr t JOIN adim a USING (ck)
-                             WHERE a.valid AND a.sku IS NOT NULL
-                               AND len(list_filter(${qlist(globs)}, lambda g: lower(a.sku) GLOB g)) > 0`);
-        if (n) process.stderr.write(`duckdb: warning: ${n} rows have a sku that data/skus.csv lists: ` +
-                                    'its corrections are not applied by this pipeline\n');
-    }
     await step(SQL_MEMBERS);
     await step(SQL_LEVELS);
     await step(sqlOut(a.out, d0, d1));
