@@ -26,7 +26,8 @@
  * precisely enough to compute them independently (the leave-one-out
  * evaluation from the day's state, the new participant's prices beyond
  * all others, its cap, the bisection's bounds), and the reference does it
- * in a second of the comparison's time; the generated market must have
+ * in about 2 s more per run (3.7 s instead of 1.4 s on the generated
+ * market, BENCHMARKS.md); the generated market must have
  * rows of each (a cost on v1 trades, offers and carried days and on v2
  * anchors, 1 % out of reach where a tick is not, a fixed day whose every
  * removal leaves no value).  (The two disagreements

@@ -6,7 +6,9 @@ nano-USD, relatives and statistics fractions.Fraction.
 ref_index.py computes a grade's v1 days (the cross-section, "xs") from the
 first observation on and hands each day here, in date order, as a Day;
 Chain.step() applies the rules of §10.4 in their order and returns the
-fields of the v2 row (§10.6) that differ from the v1 row.
+fields of the v2 row (§10.6) that differ from the v1 row; Chain.peek()
+what a day without one provider group would give (§11.1, for
+tools/ref_manip.py), leaving the state as it was.
 
 Readings of the text taken here, each a place where it could be read
 otherwise (METHODOLOGY §10; tests/test_e2e_refindex*.c check gpuidx on
@@ -192,6 +194,7 @@ class Chain:
         self.panel_t = {}       # group -> base price
         self.stats = {}         # how often each rule decided something (stat())
         self.exclude = None     # a group left out of the matching (peek)
+        self.est = []           # the last anchor window's estimates, nano-USD
 
     def stat(self, name, n=1):
         """Counts the cases a rule of the text decided (ref_index.py
