@@ -12,7 +12,14 @@
       databases) and DIR/lab-v2.json, DIR/lab-v1.json (`grades evaluate
       --json` on the market with the pusher) and prints the Markdown tables
       of BENCHMARKS.md ("Accuracy against the true price"); --csv writes
-      every figure, one row per grade, method, variant and market.
+      every figure, one row per grade, method, variant and market.  The
+      grades are those of DIR/v1.json, in the grades file's order.
+
+A grade without a day that has both a value and a true price (a GPU the
+market does not list) is reported as "no data": in the tables, and in the
+CSV as days 0 with every figure empty.  A figure that cannot be computed
+(no consecutive days, no full month) is empty in the CSV and "--" in the
+tables; the CSV never holds "nan".
 
 Definitions (BENCHMARKS.md says the same in words):
   true price t_d   the grade's value on the truth database (sim/truth.c)
@@ -85,7 +92,7 @@ def series(rows, method):
 def metrics(v, t):
     days = sorted(d for d in v if d in t)
     if not days:
-        return None
+        return {"days": 0}
     ae = [abs(v[d] - t[d]) for d in days]
     rel = [v[d] / t[d] - 1 for d in days]
     chg = []
@@ -142,23 +149,31 @@ def fmt(x, nd=2):
     return "--" if x is None or (isinstance(x, float) and math.isnan(x)) else "%.*f" % (nd, x)
 
 
+def csv_cell(x):
+    if isinstance(x, float):
+        return "" if math.isnan(x) else "%.6f" % x
+    return "" if x is None else x
+
+
+NO_DATA = "no data"
+
+
 def cmd_report(a):
     w = a.work
     truth = read_show(w + "/truth.csv")
     on, off = read_show(w + "/on.csv"), read_show(w + "/off.csv")
     loo = {"v2": lab(w + "/lab-v2.json"), "v1": lab(w + "/lab-v1.json")}
-    grades = sorted(truth)
+    with open(w + "/v1.json") as f:
+        grades = [g["id"] for g in json.load(f)["grades"]]
     rows = []
     for g in grades:
-        t = {d: vx[0] for d, vx in truth[g].items() if vx[0] is not None}
+        t = {d: vx[0] for d, vx in truth.get(g, {}).items() if vx[0] is not None}
         for suffix, vname, _ in VARIANTS:
             for method in ("v2", "v1"):
                 for market, db in (("pusher on", on), ("pusher off", off)):
                     m = metrics(series(db.get(g + suffix, {}), method), t)
-                    if m is None:
-                        continue
                     m.update(grade=g, variant=vname, method=method, market=market)
-                    if market == "pusher on":
+                    if m["days"] and market == "pusher on":
                         e, ed = effect(series(on.get(g + suffix, {}), method),
                                        series(off.get(g + suffix, {}), method))
                         m.update(push_effect_usd=e, push_effect_day=ed)
@@ -173,13 +188,16 @@ def cmd_report(a):
             wr = csv.writer(f, lineterminator="\n")
             wr.writerow(cols)
             for r in rows:
-                wr.writerow([("%.6f" % r[c]) if isinstance(r.get(c), float) else r.get(c, "")
-                             for c in cols])
-    get = {(r["grade"], r["method"], r["variant"], r["market"]): r for r in rows}
+                wr.writerow([csv_cell(r.get(c)) for c in cols])
+    get = {(r["grade"], r["method"], r["variant"], r["market"]): r for r in rows if r["days"]}
+    nodata = [g for g in grades if not any(r["grade"] == g and r["days"] for r in rows)]
 
     def cell(g, method, variant, market, key, nd=2):
         r = get.get((g, method, variant, market))
-        return fmt(r[key], nd) if r else "--"
+        return fmt(r.get(key), nd) if r else "--"
+
+    def nodata_row(g, ncells):
+        out.write("| %s |%s\n" % (g, (" %s |" % NO_DATA) * ncells))
 
     out = sys.stdout
     out.write("MAE of the value against the true price, % (mean |v/t - 1|; "
@@ -188,6 +206,9 @@ def cmd_report(a):
               "| v2 no cap | v2, no pusher | v1, no pusher |\n")
     out.write("|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
     for g in grades:
+        if g in nodata:
+            nodata_row(g, 8)
+            continue
         cs = []
         for method, variant, market in (("v2", "as shipped", "pusher on"),
                                         ("v1", "as shipped", "pusher on"),
@@ -207,6 +228,9 @@ def cmd_report(a):
               "| v1 change MAE | v2 month error | v1 month error |\n")
     out.write("|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
     for g in grades:
+        if g in nodata:
+            nodata_row(g, 8)
+            continue
         t = [vx[0] for vx in truth[g].values() if vx[0] is not None]
         r2 = get.get((g, "v2", "as shipped", "pusher on"))
         r1 = get.get((g, "v1", "as shipped", "pusher on"))
@@ -227,6 +251,10 @@ def cmd_report(a):
               "| v1 no cap effect | v2 no cap effect |\n")
     out.write("|---|---:|---:|---:|---:|---:|---:|\n")
     for g in grades:
+        if g in nodata:
+            nodata_row(g, 6)
+            continue
+
         def eff(method, variant):
             r = get.get((g, method, variant, "pusher on"))
             if not r:
@@ -237,6 +265,14 @@ def cmd_report(a):
             g, eff("v2", "as shipped"), cell(g, "v2", "as shipped", "pusher on", "loo_max_usd", 4),
             eff("v1", "as shipped"), cell(g, "v1", "as shipped", "pusher on", "loo_max_usd", 4),
             eff("v1", "no provider cap"), eff("v2", "no provider cap")))
+    for g in nodata:
+        valued = any(vx[0] is not None or vx[1] is not None for vx in on.get(g, {}).values())
+        priced = any(vx[0] is not None for vx in truth.get(g, {}).values())
+        why = ("no true price and no value: the market has no observation of the grade"
+               if not valued and not priced else
+               "no value" if not valued else "no true price" if not priced else
+               "no day with both a value and a true price")
+        out.write("\n%s: %s (%s).\n" % (g, NO_DATA, why))
 
 
 def main():

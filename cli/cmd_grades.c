@@ -38,14 +38,14 @@ static const char usage[] =
     "top-provider share and HHI of the level used (trade volume on trades\n"
     "days, offer counts on offers days), the volatility of daily log changes\n"
     "of the value (sd and x sqrt(365)), the largest move one provider could\n"
-    "cause (leave-one-provider-out), the price level (median, min, max) and\n"
-    "the market's spread around it, providers per day with a value, the\n"
-    "months a monthly future could settle, and the correlation of daily\n"
-    "changes between grades with its sample sizes (pairs with >= 10 common\n"
-    "change days, >= 5 on which both moved; the matrix up to 64 grades,\n"
-    "beyond that each grade's most correlated one).  Filters that match no\n"
-    "stored observation are warned about.  Days from 2000-01-01 to\n"
-    "2099-12-31.\n"
+    "cause (leave-one-provider-out), what one new participant must add to move\n"
+    "the value one tick and 1 %, the price level (median, min, max) and the\n"
+    "market's spread around it, providers per day with a value, the months a\n"
+    "monthly future could settle, and the correlation of daily changes between\n"
+    "grades with its sample sizes (pairs with >= 10 common change days, >= 5\n"
+    "on which both moved; the matrix up to 64 grades, beyond that each grade's\n"
+    "most correlated one).  Filters that match no stored observation are\n"
+    "warned about.  Days from 2000-01-01 to 2099-12-31.\n"
     "\n"
     "  --as-of TIME   use observations ingested at or before TIME (default now)\n"
     "  --json         one JSON object\n"
@@ -60,7 +60,9 @@ static const char csv_header[] =
     "value_days,price_median,price_min,price_max,spread_iqr,spread_rel,mean_providers_live,"
     "full_months,settleable_months,"
     "method,xs_vol_annualized,panel_change_days,rebalances,splice_mean_abs,splice_max_abs,"
-    "drift_mean,drift_max\n";
+    "drift_mean,drift_max,loo_median_abs,loo_median_rel,cost_days,cost_tick_median_gpu_hours,"
+    "cost_tick_min_gpu_hours,cost_tick_none_days,cost_1pct_median_gpu_hours,"
+    "cost_1pct_min_gpu_hours,cost_1pct_none_days,cost_tick_offer_days,cost_1pct_offer_days\n";
 
 static const char *num(char buf[32], double v, int dp)
 {
@@ -70,6 +72,12 @@ static const char *num(char buf[32], double v, int dp)
 static const char *pct(char buf[32], double v, int dp)
 {
     return isfinite(v) ? num(buf, 100.0 * v, dp) : "-";
+}
+
+/* A cost in GPU-hours: "inf" when no volume does it. */
+static const char *cost(char buf[32], double v)
+{
+    return isinf(v) ? "inf" : num(buf, v, 2);
 }
 
 static void put_csv_num(FILE *f, double v, int dp)
@@ -141,9 +149,16 @@ static void print_csv(FILE *f, const idx_evaluation *ev)
         put_csv_num(f, g->splice_mean_abs, 8);
         put_csv_num(f, g->splice_max_abs, 8);
         put_csv_num(f, g->drift_mean, 8);
-        char nb[32];
-        if (isfinite(g->drift_max)) fputs(cli_num(nb, g->drift_max, 8), f);
-        fputc('\n', f);
+        put_csv_num(f, g->drift_max, 8);
+        put_csv_num(f, g->loo_median_abs, 4);
+        put_csv_num(f, g->loo_median_rel, 8);
+        fprintf(f, "%ld,", g->cost_days);
+        for (int t = 0; t < 2; t++) {
+            put_csv_num(f, g->cost_median[t], 2);
+            put_csv_num(f, g->cost_min[t], 2);
+            fprintf(f, "%ld,", g->cost_none[t]);
+        }
+        fprintf(f, "%ld,%ld\n", g->cost_offer_days[0], g->cost_offer_days[1]);
     }
 }
 
@@ -217,7 +232,21 @@ static json_t *eval_json(const idx_evaluation *ev, int64_t as_of)
         }
         json_object_set_new(loo, "max_from", jvalue_e4(g->loo_max_from_e4));
         json_object_set_new(loo, "max_to", jvalue_e4(g->loo_max_to_e4));
+        json_object_set_new(loo, "median_abs", jreal(g->loo_median_abs));
+        json_object_set_new(loo, "median_rel", jreal(g->loo_median_rel));
         json_object_set_new(j, "leave_one_out", loo);
+        json_t *mc = json_object();
+        json_object_set_new(mc, "days", json_integer(g->cost_days));
+        static const char *const tn[2] = {"tick", "one_percent"};
+        for (int t = 0; t < 2; t++) {
+            json_t *x = json_object();
+            json_object_set_new(x, "median_gpu_hours", jreal(g->cost_median[t]));
+            json_object_set_new(x, "min_gpu_hours", jreal(g->cost_min[t]));
+            json_object_set_new(x, "none_days", json_integer(g->cost_none[t]));
+            json_object_set_new(x, "offer_days", json_integer(g->cost_offer_days[t]));
+            json_object_set_new(mc, tn[t], x);
+        }
+        json_object_set_new(j, "manipulation_cost", mc);
         json_object_set_new(j, "method", json_string(g->method == 2 ? "v2" : "v1"));
         if (g->method == 2) {
             json_t *v2 = json_object();
@@ -382,6 +411,28 @@ static void print_table(FILE *f, const idx_evaluation *ev)
               "                  |splice - 1|\n"
               "drift%, drft_max% mean and largest |value / cross-section - 1|\n",
               f);
+    fprintf(f, "\nwhat one participant can do (METHODOLOGY.md §11):\n"
+               "%-*s %8s %8s %8s %6s %9s %9s %5s %9s %9s %5s %6s %6s\n",
+            w, "grade", "loo_med", "loo_med%", "loo_max%", "days", "tick_med", "tick_min",
+            "none", "1%_med", "1%_min", "none", "o_tick", "o_1%");
+    for (size_t i = 0; i < ev->n; i++) {
+        const idx_grade_eval *g = &ev->g[i];
+        fprintf(f, "%-*s %8s %8s %8s %6ld %9s %9s %5ld %9s %9s %5ld %6ld %6ld\n", w, g->id,
+                num(b[0], g->loo_median_abs, 4), pct(b[1], g->loo_median_rel, 2),
+                pct(b[2], g->loo_max_rel, 2), g->cost_days, cost(b[3], g->cost_median[0]),
+                num(b[4], g->cost_min[0], 2), g->cost_none[0], cost(b[5], g->cost_median[1]),
+                num(b[6], g->cost_min[1], 2), g->cost_none[1], g->cost_offer_days[0],
+                g->cost_offer_days[1]);
+    }
+    fputs("loo_med, loo_med%  median move of a day's value when one provider is left out\n"
+          "                   (USD/GPU-hour, relative); loo_max%: the largest\n"
+          "days               days a new participant's cost is defined (with a value; v2:\n"
+          "                   anchor days only -- between anchors it cannot move the value)\n"
+          "tick_med, tick_min median and smallest GPU-hours of trades one new participant must\n"
+          "                   add to move the value one tick (1%_med, 1%_min: by 1 %); none:\n"
+          "                   days no volume does it (the provider cap); inf: most days none\n"
+          "o_tick, o_1%       days one offer of a new participant does it\n",
+          f);
     any = 0;
     for (size_t i = 0; i < ev->n; i++) {
         const idx_grade_eval *g = &ev->g[i];

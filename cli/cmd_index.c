@@ -168,7 +168,7 @@ static int cmd_build(cli_ctx *ctx, int argc, char **argv)
                   outside, idx_day_outside(from) ? from_s : to_s);
         return 2;
     }
-    int64_t now = (int64_t)time(NULL), as_of = now;
+    int64_t now = (int64_t)time(NULL), as_of = IDX_AS_OF_NOW;
     if (asof_s) {
         const char *why = gpi_time_parse(asof_s, &as_of);
         if (why) {

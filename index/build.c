@@ -41,10 +41,19 @@
  *     ingested_at <= T, and a batch is stamped with the second of its
  *     commit.  An ingest that commits in second T after the build began
  *     reading would be inside T yet unseen (the row could not be
- *     recomputed from T).  So the build notes the last committed batch
- *     before it reads and, once second T is over (it waits for that when
- *     it finishes within T + 250 ms), builds again if a batch above that
- *     one has ingested_at <= T.
+ *     recomputed from T).  So the build first reserves T
+ *     (store_cutoff_reserve, under the writers' lock): a batch that
+ *     commits after that is stamped T + 1 or later, one that committed
+ *     before is in the build's reads.  A build at its own time takes for T
+ *     the time, or the stamp of the last committed batch when that is
+ *     later (a batch committed in the second of an earlier build's
+ *     reservation is stamped the second after, and the next build must
+ *     see it).  (Builds used to wait for second T
+ *     to end, up to 1.25 s of a daily job.)  As a guard against a writer
+ *     that does not honour the reservation, the build still checks that
+ *     no batch above the last one committed before it read has
+ *     ingested_at <= T, and builds again after waiting out second T if one
+ *     has.
  * (7) Methodology v2 (index/chain.c).  A v2 row depends on more than the
  *     P days of note 1: on the chain since its last reset.  A reset -- an
  *     anchor or a suspension -- happens, whatever the state before, within
@@ -53,7 +62,9 @@
  *     chain is suspended after max_carry_days), and an anchor's value
  *     depends only on the anchor_days days up to it.  So the replay of
  *     note 2 starts for a v2 grade at idx_v2_first_day (that period's
- *     start less anchor_days - 1 days) and reads every one of those days
+ *     start less anchor_days - 1 or trade_carry_days days, the larger:
+ *     an anchor's window, and the trading providers present on a reset
+ *     day for its panel_change) and reads every one of those days
  *     (the chain needs their constituents, not only their raw values).
  *     After `to`, v2 grades are re-evaluated by reading each later built
  *     day again (one read for all of them) until, for every grade, a day
@@ -224,7 +235,9 @@ static int collect_row(const store_index_row *r, void *ud)
         rv->cap = cap;
     }
     rv->v[rv->n++] = *r;
-    rv->v[rv->n - 1].carried = NULL; /* the callback's only */
+    /* the callback's only */
+    rv->v[rv->n - 1].carried = rv->v[rv->n - 1].ref_volumes = NULL;
+    rv->v[rv->n - 1].anchor_window = NULL;
     return 0;
 }
 
@@ -313,8 +326,11 @@ static gpi_status register_grades(store *st, const idx_grades *gs, int32_t from,
 
 int32_t idx_v2_first_day(const idx_grade *g, int32_t from)
 {
-    return idx_period_start(from - 1 - g->p.max_carry_days, g->p.rebalance_months) -
-           (g->p.anchor_days - 1);
+    /* an anchor reads anchor_days - 1 days back; the trading providers
+     * present on a reset day (panel_change) trade_carry_days */
+    int back = g->p.anchor_days - 1 > g->p.trade_carry_days ? g->p.anchor_days - 1
+                                                             : g->p.trade_carry_days;
+    return idx_period_start(from - 1 - g->p.max_carry_days, g->p.rebalance_months) - back;
 }
 
 /* Replays the days before from into the states (design notes 2 and 7). */
@@ -409,65 +425,6 @@ gpi_status idx_replay(store *st, idx_day *dy, idx_seq *gst, idx_chain *gch, int3
     return rc;
 }
 
-/* Re-evaluates built days after `to` of grade gi (design note 3); dy is a
- * spare day buffer for the days that must be fixed afresh. */
-static gpi_status reevaluate_after(store *st, idx_day *dy, size_t gi, idx_seq *s, int32_t to,
-                                   int P, int64_t as_of, rowvec *rv, long *n_changed,
-                                   gpi_diag *d)
-{
-    gpi_status rc = load_rows(st, s->g, to + 1, INT32_MAX - 1, 1, rv, d);
-    for (size_t k = 0; k < rv->n && rc == GPI_OK; k++) {
-        store_index_row *r = &rv->v[k];
-        idx_eval e;
-        int stale = 0;
-        if (r->as_of != as_of) rc = store_obs_ingested_between(st, r->day, r->as_of, as_of, &stale, d);
-        if (rc != GPI_OK) break;
-        if (stale) { /* the day's observations differ at this cut-off */
-            rc = idx_day_collect(dy, st, r->day, as_of, d);
-            if (rc == GPI_OK) rc = fix_and_write(st, dy, gi, s, NULL, r->day, as_of, r, d);
-            (*n_changed)++;
-            continue;
-        }
-        idx_seq_peek(s, r->day, r->trades_raw_q, r->offers_raw_q, &e);
-        int64_t adj = e.level == GPI_LEVEL_OFFERS ? e.adj_e6 : -1;
-        int changed = e.level != r->level || e.value_e4 != r->value_e4 ||
-                      adj != r->adjustment_e6 || e.carry != r->carry_days;
-        if (!changed && r->day > to + P) break;
-        if (!(changed && (e.level == GPI_LEVEL_CARRIED || e.level == GPI_LEVEL_SUSPENDED)))
-            idx_seq_next(s, r->day, r->trades_raw_q, r->offers_raw_q, &e);
-        if (!changed) {
-            /* same adjustment, but maybe from other qualifying days */
-            if (e.level == GPI_LEVEL_OFFERS) {
-                rc = store_index_clear_detail(st, r->grade, r->day, 2, d);
-                if (rc == GPI_OK) rc = put_adj(st, s, r->day, &e, d);
-            }
-            continue;
-        }
-        if (e.level == GPI_LEVEL_CARRIED || e.level == GPI_LEVEL_SUSPENDED) {
-            /* its note says why in words of its fix: fixed afresh */
-            rc = idx_day_collect(dy, st, r->day, as_of, d);
-            if (rc == GPI_OK) rc = fix_and_write(st, dy, gi, s, NULL, r->day, as_of, r, d);
-            (*n_changed)++;
-            continue;
-        }
-        /* only the level among carried/suspended, the value, the
-         * adjustment and the carry count can change: the statistics of a
-         * carried and a suspended row are the same */
-        r->level = e.level;
-        r->value_e4 = e.value_e4;
-        r->adjustment_e6 = adj;
-        r->carry_days = e.carry;
-        /* its own observations are the same at both cut-offs (not stale),
-         * and what it now depends on was fixed at this one */
-        r->as_of = as_of;
-        rc = store_index_put_row(st, r, d);
-        if (rc == GPI_OK) rc = store_index_clear_detail(st, r->grade, r->day, 2, d);
-        if (rc == GPI_OK) rc = put_adj(st, s, r->day, &e, d);
-        (*n_changed)++;
-    }
-    return rc;
-}
-
 /* 1 when two rows of one grade-day say the same (all but cut-off and
  * vintage). */
 static int row_same(const store_index_row *a, const store_index_row *b)
@@ -492,12 +449,68 @@ static int row_same(const store_index_row *a, const store_index_row *b)
            x.panel_day == y.panel_day && x.matched_now_q == y.matched_now_q &&
            x.matched_ref_q == y.matched_ref_q &&
            strcmp(x.carried ? x.carried : "", y.carried ? y.carried : "") == 0 &&
-           memcmp(x.obs_spread, y.obs_spread, sizeof x.obs_spread) == 0;
+           memcmp(x.obs_spread, y.obs_spread, sizeof x.obs_spread) == 0 &&
+           x.loo_move_e4 == y.loo_move_e4 && strcmp(x.loo_provider, y.loo_provider) == 0 &&
+           x.loo_voids == y.loo_voids && x.cost_e2[0] == y.cost_e2[0] &&
+           x.cost_e2[1] == y.cost_e2[1] && x.cost_offers[0] == y.cost_offers[0] &&
+           x.cost_offers[1] == y.cost_offers[1] && x.chain_prev_nano == y.chain_prev_nano &&
+           x.carry_prev == y.carry_prev && x.xs_carry == y.xs_carry &&
+           strcmp(x.ref_volumes ? x.ref_volumes : "", y.ref_volumes ? y.ref_volumes : "") == 0 &&
+           strcmp(x.anchor_window ? x.anchor_window : "",
+                  y.anchor_window ? y.anchor_window : "") == 0;
+}
+
+/* Re-evaluates built days after `to` of grade gi (design note 3); dy is a
+ * spare day buffer.  A day is fixed afresh (read again) when it is within
+ * P days of `to`, when its level, value, adjustment or carry would change,
+ * or when the day before it changed: its leave-one-out moves and
+ * manipulation costs depend on the history too (a provider's absence may
+ * carry the day before's value or use another adjustment).  It is written
+ * only when it differs. */
+static gpi_status reevaluate_after(store *st, idx_day *dy, size_t gi, idx_seq *s, int32_t to,
+                                   int P, int64_t as_of, rowvec *rv, long *n_changed,
+                                   gpi_diag *d)
+{
+    gpi_status rc = load_rows(st, s->g, to + 1, INT32_MAX - 1, 1, rv, d);
+    int prev_changed = 0;
+    for (size_t k = 0; k < rv->n && rc == GPI_OK; k++) {
+        store_index_row *r = &rv->v[k];
+        idx_eval e;
+        int stale = 0;
+        if (r->as_of != as_of) rc = store_obs_ingested_between(st, r->day, r->as_of, as_of, &stale, d);
+        if (rc != GPI_OK) break;
+        if (!stale) { /* stale: the day's observations differ at this cut-off */
+            idx_seq_peek(s, r->day, r->trades_raw_q, r->offers_raw_q, &e);
+            int64_t adj = e.level == GPI_LEVEL_OFFERS ? e.adj_e6 : -1;
+            int changed = e.level != r->level || e.value_e4 != r->value_e4 ||
+                          adj != r->adjustment_e6 || e.carry != r->carry_days;
+            if (!changed && !prev_changed && r->day > to + P) break;
+        }
+        store_index_row nr;
+        rc = idx_day_collect(dy, st, r->day, as_of, d);
+        if (rc == GPI_OK) rc = idx_row_fix(dy, gi, s, NULL, r->day, as_of, &nr, &e, d);
+        if (rc != GPI_OK) break;
+        int differs = stale || !row_same(&nr, r);
+        if (differs) {
+            /* its own observations are the same at both cut-offs (or it
+             * was read at this one), and what it depends on was fixed at
+             * this one */
+            rc = store_index_put_row(st, &nr, d);
+            if (rc == GPI_OK) rc = store_index_clear_detail(st, nr.grade, nr.day, 3, d);
+            if (rc == GPI_OK) rc = put_exclusions(st, dy, gi, nr.day, d);
+            (*n_changed)++;
+        } else { /* the same adjustment, but maybe from other qualifying days */
+            rc = store_index_clear_detail(st, nr.grade, nr.day, 2, d);
+        }
+        if (rc == GPI_OK) rc = put_adj(st, s, nr.day, &e, d);
+        prev_changed = differs;
+    }
+    return rc;
 }
 
 typedef struct one_row {
     store_index_row r;
-    char *carried;      /* r.carried's copy */
+    char *text[3];      /* copies of r.carried, r.ref_volumes, r.anchor_window */
     int found, oom;
 } one_row;
 
@@ -506,10 +519,16 @@ static int take_one(const store_index_row *r, void *ud)
     one_row *o = ud;
     o->r = *r;
     o->found = 1;
-    free(o->carried);
-    o->carried = r->carried ? strdup(r->carried) : NULL;
-    o->oom = r->carried && !o->carried;
-    o->r.carried = o->carried;
+    const char *src[3] = {r->carried, r->ref_volumes, r->anchor_window};
+    o->oom = 0;
+    for (int i = 0; i < 3; i++) {
+        free(o->text[i]);
+        o->text[i] = src[i] ? strdup(src[i]) : NULL;
+        o->oom |= src[i] && !o->text[i];
+    }
+    o->r.carried = o->text[0];
+    o->r.ref_volumes = o->text[1];
+    o->r.anchor_window = o->text[2];
     return 1;
 }
 
@@ -562,7 +581,8 @@ static gpi_status reevaluate_v2(store *st, idx_day *dy, const idx_grades *gs, id
             if (!changed && day > to + P && gch[gi].reset_day > to) active[gi] = 0, n_active--;
         }
     }
-    for (size_t gi = 0; old && gi < ng; gi++) free(old[gi].carried);
+    for (size_t gi = 0; old && gi < ng; gi++)
+        for (int i = 0; i < 3; i++) free(old[gi].text[i]);
     free(active);
     free(old);
     return rc;
@@ -691,7 +711,8 @@ done:
 }
 
 /* Sleeps until 250 ms after the second as_of has ended: an ingest stamps
- * its batch with the second of its commit, and its commit is done by then. */
+ * its batch with the second of its commit, and its commit is done by then
+ * (only for a writer that ignored the reservation, note 6). */
 static void wait_past(int64_t as_of)
 {
     struct timespec now;
@@ -708,15 +729,18 @@ static void wait_past(int64_t as_of)
 gpi_status idx_build(store *st, const idx_grades *gs, int32_t from, int32_t to, int64_t as_of,
                      idx_build_stats *stats, gpi_diag *d)
 {
+    int latest = as_of == IDX_AS_OF_NOW;
+    if (latest) as_of = (int64_t)time(NULL);
+    gpi_status rc0 = store_cutoff_reserve(st, &as_of, latest, d);
+    if (rc0 != GPI_OK) return rc0;
     for (int pass = 0; pass < 3; pass++) {
         int64_t seen = 0;
         long slipped = 0;
         gpi_status rc = store_batch_max_id(st, &seen, d);
         if (rc == GPI_OK) rc = build_once(st, gs, from, to, as_of, stats, d);
-        /* an ingest may still commit in second as_of: look once it is over */
-        if (rc == GPI_OK) wait_past(as_of);
         if (rc == GPI_OK) rc = store_batches_since(st, seen, as_of, &slipped, d);
         if (rc != GPI_OK || slipped == 0) return rc;
+        wait_past(as_of); /* a writer ignored the reservation (note 6) */
     }
     return gpi_diag_set(d, GPI_ESTORE,
                         "index build: ingests kept committing inside the cut-off second; "

@@ -22,20 +22,26 @@
  *     for all grades is one log change per grade and day (issue 12:
  *     10,000 grades over a month took 3.0 GB before, see
  *     docs/reliability.md).
- * (3) Leave-one-provider-out: on a trades or offers day, each provider
- *     group with an eligible observation of the grade is left out in turn
- *     (idx_day_fix_without: both levels, screened afresh), and the day is
- *     evaluated from the sequence state before it (idx_seq_peek), so the
- *     same adjustment and carry apply.  The move is |value without -
- *     value| (ties name the provider first in byte order); a removal
- *     that leaves no value (suspended) is counted as a lost day instead.
+ * (3) Leave-one-provider-out is index/manip.c's, the numbers published
+ *     with each fix: on a trades or offers day, each provider group with
+ *     an eligible observation of the grade is left out in turn and the day
+ *     evaluated with the same adjustment and carry; the move is |value
+ *     without - value| (ties name the provider first in byte order), and
+ *     a day on which a removal leaves no value is counted as a lost day.
  *     The relative move is the move / value, over the days whose value is
- *     not 0.0000 (a price of 0.00004 rounds to it).
- *     A carried or suspended day has no fix to move.
+ *     not 0.0000 (a price of 0.00004 rounds to it).  A carried or
+ *     suspended day has no fix to move.
  * (4) Concentration is of the level used that day: screened trade volume
  *     per provider on trades days, screened offer counts on offers days
  *     (the bases of the published top_provider_share).  HHI = sum of
  *     squared shares (1/n for n equal providers, 1 for a monopoly).
+ * (6) Manipulation figures (index/manip.c) per grade over the range: the
+ *     median and largest leave-one-out move (absolute and relative), and
+ *     the median and smallest cost (GPU-hours of trades) for one new
+ *     participant to move the value one tick and 1 %, over the days on
+ *     which a cost is defined (days with a value; for v2, anchor days);
+ *     a day on which no volume does it counts as infinite in the median
+ *     and is counted apart (cost_none), and the days one offer does it.
  * (5) Changes are log(v_d / v_{d-1}) for consecutive days of the range
  *     that both have a value (trades, offers or carried: the series a
  *     futures contract settles on).  Volatility is their sample standard
@@ -83,6 +89,9 @@ typedef struct grade_acc {
     long n_top[2];                   /* days behind them (the cross-section's level) */
     double sum_loo_abs, sum_loo_rel;
     long n_loo_rel;                  /* days in sum_loo_rel (value > 0) */
+    int64_t *loo_e4;                 /* per day: the largest leave-one-out move, -1 none */
+    int64_t *cost_e2[2];             /* per day: a new participant's cost, -1 none */
+    char *cost_day;                  /* per day: 1 when the cost is defined */
 } grade_acc;
 
 static int groups_reserve(groups *g, size_t n)
@@ -136,69 +145,43 @@ static void concentration(groups *g, const idx_buf *b, int by_volume, double *to
     *hhi = total > 0 ? h : NAN;
 }
 
-/* The provider groups with an eligible observation of either level. */
-static void eligible_groups(groups *g, const idx_buf *t, const idx_buf *o)
+/* What one participant could do on the day (index/manip.c; design notes 3
+ * and 6): the leave-one-out accounting and the per-day figures behind
+ * the distributions. */
+static gpi_status manip_day(idx_day *dy, size_t gi, idx_seq *seq, idx_chain *ch, int32_t day,
+                            long k, const idx_fix *f, const idx_eval *e, const idx_v2eval *v,
+                            int64_t v0, idx_grade_eval *ge, grade_acc *acc, gpi_diag *d)
 {
-    groups_clear(g);
-    const idx_buf *b[2] = {t, o};
-    for (int k = 0; k < 2; k++)
-        for (size_t i = 0; i < b[k]->n; i++) {
-            int r = b[k]->v[i].reason;
-            if (r != IDX_EX_CANCELLED && r != IDX_EX_AFFILIATE) groups_add(g, b[k]->v[i].group, 0);
-        }
-}
-
-/* Leave-one-provider-out of grade gi on a fixed day (design note 3). */
-static gpi_status leave_one_out(idx_day *dy, size_t gi, idx_seq *seq, idx_chain *ch,
-                                int32_t day, const idx_eval *e, groups *g, idx_grade_eval *ge,
-                                grade_acc *acc, gpi_diag *d)
-{
-    eligible_groups(g, &dy->trades[gi], &dy->offers[gi]);
-    int64_t best = -1, best_to = -1;
-    int32_t best_group = -1;
-    int lost = 0;
-    for (size_t k = 0; k < g->n_ids; k++) {
-        idx_fix f;
-        idx_eval e2;
-        gpi_status rc = idx_day_fix_without(dy, gi, g->ids[k], &f, d);
-        if (rc != GPI_OK) return rc;
-        idx_seq_peek(seq, day, f.trades_raw_q, f.offers_raw_q, &e2);
-        if (ch) { /* v2: the chain with the group left out of its matching too */
-            idx_v2eval v;
-            rc = idx_chain_peek(ch, day, &e2, idx_group_hash(idx_day_group(dy, g->ids[k])), &v, d);
-            if (rc != GPI_OK) return rc;
-            e2.value_e4 = v.level == GPI_LEVEL_SUSPENDED ? -1 : v.value_e4;
-        }
-        if (e2.value_e4 < 0) {
-            lost = 1;
-            continue;
-        }
-        int64_t mv = e2.value_e4 > e->value_e4 ? e2.value_e4 - e->value_e4
-                                               : e->value_e4 - e2.value_e4;
-        if (mv > best || (mv == best && strcmp(idx_day_group(dy, g->ids[k]),
-                                               idx_day_group(dy, best_group)) < 0)) {
-            best = mv;
-            best_to = e2.value_e4;
-            best_group = g->ids[k];
+    idx_manip m;
+    gpi_status rc = idx_manip_day(dy, gi, seq, ch, day, f, e, v, &m, d);
+    if (rc != GPI_OK) return rc;
+    /* costs are defined on days with a value (v2: anchor days) */
+    if (v0 >= 0 && (!ch || v->event)) {
+        acc->cost_day[k] = 1;
+        for (int t = 0; t < 2; t++) {
+            acc->cost_e2[t][k] = m.cost_e2[t];
+            ge->cost_offer_days[t] += m.cost_offers[t] > 0;
         }
     }
-    if (lost) ge->loo_lost++;
-    if (best < 0) return GPI_OK;
-    double abs_usd = (double)best / 1e4;
+    if (!m.measured) return GPI_OK;
+    if (m.loo_voids > 0) ge->loo_lost++;
+    if (m.loo_move_e4 < 0) return GPI_OK;
+    acc->loo_e4[k] = m.loo_move_e4;
+    double abs_usd = (double)m.loo_move_e4 / 1e4;
     ge->loo_days++;
     acc->sum_loo_abs += abs_usd;
     if (isnan(ge->loo_max_abs) || abs_usd > ge->loo_max_abs) ge->loo_max_abs = abs_usd;
-    if (e->value_e4 == 0) return GPI_OK; /* no relative move from 0.0000 */
-    double rel = (double)best / (double)e->value_e4;
+    if (v0 == 0) return GPI_OK; /* no relative move from 0.0000 */
+    double rel = (double)m.loo_move_e4 / (double)v0;
     acc->sum_loo_rel += rel;
     acc->n_loo_rel++;
     if (isnan(ge->loo_max_rel) || rel > ge->loo_max_rel) {
         ge->loo_max_rel = rel;
         ge->loo_max_day = day;
         snprintf(ge->loo_max_provider, sizeof ge->loo_max_provider, "%s",
-                 idx_day_group(dy, best_group));
-        ge->loo_max_from_e4 = e->value_e4;
-        ge->loo_max_to_e4 = best_to;
+                 idx_day_group(dy, m.loo_group));
+        ge->loo_max_from_e4 = v0;
+        ge->loo_max_to_e4 = m.loo_to_e4;
     }
     return GPI_OK;
 }
@@ -258,8 +241,8 @@ static gpi_status eval_day(idx_day *dy, size_t gi, idx_seq *seq, idx_chain *ch, 
         acc->sum_top[lv] += top;
         acc->sum_hhi[lv] += hhi;
         acc->n_top[lv]++;
-        if (ev.value_e4 >= 0) rc = leave_one_out(dy, gi, seq, ch, day, &ev, g, ge, acc, d);
     }
+    rc = manip_day(dy, gi, seq, ch, day, k, &f, &e, ch ? &v : NULL, ev.value_e4, ge, acc, d);
     idx_seq_next(seq, day, f.trades_raw_q, f.offers_raw_q, &e);
     if (rc == GPI_OK && ch) rc = idx_chain_step(ch, day, &e, NULL, &v, d);
     return rc;
@@ -286,6 +269,45 @@ static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
+}
+
+/* Median of v[0..n) (sorted here; INFINITY sorts last); NAN when n = 0. */
+static double median_of(double *v, long n)
+{
+    if (n == 0) return NAN;
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    if (n % 2) return v[n / 2];
+    return isinf(v[n / 2]) ? INFINITY : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* Design note 6: the medians and extremes over the days of the range. */
+static void distributions(idx_grade_eval *ge, const grade_acc *a, long days, double *x,
+                          double *y)
+{
+    long n = 0, m = 0;
+    for (long k = 0; k < days; k++) {
+        if (a->loo_e4[k] < 0) continue;
+        x[n++] = (double)a->loo_e4[k] / 1e4;
+        if (a->value_e4[k] > 0) y[m++] = (double)a->loo_e4[k] / (double)a->value_e4[k];
+    }
+    ge->loo_median_abs = median_of(x, n);
+    ge->loo_median_rel = median_of(y, m);
+    ge->cost_days = 0;
+    for (long k = 0; k < days; k++) ge->cost_days += a->cost_day[k];
+    for (int t = 0; t < 2; t++) {
+        n = 0;
+        ge->cost_none[t] = 0;
+        ge->cost_min[t] = NAN;
+        for (long k = 0; k < days; k++) {
+            if (!a->cost_day[k]) continue;
+            int64_t c = a->cost_e2[t][k];
+            x[n++] = c < 0 ? INFINITY : (double)c / 100.0;
+            if (c < 0) ge->cost_none[t]++;
+            else if (isnan(ge->cost_min[t]) || (double)c / 100.0 < ge->cost_min[t])
+                ge->cost_min[t] = (double)c / 100.0;
+        }
+        ge->cost_median[t] = median_of(x, n);
+    }
 }
 
 /* Level, spread and settleable months of one grade (design note 6). */
@@ -341,7 +363,8 @@ static void nearer(idx_grade_eval *ge, size_t k, double r, long m, long moved)
 
 /* The measures of grade gi from its accumulator a; its log changes go to
  * chg's row gi. */
-static void finish_grade(idx_evaluation *ev, size_t gi, grade_acc *a, double *chg, double *x)
+static void finish_grade(idx_evaluation *ev, size_t gi, grade_acc *a, double *chg, double *x,
+                         double *y)
 {
     long days = ev->days;
     {
@@ -359,6 +382,7 @@ static void finish_grade(idx_evaluation *ev, size_t gi, grade_acc *a, double *ch
         ge->hhi = mean_or_nan(a->sum_hhi[0] + a->sum_hhi[1], nt + no);
         ge->loo_mean_abs = mean_or_nan(a->sum_loo_abs, ge->loo_days);
         ge->loo_mean_rel = mean_or_nan(a->sum_loo_rel, a->n_loo_rel);
+        distributions(ge, a, days, x, y);
         double *c = chg + gi * (size_t)days;
         ge->n_changes = changes(a->value_e4, days, c);
         long m = 0;
@@ -424,7 +448,7 @@ void idx_evaluation_free(idx_evaluation *e)
  * their accumulators are filled, finished into ev and freed. */
 static gpi_status eval_batch(store *st, const idx_grades *gs, size_t b0, size_t b1, int P,
                              int64_t as_of, idx_evaluation *ev, double *chg, double *x,
-                             gpi_diag *d)
+                             double *y, gpi_diag *d)
 {
     const int32_t from = ev->from, to = ev->to;
     const long days = ev->days;
@@ -444,7 +468,14 @@ static gpi_status eval_batch(store *st, const idx_grades *gs, size_t b0, size_t 
         acc[gi].value_e4 = malloc((size_t)days * sizeof *acc[gi].value_e4);
         acc[gi].xs_e4 = malloc((size_t)days * sizeof *acc[gi].xs_e4);
         acc[gi].iqr = malloc((size_t)days * sizeof *acc[gi].iqr);
-        if (!acc[gi].value_e4 || !acc[gi].xs_e4 || !acc[gi].iqr ||
+        acc[gi].loo_e4 = malloc((size_t)days * sizeof *acc[gi].loo_e4);
+        acc[gi].cost_e2[0] = malloc((size_t)days * sizeof *acc[gi].cost_e2[0]);
+        acc[gi].cost_e2[1] = malloc((size_t)days * sizeof *acc[gi].cost_e2[1]);
+        acc[gi].cost_day = calloc((size_t)days, 1);
+        if (acc[gi].loo_e4)
+            for (long k = 0; k < days; k++) acc[gi].loo_e4[k] = -1;
+        if (!acc[gi].value_e4 || !acc[gi].xs_e4 || !acc[gi].iqr || !acc[gi].loo_e4 ||
+            !acc[gi].cost_e2[0] || !acc[gi].cost_e2[1] || !acc[gi].cost_day ||
             idx_seq_init(&seq[gi], &sub.g[gi]) != GPI_OK ||
             idx_chain_init(&ch[gi], &sub.g[gi]) != GPI_OK)
             goto oom;
@@ -474,7 +505,7 @@ static gpi_status eval_batch(store *st, const idx_grades *gs, size_t b0, size_t 
         }
     }
     for (size_t gi = 0; gi < n && rc == GPI_OK; gi++)
-        finish_grade(ev, b0 + gi, &acc[gi], chg, x);
+        finish_grade(ev, b0 + gi, &acc[gi], chg, x, y);
     goto done;
 oom:
     rc = gpi_diag_set(d, GPI_ENOMEM, "grades evaluate: out of memory");
@@ -482,9 +513,15 @@ done:
     for (size_t gi = 0; gi < n; gi++) {
         if (seq) idx_seq_free(&seq[gi]);
         if (ch) idx_chain_free(&ch[gi]);
-        if (acc) free(acc[gi].value_e4);
-        if (acc) free(acc[gi].xs_e4);
-        if (acc) free(acc[gi].iqr);
+        if (acc) {
+            free(acc[gi].value_e4);
+            free(acc[gi].xs_e4);
+            free(acc[gi].iqr);
+            free(acc[gi].loo_e4);
+            free(acc[gi].cost_e2[0]);
+            free(acc[gi].cost_e2[1]);
+            free(acc[gi].cost_day);
+        }
     }
     free(seq);
     free(ch);
@@ -549,7 +586,7 @@ gpi_status idx_evaluate(store *st, const idx_grades *gs, int32_t from, int32_t t
     }
     for (size_t b0 = 0; b0 < n && rc == GPI_OK; b0 += EVAL_BATCH)
         rc = eval_batch(st, gs, b0, b0 + EVAL_BATCH < n ? b0 + EVAL_BATCH : n, P, as_of, ev, chg,
-                        x, d);
+                        x, y, d);
     if (rc == GPI_OK) finish_pairs(ev, chg, x, y);
 done:
     free(chg);

@@ -230,6 +230,11 @@ typedef struct idx_build_stats {
 /* NULL when day is inside them, else why not ("before 2000-01-01, ..."). */
 const char *idx_day_outside(int32_t day);
 
+/* as_of of idx_build: the build's own cut-off -- the time of the build, or
+ * the stamp of the last file committed before it when that is later
+ * (build.c note 6) -- rather than a given one. */
+#define IDX_AS_OF_NOW INT64_MIN
+
 /* Builds the rows of every grade for days [from, to] from observations
  * ingested at or before as_of, then re-evaluates the already built later
  * days that depend on them (carry, adjustment).  Registers each grade's
@@ -335,6 +340,15 @@ typedef struct idx_grade_eval {
     int32_t loo_max_day;            /* day of the largest relative move      */
     char loo_max_provider[IDX_NAME_MAX + 1];
     int64_t loo_max_from_e4, loo_max_to_e4; /* the value with / without it */
+    double loo_median_abs, loo_median_rel;  /* medians over the days with a move */
+    /* what one new participant must add to move the value (index/manip.c,
+     * METHODOLOGY.md §11) over the days a cost is defined (with a value;
+     * v2: anchor days): [0] one tick, [1] 1 % */
+    long cost_days;
+    long cost_none[2];              /* days no volume of trades does it */
+    double cost_median[2];          /* GPU-hours; INFINITY when most days none; NAN no days */
+    double cost_min[2];             /* GPU-hours; NAN when none */
+    long cost_offer_days[2];        /* days one offer does it */
     /* methodology v2 (method 2; the series above are then the chained
      * value's, its levels the chain's): the cross-section's volatility,
      * the days a constituent entered or left, the rebalances and their

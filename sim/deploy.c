@@ -9,7 +9,7 @@
  *                     its serving stack improves every quarter to 330
  *   Northwind AI      B200, grade B200.OD, 270 -> 290 tokens/s: it
  *                     improves, yet falls back as its peers improve more
- *   Cobalt Cloud      H100 SXM, grade H100-SXM.OD.GOLD+, 100 -> 140
+ *   Cobalt Cloud      H100 SXM, grade H100-SXM.OD, 100 -> 140
  *   Vantage Labs      H100 SXM on a reserved contract at its own rent
  *                     (1.85 USD/GPU-hour), peers on the H100 gold grade
  * Some rows state other costs (power, staff, software, USD/GPU-hour) and an
@@ -37,9 +37,9 @@ static const sim_dep cast[] = {
      {200000, 240000, 300000, 330000}, -1, -1},
     {"Northwind AI", "", "B200", "B200.OD", -1, 64, 950000,
      {270000, 275000, 285000, 290000}, 450000, 6000000},
-    {"Cobalt Cloud", "", "H100-SXM-80GB", "H100-SXM.OD.GOLD+", -1, 256, 980000,
+    {"Cobalt Cloud", "", "H100-SXM-80GB", "H100-SXM.OD", -1, 256, 980000,
      {100000, 115000, 130000, 140000}, 300000, 4500000},
-    {"Vantage Labs", "reserved", "H100-SXM-80GB", "H100-SXM.OD.GOLD+", 1850000, 128, 990000,
+    {"Vantage Labs", "reserved", "H100-SXM-80GB", "H100-SXM.OD", 1850000, 128, 990000,
      {105000, 105000, 105000, 105000}, 350000, -1},
 };
 

@@ -6,8 +6,9 @@
  * against the demo market's true price as shipped, and the planted
  * pusher's effect against the grade lab's leave-one-provider-out move.
  * The figures are statistics (doubles), shown as the file gives them to
- * two or four decimals.  Bad input fails with "path:line: field: reason
- * (got "...")"; nothing is guessed.
+ * two or four decimals; a grade with days 0 (no day with both a value and
+ * a true price) is shown as "no data".  Bad input fails with "path:line:
+ * field: reason (got "...")"; nothing is guessed.
  */
 #include <errno.h>
 #include <math.h>
@@ -197,6 +198,12 @@ void site_accuracy_section(FILE *f, const site_accuracy *a)
         site_html_esc(f, r2->grade);
         fputs("</td>", f);
         num(f, r2, C_DAYS, 0);
+        if (r2->f[C_DAYS] == 0) { /* a GPU the market does not list: never a 0 % error */
+            fputs("<td colspan=\"11\">no data (no day with both a value and a true price)</td>"
+                  "</tr>\n",
+                  f);
+            continue;
+        }
         num(f, r2, C_MAE_PCT, 2);
         num(f, r1, C_MAE_PCT, 2);
         num(f, r2, C_BIAS_PCT, 2);

@@ -132,6 +132,78 @@ static void summary_row(FILE *f, const store_index_row *r, size_t n)
     fputs(".csv\">csv</a></td></tr>\n", f);
 }
 
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The median of v[0..n) (sorted here), n > 0: the lower middle. */
+static int64_t median_i64(int64_t *v, size_t n)
+{
+    qsort(v, n, sizeof *v, cmp_i64);
+    return v[(n - 1) / 2];
+}
+
+/* What one participant can do to the grade's fixes (METHODOLOGY.md §11),
+ * from the figures each published row carries: the move when one
+ * provider is left out, relative to the value (median, largest), and what
+ * a new participant must add to move the value 1 % -- over the days a
+ * cost is defined (a value; v2: the anchor days, as the lab counts them).
+ * Nothing when the rows carry no figures (built before they existed). */
+static void manip_line(FILE *f, const store_index_row *r, size_t n)
+{
+    int64_t *rel = malloc(n * sizeof *rel), *cost = malloc(n * sizeof *cost);
+    if (!rel || !cost) {
+        free(rel);
+        free(cost);
+        return;
+    }
+    size_t nl = 0, nc = 0, days = 0, none = 0, one_offer = 0;
+    int64_t max_rel = -1;
+    int32_t max_day = 0;
+    int v2 = strcmp(r[n - 1].methodology, "v2") == 0;
+    for (size_t i = 0; i < n; i++) {
+        if (r[i].value_e4 <= 0) continue;
+        if (r[i].loo_move_e4 >= 0) {
+            /* basis points of the value, half-up */
+            int64_t bp = (r[i].loo_move_e4 * 20000 / r[i].value_e4 + 1) / 2;
+            rel[nl++] = bp;
+            if (bp > max_rel) max_rel = bp, max_day = r[i].day;
+        }
+        if (v2 && !r[i].event) continue;
+        days++;
+        if (r[i].cost_e2[1] > 0) cost[nc++] = r[i].cost_e2[1];
+        else none++;
+        if (r[i].cost_offers[1] == 1) one_offer++;
+    }
+    if (nl > 0 || nc > 0) {
+        char day[11], num[32];
+        fputs("<p class=\"meta\">What one participant can do (METHODOLOGY.md &#167;11): ", f);
+        if (nl > 0) {
+            gpi_date_format(max_day, day);
+            fprintf(f, "leaving out one provider moves the value by a median of %s%%",
+                    gpi_fixed_format(median_i64(rel, nl), 2, num));
+            fprintf(f, " (at most %s%%, %s)", gpi_fixed_format(max_rel, 2, num), day);
+        }
+        if (days > 0) {
+            fprintf(f, "%sto move it 1%%, a new participant needs ", nl > 0 ? "; " : "");
+            if (nc > 0)
+                fprintf(f, "a median of %s GPU-hours of trades on the %zu of %zu %s it can",
+                        gpi_fixed_format(median_i64(cost, nc), 2, num), nc, days,
+                        v2 ? "anchor days" : "days");
+            else
+                fprintf(f, "more than any volume on all %zu %s", days, v2 ? "anchor days" : "days");
+            if (nc > 0 && none > 0) fprintf(f, "; no volume can on %zu", none);
+            if (one_offer) fprintf(f, "; one offer does it on %zu", one_offer);
+            if (v2) fputs("; between anchors a newcomer cannot move the chained value", f);
+        }
+        fputs(".</p>\n", f);
+    }
+    free(rel);
+    free(cost);
+}
+
 static void grade_section(FILE *f, const store_index_row *r, size_t n, int32_t d0, int32_t d1)
 {
     const store_index_row *last = &r[n - 1];
@@ -153,6 +225,7 @@ static void grade_section(FILE *f, const store_index_row *r, size_t n, int32_t d
     fputs(" &#183; <a href=\"", f);
     site_html_esc(f, last->grade);
     fputs(".csv\">history (CSV)</a></p>\n", f);
+    manip_line(f, r, n);
     site_svg_chart(f, r, n, d0, d1);
     fputs("</section>\n", f);
 }

@@ -22,7 +22,7 @@ enum {
 };
 
 /* Sibling files keep their own statements here (lazily prepared). */
-#define STORE_EXTRA_STMTS 64
+#define STORE_EXTRA_STMTS 72
 
 /* Interned names (store/names.c). */
 typedef struct store_name_slot {
@@ -66,6 +66,10 @@ struct store {
     uint64_t *alias_keys;
     size_t n_alias;
     int alias_loaded;
+    /* facets known to be in obs_facets (store_sets.c note 2): an open
+     * addressing set of (attrs, gpu, provider, grp, segment, region, sku) */
+    int64_t (*facets)[7];
+    size_t n_facets, cap_facets;
 };
 
 /* Opens the database at path: STORE_OPEN_CREATE creates it when missing,
@@ -121,11 +125,19 @@ const char *store_name_text(store *st, int64_t id);
 /* Drops the cache (after a rollback, and on close). */
 void store_names_reset(store *st);
 
+/* Records the facet of a stored observation in obs_facets unless this
+ * handle knows it is there (store_sets.c note 2); attrs is masked to the
+ * normalized bits by the caller.  store_facets_reset forgets what the
+ * handle knows (after a rollback, and at close). */
+gpi_status store_facet_note(store *st, int64_t attrs, const int64_t ids[6], gpi_diag *d);
+void store_facets_reset(store *st);
+
 /* Unpacks an observation's attrs column (store.c, schema note 6). */
 void store_attrs_unpack(gpi_obs *o, int64_t attrs);
 
-/* Extra statement slots of store_sets.c (store_index.c uses the first ones,
- * names.c and store_count the last eight). */
+/* Extra statement slots of store_sets.c, 40..55 (store_index.c uses the
+ * first ones, alias.c the sixteen before the last eight, names.c and
+ * store_count the last eight). */
 #define STORE_SETS_SLOT(i) (40 + (i))
 /* Runs sql (no rows); GPI_ESTORE with "store: <error>" in d. */
 gpi_status store_exec(store *st, const char *sql, gpi_diag *d);

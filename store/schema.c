@@ -317,6 +317,47 @@ const char *const store_migrations[] = {
     "  legacy_key INTEGER NOT NULL,"   /* the stored (version 1) key */
     "  PRIMARY KEY (key_hash, legacy_key)"
     ") WITHOUT ROWID;",
+    /* 7: a build's cut-off is reserved before it reads (index/build.c note
+     *    6): a batch that commits afterwards is stamped after it, so the
+     *    build never waits for its cut-off second to end.  One row. */
+    "CREATE TABLE cutoffs ("
+    "  id INTEGER PRIMARY KEY CHECK (id = 1),"
+    "  reserved INTEGER NOT NULL"      /* the largest reserved cut-off */
+    ");",
+    /* 8: the distinct facets of the stored observations, kept as rows are
+     *    stored (store_sets.c note 2): the grade checks of every build and
+     *    evaluation read this small table instead of a SELECT DISTINCT over
+     *    every observation.  Name ids, 0 for none; attrs without the bits
+     *    of what the row gave. */
+    "CREATE TABLE obs_facets ("
+    "  attrs INTEGER NOT NULL, gpu INTEGER NOT NULL, provider INTEGER NOT NULL,"
+    "  grp INTEGER NOT NULL, segment INTEGER NOT NULL, region INTEGER NOT NULL,"
+    "  sku INTEGER NOT NULL,"
+    "  PRIMARY KEY (attrs, gpu, provider, grp, segment, region, sku)"
+    ") WITHOUT ROWID;"
+    "INSERT OR IGNORE INTO obs_facets SELECT DISTINCT attrs & 1048575, coalesce(gpu, 0),"
+    "  coalesce(provider, 0), coalesce(grp, 0), coalesce(segment, 0), coalesce(region, 0),"
+    "  coalesce(sku, 0) FROM observations;",
+    /* 9: what one participant can do to each fix (index/manip.c): the
+     *    largest leave-one-provider-out move, its provider and the
+     *    providers whose absence voids the fix, and the smallest trades
+     *    (GPU-hours x 100) and offers one new participant needs to move
+     *    the value one rounding step and 1 %; and, for v2 rows, what gpuidx
+     *    verify needs besides the day's observations: the chain and carry
+     *    of the day before, the cross-section's carry, the matched trading
+     *    members' volumes on the reference day and the anchor's window. */
+    "ALTER TABLE index_values ADD COLUMN loo_move_e4 INTEGER;"
+    "ALTER TABLE index_values ADD COLUMN loo_provider TEXT;"
+    "ALTER TABLE index_values ADD COLUMN loo_voids INTEGER;"
+    "ALTER TABLE index_values ADD COLUMN cost_tick_e2 INTEGER;"
+    "ALTER TABLE index_values ADD COLUMN cost_pct_e2 INTEGER;"
+    "ALTER TABLE index_values ADD COLUMN cost_tick_offers INTEGER;"
+    "ALTER TABLE index_values ADD COLUMN cost_pct_offers INTEGER;"
+    "ALTER TABLE index_values ADD COLUMN chain_prev_nano INTEGER;"
+    "ALTER TABLE index_values ADD COLUMN carry_prev INTEGER;"
+    "ALTER TABLE index_values ADD COLUMN xs_carry INTEGER;"
+    "ALTER TABLE index_values ADD COLUMN ref_volumes TEXT;"
+    "ALTER TABLE index_values ADD COLUMN anchor_window TEXT;",
 };
 
 const int store_migration_ident_aliases = 5; /* migration 6 */

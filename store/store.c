@@ -47,7 +47,8 @@ static const char *const sql_text[ST__N] = {
         " n_bytes, options) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
     [ST_BATCH_SIZE] = "SELECT 1 FROM batches WHERE n_bytes = ?1 LIMIT 1",
     [ST_BATCH_COUNTS] = "UPDATE batches SET n_read = ?2, n_stored = ?3, n_duplicates = ?4,"
-                        " n_rejected = ?5, ingested_at = ?6 WHERE batch_id = ?1",
+                        " n_rejected = ?5, ingested_at = max(?6, coalesce((SELECT reserved + 1"
+                        " FROM cutoffs), 0)) WHERE batch_id = ?1",
     [ST_OBS_INSERT] =
         "INSERT INTO observations(day, key_hash, observed_at, attrs, batch_id, line, gpu,"
         " provider, grp, segment, price_micro, quantity_micro, gpu_count, region, source,"
@@ -280,6 +281,7 @@ void store_close(store *st)
     if (st->in_tx) store_rollback(st);
     store_names_reset(st);
     store_alias_reset(st);
+    store_facets_reset(st);
     for (int i = 0; i < ST__N; i++) sqlite3_finalize(st->stmt[i]);
     for (int i = 0; i < STORE_EXTRA_STMTS; i++) sqlite3_finalize(st->extra[i]);
     sqlite3_close(st->db);
@@ -403,6 +405,35 @@ gpi_status store_batch_commit(store *st, int64_t batch_id, const store_batch_cou
         return rc;
     }
     gpi_status rc = store_commit(st, d);
+    if (rc != GPI_OK) store_rollback(st);
+    return rc;
+}
+
+gpi_status store_cutoff_reserve(store *st, int64_t *as_of, int latest, gpi_diag *d)
+{
+    gpi_status rc = store_begin(st, d);
+    if (rc != GPI_OK) return rc;
+    int64_t last = 0;
+    if (latest)
+        rc = one_int(st, "SELECT coalesce(max(ingested_at), 0) FROM batches", 0, 0, &last,
+                     "reading batches", d);
+    if (rc != GPI_OK) {
+        store_rollback(st);
+        return rc;
+    }
+    if (last > *as_of) *as_of = last;
+    sqlite3_stmt *s = NULL;
+    int ok = sqlite3_prepare_v2(st->db,
+                                "INSERT INTO cutoffs(id, reserved) VALUES (1, ?1) ON CONFLICT(id)"
+                                " DO UPDATE SET reserved = max(reserved, excluded.reserved)",
+                                -1, &s, NULL) == SQLITE_OK;
+    if (ok) {
+        sqlite3_bind_int64(s, 1, *as_of);
+        ok = sqlite3_step(s) == SQLITE_DONE;
+    }
+    if (!ok) rc = store_err(st, d, "reserving the cut-off");
+    sqlite3_finalize(s);
+    if (rc == GPI_OK) rc = store_commit(st, d);
     if (rc != GPI_OK) store_rollback(st);
     return rc;
 }
@@ -592,7 +623,9 @@ gpi_status store_obs_put(store *st, int64_t batch_id, const gpi_obs *o, store_pu
     if (rc != SQLITE_DONE) return store_err(st, d, "storing observation");
     if (sqlite3_changes(st->db) == 1) {
         *res = STORE_PUT_STORED;
-        return GPI_OK;
+        int64_t facet[6] = {id[N_GPU], id[N_PROVIDER], id[N_GRP], id[N_SEGMENT], id[N_REGION],
+                            id[N_SKU]};
+        return store_facet_note(st, attrs & ATTRS_NORMALIZED, facet, d);
     }
     /* The key is taken: same identity and values is a duplicate. */
     sqlite3_stmt *g = use(st, ST_OBS_GET);

@@ -91,4 +91,5 @@ void store_rollback(store *st)
     writer_unlock(st);
     store_names_reset(st); /* names of the rolled-back transaction are gone */
     store_alias_reset(st);
+    store_facets_reset(st); /* so are its facets */
 }

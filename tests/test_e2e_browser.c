@@ -1,16 +1,22 @@
 /* tests/test_e2e_browser.c -- the static site in a real browser.
  *
- * Builds a short demo (60 days of `gpuidx simulate`, the shipped grades,
- * the example deployments' cost curves), writes the site, and renders it
- * in headless Chromium (Debian's `chromium`, installed by tools/deps.sh):
+ * Builds a short demo as `make demo` does (60 days of `gpuidx simulate`,
+ * the demo's Nimbus Compute admitted, the published grades of
+ * data/grades.json and the demo's candidate H100-SXM.OD.GOLD+ (built, never
+ * shown), the deployments' cost curves),
+ * writes the site, and renders it in headless Chromium (Debian's
+ * `chromium`, installed by tools/deps.sh):
  *   - index.html and statement.html load with no console message at all
  *     (the pages have no script, so any message is an error: a malformed
  *     SVG attribute, a blocked resource, ...);
  *   - every grade's chart is drawn: a copy of index.html with a small
  *     probe script appended (the site itself has none) reports, per
- *     svg.chart, its rendered width and each value polyline's rendered
- *     length, and the test requires one chart per grade with a visible
- *     line in each;
+ *     svg.chart, its grade, its rendered width, each value polyline's
+ *     rendered length and the width of its "no value" text; the test
+ *     requires one chart per published grade (and no candidate's), with a
+ *     visible line where the grade's CSV has a value and, where it has
+ *     none (A100-SXM-40.OD: the demo lists no such GPU), no line and the
+ *     visible words "no value on any day of the range";
  *   - a full-page screenshot (1280 x 2400) is saved in the test's scratch
  *     directory (site.png, beside the site in www/; the browser profiles
  *     and the market are removed afterwards) and checked to be a PNG of
@@ -24,6 +30,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include <jansson.h>
 
 static char *dir;
 static const char *skip_reason;
@@ -45,13 +53,22 @@ static int setup(void **state)
         return 0;
     }
     dir = tu_mkdtemp("browser");
+    /* the demo's candidate (tools/demo.sh step 3b): built, never
+     * published or shown */
+    free(tu_write(dir, "cand.json",
+                  "{\"grades\": [{\"id\": \"H100-SXM.OD.GOLD+\", \"method\": \"v2\","
+                  " \"gpu\": [\"H100-SXM-80GB\"], \"term\": \"on-demand\","
+                  " \"covers\": [\"instance\"], \"min_tier\": \"gold\"}]}\n"));
     static const char *const steps[] = {
         "\"$GPUIDX_BIN\" simulate --days 60 --seed 20250101 --out m >/dev/null",
-        "\"$GPUIDX_BIN\" --db d.db ingest offers m/offers.csv >/dev/null 2>&1",
-        "\"$GPUIDX_BIN\" --db d.db ingest trades m/trades.csv >/dev/null 2>&1",
+        "\"$GPUIDX_BIN\" --db d.db ingest offers --admit-providers m/offers.csv >/dev/null 2>&1",
+        "\"$GPUIDX_BIN\" --db d.db ingest trades --admit-providers m/trades.csv >/dev/null 2>&1",
         "\"$GPUIDX_BIN\" --db d.db index build --from 2025-01-01 --to 2025-03-01 2>/dev/null",
+        "\"$GPUIDX_BIN\" --db d.db index build --grades cand.json --from 2025-01-01 "
+        "--to 2025-03-01 2>/dev/null",
         "\"$GPUIDX_BIN\" --db d.db index publish --date 2025-03-01 --out pub 2>/dev/null",
-        "\"$GPUIDX_BIN\" --db d.db site --out www --deployments m/deployments.csv >/dev/null",
+        "\"$GPUIDX_BIN\" --db d.db site --out www --deployments m/deployments.csv >/dev/null "
+        "2>&1",
     };
     tu_run last = tu_sh_all(dir, steps, sizeof steps / sizeof steps[0]);
     tu_run_free(&last);
@@ -155,17 +172,58 @@ static const char probe[] =
     "var out = [], errs = [];\n"
     "window.addEventListener('error', function (e) { errs.push(String(e.message)); });\n"
     "document.querySelectorAll('svg.chart').forEach(function (svg, i) {\n"
-    "  var w = svg.getBoundingClientRect().width, lines = 0, len = 0;\n"
+    "  var w = svg.getBoundingClientRect().width, lines = 0, len = 0, empty = 0;\n"
     "  svg.querySelectorAll('polyline.value').forEach(function (pl) {\n"
     "    var l = pl.getTotalLength(), b = pl.getBBox();\n"
     "    if (l > 0 && b.width > 0) { lines++; len += l; }\n"
     "  });\n"
+    "  svg.querySelectorAll('text.empty').forEach(function (t) {\n"
+    "    empty += t.getBoundingClientRect().width;\n"
+    "  });\n"
+    "  var h = svg.closest('section').querySelector('h2');\n"
     "  out.push('chart ' + i + ' width=' + Math.round(w) + ' lines=' + lines +\n"
-    "           ' length=' + Math.round(len));\n"
+    "           ' length=' + Math.round(len) + ' empty=' + Math.round(empty) +\n"
+    "           ' grade=' + h.id.substring(2) + ' ;');\n"
     "});\n"
     "out.push('errors=' + errs.length);\n"
     "document.getElementById('probe').textContent = out.join('\\n');\n"
     "</script>\n";
+
+/* The ids of data/grades.json (the published grade set); *n set. */
+static json_t *published_ids(size_t *n)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/data/grades.json", tu_srcdir());
+    json_error_t e;
+    json_t *j = json_load_file(path, 0, &e);
+    if (!j) fail_msg("%s: %s", path, e.text);
+    json_t *gs = json_incref(json_object_get(j, "grades"));
+    json_decref(j);
+    *n = json_array_size(gs);
+    assert_true(*n > 0);
+    return gs;
+}
+
+/* 1 when www/<grade>.csv (the index.csv format: date,grade,value,...) has
+ * a value on some day. */
+static int has_value(const char *grade)
+{
+    char name[128];
+    snprintf(name, sizeof name, "%s.csv", grade);
+    char *csv = read_www(name), *save = NULL;
+    int any = 0;
+    char *line = strtok_r(csv, "\n", &save); /* the header */
+    assert_non_null(line);
+    while ((line = strtok_r(NULL, "\n", &save)) && !any) {
+        const char *c = strchr(line, ',');
+        assert_non_null(c);
+        c = strchr(c + 1, ',');
+        assert_non_null(c);
+        any = c[1] != ',';
+    }
+    free(csv);
+    return any;
+}
 
 static void test_every_chart_is_drawn(void **state)
 {
@@ -174,8 +232,20 @@ static void test_every_chart_is_drawn(void **state)
     char *html = read_www("index.html");
     size_t charts = count(html, "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=");
     size_t grades = count(html, "<section><h2 id=\"g-");
-    assert_int_equal(grades, 10); /* data/grades.json */
+    size_t npub;
+    json_t *pub = published_ids(&npub);
+    assert_int_equal(grades, npub); /* the published set, not the candidate */
+    assert_null(strstr(html, "id=\"g-H100-SXM.OD.GOLD+\""));
     assert_int_equal(charts, grades);
+    size_t k;
+    json_t *g;
+    json_array_foreach(pub, k, g) {
+        char want[128];
+        snprintf(want, sizeof want, "<section><h2 id=\"g-%s\">",
+                 json_string_value(json_object_get(g, "id")));
+        if (!strstr(html, want)) fail_msg("index.html: no section %s", want);
+    }
+    json_decref(pub);
     /* the probe copy: the page with a script appended before </body> */
     char *end = strstr(html, "</body>");
     assert_non_null(end);
@@ -194,12 +264,22 @@ static void test_every_chart_is_drawn(void **state)
         snprintf(want, sizeof want, "chart %zu width=", i);
         const char *c = strstr(pre, want);
         if (!c) fail_msg("chart %zu not reported by the probe:\n%.2000s", i, pre);
-        int w = 0, lines = 0, len = 0;
-        if (sscanf(c + strlen(want), "%d lines=%d length=%d", &w, &lines, &len) != 3)
-            fail_msg("probe line: %.80s", c);
-        if (w < 600 || lines < 1 || len < 500)
-            fail_msg("chart %zu not drawn: width %d, %d value lines, length %d", i, w, lines,
-                     len);
+        int w = 0, lines = 0, len = 0, empty = 0;
+        char grade[80];
+        if (sscanf(c + strlen(want), "%d lines=%d length=%d empty=%d grade=%79s", &w, &lines,
+                   &len, &empty, grade) != 5)
+            fail_msg("probe line: %.120s", c);
+        int valued = has_value(grade);
+        print_message("chart %zu %s: width %d, %d value lines of %d px, no-value text %d px%s\n",
+                      i, grade, w, lines, len, empty, valued ? "" : " (no value in its CSV)");
+        if (valued) {
+            if (w < 600 || lines < 1 || len < 500)
+                fail_msg("chart %zu (%s) not drawn: width %d, %d value lines, length %d", i,
+                         grade, w, lines, len);
+        } else if (w < 600 || lines != 0 || empty < 100) {
+            fail_msg("chart %zu (%s, no value on any day) not drawn as such: width %d, %d value "
+                     "lines, \"no value\" text %d px wide", i, grade, w, lines, empty);
+        }
     }
     char last[64];
     snprintf(last, sizeof last, "chart %zu ", grades);

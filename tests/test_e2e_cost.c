@@ -383,7 +383,7 @@ static void test_simulated_deployments_curve_and_site(void **state)
         char date[11];
         gpi_date_format(gpi_days_from_civil(2025, 1, 1) + t, date);
         put_day(st, "B200.OD", date, GPI_LEVEL_TRADES, 45000);
-        put_day(st, "H100-SXM.OD.GOLD+", date, GPI_LEVEL_TRADES, 20000);
+        put_day(st, "H100-SXM.OD", date, GPI_LEVEL_TRADES, 20000);
     }
     assert_int_equal(store_commit(st, &d), GPI_OK);
     store_close(st);

@@ -103,9 +103,14 @@ static void test_candidates_never_published(void **state)
     assert_non_null(strstr(r.out, "site: 2 grades, 8 grade-days"));
     tu_run_free(&r);
     r = tu_sh(dir, "ls www");
-    assert_string_equal(r.out, "H100.OD.csv\nH100.SPOT.csv\nindex.html\n");
+    assert_string_equal(r.out, "H100.OD.csv\nH100.SPOT.csv\nindex.html\nstatement.html\n");
     tu_run_free(&r);
     char *html = slurp(dir, "www/index.html");
+    assert_null(strstr(html, "LAMBDA"));
+    free(html);
+    /* the benchmark statement states the published grades only */
+    html = slurp(dir, "www/statement.html");
+    assert_non_null(strstr(html, "<h3 id=\"s-H100.OD\">"));
     assert_null(strstr(html, "LAMBDA"));
     free(html);
     /* a candidate may not take a published grade's id */

@@ -10,6 +10,12 @@
  * the table rows, counted by hand; a last test runs the real pipeline
  * (build, publish, late data, rebuild, publish) and compares the table
  * with counts taken from `index show` and restatements.csv.
+ *
+ * `gpuidx site` shows the published grade set only (the grades of
+ * --grades FILE, default data/grades.json): each test names its grades in
+ * such a file (pub.json), giving each the smallest definition there (GPU
+ * B200, every default), so a phrase that states a parameter can only come
+ * from the definition stored with the rows.
  */
 #include "tests/testutil.h"
 
@@ -81,9 +87,22 @@ static void put_row(store *st, const char *grade, const char *hash, int v2, int 
     if (store_index_put_row(st, &r, &d) != GPI_OK) fail_msg("put row: %s", d.msg);
 }
 
+/* dir/pub.json: the published grades file of the site, listing ids[0..n)
+ * with the smallest definition (the statement reads the stored ones). */
+static void write_published(const char *dir, const char *const *ids, int n)
+{
+    char text[1024];
+    size_t k = (size_t)snprintf(text, sizeof text, "{\"grades\": [");
+    for (int i = 0; i < n; i++)
+        k += (size_t)snprintf(text + k, sizeof text - k, "%s{\"id\": \"%s\", \"gpu\": \"B200\"}",
+                              i ? ", " : "", ids[i]);
+    snprintf(text + k, sizeof text - k, "]}\n");
+    free(tu_write(dir, "pub.json", text));
+}
+
 static char *site_statement(const char *dir, const char *db, const char *extra)
 {
-    tu_run r = tu_gpuidx(dir, "--db '%s' site --out www %s", db, extra);
+    tu_run r = tu_gpuidx(dir, "--db '%s' site --out www --grades pub.json %s", db, extra);
     if (r.status != 0) fail_msg("site: exit %d: %s", r.status, r.err);
     tu_run_free(&r);
     char path[4096];
@@ -131,8 +150,13 @@ static void test_statement_states_every_parameter(void **state)
             put_row(st, gs->g[i].id, gs->g[i].hash, gs->g[i].method == 2, t, &tr);
     /* a grade whose rows carry no stored definition */
     for (int t = 0; t < 3; t++) put_row(st, "NODEF", "", 0, t, &tr);
+    /* a grade outside the published set (a candidate): not stated */
+    for (int t = 0; t < 3; t++) put_row(st, "CAND", gs->g[0].hash, 0, t, &tr);
     store_close(st);
+    static const char *const pub[] = {"R.V1", "S.V2", "Y.V2", "NODEF"};
+    write_published(dir, pub, 4);
     char *html = site_statement(dir, db, "");
+    assert_null(strstr(html, "CAND"));
 
     static const char *const v1_phrases[] = {
         /* what it measures: term, GPUs, scope, tier, providers, segments, regions */
@@ -261,6 +285,8 @@ static void test_backtest_counts(void **state)
         store_restatement_put(st, day0() + 7, "OTHER", 2, 1, 2, "x", &d) != GPI_OK)
         fail_msg("%s", d.msg);
     store_close(st);
+    static const char *const pub[] = {"G1", "G2"};
+    write_published(dir, pub, 2);
     char *html = site_statement(dir, db, "");
     expect(html, "<tr><td>G1</td><td>60</td><td>42 (70.0 %)</td><td>10 (16.7 %)</td>"
                  "<td>5 (8.3 %)</td><td>3 (5.0 %)</td><td>5</td><td>12</td><td>3</td>"
@@ -298,7 +324,7 @@ static void test_backtest_matches_pipeline(void **state)
         "\"$GPUIDX_BIN\" --db t.db index build --grades g.json --from 2025-01-01 --to "
         "2025-01-14 --as-of 1970-01-01T00:25:00Z",
         "\"$GPUIDX_BIN\" --db t.db index publish --from 2025-01-01 --to 2025-01-07 --out pub "
-        "2>/dev/null",
+        "--grades g.json 2>/dev/null",
     };
     tu_run r = tu_sh_all(dir, steps1, 2);
     tu_run_free(&r);
@@ -308,7 +334,8 @@ static void test_backtest_matches_pipeline(void **state)
     static const char *const steps2[] = {
         "\"$GPUIDX_BIN\" --db t.db index build --grades g.json --from 2025-01-05 --to "
         "2025-01-07 --as-of 1970-01-01T00:41:40Z",
-        "\"$GPUIDX_BIN\" --db t.db index publish --date 2025-01-07 --out pub 2>/dev/null",
+        "\"$GPUIDX_BIN\" --db t.db index publish --date 2025-01-07 --out pub --grades g.json "
+        "2>/dev/null",
     };
     r = tu_sh_all(dir, steps2, 2);
     tu_run_free(&r);
@@ -337,6 +364,8 @@ static void test_backtest_matches_pipeline(void **state)
     free(rs);
     assert_int_equal(days, 14);
     assert_int_equal(nrs, 1);
+    static const char *const pub[] = {"T"};
+    write_published(dir, pub, 1);
     char *html = site_statement(dir, db, "");
     char want[512];
     int n = snprintf(want, sizeof want, "<tr><td>T</td><td>%ld</td>", days);
@@ -363,6 +392,8 @@ static void test_accuracy_table(void **state)
     rowspec tr = {GPI_LEVEL_TRADES, GPI_LEVEL_TRADES, 0, 0, -1};
     for (int t = 0; t < 3; t++) put_row(st, "G", "", 1, t, &tr);
     store_close(st);
+    static const char *const pub[] = {"G"};
+    write_published(dir, pub, 1);
     static const char hdr[] =
         "grade,method,variant,market,days,mae_usd,mae_pct,bias_pct,chg_mae_pct,months,"
         "month_mean_pct,month_max_pct,push_effect_usd,push_effect_day,loo_max_usd\n";
@@ -375,7 +406,9 @@ static void test_accuracy_table(void **state)
              "G,v1,no provider cap,pusher on,365,0.030000,1.860000,1.100000,1.900000,12,"
              "0.800000,1.900000,1.164500,2025-06-21,\n"
              "G,v2,as shipped,pusher off,365,0.030000,1.640000,0.700000,1.760000,12,"
-             "0.960000,4.010000,,,\n",
+             "0.960000,4.010000,,,\n"
+             "N,v2,as shipped,pusher on,0,,,,,,,,,,\n"
+             "N,v1,as shipped,pusher on,0,,,,,,,,,,\n",
              hdr);
     free(tu_write(dir, "acc.csv", text));
     char *html = site_statement(dir, db, "--accuracy acc.csv");
@@ -383,21 +416,24 @@ static void test_accuracy_table(void **state)
     expect(html, "<tr><td>G</td><td>365</td><td>1.64</td><td>1.48</td><td>0.81</td>"
                  "<td>1.76</td><td>1.84</td><td>0.96 / 4.01</td><td>0.78 / 1.81</td>"
                  "<td>0.0823</td><td>0.2054</td><td>0.1270</td><td>1.1645</td></tr>");
+    /* a grade the market does not list (bench/accuracy: days 0, no figure) */
+    expect(html, "<tr><td>N</td><td>0</td><td colspan=\"11\">no data (no day with both a "
+                 "value and a true price)</td></tr>");
     free(html);
     /* bad input: the file, line and field; nothing written */
     snprintf(text, sizeof text, "%sG,v2,as shipped,pusher on,365,0.03,x,0,0,0,0,0,0,,0\n", hdr);
     free(tu_write(dir, "bad.csv", text));
-    tu_run r = tu_gpuidx(dir, "--db a.db site --out www2 --accuracy bad.csv");
+    tu_run r = tu_gpuidx(dir, "--db a.db site --out www2 --grades pub.json --accuracy bad.csv");
     assert_int_equal(r.status, 1);
     assert_string_equal(r.err, "gpuidx: bad.csv:2: mae_pct: not a number (got \"x\")\n");
     tu_run_free(&r);
     free(tu_write(dir, "short.csv", "grade,method\n"));
-    r = tu_gpuidx(dir, "--db a.db site --out www2 --accuracy short.csv");
+    r = tu_gpuidx(dir, "--db a.db site --out www2 --grades pub.json --accuracy short.csv");
     assert_int_equal(r.status, 1);
     assert_string_equal(r.err, "gpuidx: short.csv:1: variant: column missing from the header "
                                "(got \"\")\n");
     tu_run_free(&r);
-    r = tu_gpuidx(dir, "--db a.db site --out www2 --accuracy none.csv");
+    r = tu_gpuidx(dir, "--db a.db site --out www2 --grades pub.json --accuracy none.csv");
     assert_int_equal(r.status, 1);
     assert_string_equal(r.err, "gpuidx: none.csv: No such file or directory\n");
     tu_run_free(&r);

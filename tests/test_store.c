@@ -357,6 +357,139 @@ static void test_batch_stamp_and_since(void **state)
     free(path);
 }
 
+/* Issue 15: a build reserves its cut-off; a batch committed afterwards is
+ * stamped after it, whatever its clock says, so the build need not wait
+ * for the cut-off second to end.  A lower reservation never lowers it. */
+static void test_cutoff_reserve(void **state)
+{
+    (void)state;
+    char *path = NULL;
+    store *st = open_tmp(&path);
+    gpi_diag d = {{0}};
+    static const struct {
+        int64_t reserve; /* 0: none before this batch */
+        int64_t committed_at, want_stamp;
+    } cases[] = {
+        {0, 100, 100},   /* nothing reserved: the commit's second */
+        {300, 300, 301}, /* committed in the reserved second: after it */
+        {0, 250, 301},   /* a clock behind the reservation */
+        {200, 290, 301}, /* a lower reservation keeps 300 */
+        {0, 400, 400},   /* a later clock wins */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int64_t r = cases[i].reserve;
+        if (r) assert_int_equal(store_cutoff_reserve(st, &r, 0, &d), GPI_OK);
+        assert_int_equal(r, cases[i].reserve); /* a given cut-off stays */
+        char sha[16];
+        snprintf(sha, sizeof sha, "sha-%zu", i);
+        int64_t b = begin(st, sha, cases[i].committed_at);
+        commit(st, b, 0, 0, 0, 0);
+        long n = -1;
+        /* stamped want_stamp: counted at as_of = want, not at want - 1 */
+        assert_int_equal(store_batches_since(st, b - 1, cases[i].want_stamp - 1, &n, &d), GPI_OK);
+        assert_int_equal(n, 0);
+        assert_int_equal(store_batches_since(st, b - 1, cases[i].want_stamp, &n, &d), GPI_OK);
+        if (n != 1) fail_msg("case %zu: not stamped %lld", i, (long long)cases[i].want_stamp);
+    }
+    /* a build at its own time (second 350) after a file stamped 400 (a
+     * clock behind, or a file committed in a reserved second) takes 400,
+     * so it sees that file; the next file is stamped after it */
+    int64_t r = 350;
+    assert_int_equal(store_cutoff_reserve(st, &r, 1, &d), GPI_OK);
+    assert_int_equal(r, 400);
+    int64_t b = begin(st, "sha-last", 350);
+    commit(st, b, 0, 0, 0, 0);
+    long n = -1;
+    assert_int_equal(store_batches_since(st, b - 1, 401, &n, &d), GPI_OK);
+    assert_int_equal(n, 1);
+    assert_int_equal(store_batches_since(st, b - 1, 400, &n, &d), GPI_OK);
+    assert_int_equal(n, 0);
+    store_close(st);
+    free(path);
+}
+
+static int facet_fn(const gpi_obs *o, void *ud)
+{
+    char *out = ud;
+    size_t n = strlen(out);
+    snprintf(out + n, 4096 - n, "%d/%d/%d|%s|%s|%s|%s|%s|%s\n", o->kind, o->scope, o->tier,
+             o->gpu ? o->gpu : "-", o->provider ? o->provider : "-", o->group ? o->group : "-",
+             o->segment ? o->segment : "-", o->region ? o->region : "-", o->sku ? o->sku : "-");
+    return 0;
+}
+
+/* Issue 15: the facets the grade checks read are kept as rows are stored;
+ * they are always the distinct facets of the stored observations, also
+ * after a rolled-back file (whose facets leave with it) and a second
+ * handle (which does not know what the first wrote). */
+static void test_facets_follow_the_observations(void **state)
+{
+    (void)state;
+    char *path = NULL;
+    store *st = open_tmp(&path);
+    gpi_diag d = {{0}};
+    int64_t b = begin(st, "sha-1", 100);
+    gpi_obs a = obs("2024-03-01", 1, "A", 2490000);
+    gpi_obs a2 = obs("2024-03-02", 2, "A", 2500000); /* same facet */
+    gpi_obs n = obs("2024-03-01", 3, "N", 2490000);
+    n.region = NULL; /* no region, no sku */
+    n.sku = NULL;
+    n.tier_given = 1; /* the given bits are no facet */
+    gpi_obs n2 = obs("2024-03-02", 4, "N", 2490000);
+    n2.region = NULL;
+    n2.sku = NULL;
+    assert_int_equal(put(st, b, &a), STORE_PUT_STORED);
+    assert_int_equal(put(st, b, &a2), STORE_PUT_STORED);
+    assert_int_equal(put(st, b, &n), STORE_PUT_STORED);
+    assert_int_equal(put(st, b, &n2), STORE_PUT_STORED);
+    commit(st, b, 4, 4, 0, 0);
+    gpi_obs t = obs("2024-03-01", 5, "T", 2490000);
+    t.provider = t.group = "coreweave";
+    b = begin(st, "sha-2", 200);
+    assert_int_equal(put(st, b, &t), STORE_PUT_STORED);
+    store_batch_rollback(st);
+    char got[4096] = "";
+    assert_int_equal(store_obs_facets(st, facet_fn, got, &d), GPI_OK);
+    /* by name id: us-east-1 was interned first; no region is "" */
+    assert_string_equal(got, "0/2/4|H100-SXM-80GB|lambda|lambda|neocloud|us-east-1|gpu_8x_h100_sxm5\n"
+                             "0/2/4|H100-SXM-80GB|lambda|lambda|neocloud||-\n");
+    b = begin(st, "sha-3", 300); /* the rolled-back facet, stored again */
+    assert_int_equal(put(st, b, &t), STORE_PUT_STORED);
+    commit(st, b, 1, 1, 0, 0);
+    got[0] = '\0';
+    assert_int_equal(store_obs_facets(st, facet_fn, got, &d), GPI_OK);
+    assert_non_null(strstr(got, "|coreweave|"));
+    store_close(st);
+    assert_int_equal(store_open(path, &st, &d), GPI_OK);
+    gpi_obs t2 = obs("2024-03-02", 6, "T", 2490000);
+    t2.provider = t2.group = "coreweave";
+    b = begin(st, "sha-4", 400);
+    assert_int_equal(put(st, b, &t2), STORE_PUT_STORED);
+    commit(st, b, 1, 1, 0, 0);
+    got[0] = '\0';
+    assert_int_equal(store_obs_facets(st, facet_fn, got, &d), GPI_OK);
+    assert_string_equal(got, "0/2/4|H100-SXM-80GB|lambda|lambda|neocloud|us-east-1|gpu_8x_h100_sxm5\n"
+                             "0/2/4|H100-SXM-80GB|lambda|lambda|neocloud||-\n"
+                             "0/2/4|H100-SXM-80GB|coreweave|coreweave|neocloud|us-east-1|gpu_8x_h100_sxm5\n");
+    store_close(st);
+    /* the table equals the distinct facets of the observations */
+    sqlite3 *db = NULL;
+    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+    sqlite3_stmt *q = NULL;
+    assert_int_equal(sqlite3_prepare_v2(db,
+                                        "SELECT (SELECT count(*) FROM obs_facets),"
+                                        " (SELECT count(*) FROM (SELECT DISTINCT attrs & 1048575,"
+                                        " gpu, provider, grp, segment, region, sku FROM observations))",
+                                        -1, &q, NULL),
+                     SQLITE_OK);
+    assert_int_equal(sqlite3_step(q), SQLITE_ROW);
+    assert_int_equal(sqlite3_column_int(q, 0), 3);
+    assert_int_equal(sqlite3_column_int(q, 1), 3);
+    sqlite3_finalize(q);
+    sqlite3_close(db);
+    free(path);
+}
+
 static void test_migration_key_kind_bit(void **state)
 {
     (void)state;
@@ -376,9 +509,24 @@ static void test_migration_key_kind_bit(void **state)
     store_close(st);
     sqlite3 *db = NULL;
     assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-    /* back to schema 2: undo migrations 4, 5 and 6, then let 3 to 6 run again */
+    /* back to schema 2: undo migrations 4 to 9, then let 3 to 9 run again */
     const char *sql = "INSERT INTO index_exclusions VALUES ('g', 1, 1, 9, 0, 'x', 1, 'r');"
                       "INSERT INTO index_exclusions VALUES ('g', 1, 0, -2, 0, 'x', 1, 'r');"
+                      /* migration 9's columns */
+                      "ALTER TABLE index_values DROP COLUMN loo_move_e4;"
+                      "ALTER TABLE index_values DROP COLUMN loo_provider;"
+                      "ALTER TABLE index_values DROP COLUMN loo_voids;"
+                      "ALTER TABLE index_values DROP COLUMN cost_tick_e2;"
+                      "ALTER TABLE index_values DROP COLUMN cost_pct_e2;"
+                      "ALTER TABLE index_values DROP COLUMN cost_tick_offers;"
+                      "ALTER TABLE index_values DROP COLUMN cost_pct_offers;"
+                      "ALTER TABLE index_values DROP COLUMN chain_prev_nano;"
+                      "ALTER TABLE index_values DROP COLUMN carry_prev;"
+                      "ALTER TABLE index_values DROP COLUMN xs_carry;"
+                      "ALTER TABLE index_values DROP COLUMN ref_volumes;"
+                      "ALTER TABLE index_values DROP COLUMN anchor_window;"
+                      "DROP TABLE obs_facets;"    /* of migration 8 */
+                      "DROP TABLE cutoffs;"       /* of migration 7 */
                       "DROP TABLE ident_aliases;" /* of migration 6 */
                       "ALTER TABLE index_values DROP COLUMN xs_value_e4;"
                       "ALTER TABLE index_values DROP COLUMN xs_level;"
@@ -500,7 +648,21 @@ static void test_migration_identity_aliases(void **state)
     sqlite3 *db = NULL;
     assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
     assert_int_equal(sqlite3_exec(db, "UPDATE observations SET attrs = attrs & 1048575;"
-                                      "DROP TABLE ident_aliases; PRAGMA user_version = 5;",
+                                      "DROP TABLE ident_aliases; DROP TABLE cutoffs;"
+                                      " DROP TABLE obs_facets;"
+                                      " ALTER TABLE index_values DROP COLUMN loo_move_e4;"
+                                      " ALTER TABLE index_values DROP COLUMN loo_provider;"
+                                      " ALTER TABLE index_values DROP COLUMN loo_voids;"
+                                      " ALTER TABLE index_values DROP COLUMN cost_tick_e2;"
+                                      " ALTER TABLE index_values DROP COLUMN cost_pct_e2;"
+                                      " ALTER TABLE index_values DROP COLUMN cost_tick_offers;"
+                                      " ALTER TABLE index_values DROP COLUMN cost_pct_offers;"
+                                      " ALTER TABLE index_values DROP COLUMN chain_prev_nano;"
+                                      " ALTER TABLE index_values DROP COLUMN carry_prev;"
+                                      " ALTER TABLE index_values DROP COLUMN xs_carry;"
+                                      " ALTER TABLE index_values DROP COLUMN ref_volumes;"
+                                      " ALTER TABLE index_values DROP COLUMN anchor_window;"
+                                      " PRAGMA user_version = 5;",
                                   NULL, NULL, NULL),
                      SQLITE_OK);
     sqlite3_close(db);
@@ -581,6 +743,8 @@ int main(void)
         cmocka_unit_test(test_reingest_stores_nothing),
         cmocka_unit_test(test_scan_by_day_as_of),
         cmocka_unit_test(test_batch_stamp_and_since),
+        cmocka_unit_test(test_cutoff_reserve),
+        cmocka_unit_test(test_facets_follow_the_observations),
         cmocka_unit_test(test_migration_key_kind_bit),
         cmocka_unit_test(test_migration_identity_aliases),
         cmocka_unit_test(test_batch_hash_placeholder),
