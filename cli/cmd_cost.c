@@ -252,7 +252,7 @@ int cc_prices_load(store *db, const char *path, const cost_deployments *ds,
             return 1;
         }
         cost_series *ns = realloc(out->s, (out->n + 1) * sizeof *ns);
-        store_index_day **nd = ns ? realloc(out->days, (out->n + 1) * sizeof *nd) : NULL;
+        gpi_index_day **nd = ns ? realloc(out->days, (out->n + 1) * sizeof *nd) : NULL;
         if (ns) out->s = ns;
         if (nd) out->days = nd;
         if (!ns || !nd) {

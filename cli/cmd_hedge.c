@@ -343,7 +343,7 @@ static int fail(gpi_status st, const gpi_diag *d)
 }
 
 gpi_status hc_fetch(store *db, const char *grade, const hedge_rent *r, int latest,
-                    hedge_index_day **out, size_t *n, int *exists, gpi_diag *d)
+                    gpi_index_day **out, size_t *n, int *exists, gpi_diag *d)
 {
     *out = NULL;
     *n = 0;
@@ -351,19 +351,7 @@ gpi_status hc_fetch(store *db, const char *grade, const hedge_rent *r, int lates
     if (st != GPI_OK || !*exists) return st;
     int32_t from, to;
     hedge_index_range(r, &from, &to);
-    store_index_day *days = NULL;
-    size_t nd = 0;
-    if ((st = store_index_series(db, grade, from, to, latest, &days, &nd, d)) != GPI_OK) return st;
-    hedge_index_day *v = malloc((nd ? nd : 1) * sizeof *v);
-    if (!v) {
-        free(days);
-        return gpi_diag_set(d, GPI_ENOMEM, "hedge: out of memory");
-    }
-    for (size_t i = 0; i < nd; i++) v[i] = (hedge_index_day){days[i].day, days[i].level, days[i].value_e4};
-    free(days);
-    *out = v;
-    *n = nd;
-    return GPI_OK;
+    return store_index_series(db, grade, from, to, latest, out, n, d);
 }
 
 /* Writes svg[0..len) to path (and frees svg); an exit code. */
@@ -407,7 +395,7 @@ static int do_analyze(cli_ctx *ctx, const hopts *o)
     }
     hedge_series s;
     hedge_analysis a;
-    hedge_index_day *days = NULL;
+    gpi_index_day *days = NULL;
     size_t nd = 0;
     int exists = 0;
     st = hc_fetch(db, o->grade, &r, o->latest, &days, &nd, &exists, &d);
@@ -438,7 +426,7 @@ static int do_simulate(cli_ctx *ctx, hopts *o)
     hedge_forward fw = {NULL, NULL, 0};
     gpi_diag d = {{0}};
     store *db = NULL;
-    hedge_index_day *days = NULL;
+    gpi_index_day *days = NULL;
     size_t nd = 0;
     int rc = 0;
     gpi_status st = hedge_rent_load(o->rent, &r, &d);
@@ -514,55 +502,36 @@ done:
     return rc;
 }
 
-/* Reads the grade ids of a grades file ({"grades": [{"id": ...}, ...]}). */
-static int load_grade_ids(const char *path, hopts *o, json_t **keep)
+/* The grades of a grades file, read by the index's grade reader (the one
+ * `index build` uses, with data/'s tables): their ids, and their GPU
+ * models joined "a, b" in gpus[] (kept in *gs and *gpus; free both). */
+static int load_grade_ids(cli_ctx *ctx, const char *path, hopts *o, idx_grades **gs,
+                          char (**gpus)[160])
 {
-    json_error_t e;
-    json_t *j = json_load_file(path, JSON_REJECT_DUPLICATES, &e);
-    if (!j) {
-        if (e.line < 0) cli_error("%s: %s", path, e.text);
-        else cli_error("%s:%d: %s", path, e.line, e.text);
+    gpi_diag d = {{0}};
+    if (idx_grades_load_data(cli_data_dir(ctx), path, gs, &d) != GPI_OK) {
+        cli_error("%s", d.msg);
         return 1;
     }
-    json_t *arr = json_object_get(j, "grades");
-    if (!json_is_array(arr) || json_array_size(arr) == 0) {
-        cli_error("%s: grades: expected a non-empty array", path);
-        json_decref(j);
+    if ((*gs)->n > MAX_GRADES - o->ngrades) {
+        cli_error("%s: too many grades (at most %d)", path, MAX_GRADES);
         return 1;
     }
-    size_t i;
-    json_t *g;
-    json_array_foreach(arr, i, g) {
-        const char *id = json_string_value(json_object_get(g, "id"));
-        json_t *gl = json_object_get(g, "gpu");
-        if (!id || !grade_id_ok(id)) {
-            cli_error("%s: grades[%zu].id: not a grade id (got %s)", path, i,
-                      id ? id : "no string");
-            json_decref(j);
-            return 1;
-        }
-        if (o->ngrades == MAX_GRADES) {
-            cli_error("%s: too many grades (at most %d)", path, MAX_GRADES);
-            json_decref(j);
-            return 1;
-        }
-        /* the GPU models, joined "a, b", kept in the JSON object */
-        if (json_is_array(gl) && json_array_size(gl) > 0) {
-            char buf[160] = "";
-            size_t k;
-            json_t *x;
-            json_array_foreach(gl, k, x) {
-                const char *name = json_string_value(x);
-                if (!name) continue;
-                size_t len = strlen(buf);
-                snprintf(buf + len, sizeof buf - len, "%s%s", len ? ", " : "", name);
-            }
-            json_object_set_new(g, "_gpus", json_string(buf));
-            o->grade_gpus[o->ngrades] = json_string_value(json_object_get(g, "_gpus"));
-        }
-        o->grades[o->ngrades++] = id;
+    *gpus = calloc((*gs)->n + 1, sizeof **gpus);
+    if (!*gpus) {
+        cli_error("hedge compare: out of memory");
+        return 1;
     }
-    *keep = j;
+    for (size_t i = 0; i < (*gs)->n; i++) {
+        const idx_grade *g = &(*gs)->g[i];
+        char *buf = (*gpus)[i];
+        for (int k = 0; k < g->n_gpu; k++) {
+            size_t len = strlen(buf);
+            snprintf(buf + len, 160 - len, "%s%s", len ? ", " : "", g->gpu[k]);
+        }
+        o->grade_gpus[o->ngrades] = g->n_gpu ? buf : NULL;
+        o->grades[o->ngrades++] = g->id;
+    }
     return 0;
 }
 
@@ -615,13 +584,19 @@ static void rent_info(const hopts *o, const hedge_rent *r, hedge_rent_info *info
 
 static int do_compare(cli_ctx *ctx, hopts *o)
 {
-    json_t *gfile = NULL;
+    idx_grades *gfile = NULL;
+    char (*file_gpus)[160] = NULL;
     hedge_rent r;
     gpi_diag d = {{0}};
-    if (o->grades_file && load_grade_ids(o->grades_file, o, &gfile)) return 1;
+    if (o->grades_file && load_grade_ids(ctx, o->grades_file, o, &gfile, &file_gpus)) {
+        idx_grades_free(gfile);
+        free(file_gpus);
+        return 1;
+    }
     gpi_status st = hedge_rent_load(o->rent, &r, &d);
     if (st != GPI_OK) {
-        json_decref(gfile);
+        idx_grades_free(gfile);
+        free(file_gpus);
         return fail(st, &d);
     }
     hedge_rent_info info;
@@ -630,7 +605,8 @@ static int do_compare(cli_ctx *ctx, hopts *o)
         cli_error("--suggest needs the rent's GPU: --gpu MODEL, or a '# gpu: MODEL' line in %s",
                   o->rent);
         hedge_rent_free(&r);
-        json_decref(gfile);
+        idx_grades_free(gfile);
+        free(file_gpus);
         return 2;
     }
     store *db = NULL;
@@ -640,7 +616,7 @@ static int do_compare(cli_ctx *ctx, hopts *o)
     char (*gpu_buf)[160] = calloc(o->ngrades + 1, sizeof *gpu_buf);
     char (*miss)[160] = calloc(o->ngrades + 1, sizeof *miss);
     hedge_grade_input *in = calloc(cap, sizeof *in);
-    hedge_index_day **days = calloc(o->ngrades + 1, sizeof *days);
+    gpi_index_day **days = calloc(o->ngrades + 1, sizeof *days);
     hs_state hs;
     memset(&hs, 0, sizeof hs);
     if (!rc && (!gpu_buf || !miss || !in || !days)) {
@@ -703,7 +679,8 @@ static int do_compare(cli_ctx *ctx, hopts *o)
     hedge_rent_free(&r);
     free(gpu_buf);
     free(miss);
-    json_decref(gfile);
+    idx_grades_free(gfile);
+    free(file_gpus);
     return rc;
 }
 

@@ -178,7 +178,7 @@ int cmd_settle(cli_ctx *ctx, int argc, char **argv)
     for (size_t i = 0; i < nc; i++) {
         int32_t last = settle_last_day(&cs[i]);
         int32_t end = through < last ? through : last;
-        store_index_day *series = NULL;
+        gpi_index_day *series = NULL;
         size_t n = 0;
         if (end >= settle_listing_day(&cs[i])) {
             /* from the first stored day: L may come from before the listing */

@@ -26,7 +26,7 @@ typedef struct hopts {
  * = 0 when the grade has no values in the database at all.  *out is
  * malloc'd (free with free()). */
 gpi_status hc_fetch(store *db, const char *grade, const hedge_rent *r, int latest,
-                    hedge_index_day **out, size_t *n, int *exists, gpi_diag *d);
+                    gpi_index_day **out, size_t *n, int *exists, gpi_diag *d);
 
 /* compare --suggest (hedge_suggest.c): the candidates' values, computed
  * from the stored observations without writing, as hedge_compare inputs. */
@@ -34,7 +34,6 @@ typedef struct hs_state {
     hedge_suggestion sug;
     idx_grades *gs;
     idx_series *ser;
-    hedge_index_day *days;   /* sug.n x ser->days */
     char gpus[400];          /* the candidates' GPU models, "a, b" */
     char (*missing)[160];    /* per candidate: why it has no values, or "" */
     char **defs;             /* per candidate: its definition, compact JSON */

@@ -21,7 +21,6 @@ void hs_free(hs_state *s)
     for (size_t i = 0; s->defs && i < s->sug.n; i++) free(s->defs[i]);
     free(s->defs);
     free(s->missing);
-    free(s->days);
     idx_series_free(s->ser);
     idx_grades_free(s->gs);
     hedge_suggestion_free(&s->sug);
@@ -90,24 +89,20 @@ int hs_build(cli_ctx *ctx, store *db, const hedge_rent *r, const hedge_rent_info
         cli_error("hedge compare: too many grades");
         return 1;
     }
-    s->days = malloc(n * days * sizeof *s->days);
     s->missing = calloc(n, sizeof *s->missing);
     s->defs = calloc(n, sizeof *s->defs);
     json_t *root = json_loads(s->sug.grades_json, 0, NULL);
-    if (!s->days || !s->missing || !s->defs || !root) {
+    if (!s->missing || !s->defs || !root) {
         json_decref(root);
         cli_error("hedge compare: out of memory");
         return 1;
     }
     for (size_t i = 0; i < n; i++) {
-        const store_index_day *v = s->ser->v + i * days;
-        hedge_index_day *h = s->days + i * days;
-        for (size_t k = 0; k < days; k++) h[k] = (hedge_index_day){v[k].day, v[k].level, v[k].value_e4};
         s->defs[i] = json_dumps(json_array_get(json_object_get(root, "grades"), i),
                                 JSON_SORT_KEYS | JSON_COMPACT);
         hedge_grade_input *g = &in[(*nin)++];
         g->grade = s->sug.c[i].id;
-        g->days = h;
+        g->days = s->ser->v + i * days; /* the computed series, as data */
         g->n = days;
         g->gpu = s->gpus;
         g->suggested = 1;

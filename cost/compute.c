@@ -65,7 +65,7 @@ void cost_price_lookup(const cost_prices *px, const char *grade, int32_t day, in
         else hi = mid;
     }
     if (lo == s->n || s->days[lo].day != day) return;
-    const store_index_day *v = &s->days[lo];
+    const gpi_index_day *v = &s->days[lo];
     if (v->level == GPI_LEVEL_SUSPENDED || v->value_e4 <= 0) {
         *status = COST_SUSPENDED;
         *level = GPI_LEVEL_SUSPENDED;

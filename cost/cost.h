@@ -106,7 +106,7 @@ int cost_gpu_in(const char *gpu, const char *const *gpus, size_t n);
  * never built absent; suspended days with level GPI_LEVEL_SUSPENDED). */
 typedef struct cost_series {
     const char *grade;
-    const store_index_day *days;
+    const gpi_index_day *days;
     size_t n;
 } cost_series;
 

@@ -21,7 +21,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         /* a series from 40 days before the listing to the month's end */
         int32_t from = settle_listing_day(&cs[i]) - 40, to = settle_last_day(&cs[i]);
         size_t m = (size_t)(to - from + 1);
-        store_index_day *v = calloc(m, sizeof *v);
+        gpi_index_day *v = calloc(m, sizeof *v);
         if (!v) abort();
         for (size_t k = 0; k < m; k++) {
             v[k].day = from + (int32_t)k;

@@ -340,7 +340,7 @@ void hedge_analysis_free(hedge_analysis *a)
     a->n_rolling = 0;
 }
 
-gpi_status hedge_analyze_index(const char *grade, const hedge_index_day *idx, size_t nidx,
+gpi_status hedge_analyze_index(const char *grade, const gpi_index_day *idx, size_t nidx,
                                const hedge_rent *r, hedge_freq f, int window,
                                hedge_series *series, hedge_analysis *out, gpi_diag *d)
 {

@@ -23,10 +23,11 @@
  *
  * Privacy, by types: the rent history is read, never stored.  hedge/ has
  * no store handle anywhere in its API: the caller fetches each grade's
- * daily index values and hands them over as plain data (hedge_index_day,
- * the shape settlement/ takes), so nothing here can write to the database
- * (a test checks that no object of hedge/ refers to a store_ or sqlite3_
- * symbol).  Nothing here writes files either; the CLI prints results to
+ * daily index values and hands them over as plain data (gpi_index_day of
+ * core/index_day.h, as settlement/ takes it), so nothing here can write to
+ * the database (tests check that no object of hedge/ refers to a store_ or
+ * sqlite3_ symbol and that no hedge source includes a store header, even
+ * through another header).  Nothing here writes files either; the CLI prints results to
  * stdout only (and an SVG where the user asks for one).
  *
  * Statistics are doubles.  A statistic that cannot be computed is NaN in
@@ -45,17 +46,11 @@
 #include <stdint.h>
 
 #include "core/gpi.h"
+#include "core/index_day.h"
 
-/* ---- the index series, as data ------------------------------------------- */
-
-/* One day of a grade's index (the fields of store.h's store_index_day; the
- * CLI copies them over).  Arrays of days are ascending and distinct. */
-typedef struct hedge_index_day {
-    int32_t day;
-    int level;          /* gpi_level */
-    int64_t value_e4;   /* 0.0001 USD/GPU-hour; meaningless when level is
-                           GPI_LEVEL_SUSPENDED (skipped everywhere) */
-} hedge_index_day;
+/* The grade's daily index values arrive as arrays of gpi_index_day
+ * (core/index_day.h): ascending and distinct; suspended days are skipped
+ * everywhere. */
 
 /* ---- rent history (rent.c) ---------------------------------------------- */
 
@@ -142,7 +137,7 @@ typedef struct hedge_series {
 
 /* Aggregates rent rows and index days (ascending) to freq and keeps
  * periods present in both. */
-gpi_status hedge_align(const hedge_rent *r, const hedge_index_day *idx, size_t nidx,
+gpi_status hedge_align(const hedge_rent *r, const gpi_index_day *idx, size_t nidx,
                        hedge_freq f, hedge_series *out, gpi_diag *d);
 void hedge_series_free(hedge_series *s);
 
@@ -243,18 +238,13 @@ void hedge_analysis_free(hedge_analysis *a);
 /* Convenience: aligns r with grade's index values idx[0..nidx) (the
  * range hedge_index_range gives) and analyzes.  GPI_EINPUT ("grade G: no
  * month has both rent and an index value") when no period is in both. */
-gpi_status hedge_analyze_index(const char *grade, const hedge_index_day *idx, size_t nidx,
+gpi_status hedge_analyze_index(const char *grade, const gpi_index_day *idx, size_t nidx,
                                const hedge_rent *r, hedge_freq f, int window,
                                hedge_series *series, hedge_analysis *out, gpi_diag *d);
 
 /* ---- replay (simulate.c) ------------------------------------------------ */
 
-/* FSP of the month starting at month_start: mean of the month's index
- * values (suspended days skipped) rounded half-up to tick_e4 (units of
- * 0.0001).  Returns 0 and leaves *fsp_e4 alone when fewer than min_days
- * values exist.  Rounds with settlement/'s settle_round_value (SPEC §8). */
-int hedge_month_fsp(const hedge_index_day *idx, size_t nidx, int32_t month_start,
-                    int64_t tick_e4, size_t min_days, int64_t *fsp_e4, size_t *n_values);
+/* Futures settle at settlement/'s settle_fsp (SPEC §8), tick 0.0001. */
 
 typedef enum { HEDGE_PAYER = 0, HEDGE_EARNER } hedge_side;
 
@@ -360,7 +350,7 @@ typedef struct hedge_sim {
 
 /* GPI_EUSAGE for bad options, GPI_EMATH when the total P&L would not fit
  * int64 cents; months that cannot be replayed are skipped with a reason. */
-gpi_status hedge_simulate(const hedge_rent *r, const hedge_index_day *idx, size_t nidx,
+gpi_status hedge_simulate(const hedge_rent *r, const gpi_index_day *idx, size_t nidx,
                           const hedge_sim_opts *o, hedge_sim *out, gpi_diag *d);
 void hedge_sim_free(hedge_sim *s);
 
@@ -375,7 +365,7 @@ void hedge_sim_free(hedge_sim *s);
  * it.  All borrowed for the call. */
 typedef struct hedge_grade_input {
     const char *grade;            /* id */
-    const hedge_index_day *days;  /* ascending */
+    const gpi_index_day *days;  /* ascending */
     size_t n;
     const char *missing;          /* non-NULL: why there are no values (the
                                      grade is listed with it, last) */

@@ -101,7 +101,7 @@ double hedge__mean_price(const hedge_rent *r, size_t i, size_t e, double *wsum)
     return ((double)p0 + dev / w) / 1e6;
 }
 
-gpi_status hedge_align(const hedge_rent *r, const hedge_index_day *idx, size_t nidx,
+gpi_status hedge_align(const hedge_rent *r, const gpi_index_day *idx, size_t nidx,
                        hedge_freq f, hedge_series *out, gpi_diag *d)
 {
     memset(out, 0, sizeof *out);

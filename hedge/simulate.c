@@ -6,7 +6,7 @@
  * (strips follow one another from the start month).  For M:
  *   entry     = FSP of P (the only price known at entry), or the --forward
  *               price for M;
- *   FSP       = the final settlement price of M (hedge_month_fsp);
+ *   FSP       = the final settlement price of M (settle_fsp);
  *   h         = the given ratio, or (auto, sim_ratio.c) the OLS h on the
  *               monthly changes of the months before the block -- never
  *               data from the block onward;
@@ -35,9 +35,9 @@
  * A month lacking an entry price, an FSP, an exposure or a budget (no rent
  * or FSP in P) is skipped with its reason.
  *
- * The FSP is SPEC §8's: the mean of the month's values (suspended days
- * skipped) rounded half-up to the tick by settlement/'s
- * settle_round_value(), none below min_days values.  Unlike `gpuidx
+ * The FSP is SPEC §8's, computed by settlement/'s settle_fsp (the one FSP
+ * rule): the mean of the month's values (suspended days skipped) rounded
+ * half-up to 0.0001, none below min_days values.  Unlike `gpuidx
  * settle`, a day never built is not an error here: the replay counts the
  * month's values that exist (and skips the month below min_days).
  */
@@ -52,26 +52,26 @@
 
 #include <gsl/gsl_statistics_double.h>
 
-int hedge_month_fsp(const hedge_index_day *idx, size_t nidx, int32_t month_start,
-                    int64_t tick_e4, size_t min_days, int64_t *fsp_e4, size_t *n_values)
+/* FSP of the month starting at month_start, in units of 0.0001 (a tick of
+ * 0.0001 and min_days values needed): settlement/'s settle_fsp, the one
+ * FSP rule.  Returns 0 (and leaves *fsp_e4 alone) when there is none; the
+ * month's values in *n_values. */
+static int month_fsp(const gpi_index_day *idx, size_t nidx, int32_t month_start, size_t min_days,
+                     int64_t *fsp_e4, size_t *n_values)
 {
-    int32_t end = hedge_period_next(HEDGE_MONTH, month_start);
-    __int128 sum = 0;
-    size_t n = 0;
-    for (size_t i = 0; i < nidx; i++)
-        if (idx[i].day >= month_start && idx[i].day < end && idx[i].level != GPI_LEVEL_SUSPENDED) {
-            sum += idx[i].value_e4;
-            n++;
-        }
-    if (n_values) *n_values = n;
-    if (n == 0 || n < min_days || tick_e4 <= 0) return 0;
     settle_contract c;
     memset(&c, 0, sizeof c);
-    c.tick.mant = tick_e4; /* tick = tick_e4 x 0.0001: prices come out in e4 units */
+    int y, m, dd;
+    gpi_civil_from_days(month_start, &y, &m, &dd);
+    c.year = y;
+    c.month = m;
+    c.tick.mant = 1; /* tick 0.0001: prices come out in e4 units */
     c.tick.scale = 4;
-    c.min_published_days = (int)min_days;
-    *fsp_e4 = settle_round_value(&c, sum, (__int128)n);
-    return 1;
+    c.min_published_days = min_days > 31 ? 32 : (int)min_days;
+    int k = 0;
+    int ok = settle_fsp(&c, idx, nidx, fsp_e4, &k);
+    if (n_values) *n_values = (size_t)k;
+    return ok;
 }
 
 /* Monthly rent: quantity-weighted (or plain) mean price and quantity. */
@@ -156,7 +156,7 @@ static void entry_fail(entry *e, const char *fmt, const char *a, size_t x, size_
 /* Fills e for a block starting at `first`; e->ok = 0 with the reason of
  * the first check that fails (in the order of the month checks). */
 static gpi_status enter_block(const rent_month *rm, size_t nm,
-                              const hedge_index_day *idx, size_t nidx, const hedge_series *ms,
+                              const gpi_index_day *idx, size_t nidx, const hedge_series *ms,
                               const hedge_sim_opts *o, int32_t first, entry *e, gpi_diag *d)
 {
     memset(e, 0, sizeof *e);
@@ -167,7 +167,7 @@ static gpi_status enter_block(const rent_month *rm, size_t nm,
     char lab[16];
     hedge_period_label(HEDGE_MONTH, e->entered, lab);
     const char *which = o->strategy == HEDGE_ROLL ? "previous month" : lab;
-    e->have_fsp = hedge_month_fsp(idx, nidx, e->entered, 1, o->min_days, &e->fsp_e4, &e->fsp_values);
+    e->have_fsp = month_fsp(idx, nidx, e->entered, o->min_days, &e->fsp_e4, &e->fsp_values);
     const rent_month *pm = find_month(rm, nm, e->entered);
     if (o->exposure > 0)
         e->exposure = o->exposure;
@@ -230,7 +230,7 @@ static void skip(hedge_sim_month *m, const char *why)
 /* First month of the first strip: the given start, or the first rent
  * month whose block can be entered. */
 static gpi_status strip_start(const rent_month *rm, size_t nm,
-                              const hedge_index_day *idx, size_t nidx, const hedge_series *ms,
+                              const gpi_index_day *idx, size_t nidx, const hedge_series *ms,
                               const hedge_sim_opts *o, int32_t *start, gpi_diag *d)
 {
     *start = o->start ? hedge_period_start(HEDGE_MONTH, o->start) : rm[0].start;
@@ -365,7 +365,7 @@ static gpi_status summarize(hedge_sim *out, const hedge_sim_opts *o, gpi_diag *d
     return GPI_OK;
 }
 
-gpi_status hedge_simulate(const hedge_rent *r, const hedge_index_day *idx, size_t nidx,
+gpi_status hedge_simulate(const hedge_rent *r, const gpi_index_day *idx, size_t nidx,
                           const hedge_sim_opts *o, hedge_sim *out, gpi_diag *d)
 {
     memset(out, 0, sizeof *out);
@@ -445,7 +445,7 @@ gpi_status hedge_simulate(const hedge_rent *r, const hedge_index_day *idx, size_
             skip(m, e.why);
             continue;
         }
-        if (!hedge_month_fsp(idx, nidx, m->month, 1, o->min_days, &m->fsp_e4, &nv)) {
+        if (!month_fsp(idx, nidx, m->month, o->min_days, &m->fsp_e4, &nv)) {
             snprintf(why, sizeof why, "no final settlement price: %zu index values (need %zu)", nv,
                      o->min_days);
             skip(m, why);

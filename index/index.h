@@ -419,7 +419,7 @@ typedef struct idx_series {
     int32_t from, to;
     size_t days;                    /* to - from + 1 */
     size_t n;                       /* grades, in the order of gs */
-    store_index_day *v;             /* grade gi's day from + k at v[gi * days + k]:
+    gpi_index_day *v;               /* grade gi's day from + k at v[gi * days + k]:
                                        every day, level suspended where the
                                        grade has no value */
     idx_series_grade *g;            /* [n] */

@@ -76,7 +76,7 @@ gpi_status idx_series_compute(store *st, const idx_grades *gs, int32_t from, int
             idx_eval e;
             rc = idx_row_fix(&dy, gi, &seq[gi], &ch[gi], day, as_of, &r, &e, d);
             if (rc != GPI_OK) break;
-            s->v[gi * days + k] = (store_index_day){day, r.level, r.value_e4};
+            s->v[gi * days + k] = (gpi_index_day){day, r.level, r.value_e4};
             idx_series_grade *sg = &s->g[gi];
             sg->n_level[r.level]++;
             if ((r.level == GPI_LEVEL_TRADES || r.level == GPI_LEVEL_OFFERS) &&

@@ -1,6 +1,6 @@
 /* settlement/settle.c -- daily and final settlement prices (SPEC §8).
  *
- * Pure functions over an array of store_index_day: no store, no I/O.
+ * Pure functions over an array of gpi_index_day: no store, no I/O.
  *
  * A contract on grade G for delivery month M is listed on the first day of
  * the month before M and settles daily until the last day of M (or an
@@ -14,7 +14,8 @@
  *                  (on M's last day, R = 0, so this is the mean of M's
  *                  values; if M has none yet there, it is L)
  *   final:         FSP = (sum of M's values) / k, when k >= min_published_days,
- *                  else an `insufficient` row and no FSP.
+ *                  else an `insufficient` row and no FSP (settle_fsp, the
+ *                  one FSP rule; hedge/'s replay uses it too).
  *
  * Every price is rounded once, half-up, to the contract's tick: the sum is
  * an exact __int128 of value_e4 units and the quotient is taken by
@@ -56,7 +57,7 @@ void settle_result_free(settle_result *r)
  * units of the finest tick (10^-12) stays inside 64 bits. */
 #define SETTLE_MAX_VALUE_E4 10000000000LL
 
-static int has_value(const store_index_day *x)
+static int has_value(const gpi_index_day *x)
 {
     return x->level != GPI_LEVEL_SUSPENDED && x->value_e4 >= 0;
 }
@@ -80,7 +81,24 @@ static gpi_status tick_fits(const settle_contract *c, int32_t day, int64_t value
                         c->tick_line, c->index, c->symbol, why, tick);
 }
 
-gpi_status settle_run(const settle_contract *c, const store_index_day *days, size_t n,
+int settle_fsp(const settle_contract *c, const gpi_index_day *days, size_t n,
+               int64_t *price_units, int *n_values)
+{
+    const int32_t first = gpi_days_from_civil(c->year, c->month, 1), last = settle_last_day(c);
+    __int128 sum_e4 = 0;
+    int k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (days[i].day >= first && days[i].day <= last && has_value(&days[i])) {
+            sum_e4 += days[i].value_e4;
+            k++;
+        }
+    if (n_values) *n_values = k;
+    if (k == 0 || k < c->min_published_days) return 0;
+    *price_units = settle_round_value(c, sum_e4, k);
+    return 1;
+}
+
+gpi_status settle_run(const settle_contract *c, const gpi_index_day *days, size_t n,
                       int32_t through, settle_result *out, gpi_diag *d)
 {
     out->rows = NULL;
@@ -171,9 +189,8 @@ gpi_status settle_run(const settle_contract *c, const store_index_day *days, siz
     if (end == month_last) {
         out->complete = 1;
         rows[nr].day = month_last;
-        if (k >= c->min_published_days) {
+        if (settle_fsp(c, days, n, &rows[nr].price_units, NULL)) {
             rows[nr].kind = SETTLE_FINAL;
-            rows[nr].price_units = settle_round_value(c, sum_e4, k);
         } else {
             out->insufficient = 1;
             rows[nr].kind = SETTLE_INSUFFICIENT;

@@ -23,7 +23,9 @@
  * exact.
  *
  * The module never prints and never touches the store: the series it
- * settles on is passed in as an array of store_index_day.
+ * settles on is passed in as an array of gpi_index_day (core/index_day.h;
+ * this header does not include the store's).  settle_fsp is the one
+ * final-settlement-price rule: hedge/'s replay settles its futures with it.
  *
  * Ownership: every *out array is malloc'd and freed by the caller with
  * free() (settle_result_free() for a settle_result).  Inputs are borrowed.
@@ -35,7 +37,7 @@
 #include <stdint.h>
 
 #include "core/gpi.h"
-#include "store/store.h"
+#include "core/index_day.h"
 
 #define SETTLE_DEFAULT_SIZE 1000
 #define SETTLE_DEFAULT_MIN_DAYS 15
@@ -141,8 +143,19 @@ typedef struct settle_result {
  * value used is under SETTLE_MIN_TICKS ticks (the tick is too coarse for
  * the grade's prices), naming the contract's tick line, the day and the
  * value. */
-gpi_status settle_run(const settle_contract *c, const store_index_day *days, size_t n,
+gpi_status settle_run(const settle_contract *c, const gpi_index_day *days, size_t n,
                       int32_t through, settle_result *out, gpi_diag *d);
+
+/* The final settlement price of c's delivery month (SPEC §8): the mean of
+ * the values of the month's days among days[0..n) (any order; a day has a
+ * value unless it is suspended or negative), rounded once, half-up, to c's
+ * tick (settle_round_value).  *n_values (may be NULL) receives how many
+ * values the month has.  Returns 1 with *price_units set when there is at
+ * least one value and at least c->min_published_days; else 0, *price_units
+ * untouched.  settle_run's final row is this price; it alone checks that
+ * every day was built and that the tick fits. */
+int settle_fsp(const settle_contract *c, const gpi_index_day *days, size_t n,
+               int64_t *price_units, int *n_values);
 void settle_result_free(settle_result *r);
 
 /* ---- positions and margin (settlement/ledger.c) ------------------------ */

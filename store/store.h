@@ -37,6 +37,7 @@
 #include <stdint.h>
 
 #include "core/gpi.h"
+#include "core/index_day.h"
 #include "core/obs.h"
 
 typedef struct store store;
@@ -169,14 +170,9 @@ gpi_status store_obs_scan_core(store *st, int32_t day_from, int32_t day_to,
 gpi_status store_count(store *st, const char *table, long *n, gpi_diag *d);
 
 /* ---- index values (store/store_index.c) --------------------------------
- * The index module writes them; settlement and hedge read them here. */
-
-typedef struct store_index_day {
-    int32_t day;
-    int level;          /* gpi_level */
-    int64_t value_e4;   /* value in units of 0.0001 USD per GPU-hour;
-                           meaningless when level is GPI_LEVEL_SUSPENDED */
-} store_index_day;
+ * The index module writes them; the CLI reads a grade's series here and
+ * hands it to settlement/, hedge/ and cost/ as plain data
+ * (core/index_day.h). */
 
 /* The built days of grade in [from, to], ascending; days never built are
  * absent (callers name them in their errors).  latest = 0: each day's value
@@ -184,7 +180,7 @@ typedef struct store_index_day {
  * published (SPEC §8); latest = 1: the current (restated) value.
  * *out is malloc'd (free with free()); *n may be 0. */
 gpi_status store_index_series(store *st, const char *grade, int32_t from, int32_t to,
-                              int latest, store_index_day **out, size_t *n,
+                              int latest, gpi_index_day **out, size_t *n,
                               gpi_diag *d);
 
 /* One published-format row of the index (SPEC §6, §13).  Money fields are

@@ -137,7 +137,7 @@ gpi_status store_index_put_published(store *st, const char *grade, int32_t day, 
 }
 
 gpi_status store_index_series(store *st, const char *grade, int32_t from, int32_t to,
-                              int latest, store_index_day **out, size_t *n, gpi_diag *d)
+                              int latest, gpi_index_day **out, size_t *n, gpi_diag *d)
 {
     *out = NULL;
     *n = 0;
@@ -160,12 +160,12 @@ gpi_status store_index_series(store *st, const char *grade, int32_t from, int32_
     sqlite3_bind_int64(s, 2, from);
     sqlite3_bind_int64(s, 3, to);
     size_t cap = 0;
-    store_index_day *v = NULL;
+    gpi_index_day *v = NULL;
     int rc;
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
         if (*n == cap) {
             cap = cap ? 2 * cap : 64;
-            store_index_day *nv = realloc(v, cap * sizeof *v);
+            gpi_index_day *nv = realloc(v, cap * sizeof *v);
             if (!nv) {
                 free(v);
                 sqlite3_reset(s);

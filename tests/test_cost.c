@@ -226,7 +226,7 @@ static void test_cost_200_vs_300_ratio_is_1_5(void **state)
                            "Fast,w,p50,B200,B200.OD,,2025-01-01,2025-12-31,300,0.95,8\n";
     cost_deployments ds;
     parse_ok(text, &ds);
-    store_index_day days[1] = {{day_of("2025-06-01"), GPI_LEVEL_TRADES, 32400}};
+    gpi_index_day days[1] = {{day_of("2025-06-01"), GPI_LEVEL_TRADES, 32400}};
     cost_series s = {"B200.OD", days, 1};
     cost_prices px = {&s, 1};
     cost_point slow, fast;
@@ -272,7 +272,7 @@ static void test_cost_point_price_sources(void **state)
     parse_ok(text, &ds);
     int32_t d0 = day_of("2025-03-01");
     /* day 1 trades 3.24, day 2 suspended, day 3 absent (never built), day 4 carried */
-    store_index_day days[] = {{d0, GPI_LEVEL_TRADES, 32400},
+    gpi_index_day days[] = {{d0, GPI_LEVEL_TRADES, 32400},
                               {d0 + 1, GPI_LEVEL_SUSPENDED, -1},
                               {d0 + 3, GPI_LEVEL_CARRIED, 32400}};
     cost_series s = {"B200.OD", days, 3};
@@ -374,7 +374,7 @@ static void test_cost_curve_ranks_median_distances(void **state)
                            "U,w,p90,B200,,1,2025-03-01,,200,1,4\n";
     cost_deployments ds;
     parse_ok(text, &ds);
-    store_index_day days[] = {{day_of("2025-03-01"), GPI_LEVEL_SUSPENDED, -1}};
+    gpi_index_day days[] = {{day_of("2025-03-01"), GPI_LEVEL_SUSPENDED, -1}};
     cost_series s = {"X.OD", days, 1};
     cost_prices px = {&s, 1};
     cost_select sel = {"w", "p50", NULL, COST_AXIS_TOKENS};
@@ -542,7 +542,7 @@ static void test_cost_moves_split_and_fall_back(void **state)
                            "C,w,p50,B200,,4,2025-12-31,2025-12-31,200,1,8\n";
     cost_deployments ds;
     parse_ok(text, &ds);
-    store_index_day days[] = {{day_of("2025-06-01"), GPI_LEVEL_TRADES, 50430},
+    gpi_index_day days[] = {{day_of("2025-06-01"), GPI_LEVEL_TRADES, 50430},
                               {day_of("2025-12-31"), GPI_LEVEL_TRADES, 45710}};
     cost_series s = {"B200.OD", days, 2};
     cost_prices px = {&s, 1};

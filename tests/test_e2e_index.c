@@ -276,7 +276,7 @@ static void test_build_show_publish_restate(void **state)
     tu_run_free(&r);
     st = NULL;
     if (store_open(db, &st, &d) != GPI_OK) fail_msg("%s", d.msg);
-    store_index_day *s0, *s1;
+    gpi_index_day *s0, *s1;
     size_t n0, n1;
     int32_t d7 = gpi_days_from_civil(2025, 1, 7);
     assert_int_equal(store_index_series(st, "T", d7 - 2, d7, 0, &s0, &n0, &d), GPI_OK);

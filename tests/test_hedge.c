@@ -292,7 +292,7 @@ static void test_weekly_alignment_across_year(void **state)
     assert_int_equal(r.has_quantity, 1);
     /* index: W52 1.9000, 1.9500 (mean 1.9250); W01 2.0000, suspended,
      * 2.1000 (mean 2.0500: the suspended day is skipped); W02 2.2; W03 2.3 */
-    hedge_index_day idx[] = {
+    gpi_index_day idx[] = {
         {day_of("2024-12-24"), GPI_LEVEL_TRADES, 19000},
         {day_of("2024-12-29"), GPI_LEVEL_OFFERS, 19500},
         {day_of("2024-12-30"), GPI_LEVEL_TRADES, 20000},
@@ -337,11 +337,11 @@ static void test_align_skips_all_suspended_period(void **state)
      * index value, so it is not a period of the analysis (and breaks the
      * chain), rather than a period with an undefined index. */
     const int64_t val[3] = {20000, 21000, 22000};
-    hedge_index_day idx[3 * 31];
+    gpi_index_day idx[3 * 31];
     size_t n = 0;
     for (int m = 0; m < 3; m++)
         for (int k = 0; k < gpi_month_days(2024, m + 1); k++)
-            idx[n++] = (hedge_index_day){gpi_days_from_civil(2024, m + 1, 1) + k,
+            idx[n++] = (gpi_index_day){gpi_days_from_civil(2024, m + 1, 1) + k,
                                          m == 1 ? GPI_LEVEL_SUSPENDED : GPI_LEVEL_TRADES,
                                          m == 1 ? -1 : val[m]};
     const char *csv = "2024-01-15,2.5\n2024-02-15,2.6\n2024-03-15,2.7\n";
@@ -368,12 +368,12 @@ static void test_constant_rent_and_exact_fit(void **state)
     (void)state;
     enum { DAYS = 181 }; /* 2025-01-01 .. 2025-06-30 */
     int32_t d0 = day_of("2025-01-01");
-    hedge_index_day idx[DAYS];
+    gpi_index_day idx[DAYS];
     char *flat = malloc(DAYS * 32), *plus = malloc(DAYS * 32);
     size_t nf = 0, np = 0;
     for (int k = 0; k < DAYS; k++) {
         int64_t v = 20000 + (int64_t)k * k * 37 % 1000; /* an irregular index */
-        idx[k] = (hedge_index_day){d0 + k, GPI_LEVEL_TRADES, v};
+        idx[k] = (gpi_index_day){d0 + k, GPI_LEVEL_TRADES, v};
         char date[11];
         gpi_date_format(d0 + k, date);
         nf += (size_t)snprintf(flat + nf, 32, "%s,2.1\n", date);

@@ -1,5 +1,6 @@
 /* tests/test_hedge_replay.c -- hedge/: the month-by-month replay with cash
- * settlement (SPEC §9): the §6F monthly FSP, payer and earner replays
+ * settlement (SPEC §9; the monthly FSP is settlement/'s settle_fsp,
+ * tested in tests/test_settlement.c): payer and earner replays
  * checked by hand (roll and strip, with their budget errors: reference
  * values from tests/ref/hedge_v2.py), exposure and overflow rules, the
  * automatic hedge ratio (no look-ahead, minimum history, no switch of
@@ -17,49 +18,17 @@
 #include "hedge/hedge.h"
 #include "tests/hedge_vectors.h"
 
-static void test_month_fsp_vector_f(void **state)
-{
-    (void)state;
-    /* §6 F: 20 published days (day 11 not published), sum 47.290, mean
-     * 2.3645 -> 2.365 at tick 0.001 (half-up), 2.3645 at tick 0.0001 */
-    static const int64_t v[21] = {24120, 24050, 23980, 24010, 23900, 23860, 23790,
-                                  23830, 23710, 23660, -1,    23590, 23520, 23480,
-                                  23550, 23410, 23370, 23300, 23340, 23260, 23170};
-    hedge_index_day idx[21];
-    int32_t m = day_of("2025-02-01");
-    for (int i = 0; i < 21; i++) {
-        idx[i].day = m + i;
-        idx[i].level = v[i] < 0 ? GPI_LEVEL_SUSPENDED : GPI_LEVEL_TRADES;
-        idx[i].value_e4 = v[i];
-    }
-    int64_t fsp = 0;
-    size_t n = 0;
-    assert_int_equal(hedge_month_fsp(idx, 21, m, 10, 15, &fsp, &n), 1);
-    assert_int_equal(n, 20);
-    assert_int_equal(fsp, 23650);
-    assert_int_equal(hedge_month_fsp(idx, 21, m, 1, 15, &fsp, &n), 1);
-    assert_int_equal(fsp, 23645);
-    /* exactly min_days values are enough */
-    assert_int_equal(hedge_month_fsp(idx, 21, m, 1, 20, &fsp, &n), 1);
-    assert_int_equal(fsp, 23645);
-    /* fewer than min_days values: no FSP */
-    fsp = -7;
-    assert_int_equal(hedge_month_fsp(idx, 21, m, 1, 21, &fsp, &n), 0);
-    assert_int_equal(fsp, -7);
-    assert_int_equal(hedge_month_fsp(idx, 21, day_of("2025-03-01"), 1, 1, &fsp, &n), 0);
-}
-
 /* Index days: every day of each month from Jan 2024 at the given value. */
-static hedge_index_day *monthly_index(const int64_t *val_e4, int months, size_t *n)
+static gpi_index_day *monthly_index(const int64_t *val_e4, int months, size_t *n)
 {
-    hedge_index_day *idx = malloc(31 * (size_t)months * sizeof *idx);
+    gpi_index_day *idx = malloc(31 * (size_t)months * sizeof *idx);
     assert_non_null(idx);
     *n = 0;
     for (int m = 0; m < months; m++) {
         int y = 2024 + m / 12, mo = m % 12 + 1;
         int32_t s = gpi_days_from_civil(y, mo, 1);
         for (int k = 0; k < gpi_month_days(y, mo); k++)
-            idx[(*n)++] = (hedge_index_day){s + k, GPI_LEVEL_TRADES, val_e4[m]};
+            idx[(*n)++] = (gpi_index_day){s + k, GPI_LEVEL_TRADES, val_e4[m]};
     }
     return idx;
 }
@@ -82,7 +51,7 @@ static void test_simulate_payer_by_hand(void **state)
      * reduction 1 - 0.1167619/0.1040833 = -0.121812 (worse: over-hedged). */
     const int64_t val[4] = {20000, 21000, 19000, 20500};
     size_t nidx;
-    hedge_index_day *idx = monthly_index(val, 4, &nidx);
+    gpi_index_day *idx = monthly_index(val, 4, &nidx);
     const char *csv = "date,price,quantity\n2024-01-15,2.50,1000\n2024-02-15,2.60,1200\n"
                       "2024-03-15,2.40,800\n2024-04-15,2.55,1000\n";
     hedge_rent r;
@@ -166,7 +135,7 @@ static void test_simulate_exposure_needs_adjacent_month(void **state)
      * A size that asks for 10^12 contracts or more is skipped too. */
     const int64_t val[4] = {20000, 21000, 19000, 20500};
     size_t nidx;
-    hedge_index_day *idx = monthly_index(val, 4, &nidx);
+    gpi_index_day *idx = monthly_index(val, 4, &nidx);
     const char *csv = "date,price,quantity\n2024-01-15,2.50,1000\n2024-02-15,2.60,1200\n"
                       "2024-04-15,2.55,1000\n";
     hedge_rent r;
@@ -201,7 +170,7 @@ static void test_simulate_total_pnl_overflow(void **state)
      * the total after ~1139 months passes INT64_MAX, which must be an
      * error, not a wrapped (undefined) sum. */
     enum { MONTHS = 1200 };
-    hedge_index_day *idx = malloc(MONTHS * 31 * sizeof *idx);
+    gpi_index_day *idx = malloc(MONTHS * 31 * sizeof *idx);
     char *csv = malloc(MONTHS * 20 + 1);
     assert_non_null(idx);
     assert_non_null(csv);
@@ -210,7 +179,7 @@ static void test_simulate_total_pnl_overflow(void **state)
         int y = 1900 + m / 12, mo = m % 12 + 1;
         int32_t first = gpi_days_from_civil(y, mo, 1);
         for (int k = 0; k < gpi_month_days(y, mo); k++)
-            idx[n++] = (hedge_index_day){first + k, GPI_LEVEL_TRADES, 10000 + 9000 * (int64_t)m};
+            idx[n++] = (gpi_index_day){first + k, GPI_LEVEL_TRADES, 10000 + 9000 * (int64_t)m};
         o += (size_t)snprintf(csv + o, 21, "%04d-%02d-15,2.5\n", y, mo);
     }
     hedge_rent r;
@@ -255,7 +224,7 @@ static void test_simulate_earner_by_hand(void **state)
      * reduction 1 - 0.1/0.1040833 = 0.039230. */
     const int64_t val[4] = {20000, 21000, 19000, 20500};
     size_t nidx;
-    hedge_index_day *idx = monthly_index(val, 4, &nidx);
+    gpi_index_day *idx = monthly_index(val, 4, &nidx);
     const char *csv = "2024-01-15,2.50\n2024-02-10,2.60\n2024-02-20,2.60\n"
                       "2024-03-15,2.40\n2024-04-15,2.55\n";
     hedge_rent r;
@@ -304,7 +273,7 @@ static void test_simulate_auto_no_lookahead(void **state)
     int64_t val[12];
     for (int m = 0; m < 12; m++) val[m] = (int64_t)llround(vec_index[m] * 1e4);
     size_t nidx;
-    hedge_index_day *idx = monthly_index(val, 12, &nidx);
+    gpi_index_day *idx = monthly_index(val, 12, &nidx);
     char csv[1024] = "date,price,quantity\n";
     for (int m = 0; m < 12; m++)
         snprintf(csv + strlen(csv), sizeof csv - strlen(csv), "2024-%02d-28,%.2f,720000\n", m + 1,
@@ -416,7 +385,7 @@ static void test_simulate_strip_by_hand(void **state)
      * (+0.53 %).  tests/ref/hedge_v2.py for the statistics. */
     const int64_t val[4] = {20000, 21000, 19000, 20500};
     size_t nidx;
-    hedge_index_day *idx = monthly_index(val, 4, &nidx);
+    gpi_index_day *idx = monthly_index(val, 4, &nidx);
     const char *csv = "date,price,quantity\n2024-01-15,2.50,1000\n2024-02-15,2.60,1200\n"
                       "2024-03-15,2.40,800\n2024-04-15,2.55,1000\n";
     hedge_rent r;
@@ -562,7 +531,7 @@ static void test_replay_agrees_with_analyze(void **state)
             }
         }
         size_t nidx;
-        hedge_index_day *idx = monthly_index(val, months, &nidx);
+        gpi_index_day *idx = monthly_index(val, months, &nidx);
         int k = rep == 60 ? 720 : 1 + (int)(unit(&st) * 50);
         char *csv = malloc(64 * (size_t)months + 32);
         assert_non_null(csv);
@@ -766,7 +735,6 @@ int main(void)
 {
     gsl_set_error_handler_off();
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_month_fsp_vector_f),
         cmocka_unit_test(test_simulate_payer_by_hand),
         cmocka_unit_test(test_simulate_exposure_needs_adjacent_month),
         cmocka_unit_test(test_simulate_total_pnl_overflow),

@@ -521,7 +521,7 @@ static void test_build_fixture(void **state)
     assert_int_equal(x.r[0].p90_micro, 2500000);
     assert_int_equal(x.r[0].top_share_e6, 333333);
     /* settlement's reader sees the same series */
-    store_index_day *series;
+    gpi_index_day *series;
     size_t n;
     assert_int_equal(store_index_series(st, "t", d1, d1 + 13, 0, &series, &n, &d), GPI_OK);
     assert_int_equal(n, 14);

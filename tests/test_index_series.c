@@ -144,7 +144,7 @@ static void test_filters_by_hand(void **state)
         {4, 17250, 3},
     };
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
-        const store_index_day *v = &s->v[want[i].gi * s->days];
+        const gpi_index_day *v = &s->v[want[i].gi * s->days];
         if (v[0].day != jan1 || v[0].level != GPI_LEVEL_OFFERS || v[0].value_e4 != want[i].e4)
             fail_msg("%s: day %d level %d value %lld, want offers %lld", gs->g[want[i].gi].id,
                      (int)v[0].day, v[0].level, (long long)v[0].value_e4,
@@ -191,13 +191,13 @@ static void same_as_stored(store *st, const idx_grades *gs, const idx_series *s,
 {
     gpi_diag d = {{0}};
     for (size_t gi = 0; gi < gs->n; gi++) {
-        store_index_day *b = NULL;
+        gpi_index_day *b = NULL;
         size_t nb = 0;
         assert_int_equal(store_index_series(st, gs->g[gi].id, s->from, s->to, 1, &b, &nb, &d),
                          GPI_OK);
         assert_int_equal(nb, s->days);
         for (size_t k = 0; k < nb; k++) {
-            const store_index_day *v = &s->v[gi * s->days + k];
+            const gpi_index_day *v = &s->v[gi * s->days + k];
             if (v->day != b[k].day || v->level != b[k].level ||
                 (v->level != GPI_LEVEL_SUSPENDED && v->value_e4 != b[k].value_e4))
                 fail_msg("%s day %zu: series (%d, %lld), build (%d, %lld)", gs->g[gi].id, k,
@@ -261,8 +261,8 @@ static void test_series_equals_build(void **state)
         size_t off = (size_t)(mid - jan1);
         for (size_t gi = 0; gi < gs->n; gi++)
             for (size_t k = 0; k < b->days; k++) {
-                const store_index_day *x = &a->v[gi * a->days + off + k];
-                const store_index_day *y = &b->v[gi * b->days + k];
+                const gpi_index_day *x = &a->v[gi * a->days + off + k];
+                const gpi_index_day *y = &b->v[gi * b->days + k];
                 if (x->value_e4 != y->value_e4 || x->level != y->level)
                     fail_msg("%s day %zu: from %d gives %lld, from the start %lld", gs->g[gi].id,
                              k, (int)mid, (long long)y->value_e4, (long long)x->value_e4);

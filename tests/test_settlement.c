@@ -24,10 +24,10 @@
 
 
 /* Days [from, to] all built and suspended. */
-static store_index_day *suspended_days(int32_t from, int32_t to, size_t *n)
+static gpi_index_day *suspended_days(int32_t from, int32_t to, size_t *n)
 {
     *n = (size_t)(to - from + 1);
-    store_index_day *v = calloc(*n, sizeof *v);
+    gpi_index_day *v = calloc(*n, sizeof *v);
     for (size_t i = 0; i < *n; i++) {
         v[i].day = from + (int32_t)i;
         v[i].level = GPI_LEVEL_SUSPENDED;
@@ -36,7 +36,7 @@ static store_index_day *suspended_days(int32_t from, int32_t to, size_t *n)
     return v;
 }
 
-static void set_value(store_index_day *v, size_t n, int32_t day, int64_t e4)
+static void set_value(gpi_index_day *v, size_t n, int32_t day, int64_t e4)
 {
     for (size_t i = 0; i < n; i++)
         if (v[i].day == day) {
@@ -67,9 +67,9 @@ static const int64_t wx_vm[33] = {
     296000,  296000,  148000, -222000, -74000, 0,      370000,  74000,  148000,
     -74000,  148000,  -148000, -148000, 0,     0};
 
-static store_index_day *worked_series(size_t *n)
+static gpi_index_day *worked_series(size_t *n)
 {
-    store_index_day *v = suspended_days(day_of(2025, 2, 1), day_of(2025, 3, 31), n);
+    gpi_index_day *v = suspended_days(day_of(2025, 2, 1), day_of(2025, 3, 31), n);
     set_value(v, *n, day_of(2025, 2, 28), 24180);
     for (int i = 0; i < 20; i++) set_value(v, *n, day_of(2025, 3, wx_mday[i]), wx_e4[i]);
     return v;
@@ -78,9 +78,9 @@ static store_index_day *worked_series(size_t *n)
 /* Deterministic pattern shared with the Python reference:
  * value_e4 = 20000 + (n*7919) % 997 + (n % 31)*3 for day number n,
  * suspended when n % 7 == 3 and on 2025-06-13 .. 2025-06-30. */
-static store_index_day *pattern_series(int32_t from, int32_t to, size_t *n)
+static gpi_index_day *pattern_series(int32_t from, int32_t to, size_t *n)
 {
-    store_index_day *v = suspended_days(from, to, n);
+    gpi_index_day *v = suspended_days(from, to, n);
     for (size_t i = 0; i < *n; i++) {
         int32_t t = v[i].day;
         if (t % 7 == 3) continue;
@@ -97,7 +97,7 @@ static void test_settle_worked_example(void **state)
 {
     (void)state;
     size_t n;
-    store_index_day *v = worked_series(&n);
+    gpi_index_day *v = worked_series(&n);
     settle_contract c = contract("GPUH-2503", 2025, 3, 1000, 1, 3, 15);
     settle_result r;
     gpi_diag d = {""};
@@ -127,7 +127,7 @@ static void test_settle_worked_example_short_740(void **state)
 {
     (void)state;
     size_t n;
-    store_index_day *v = worked_series(&n);
+    gpi_index_day *v = worked_series(&n);
     settle_contract c = contract("GPUH-2503", 2025, 3, 1000, 1, 3, 15);
     assert_int_equal(c.tick_cents, 100);
     settle_result r;
@@ -160,7 +160,7 @@ static void test_settle_insufficient_month(void **state)
 {
     (void)state;
     size_t n;
-    store_index_day *v = worked_series(&n);
+    gpi_index_day *v = worked_series(&n);
     settle_contract c = contract("GPUH-2503", 2025, 3, 1000, 1, 3, 21);
     settle_result r;
     gpi_diag d = {""};
@@ -194,7 +194,7 @@ static void test_settle_zero_net_book(void **state)
 {
     (void)state;
     size_t n;
-    store_index_day *v = worked_series(&n);
+    gpi_index_day *v = worked_series(&n);
     settle_contract c = contract("GPUH-2503", 2025, 3, 1000, 1, 3, 15);
     settle_result r;
     gpi_diag d = {""};
@@ -233,7 +233,7 @@ static void test_settle_leap_february(void **state)
         20408, 20364, 20321, 20281, 20242, 20245, 20173, 20767, 20735, 20705, 20677, 20651,
         20646, 20600, 20579, 20560, 20544, 20529, 20517, 20521, 20489, 20482, 20478, 20476};
     size_t n;
-    store_index_day *v = pattern_series(day_of(2024, 1, 1), day_of(2024, 2, 29), &n);
+    gpi_index_day *v = pattern_series(day_of(2024, 1, 1), day_of(2024, 2, 29), &n);
     settle_contract c = contract("GPUA-2402", 2024, 2, 1000, 1, 4, 15);
     settle_result r;
     gpi_diag d = {""};
@@ -271,7 +271,7 @@ static void test_settle_strip_of_twelve(void **state)
                   {9, 61, 26, 20515, 20590}, {10, 61, 27, 20535, 20815},
                   {11, 61, 25, 20600, 20100}, {12, 61, 27, 20550, 20325}};
     size_t n;
-    store_index_day *v = pattern_series(day_of(2024, 12, 1), day_of(2025, 12, 31), &n);
+    gpi_index_day *v = pattern_series(day_of(2024, 12, 1), day_of(2025, 12, 31), &n);
     for (int i = 0; i < 12; i++) {
         char sym[16];
         snprintf(sym, sizeof sym, "GPUH-25%02d", want[i].month);
@@ -300,7 +300,7 @@ static void test_settle_through_and_missing_days(void **state)
 {
     (void)state;
     size_t n;
-    store_index_day *v = worked_series(&n);
+    gpi_index_day *v = worked_series(&n);
     settle_contract c = contract("GPUH-2503", 2025, 3, 1000, 1, 3, 15);
     settle_result r;
     gpi_diag d = {""};
@@ -316,7 +316,7 @@ static void test_settle_through_and_missing_days(void **state)
     assert_int_equal(r.n, 0);
     settle_result_free(&r);
     /* a gap on 2025-03-12: an error naming it, unless --through stops before */
-    store_index_day *gap = malloc(n * sizeof *gap);
+    gpi_index_day *gap = malloc(n * sizeof *gap);
     size_t ng = 0;
     for (size_t i = 0; i < n; i++)
         if (v[i].day != day_of(2025, 3, 12)) gap[ng++] = v[i];
@@ -346,7 +346,7 @@ static void test_settle_latest_value_before_listing(void **state)
     (void)state;
     /* a value from before the listing is the L of the first rows */
     size_t n;
-    store_index_day *v = suspended_days(day_of(2025, 1, 20), day_of(2025, 3, 31), &n);
+    gpi_index_day *v = suspended_days(day_of(2025, 1, 20), day_of(2025, 3, 31), &n);
     set_value(v, n, day_of(2025, 1, 20), 21234);  /* 2.1234 */
     set_value(v, n, day_of(2025, 3, 2), 22000);
     settle_contract c = contract("GPUH-2503", 2025, 3, 1000, 1, 3, 1);
@@ -376,7 +376,7 @@ static void test_settle_month_without_value(void **state)
     /* a value in February only, March all suspended: every daily price is
      * that L (on 03-31 k = 0 and R = 0, so L, not 0/0), then insufficient */
     size_t n;
-    store_index_day *v = suspended_days(day_of(2025, 2, 1), day_of(2025, 3, 31), &n);
+    gpi_index_day *v = suspended_days(day_of(2025, 2, 1), day_of(2025, 3, 31), &n);
     set_value(v, n, day_of(2025, 2, 10), 21237); /* 2.1237 -> 2.124 */
     settle_contract c = contract("GPUH-2503", 2025, 3, 1000, 1, 3, 1);
     settle_result r;
@@ -402,7 +402,7 @@ static void test_settle_ledger_overflow_refused(void **state)
      * a one-tick move is 10^20 cents, beyond int64: GPI_EMATH, not a
      * wrapped amount */
     size_t n;
-    store_index_day *v = suspended_days(day_of(2025, 2, 1), day_of(2025, 3, 31), &n);
+    gpi_index_day *v = suspended_days(day_of(2025, 2, 1), day_of(2025, 3, 31), &n);
     set_value(v, n, day_of(2025, 2, 1), 20000000);
     settle_contract c = contract("BIG", 2025, 3, 1000000000, 1, 0, 1);
     assert_int_equal(c.tick_cents, 100000000000LL);
@@ -455,7 +455,7 @@ static void test_settle_tick_too_coarse(void **state)
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         size_t n;
-        store_index_day *v = suspended_days(day_of(2025, 1, 31), day_of(2025, 3, 31), &n);
+        gpi_index_day *v = suspended_days(day_of(2025, 1, 31), day_of(2025, 3, 31), &n);
         if (cases[i].l_e4 >= 0) set_value(v, n, day_of(2025, 1, 31), cases[i].l_e4);
         set_value(v, n, day_of(2025, 2, 10), cases[i].v_e4);
         settle_contract c = contract("GPUH-2503", 2025, 3, 100000, cases[i].mant, cases[i].scale, 1);
@@ -470,7 +470,7 @@ static void test_settle_tick_too_coarse(void **state)
     }
     /* read from a file: its line */
     size_t n;
-    store_index_day *v = suspended_days(day_of(2025, 2, 1), day_of(2025, 3, 31), &n);
+    gpi_index_day *v = suspended_days(day_of(2025, 2, 1), day_of(2025, 3, 31), &n);
     set_value(v, n, day_of(2025, 2, 3), 24000);
     settle_contract c = contract("GPUH-2503", 2025, 3, 1000, 1, 0, 1);
     c.path = "contracts.json";
@@ -509,6 +509,99 @@ static void test_settle_round_value_half_up(void **state)
         if (got != cases[i].want)
             fail_msg("%s: got %lld want %lld", cases[i].name, (long long)got,
                      (long long)cases[i].want);
+    }
+}
+
+/* settle_fsp, the one FSP rule (settle_run's final row and hedge/'s
+ * replay): §6 F's 20 values of February 2025 (the 11th suspended), sum
+ * 47.290, mean 2.3645 -> 2.365 at tick 0.001 (half-up), 2.3645 at 0.0001;
+ * min_published_days is a floor that is met exactly; days outside the
+ * month, suspended days and negative values do not count; order does not
+ * matter. */
+static void test_settle_fsp_vector_f(void **state)
+{
+    (void)state;
+    static const int64_t v[21] = {24120, 24050, 23980, 24010, 23900, 23860, 23790,
+                                  23830, 23710, 23660, -1,    23590, 23520, 23480,
+                                  23550, 23410, 23370, 23300, 23340, 23260, 23170};
+    gpi_index_day idx[25];
+    int32_t m = day_of(2025, 2, 1);
+    for (int i = 0; i < 21; i++) {
+        idx[i].day = m + i;
+        idx[i].level = v[i] < 0 ? GPI_LEVEL_SUSPENDED : GPI_LEVEL_TRADES;
+        idx[i].value_e4 = v[i] < 0 ? 99999 : v[i];
+    }
+    /* around the month (counted by none), a negative value inside it */
+    idx[21] = (gpi_index_day){day_of(2025, 1, 31), GPI_LEVEL_TRADES, 90000};
+    idx[22] = (gpi_index_day){day_of(2025, 3, 1), GPI_LEVEL_TRADES, 90000};
+    idx[23] = (gpi_index_day){day_of(2025, 2, 28), GPI_LEVEL_OFFERS, -1};
+    idx[24] = (gpi_index_day){day_of(2024, 2, 15), GPI_LEVEL_TRADES, 90000};
+    static const struct {
+        const char *name;
+        int year, month;
+        int64_t mant;
+        int scale, min_days, ok;
+        int64_t want;
+        int values;
+    } cases[] = {
+        {"tick 0.001, half-up", 2025, 2, 1, 3, 15, 1, 2365, 20},
+        {"tick 0.0001", 2025, 2, 1, 4, 15, 1, 23645, 20},
+        {"tick 0.001 (10 x 0.0001)", 2025, 2, 10, 4, 15, 1, 23650, 20},
+        {"exactly min_published_days", 2025, 2, 1, 4, 20, 1, 23645, 20},
+        {"one value short", 2025, 2, 1, 4, 21, 0, -7, 20},
+        {"a month without values", 2025, 4, 1, 4, 1, 0, -7, 0},
+        {"March: one value", 2025, 3, 1, 4, 1, 1, 90000, 1},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        settle_contract c = contract("X", cases[i].year, cases[i].month, 1000, cases[i].mant,
+                                     cases[i].scale, cases[i].min_days);
+        for (int rev = 0; rev < 2; rev++) {
+            gpi_index_day in[25];
+            for (int k = 0; k < 25; k++) in[k] = idx[rev ? 24 - k : k];
+            int64_t got = -7;
+            int nv = -1;
+            int ok = settle_fsp(&c, in, 25, &got, &nv);
+            if (ok != cases[i].ok || got != cases[i].want || nv != cases[i].values)
+                fail_msg("%s%s: got %d %lld (%d values), want %d %lld (%d values)", cases[i].name,
+                         rev ? " (reversed)" : "", ok, (long long)got, nv, cases[i].ok,
+                         (long long)cases[i].want, cases[i].values);
+        }
+    }
+}
+
+/* Property: settle_run's final row is settle_fsp's price (or insufficient
+ * exactly when settle_fsp has none), on random series of random months. */
+static void test_settle_final_is_fsp(void **state)
+{
+    (void)state;
+    uint64_t x = 0x9e3779b97f4a7c15ULL;
+    for (int t = 0; t < 300; t++) {
+        int month = 1 + t % 12, year = 2024 + t % 3;
+        int min_days = 1 + (int)(t % 25);
+        int32_t from = gpi_days_from_civil(year, month, 1) - 40;
+        int32_t to = gpi_days_from_civil(year, month, 1) + 40;
+        size_t n;
+        gpi_index_day *v = suspended_days(from, to, &n);
+        for (size_t i = 0; i < n; i++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            if (x % 4 == 0) continue; /* stays suspended */
+            v[i].level = (int)(x % 3);
+            v[i].value_e4 = 10000 + (int64_t)(x >> 40) % 40000;
+        }
+        settle_contract c = contract("P", year, month, 1000, 1 + (int64_t)(t % 5), 4, min_days);
+        settle_result r;
+        gpi_diag d = {""};
+        assert_int_equal(settle_run(&c, v, n, INT32_MAX, &r, &d), GPI_OK);
+        assert_true(r.complete);
+        int64_t fsp = 0;
+        int nv = 0;
+        int ok = settle_fsp(&c, v, n, &fsp, &nv);
+        const settle_price *last = &r.rows[r.n - 1];
+        assert_int_equal(nv, r.values_in_month);
+        assert_int_equal(last->kind, ok ? SETTLE_FINAL : SETTLE_INSUFFICIENT);
+        if (ok) assert_int_equal(last->price_units, fsp);
+        settle_result_free(&r);
+        free(v);
     }
 }
 
@@ -558,6 +651,8 @@ int main(void)
         cmocka_unit_test(test_settle_ledger_overflow_refused),
         cmocka_unit_test(test_settle_tick_too_coarse),
         cmocka_unit_test(test_settle_round_value_half_up),
+        cmocka_unit_test(test_settle_fsp_vector_f),
+        cmocka_unit_test(test_settle_final_is_fsp),
         cmocka_unit_test(test_settle_price_parse_table),
     };
     return cmocka_run_group_tests_name("settlement", tests, NULL, NULL);

@@ -13,7 +13,7 @@
 /* The grade's value and level on day as first published: *found = 0 when
  * DIR has no DIR/D, -1 when the day has no row of the grade. */
 static gpi_status first_published(const verify_dir *v, int32_t day, const char *grade,
-                                  store_index_day *out, int *found, gpi_diag *d)
+                                  gpi_index_day *out, int *found, gpi_diag *d)
 {
     char date[11], path[4300];
     gpi_date_format(day, date);
@@ -39,7 +39,7 @@ static gpi_status first_published(const verify_dir *v, int32_t day, const char *
         if (why || level < 0)
             rc = gpi_diag_set(d, GPI_EINPUT, "%s: rows[%zu]: %s", path, i,
                               why ? why : "level: not a level");
-        *out = (store_index_day){day, value < 0 ? GPI_LEVEL_SUSPENDED : level, value};
+        *out = (gpi_index_day){day, value < 0 ? GPI_LEVEL_SUSPENDED : level, value};
         *found = 1;
         break;
     }
@@ -56,12 +56,12 @@ gpi_status verify_settlement(verify_dir *v, const settle_contract *c, int32_t th
     if (end < first)
         return gpi_diag_set(d, GPI_EUSAGE, "%s: --through is before the listing", c->symbol);
     size_t n = (size_t)(end - first + 1);
-    store_index_day *days = malloc((n + 64) * sizeof *days);
+    gpi_index_day *days = malloc((n + 64) * sizeof *days);
     if (!days) return gpi_diag_set(d, GPI_ENOMEM, "out of memory");
     gpi_status rc = GPI_OK;
     size_t k = 0;
     /* the latest value before the listing, when the listing day has none */
-    store_index_day before = {0, GPI_LEVEL_SUSPENDED, -1};
+    gpi_index_day before = {0, GPI_LEVEL_SUSPENDED, -1};
     int have_before = 0;
     for (int32_t day = first; day <= end && rc == GPI_OK; day++) {
         int found;
