@@ -27,6 +27,7 @@
  *     (store/alias.c).
  */
 #include "store/internal.h"
+#include "store/testing.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -11,6 +11,7 @@
  * where a day was published, else the stored value (SPEC §8).
  */
 #include "store/internal.h"
+#include "store/testing.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "store/store.h"
+#include "store/testing.h"
 
 #define H100 "H100-SXM.OD"
 #define A100 "A100-SXM-80.OD"

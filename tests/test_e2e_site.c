@@ -9,6 +9,7 @@
 
 #include "site/site.h"
 #include "store/store.h"
+#include "store/testing.h"
 
 /* Day t of the fixture series, starting 2025-01-01:
  *   0-29 trades, 30-39 offers, 40-44 carried, 45-47 suspended, 48-59 trades. */

@@ -1,0 +1,69 @@
+/* store/obs.h -- observations and rejects: storing them (inside an open
+ * batch, store/batches.h) and reading them back.
+ *
+ * Identity (SPEC §3): observations live in a WITHOUT ROWID table whose
+ * primary key (day, key_hash, observed_at) serves both the duplicate check
+ * (exact key lookup) and the index's day lookup (a prefix range), so no
+ * second index is maintained during ingest.  key_hash is the identity hash
+ * (FNV-1a of kind, source and identity text) with the kind in its top bit
+ * (core/obs.h), so a day's trades and offers are two key ranges; the
+ * identity text is stored too, and a hash collision is detected, never
+ * assumed away.
+ *
+ * Ownership: as stated once in store/store.h for the whole store API.
+ */
+#ifndef GPI_STORE_OBS_H
+#define GPI_STORE_OBS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "store/store.h"
+
+typedef enum {
+    STORE_PUT_STORED = 0,
+    STORE_PUT_DUPLICATE,    /* same key, time and values already stored */
+    STORE_PUT_CONFLICT,     /* same key and time, different values       */
+    STORE_PUT_COLLISION     /* same key hash, different identity text    */
+} store_put_result;
+
+/* Stores one observation of the open batch. */
+gpi_status store_obs_put(store *st, int64_t batch_id, const gpi_obs *o,
+                         store_put_result *res, gpi_diag *d);
+
+/* Records one rejected row of the open batch. */
+gpi_status store_reject_put(store *st, int64_t batch_id, long line,
+                            const char *column, const char *raw_row,
+                            const char *reason, gpi_diag *d);
+
+typedef int (*store_obs_fn)(const gpi_obs *o, void *ud);
+
+/* Calls fn for every observation with day in [day_from, day_to] whose
+ * batch was ingested at or before as_of (Unix seconds), in primary-key
+ * order (day, key_hash, observed_at).  A non-zero return from fn stops the
+ * scan (status GPI_OK). This is a range scan of the primary key. */
+gpi_status store_obs_scan(store *st, int32_t day_from, int32_t day_to,
+                          int64_t as_of, store_obs_fn fn, void *ud, gpi_diag *d);
+/* The same scan, filling only what a fix is computed from: kind, scope,
+ * tier, term, term_months, status, unit, covers, observed_at, day,
+ * key_hash, price, quantity, gpu_count, gpu, provider, group, segment,
+ * region, sku.  The audit fields (source, ident, buyer, raw_*, currency,
+ * correction) are NULL and line is 0.  About twice as fast as
+ * store_obs_scan. */
+gpi_status store_obs_scan_core(store *st, int32_t day_from, int32_t day_to,
+                               int64_t as_of, store_obs_fn fn, void *ud, gpi_diag *d);
+
+/* *any = 1 when an observation of `day` came in a batch ingested after
+ * min(t1, t2) and at or before max(t1, t2): a row built with cut-off t1
+ * would then differ from one built with cut-off t2 (index build uses
+ * stored rows of earlier days only when it is 0). */
+gpi_status store_obs_ingested_between(store *st, int32_t day, int64_t t1, int64_t t2,
+                                      int *any, gpi_diag *d);
+
+/* Every distinct combination of what a grade filters on among the stored
+ * observations: calls fn with kind, scope, tier, term, term_months,
+ * status, covers, gpu, provider, group, segment, region and sku filled
+ * (the rest zero or NULL).  One scan of the observations. */
+gpi_status store_obs_facets(store *st, store_obs_fn fn, void *ud, gpi_diag *d);
+
+#endif

@@ -1,0 +1,29 @@
+/* store/testing.h -- hooks for tests only: set-ups and totals no command
+ * needs.  Only tests/ (and store/, which defines them) include this
+ * header; tests/test_store.c checks that nothing else does.
+ *
+ * Ownership: as stated once in store/store.h for the whole store API.
+ */
+#ifndef GPI_STORE_TESTING_H
+#define GPI_STORE_TESTING_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "store/store.h"
+
+/* 1 in *found (and its batch id) when a committed batch has this SHA-256. */
+gpi_status store_batch_find(store *st, const char *sha256, int *found,
+                            int64_t *batch_id, gpi_diag *d);
+
+/* Totals for reports and tests. */
+gpi_status store_count(store *st, const char *table, long *n, gpi_diag *d);
+
+/* Records vintage `vintage` of (grade, day) as published with the row's
+ * level and value, without the row's text (store_index_put_published_row
+ * with no text: tests set up published series with it). */
+gpi_status store_index_put_published(store *st, const char *grade, int32_t day,
+                                     int vintage, int level, int64_t value_e4,
+                                     gpi_diag *d);
+
+#endif
