@@ -44,7 +44,7 @@ const char *cp_cap(char buf[32], int64_t v, int axis);
 
 typedef struct cc_prices {
     cost_series *s;
-    gpi_index_day **days;  /* owned, one per series */
+    gpi_index_day **days;    /* owned, one per series */
     size_t n;
     cost_prices px;          /* points at s */
 } cc_prices;
