@@ -67,8 +67,11 @@ typedef struct store_profile {
 typedef struct store_profiles {
     store_profile *v;     /* id -> profile; v[id].known = 0 where unknown */
     size_t cap;
-    store_name_slot *slots; /* open addressing on the values' hash */
-    size_t nslots, n;
+    size_t n;             /* profiles known */
+    /* values -> id, open addressing on the values' hash: built on the
+     * first lookup by values (writers only), then kept up to date */
+    store_name_slot *slots;
+    size_t nslots, n_slotted;
     int loaded;
     int64_t last;         /* memo: the last profile looked up (0 = none) */
 } store_profiles;

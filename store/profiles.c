@@ -13,8 +13,10 @@
  * (1) The handle keeps every profile it has seen in memory in both
  *     directions, like names (names.c): id -> values (an array; ids are
  *     INTEGER PRIMARY KEY values) and values -> id (open addressing on a
- *     hash of the values), loaded lazily from the table.  A memo of the
- *     last profile serves the consecutive rows of one feed.
+ *     hash of the values), loaded lazily from the table; the second only
+ *     on a writer's first lookup by values, so a reading handle holds
+ *     just the array (60 bytes a profile).  A memo of the last profile
+ *     serves the consecutive rows of one feed.
  * (2) A profile is written once: its values never change.  Another
  *     process may add profiles at any time, so values missing from the
  *     cache are looked up in the table (its unique index) before they are
@@ -73,9 +75,10 @@ void store_profiles_reset(store *st)
     memset(pf, 0, sizeof *pf);
 }
 
+/* Adds known profile id to the values -> id table (growing it). */
 static int slot_insert(store_profiles *pf, int64_t id)
 {
-    if ((pf->n + 1) * 2 > pf->nslots) {
+    if ((pf->n_slotted + 1) * 2 > pf->nslots) {
         size_t ns = pf->nslots ? pf->nslots * 2 : 1024;
         store_name_slot *s = calloc(ns, sizeof *s);
         if (!s) return -1;
@@ -94,7 +97,7 @@ static int slot_insert(store_profiles *pf, int64_t id)
     while (pf->slots[j].id) j = (j + 1) & (pf->nslots - 1);
     pf->slots[j].hash = h;
     pf->slots[j].id = id;
-    pf->n++;
+    pf->n_slotted++;
     return 0;
 }
 
@@ -115,7 +118,17 @@ static int remember(store_profiles *pf, int64_t id, const store_profile *p)
     pf->v[id] = *p;
     pf->v[id].known = 1;
     pf->v[id].facet_noted = 0;
-    return slot_insert(pf, id);
+    pf->n++;
+    return pf->nslots ? slot_insert(pf, id) : 0;
+}
+
+/* Builds the values -> id table of every known profile: only writers
+ * look values up, so a reading handle (a build's) never holds it. */
+static int index_all(store_profiles *pf)
+{
+    for (size_t id = 1; id < pf->cap; id++)
+        if (pf->v[id].known && slot_insert(pf, (int64_t)id) != 0) return -1;
+    return 0;
 }
 
 /* Adds every stored profile missing from the cache. */
@@ -160,6 +173,8 @@ gpi_status store_profile_id(store *st, const store_profile *p, int64_t *id, gpi_
         gpi_status rc = load(st, d);
         if (rc != GPI_OK) return rc;
     }
+    if (!pf->nslots && index_all(pf) != 0)
+        return gpi_diag_set(d, GPI_ENOMEM, "store: out of memory");
     if (pf->nslots) {
         uint64_t h = hash(p);
         size_t j = h & (pf->nslots - 1);

@@ -677,6 +677,7 @@ static const char *col_text(sqlite3_stmt *s, int i)
 static const char *name_of(store *st, int64_t id, int *bad)
 {
     if (id <= 0) return NULL;
+    if ((size_t)id < st->names.cap_ids && st->names.text[id]) return st->names.text[id];
     const char *t = store_name_text(st, id);
     if (!t) *bad = 1;
     return t;
@@ -742,6 +743,50 @@ static int is_late(const int64_t *late, size_t n, int64_t batch)
     return 0;
 }
 
+/* The integer columns both scans read first, in their order. */
+enum { SC_DAY, SC_KEY, SC_AT, SC_BATCH, SC_PROFILE, SC_PRICE, SC_QTY, SC__N };
+
+/* o from the scan's integer columns c (quantity -1 for NULL) and its
+ * profile; 0 when the profile or a name cannot be had. */
+static int fill(store *st, gpi_obs *o, const int64_t *c)
+{
+    const store_profile *p = store_profile_get(st, c[SC_PROFILE]);
+    if (!p) return 0;
+    int bad = 0;
+    memset(o, 0, sizeof *o);
+    o->day = (int32_t)c[SC_DAY];
+    o->key_hash = (uint64_t)c[SC_KEY];
+    o->observed_at = c[SC_AT];
+    obs_attrs(o, p->attrs);
+    o->gpu = name_of(st, p->name[STORE_P_GPU], &bad);
+    o->provider = name_of(st, p->name[STORE_P_PROVIDER], &bad);
+    o->group = name_of(st, p->name[STORE_P_GRP], &bad);
+    o->segment = name_of(st, p->name[STORE_P_SEGMENT], &bad);
+    o->region = name_of(st, p->name[STORE_P_REGION], &bad);
+    o->source = name_of(st, p->name[STORE_P_SOURCE], &bad);
+    o->raw_gpu = name_of(st, p->name[STORE_P_RAW_GPU], &bad);
+    o->raw_provider = name_of(st, p->name[STORE_P_RAW_PROVIDER], &bad);
+    o->currency = name_of(st, p->name[STORE_P_CURRENCY], &bad);
+    o->sku = name_of(st, p->name[STORE_P_SKU], &bad);
+    o->correction = name_of(st, p->name[STORE_P_CORRECTION], &bad);
+    o->gpu_count = p->gpu_count;
+    o->price_micro = c[SC_PRICE];
+    o->quantity_micro = c[SC_QTY];
+    return !bad;
+}
+
+/* Reads the integer columns of the current row into c. */
+static void read_ints(sqlite3_stmt *s, int64_t *c)
+{
+    for (int i = 0; i < SC_QTY; i++) c[i] = sqlite3_column_int64(s, i);
+    c[SC_QTY] = sqlite3_column_type(s, SC_QTY) == SQLITE_NULL ? -1 : sqlite3_column_int64(s, SC_QTY);
+}
+
+/* Rows the core scan reads ahead (note 8): consecutive rows are different
+ * offers, so each one's profile is a miss in the cache; their integer
+ * columns are read for a few rows at once and the profiles prefetched. */
+#define SCAN_AHEAD 32
+
 static gpi_status scan(store *st, int core, int32_t day_from, int32_t day_to, int64_t as_of,
                        store_obs_fn fn, void *ud, gpi_diag *d)
 {
@@ -759,44 +804,35 @@ static gpi_status scan(store *st, int core, int32_t day_from, int32_t day_to, in
     sqlite3_stmt *s = use(st, core ? ST_OBS_SCAN_CORE : ST_OBS_SCAN);
     sqlite3_bind_int64(s, 1, day_from);
     sqlite3_bind_int64(s, 2, day_to);
-    int rc, bad = 0;
-    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-        if (n_late && is_late(late, n_late, sqlite3_column_int64(s, 3))) continue;
-        const store_profile *p = store_profile_get(st, sqlite3_column_int64(s, 4));
-        if (!p) {
-            bad = 1;
-            break;
+    int rc = SQLITE_ROW, bad = 0, stop = 0;
+    int64_t c[SCAN_AHEAD][SC__N];
+    gpi_obs o;
+    while (rc == SQLITE_ROW && !stop && !bad) {
+        int n = 0, cap = core ? SCAN_AHEAD : 1; /* text columns live until the next step */
+        while (n < cap && (rc = sqlite3_step(s)) == SQLITE_ROW) {
+            read_ints(s, c[n]);
+            if (n_late && is_late(late, n_late, c[n][SC_BATCH])) continue;
+            const store_profiles *pf = &st->profiles;
+            if (c[n][SC_PROFILE] > 0 && (size_t)c[n][SC_PROFILE] < pf->cap)
+                __builtin_prefetch(&pf->v[c[n][SC_PROFILE]]);
+            n++;
         }
-        gpi_obs o;
-        memset(&o, 0, sizeof o);
-        o.day = (int32_t)sqlite3_column_int64(s, 0);
-        o.key_hash = (uint64_t)sqlite3_column_int64(s, 1);
-        o.observed_at = sqlite3_column_int64(s, 2);
-        obs_attrs(&o, p->attrs);
-        o.gpu = name_of(st, p->name[STORE_P_GPU], &bad);
-        o.provider = name_of(st, p->name[STORE_P_PROVIDER], &bad);
-        o.group = name_of(st, p->name[STORE_P_GRP], &bad);
-        o.segment = name_of(st, p->name[STORE_P_SEGMENT], &bad);
-        o.region = name_of(st, p->name[STORE_P_REGION], &bad);
-        o.source = name_of(st, p->name[STORE_P_SOURCE], &bad);
-        o.raw_gpu = name_of(st, p->name[STORE_P_RAW_GPU], &bad);
-        o.raw_provider = name_of(st, p->name[STORE_P_RAW_PROVIDER], &bad);
-        o.currency = name_of(st, p->name[STORE_P_CURRENCY], &bad);
-        o.sku = name_of(st, p->name[STORE_P_SKU], &bad);
-        o.correction = name_of(st, p->name[STORE_P_CORRECTION], &bad);
-        o.gpu_count = p->gpu_count;
-        o.price_micro = sqlite3_column_int64(s, 5);
-        o.quantity_micro =
-            sqlite3_column_type(s, 6) == SQLITE_NULL ? -1 : sqlite3_column_int64(s, 6);
-        if (!core) {
-            o.line = (long)sqlite3_column_int64(s, 7);
-            o.ident = sqlite3_column_type(s, 8) == SQLITE_INTEGER
-                          ? name_of(st, sqlite3_column_int64(s, 8), &bad)
-                          : col_text(s, 8);
-            o.buyer = col_text(s, 9);
-            o.raw_price = col_text(s, 10);
+        for (int i = 0; i < n && !stop; i++) {
+            if (!fill(st, &o, c[i])) {
+                bad = 1;
+                break;
+            }
+            if (!core) {
+                o.line = (long)sqlite3_column_int64(s, 7);
+                o.ident = sqlite3_column_type(s, 8) == SQLITE_INTEGER
+                              ? name_of(st, sqlite3_column_int64(s, 8), &bad)
+                              : col_text(s, 8);
+                o.buyer = col_text(s, 9);
+                o.raw_price = col_text(s, 10);
+                if (bad) break;
+            }
+            stop = fn(&o, ud) != 0;
         }
-        if (bad || fn(&o, ud)) break;
     }
     sqlite3_reset(s);
     free(late);
