@@ -158,6 +158,10 @@ void store_attrs_unpack(gpi_obs *o, int64_t attrs);
  * first ones, profiles.c the eight before alias.c's, alias.c the eight
  * before the last eight, names.c and store_count the last eight). */
 #define STORE_SETS_SLOT(i) (40 + (i))
+/* VACUUM under the writers' lock (tx.c), outside any transaction; best
+ * effort (a failure leaves the database as it was). */
+void store_vacuum(store *st);
+
 /* Runs sql (no rows); GPI_ESTORE with "store: <error>" in d. */
 gpi_status store_exec(store *st, const char *sql, gpi_diag *d);
 

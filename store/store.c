@@ -123,14 +123,17 @@ static gpi_status user_version(store *st, int *version, gpi_diag *d)
 /* Runs the migrations the database lacks, one transaction each.  The
  * version is read again under the write lock: another process opening the
  * same database may have just run the same migration. */
+static void compact(store *st);
+
 static gpi_status migrate(store *st, gpi_diag *d)
 {
-    int version;
+    int version, ran = 0;
     gpi_status rc = user_version(st, &version, d);
     while (rc == GPI_OK && version < store_n_migrations) {
         if ((rc = store_begin(st, d)) != GPI_OK) return rc;
         rc = user_version(st, &version, d);
         if (rc == GPI_OK && version < store_n_migrations) {
+            ran = 1;
             rc = store_exec(st, store_migrations[version], d);
             if (rc == GPI_OK && version == store_migration_ident_aliases)
                 rc = store_alias_migrate(st, d);
@@ -149,7 +152,24 @@ static gpi_status migrate(store *st, gpi_diag *d)
             return rc;
         }
     }
+    if (rc == GPI_OK && ran) compact(st);
     return rc;
+}
+
+/* A migration that rewrites a table (9: observations) leaves the old
+ * pages in the file as free pages: when they are more than a quarter of
+ * it, VACUUM gives them back (5 s for the 10.6 M-row bench year, a tenth
+ * of the migration).  Best effort: when it fails (no disk space for the
+ * copy) the database stays as it is, only larger, and later ingests reuse
+ * the free pages. */
+static void compact(store *st)
+{
+    int64_t free_pages = 0, pages = 0;
+    if (one_int(st, "PRAGMA freelist_count", 0, 0, &free_pages, "reading the file", NULL) !=
+            GPI_OK ||
+        one_int(st, "PRAGMA page_count", 0, 0, &pages, "reading the file", NULL) != GPI_OK)
+        return;
+    if (free_pages * 4 > pages) store_vacuum(st);
 }
 
 /* A database that is not gpuidx's (it holds tables, but not `batches`,

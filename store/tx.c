@@ -91,3 +91,10 @@ void store_rollback(store *st)
     store_alias_reset(st);
     store_facets_reset(st); /* so are its facets */
 }
+
+void store_vacuum(store *st)
+{
+    if (st->in_tx || writer_lock(st, NULL) != GPI_OK) return;
+    store_exec(st, "VACUUM", NULL);
+    writer_unlock(st);
+}

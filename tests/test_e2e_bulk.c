@@ -4,7 +4,7 @@
  * middle of a file leaves whole files only, and running it again ends with
  * the same database; a broken file among them changes nothing of the
  * others; and migration 9 on such a database keeps the readable view and
- * every built value.
+ * every built value, and gives the old rows' pages back.
  *
  * One market for all tests: `gpuidx simulate` (120 days, scale 1, about
  * 96,000 observations) split into one offers and one trades file per
@@ -281,6 +281,9 @@ static void test_migration_keeps_view_and_values(void **state)
     if (r.status != 0) fail_msg("build: %s", r.err);
     tu_run_free(&r);
     assert_int_equal(sql_long("m8.db", "PRAGMA user_version"), 9);
+    /* the old rows' pages went back to the file system (store.c compact) */
+    assert_true(sql_long("m8.db", "PRAGMA freelist_count") * 10 <
+                sql_long("m8.db", "PRAGMA page_count"));
     sh_ok("sqlite3 -header -csv m8.db 'SELECT * FROM observations_readable ORDER BY day,"
           " key_hash, observed_at' > v9.csv && cmp v8.csv v9.csv");
     r = tu_gpuidx(dir, "--db a.db %s %s", data_opt, build);
