@@ -35,8 +35,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { PF_LOAD, PF_FIND, PF_INSERT };
+enum { PF_MAX, PF_LOAD, PF_FIND, PF_INSERT };
 static const char *const pf_sql[] = {
+    [PF_MAX] = "SELECT coalesce(max(profile_id), 0) FROM profiles",
     [PF_LOAD] = "SELECT profile_id, attrs, gpu, provider, grp, segment, region, source, raw_gpu,"
                 " raw_provider, currency, sku, correction, gpu_count FROM profiles",
     [PF_FIND] = "SELECT profile_id FROM profiles WHERE attrs = ?1 AND gpu = ?2 AND provider = ?3"
@@ -101,19 +102,25 @@ static int slot_insert(store_profiles *pf, int64_t id)
     return 0;
 }
 
+/* Makes room for ids up to max in the array. */
+static int grow(store_profiles *pf, int64_t max)
+{
+    if (max < 0 || max > INT32_MAX) return -1;
+    if ((size_t)max < pf->cap) return 0;
+    size_t cap = pf->cap ? pf->cap : 256;
+    while (cap <= (size_t)max) cap *= 2;
+    store_profile *v = realloc(pf->v, cap * sizeof *v);
+    if (!v) return -1;
+    memset(v + pf->cap, 0, (cap - pf->cap) * sizeof *v);
+    pf->v = v;
+    pf->cap = cap;
+    return 0;
+}
+
 /* Records id -> p in the cache (known ids are left as they are). */
 static int remember(store_profiles *pf, int64_t id, const store_profile *p)
 {
-    if (id <= 0 || id > INT32_MAX) return -1;
-    if ((size_t)id >= pf->cap) {
-        size_t cap = pf->cap ? pf->cap : 256;
-        while (cap <= (size_t)id) cap *= 2;
-        store_profile *v = realloc(pf->v, cap * sizeof *v);
-        if (!v) return -1;
-        memset(v + pf->cap, 0, (cap - pf->cap) * sizeof *v);
-        pf->v = v;
-        pf->cap = cap;
-    }
+    if (id <= 0 || grow(pf, id) != 0) return -1;
     if (pf->v[id].known) return 0;
     pf->v[id] = *p;
     pf->v[id].known = 1;
@@ -126,6 +133,11 @@ static int remember(store_profiles *pf, int64_t id, const store_profile *p)
  * look values up, so a reading handle (a build's) never holds it. */
 static int index_all(store_profiles *pf)
 {
+    size_t ns = 1024;
+    while (ns < 2 * (pf->n + 1)) ns *= 2;
+    pf->slots = calloc(ns, sizeof *pf->slots);
+    if (!pf->slots) return -1;
+    pf->nslots = ns;
     for (size_t id = 1; id < pf->cap; id++)
         if (pf->v[id].known && slot_insert(pf, (int64_t)id) != 0) return -1;
     return 0;
@@ -134,9 +146,16 @@ static int index_all(store_profiles *pf)
 /* Adds every stored profile missing from the cache. */
 static gpi_status load(store *st, gpi_diag *d)
 {
-    sqlite3_stmt *s = store_stmt(st, PF_SLOT(PF_LOAD), pf_sql[PF_LOAD], d);
+    /* the array at its size at once (ids are dense) */
+    sqlite3_stmt *s = store_stmt(st, PF_SLOT(PF_MAX), pf_sql[PF_MAX], d);
     if (!s) return GPI_ESTORE;
-    int rc;
+    int rc = sqlite3_step(s);
+    int64_t max = rc == SQLITE_ROW ? sqlite3_column_int64(s, 0) : 0;
+    sqlite3_reset(s);
+    if (rc != SQLITE_ROW) return store_err(st, d, "reading profiles");
+    if (grow(&st->profiles, max) != 0) return gpi_diag_set(d, GPI_ENOMEM, "store: out of memory");
+    s = store_stmt(st, PF_SLOT(PF_LOAD), pf_sql[PF_LOAD], d);
+    if (!s) return GPI_ESTORE;
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
         store_profile p;
         memset(&p, 0, sizeof p);
