@@ -160,7 +160,8 @@ static gpi_status load(store *st, gpi_diag *d)
         store_profile p;
         memset(&p, 0, sizeof p);
         p.attrs = sqlite3_column_int64(s, 1);
-        for (int i = 0; i < STORE_PROFILE_NAMES; i++) p.name[i] = (int32_t)sqlite3_column_int64(s, 2 + i);
+        for (int i = 0; i < STORE_PROFILE_NAMES; i++)
+            p.name[i] = (int32_t)sqlite3_column_int64(s, 2 + i);
         p.gpu_count = sqlite3_column_int(s, 2 + STORE_PROFILE_NAMES);
         if (remember(&st->profiles, sqlite3_column_int64(s, 0), &p) != 0) {
             sqlite3_reset(s);

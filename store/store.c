@@ -660,7 +660,8 @@ gpi_status store_obs_put(store *st, int64_t batch_id, const gpi_obs *o, store_pu
     stored_row r;
     if (rc != SQLITE_ROW || !stored_read(st, g, &r)) {
         sqlite3_reset(g);
-        return store_err(st, d, rc != SQLITE_ROW ? "reading stored observation" : "reading profiles");
+        return store_err(st, d,
+                         rc != SQLITE_ROW ? "reading stored observation" : "reading profiles");
     }
     /* compare identities as text: the stored one may be interned or not */
     int same_ident = r.ident && o->ident && strcmp(r.ident, o->ident) == 0;
@@ -799,7 +800,8 @@ static int fill(store *st, gpi_obs *o, const int64_t *c)
 static void read_ints(sqlite3_stmt *s, int64_t *c)
 {
     for (int i = 0; i < SC_QTY; i++) c[i] = sqlite3_column_int64(s, i);
-    c[SC_QTY] = sqlite3_column_type(s, SC_QTY) == SQLITE_NULL ? -1 : sqlite3_column_int64(s, SC_QTY);
+    c[SC_QTY] =
+        sqlite3_column_type(s, SC_QTY) == SQLITE_NULL ? -1 : sqlite3_column_int64(s, SC_QTY);
 }
 
 /* Rows the core scan reads ahead (note 8): consecutive rows are different

@@ -481,8 +481,9 @@ static void test_facets_follow_the_observations(void **state)
     assert_int_equal(sqlite3_prepare_v2(db,
                                         "SELECT (SELECT count(*) FROM obs_facets),"
                                         " (SELECT count(*) FROM (SELECT DISTINCT attrs & 1048575,"
-                                        " gpu, provider, grp, segment, region, sku FROM observations"
-                                        " o JOIN profiles p ON p.profile_id = o.profile))",
+                                        " gpu, provider, grp, segment, region, sku FROM"
+                                        " observations o JOIN profiles p"
+                                        " ON p.profile_id = o.profile))",
                                         -1, &q, NULL),
                      SQLITE_OK);
     assert_int_equal(sqlite3_step(q), SQLITE_ROW);
@@ -706,7 +707,8 @@ static char *view_text(const char *path)
     char *out = malloc(cap);
     assert_non_null(out);
     int nc = sqlite3_column_count(q);
-    for (int i = 0; i < nc; i++) n += (size_t)snprintf(out + n, cap - n, "%s|", sqlite3_column_name(q, i));
+    for (int i = 0; i < nc; i++)
+        n += (size_t)snprintf(out + n, cap - n, "%s|", sqlite3_column_name(q, i));
     n += (size_t)snprintf(out + n, cap - n, "\n");
     while (sqlite3_step(q) == SQLITE_ROW) {
         for (int i = 0; i < nc; i++) {
@@ -790,7 +792,8 @@ static void test_migration_profiles(void **state)
         " grp, segment, 1300000, quantity_micro, gpu_count, region, source, 'legacy|y', buyer,"
         " raw_gpu, raw_provider, '1.30', currency, sku, correction FROM observations"
         " WHERE key_hash = 21;";
-    if (sqlite3_exec(db, old_rows, NULL, NULL, NULL) != SQLITE_OK) fail_msg("%s", sqlite3_errmsg(db));
+    if (sqlite3_exec(db, old_rows, NULL, NULL, NULL) != SQLITE_OK)
+        fail_msg("%s", sqlite3_errmsg(db));
     sqlite3_close(db);
     char *before = view_text(path);
     assert_non_null(strstr(before, "|t:A100-SXM-40GB|"));
