@@ -1,8 +1,9 @@
 /* store/internal.h -- shared between the store's own files only.
  *
  * The store is split by concept: store.c (open, migrations, ingest
- * batches, observations, rejects), tx.c (write transactions and the
- * writers' lock), alias.c (identities of version 1), names.c, and sibling
+ * batches, storing observations, rejects), scan.c (reading them back),
+ * tx.c (write transactions and the writers' lock), alias.c (identities of
+ * version 1), names.c and profiles.c (what rows share), and sibling
  * files for the index and publication tables.  They share the handle below; nothing outside
  * store/ includes this header.
  */
@@ -151,7 +152,7 @@ void store_profiles_reset(store *st);
 gpi_status store_facet_note(store *st, int64_t attrs, const int64_t ids[6], gpi_diag *d);
 void store_facets_reset(store *st);
 
-/* Unpacks an observation's attrs column (store.c, schema note 6). */
+/* Unpacks an observation's attrs (scan.c; layout in store.c, schema note 6). */
 void store_attrs_unpack(gpi_obs *o, int64_t attrs);
 
 /* Extra statement slots of store_sets.c, 40..55 (store_index.c uses the
