@@ -3,6 +3,11 @@
 #   make            build build/gpuidx
 #   make test       install missing Debian packages, build, run every test
 #   make check      the same tests built with ASan+UBSan (build-san/)
+#   make tsan       the tests of the threaded modules (ingest/pipe.c,
+#                   index/build.c) built with ThreadSanitizer (build-tsan/)
+#   make fuzz       build the libFuzzer targets fuzz/fuzz_*.c with clang
+#                   (build-fuzz/) and run each over its seed corpus
+#   make fuzz-run   fuzz each target for FUZZ_SECONDS (600) in turn
 #   make demo       generate the demo market and run the whole pipeline
 #   make bench      run the benchmarks in bench/ (see BENCHMARKS.md)
 #   make install PREFIX=/usr/local
@@ -25,7 +30,7 @@ CSV_LIBS ?= $(shell pkg-config --libs libcsv 2>/dev/null || echo -lcsv)
 LDLIBS   := -lsqlite3 $(CSV_LIBS) -ljansson -lgsl -lgslcblas -lcrypto -lz -lm -pthread
 BUILD    ?= build
 
-MODULES  := core ingest store index settlement hedge cost sim site
+MODULES  := core ingest store index settlement hedge cost sim site verify
 SRC      := $(sort $(foreach m,$(MODULES),$(wildcard $(m)/*.c)))
 OBJ      := $(SRC:%.c=$(BUILD)/%.o)
 CLI_SRC  := $(sort $(wildcard cli/*.c))
@@ -68,6 +73,39 @@ check: deps
 	@ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  GPUIDX_BIN=$(CURDIR)/build-san/gpuidx sh tools/run-tests.sh $(TESTS:$(BUILD)/%=build-san/%)
 
+# ThreadSanitizer: the tests that run the two threaded modules -- the
+# parser thread of ingest/pipe.c and the read-ahead threads of
+# index/build.c -- through the library and the binary.
+TSAN_TESTS := test_ingest_pipe test_e2e_ingest test_e2e_index test_e2e_reliability test_e2e_kill
+tsan: deps
+	@$(MAKE) --no-print-directory BUILD=build-tsan WERROR=1 \
+	  CFLAGS="-O1 -g -fsanitize=thread -fno-omit-frame-pointer" LDFLAGS="-fsanitize=thread" \
+	  build-tsan/gpuidx $(TSAN_TESTS:%=build-tsan/tests/%)
+	@TSAN_OPTIONS="halt_on_error=1 exitcode=66" GPUIDX_BIN=$(CURDIR)/build-tsan/gpuidx \
+	  sh tools/run-tests.sh $(TSAN_TESTS:%=build-tsan/tests/%)
+
+# libFuzzer (clang; tools/deps.sh fuzz installs it): the library built with
+# the fuzzer's coverage and ASan+UBSan, one binary per fuzz/fuzz_*.c.
+FUZZ_SRC := $(sort $(wildcard fuzz/fuzz_*.c))
+FUZZ_BIN := $(FUZZ_SRC:fuzz/%.c=build-fuzz/fuzz/%)
+FUZZ_SECONDS ?= 600
+FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+fuzz:
+	@sh tools/deps.sh fuzz
+	@$(MAKE) --no-print-directory BUILD=build-fuzz CC=clang \
+	  WARN="$(filter-out -Wno-format-truncation,$(WARN))" \
+	  CFLAGS="-O1 -g $(FUZZ_SAN) -fsanitize=fuzzer-no-link" fuzz-bins
+	@sh tools/fuzz.sh corpus $(FUZZ_BIN)
+
+fuzz-run: fuzz
+	@sh tools/fuzz.sh run $(FUZZ_SECONDS) $(FUZZ_BIN)
+
+fuzz-bins: $(FUZZ_BIN)
+
+build-fuzz/fuzz/%: fuzz/%.c $(wildcard fuzz/*.h) $(BUILD)/libgpuidx.a
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -fsanitize=fuzzer -o $@ $< $(BUILD)/libgpuidx.a $(LDLIBS)
+
 demo: deps all
 	@sh tools/demo.sh $(BUILD)/gpuidx
 
@@ -80,7 +118,7 @@ install: all
 	install -m 644 data/*.csv data/*.json $(DESTDIR)$(PREFIX)/share/gpuidx/
 
 clean:
-	rm -rf build build-san
+	rm -rf build build-san build-tsan build-fuzz
 
-.PHONY: all deps test all-tests check demo bench install clean
+.PHONY: all deps test all-tests check tsan fuzz fuzz-run fuzz-bins demo bench install clean
 -include $(OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TESTS:=.d) $(TEST_UTIL:.o=.d)

@@ -382,7 +382,7 @@ static int open_db(cli_ctx *ctx, store **db)
     gpi_diag d = {{0}};
     *db = NULL;
     if (!cli_have_db(ctx, "cost")) return 1;
-    if (store_open(ctx->db_path, db, &d) != GPI_OK) {
+    if (store_open_read(ctx->db_path, db, &d) != GPI_OK) { /* cost only reads */
         cli_error("%s", d.msg);
         return 1;
     }

@@ -38,12 +38,14 @@ static const char usage[] =
     "top-provider share and HHI of the level used (trade volume on trades\n"
     "days, offer counts on offers days), the volatility of daily log changes\n"
     "of the value (sd and x sqrt(365)), the largest move one provider could\n"
-    "cause (leave-one-provider-out), the price level (median, min, max) and\n"
-    "the market's spread around it, providers per day with a value, the\n"
-    "months a monthly future could settle, and the correlation of daily\n"
-    "changes between grades with its sample sizes (pairs with >= 10 common\n"
-    "change days, >= 5 on which both moved).  Filters that match no stored\n"
-    "observation are warned about.\n"
+    "cause (leave-one-provider-out), what one new participant must add to move\n"
+    "the value one tick and 1 %, the price level (median, min, max) and the\n"
+    "market's spread around it, providers per day with a value, the months a\n"
+    "monthly future could settle, and the correlation of daily changes between\n"
+    "grades with its sample sizes (pairs with >= 10 common change days, >= 5\n"
+    "on which both moved; the matrix up to 64 grades, beyond that each grade's\n"
+    "most correlated one).  Filters that match no stored observation are\n"
+    "warned about.  Days from 2000-01-01 to 2099-12-31.\n"
     "\n"
     "  --as-of TIME   use observations ingested at or before TIME (default now)\n"
     "  --json         one JSON object\n"
@@ -58,7 +60,9 @@ static const char csv_header[] =
     "value_days,price_median,price_min,price_max,spread_iqr,spread_rel,mean_providers_live,"
     "full_months,settleable_months,"
     "method,xs_vol_annualized,panel_change_days,rebalances,splice_mean_abs,splice_max_abs,"
-    "drift_mean,drift_max\n";
+    "drift_mean,drift_max,loo_median_abs,loo_median_rel,cost_days,cost_tick_median_gpu_hours,"
+    "cost_tick_min_gpu_hours,cost_tick_none_days,cost_1pct_median_gpu_hours,"
+    "cost_1pct_min_gpu_hours,cost_1pct_none_days,cost_tick_offer_days,cost_1pct_offer_days\n";
 
 static const char *num(char buf[32], double v, int dp)
 {
@@ -68,6 +72,12 @@ static const char *num(char buf[32], double v, int dp)
 static const char *pct(char buf[32], double v, int dp)
 {
     return isfinite(v) ? num(buf, 100.0 * v, dp) : "-";
+}
+
+/* A cost in GPU-hours: "inf" when no volume does it. */
+static const char *cost(char buf[32], double v)
+{
+    return isinf(v) ? "inf" : num(buf, v, 2);
 }
 
 static void put_csv_num(FILE *f, double v, int dp)
@@ -139,9 +149,16 @@ static void print_csv(FILE *f, const idx_evaluation *ev)
         put_csv_num(f, g->splice_mean_abs, 8);
         put_csv_num(f, g->splice_max_abs, 8);
         put_csv_num(f, g->drift_mean, 8);
-        char nb[32];
-        if (isfinite(g->drift_max)) fputs(cli_num(nb, g->drift_max, 8), f);
-        fputc('\n', f);
+        put_csv_num(f, g->drift_max, 8);
+        put_csv_num(f, g->loo_median_abs, 4);
+        put_csv_num(f, g->loo_median_rel, 8);
+        fprintf(f, "%ld,", g->cost_days);
+        for (int t = 0; t < 2; t++) {
+            put_csv_num(f, g->cost_median[t], 2);
+            put_csv_num(f, g->cost_min[t], 2);
+            fprintf(f, "%ld,", g->cost_none[t]);
+        }
+        fprintf(f, "%ld,%ld\n", g->cost_offer_days[0], g->cost_offer_days[1]);
     }
 }
 
@@ -215,7 +232,21 @@ static json_t *eval_json(const idx_evaluation *ev, int64_t as_of)
         }
         json_object_set_new(loo, "max_from", jvalue_e4(g->loo_max_from_e4));
         json_object_set_new(loo, "max_to", jvalue_e4(g->loo_max_to_e4));
+        json_object_set_new(loo, "median_abs", jreal(g->loo_median_abs));
+        json_object_set_new(loo, "median_rel", jreal(g->loo_median_rel));
         json_object_set_new(j, "leave_one_out", loo);
+        json_t *mc = json_object();
+        json_object_set_new(mc, "days", json_integer(g->cost_days));
+        static const char *const tn[2] = {"tick", "one_percent"};
+        for (int t = 0; t < 2; t++) {
+            json_t *x = json_object();
+            json_object_set_new(x, "median_gpu_hours", jreal(g->cost_median[t]));
+            json_object_set_new(x, "min_gpu_hours", jreal(g->cost_min[t]));
+            json_object_set_new(x, "none_days", json_integer(g->cost_none[t]));
+            json_object_set_new(x, "offer_days", json_integer(g->cost_offer_days[t]));
+            json_object_set_new(mc, tn[t], x);
+        }
+        json_object_set_new(j, "manipulation_cost", mc);
         json_object_set_new(j, "method", json_string(g->method == 2 ? "v2" : "v1"));
         if (g->method == 2) {
             json_t *v2 = json_object();
@@ -246,9 +277,18 @@ static json_t *eval_json(const idx_evaluation *ev, int64_t as_of)
     }
     json_object_set_new(o, "grades", arr);
     json_t *corr = json_object(), *ids = json_array(), *m = json_array(), *cn = json_array();
-    json_t *mv = json_array();
+    json_t *mv = json_array(), *near = json_array();
     for (size_t a = 0; a < ev->n; a++) {
-        json_array_append_new(ids, json_string(ev->g[a].id));
+        const idx_grade_eval *g = &ev->g[a];
+        json_array_append_new(ids, json_string(g->id));
+        json_t *nj = json_object();
+        json_object_set_new(nj, "grade", g->nearest ? json_string(ev->g[g->nearest - 1].id)
+                                                    : json_null());
+        json_object_set_new(nj, "r", g->nearest ? jreal(g->nearest_r) : json_null());
+        json_object_set_new(nj, "common_days", json_integer(g->nearest ? g->nearest_n : 0));
+        json_object_set_new(nj, "moved_days", json_integer(g->nearest ? g->nearest_moves : 0));
+        json_array_append_new(near, nj);
+        if (!ev->corr) continue; /* more than IDX_CORR_MATRIX_MAX grades */
         json_t *row = json_array(), *nrow = json_array(), *mrow = json_array();
         for (size_t b = 0; b < ev->n; b++) {
             json_array_append_new(row, jreal(ev->corr[a * ev->n + b]));
@@ -262,11 +302,35 @@ static json_t *eval_json(const idx_evaluation *ev, int64_t as_of)
     json_object_set_new(corr, "grades", ids);
     json_object_set_new(corr, "min_common_days", json_integer(IDX_CORR_MIN_DAYS));
     json_object_set_new(corr, "min_moved_days", json_integer(IDX_CORR_MIN_MOVES));
-    json_object_set_new(corr, "matrix", m);
-    json_object_set_new(corr, "common_days", cn);
-    json_object_set_new(corr, "moved_days", mv);
+    json_object_set_new(corr, "matrix_max_grades", json_integer(IDX_CORR_MATRIX_MAX));
+    json_object_set_new(corr, "matrix", ev->corr ? m : json_null());
+    json_object_set_new(corr, "common_days", ev->corr ? cn : json_null());
+    json_object_set_new(corr, "moved_days", ev->corr ? mv : json_null());
+    if (!ev->corr) {
+        json_decref(m);
+        json_decref(cn);
+        json_decref(mv);
+    }
+    json_object_set_new(corr, "nearest", near);
     json_object_set_new(o, "correlation", corr);
     return o;
+}
+
+/* With more grades than IDX_CORR_MATRIX_MAX: each grade's nearest. */
+static void print_nearest(FILE *f, const idx_evaluation *ev, int w)
+{
+    fprintf(f, "\ncorrelation of daily log changes: %zu grades, more than %d, so no matrix;\n"
+               "each grade's most correlated other grade (pairs with >= %d common change\n"
+               "days, on >= %d of which both moved; common change days / days both moved):\n",
+            ev->n, IDX_CORR_MATRIX_MAX, IDX_CORR_MIN_DAYS, IDX_CORR_MIN_MOVES);
+    for (size_t a = 0; a < ev->n; a++) {
+        const idx_grade_eval *g = &ev->g[a];
+        char rb[32], nm[32] = "-";
+        const char *r = g->nearest ? num(rb, g->nearest_r, 3) : "-";
+        if (g->nearest) snprintf(nm, sizeof nm, "%ld/%ld", g->nearest_n, g->nearest_moves);
+        fprintf(f, "%-*s %-*s %7s %9s\n", w, g->id, w, g->nearest ? ev->g[g->nearest - 1].id : "-",
+                r, nm);
+    }
 }
 
 static void print_table(FILE *f, const idx_evaluation *ev)
@@ -347,6 +411,28 @@ static void print_table(FILE *f, const idx_evaluation *ev)
               "                  |splice - 1|\n"
               "drift%, drft_max% mean and largest |value / cross-section - 1|\n",
               f);
+    fprintf(f, "\nwhat one participant can do (METHODOLOGY.md §11):\n"
+               "%-*s %8s %8s %8s %6s %9s %9s %5s %9s %9s %5s %6s %6s\n",
+            w, "grade", "loo_med", "loo_med%", "loo_max%", "days", "tick_med", "tick_min",
+            "none", "1%_med", "1%_min", "none", "o_tick", "o_1%");
+    for (size_t i = 0; i < ev->n; i++) {
+        const idx_grade_eval *g = &ev->g[i];
+        fprintf(f, "%-*s %8s %8s %8s %6ld %9s %9s %5ld %9s %9s %5ld %6ld %6ld\n", w, g->id,
+                num(b[0], g->loo_median_abs, 4), pct(b[1], g->loo_median_rel, 2),
+                pct(b[2], g->loo_max_rel, 2), g->cost_days, cost(b[3], g->cost_median[0]),
+                num(b[4], g->cost_min[0], 2), g->cost_none[0], cost(b[5], g->cost_median[1]),
+                num(b[6], g->cost_min[1], 2), g->cost_none[1], g->cost_offer_days[0],
+                g->cost_offer_days[1]);
+    }
+    fputs("loo_med, loo_med%  median move of a day's value when one provider is left out\n"
+          "                   (USD/GPU-hour, relative); loo_max%: the largest\n"
+          "days               days a new participant's cost is defined (with a value; v2:\n"
+          "                   anchor days only -- between anchors it cannot move the value)\n"
+          "tick_med, tick_min median and smallest GPU-hours of trades one new participant must\n"
+          "                   add to move the value one tick (1%_med, 1%_min: by 1 %); none:\n"
+          "                   days no volume does it (the provider cap); inf: most days none\n"
+          "o_tick, o_1%       days one offer of a new participant does it\n",
+          f);
     any = 0;
     for (size_t i = 0; i < ev->n; i++) {
         const idx_grade_eval *g = &ev->g[i];
@@ -356,6 +442,10 @@ static void print_table(FILE *f, const idx_evaluation *ev)
         fprintf(f, "  %-*s %s without %s: %.4f -> %.4f (%s%%)\n", w, g->id, d0,
                 g->loo_max_provider, (double)g->loo_max_from_e4 / 1e4,
                 (double)g->loo_max_to_e4 / 1e4, pct(b[0], g->loo_max_rel, 2));
+    }
+    if (!ev->corr) { /* more than IDX_CORR_MATRIX_MAX grades */
+        print_nearest(f, ev, w);
+        return;
     }
     fprintf(f, "\ncorrelation of daily log changes (pairs with >= %d common change days, on\n"
                ">= %d of which both moved; the sample sizes follow):\n",
@@ -426,6 +516,12 @@ static int cmd_evaluate(cli_ctx *ctx, int argc, char **argv)
         cli_error("grades evaluate: --from %s is after --to %s", from_s, to_s);
         return 2;
     }
+    const char *outside = idx_day_outside(from);
+    if (outside || (outside = idx_day_outside(to))) {
+        cli_error("grades evaluate: %s: %s (got \"%s\")", idx_day_outside(from) ? "--from" : "--to",
+                  outside, idx_day_outside(from) ? from_s : to_s);
+        return 2;
+    }
     int64_t as_of = (int64_t)time(NULL);
     if (asof_s && (why = gpi_time_parse(asof_s, &as_of))) {
         cli_error("--as-of: %s (got \"%s\")", why, asof_s);
@@ -440,7 +536,7 @@ static int cmd_evaluate(cli_ctx *ctx, int argc, char **argv)
     const char *path = cli_published_path(ctx, grades, pbuf);
     gpi_status rc = idx_grades_load_data(cli_data_dir(ctx), path, &gs, &d);
     if (rc == GPI_OK) cli_print_notes(gs);
-    if (rc == GPI_OK) rc = store_open(ctx->db_path, &st, &d);
+    if (rc == GPI_OK) rc = store_open_read(ctx->db_path, &st, &d); /* writes nothing */
     if (rc == GPI_OK) rc = cli_check_filters(ctx, st, gs, path, &d);
     if (rc == GPI_OK) rc = idx_evaluate(st, gs, from, to, as_of, &ev, &d);
     if (rc == GPI_OK) {
@@ -534,7 +630,7 @@ static int cmd_list(cli_ctx *ctx, int argc, char **argv)
     store *st = NULL;
     cli_gradeset set;
     memset(&set, 0, sizeof set);
-    gpi_status rc = store_open(ctx->db_path, &st, &d);
+    gpi_status rc = store_open_read(ctx->db_path, &st, &d);
     if (rc == GPI_OK) rc = cli_gradeset_load(ctx, st, grades, &set, &d);
     list_ctx c = {&set, NULL, 5, GPI_OK};
     if (rc == GPI_OK && !(c.seen = calloc(set.gs->n ? set.gs->n : 1, 1)))

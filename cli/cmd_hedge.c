@@ -329,7 +329,7 @@ static int open_db(cli_ctx *ctx, store **st)
     gpi_diag d = {{0}};
     *st = NULL;
     if (!cli_have_db(ctx, "hedge")) return 1;
-    if (store_open(ctx->db_path, st, &d) != GPI_OK) {
+    if (store_open_read(ctx->db_path, st, &d) != GPI_OK) { /* hedge only reads */
         cli_error("%s", d.msg);
         return 1;
     }

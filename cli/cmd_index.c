@@ -21,7 +21,9 @@ static const char usage[] =
     "       gpuidx index publish --from D --to D --out DIR [--grades FILE]\n"
     "\n"
     "build    computes every grade's daily rows (METHODOLOGY.md) from the stored\n"
-    "         observations ingested at or before --as-of (default now); grades\n"
+    "         observations ingested at or before --as-of (default now), for\n"
+    "         days from 2000-01-01 to 2099-12-31, one transaction a day (a\n"
+    "         killed build is completed by running it again); grades\n"
     "         come from --grades (default DATA/grades.json, the published grades\n"
     "         file), less the grades dropped with `gpuidx grades drop`.  Later\n"
     "         days already built are re-evaluated when they depend on the rebuilt\n"
@@ -49,13 +51,16 @@ static int parse_day(const char *opt, const char *v, int32_t *day)
     return 1;
 }
 
-/* The database, which must exist (cli_have_db); NULL after a message. */
-static store *open_db(cli_ctx *ctx, const char *cmd)
+/* The database, which must exist (cli_have_db), read-only when the
+ * command only reads (store_open_read); NULL after a message. */
+static store *open_db(cli_ctx *ctx, const char *cmd, int read_only)
 {
     store *st = NULL;
     gpi_diag d = {{0}};
     if (!cli_have_db(ctx, cmd)) return NULL;
-    if (store_open(ctx->db_path, &st, &d) != GPI_OK) cli_error("%s", d.msg);
+    gpi_status rc = read_only ? store_open_read(ctx->db_path, &st, &d)
+                              : store_open(ctx->db_path, &st, &d);
+    if (rc != GPI_OK) cli_error("%s", d.msg);
     return st;
 }
 
@@ -157,6 +162,12 @@ static int cmd_build(cli_ctx *ctx, int argc, char **argv)
         cli_error("index build: --from %s is after --to %s", from_s, to_s);
         return 2;
     }
+    const char *outside = idx_day_outside(from);
+    if (outside || (outside = idx_day_outside(to))) {
+        cli_error("index build: %s: %s (got \"%s\")", idx_day_outside(from) ? "--from" : "--to",
+                  outside, idx_day_outside(from) ? from_s : to_s);
+        return 2;
+    }
     int64_t now = (int64_t)time(NULL), as_of = IDX_AS_OF_NOW;
     if (asof_s) {
         const char *why = gpi_time_parse(asof_s, &as_of);
@@ -178,7 +189,7 @@ static int cmd_build(cli_ctx *ctx, int argc, char **argv)
     gpi_status rc = idx_grades_load_data(cli_data_dir(ctx), path, &gs, &d);
     store *st = NULL;
     if (rc == GPI_OK) cli_print_notes(gs);
-    if (rc == GPI_OK && !(st = open_db(ctx, "index build"))) rc = GPI_ESTORE, d.msg[0] = '\0';
+    if (rc == GPI_OK && !(st = open_db(ctx, "index build", 0))) rc = GPI_ESTORE, d.msg[0] = '\0';
     if (rc == GPI_OK && grades) rc = check_candidates(ctx, st, path, gs, &d);
     /* dropped grades are not built (their rows stay) */
     idx_grade *keep = NULL;
@@ -263,7 +274,7 @@ static int cmd_show(cli_ctx *ctx, int argc, char **argv)
     if (ec >= 0) return ec;
     if ((from_s && !parse_day("--from", from_s, &from)) || (to_s && !parse_day("--to", to_s, &to)))
         return 2;
-    store *st = open_db(ctx, "index show");
+    store *st = open_db(ctx, "index show", 1);
     if (!st) return 1;
     gpi_diag d = {{0}};
     gpi_status rc = GPI_OK;
@@ -313,7 +324,7 @@ static int cmd_publish(cli_ctx *ctx, int argc, char **argv)
         cli_error("index publish: --from %s is after --to %s", from_s, to_s);
         return 2;
     }
-    store *st = open_db(ctx, "index publish");
+    store *st = open_db(ctx, "index publish", 0);
     if (!st) return 1;
     gpi_diag d = {{0}};
     cli_gradeset set;

@@ -162,7 +162,7 @@ int cmd_settle(cli_ctx *ctx, int argc, char **argv)
     settle_result *res = NULL;
     size_t nc = 0, np = 0;
 
-    st = store_open(ctx->db_path, &db, &d);
+    st = store_open_read(ctx->db_path, &db, &d); /* settle only reads */
     if (st != GPI_OK) goto fail;
     st = settle_contracts_load(contracts_path, grade_known, db, &cs, &nc, &d);
     if (st != GPI_OK) goto fail;

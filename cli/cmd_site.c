@@ -78,7 +78,7 @@ int cmd_site(cli_ctx *ctx, int argc, char **argv)
     if (!cli_have_db(ctx, "site")) return 1;
     gpi_diag d = {{0}};
     store *st = NULL;
-    gpi_status rc = store_open(ctx->db_path, &st, &d);
+    gpi_status rc = store_open_read(ctx->db_path, &st, &d); /* the site only reads */
     cli_gradeset set;
     memset(&set, 0, sizeof set);
     if (rc == GPI_OK) rc = cli_gradeset_load(ctx, st, grades, &set, &d);

@@ -34,6 +34,8 @@ static const char usage[] =
     "  grades evaluate [--grades FILE] --from D --to D\n"
     "  grades list | drop ID | restore ID\n"
     "  simulate --days N --seed S --out DIR\n"
+    "  verify [--strict] DIR/D... | DIR      recompute published days from their files\n"
+    "  verify --settlement --contracts FILE [--against FILE] DIR\n"
     "\n"
     "global options:\n"
     "  --db PATH      database file (default $GPUIDX_DB, else ./gpuidx.db)\n"
@@ -212,7 +214,7 @@ int main(int argc, char **argv)
     } cmds[] = {
         {"ingest", cmd_ingest}, {"index", cmd_index},   {"site", cmd_site},
         {"settle", cmd_settle}, {"hedge", cmd_hedge},   {"grades", cmd_grades},
-        {"simulate", cmd_simulate}, {"cost", cmd_cost},
+        {"simulate", cmd_simulate}, {"cost", cmd_cost},     {"verify", cmd_verify},
     };
     for (size_t k = 0; k < sizeof cmds / sizeof cmds[0]; k++)
         if (strcmp(argv[i], cmds[k].name) == 0) {

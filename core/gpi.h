@@ -47,6 +47,18 @@ gpi_status gpi_diag_set(gpi_diag *d, gpi_status st, const char *fmt, ...)
 /* Exit code of the CLI for a status: 0 ok, 2 usage, 1 everything else. */
 int gpi_exit_code(gpi_status st);
 
+/* ---- text encoding of input files (core/text.c) ------------------------- */
+
+/* "UTF-16LE", "UTF-16BE", "UTF-32LE" or "UTF-32BE" when the first bytes of
+ * a file (head[0..n), n <= 4 used) are in that encoding, else NULL (UTF-8
+ * or too short to tell). */
+const char *gpi_wide_encoding(const void *head, size_t n);
+/* Sets "path:1:1: the file is ENC; gpuidx reads UTF-8 (...)"; GPI_EINPUT. */
+gpi_status gpi_diag_encoding(gpi_diag *d, const char *path, const char *enc);
+/* Peeks at the first bytes of f (put back with ungetc, so it also works on
+ * pipes) and refuses a UTF-16 or UTF-32 file with gpi_diag_encoding. */
+gpi_status gpi_text_check(FILE *f, const char *path, gpi_diag *d);
+
 /* ---- enumerations of SPEC §3 ------------------------------------------- */
 
 typedef enum { GPI_OFFER = 0, GPI_TRADE = 1 } gpi_kind;

@@ -413,6 +413,11 @@ gpi_status cost_deployments_load(const char *path, cost_deployments *out, gpi_di
     memset(out, 0, sizeof *out);
     FILE *fp = fopen(path, "rb");
     if (!fp) return gpi_diag_set(d, GPI_EIO, "%s: cannot open: %s", path, strerror(errno));
+    gpi_status text_rc = gpi_text_check(fp, path, d); /* UTF-16 and UTF-32 */
+    if (text_rc != GPI_OK) {
+        fclose(fp);
+        return text_rc;
+    }
     size_t cap = 4096, n = 0, got;
     char *b = malloc(cap);
     gpi_status st = GPI_OK;

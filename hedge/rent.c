@@ -128,6 +128,11 @@ static gpi_status read_file(const char *path, char **buf, size_t *len, gpi_diag 
     *len = 0;
     FILE *f = fopen(path, "rb");
     if (!f) return gpi_diag_set(d, GPI_EIO, "%s: cannot open: %s", path, strerror(errno));
+    gpi_status text_rc = gpi_text_check(f, path, d); /* UTF-16 and UTF-32 */
+    if (text_rc != GPI_OK) {
+        fclose(f);
+        return text_rc;
+    }
     size_t cap = 4096, n = 0;
     char *b = malloc(cap);
     if (!b) {

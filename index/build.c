@@ -235,7 +235,9 @@ static int collect_row(const store_index_row *r, void *ud)
         rv->cap = cap;
     }
     rv->v[rv->n++] = *r;
-    rv->v[rv->n - 1].carried = NULL; /* the callback's only */
+    /* the callback's only */
+    rv->v[rv->n - 1].carried = rv->v[rv->n - 1].ref_volumes = NULL;
+    rv->v[rv->n - 1].anchor_window = NULL;
     return 0;
 }
 
@@ -423,65 +425,6 @@ gpi_status idx_replay(store *st, idx_day *dy, idx_seq *gst, idx_chain *gch, int3
     return rc;
 }
 
-/* Re-evaluates built days after `to` of grade gi (design note 3); dy is a
- * spare day buffer for the days that must be fixed afresh. */
-static gpi_status reevaluate_after(store *st, idx_day *dy, size_t gi, idx_seq *s, int32_t to,
-                                   int P, int64_t as_of, rowvec *rv, long *n_changed,
-                                   gpi_diag *d)
-{
-    gpi_status rc = load_rows(st, s->g, to + 1, INT32_MAX - 1, 1, rv, d);
-    for (size_t k = 0; k < rv->n && rc == GPI_OK; k++) {
-        store_index_row *r = &rv->v[k];
-        idx_eval e;
-        int stale = 0;
-        if (r->as_of != as_of) rc = store_obs_ingested_between(st, r->day, r->as_of, as_of, &stale, d);
-        if (rc != GPI_OK) break;
-        if (stale) { /* the day's observations differ at this cut-off */
-            rc = idx_day_collect(dy, st, r->day, as_of, d);
-            if (rc == GPI_OK) rc = fix_and_write(st, dy, gi, s, NULL, r->day, as_of, r, d);
-            (*n_changed)++;
-            continue;
-        }
-        idx_seq_peek(s, r->day, r->trades_raw_q, r->offers_raw_q, &e);
-        int64_t adj = e.level == GPI_LEVEL_OFFERS ? e.adj_e6 : -1;
-        int changed = e.level != r->level || e.value_e4 != r->value_e4 ||
-                      adj != r->adjustment_e6 || e.carry != r->carry_days;
-        if (!changed && r->day > to + P) break;
-        if (!(changed && (e.level == GPI_LEVEL_CARRIED || e.level == GPI_LEVEL_SUSPENDED)))
-            idx_seq_next(s, r->day, r->trades_raw_q, r->offers_raw_q, &e);
-        if (!changed) {
-            /* same adjustment, but maybe from other qualifying days */
-            if (e.level == GPI_LEVEL_OFFERS) {
-                rc = store_index_clear_detail(st, r->grade, r->day, 2, d);
-                if (rc == GPI_OK) rc = put_adj(st, s, r->day, &e, d);
-            }
-            continue;
-        }
-        if (e.level == GPI_LEVEL_CARRIED || e.level == GPI_LEVEL_SUSPENDED) {
-            /* its note says why in words of its fix: fixed afresh */
-            rc = idx_day_collect(dy, st, r->day, as_of, d);
-            if (rc == GPI_OK) rc = fix_and_write(st, dy, gi, s, NULL, r->day, as_of, r, d);
-            (*n_changed)++;
-            continue;
-        }
-        /* only the level among carried/suspended, the value, the
-         * adjustment and the carry count can change: the statistics of a
-         * carried and a suspended row are the same */
-        r->level = e.level;
-        r->value_e4 = e.value_e4;
-        r->adjustment_e6 = adj;
-        r->carry_days = e.carry;
-        /* its own observations are the same at both cut-offs (not stale),
-         * and what it now depends on was fixed at this one */
-        r->as_of = as_of;
-        rc = store_index_put_row(st, r, d);
-        if (rc == GPI_OK) rc = store_index_clear_detail(st, r->grade, r->day, 2, d);
-        if (rc == GPI_OK) rc = put_adj(st, s, r->day, &e, d);
-        (*n_changed)++;
-    }
-    return rc;
-}
-
 /* 1 when two rows of one grade-day say the same (all but cut-off and
  * vintage). */
 static int row_same(const store_index_row *a, const store_index_row *b)
@@ -506,12 +449,68 @@ static int row_same(const store_index_row *a, const store_index_row *b)
            x.panel_day == y.panel_day && x.matched_now_q == y.matched_now_q &&
            x.matched_ref_q == y.matched_ref_q &&
            strcmp(x.carried ? x.carried : "", y.carried ? y.carried : "") == 0 &&
-           memcmp(x.obs_spread, y.obs_spread, sizeof x.obs_spread) == 0;
+           memcmp(x.obs_spread, y.obs_spread, sizeof x.obs_spread) == 0 &&
+           x.loo_move_e4 == y.loo_move_e4 && strcmp(x.loo_provider, y.loo_provider) == 0 &&
+           x.loo_voids == y.loo_voids && x.cost_e2[0] == y.cost_e2[0] &&
+           x.cost_e2[1] == y.cost_e2[1] && x.cost_offers[0] == y.cost_offers[0] &&
+           x.cost_offers[1] == y.cost_offers[1] && x.chain_prev_nano == y.chain_prev_nano &&
+           x.carry_prev == y.carry_prev && x.xs_carry == y.xs_carry &&
+           strcmp(x.ref_volumes ? x.ref_volumes : "", y.ref_volumes ? y.ref_volumes : "") == 0 &&
+           strcmp(x.anchor_window ? x.anchor_window : "",
+                  y.anchor_window ? y.anchor_window : "") == 0;
+}
+
+/* Re-evaluates built days after `to` of grade gi (design note 3); dy is a
+ * spare day buffer.  A day is fixed afresh (read again) when it is within
+ * P days of `to`, when its level, value, adjustment or carry would change,
+ * or when the day before it changed: its leave-one-out moves and
+ * manipulation costs depend on the history too (a provider's absence may
+ * carry the day before's value or use another adjustment).  It is written
+ * only when it differs. */
+static gpi_status reevaluate_after(store *st, idx_day *dy, size_t gi, idx_seq *s, int32_t to,
+                                   int P, int64_t as_of, rowvec *rv, long *n_changed,
+                                   gpi_diag *d)
+{
+    gpi_status rc = load_rows(st, s->g, to + 1, INT32_MAX - 1, 1, rv, d);
+    int prev_changed = 0;
+    for (size_t k = 0; k < rv->n && rc == GPI_OK; k++) {
+        store_index_row *r = &rv->v[k];
+        idx_eval e;
+        int stale = 0;
+        if (r->as_of != as_of) rc = store_obs_ingested_between(st, r->day, r->as_of, as_of, &stale, d);
+        if (rc != GPI_OK) break;
+        if (!stale) { /* stale: the day's observations differ at this cut-off */
+            idx_seq_peek(s, r->day, r->trades_raw_q, r->offers_raw_q, &e);
+            int64_t adj = e.level == GPI_LEVEL_OFFERS ? e.adj_e6 : -1;
+            int changed = e.level != r->level || e.value_e4 != r->value_e4 ||
+                          adj != r->adjustment_e6 || e.carry != r->carry_days;
+            if (!changed && !prev_changed && r->day > to + P) break;
+        }
+        store_index_row nr;
+        rc = idx_day_collect(dy, st, r->day, as_of, d);
+        if (rc == GPI_OK) rc = idx_row_fix(dy, gi, s, NULL, r->day, as_of, &nr, &e, d);
+        if (rc != GPI_OK) break;
+        int differs = stale || !row_same(&nr, r);
+        if (differs) {
+            /* its own observations are the same at both cut-offs (or it
+             * was read at this one), and what it depends on was fixed at
+             * this one */
+            rc = store_index_put_row(st, &nr, d);
+            if (rc == GPI_OK) rc = store_index_clear_detail(st, nr.grade, nr.day, 3, d);
+            if (rc == GPI_OK) rc = put_exclusions(st, dy, gi, nr.day, d);
+            (*n_changed)++;
+        } else { /* the same adjustment, but maybe from other qualifying days */
+            rc = store_index_clear_detail(st, nr.grade, nr.day, 2, d);
+        }
+        if (rc == GPI_OK) rc = put_adj(st, s, nr.day, &e, d);
+        prev_changed = differs;
+    }
+    return rc;
 }
 
 typedef struct one_row {
     store_index_row r;
-    char *carried;      /* r.carried's copy */
+    char *text[3];      /* copies of r.carried, r.ref_volumes, r.anchor_window */
     int found, oom;
 } one_row;
 
@@ -520,10 +519,16 @@ static int take_one(const store_index_row *r, void *ud)
     one_row *o = ud;
     o->r = *r;
     o->found = 1;
-    free(o->carried);
-    o->carried = r->carried ? strdup(r->carried) : NULL;
-    o->oom = r->carried && !o->carried;
-    o->r.carried = o->carried;
+    const char *src[3] = {r->carried, r->ref_volumes, r->anchor_window};
+    o->oom = 0;
+    for (int i = 0; i < 3; i++) {
+        free(o->text[i]);
+        o->text[i] = src[i] ? strdup(src[i]) : NULL;
+        o->oom |= src[i] && !o->text[i];
+    }
+    o->r.carried = o->text[0];
+    o->r.ref_volumes = o->text[1];
+    o->r.anchor_window = o->text[2];
     return 1;
 }
 
@@ -576,10 +581,20 @@ static gpi_status reevaluate_v2(store *st, idx_day *dy, const idx_grades *gs, id
             if (!changed && day > to + P && gch[gi].reset_day > to) active[gi] = 0, n_active--;
         }
     }
-    for (size_t gi = 0; old && gi < ng; gi++) free(old[gi].carried);
+    for (size_t gi = 0; old && gi < ng; gi++)
+        for (int i = 0; i < 3; i++) free(old[gi].text[i]);
     free(active);
     free(old);
     return rc;
+}
+
+const char *idx_day_outside(int32_t day)
+{
+    if (day < gpi_days_from_civil(2000, 1, 1))
+        return "before " IDX_FIRST_DAY ", the first day an index is built for";
+    if (day > gpi_days_from_civil(2099, 12, 31))
+        return "after " IDX_LAST_DAY ", the last day an index is built for";
+    return NULL;
 }
 
 static gpi_status build_once(store *st, const idx_grades *gs, int32_t from, int32_t to,
@@ -588,6 +603,9 @@ static gpi_status build_once(store *st, const idx_grades *gs, int32_t from, int3
     memset(stats, 0, sizeof *stats);
     if (from > to)
         return gpi_diag_set(d, GPI_EUSAGE, "index build: --from is after --to");
+    if (idx_day_outside(from) || idx_day_outside(to))
+        return gpi_diag_set(d, GPI_EUSAGE, "index build: %s",
+                            idx_day_outside(from) ? idx_day_outside(from) : idx_day_outside(to));
     if (gs->n == 0) return gpi_diag_set(d, GPI_EINPUT, "index build: no grades");
     gpi_status rc = register_grades(st, gs, from, to, as_of, d);
     if (rc != GPI_OK) return rc;

@@ -93,8 +93,9 @@ gpi_status idx_chain_init(idx_chain *c, const idx_grade *g)
     int w = g->p.anchor_days;
     if (w > 1) {
         c->hist = calloc((size_t)w, sizeof *c->hist);
-        c->est = malloc((size_t)w * sizeof *c->est);
-        if (!c->hist || !c->est) return GPI_ENOMEM;
+        c->est = malloc(2 * (size_t)w * sizeof *c->est); /* the estimates, a sorted copy */
+        c->win = calloc((size_t)w, sizeof *c->win);
+        if (!c->hist || !c->est || !c->win) return GPI_ENOMEM;
         for (int i = 0; i < w; i++) c->hist[i].day = INT32_MIN;
     }
     return GPI_OK;
@@ -123,6 +124,9 @@ void idx_chain_free(idx_chain *c)
     for (int i = 0; c->hist && i < c->g->p.anchor_days; i++) idx_snap_free(&c->hist[i].snap);
     free(c->hist);
     free(c->est);
+    free(c->win);
+    free(c->refvol);
+    free(c->window);
     memset(c, 0, sizeof *c);
 }
 
@@ -495,17 +499,26 @@ static int64_t anchor_value(idx_chain *c, int32_t day, int64_t xs_e4, const uint
                             gpi_diag *d, gpi_status *rc)
 {
     int w = c->g->p.anchor_days;
+    c->n_est = 1;
+    c->n_win = 0;
     if (w <= 1 || !c->hist) return xs_e4 * 100000;
     int64_t *est = c->est;
     size_t n = 0;
     est[n++] = xs_e4 * 100000;
-    for (int i = 0; i < w && *rc == GPI_OK; i++) {
-        idx_hist *h = &c->hist[i];
-        if (h->day == INT32_MIN || h->day >= day || h->day <= day - w || h->xs_e4 < 0) continue;
+    /* the window's days in ascending order (c->win: what index.json shows) */
+    for (int32_t k = day - w + 1; k < day && *rc == GPI_OK; k++) {
+        const idx_hist *h = &c->hist[(uint32_t)k % (uint32_t)w];
+        idx_window *x = &c->win[c->n_win++];
+        *x = (idx_window){k, h->day == k ? h->xs_e4 : -1, -1, -1};
+        if (x->xs_e4 < 0) continue;
         int64_t sq = snap_change(c, &c->cur, &h->snap, exclude, d, rc);
-        if (sq > 0) est[n++] = gpi_div_round((__int128)h->xs_e4 * 100000 * 4 * E12, sq);
+        if (sq <= 0) continue;
+        x->change_q = sq;
+        x->est_nano = est[n++] = gpi_div_round((__int128)h->xs_e4 * 100000 * 4 * E12, sq);
     }
-    return gpi_div_round(median2(est, n), 2);
+    c->n_est = (int)n;
+    memcpy(est + w, est, n * sizeof *est); /* est[0] stays the day's own (manip.c) */
+    return gpi_div_round(median2(est + w, n), 2);
 }
 
 /* What day would give (design notes 2-3), without changing the chain's
@@ -527,6 +540,8 @@ static gpi_status decide(idx_chain *c, int32_t day, const idx_eval *xs, const ch
     int xs_fixed = xs->level == GPI_LEVEL_TRADES || xs->level == GPI_LEVEL_OFFERS;
     int64_t rel = -1, rel_t = -1, rel_o = -1, tn = -1, tr = -1, on = -1, or_ = -1;
     long nm_o = 0, np_o = 0, nm_t = 0;
+    out->chain_prev = has ? c->nano : -1;
+    out->carry_prev = has ? c->carry : 0;
     if (has) {
         out->ref_day = c->ref_day;
         out->panel_day = c->anchor_day;
@@ -651,10 +666,69 @@ keep_prev:
     return GPI_OK;
 }
 
+static gpi_status carried_text(idx_chain *c, int has, gpi_diag *d);
+
+/* After decide(), before commit(): the matched trading members' volumes on
+ * the reference day (c->refvol) and, on an anchor with a window, the
+ * window's days (c->window), as compact JSON; NULL when empty. */
+static gpi_status detail_json(idx_chain *c, const idx_v2eval *v, gpi_diag *d)
+{
+    free(c->refvol);
+    free(c->window);
+    c->refvol = c->window = NULL;
+    char b[48];
+    size_t len;
+    int ok = 1, n = 0;
+    FILE *f = NULL;
+    for (size_t i = 0; v->chain_prev >= 0 && i < c->n_mem[1] && ok; i++) {
+        const idx_member *m = &c->mem[1][i];
+        if (!m->matched) continue;
+        if (!f && !(f = open_memstream(&c->refvol, &len))) return gpi_diag_set(d, GPI_ENOMEM, "index: out of memory");
+        json_t *js = json_string(m->name ? m->name : "");
+        char *name = js ? json_dumps(js, JSON_ENCODE_ANY) : NULL;
+        json_decref(js);
+        ok = name != NULL;
+        fprintf(f, "%s%s:%s", n++ ? "," : "{", name ? name : "\"\"",
+                gpi_fixed_format(m->ref_vol, 6, b));
+        free(name);
+    }
+    if (f) {
+        fputc('}', f);
+        ok &= fclose(f) == 0;
+        f = NULL;
+    }
+    if (ok && v->event && c->n_win > 0) {
+        if (!(f = open_memstream(&c->window, &len))) return gpi_diag_set(d, GPI_ENOMEM, "index: out of memory");
+        for (int i = 0; i < c->n_win; i++) {
+            const idx_window *x = &c->win[i];
+            char date[11];
+            gpi_date_format(x->day, date);
+            fprintf(f, "%s{\"date\":\"%s\",\"xs_value\":", i ? "," : "[", date);
+            idx_put_fixed(f, x->xs_e4, 4, 1);
+            fputs(",\"change\":", f);
+            idx_put_fixed(f, x->change_q >= 0 ? x->change_q * 25 : -1, 14, 1);
+            fputs(",\"estimate\":", f);
+            idx_put_fixed(f, x->est_nano, 9, 1);
+            fputc('}', f);
+        }
+        fputc(']', f);
+        ok &= fclose(f) == 0;
+    }
+    return ok ? GPI_OK : gpi_diag_set(d, GPI_ENOMEM, "index: out of memory");
+}
+
+void idx_chain_detail(const idx_chain *c, const char **ref_volumes, const char **window)
+{
+    *ref_volumes = c->refvol;
+    *window = c->window;
+}
+
 gpi_status idx_chain_step(idx_chain *c, int32_t day, const idx_eval *xs, const char *xs_note,
                           idx_v2eval *out, gpi_diag *d)
 {
     gpi_status rc = decide(c, day, xs, xs_note, NULL, out, d);
+    if (rc == GPI_OK) rc = detail_json(c, out, d);
+    if (rc == GPI_OK) rc = carried_text(c, out->chain_prev >= 0, d);
     if (rc == GPI_OK)
         rc = commit(c, day, out->level, out->event, out->nano, out->value_e4, out->carry,
                     xs->level == GPI_LEVEL_TRADES || xs->level == GPI_LEVEL_OFFERS ? xs->value_e4
@@ -705,11 +779,17 @@ void idx_chain_lookup(const idx_chain *c, int kind, uint64_t key, idx_obs_match 
     m->relative_e12 = f ? f->rel_now : -1;
 }
 
-gpi_status idx_chain_carried_json(idx_chain *c, const char **out, gpi_diag *d)
+/* The trading members carried into the day's matched sample (c->carried),
+ * built by idx_chain_step after decide() and before commit(): on an anchor
+ * day commit() replaces the panel, and on a fixed day it moves every
+ * member's reference price to the day's, while the day's relative was
+ * made of the sample and reference prices before.  None without a chain
+ * the day before. */
+static gpi_status carried_text(idx_chain *c, int has, gpi_diag *d)
 {
-    *out = NULL;
     free(c->carried);
     c->carried = NULL;
+    if (!has) return GPI_OK;
     size_t len = 0;
     FILE *f = NULL;
     char b[32];
@@ -738,6 +818,16 @@ gpi_status idx_chain_carried_json(idx_chain *c, const char **out, gpi_diag *d)
         ok &= fclose(f) == 0;
     }
     if (!ok || (n && !c->carried)) return gpi_diag_set(d, GPI_ENOMEM, "index: out of memory");
-    *out = n ? c->carried : NULL;
+    if (!n) {
+        free(c->carried);
+        c->carried = NULL;
+    }
+    return GPI_OK;
+}
+
+gpi_status idx_chain_carried_json(idx_chain *c, const char **out, gpi_diag *d)
+{
+    (void)d;
+    *out = c->carried;
     return GPI_OK;
 }

@@ -50,6 +50,7 @@ void idx_day_free(idx_day *dy)
     free(dy->loo_t.v);
     free(dy->loo_o.v);
     free(dy->scratch.v);
+    free(dy->manip.v);
     free(dy->gpu_ok);
     memset(dy, 0, sizeof *dy);
 }

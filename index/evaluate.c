@@ -11,21 +11,37 @@
  *     Nothing is written to the store.
  * (2) Memory: one day of observations (the idx_day arrays) plus, per
  *     grade, one value per day of the range (for the volatility and the
- *     correlations).  Every other measure is a running sum.
- * (3) Leave-one-provider-out: on a trades or offers day, each provider
- *     group with an eligible observation of the grade is left out in turn
- *     (idx_day_fix_without: both levels, screened afresh), and the day is
- *     evaluated from the sequence state before it (idx_seq_peek), so the
- *     same adjustment and carry apply.  The move is |value without -
- *     value| (ties name the provider first in byte order); a removal
- *     that leaves no value (suspended) is counted as a lost day instead.
+ *     correlations).  Every other measure is a running sum.  The n x n
+ *     correlation matrices are kept for at most IDX_CORR_MATRIX_MAX
+ *     grades; with more, every pair is still computed but only each
+ *     grade's nearest (most correlated) other grade is kept -- 10,000
+ *     grades took 2.4 GB of matrices (and printed 1.8 GB of them).  The
+ *     state of a grade while its days are read (sequence, v2 chain and
+ *     panel, the day's items) is some 70 KB, so grades are evaluated
+ *     EVAL_BATCH at a time, each batch reading the days again: what stays
+ *     for all grades is one log change per grade and day (issue 12:
+ *     10,000 grades over a month took 3.0 GB before, see
+ *     docs/reliability.md).
+ * (3) Leave-one-provider-out is index/manip.c's, the numbers published
+ *     with each fix: on a trades or offers day, each provider group with
+ *     an eligible observation of the grade is left out in turn and the day
+ *     evaluated with the same adjustment and carry; the move is |value
+ *     without - value| (ties name the provider first in byte order), and
+ *     a day on which a removal leaves no value is counted as a lost day.
  *     The relative move is the move / value, over the days whose value is
- *     not 0.0000 (a price of 0.00004 rounds to it).
- *     A carried or suspended day has no fix to move.
+ *     not 0.0000 (a price of 0.00004 rounds to it).  A carried or
+ *     suspended day has no fix to move.
  * (4) Concentration is of the level used that day: screened trade volume
  *     per provider on trades days, screened offer counts on offers days
  *     (the bases of the published top_provider_share).  HHI = sum of
  *     squared shares (1/n for n equal providers, 1 for a monopoly).
+ * (6) Manipulation figures (index/manip.c) per grade over the range: the
+ *     median and largest leave-one-out move (absolute and relative), and
+ *     the median and smallest cost (GPU-hours of trades) for one new
+ *     participant to move the value one tick and 1 %, over the days on
+ *     which a cost is defined (days with a value; for v2, anchor days);
+ *     a day on which no volume does it counts as infinite in the median
+ *     and is counted apart (cost_none), and the days one offer does it.
  * (5) Changes are log(v_d / v_{d-1}) for consecutive days of the range
  *     that both have a value (trades, offers or carried: the series a
  *     futures contract settles on).  Volatility is their sample standard
@@ -51,6 +67,7 @@
 #include <string.h>
 
 #define MAX_EVAL_DAYS 36600 /* a century: a guard against typos, not a limit of the method */
+#define EVAL_BATCH 256      /* grades evaluated together (design note 2) */
 
 /* Per-group running sums of one day (indexed by interned group id). */
 typedef struct groups {
@@ -72,6 +89,9 @@ typedef struct grade_acc {
     long n_top[2];                   /* days behind them (the cross-section's level) */
     double sum_loo_abs, sum_loo_rel;
     long n_loo_rel;                  /* days in sum_loo_rel (value > 0) */
+    int64_t *loo_e4;                 /* per day: the largest leave-one-out move, -1 none */
+    int64_t *cost_e2[2];             /* per day: a new participant's cost, -1 none */
+    char *cost_day;                  /* per day: 1 when the cost is defined */
 } grade_acc;
 
 static int groups_reserve(groups *g, size_t n)
@@ -125,69 +145,43 @@ static void concentration(groups *g, const idx_buf *b, int by_volume, double *to
     *hhi = total > 0 ? h : NAN;
 }
 
-/* The provider groups with an eligible observation of either level. */
-static void eligible_groups(groups *g, const idx_buf *t, const idx_buf *o)
+/* What one participant could do on the day (index/manip.c; design notes 3
+ * and 6): the leave-one-out accounting and the per-day figures behind
+ * the distributions. */
+static gpi_status manip_day(idx_day *dy, size_t gi, idx_seq *seq, idx_chain *ch, int32_t day,
+                            long k, const idx_fix *f, const idx_eval *e, const idx_v2eval *v,
+                            int64_t v0, idx_grade_eval *ge, grade_acc *acc, gpi_diag *d)
 {
-    groups_clear(g);
-    const idx_buf *b[2] = {t, o};
-    for (int k = 0; k < 2; k++)
-        for (size_t i = 0; i < b[k]->n; i++) {
-            int r = b[k]->v[i].reason;
-            if (r != IDX_EX_CANCELLED && r != IDX_EX_AFFILIATE) groups_add(g, b[k]->v[i].group, 0);
-        }
-}
-
-/* Leave-one-provider-out of grade gi on a fixed day (design note 3). */
-static gpi_status leave_one_out(idx_day *dy, size_t gi, idx_seq *seq, idx_chain *ch,
-                                int32_t day, const idx_eval *e, groups *g, idx_grade_eval *ge,
-                                grade_acc *acc, gpi_diag *d)
-{
-    eligible_groups(g, &dy->trades[gi], &dy->offers[gi]);
-    int64_t best = -1, best_to = -1;
-    int32_t best_group = -1;
-    int lost = 0;
-    for (size_t k = 0; k < g->n_ids; k++) {
-        idx_fix f;
-        idx_eval e2;
-        gpi_status rc = idx_day_fix_without(dy, gi, g->ids[k], &f, d);
-        if (rc != GPI_OK) return rc;
-        idx_seq_peek(seq, day, f.trades_raw_q, f.offers_raw_q, &e2);
-        if (ch) { /* v2: the chain with the group left out of its matching too */
-            idx_v2eval v;
-            rc = idx_chain_peek(ch, day, &e2, idx_group_hash(idx_day_group(dy, g->ids[k])), &v, d);
-            if (rc != GPI_OK) return rc;
-            e2.value_e4 = v.level == GPI_LEVEL_SUSPENDED ? -1 : v.value_e4;
-        }
-        if (e2.value_e4 < 0) {
-            lost = 1;
-            continue;
-        }
-        int64_t mv = e2.value_e4 > e->value_e4 ? e2.value_e4 - e->value_e4
-                                               : e->value_e4 - e2.value_e4;
-        if (mv > best || (mv == best && strcmp(idx_day_group(dy, g->ids[k]),
-                                               idx_day_group(dy, best_group)) < 0)) {
-            best = mv;
-            best_to = e2.value_e4;
-            best_group = g->ids[k];
+    idx_manip m;
+    gpi_status rc = idx_manip_day(dy, gi, seq, ch, day, f, e, v, &m, d);
+    if (rc != GPI_OK) return rc;
+    /* costs are defined on days with a value (v2: anchor days) */
+    if (v0 >= 0 && (!ch || v->event)) {
+        acc->cost_day[k] = 1;
+        for (int t = 0; t < 2; t++) {
+            acc->cost_e2[t][k] = m.cost_e2[t];
+            ge->cost_offer_days[t] += m.cost_offers[t] > 0;
         }
     }
-    if (lost) ge->loo_lost++;
-    if (best < 0) return GPI_OK;
-    double abs_usd = (double)best / 1e4;
+    if (!m.measured) return GPI_OK;
+    if (m.loo_voids > 0) ge->loo_lost++;
+    if (m.loo_move_e4 < 0) return GPI_OK;
+    acc->loo_e4[k] = m.loo_move_e4;
+    double abs_usd = (double)m.loo_move_e4 / 1e4;
     ge->loo_days++;
     acc->sum_loo_abs += abs_usd;
     if (isnan(ge->loo_max_abs) || abs_usd > ge->loo_max_abs) ge->loo_max_abs = abs_usd;
-    if (e->value_e4 == 0) return GPI_OK; /* no relative move from 0.0000 */
-    double rel = (double)best / (double)e->value_e4;
+    if (v0 == 0) return GPI_OK; /* no relative move from 0.0000 */
+    double rel = (double)m.loo_move_e4 / (double)v0;
     acc->sum_loo_rel += rel;
     acc->n_loo_rel++;
     if (isnan(ge->loo_max_rel) || rel > ge->loo_max_rel) {
         ge->loo_max_rel = rel;
         ge->loo_max_day = day;
         snprintf(ge->loo_max_provider, sizeof ge->loo_max_provider, "%s",
-                 idx_day_group(dy, best_group));
-        ge->loo_max_from_e4 = e->value_e4;
-        ge->loo_max_to_e4 = best_to;
+                 idx_day_group(dy, m.loo_group));
+        ge->loo_max_from_e4 = v0;
+        ge->loo_max_to_e4 = m.loo_to_e4;
     }
     return GPI_OK;
 }
@@ -247,8 +241,8 @@ static gpi_status eval_day(idx_day *dy, size_t gi, idx_seq *seq, idx_chain *ch, 
         acc->sum_top[lv] += top;
         acc->sum_hhi[lv] += hhi;
         acc->n_top[lv]++;
-        if (ev.value_e4 >= 0) rc = leave_one_out(dy, gi, seq, ch, day, &ev, g, ge, acc, d);
     }
+    rc = manip_day(dy, gi, seq, ch, day, k, &f, &e, ch ? &v : NULL, ev.value_e4, ge, acc, d);
     idx_seq_next(seq, day, f.trades_raw_q, f.offers_raw_q, &e);
     if (rc == GPI_OK && ch) rc = idx_chain_step(ch, day, &e, NULL, &v, d);
     return rc;
@@ -275,6 +269,45 @@ static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
+}
+
+/* Median of v[0..n) (sorted here; INFINITY sorts last); NAN when n = 0. */
+static double median_of(double *v, long n)
+{
+    if (n == 0) return NAN;
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    if (n % 2) return v[n / 2];
+    return isinf(v[n / 2]) ? INFINITY : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* Design note 6: the medians and extremes over the days of the range. */
+static void distributions(idx_grade_eval *ge, const grade_acc *a, long days, double *x,
+                          double *y)
+{
+    long n = 0, m = 0;
+    for (long k = 0; k < days; k++) {
+        if (a->loo_e4[k] < 0) continue;
+        x[n++] = (double)a->loo_e4[k] / 1e4;
+        if (a->value_e4[k] > 0) y[m++] = (double)a->loo_e4[k] / (double)a->value_e4[k];
+    }
+    ge->loo_median_abs = median_of(x, n);
+    ge->loo_median_rel = median_of(y, m);
+    ge->cost_days = 0;
+    for (long k = 0; k < days; k++) ge->cost_days += a->cost_day[k];
+    for (int t = 0; t < 2; t++) {
+        n = 0;
+        ge->cost_none[t] = 0;
+        ge->cost_min[t] = NAN;
+        for (long k = 0; k < days; k++) {
+            if (!a->cost_day[k]) continue;
+            int64_t c = a->cost_e2[t][k];
+            x[n++] = c < 0 ? INFINITY : (double)c / 100.0;
+            if (c < 0) ge->cost_none[t]++;
+            else if (isnan(ge->cost_min[t]) || (double)c / 100.0 < ge->cost_min[t])
+                ge->cost_min[t] = (double)c / 100.0;
+        }
+        ge->cost_median[t] = median_of(x, n);
+    }
 }
 
 /* Level, spread and settleable months of one grade (design note 6). */
@@ -316,13 +349,26 @@ static void level_and_months(idx_grade_eval *ge, grade_acc *a, int32_t from, lon
     }
 }
 
-static void finish(idx_evaluation *ev, grade_acc *acc, double *chg, double *x, double *y)
+/* Makes grade k (r, m common days, moved) ge's nearest when it correlates
+ * more than the one so far (pairs come in file order: ties keep the
+ * first). */
+static void nearer(idx_grade_eval *ge, size_t k, double r, long m, long moved)
+{
+    if (ge->nearest && !(r > ge->nearest_r)) return;
+    ge->nearest = k + 1;
+    ge->nearest_r = r;
+    ge->nearest_n = m;
+    ge->nearest_moves = moved;
+}
+
+/* The measures of grade gi from its accumulator a; its log changes go to
+ * chg's row gi. */
+static void finish_grade(idx_evaluation *ev, size_t gi, grade_acc *a, double *chg, double *x,
+                         double *y)
 {
     long days = ev->days;
-    size_t n = ev->n;
-    for (size_t gi = 0; gi < n; gi++) {
+    {
         idx_grade_eval *ge = &ev->g[gi];
-        grade_acc *a = &acc[gi];
         level_and_months(ge, a, ev->from, days, x);
         for (int l = 0; l < GPI_LEVEL__N; l++)
             ge->share_level[l] = (double)ge->n_level[l] / (double)days;
@@ -336,6 +382,7 @@ static void finish(idx_evaluation *ev, grade_acc *acc, double *chg, double *x, d
         ge->hhi = mean_or_nan(a->sum_hhi[0] + a->sum_hhi[1], nt + no);
         ge->loo_mean_abs = mean_or_nan(a->sum_loo_abs, ge->loo_days);
         ge->loo_mean_rel = mean_or_nan(a->sum_loo_rel, a->n_loo_rel);
+        distributions(ge, a, days, x, y);
         double *c = chg + gi * (size_t)days;
         ge->n_changes = changes(a->value_e4, days, c);
         long m = 0;
@@ -354,6 +401,13 @@ static void finish(idx_evaluation *ev, grade_acc *acc, double *chg, double *x, d
             changes(a->value_e4, days, c);
         }
     }
+}
+
+/* Correlations of every pair (design note 5), from chg. */
+static void finish_pairs(idx_evaluation *ev, const double *chg, double *x, double *y)
+{
+    long days = ev->days;
+    size_t n = ev->n;
     for (size_t a = 0; a < n; a++)
         for (size_t b = a; b < n; b++) {
             const double *ca = chg + a * (size_t)days, *cb = chg + b * (size_t)days;
@@ -369,9 +423,14 @@ static void finish(idx_evaluation *ev, grade_acc *acc, double *chg, double *x, d
                 double sx = gsl_stats_sd(x, 1, (size_t)m), sy = gsl_stats_sd(y, 1, (size_t)m);
                 if (sx > 0 && sy > 0) r = gsl_stats_correlation(x, 1, y, 1, (size_t)m);
             }
-            ev->corr[a * n + b] = ev->corr[b * n + a] = r;
-            ev->corr_n[a * n + b] = ev->corr_n[b * n + a] = m;
-            ev->corr_moves[a * n + b] = ev->corr_moves[b * n + a] = moved;
+            if (ev->corr) {
+                ev->corr[a * n + b] = ev->corr[b * n + a] = r;
+                ev->corr_n[a * n + b] = ev->corr_n[b * n + a] = m;
+                ev->corr_moves[a * n + b] = ev->corr_moves[b * n + a] = moved;
+            }
+            if (a == b || isnan(r)) continue;
+            nearer(&ev->g[a], b, r, m, moved);
+            nearer(&ev->g[b], a, r, m, moved);
         }
 }
 
@@ -383,6 +442,96 @@ void idx_evaluation_free(idx_evaluation *e)
     free(e->corr_n);
     free(e->corr_moves);
     free(e);
+}
+
+/* Grades [b0, b1) of gs over the days from - P .. to (design notes 1, 2):
+ * their accumulators are filled, finished into ev and freed. */
+static gpi_status eval_batch(store *st, const idx_grades *gs, size_t b0, size_t b1, int P,
+                             int64_t as_of, idx_evaluation *ev, double *chg, double *x,
+                             double *y, gpi_diag *d)
+{
+    const int32_t from = ev->from, to = ev->to;
+    const long days = ev->days;
+    idx_grades sub = *gs; /* the batch as a grade set of its own */
+    sub.g = gs->g + b0;
+    sub.n = b1 - b0;
+    size_t n = sub.n;
+    grade_acc *acc = calloc(n, sizeof *acc);
+    idx_seq *seq = calloc(n, sizeof *seq);
+    idx_chain *ch = calloc(n, sizeof *ch);
+    int32_t *first = calloc(n, sizeof *first);
+    groups g = {0};
+    idx_day dy;
+    gpi_status rc = idx_day_init(&dy, &sub);
+    if (rc != GPI_OK || !acc || !seq || !ch || !first) goto oom;
+    for (size_t gi = 0; gi < n; gi++) {
+        acc[gi].value_e4 = malloc((size_t)days * sizeof *acc[gi].value_e4);
+        acc[gi].xs_e4 = malloc((size_t)days * sizeof *acc[gi].xs_e4);
+        acc[gi].iqr = malloc((size_t)days * sizeof *acc[gi].iqr);
+        acc[gi].loo_e4 = malloc((size_t)days * sizeof *acc[gi].loo_e4);
+        acc[gi].cost_e2[0] = malloc((size_t)days * sizeof *acc[gi].cost_e2[0]);
+        acc[gi].cost_e2[1] = malloc((size_t)days * sizeof *acc[gi].cost_e2[1]);
+        acc[gi].cost_day = calloc((size_t)days, 1);
+        if (acc[gi].loo_e4)
+            for (long k = 0; k < days; k++) acc[gi].loo_e4[k] = -1;
+        if (!acc[gi].value_e4 || !acc[gi].xs_e4 || !acc[gi].iqr || !acc[gi].loo_e4 ||
+            !acc[gi].cost_e2[0] || !acc[gi].cost_e2[1] || !acc[gi].cost_day ||
+            idx_seq_init(&seq[gi], &sub.g[gi]) != GPI_OK ||
+            idx_chain_init(&ch[gi], &sub.g[gi]) != GPI_OK)
+            goto oom;
+        /* v2: the chain's days before the range (build.c's replay) */
+        first[gi] = sub.g[gi].method == 2 ? idx_v2_first_day(&sub.g[gi], from) : INT32_MAX;
+    }
+    for (int64_t day = (int64_t)from - P; day <= to && rc == GPI_OK; day++) {
+        rc = idx_day_collect(&dy, st, (int32_t)day, as_of, d);
+        if (rc == GPI_OK && groups_reserve(&g, dy.n_names + 1)) goto oom;
+        for (size_t gi = 0; gi < n && rc == GPI_OK; gi++) {
+            idx_chain *c = sub.g[gi].method == 2 ? &ch[gi] : NULL;
+            if (day < from) { /* the days the range's first days depend on */
+                idx_fix f;
+                idx_eval e;
+                idx_v2eval v;
+                rc = idx_day_fix(&dy, gi, &f, d);
+                if (rc == GPI_OK) idx_seq_next(&seq[gi], (int32_t)day, f.trades_raw_q,
+                                               f.offers_raw_q, &e);
+                if (rc == GPI_OK && c && day >= first[gi]) {
+                    rc = idx_snap_build(&c->cur, &dy, gi, (int32_t)day, d);
+                    if (rc == GPI_OK) rc = idx_chain_step(c, (int32_t)day, &e, NULL, &v, d);
+                }
+            } else {
+                rc = eval_day(&dy, gi, &seq[gi], c, (int32_t)day, (long)(day - from), &g,
+                              &ev->g[b0 + gi], &acc[gi], d);
+            }
+        }
+    }
+    for (size_t gi = 0; gi < n && rc == GPI_OK; gi++)
+        finish_grade(ev, b0 + gi, &acc[gi], chg, x, y);
+    goto done;
+oom:
+    rc = gpi_diag_set(d, GPI_ENOMEM, "grades evaluate: out of memory");
+done:
+    for (size_t gi = 0; gi < n; gi++) {
+        if (seq) idx_seq_free(&seq[gi]);
+        if (ch) idx_chain_free(&ch[gi]);
+        if (acc) {
+            free(acc[gi].value_e4);
+            free(acc[gi].xs_e4);
+            free(acc[gi].iqr);
+            free(acc[gi].loo_e4);
+            free(acc[gi].cost_e2[0]);
+            free(acc[gi].cost_e2[1]);
+            free(acc[gi].cost_day);
+        }
+    }
+    free(seq);
+    free(ch);
+    free(first);
+    free(acc);
+    free(g.w);
+    free(g.seen);
+    free(g.ids);
+    idx_day_free(&dy);
+    return rc;
 }
 
 gpi_status idx_evaluate(store *st, const idx_grades *gs, int32_t from, int32_t to,
@@ -399,104 +548,50 @@ gpi_status idx_evaluate(store *st, const idx_grades *gs, int32_t from, int32_t t
     size_t n = gs->n;
     long days = (long)(to - from + 1);
     idx_evaluation *ev = calloc(1, sizeof *ev);
-    grade_acc *acc = calloc(n, sizeof *acc);
-    idx_seq *seq = calloc(n, sizeof *seq);
-    idx_chain *ch = calloc(n, sizeof *ch);
-    int32_t *first = calloc(n, sizeof *first);
-    double *chg = NULL, *x = NULL, *y = NULL;
-    groups g = {0};
-    idx_day dy;
-    gpi_status rc = idx_day_init(&dy, gs);
+    double *chg = malloc(n * (size_t)days * sizeof *chg);
+    double *x = malloc((size_t)days * sizeof *x), *y = malloc((size_t)days * sizeof *y);
+    gpi_status rc = GPI_OK;
+    int matrix = n <= IDX_CORR_MATRIX_MAX; /* else only the nearest grades */
     if (ev) {
         ev->g = calloc(n, sizeof *ev->g);
-        ev->corr = malloc(n * n * sizeof *ev->corr);
-        ev->corr_n = malloc(n * n * sizeof *ev->corr_n);
-        ev->corr_moves = malloc(n * n * sizeof *ev->corr_moves);
+        ev->corr = matrix ? malloc(n * n * sizeof *ev->corr) : NULL;
+        ev->corr_n = matrix ? malloc(n * n * sizeof *ev->corr_n) : NULL;
+        ev->corr_moves = matrix ? malloc(n * n * sizeof *ev->corr_moves) : NULL;
     }
-    if (rc != GPI_OK || !ev || !acc || !seq || !ch || !first || !ev->g || !ev->corr ||
-        !ev->corr_n || !ev->corr_moves)
-        goto oom;
+    if (!ev || !ev->g || !chg || !x || !y ||
+        (matrix && (!ev->corr || !ev->corr_n || !ev->corr_moves))) {
+        rc = gpi_diag_set(d, GPI_ENOMEM, "grades evaluate: out of memory");
+        goto done;
+    }
     ev->from = from;
     ev->to = to;
     ev->days = days;
     ev->n = n;
+    /* P: the days before `from` read, the most any grade needs (the same
+     * for every batch, so a grade's figures do not depend on its batch) */
     int P = 0;
     for (size_t gi = 0; gi < n; gi++) {
         const idx_params *p = &gs->g[gi].p;
-        if (p->adj_lookback_days + p->max_carry_days + 1 > P)
-            P = p->adj_lookback_days + p->max_carry_days + 1;
+        int need = p->adj_lookback_days + p->max_carry_days + 1;
+        if (gs->g[gi].method == 2) need += from - idx_v2_first_day(&gs->g[gi], from);
+        if (need > P) P = need;
         idx_grade_eval *ge = &ev->g[gi];
         snprintf(ge->id, sizeof ge->id, "%s", gs->g[gi].id);
         ge->loo_max_abs = ge->loo_max_rel = NAN;
         ge->loo_max_day = INT32_MIN;
         ge->loo_max_from_e4 = ge->loo_max_to_e4 = -1;
-        acc[gi].value_e4 = malloc((size_t)days * sizeof *acc[gi].value_e4);
-        acc[gi].xs_e4 = malloc((size_t)days * sizeof *acc[gi].xs_e4);
-        acc[gi].iqr = malloc((size_t)days * sizeof *acc[gi].iqr);
-        if (!acc[gi].value_e4 || !acc[gi].xs_e4 || !acc[gi].iqr ||
-            idx_seq_init(&seq[gi], &gs->g[gi]) != GPI_OK ||
-            idx_chain_init(&ch[gi], &gs->g[gi]) != GPI_OK)
-            goto oom;
         ge->method = gs->g[gi].method;
         ge->xs_vol_annual = ge->splice_mean_abs = ge->splice_max_abs = NAN;
         ge->drift_mean = ge->drift_max = NAN;
-        /* v2: the chain's days before the range (build.c's replay) */
-        first[gi] = gs->g[gi].method == 2 ? idx_v2_first_day(&gs->g[gi], from) : INT32_MAX;
-        if (first[gi] != INT32_MAX && from - first[gi] + p->adj_lookback_days +
-                                              p->max_carry_days + 1 > P)
-            P = from - first[gi] + p->adj_lookback_days + p->max_carry_days + 1;
     }
-    for (int64_t day = (int64_t)from - P; day <= to && rc == GPI_OK; day++) {
-        rc = idx_day_collect(&dy, st, (int32_t)day, as_of, d);
-        if (rc == GPI_OK && groups_reserve(&g, dy.n_names + 1)) goto oom;
-        for (size_t gi = 0; gi < n && rc == GPI_OK; gi++) {
-            idx_chain *c = gs->g[gi].method == 2 ? &ch[gi] : NULL;
-            if (day < from) { /* the days the range's first days depend on */
-                idx_fix f;
-                idx_eval e;
-                idx_v2eval v;
-                rc = idx_day_fix(&dy, gi, &f, d);
-                if (rc == GPI_OK) idx_seq_next(&seq[gi], (int32_t)day, f.trades_raw_q,
-                                               f.offers_raw_q, &e);
-                if (rc == GPI_OK && c && day >= first[gi]) {
-                    rc = idx_snap_build(&c->cur, &dy, gi, (int32_t)day, d);
-                    if (rc == GPI_OK) rc = idx_chain_step(c, (int32_t)day, &e, NULL, &v, d);
-                }
-            } else {
-                rc = eval_day(&dy, gi, &seq[gi], c, (int32_t)day, (long)(day - from), &g,
-                              &ev->g[gi], &acc[gi], d);
-            }
-        }
-    }
-    if (rc == GPI_OK) {
-        chg = malloc(n * (size_t)days * sizeof *chg);
-        x = malloc((size_t)days * sizeof *x);
-        y = malloc((size_t)days * sizeof *y);
-        if (!chg || !x || !y) goto oom;
-        finish(ev, acc, chg, x, y);
-    }
-    goto done;
-oom:
-    rc = gpi_diag_set(d, GPI_ENOMEM, "grades evaluate: out of memory");
+    for (size_t b0 = 0; b0 < n && rc == GPI_OK; b0 += EVAL_BATCH)
+        rc = eval_batch(st, gs, b0, b0 + EVAL_BATCH < n ? b0 + EVAL_BATCH : n, P, as_of, ev, chg,
+                        x, y, d);
+    if (rc == GPI_OK) finish_pairs(ev, chg, x, y);
 done:
-    for (size_t gi = 0; gi < n; gi++) {
-        if (seq) idx_seq_free(&seq[gi]);
-        if (ch) idx_chain_free(&ch[gi]);
-        if (acc) free(acc[gi].value_e4);
-        if (acc) free(acc[gi].xs_e4);
-        if (acc) free(acc[gi].iqr);
-    }
-    free(seq);
-    free(ch);
-    free(first);
-    free(acc);
     free(chg);
     free(x);
     free(y);
-    free(g.w);
-    free(g.seen);
-    free(g.ids);
-    idx_day_free(&dy);
     if (rc == GPI_OK)
         *out = ev;
     else

@@ -16,10 +16,20 @@
  * v2 columns empty (note applies to every row).  A vintage keeps the
  * format it was published in (index/publish.c), so files published before
  * format 2 regenerate byte for byte.
+ *
+ * File format 3 adds, after `note`, what one participant can do to the fix
+ * (index/manip.c): loo_move (4 decimals), cost_tick_gpu_hours and
+ * cost_1pct_gpu_hours (2), cost_tick_offers and cost_1pct_offers
+ * (integers), empty for none; JSON rows gain the same keys plus
+ * loo_provider and loo_voids, and v2 rows chain_prev, carry_prev,
+ * xs_carry_days, ref_volumes and anchor_window (what gpuidx verify needs
+ * besides the day's observations).
  */
 #include "index/internal.h"
 
+#include <jansson.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 const char idx_csv_header[] =
@@ -27,6 +37,23 @@ const char idx_csv_header[] =
     "p10,p25,p50,p75,p90,min,max,top_provider_share,methodology,vintage\n";
 const char idx_csv_header_tail[] =
     ",xs_value,xs_level,relative,n_matched,n_matched_providers,panel_change,event,splice,note";
+const char idx_csv_header_tail3[] =
+    ",loo_move,cost_tick_gpu_hours,cost_1pct_gpu_hours,cost_tick_offers,cost_1pct_offers";
+
+void idx_row_csv_tail3(FILE *f, const store_index_row *r)
+{
+    fputc(',', f);
+    idx_put_fixed(f, r->loo_move_e4, 4, 0);
+    for (int k = 0; k < 2; k++) {
+        fputc(',', f);
+        idx_put_fixed(f, r->cost_e2[k], 2, 0);
+    }
+    for (int k = 0; k < 2; k++)
+        if (r->cost_offers[k] >= 0)
+            fprintf(f, ",%ld", r->cost_offers[k]);
+        else
+            fputc(',', f);
+}
 
 static int is_v2(const store_index_row *r)
 {
@@ -205,6 +232,45 @@ void idx_row_json_tail(FILE *f, const store_index_row *r)
     fputc('}', f);
 }
 
+static void json_text(FILE *f, const char *key, const char *v)
+{
+    fprintf(f, ",\"%s\":", key);
+    if (!v || !*v) {
+        fputs("null", f);
+        return;
+    }
+    json_t *js = json_string(v);
+    char *t = js ? json_dumps(js, JSON_ENCODE_ANY) : NULL;
+    fputs(t ? t : "null", f);
+    free(t);
+    json_decref(js);
+}
+
+void idx_row_json_tail3(FILE *f, const store_index_row *r)
+{
+    fputs(",\"loo_move\":", f);
+    idx_put_fixed(f, r->loo_move_e4, 4, 1);
+    json_text(f, "loo_provider", r->loo_provider);
+    fprintf(f, ",\"loo_voids\":%ld", r->loo_voids);
+    static const char *const names[2][2] = {{"cost_tick_gpu_hours", "cost_1pct_gpu_hours"},
+                                            {"cost_tick_offers", "cost_1pct_offers"}};
+    for (int k = 0; k < 2; k++) {
+        fprintf(f, ",\"%s\":", names[0][k]);
+        idx_put_fixed(f, r->cost_e2[k], 2, 1);
+    }
+    for (int k = 0; k < 2; k++)
+        if (r->cost_offers[k] >= 0)
+            fprintf(f, ",\"%s\":%ld", names[1][k], r->cost_offers[k]);
+        else
+            fprintf(f, ",\"%s\":null", names[1][k]);
+    if (!is_v2(r)) return;
+    fputs(",\"chain_prev\":", f);
+    idx_put_fixed(f, r->chain_prev_nano, 9, 1);
+    fprintf(f, ",\"carry_prev\":%d,\"xs_carry_days\":%d", r->carry_prev, r->xs_carry);
+    fprintf(f, ",\"ref_volumes\":%s", r->ref_volumes ? r->ref_volumes : "{}");
+    fprintf(f, ",\"anchor_window\":%s", r->anchor_window ? r->anchor_window : "null");
+}
+
 /* ---- show ------------------------------------------------------------------ */
 
 typedef struct show_ctx {
@@ -214,7 +280,7 @@ typedef struct show_ctx {
 void idx_csv_write_header(FILE *f)
 {
     fwrite(idx_csv_header, 1, sizeof idx_csv_header - 2, f); /* without its newline */
-    fprintf(f, "%s\n", idx_csv_header_tail);
+    fprintf(f, "%s%s\n", idx_csv_header_tail, idx_csv_header_tail3);
 }
 
 void idx_csv_write_row(FILE *f, const store_index_row *r)
@@ -222,6 +288,7 @@ void idx_csv_write_row(FILE *f, const store_index_row *r)
     idx_row_csv(f, r);
     if (r->vintage > 0) fprintf(f, "%d", r->vintage);
     idx_row_csv_tail(f, r);
+    idx_row_csv_tail3(f, r);
     fputc('\n', f);
 }
 

@@ -86,6 +86,11 @@ static gpi_status load_gpus(const char *path, idx_grade_tables *tb, gpi_diag *d)
 {
     FILE *f = fopen(path, "r");
     if (!f) return GPI_OK; /* optional */
+    gpi_status text_rc = gpi_text_check(f, path, d); /* UTF-16 and UTF-32 */
+    if (text_rc != GPI_OK) {
+        fclose(f);
+        return text_rc;
+    }
     char line[4096];
     int c_alias = -1, c_canon = -1, c_prov = -1, c_sku = -1, header = 0;
     size_t cap_g = 0, cap_a = 0, cap_t = 0;
@@ -135,6 +140,11 @@ static gpi_status load_regions(const char *path, idx_grade_tables *tb, gpi_diag 
 {
     FILE *f = fopen(path, "r");
     if (!f) return GPI_OK; /* optional */
+    gpi_status text_rc = gpi_text_check(f, path, d); /* UTF-16 and UTF-32 */
+    if (text_rc != GPI_OK) {
+        fclose(f);
+        return text_rc;
+    }
     char line[4096];
     int c_group = -1, c_region = -1, header = 0;
     long ln = 0;

@@ -183,10 +183,10 @@ static int cmp_str(const void *a, const void *b)
     return strcasecmp((const char *)a, (const char *)b);
 }
 
-/* A list field: string or array of strings, each <= 64 chars; sorted and
- * de-duplicated (ignoring case). */
-static gpi_status list_of(ctx *c, size_t gi, const char *field, const json_t *v,
-                          char (*dst)[IDX_NAME_MAX + 1], int *n)
+/* A list field: string or array of strings, each <= 64 chars, at most
+ * max of them; sorted and de-duplicated (ignoring case). */
+static gpi_status list_max(ctx *c, size_t gi, const char *field, const json_t *v,
+                           char (*dst)[IDX_NAME_MAX + 1], int *n, int max)
 {
     char buf[256];
     *n = 0;
@@ -200,7 +200,11 @@ static gpi_status list_of(ctx *c, size_t gi, const char *field, const json_t *v,
             json_string_length(e) > IDX_NAME_MAX)
             return bad(c, gi, field, "entries must be strings of 1 to 64 characters",
                        got_text(e, buf, sizeof buf));
-        if (*n == IDX_MAX_LIST) return bad(c, gi, field, "more than 32 entries", "...");
+        if (*n == max) {
+            char why[48];
+            snprintf(why, sizeof why, "more than %d entries", max);
+            return bad(c, gi, field, why, "...");
+        }
         snprintf(dst[(*n)++], IDX_NAME_MAX + 1, "%s", json_string_value(e));
     }
     qsort(dst, (size_t)*n, sizeof dst[0], cmp_str);
@@ -209,6 +213,12 @@ static gpi_status list_of(ctx *c, size_t gi, const char *field, const json_t *v,
         if (w == 0 || strcasecmp(dst[w - 1], dst[k]) != 0) memmove(dst[w++], dst[k], sizeof dst[0]);
     *n = w;
     return GPI_OK;
+}
+
+static gpi_status list_of(ctx *c, size_t gi, const char *field, const json_t *v,
+                          char (*dst)[IDX_NAME_MAX + 1], int *n)
+{
+    return list_max(c, gi, field, v, dst, n, IDX_MAX_LIST);
 }
 
 static const char *const param_names[] = {
@@ -271,10 +281,14 @@ static int is_param(const char *key)
 
 /* regions: globs, or region groups of regions.csv ("US", any case) that
  * stand for their globs; "*" anywhere is every region.  The canonical
- * definition lists the globs, so it does not depend on regions.csv. */
+ * definition lists the globs, so it does not depend on regions.csv -- and
+ * it must read back: up to IDX_MAX_REGION entries (a stored grade of
+ * ["US", "EU"], 50 globs, could not be read back with 32, so it was built
+ * but neither published nor shown: issue 12, found by fuzz/fuzz_grades.c). */
 static gpi_status regions_parse(ctx *c, size_t gi, const json_t *v, idx_grade *g)
 {
-    gpi_status rc = list_of(c, gi, "regions", v, g->region_src, &g->n_region_src);
+    gpi_status rc = list_max(c, gi, "regions", v, g->region_src, &g->n_region_src,
+                             IDX_MAX_REGION);
     if (rc != GPI_OK) return rc;
     g->n_region = 0;
     for (int k = 0; k < g->n_region_src; k++) {
@@ -616,6 +630,11 @@ gpi_status idx_grades_load(const char *path, const char *const *gpus, size_t n_g
     *out = NULL;
     FILE *f = fopen(path, "rb");
     if (!f) return gpi_diag_set(d, GPI_EIO, "%s: cannot open grade file", path);
+    gpi_status text_rc = gpi_text_check(f, path, d); /* UTF-16 and UTF-32 */
+    if (text_rc != GPI_OK) {
+        fclose(f);
+        return text_rc;
+    }
     size_t cap = 65536, n = 0, k;
     char *buf = malloc(cap);
     while (buf && (k = fread(buf + n, 1, cap - n - 1, f)) > 0) {
@@ -642,6 +661,11 @@ static gpi_status read_all(const char *path, char **out, size_t *n, gpi_diag *d)
     *n = 0;
     FILE *f = fopen(path, "rb");
     if (!f) return gpi_diag_set(d, GPI_EIO, "%s: cannot open grade file", path);
+    gpi_status text_rc = gpi_text_check(f, path, d); /* UTF-16 and UTF-32 */
+    if (text_rc != GPI_OK) {
+        fclose(f);
+        return text_rc;
+    }
     size_t cap = 65536, k;
     char *buf = malloc(cap);
     while (buf && (k = fread(buf + *n, 1, cap - *n - 1, f)) > 0) {
@@ -674,6 +698,11 @@ gpi_status idx_gpu_names_load(const char *path, char ***names, size_t *n, gpi_di
     *n = 0;
     FILE *f = fopen(path, "r");
     if (!f) return GPI_OK;
+    gpi_status text_rc = gpi_text_check(f, path, d); /* UTF-16 and UTF-32 */
+    if (text_rc != GPI_OK) {
+        fclose(f);
+        return text_rc;
+    }
     char line[4096];
     int col = -1;
     size_t cap = 0;

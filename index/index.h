@@ -69,8 +69,10 @@ typedef struct idx_grade {
     int term_min, term_max;         /* reserved:A-B, else 0               */
     int n_region;                   /* 0 = all ("*")                       */
     char region[IDX_MAX_REGION][IDX_NAME_MAX + 1]; /* globs, groups expanded */
-    int n_region_src;               /* the regions as written (messages)    */
-    char region_src[IDX_MAX_LIST][IDX_NAME_MAX + 1];
+    int n_region_src;               /* the regions as written (messages):
+                                       up to IDX_MAX_REGION, as a stored
+                                       definition lists them expanded     */
+    char region_src[IDX_MAX_REGION][IDX_NAME_MAX + 1];
     int n_provider;                 /* 0 = all                             */
     char provider[IDX_MAX_LIST][IDX_NAME_MAX + 1];
     int n_segment;                  /* 0 = all                             */
@@ -219,6 +221,15 @@ typedef struct idx_build_stats {
     long days, rows, observations, reevaluated;
 } idx_build_stats;
 
+/* The days an index is built for (and the grade lab evaluates): from
+ * IDX_FIRST_DAY to IDX_LAST_DAY.  A range like 0001-01-01..9999-12-31 was
+ * accepted and would have run for about half an hour, writing 3.65
+ * million rows per grade (issue 12). */
+#define IDX_FIRST_DAY "2000-01-01"
+#define IDX_LAST_DAY "2099-12-31"
+/* NULL when day is inside them, else why not ("before 2000-01-01, ..."). */
+const char *idx_day_outside(int32_t day);
+
 /* as_of of idx_build: the build's own cut-off -- the time of the build, or
  * the stamp of the last file committed before it when that is later
  * (build.c note 6) -- rather than a given one. */
@@ -227,7 +238,8 @@ typedef struct idx_build_stats {
 /* Builds the rows of every grade for days [from, to] from observations
  * ingested at or before as_of, then re-evaluates the already built later
  * days that depend on them (carry, adjustment).  Registers each grade's
- * definition; a changed definition under a stored id+version is refused. */
+ * definition; a changed definition under a stored id+version is refused.
+ * Each built day is one transaction (build.c note 4). */
 gpi_status idx_build(store *st, const idx_grades *g, int32_t from, int32_t to, int64_t as_of,
                      idx_build_stats *stats, gpi_diag *d);
 
@@ -312,6 +324,13 @@ typedef struct idx_grade_eval {
      * that both have one (carried days included: they settle futures) */
     long n_changes;
     double vol_daily, vol_annual;   /* sample sd; x sqrt(365); NAN if < 2    */
+    /* the other grade whose changes correlate most with this one's (the
+     * largest coefficient, not NAN; ties: the first in file order):
+     * nearest = its index + 1 (0: none), with the coefficient and the
+     * sample sizes of idx_evaluation.corr */
+    size_t nearest;
+    double nearest_r;
+    long nearest_n, nearest_moves;
     /* leave one provider group out of a trades/offers day, same method,
      * same adjustment and carry state: the day's largest move */
     long loo_days;                  /* fixed days with a move measured       */
@@ -321,6 +340,15 @@ typedef struct idx_grade_eval {
     int32_t loo_max_day;            /* day of the largest relative move      */
     char loo_max_provider[IDX_NAME_MAX + 1];
     int64_t loo_max_from_e4, loo_max_to_e4; /* the value with / without it */
+    double loo_median_abs, loo_median_rel;  /* medians over the days with a move */
+    /* what one new participant must add to move the value (index/manip.c,
+     * METHODOLOGY.md §11) over the days a cost is defined (with a value;
+     * v2: anchor days): [0] one tick, [1] 1 % */
+    long cost_days;
+    long cost_none[2];              /* days no volume of trades does it */
+    double cost_median[2];          /* GPU-hours; INFINITY when most days none; NAN no days */
+    double cost_min[2];             /* GPU-hours; NAN when none */
+    long cost_offer_days[2];        /* days one offer does it */
     /* methodology v2 (method 2; the series above are then the chained
      * value's, its levels the chain's): the cross-section's volatility,
      * the days a constituent entered or left, the rebalances and their
@@ -349,6 +377,10 @@ typedef struct idx_grade_eval {
 
 #define IDX_CORR_MIN_DAYS 10
 #define IDX_CORR_MIN_MOVES 5        /* days both series moved, for a correlation */
+/* The full correlation matrix is kept for at most this many grades; with
+ * more only each grade's nearest one is (10,000 grades took 2.4 GB of
+ * matrices and printed 1.8 GB: issue 12). */
+#define IDX_CORR_MATRIX_MAX 64
 #define IDX_SETTLE_MIN_DAYS 15      /* the contracts' default min_published_days */
 
 typedef struct idx_evaluation {
@@ -361,7 +393,8 @@ typedef struct idx_evaluation {
      * such days, fewer than IDX_CORR_MIN_MOVES of them on which both
      * moved (a series flat but for a day or two gives +-1 from those days
      * alone), or a constant series.  corr_n: the common days; corr_moves:
-     * the common days on which both changed. */
+     * the common days on which both changed.  NULL with more than
+     * IDX_CORR_MATRIX_MAX grades (then only idx_grade_eval.nearest). */
     double *corr;
     long *corr_n;
     long *corr_moves;

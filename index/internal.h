@@ -48,6 +48,7 @@ typedef struct idx_day {
     gpi_status err;
     idx_buf loo_t, loo_o;       /* scratch of idx_day_fix_without */
     idx_buf scratch;            /* scratch of row.c's band */
+    idx_buf manip;              /* scratch of manip.c */
     /* per interned name x grade: does the grade list that GPU?
      * -1 not yet known (idx_day_collect's memo of idx_grade_match_gpu) */
     signed char *gpu_ok;
@@ -155,6 +156,15 @@ typedef struct idx_active {
     int32_t day;
 } idx_active;
 
+/* One day of an anchor's window (METHODOLOGY.md §10.4): its fixed
+ * cross-section (-1 none), the change c_k of the anchor day's
+ * constituents since then (quarter units of 1e-12; -1 none) and the
+ * estimate xs_k / c_k (nano-USD; -1 none). */
+typedef struct idx_window {
+    int32_t day;
+    int64_t xs_e4, change_q, est_nano;
+} idx_window;
+
 typedef struct idx_chain {
     const idx_grade *g;
     int has;                    /* a chained value exists */
@@ -172,7 +182,11 @@ typedef struct idx_chain {
     size_t nact_now, cap_act_now, nprev_act, cap_prev_act;
     idx_snap cur;               /* the day being fixed (filled by the caller) */
     idx_hist *hist;             /* the last anchor_days days, by day modulo anchor_days */
-    int64_t *est;               /* scratch: anchor_days estimates */
+    int64_t *est;               /* the last anchor's estimates: est[0] the day's own */
+    int n_est;
+    idx_window *win;            /* the last anchor's window days before it, ascending */
+    int n_win;
+    char *refvol, *window;      /* idx_chain_detail's text */
     size_t *order;              /* scratch */
     size_t n_order, cap_order;
     int64_t *w;
@@ -190,6 +204,8 @@ typedef struct idx_v2eval {
     int64_t matched_now_q, matched_ref_q; /* the matched statistic behind the relative */
     long n_matched, n_matched_providers;
     int32_t ref_day, panel_day;         /* what the relative compared with */
+    int64_t chain_prev;                 /* the chain of the day before (nano; -1 none) */
+    int carry_prev;                     /* and its carried days */
     char note[400];
 } idx_v2eval;
 
@@ -228,12 +244,49 @@ void idx_chain_lookup(const idx_chain *c, int kind, uint64_t key, idx_obs_match 
 /* After a step: the trading providers whose last price was carried into
  * the day's matched sample, as a compact JSON array (group, last_seen,
  * price, volume, ref_price, base_price, relative), owned by c until its
- * next call; NULL when none. */
+ * next step; NULL when none. */
 gpi_status idx_chain_carried_json(idx_chain *c, const char **out, gpi_diag *d);
+/* After a step: the matched trading members' volumes on the reference day
+ * as a JSON object (group -> GPU-hours) and, on an anchor day with
+ * anchor_days > 1, the anchor's window as a JSON array (date, xs_value,
+ * change, estimate); owned by c until its next step; NULL when none. */
+void idx_chain_detail(const idx_chain *c, const char **ref_volumes, const char **window);
 /* What the day would give with provider group `exclude` (idx_group_hash)
  * left out of c->cur's matching, without advancing c (grade lab). */
 gpi_status idx_chain_peek(idx_chain *c, int32_t day, const idx_eval *xs, uint64_t exclude,
                           idx_v2eval *out, gpi_diag *d);
+
+/* manip.c: what one participant can do to the fix of grade gi on the day
+ * read into dy (METHODOLOGY.md §11).  Call after idx_day_fix (f), with
+ * s (and, for a v2 grade, c with c->cur built) in their state before the
+ * day: xs is idx_seq_peek's evaluation of the day, v (v2; else NULL) the
+ * chain's idx_chain_peek without exclusion.  Neither state is advanced. */
+typedef struct idx_manip {
+    int measured;               /* 1: leave-one-out was measured (a fixed day with a value) */
+    int64_t loo_move_e4;        /* largest |value without one group - value|; -1 none */
+    int64_t loo_to_e4;          /* the value without that group */
+    int32_t loo_group;          /* that group (interned in dy), -1 none */
+    long loo_voids;             /* groups whose absence leaves no value */
+    int64_t cost_e2[2];         /* trades (GPU-hours x 100) a new participant needs to move
+                                   the value [0] one tick, [1] 1 %; -1 none */
+    long cost_offers[2];        /* offers for the same; -1 none */
+} idx_manip;
+gpi_status idx_manip_day(idx_day *dy, size_t gi, idx_seq *s, idx_chain *c, int32_t day,
+                         const idx_fix *f, const idx_eval *xs, const idx_v2eval *v,
+                         idx_manip *out, gpi_diag *d);
+
+/* receipt.c: the receipt of a grade's lines of observations.csv (text,
+ * len bytes of whole lines): {"rows":N,"sha256":...,"columns":{name:
+ * sha256 of the column's values, each followed by a NUL}}; *out is
+ * malloc'd. */
+gpi_status idx_receipt_rows(const char *text, size_t len, const char *const *cols, int ncols,
+                            char **out, gpi_diag *d);
+/* Writes a published row's members ",\"grade_definition\":...,\"receipt\":{...}"
+ * (design note 3 there): grade hash's stored definition, the receipt obs
+ * of its lines (idx_receipt_rows; NULL writes null) and the batches of
+ * day at cut-off as_of. */
+gpi_status idx_receipt_json(store *st, int32_t day, const char *grade, const char *hash,
+                            int64_t as_of, const char *obs, FILE *f, gpi_diag *d);
 
 /* row.c: grade gi of the day read into dy, fixed (v1 statistics, the
  * sequence s, and for v2 grades the chain c, which may be NULL for v1) as
@@ -257,5 +310,10 @@ gpi_status idx_row_json(store *st, FILE *f, const store_index_row *r, gpi_diag *
 extern const char idx_csv_header_tail[];
 void idx_row_csv_tail(FILE *f, const store_index_row *r);
 void idx_row_json_tail(FILE *f, const store_index_row *r);
+/* File format 3: the columns after `note` (",loo_move,...") with their
+ * header, and the JSON members after format 2's. */
+extern const char idx_csv_header_tail3[];
+void idx_row_csv_tail3(FILE *f, const store_index_row *r);
+void idx_row_json_tail3(FILE *f, const store_index_row *r);
 
 #endif

@@ -229,7 +229,9 @@ gpi_status idx_weighted_quantile(idx_item *v, size_t n, int64_t cap_floor_e6, in
             v[i] = t;
         }
     if (m == 0) return gpi_diag_set(d, GPI_EMATH, "weighted median of no trades");
-    qsort(v, m, sizeof *v, cmp_price);
+    size_t sorted = 1; /* callers that search (index/manip.c) pass them sorted */
+    while (sorted < m && cmp_price(&v[sorted - 1], &v[sorted]) <= 0) sorted++;
+    if (sorted < m) qsort(v, m, sizeof *v, cmp_price);
     /* providers: distinct groups */
     int32_t *gid = malloc(m * sizeof *gid);
     int64_t *vol = calloc(m, sizeof *vol);

@@ -31,6 +31,15 @@
  *     crashed run are removed at the next run; DIR/restatements.csv is
  *     regenerated from the database and renamed into place; DIR is
  *     fsync'd after the renames.
+ * (6) File format 3 adds the manipulation figures (format.c) and makes
+ *     index.json a receipt: the SHA-256 of observations.csv at the top,
+ *     and per row the grade's canonical definition (whose SHA-256 is
+ *     grade_hash) and "receipt": its lines of observations.csv (count,
+ *     SHA-256, one SHA-256 per column: receipt.c) and the ingested files
+ *     (batches) holding the day's observations at the row's cut-off, with
+ *     the SHA-256 of the normalization tables each was read with.  All of
+ *     it is derived from the stored rows and observations, so a vintage of
+ *     format 3 regenerates byte for byte too.
  * (5) One publisher per DIR at a time: from before the latest vintage is
  *     read until the files are in place, a publisher holds an exclusive
  *     flock on DIR/.gpuidx-lock.  So two runs never decide the same next
@@ -83,7 +92,7 @@ typedef struct prow {
 /* The file format new vintages are written in (index/format.c): 2 adds
  * methodology v2's columns; 1 is how vintages published before it are
  * regenerated. */
-enum { FORMAT_CURRENT = 2 };
+enum { FORMAT_CURRENT = 3 };
 
 typedef struct pvec {
     prow *v;
@@ -165,6 +174,11 @@ typedef struct line_ref {
     int64_t key, at;
     size_t off, len;
 } line_ref;
+
+static const char *const obs_cols[] = {"date", "grade", "kind", "observed_at", "provider",
+                                       "group", "source", "key", "region", "price", "quantity",
+                                       "role", "reason", "matched", "ref_price", "base_price",
+                                       "relative"};
 
 typedef struct line_vec {
     line_ref *v;
@@ -249,9 +263,11 @@ static int cmp_line(const void *a, const void *b)
 
 /* observations.csv rows of every grade of p, in p's order, each grade's
  * rows by identity hash and time: one day scan per distinct cut-off
- * (normally one). */
+ * (normally one).  receipts (format 3; else NULL): per row of p, the
+ * receipt of its lines (malloc'd). */
 static gpi_status gen_observations(store *st, int32_t day, const char *date, const pvec *p,
-                                   int format, int verbatim, FILE *out, gpi_diag *d)
+                                   int format, int verbatim, FILE *out, char **receipts,
+                                   gpi_diag *d)
 {
     size_t n = p->n;
     idx_grades **defs = calloc(n ? n : 1, sizeof *defs);
@@ -298,7 +314,18 @@ static gpi_status gen_observations(store *st, int32_t day, const char *date, con
         if (rc == GPI_OK && buf[i]) {
             line_vec *lv = &lines[i];
             if (lv->n > 1) qsort(lv->v, lv->n, sizeof *lv->v, cmp_line);
-            for (size_t k = 0; k < lv->n; k++) fwrite(buf[i] + lv->v[k].off, 1, lv->v[k].len, out);
+            char *seg = NULL;
+            size_t seg_len = 0;
+            FILE *sf = receipts ? open_memstream(&seg, &seg_len) : NULL;
+            FILE *to = sf ? sf : out;
+            for (size_t k = 0; k < lv->n; k++) fwrite(buf[i] + lv->v[k].off, 1, lv->v[k].len, to);
+            if (receipts && (!sf || fclose(sf) != 0 || !seg)) {
+                rc = gpi_diag_set(d, GPI_ENOMEM, "out of memory");
+            } else if (receipts) {
+                fwrite(seg, 1, seg_len, out);
+                rc = idx_receipt_rows(seg, seg_len, obs_cols, 17, &receipts[i], d);
+            }
+            free(seg);
         }
         if (buf) free(buf[i]);
         if (lines) free(lines[i].v);
@@ -333,6 +360,18 @@ static void files_free(files *fs)
     memset(fs, 0, sizeof *fs);
 }
 
+/* Top-level fields of a row's CSV tail (the columns after the vintage):
+ * 0 for none, 9 for format 2's, 14 for format 3's. */
+static int tail_fields(const char *t)
+{
+    int n = 0, q = 0;
+    for (; *t; t++) {
+        if (*t == '"') q = !q;
+        else if (*t == ',' && !q) n++;
+    }
+    return n;
+}
+
 /* The three files of vintage `vintage` made of rows p (sorted by grade);
  * verbatim: observations.csv's text cells as stored (note 6). */
 static gpi_status gen_files(store *st, int32_t day, int vintage, int format, const pvec *p,
@@ -349,7 +388,24 @@ static gpi_status gen_files(store *st, int32_t day, int vintage, int format, con
     }
     char date[11];
     gpi_date_format(day, date);
-    if (format >= 2) {
+    /* observations.csv first: index.json of format 3 holds its receipts */
+    fprintf(f[2], "date,grade,kind,observed_at,provider,group,source,key,region,price,quantity,"
+                  "role,reason%s\n",
+            format >= 2 ? ",matched,ref_price,base_price,relative" : "");
+    char **receipts = format >= 3 ? calloc(p->n ? p->n : 1, sizeof *receipts) : NULL;
+    gpi_status rc = format >= 3 && !receipts ? gpi_diag_set(d, GPI_ENOMEM, "out of memory")
+                                             : GPI_OK;
+    if (rc == GPI_OK) rc = gen_observations(st, day, date, p, format, verbatim, f[2], receipts, d);
+    fclose(f[2]);
+    f[2] = NULL;
+    if (rc == GPI_OK && fs->buf[2]) gpi_sha256_hex(fs->buf[2], fs->len[2], fs->sha[2]);
+    if (format >= 3) {
+        fwrite(idx_csv_header, 1, strlen(idx_csv_header) - 1, f[0]);
+        fprintf(f[0], "%s%s\n", idx_csv_header_tail, idx_csv_header_tail3);
+        fprintf(f[1], "{\"format\":%d,\"date\":\"%s\",\"vintage\":%d,"
+                      "\"observations_sha256\":\"%s\",",
+                format, date, vintage, fs->sha[2]);
+    } else if (format == 2) {
         fwrite(idx_csv_header, 1, strlen(idx_csv_header) - 1, f[0]);
         fprintf(f[0], "%s\n", idx_csv_header_tail);
         fprintf(f[1], "{\"format\":%d,\"date\":\"%s\",\"vintage\":%d,", format, date, vintage);
@@ -359,25 +415,31 @@ static gpi_status gen_files(store *st, int32_t day, int vintage, int format, con
     }
     if (grades_sha && *grades_sha) fprintf(f[1], "\"grades_sha256\":\"%s\",", grades_sha);
     fputs("\"rows\":[\n", f[1]);
-    fprintf(f[2], "date,grade,kind,observed_at,provider,group,source,key,region,price,quantity,"
-                  "role,reason%s\n",
-            format >= 2 ? ",matched,ref_price,base_price,relative" : "");
-    gpi_status rc = GPI_OK;
-    for (size_t i = 0; i < p->n; i++) {
-        /* a row published in format 1 and carried into a later vintage
-         * has no v2 columns: empty ones */
-        const char *tail = format < 2 ? "" : p->v[i].tail[0] ? p->v[i].tail : ",,,,,,,,,";
-        fprintf(f[0], "%s%d%s\n", p->v[i].csv, vintage, tail);
-        fprintf(f[1], "{%s,\"vintage\":%d}%s\n", p->v[i].json, vintage, i + 1 < p->n ? "," : "");
+    for (size_t i = 0; i < p->n && rc == GPI_OK; i++) {
+        /* a row published in an earlier format and carried into a later
+         * vintage lacks the later columns: empty ones */
+        const char *tail = p->v[i].tail;
+        int have = tail_fields(tail);
+        fprintf(f[0], "%s%d", p->v[i].csv, vintage);
+        if (format >= 2) fputs(have >= 9 ? "" : ",,,,,,,,,", f[0]);
+        if (format >= 2) fputs(tail, f[0]);
+        if (format >= 3 && have < 14) fputs(",,,,,", f[0]);
+        fputc('\n', f[0]);
+        fprintf(f[1], "{%s,\"vintage\":%d", p->v[i].json, vintage);
+        if (format >= 3)
+            rc = idx_receipt_json(st, day, p->v[i].grade, p->v[i].hash, p->v[i].as_of, receipts[i],
+                                  f[1], d);
+        fprintf(f[1], "}%s\n", i + 1 < p->n ? "," : "");
     }
-    rc = gen_observations(st, day, date, p, format, verbatim, f[2], d);
     fputs("]}\n", f[1]);
-    for (int i = 0; i < 3; i++) fclose(f[i]);
+    for (int i = 0; i < 2; i++) fclose(f[i]);
+    for (size_t i = 0; receipts && i < p->n; i++) free(receipts[i]);
+    free(receipts);
     if (rc != GPI_OK) {
         files_free(fs);
         return rc;
     }
-    for (int i = 0; i < 3; i++) gpi_sha256_hex(fs->buf[i], fs->len[i], fs->sha[i]);
+    for (int i = 0; i < 2; i++) gpi_sha256_hex(fs->buf[i], fs->len[i], fs->sha[i]);
     return GPI_OK;
 }
 
@@ -486,7 +548,7 @@ static gpi_status old_vintage(store *st, const char *dir, const char *date, int3
     rc = store_vintage_format(st, day, k, &format, d);
     if (rc == GPI_OK) rc = store_vintage_rows(st, day, k, collect_pub, &p, d);
     if (rc == GPI_OK) rc = store_vintage_grades_sha(st, day, k, grades_sha, d);
-    if (rc == GPI_OK) rc = gen_files(st, day, k, format, &p, grades_sha, 0, fs, d);
+    if (rc == GPI_OK) rc = gen_files(st, day, k, format, &p, grades_sha, 1, fs, d);
     /* a vintage published before formula cells were neutralized */
     if (rc == GPI_OK && strcmp(fs->sha[2], sha[2]) != 0) {
         files_free(fs);
@@ -588,12 +650,14 @@ static int collect_cur(const store_index_row *r, void *ud)
     f = open_memstream(&x->tail, &n);
     if (f) {
         idx_row_csv_tail(f, r);
+        idx_row_csv_tail3(f, r);
         fclose(f);
     }
     f = open_memstream(&x->json, &n);
     if (f) {
         c->rc = idx_row_json(c->st, f, r, c->d);
         idx_row_json_tail(f, r);
+        idx_row_json_tail3(f, r);
         fclose(f);
     }
     if (!x->csv || !x->json || !x->tail) c->rc = gpi_diag_set(c->d, GPI_ENOMEM, "out of memory");

@@ -72,6 +72,22 @@ static void make_row(const idx_grade *g, int32_t day, const idx_fix *f, const id
     r->ref_day = r->panel_day = INT32_MIN;
     for (int i = 0; i < 7; i++) r->obs_spread[i] = -1;
     r->xs_value_e4 = r->chain_nano = r->relative_e12 = r->splice_e12 = -1;
+    r->chain_prev_nano = r->matched_now_q = r->matched_ref_q = -1;
+    r->loo_move_e4 = -1;
+    r->cost_e2[0] = r->cost_e2[1] = -1;
+    r->cost_offers[0] = r->cost_offers[1] = -1;
+}
+
+static void manip_row(const idx_day *dy, const idx_manip *m, store_index_row *r)
+{
+    r->loo_move_e4 = m->loo_move_e4;
+    if (m->loo_group >= 0)
+        snprintf(r->loo_provider, sizeof r->loo_provider, "%s", idx_day_group(dy, m->loo_group));
+    r->loo_voids = m->loo_voids;
+    for (int k = 0; k < 2; k++) {
+        r->cost_e2[k] = m->cost_e2[k];
+        r->cost_offers[k] = m->cost_offers[k];
+    }
 }
 
 /* Design note 4. */
@@ -232,6 +248,9 @@ static gpi_status v2_row(idx_day *dy, size_t gi, const idx_eval *e, const idx_v2
     r->panel_day = v->panel_day;
     r->matched_now_q = v->matched_now_q;
     r->matched_ref_q = v->matched_ref_q;
+    r->chain_prev_nano = v->chain_prev;
+    r->carry_prev = v->carry_prev;
+    r->xs_carry = e->carry;
     snprintf(r->methodology, sizeof r->methodology, "v2");
     snprintf(r->note, sizeof r->note, "%s", v->note);
     return GPI_OK;
@@ -243,14 +262,27 @@ gpi_status idx_row_fix(idx_day *dy, size_t gi, idx_seq *s, idx_chain *c, int32_t
     idx_fix f;
     gpi_status rc = idx_day_fix(dy, gi, &f, d);
     if (rc != GPI_OK) return rc;
+    int v2 = s->g->method == 2 && c;
+    /* what one participant could do (index/manip.c), from the states
+     * before the day */
+    idx_eval pe;
+    idx_v2eval pv;
+    idx_manip mp;
+    idx_seq_peek(s, day, f.trades_raw_q, f.offers_raw_q, &pe);
+    if (v2) rc = idx_snap_build(&c->cur, dy, gi, day, d);
+    if (v2 && rc == GPI_OK) rc = idx_chain_peek(c, day, &pe, 0, &pv, d);
+    if (rc == GPI_OK) rc = idx_manip_day(dy, gi, s, v2 ? c : NULL, day, &f, &pe, v2 ? &pv : NULL,
+                                         &mp, d);
+    if (rc != GPI_OK) return rc;
     idx_seq_next(s, day, f.trades_raw_q, f.offers_raw_q, e);
     make_row(s->g, day, &f, e, as_of, r);
+    manip_row(dy, &mp, r);
     v1_note(s->g, &f, e, r->note, sizeof r->note);
-    if (s->g->method != 2 || !c) return GPI_OK;
+    if (!v2) return GPI_OK;
     idx_v2eval v;
-    rc = idx_snap_build(&c->cur, dy, gi, day, d);
-    if (rc == GPI_OK) rc = idx_chain_step(c, day, e, r->note, &v, d);
+    rc = idx_chain_step(c, day, e, r->note, &v, d);
     if (rc == GPI_OK) rc = v2_row(dy, gi, e, &v, r, d);
     if (rc == GPI_OK) rc = idx_chain_carried_json(c, &r->carried, d);
+    if (rc == GPI_OK) idx_chain_detail(c, &r->ref_volumes, &r->anchor_window);
     return rc;
 }

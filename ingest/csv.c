@@ -308,3 +308,29 @@ gpi_status csvr_finish(csvr *r, gpi_diag *d)
     if (r->oom) return oom(r, d);
     return r->st;
 }
+
+/* ---- ingest_csv_text (ingest.h) ---------------------------------------------- */
+
+typedef struct text_ctx {
+    ingest_csv_fn fn;
+    void *ud;
+} text_ctx;
+
+static gpi_status text_rec(void *ud, const csv_rec *r, gpi_diag *d)
+{
+    const text_ctx *t = ud;
+    return t->fn(t->ud, r->f, r->n, r->line, d);
+}
+
+gpi_status ingest_csv_text(const char *path, const char *buf, size_t len, ingest_csv_fn fn,
+                           void *ud, gpi_diag *d)
+{
+    csvr r;
+    text_ctx t = {fn, ud};
+    if (csvr_init(&r, path, 0, text_rec, &t) != GPI_OK)
+        return gpi_diag_set(d, GPI_ENOMEM, "%s: out of memory", path);
+    gpi_status rc = csvr_feed(&r, buf, len, d);
+    if (rc == GPI_OK) rc = csvr_finish(&r, d);
+    csvr_free(&r);
+    return rc;
+}

@@ -14,7 +14,8 @@
  *     message that says so (they used to reach the CSV reader and come
  *     back as a garbled "unknown column").  The format (CSV or JSON) is
  *     still chosen by the name, with a final ".gz" ignored (ingest.c);
- *     standard input is JSON when its first byte is '[' or '{'.
+ *     standard input is JSON when its first byte after a UTF-8 byte-order
+ *     mark and white space is '[' or '{'.
  *     A FIFO's first bytes can be read only once: it is read as standard
  *     input is, through zlib (gzip or plain, no other compression named).
  * (3) Both readers read the stream once, front to back, and never seek
@@ -27,6 +28,10 @@
  *     `f.csv.gz` are the same file.  The readers hash what they read.
  * (5) A corrupt or truncated gzip stream is a read error whose message is
  *     zlib's ("unexpected end of file"), kept in src->err.
+ * (6) A UTF-16 or UTF-32 file (after decompression) is refused with a
+ *     message naming its encoding (core/text.c), and a directory as one,
+ *     before any reader sees them (they were "unknown column" and "read
+ *     error: Is a directory").
  */
 #define _GNU_SOURCE 1 /* fopencookie */
 #include "ingest/internal.h"
@@ -104,6 +109,33 @@ static const char *other_compression(const unsigned char *b, size_t n)
     return NULL;
 }
 
+/* The first byte of f after a UTF-8 byte-order mark and white space (at
+ * most 64 bytes looked at), or EOF; every byte is put back.  A BOM used
+ * to make JSON on standard input "CSV" (issue 12). */
+static int first_char(FILE *f)
+{
+    unsigned char b[64];
+    size_t n = 0;
+    int ch = EOF;
+    while (n < sizeof b && (ch = fgetc(f)) != EOF) {
+        b[n++] = (unsigned char)ch;
+        int bom = n <= 3 && b[n - 1] == (unsigned char)"\xEF\xBB\xBF"[n - 1] &&
+                  memcmp(b, "\xEF\xBB\xBF", n) == 0;
+        if (!bom && !strchr(" \t\r\n", ch)) break;
+    }
+    int first = n && ch != EOF ? ch : EOF;
+    while (n > 0) ungetc(b[--n], f);
+    return first;
+}
+
+/* Refuses a UTF-16 or UTF-32 stream (core/text.c), closing it. */
+static gpi_status text_check(ingest_source *src, const char *name, gpi_diag *d)
+{
+    gpi_status rc = gpi_text_check(src->f, name, d);
+    if (rc != GPI_OK) ingest_source_close(src);
+    return rc;
+}
+
 gpi_status ingest_source_open(const char *path, ingest_source *src, gpi_diag *d)
 {
     memset(src, 0, sizeof *src);
@@ -115,15 +147,18 @@ gpi_status ingest_source_open(const char *path, ingest_source *src, gpi_diag *d)
             if (fd >= 0) close(fd);
             return gpi_diag_set(d, GPI_EIO, "stdin: cannot read: %s", strerror(errno));
         }
-        /* the first byte decides the format of standard input (note 2) */
-        int ch = fgetc(src->f);
-        src->first = ch;
-        if (ch != EOF) ungetc(ch, src->f);
-        return GPI_OK;
+        gpi_status rc = text_check(src, "stdin", d);
+        if (rc == GPI_OK) src->first = first_char(src->f);
+        return rc;
     }
     FILE *f = fopen(path, "rb");
     if (!f) return gpi_diag_set(d, GPI_EIO, "%s: cannot open: %s", path, strerror(errno));
     struct stat sb;
+    if (fstat(fileno(f), &sb) == 0 && S_ISDIR(sb.st_mode)) {
+        /* fopen opens a directory; its read fails with EISDIR */
+        fclose(f);
+        return gpi_diag_set(d, GPI_EIO, "%s: is a directory, not a file", path);
+    }
     if (fstat(fileno(f), &sb) == 0 && !S_ISREG(sb.st_mode)) {
         /* a FIFO or a device: its first bytes cannot be read twice, so it
          * is read as standard input is (gzip or plain, note 1) */
@@ -133,7 +168,7 @@ gpi_status ingest_source_open(const char *path, ingest_source *src, gpi_diag *d)
             if (fd >= 0) close(fd);
             return gpi_diag_set(d, GPI_EIO, "%s: cannot open: %s", path, strerror(errno));
         }
-        return GPI_OK;
+        return text_check(src, path, d);
     }
     unsigned char head[8];
     size_t n = fread(head, 1, sizeof head, f);
@@ -153,7 +188,12 @@ gpi_status ingest_source_open(const char *path, ingest_source *src, gpi_diag *d)
             return gpi_diag_set(d, GPI_EIO, "%s: cannot open: %s", path, strerror(errno));
         }
         src->gzip = 1;
-        return GPI_OK;
+        return text_check(src, path, d);
+    }
+    const char *enc = gpi_wide_encoding(head, n);
+    if (enc) {
+        fclose(f);
+        return gpi_diag_encoding(d, path, enc);
     }
     rewind(f);
     src->f = f;

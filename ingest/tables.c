@@ -321,6 +321,11 @@ static gpi_status load_one(ingest_tables *t, const char *dir, loader *l, gpi_sha
     FILE *f = fopen(path, "rb");
     if (!f && l->optional && errno == ENOENT) return GPI_OK; /* note 7 */
     if (!f) return gpi_diag_set(d, GPI_EIO, "%s: cannot open: %s", path, strerror(errno));
+    gpi_status text_rc = gpi_text_check(f, path, d); /* UTF-16 and UTF-32 */
+    if (text_rc != GPI_OK) {
+        fclose(f);
+        return text_rc;
+    }
     char *buf = malloc(MAX_TABLE_BYTES);
     if (!buf) {
         fclose(f);

@@ -17,6 +17,18 @@
  * tick is held as mantissa / 10^scale and never as a double.
  *
  * Grades are checked through a caller callback so this module needs no SQL.
+ *
+ * Lines.  jansson keeps no positions of values, so the reader keeps the
+ * file's text and a small scanner (locate) finds the i-th element of the
+ * top-level "contracts" array and a key inside it: every error says
+ * `contracts.json:7: contract 2 (GPUH-2503): tick: ...` in the house form
+ * `file:line: field: reason (got "...")` (issue 12; the text is JSON that
+ * jansson accepted, so the scanner only tracks strings and nesting).
+ *
+ * Ranges (issue 12): month 2000-01 .. 2099-12, the days an index is built
+ * for; min_published_days at most the days of the delivery month (31 for
+ * February could never settle); and, when prices are known (settle.c),
+ * the tick at most 1% of every value settled on.
  */
 #include "settlement/settlement.h"
 
@@ -149,30 +161,137 @@ static void got_text(const json_t *v, char out[80])
     free(s);
 }
 
+/* ---- lines in the file's text ------------------------------------------ */
+
+typedef struct text_buf {
+    char *p;
+    size_t n, cap;
+} text_buf;
+
+#define MAX_CONTRACT_FILE (64u << 20)
+
+/* Line (1-based) of byte off of t (the end: the last line). */
+static int line_at(const text_buf *t, size_t off)
+{
+    int line = 1;
+    for (size_t i = 0; i < off && i < t->n; i++) line += t->p[i] == '\n';
+    return line;
+}
+
+/* Offset in t of element idx (0-based) of the top-level object's
+ * "contracts" array or, when key is non-NULL, of that key of the element
+ * (of the element itself when it has none); SIZE_MAX when not found. */
+static size_t locate(const text_buf *t, size_t idx, const char *key)
+{
+    const char *s = t->p;
+    size_t n = t->n, elem_off = SIZE_MAX;
+    int depth = 0, in_arr = 0, pending = 0, expect = 0;
+    long elem = -1;
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        if (c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == ':') continue;
+        if (in_arr && depth == 2 && c == ',') {
+            expect = 1;
+            continue;
+        }
+        if (in_arr && depth == 2 && expect && c != ']') { /* an element starts */
+            expect = 0;
+            if (elem_off != SIZE_MAX && elem == (long)idx) return elem_off; /* no such key */
+            elem++;
+            if (elem == (long)idx) {
+                if (!key) return i;
+                elem_off = i;
+            }
+        }
+        if (c == '"') {
+            size_t a = ++i;
+            while (i < n && s[i] != '"') i += s[i] == '\\' ? 2 : 1;
+            size_t len = i - a, j = i + 1;
+            while (j < n && strchr(" \t\r\n", s[j])) j++;
+            if (j < n && s[j] == ':') { /* a key */
+                if (depth == 1 && len == 9 && memcmp(s + a, "contracts", 9) == 0) pending = 1;
+                if (depth == 3 && in_arr && elem == (long)idx && key && strlen(key) == len &&
+                    memcmp(s + a, key, len) == 0)
+                    return a - 1;
+            } else {
+                pending = 0;
+            }
+            continue;
+        }
+        if (c == '{' || c == '[') {
+            depth++;
+            if (c == '[' && depth == 2 && pending) in_arr = expect = 1;
+            pending = 0;
+        } else if (c == '}' || c == ']') {
+            depth--;
+            if (depth == 1 && in_arr) {
+                in_arr = 0;
+                if (elem_off != SIZE_MAX) return elem_off;
+            }
+        } else {
+            pending = 0;
+        }
+    }
+    return elem_off;
+}
+
+/* Line of a key of the top-level object (1 when not found). */
+static int root_key_line(const text_buf *t, const char *key)
+{
+    size_t n = strlen(key);
+    int depth = 0;
+    for (size_t i = 0; i < t->n; i++) {
+        char c = t->p[i];
+        if (c == '{' || c == '[') depth++;
+        else if (c == '}' || c == ']') depth--;
+        else if (c == '"') {
+            size_t a = ++i;
+            while (i < t->n && t->p[i] != '"') i += t->p[i] == '\\' ? 2 : 1;
+            if (depth == 1 && i - a == n && memcmp(t->p + a, key, n) == 0) return line_at(t, a);
+        }
+    }
+    return 1;
+}
+
 /* ---- validating one contract ------------------------------------------- */
 
 typedef struct ctx {
     const char *path;
     size_t idx;          /* 1-based position in the array */
     const char *symbol;  /* once known */
+    const text_buf *text;
     gpi_diag *d;
 } ctx;
 
-static gpi_status cerr(const ctx *x, const char *field, const char *why, const json_t *got)
+/* Line of contract x->idx's key (its own line when key is NULL or absent). */
+static int line_of(const ctx *x, const char *key)
+{
+    size_t off = locate(x->text, x->idx - 1, key);
+    return off == SIZE_MAX ? 1 : line_at(x->text, off);
+}
+
+static gpi_status cerr_at(const ctx *x, int line, const char *field, const char *why,
+                          const json_t *got)
 {
     char who[80];
     if (x->symbol)
         snprintf(who, sizeof who, "contract %zu (%s)", x->idx, x->symbol);
     else
         snprintf(who, sizeof who, "contract %zu", x->idx);
-    if (!field) return gpi_diag_set(x->d, GPI_EINPUT, "%s: %s: %s", x->path, who, why);
+    if (!field) return gpi_diag_set(x->d, GPI_EINPUT, "%s:%d: %s: %s", x->path, line, who, why);
     if (got) {
         char g[80];
         got_text(got, g);
-        return gpi_diag_set(x->d, GPI_EINPUT, "%s: %s: %s: %s (got \"%s\")", x->path, who,
-                            field, why, g);
+        return gpi_diag_set(x->d, GPI_EINPUT, "%s:%d: %s: %s: %s (got \"%s\")", x->path, line,
+                            who, field, why, g);
     }
-    return gpi_diag_set(x->d, GPI_EINPUT, "%s: %s: %s: %s", x->path, who, field, why);
+    return gpi_diag_set(x->d, GPI_EINPUT, "%s:%d: %s: %s: %s", x->path, line, who, field, why);
+}
+
+/* The error of field (at its key's line). */
+static gpi_status cerr(const ctx *x, const char *field, const char *why, const json_t *got)
+{
+    return cerr_at(x, line_of(x, field), field, why, got);
 }
 
 static int symbol_ok(const char *s)
@@ -246,7 +365,7 @@ static gpi_status load_one(const ctx *x0, const json_t *o, settle_grade_fn grade
     static const char *const keys[] = {"symbol", "grade", "month", "size", "tick",
                                        "min_published_days"};
     memset(c, 0, sizeof *c);
-    if (!json_is_object(o)) return cerr(&x, "contract", "not a JSON object", o);
+    if (!json_is_object(o)) return cerr_at(&x, line_of(&x, NULL), "contract", "not a JSON object", o);
 
     const json_t *sym = json_object_get(o, "symbol");
     if (!sym) return cerr(&x, "symbol", "missing", NULL);
@@ -264,7 +383,7 @@ static gpi_status load_one(const ctx *x0, const json_t *o, settle_grade_fn grade
             char msg[200];
             snprintf(msg, sizeof msg, "unknown key \"%.64s\" (expected symbol, grade, month,"
                      " size, tick, min_published_days)", key);
-            return cerr(&x, NULL, msg, NULL);
+            return cerr_at(&x, line_of(&x, key), NULL, msg, NULL);
         }
     }
 
@@ -279,7 +398,9 @@ static gpi_status load_one(const ctx *x0, const json_t *o, settle_grade_fn grade
     if (!json_is_string(m)) return cerr(&x, "month", "not a month YYYY-MM", m);
     const char *why = gpi_month_parse(json_string_value(m), &c->year, &c->month);
     if (why) return cerr(&x, "month", why, m);
-    if (c->year < 1900) return cerr(&x, "month", "year before 1900", m);
+    if (c->year < 2000 || c->year > 2099)
+        return cerr(&x, "month", "must be from 2000-01 to 2099-12 (the days an index is built for)",
+                    m);
 
     const json_t *v;
     c->size_gpu_hours = SETTLE_DEFAULT_SIZE;
@@ -299,6 +420,13 @@ static gpi_status load_one(const ctx *x0, const json_t *o, settle_grade_fn grade
         gpi_status st = parse_int(&x, v, "min_published_days", 1, 31, "must be from 1 to 31",
                                   &mpd);
         if (st != GPI_OK) return st;
+        int days = gpi_month_days(c->year, c->month);
+        if (mpd > days) {
+            char msg[96];
+            snprintf(msg, sizeof msg, "must be at most %d, the days of %04d-%02d (it could never "
+                     "settle)", days, c->year, c->month);
+            return cerr(&x, "min_published_days", msg, v);
+        }
     }
     c->min_published_days = (int)mpd;
 
@@ -310,7 +438,8 @@ static gpi_status load_one(const ctx *x0, const json_t *o, settle_grade_fn grade
         gpi_fixed_format(c->tick.mant, c->tick.scale, tick);
         snprintf(msg, sizeof msg, "not a whole number of cents (got %lld x %s USD)",
                  (long long)c->size_gpu_hours, tick);
-        return cerr(&x, "size x tick", msg, NULL);
+        return cerr_at(&x, line_of(&x, json_object_get(o, "tick") ? "tick" : "size"),
+                       "size x tick", msg, NULL);
     }
     c->tick_cents = (int64_t)(num / den);
 
@@ -321,6 +450,10 @@ static gpi_status load_one(const ctx *x0, const json_t *o, settle_grade_fn grade
         if (!known)
             return cerr(&x, "grade", "unknown grade (not built in the database)", g);
     }
+    c->path = x.path;
+    c->index = x.idx;
+    c->line = line_of(&x, NULL);
+    c->tick_line = line_of(&x, "tick");
     return GPI_OK;
 }
 
@@ -332,6 +465,8 @@ typedef struct bom_reader {
     unsigned char head[3];
     size_t nhead, ihead;
     int started;
+    text_buf *text;     /* what it returned, for the lines of errors */
+    int too_large, oom;
 } bom_reader;
 
 static size_t bom_read(void *buf, size_t len, void *data)
@@ -346,6 +481,25 @@ static size_t bom_read(void *buf, size_t len, void *data)
     while (k < len && b->ihead < b->nhead) ((unsigned char *)buf)[k++] = b->head[b->ihead++];
     if (k < len) k += fread((unsigned char *)buf + k, 1, len - k, b->f);
     if (k == 0 && ferror(b->f)) return (size_t)-1;
+    text_buf *t = b->text;
+    if (k == 0) return 0; /* the end (t->p may still be NULL) */
+    if (t->n + k > MAX_CONTRACT_FILE) {
+        b->too_large = 1;
+        return (size_t)-1;
+    }
+    if (t->n + k > t->cap) {
+        size_t cap = t->cap ? t->cap : 4096;
+        while (cap < t->n + k) cap *= 2;
+        char *np = realloc(t->p, cap);
+        if (!np) {
+            b->oom = 1;
+            return (size_t)-1;
+        }
+        t->p = np;
+        t->cap = cap;
+    }
+    memcpy(t->p + t->n, buf, k);
+    t->n += k;
     return k;
 }
 
@@ -356,16 +510,27 @@ gpi_status settle_contracts_load(const char *path, settle_grade_fn grade_fn, voi
     *n = 0;
     FILE *f = fopen(path, "rb");
     if (!f) return gpi_diag_set(d, GPI_EIO, "%s: cannot open: %s", path, strerror(errno));
+    gpi_status text_rc = gpi_text_check(f, path, d); /* UTF-16 and UTF-32 */
+    if (text_rc != GPI_OK) {
+        fclose(f);
+        return text_rc;
+    }
     json_error_t je;
-    bom_reader br = {f, {0}, 0, 0, 0};
+    text_buf text = {NULL, 0, 0};
+    bom_reader br = {f, {0}, 0, 0, 0, &text, 0, 0};
     json_t *root = json_load_callback(bom_read, &br, JSON_REJECT_DUPLICATES, &je);
     int read_errno = ferror(f) ? errno : 0;
     fclose(f);
-    if (read_errno) {
+    if (read_errno || br.too_large || br.oom) {
         json_decref(root);
+        free(text.p);
+        if (br.too_large)
+            return gpi_diag_set(d, GPI_EINPUT, "%s: larger than %u bytes", path, MAX_CONTRACT_FILE);
+        if (br.oom) return gpi_diag_set(d, GPI_ENOMEM, "%s: out of memory", path);
         return gpi_diag_set(d, GPI_EIO, "%s: cannot read: %s", path, strerror(read_errno));
     }
     if (!root) {
+        free(text.p);
         if (je.line < 0) return gpi_diag_set(d, GPI_EIO, "%s: %s", path, je.text);
         return gpi_diag_set(d, GPI_EINPUT, "%s:%d:%d: %s", path, je.line, je.column, je.text);
     }
@@ -373,22 +538,23 @@ gpi_status settle_contracts_load(const char *path, settle_grade_fn grade_fn, voi
     settle_contract *cs = NULL;
     const json_t *arr = json_object_get(root, "contracts");
     if (!json_is_object(root) || !json_is_array(arr)) {
-        st = gpi_diag_set(d, GPI_EINPUT, "%s: not a contract file (want {\"contracts\": [...]})",
-                          path);
+        st = gpi_diag_set(d, GPI_EINPUT,
+                          "%s:1: not a contract file (want {\"contracts\": [...]})", path);
         goto done;
     }
     const char *key;
     json_t *val;
     json_object_foreach(root, key, val) {
         if (strcmp(key, "contracts") != 0) {
-            st = gpi_diag_set(d, GPI_EINPUT, "%s: unknown key \"%s\" (expected \"contracts\")",
-                              path, key);
+            st = gpi_diag_set(d, GPI_EINPUT, "%s:%d: unknown key \"%s\" (expected \"contracts\")",
+                              path, root_key_line(&text, key), key);
             goto done;
         }
     }
     size_t na = json_array_size(arr);
     if (na == 0) {
-        st = gpi_diag_set(d, GPI_EINPUT, "%s: contracts: empty list", path);
+        st = gpi_diag_set(d, GPI_EINPUT, "%s:%d: contracts: empty list", path,
+                          root_key_line(&text, "contracts"));
         goto done;
     }
     cs = calloc(na, sizeof *cs);
@@ -397,14 +563,16 @@ gpi_status settle_contracts_load(const char *path, settle_grade_fn grade_fn, voi
         goto done;
     }
     for (size_t i = 0; i < na; i++) {
-        ctx x = {path, i + 1, NULL, d};
+        ctx x = {path, i + 1, NULL, &text, d};
         st = load_one(&x, json_array_get(arr, i), grade_fn, ud, &cs[i]);
         if (st != GPI_OK) goto done;
         for (size_t j = 0; j < i; j++)
             if (strcmp(cs[j].symbol, cs[i].symbol) == 0) {
                 st = gpi_diag_set(d, GPI_EINPUT,
-                                  "%s: contract %zu (%s): symbol: duplicate (also contract %zu)",
-                                  path, i + 1, cs[i].symbol, j + 1);
+                                  "%s:%d: contract %zu (%s): symbol: duplicate (also contract %zu,"
+                                  " line %d)",
+                                  path, line_of(&x, "symbol"), i + 1, cs[i].symbol, j + 1,
+                                  cs[j].line);
                 goto done;
             }
     }
@@ -413,6 +581,7 @@ gpi_status settle_contracts_load(const char *path, settle_grade_fn grade_fn, voi
     cs = NULL;
 done:
     free(cs);
+    free(text.p);
     json_decref(root);
     return st;
 }

@@ -216,6 +216,11 @@ gpi_status settle_positions_load(const char *path, const settle_contract *cs, si
     *n = 0;
     FILE *f = fopen(path, "rb");
     if (!f) return gpi_diag_set(d, GPI_EIO, "%s: cannot open: %s", path, strerror(errno));
+    gpi_status text_rc = gpi_text_check(f, path, d); /* UTF-16 and UTF-32 */
+    if (text_rc != GPI_OK) {
+        fclose(f);
+        return text_rc;
+    }
     reader *r = calloc(1, sizeof *r);
     if (!r) {
         fclose(f);

@@ -22,6 +22,13 @@
  * 2.3645 at a 0.001 tick goes to 2.365 exactly.  No row is written for a
  * day before any value exists.  Every day of [listing, end] must have been
  * built; the first one that was not is named in the error.
+ *
+ * Every value settled on (L before the listing, and the values of the
+ * range) must be at least SETTLE_MIN_TICKS ticks: a tick of 1000 made every
+ * price and margin 0 without a word, a tick of 1 on a price of 2 moves it
+ * in steps of 50% (issue 12).  The error names the contract's tick line,
+ * the day and the value.  A value of 0.0000 is not checked (no tick is
+ * fine-grained enough for it, and it settles as 0 at any tick).
  */
 #include "settlement/settlement.h"
 
@@ -54,6 +61,25 @@ static int has_value(const store_index_day *x)
     return x->level != GPI_LEVEL_SUSPENDED && x->value_e4 >= 0;
 }
 
+/* GPI_EINPUT when value_e4 (of day) is under SETTLE_MIN_TICKS ticks of c. */
+static gpi_status tick_fits(const settle_contract *c, int32_t day, int64_t value_e4, gpi_diag *d)
+{
+    __int128 scaled = value_e4;
+    for (int i = 0; i < c->tick.scale; i++) scaled *= 10;
+    /* value / tick = value_e4 * 10^scale / (mant * 10^4) */
+    if (value_e4 == 0 || scaled >= (__int128)SETTLE_MIN_TICKS * c->tick.mant * 10000) return GPI_OK;
+    char tick[32], val[32], dd[11], why[200];
+    gpi_fixed_format(c->tick.mant, c->tick.scale, tick);
+    gpi_fixed_format(value_e4, 4, val);
+    gpi_date_format(day, dd);
+    snprintf(why, sizeof why,
+             "more than 1%% of the value %s of %s on %s, so prices would move in steps of over 1%%",
+             val, c->grade, dd);
+    if (!c->path) return gpi_diag_set(d, GPI_EINPUT, "%s: tick: %s (got \"%s\")", c->symbol, why, tick);
+    return gpi_diag_set(d, GPI_EINPUT, "%s:%d: contract %zu (%s): tick: %s (got \"%s\")", c->path,
+                        c->tick_line, c->index, c->symbol, why, tick);
+}
+
 gpi_status settle_run(const settle_contract *c, const store_index_day *days, size_t n,
                       int32_t through, settle_result *out, gpi_diag *d)
 {
@@ -80,11 +106,18 @@ gpi_status settle_run(const settle_contract *c, const store_index_day *days, siz
     size_t j = 0;
     int have_l = 0;
     int64_t l_e4 = 0;
+    int32_t l_day = 0;
     for (; j < n && days[j].day < listing; j++)
         if (has_value(&days[j]) && days[j].value_e4 <= SETTLE_MAX_VALUE_E4) {
             have_l = 1;
             l_e4 = days[j].value_e4;
+            l_day = days[j].day;
         }
+    gpi_status fit = have_l ? tick_fits(c, l_day, l_e4, d) : GPI_OK;
+    if (fit != GPI_OK) {
+        free(rows);
+        return fit;
+    }
 
     __int128 sum_e4 = 0;
     int k = 0;
@@ -106,6 +139,10 @@ gpi_status settle_run(const settle_contract *c, const store_index_day *days, siz
                 free(rows);
                 return gpi_diag_set(d, GPI_EINPUT, "%s: grade %s: value on %s out of range",
                                     c->symbol, c->grade, day);
+            }
+            if ((fit = tick_fits(c, t, days[j].value_e4, d)) != GPI_OK) {
+                free(rows);
+                return fit;
             }
             have_l = 1;
             l_e4 = days[j].value_e4;

@@ -53,7 +53,19 @@ typedef struct settle_contract {
     gpi_dec tick;                        /* USD per GPU-hour, > 0, exact     */
     int64_t tick_cents;                  /* size x tick in cents (whole)     */
     int min_published_days;              /* values needed for an FSP         */
+    /* where it was read, for messages: the file (borrowed from
+     * settle_contracts_load's caller; NULL when not read from a file), its
+     * position in the file (1-based), and the lines of the contract and of
+     * its tick (the contract's when the tick is the default) */
+    const char *path;
+    size_t index;
+    int line, tick_line;
 } settle_contract;
+
+/* The coarsest tick a contract may have, relative to the values it
+ * settles on: a value must be at least SETTLE_MIN_TICKS ticks (a tick of 1
+ * USD on a price of 2 USD made every price and margin 0 or 2: issue 12). */
+#define SETTLE_MIN_TICKS 100
 
 /* Says whether a grade id is known (1 in *known).  Lets the caller check
  * grades against the database without this module knowing SQL.  A non-OK
@@ -70,8 +82,11 @@ typedef gpi_status (*settle_grade_fn)(const char *grade, int *known, void *ud,
  * exactly: a JSON string ("0.0025") is parsed as written; a JSON number is
  * taken as the shortest decimal that reads back to the same double, which
  * is the text as written for up to 15 significant digits (more are
- * refused).  grade_fn may be NULL (no grade check).  Errors name the file
- * and the contract: `FILE: contract N (SYMBOL): FIELD: reason (got "X")`.
+ * refused).  grade_fn may be NULL (no grade check).  Errors name the file,
+ * the line and the contract: `FILE:LINE: contract N (SYMBOL): FIELD: reason
+ * (got "X")`; ranges: month 2000-01 .. 2099-12 (the days an index is built
+ * for), size 1 .. 10^9, tick > 0 and <= 1000, min_published_days 1 .. the
+ * days of the delivery month.
  * On success *out holds *n >= 1 contracts in file order. */
 gpi_status settle_contracts_load(const char *path, settle_grade_fn grade_fn, void *ud,
                                  settle_contract **out, size_t *n, gpi_diag *d);
@@ -122,7 +137,10 @@ typedef struct settle_result {
  * the days of the month after d (on the last day with k = 0: L).  Before
  * the month: L.  No row while no value exists.  Final: the mean of the
  * month's values when there are at least min_published_days, else an
- * `insufficient` row.  All rounded half-up to the tick. */
+ * `insufficient` row.  All rounded half-up to the tick.  GPI_EINPUT when a
+ * value used is under SETTLE_MIN_TICKS ticks (the tick is too coarse for
+ * the grade's prices), naming the contract's tick line, the day and the
+ * value. */
 gpi_status settle_run(const settle_contract *c, const store_index_day *days, size_t n,
                       int32_t through, settle_result *out, gpi_diag *d);
 void settle_result_free(settle_result *r);

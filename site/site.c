@@ -4,16 +4,23 @@
  * All rows are read first (one scan of store_index_rows, sorted by day then
  * grade) and re-sorted by grade then day, so that no file is written before
  * every id has been checked.  A grade-day row is about 200 bytes: a year of
- * 20 grades is 1.5 MB.  Files are written as DIR/.<name>.tmp and renamed.
+ * 20 grades is 1.5 MB.  Files are written as DIR/.<name>.<pid>.tmp and
+ * renamed.  One run writes DIR at a time: it holds an exclusive flock on
+ * DIR/.gpuidx-lock while it writes, so the .<name>.<pid>.tmp files it
+ * finds there when it starts are leftovers of a killed run, and it removes
+ * them (they used to stay for good: issue 12).
  */
 #include "site/site.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <unistd.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 
 #include "site/internal.h"
@@ -125,6 +132,78 @@ static void summary_row(FILE *f, const store_index_row *r, size_t n)
     fputs(".csv\">csv</a></td></tr>\n", f);
 }
 
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The median of v[0..n) (sorted here), n > 0: the lower middle. */
+static int64_t median_i64(int64_t *v, size_t n)
+{
+    qsort(v, n, sizeof *v, cmp_i64);
+    return v[(n - 1) / 2];
+}
+
+/* What one participant can do to the grade's fixes (METHODOLOGY.md §11),
+ * from the figures each published row carries: the move when one
+ * provider is left out, relative to the value (median, largest), and what
+ * a new participant must add to move the value 1 % -- over the days a
+ * cost is defined (a value; v2: the anchor days, as the lab counts them).
+ * Nothing when the rows carry no figures (built before they existed). */
+static void manip_line(FILE *f, const store_index_row *r, size_t n)
+{
+    int64_t *rel = malloc(n * sizeof *rel), *cost = malloc(n * sizeof *cost);
+    if (!rel || !cost) {
+        free(rel);
+        free(cost);
+        return;
+    }
+    size_t nl = 0, nc = 0, days = 0, none = 0, one_offer = 0;
+    int64_t max_rel = -1;
+    int32_t max_day = 0;
+    int v2 = strcmp(r[n - 1].methodology, "v2") == 0;
+    for (size_t i = 0; i < n; i++) {
+        if (r[i].value_e4 <= 0) continue;
+        if (r[i].loo_move_e4 >= 0) {
+            /* basis points of the value, half-up */
+            int64_t bp = (r[i].loo_move_e4 * 20000 / r[i].value_e4 + 1) / 2;
+            rel[nl++] = bp;
+            if (bp > max_rel) max_rel = bp, max_day = r[i].day;
+        }
+        if (v2 && !r[i].event) continue;
+        days++;
+        if (r[i].cost_e2[1] > 0) cost[nc++] = r[i].cost_e2[1];
+        else none++;
+        if (r[i].cost_offers[1] == 1) one_offer++;
+    }
+    if (nl > 0 || nc > 0) {
+        char day[11], num[32];
+        fputs("<p class=\"meta\">What one participant can do (METHODOLOGY.md &#167;11): ", f);
+        if (nl > 0) {
+            gpi_date_format(max_day, day);
+            fprintf(f, "leaving out one provider moves the value by a median of %s%%",
+                    gpi_fixed_format(median_i64(rel, nl), 2, num));
+            fprintf(f, " (at most %s%%, %s)", gpi_fixed_format(max_rel, 2, num), day);
+        }
+        if (days > 0) {
+            fprintf(f, "%sto move it 1%%, a new participant needs ", nl > 0 ? "; " : "");
+            if (nc > 0)
+                fprintf(f, "a median of %s GPU-hours of trades on the %zu of %zu %s it can",
+                        gpi_fixed_format(median_i64(cost, nc), 2, num), nc, days,
+                        v2 ? "anchor days" : "days");
+            else
+                fprintf(f, "more than any volume on all %zu %s", days, v2 ? "anchor days" : "days");
+            if (nc > 0 && none > 0) fprintf(f, "; no volume can on %zu", none);
+            if (one_offer) fprintf(f, "; one offer does it on %zu", one_offer);
+            if (v2) fputs("; between anchors a newcomer cannot move the chained value", f);
+        }
+        fputs(".</p>\n", f);
+    }
+    free(rel);
+    free(cost);
+}
+
 static void grade_section(FILE *f, const store_index_row *r, size_t n, int32_t d0, int32_t d1)
 {
     const store_index_row *last = &r[n - 1];
@@ -146,8 +225,40 @@ static void grade_section(FILE *f, const store_index_row *r, size_t n, int32_t d
     fputs(" &#183; <a href=\"", f);
     site_html_esc(f, last->grade);
     fputs(".csv\">history (CSV)</a></p>\n", f);
+    manip_line(f, r, n);
     site_svg_chart(f, r, n, d0, d1);
     fputs("</section>\n", f);
+}
+
+/* 1 when name is ".<anything>.<digits>.tmp", what open_tmp makes. */
+static int is_leftover(const char *name)
+{
+    size_t n = strlen(name);
+    if (n < 7 || name[0] != '.' || strcmp(name + n - 4, ".tmp") != 0) return 0;
+    size_t k = n - 4, digits = 0;
+    while (k > 1 && name[k - 1] >= '0' && name[k - 1] <= '9') k--, digits++;
+    return digits > 0 && k > 2 && name[k - 1] == '.';
+}
+
+/* Takes DIR/.gpuidx-lock (*fd; waits for another run on DIR), then removes
+ * the temporary files killed runs left. */
+static gpi_status lock_dir(const char *dir, int *fd, gpi_diag *d)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/.gpuidx-lock", dir);
+    *fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (*fd < 0) return gpi_diag_set(d, GPI_EIO, "%s: %s", path, strerror(errno));
+    while (flock(*fd, LOCK_EX) != 0)
+        if (errno != EINTR) return gpi_diag_set(d, GPI_EIO, "%s: %s", path, strerror(errno));
+    DIR *dh = opendir(dir);
+    struct dirent *e;
+    while (dh && (e = readdir(dh)))
+        if (is_leftover(e->d_name)) {
+            snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+            unlink(path);
+        }
+    if (dh) closedir(dh);
+    return GPI_OK;
 }
 
 static gpi_status open_tmp(const char *dir, const char *name, char *tmp, char *fin,
@@ -185,6 +296,7 @@ gpi_status site_write_extras(store *st, const char *dir, const site_extras *x, s
     memset(s, 0, sizeof *s);
     if (!st || !dir || !*dir) return gpi_diag_set(d, GPI_EUSAGE, "site: no store or directory");
     rowvec rv = {NULL, 0, 0, 0, ids, n_ids};
+    int lock_fd = -1;
     char *stmt = NULL;
     size_t stmt_len = 0;
     gpi_status rc = store_index_rows(st, NULL, INT32_MIN, INT32_MAX, collect, &rv, d);
@@ -201,6 +313,7 @@ gpi_status site_write_extras(store *st, const char *dir, const site_extras *x, s
         rc = gpi_diag_set(d, GPI_EIO, "%s: %s", dir, strerror(errno));
         goto done;
     }
+    if ((rc = lock_dir(dir, &lock_fd, d)) != GPI_OK) goto done;
     int32_t d0 = INT32_MAX, d1 = INT32_MIN;
     for (size_t i = 0; i < rv.n; i++) {
         if (rv.v[i].day < d0) d0 = rv.v[i].day;
@@ -279,6 +392,7 @@ gpi_status site_write_extras(store *st, const char *dir, const site_extras *x, s
         rc = close_tmp(f, tmp, fin, d);
     }
 done:
+    if (lock_fd >= 0) close(lock_fd); /* releases the lock */
     free(stmt);
     free(rv.v);
     return rc;

@@ -3,7 +3,8 @@
  * The store is split by concept: store.c (open, migrations, ingest
  * batches, storing observations, rejects), scan.c (reading them back),
  * tx.c (write transactions and the writers' lock), alias.c (identities of
- * version 1), names.c and profiles.c (what rows share), and sibling
+ * version 1), names.c and profiles.c (what rows share), readonly.c
+ * (read-only storage), and sibling
  * files for the index and publication tables.  They share the handle below; nothing outside
  * store/ includes this header.
  */
@@ -90,6 +91,7 @@ struct store {
     int lock_fd;
     int lock_tried;
     int locked;
+    int read_only;        /* opened with STORE_OPEN_READ */
     /* version 2 keys with a version 1 alias (alias.c), sorted */
     uint64_t *alias_keys;
     size_t n_alias;
@@ -99,6 +101,25 @@ struct store {
     int64_t (*facets)[7];
     size_t n_facets, cap_facets;
 };
+
+/* Opens the database at path: STORE_OPEN_CREATE creates it when missing,
+ * STORE_OPEN_EXISTING does not, STORE_OPEN_READ opens it read-only
+ * (readonly.c). */
+enum { STORE_OPEN_CREATE, STORE_OPEN_EXISTING, STORE_OPEN_READ };
+gpi_status store_open_mode(const char *path, int mode, store **out, gpi_diag *d);
+
+/* ---- read-only storage (readonly.c) -------------------------------------- */
+
+/* Reopens st's database as an immutable file when it could not be read
+ * because its folder cannot be written (a WAL database needs DB-shm);
+ * GPI_OK when it did. */
+gpi_status store_readonly_reopen(store *st, const char *path, gpi_diag *d);
+/* The message when opening failed (rc) or when a read-write handle came
+ * out read-only: says the database is read-only and which commands work;
+ * returns rc, or GPI_ESTORE for a read-only read-write handle. */
+gpi_status store_readonly_why(store *st, const char *path, int mode, gpi_status rc, gpi_diag *d);
+/* The message when a read-only database has an older schema. */
+gpi_status store_readonly_old(const char *path, int version, gpi_diag *d);
 
 /* Migration list, in order; schema version = index + 1. */
 extern const char *const store_migrations[];

@@ -25,7 +25,7 @@
  *     disappear from the database, so store_rollback() drops the cache
  *     (store_profiles_reset), as it drops the names'.
  * (4) A name column holds 0 for none (NULL in the observation rows before
- *     migration 9): no name has id 0, so the readable view's outer joins
+ *     migration 10): no name has id 0, so the readable view's outer joins
  *     still show NULL, and a UNIQUE index on every column keeps each
  *     combination once (NULL would be distinct from NULL there).
  *     gpu_count is always given.

@@ -35,7 +35,7 @@
  *      people and ad-hoc SQL; the program reads through store_obs_scan.
  *      Migration 5 adds covers (bits 18-19) the same way; from migration
  *      6 bits 20-23 keep what the row itself gave (store.c note 7).
- *  (7) From migration 9 a row keeps only what changes from snapshot to
+ *  (7) From migration 10 a row keeps only what changes from snapshot to
  *      snapshot: key (day, key_hash, observed_at), batch_id, line,
  *      price_micro, quantity_micro, ident, buyer, raw_price.  attrs, the
  *      interned columns of note (4) and gpu_count repeat across the rows
@@ -349,7 +349,27 @@ const char *const store_migrations[] = {
     "INSERT OR IGNORE INTO obs_facets SELECT DISTINCT attrs & 1048575, coalesce(gpu, 0),"
     "  coalesce(provider, 0), coalesce(grp, 0), coalesce(segment, 0), coalesce(region, 0),"
     "  coalesce(sku, 0) FROM observations;",
-    /* 9: profiles (store/profiles.c, note 7): what repeats across the rows
+    /* 9: what one participant can do to each fix (index/manip.c): the
+     *    largest leave-one-provider-out move, its provider and the
+     *    providers whose absence voids the fix, and the smallest trades
+     *    (GPU-hours x 100) and offers one new participant needs to move
+     *    the value one rounding step and 1 %; and, for v2 rows, what gpuidx
+     *    verify needs besides the day's observations: the chain and carry
+     *    of the day before, the cross-section's carry, the matched trading
+     *    members' volumes on the reference day and the anchor's window. */
+    "ALTER TABLE index_values ADD COLUMN loo_move_e4 INTEGER;"
+    "ALTER TABLE index_values ADD COLUMN loo_provider TEXT;"
+    "ALTER TABLE index_values ADD COLUMN loo_voids INTEGER;"
+    "ALTER TABLE index_values ADD COLUMN cost_tick_e2 INTEGER;"
+    "ALTER TABLE index_values ADD COLUMN cost_pct_e2 INTEGER;"
+    "ALTER TABLE index_values ADD COLUMN cost_tick_offers INTEGER;"
+    "ALTER TABLE index_values ADD COLUMN cost_pct_offers INTEGER;"
+    "ALTER TABLE index_values ADD COLUMN chain_prev_nano INTEGER;"
+    "ALTER TABLE index_values ADD COLUMN carry_prev INTEGER;"
+    "ALTER TABLE index_values ADD COLUMN xs_carry INTEGER;"
+    "ALTER TABLE index_values ADD COLUMN ref_volumes TEXT;"
+    "ALTER TABLE index_values ADD COLUMN anchor_window TEXT;",
+    /* 10: profiles (store/profiles.c, note 7): what repeats across the rows
      *    of one offer or feed moves out of the observation rows into one
      *    row per distinct combination; the rows are rewritten in key order
      *    with the id of theirs, and the readable view reads through it
@@ -372,7 +392,7 @@ const char *const store_migrations[] = {
     "  coalesce(segment, 0), coalesce(region, 0), coalesce(source, 0), coalesce(raw_gpu, 0),"
     "  coalesce(raw_provider, 0), coalesce(currency, 0), coalesce(sku, 0),"
     "  coalesce(correction, 0), gpu_count FROM observations;"
-    "CREATE TABLE observations_9 ("
+    "CREATE TABLE observations_10 ("
     "  day INTEGER NOT NULL,"
     "  key_hash INTEGER NOT NULL,"
     "  observed_at INTEGER NOT NULL,"
@@ -386,7 +406,7 @@ const char *const store_migrations[] = {
     "  raw_price TEXT,"
     "  PRIMARY KEY (day, key_hash, observed_at)"
     ") WITHOUT ROWID;"
-    "INSERT INTO observations_9 SELECT o.day, o.key_hash, o.observed_at, o.batch_id,"
+    "INSERT INTO observations_10 SELECT o.day, o.key_hash, o.observed_at, o.batch_id,"
     "  p.profile_id, o.price_micro, o.quantity_micro, o.line, o.ident, o.buyer, o.raw_price"
     "  FROM observations o CROSS JOIN profiles p"
     "  ON p.attrs = o.attrs AND p.gpu = coalesce(o.gpu, 0)"
@@ -399,7 +419,7 @@ const char *const store_migrations[] = {
     "  ORDER BY o.day, o.key_hash, o.observed_at;"
     "DROP VIEW observations_readable;"
     "DROP TABLE observations;"
-    "ALTER TABLE observations_9 RENAME TO observations;"
+    "ALTER TABLE observations_10 RENAME TO observations;"
     "CREATE VIEW observations_readable AS SELECT"
     "  date(o.day * 86400, 'unixepoch') AS date, o.day, o.key_hash,"
     "  datetime(o.observed_at, 'unixepoch') AS observed_at,"

@@ -152,7 +152,7 @@ static gpi_status migrate(store *st, gpi_diag *d)
     return rc;
 }
 
-/* A migration that rewrites a table (9: observations) leaves the old
+/* A migration that rewrites a table (10: observations) leaves the old
  * pages in the file as free pages: when they are more than a quarter of
  * it, VACUUM gives them back (5 s for the 10.6 M-row bench year, a tenth
  * of the migration).  Best effort: when it fails (no disk space for the
@@ -192,22 +192,23 @@ void store_library_init(void)
     sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0); /* SQLITE_MISUSE once initialized: harmless */
 }
 
-static gpi_status open_flags(const char *path, int create, store **out, gpi_diag *d);
-
 gpi_status store_open(const char *path, store **out, gpi_diag *d)
 {
-    return open_flags(path, 1, out, d);
+    return store_open_mode(path, STORE_OPEN_CREATE, out, d);
 }
 
-static gpi_status open_flags(const char *path, int create, store **out, gpi_diag *d)
+gpi_status store_open_mode(const char *path, int mode, store **out, gpi_diag *d)
 {
     *out = NULL;
     store *st = calloc(1, sizeof *st);
     if (!st) return gpi_diag_set(d, GPI_ENOMEM, "store: out of memory");
+    st->lock_fd = -1;
+    st->read_only = mode == STORE_OPEN_READ;
     /* NOMUTEX: a handle belongs to one thread, so SQLite's per-call
      * connection mutex is pure cost (6% of ingest instructions). */
+    int flags = mode == STORE_OPEN_READ ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE;
     if (sqlite3_open_v2(path, &st->db,
-                        SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0) |
+                        flags | (mode == STORE_OPEN_CREATE ? SQLITE_OPEN_CREATE : 0) |
                             SQLITE_OPEN_NOMUTEX,
                         NULL) != SQLITE_OK) {
         gpi_diag_set(d, GPI_ESTORE, "%s: cannot open database: %s", path,
@@ -215,12 +216,23 @@ static gpi_status open_flags(const char *path, int create, store **out, gpi_diag
         store_close(st);
         return GPI_ESTORE;
     }
-    st->lock_fd = -1;
     /* the busy timeout, for writers other than gpuidx (tx.c) */
     const char *busy = getenv("GPUIDX_BUSY_TIMEOUT_MS");
     long busy_ms = busy && *busy ? strtol(busy, NULL, 10) : 10000;
     sqlite3_busy_timeout(st->db, busy_ms >= 0 && busy_ms <= 3600000 ? (int)busy_ms : 10000);
     gpi_status rc = foreign(st, d);
+    /* read-only storage (readonly.c): a WAL database in a folder that
+     * cannot be written is read as an immutable file */
+    if (rc != GPI_OK && mode == STORE_OPEN_READ && store_readonly_reopen(st, path, d) == GPI_OK)
+        rc = foreign(st, d);
+    if (rc != GPI_OK || mode != STORE_OPEN_READ) rc = store_readonly_why(st, path, mode, rc, d);
+    int version = 0;
+    if (rc == GPI_OK && mode == STORE_OPEN_READ && (rc = user_version(st, &version, d)) == GPI_OK) {
+        if (version == store_n_migrations) goto prepare;
+        store_close(st); /* older: migrated by a read-write open, where it can be written */
+        rc = store_open_mode(path, STORE_OPEN_EXISTING, out, d);
+        return rc == GPI_OK ? rc : store_readonly_old(path, version, d);
+    }
     /* Switching a new database to WAL does not wait on the busy handler:
      * when several processes create one database at once, the losers get
      * SQLITE_BUSY at once, so they retry here for up to the busy timeout. */
@@ -240,6 +252,7 @@ static gpi_status open_flags(const char *path, int create, store **out, gpi_diag
         sqlite3_sleep(10);
     }
     if (rc == GPI_OK) rc = migrate(st, d);
+prepare:
     for (int i = 0; rc == GPI_OK && i < ST__N; i++)
         if (sqlite3_prepare_v3(st->db, sql_text[i], -1, SQLITE_PREPARE_PERSISTENT,
                                &st->stmt[i], NULL) != SQLITE_OK)
@@ -274,7 +287,7 @@ gpi_status store_open_again(store *st, store **out, gpi_diag *d)
     sqlite3_finalize(s);
     if (!wal) return gpi_diag_set(d, GPI_EUSAGE, "store: the database is not in WAL mode");
     /* never create: the file must be the one st has open */
-    return open_flags(path, 0, out, d);
+    return store_open_mode(path, st->read_only ? STORE_OPEN_READ : STORE_OPEN_EXISTING, out, d);
 }
 
 void store_close(store *st)

@@ -50,6 +50,11 @@ typedef struct store store;
 void store_library_init(void);
 
 gpi_status store_open(const char *path, store **out, gpi_diag *d);
+/* Opens an existing database for reading only (store/readonly.c): no lock
+ * file, nothing written, so it works on read-only storage; a handle whose
+ * every write fails (store_begin says so).  A database with an older
+ * schema is first migrated by a read-write open. */
+gpi_status store_open_read(const char *path, store **out, gpi_diag *d);
 void store_close(store *st);
 /* Another handle on st's database file (for a reader in another thread: a
  * handle belongs to one thread at a time); close it with store_close.
@@ -230,6 +235,24 @@ typedef struct store_index_row {
     const char *carried;          /* JSON array of the trading providers carried into
                                      the day, or NULL: borrowed (reading: valid during
                                      the callback only; a copied row must not use it) */
+    /* what one participant can do to the fix (index/manip.c, METHODOLOGY.md
+     * §11; every method, file format 3); -1 / "" none.  Stored: the move
+     * only with its provider, costs only when > 0 (a row set up with zeros
+     * reads back as none). */
+    int64_t loo_move_e4;          /* largest |value - value without one provider group| */
+    char loo_provider[65];        /* the group causing it */
+    long loo_voids;               /* groups whose absence leaves no value */
+    int64_t cost_e2[2];           /* GPU-hours x 100 of trades one new participant must add
+                                     to move the value [0] one rounding step, [1] 1 % */
+    long cost_offers[2];          /* offers it must add for the same */
+    /* what a v2 day's recomputation needs besides its observations (gpuidx
+     * verify; stored for methodology "v2" rows only) */
+    int64_t chain_prev_nano;      /* the chain of the day before; -1 none */
+    int carry_prev;               /* its carried days in a row */
+    int xs_carry;                 /* the cross-section's carried days in a row */
+    const char *ref_volumes;      /* JSON object group -> volume on ref_day of the matched
+                                     trading members, or NULL; borrowed as `carried` */
+    const char *anchor_window;    /* JSON array of the anchor's window days, or NULL */
 } store_index_row;
 
 typedef int (*store_index_row_fn)(const store_index_row *row, void *ud);
@@ -289,6 +312,13 @@ gpi_status store_index_adj_days(store *st, const char *grade, int32_t day, store
                                 void *ud, gpi_diag *d);
 gpi_status store_index_log_build(store *st, int64_t started_at, int32_t from, int32_t to,
                                  int64_t as_of, const char *grade_hashes, gpi_diag *d);
+
+/* The batches holding observations of `day` ingested at or before as_of,
+ * by file SHA-256: fn(file_sha256, tables_sha256 (or ""), ud) for each (a
+ * published row's receipt).  A non-zero return from fn stops. */
+typedef int (*store_batch_fn)(const char *sha256, const char *tables_sha256, void *ud);
+gpi_status store_day_batches(store *st, int32_t day, int64_t as_of, store_batch_fn fn, void *ud,
+                             gpi_diag *d);
 
 /* A grade's row as published in one vintage. */
 typedef struct store_pub_row {

@@ -21,7 +21,7 @@ enum {
     SX_GRADE_EXISTS, SX_GRADE_GET, SX_GRADE_PUT, SX_GRADE_DEF, SX_CLEAR_EX, SX_CLEAR_ADJ,
     SX_PUT_EX, SX_PUT_ADJ, SX_ADJ_DAYS, SX_LOG_BUILD, SX_VINT_LAST, SX_VINT_SHA, SX_VINT_PUT,
     SX_VINT_ROWS, SX_PUB_ROW, SX_RESTATE_PUT, SX_RESTATEMENTS, SX_REVISION_PUT, SX_OBS_BETWEEN,
-    SX_VINT_FORMAT
+    SX_VINT_FORMAT, SX_DAY_BATCHES
 };
 
 static const char *const sql_put_row =
@@ -32,10 +32,13 @@ static const char *const sql_put_row =
     " note, xs_value_e4, xs_level, chain_nano, relative_e12, n_matched, n_matched_providers,"
     " panel_change, event, splice_e12, ref_day, panel_day, obs_p10_micro, obs_p25_micro,"
     " obs_p50_micro, obs_p75_micro, obs_p90_micro, obs_min_micro, obs_max_micro,"
-    " matched_now_q, matched_ref_q, carried)"
+    " matched_now_q, matched_ref_q, carried, loo_move_e4, loo_provider, loo_voids,"
+    " cost_tick_e2, cost_pct_e2, cost_tick_offers, cost_pct_offers, chain_prev_nano,"
+    " carry_prev, xs_carry, ref_volumes, anchor_window)"
     " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18,"
     " ?19, ?20, ?21, ?22, ?23, ?24, strftime('%s','now'), ?25, ?26, ?27, ?28, ?29, ?30, ?31,"
-    " ?32, ?33, ?34, ?35, ?36, ?37, ?38, ?39, ?40, ?41, ?42, ?43, ?44, ?45, ?46)";
+    " ?32, ?33, ?34, ?35, ?36, ?37, ?38, ?39, ?40, ?41, ?42, ?43, ?44, ?45, ?46, ?47, ?48,"
+    " ?49, ?50, ?51, ?52, ?53, ?54, ?55, ?56, ?57, ?58)";
 
 static int is_v2(const store_index_row *r)
 {
@@ -100,6 +103,21 @@ gpi_status store_index_put_row(store *st, const store_index_row *r, gpi_diag *d)
         bind_opt(s, 44, r->matched_now_q);
         bind_opt(s, 45, r->matched_ref_q);
         if (r->carried) sqlite3_bind_text(s, 46, r->carried, -1, SQLITE_STATIC);
+        bind_opt(s, 54, r->chain_prev_nano);
+        sqlite3_bind_int(s, 55, r->carry_prev);
+        sqlite3_bind_int(s, 56, r->xs_carry);
+        if (r->ref_volumes) sqlite3_bind_text(s, 57, r->ref_volumes, -1, SQLITE_STATIC);
+        if (r->anchor_window) sqlite3_bind_text(s, 58, r->anchor_window, -1, SQLITE_STATIC);
+    }
+    /* a move is measured with the provider causing it; a cost is > 0 */
+    if (r->loo_provider[0]) {
+        bind_opt(s, 47, r->loo_move_e4);
+        sqlite3_bind_text(s, 48, r->loo_provider, -1, SQLITE_STATIC);
+    }
+    sqlite3_bind_int64(s, 49, r->loo_voids);
+    for (int k = 0; k < 2; k++) {
+        bind_opt(s, 50 + k, r->cost_e2[k] > 0 ? r->cost_e2[k] : -1);
+        bind_opt(s, 52 + k, r->cost_offers[k] > 0 ? r->cost_offers[k] : -1);
     }
     int rc = sqlite3_step(s);
     sqlite3_reset(s);
@@ -185,7 +203,10 @@ static const char *const rows_cols =
     " v.note, v.xs_value_e4, v.xs_level, v.chain_nano, v.relative_e12, v.n_matched,"
     " v.n_matched_providers, v.panel_change, v.event, v.splice_e12, v.ref_day, v.panel_day,"
     " v.obs_p10_micro, v.obs_p25_micro, v.obs_p50_micro, v.obs_p75_micro, v.obs_p90_micro,"
-    " v.obs_min_micro, v.obs_max_micro, v.matched_now_q, v.matched_ref_q, v.carried"
+    " v.obs_min_micro, v.obs_max_micro, v.matched_now_q, v.matched_ref_q, v.carried,"
+    " v.loo_move_e4, v.loo_provider, v.loo_voids, v.cost_tick_e2, v.cost_pct_e2,"
+    " v.cost_tick_offers, v.cost_pct_offers, v.chain_prev_nano, v.carry_prev, v.xs_carry,"
+    " v.ref_volumes, v.anchor_window"
     " FROM index_values v ";
 
 gpi_status store_index_rows(store *st, const char *grade, int32_t from, int32_t to,
@@ -258,6 +279,19 @@ gpi_status store_index_rows(store *st, const char *grade, int32_t from, int32_t 
         r.matched_now_q = col_opt(s, 44);
         r.matched_ref_q = col_opt(s, 45);
         r.carried = (const char *)sqlite3_column_text(s, 46); /* during the callback */
+        r.loo_move_e4 = col_opt(s, 47);
+        const char *lp = (const char *)sqlite3_column_text(s, 48);
+        snprintf(r.loo_provider, sizeof r.loo_provider, "%s", lp ? lp : "");
+        r.loo_voids = (long)sqlite3_column_int64(s, 49);
+        r.cost_e2[0] = col_opt(s, 50);
+        r.cost_e2[1] = col_opt(s, 51);
+        r.cost_offers[0] = (long)col_opt(s, 52);
+        r.cost_offers[1] = (long)col_opt(s, 53);
+        r.chain_prev_nano = col_opt(s, 54);
+        r.carry_prev = sqlite3_column_int(s, 55);
+        r.xs_carry = sqlite3_column_int(s, 56);
+        r.ref_volumes = (const char *)sqlite3_column_text(s, 57);
+        r.anchor_window = (const char *)sqlite3_column_text(s, 58);
         if (fn(&r, ud)) break;
     }
     sqlite3_reset(s);
@@ -650,4 +684,26 @@ gpi_status store_revision_put(store *st, int32_t day, const char *grade, int vin
     bind_opt(s, 5, new_e4);
     sqlite3_bind_int64(s, 6, now);
     return step_done(st, s, d, "storing revision");
+}
+
+gpi_status store_day_batches(store *st, int32_t day, int64_t as_of, store_batch_fn fn, void *ud,
+                             gpi_diag *d)
+{
+    sqlite3_stmt *s = store_stmt(st, SX_DAY_BATCHES,
+                                 "SELECT b.sha256, b.tables_sha256 FROM batches b"
+                                 " WHERE b.ingested_at <= ?2 AND b.batch_id IN (SELECT DISTINCT"
+                                 " batch_id FROM observations WHERE day = ?1)"
+                                 " ORDER BY b.sha256",
+                                 d);
+    if (!s) return GPI_ESTORE;
+    sqlite3_bind_int64(s, 1, day);
+    sqlite3_bind_int64(s, 2, as_of);
+    int rc;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        const char *a = (const char *)sqlite3_column_text(s, 0);
+        const char *b = (const char *)sqlite3_column_text(s, 1);
+        if (fn(a ? a : "", b ? b : "", ud)) break;
+    }
+    sqlite3_reset(s);
+    return rc == SQLITE_ROW || rc == SQLITE_DONE ? GPI_OK : store_err(st, d, "reading batches");
 }

@@ -64,6 +64,9 @@ static void writer_unlock(store *st)
 
 gpi_status store_begin(store *st, gpi_diag *d)
 {
+    if (st->read_only)
+        return gpi_diag_set(d, GPI_ESTORE, "store: %s: opened read-only, nothing can be written",
+                            sqlite3_db_filename(st->db, "main"));
     gpi_status rc = writer_lock(st, d);
     if (rc == GPI_OK) rc = store_exec(st, "BEGIN IMMEDIATE", d);
     if (rc == GPI_OK) st->in_tx = 1;

@@ -219,13 +219,52 @@ static void test_enums(void **state)
     assert_string_equal(gpi_term_name(GPI_TERM_ON_DEMAND), "on-demand");
 }
 
+/* The encodings gpuidx refuses, from the first bytes (core/text.c). */
+static void test_wide_encoding(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *head;
+        size_t n;
+        const char *want;
+    } cases[] = {
+        {"\xFF\xFE" "d\0", 4, "UTF-16LE"},        {"\xFE\xFF\0" "d", 4, "UTF-16BE"},
+        {"\xFF\xFE\0\0", 4, "UTF-32LE"},          {"\0\0\xFE\xFF", 4, "UTF-32BE"},
+        {"d\0a\0", 4, "UTF-16LE"},                 {"\0d\0a", 4, "UTF-16BE"},
+        {"d\0\0\0", 4, "UTF-32LE"},                {"\0\0\0d", 4, "UTF-32BE"},
+        {"\xFF\xFE", 2, "UTF-16LE"},               {"d\0", 2, "UTF-16LE"},
+        {"date", 4, NULL},                         {"\xEF\xBB\xBF" "d", 4, NULL},
+        {"[{", 2, NULL},                           {"d", 1, NULL},
+        {"", 0, NULL},                             {"\xFF\xFF", 2, NULL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const char *got = gpi_wide_encoding(cases[i].head, cases[i].n);
+        if (!cases[i].want != !got || (got && strcmp(got, cases[i].want) != 0))
+            fail_msg("case %zu: got %s, want %s", i, got ? got : "NULL",
+                     cases[i].want ? cases[i].want : "NULL");
+    }
+    gpi_diag d;
+    assert_int_equal(gpi_diag_encoding(&d, "f.csv", "UTF-16LE"), GPI_EINPUT);
+    assert_string_equal(d.msg, "f.csv:1:1: the file is UTF-16LE; gpuidx reads UTF-8 (convert it "
+                               "first, e.g. iconv -f UTF-16LE -t UTF-8)");
+    /* gpi_text_check puts the bytes back */
+    char buf[] = "date,price\n";
+    FILE *f = fmemopen(buf, strlen(buf), "rb");
+    assert_non_null(f);
+    assert_int_equal(gpi_text_check(f, "f.csv", &d), GPI_OK);
+    char back[16] = "";
+    assert_non_null(fgets(back, sizeof back, f));
+    assert_string_equal(back, "date,price\n");
+    fclose(f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_date_parse_table),  cmocka_unit_test(test_time_parse_table),
         cmocka_unit_test(test_dec_parse_and_round), cmocka_unit_test(test_div_round_and_format),
         cmocka_unit_test(test_sha256_vectors),     cmocka_unit_test(test_enums),
-        cmocka_unit_test(test_csv_cells),
+        cmocka_unit_test(test_csv_cells),         cmocka_unit_test(test_wide_encoding),
     };
     return cmocka_run_group_tests_name("core", tests, NULL, NULL);
 }

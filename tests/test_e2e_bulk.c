@@ -3,7 +3,7 @@
  * re-ingesting the same files stores nothing; a bulk ingest killed in the
  * middle of a file leaves whole files only, and running it again ends with
  * the same database; a broken file among them changes nothing of the
- * others; and migration 9 on such a database keeps the readable view and
+ * others; and migration 10 on such a database keeps the readable view and
  * every built value, and gives the old rows' pages back.
  *
  * One market for all tests: `gpuidx simulate` (120 days, scale 1, about
@@ -22,7 +22,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "tests/schema8.h"
+#include "tests/schema9.h"
 
 static char *dir;            /* the scratch directory of the group */
 static char data_opt[4200];  /* --data of the shipped tables */
@@ -261,15 +261,15 @@ static void test_broken_file_first(void **state)
     same_dump("a.dump", "b.dump");
 }
 
-/* Migration 9 on a database of schema 8 (rows holding every value): the
+/* Migration 10 on a database of schema 9 (rows holding every value): the
  * readable view is the same, and so is every value a build computes from
  * it. */
 static void test_migration_keeps_view_and_values(void **state)
 {
     (void)state;
-    free(tu_write(dir, "undo9.sql", undo_9));
-    sh_ok("rm -f m8.db* && cp a.db m8.db && sqlite3 m8.db '.read undo9.sql'");
-    assert_int_equal(sql_long("m8.db", "PRAGMA user_version"), 8);
+    free(tu_write(dir, "undo10.sql", undo_10));
+    sh_ok("rm -f m8.db* && cp a.db m8.db && sqlite3 m8.db '.read undo10.sql'");
+    assert_int_equal(sql_long("m8.db", "PRAGMA user_version"), 9);
     assert_int_equal(sql_long("m8.db", "SELECT count(*) FROM sqlite_master WHERE name = 'profiles'"),
                      0);
     sh_ok("sqlite3 -header -csv m8.db 'SELECT * FROM observations_readable ORDER BY day,"
@@ -280,7 +280,7 @@ static void test_migration_keeps_view_and_values(void **state)
     tu_run r = tu_gpuidx(dir, "--db m8.db %s %s", data_opt, build); /* migrates first */
     if (r.status != 0) fail_msg("build: %s", r.err);
     tu_run_free(&r);
-    assert_int_equal(sql_long("m8.db", "PRAGMA user_version"), 9);
+    assert_int_equal(sql_long("m8.db", "PRAGMA user_version"), 10);
     /* the old rows' pages went back to the file system (store.c compact) */
     assert_true(sql_long("m8.db", "PRAGMA freelist_count") * 10 <
                 sql_long("m8.db", "PRAGMA page_count"));

@@ -76,15 +76,17 @@ static const char want_csv[] =
     "value_days,price_median,price_min,price_max,spread_iqr,spread_rel,mean_providers_live,"
     "full_months,settleable_months,"
     "method,xs_vol_annualized,panel_change_days,rebalances,splice_mean_abs,splice_max_abs,"
-    "drift_mean,drift_max\n"
+    "drift_mean,drift_max,loo_median_abs,loo_median_rel,cost_days,cost_tick_median_gpu_hours,"
+    "cost_tick_min_gpu_hours,cost_tick_none_days,cost_1pct_median_gpu_hours,"
+    "cost_1pct_min_gpu_hours,cost_1pct_none_days,cost_tick_offer_days,cost_1pct_offer_days\n"
     "G,6,4,1,1,0,0.666667,0.166667,0.166667,0.000000,2.833333,0.472222,0.490278,0.400000,"
     "0.368370,0.390463,0.280000,5,0.07704260,1.47189674,5,0,0.5000,0.260000,0.23809524,"
     "0.10600429,2025-01-01,prova,2.1000,2.6000,6,2.550000,2.1000,2.9000,0.100000,0.039216,"
-    "2.833333,0,0,v1,,,,,,,\n"
+    "2.833333,0,0,v1,,,,,,,,0.2500,0.09090909,6,400.00,0.01,2,400.01,0.01,2,1,1\n"
     "G2,6,1,4,1,0,0.166667,0.666667,0.166667,0.000000,3.333333,0.370000,0.250000,0.400000,"
     "0.274000,0.250000,0.280000,5,0.07296227,1.39394227,4,1,0.2500,0.125000,0.10869565,"
     "0.05168372,2025-01-02,prova,2.3000,2.5500,6,2.550000,2.3000,2.5500,0.160000,0.062745,"
-    "3.333333,0,0,v1,,,,,,,\n";
+    "3.333333,0,0,v1,,,,,,,,0.1250,0.04901961,6,0.01,0.01,2,0.01,0.01,2,4,4\n";
 /* The level columns by hand.  G: values 2.10 2.30 2.55 2.55(carried)
  * 2.90 2.75: median 2.55, min 2.10, max 2.90.  The day's p75 - p25 of the
  * level used (numpy's linear quantiles): day 1 trades 2.00 2.10 2.20 ->
@@ -94,6 +96,77 @@ static const char want_csv[] =
  * = 0.0475: median 0.10, / 2.55 = 0.039216.  G2: day 2 trades 0.30, the
  * four offers days 0.16: median 0.16, / 2.55 = 0.062745.  Every day has
  * a value; no calendar month lies wholly inside six days. */
+
+/* The manipulation figures of each built row (index show's last five
+ * columns), by hand; a new provider P gets share s = max(0.30, 1/(n+1)) at
+ * most (METHODOLOGY.md §11):
+ *   G day 1 (A 2.00 x600, B 2.10 x300, C 2.20 x100 -> 2.10): upwards A
+ *     and B stay capped at 0.30 each (0.60 at or below 2.10) whatever P
+ *     adds: never.  Downwards, with A and B capped, C and P share 0.40 in
+ *     proportion to 100 : x; A + P = 0.30 + 0.4 x/(100+x) is 1/2 at
+ *     x = 100: the median becomes (2.00+2.10)/2 = 2.05 (-2.4 %): 100.00.
+ *   G day 2 (four providers x1000, exactly half at 2.20 -> 2.30): any
+ *     weight above or below breaks the tie: 2.40 or 2.20 with 0.01 GPU-h.
+ *   G day 5 (A 2.80 x2000 capped, B 2.90 x500, C 3.00 x500 -> 2.90): down,
+ *     A + P = 0.30 + 0.7 x/(1000+x) = 1/2 at x = 400 -> 2.85 (-1.7 %);
+ *     up needs x = 750: 400.00 for a tick and 1 %.
+ *   G day 6 (A 2.70/2.72 capped, B 2.75 x500, C 2.80 x500 -> 2.75): down,
+ *     A + P = 1/2 at x = 400 -> (2.72+2.75)/2 = 2.735 (-0.55 %, a tick);
+ *     just above, 2.72 (-1.09 %): 400.01.  Up reaches only 2.775 (+0.91 %,
+ *     P capped at 0.30 leaves B, C 0.20 each).  Tick 400.00, 1 % 400.01.
+ *   G day 3 (offers 2.42, 2.50, 2.60, 3.00 -> 2.55): one offer above all
+ *     makes 2.60 (+2 %); trades of one provider cannot make three.
+ *   G2 (min_providers 4) days 1, 5, 6 (offers 2.55, three trading
+ *     providers): any trade of P makes four, the trades level qualifies and
+ *     with P at 0.10 (A, B, C capped at 0.30) the value jumps to 2.10, 2.90,
+ *     2.75: 0.01 GPU-h; day 2 as G's; one offer moves days 1, 3, 5, 6.
+ *   Carried day 4: nothing to move with one provider.
+ * The lab's distributions over the six days follow: G tick 100, 0.01,
+ * none, none, 400, 400 (median 400, min 0.01, none 2), 1 % the same with
+ * 400.01 on day 6 (median 400.005 -> 400.01); leave-one-out moves .50 .10
+ * .05 .40 .25 (median .25; relative median .25/2.75).  G2: 0.01 on four
+ * days; moves .25 .25 0 0 (median .125, relative (0 + .25/2.55)/2). */
+static const char want_manip[] =
+    "date,grade,loo_move,cost_tick_gpu_hours,cost_1pct_gpu_hours,cost_tick_offers,"
+    "cost_1pct_offers\n"
+    "2025-01-01,G,0.5000,100.00,100.00,,\n"
+    "2025-01-01,G2,,0.01,0.01,1,1\n"
+    "2025-01-02,G,0.1000,0.01,0.01,,\n"
+    "2025-01-02,G2,0.2500,0.01,0.01,,\n"
+    "2025-01-03,G,0.0500,,,1,1\n"
+    "2025-01-03,G2,0.2500,,,1,1\n"
+    "2025-01-04,G,,,,,\n"
+    "2025-01-04,G2,,,,,\n"
+    "2025-01-05,G,0.4000,400.00,400.00,,\n"
+    "2025-01-05,G2,0.0000,0.01,0.01,1,1\n"
+    "2025-01-06,G,0.2500,400.00,400.01,,\n"
+    "2025-01-06,G2,0.0000,0.01,0.01,1,1\n";
+
+/* The lines of a CSV without quotes cut to their first `head` fields and
+ * the fields from `from` (0-based) on. */
+static char *columns(const char *text, int head, int from)
+{
+    char *out = malloc(strlen(text) + 1), *o = out;
+    const char *p = text;
+    while (*p) {
+        int k = 0, kept = 0;
+        for (;;) {
+            size_t n = strcspn(p, ",\n");
+            if (k < head || k >= from) {
+                if (kept++) *o++ = ',';
+                memcpy(o, p, n);
+                o += n;
+            }
+            p += n;
+            k++;
+            if (*p != ',') break;
+            p++;
+        }
+        if (*p == '\n') *o++ = *p++;
+    }
+    *o = '\0';
+    return out;
+}
 
 static void run_ok(const char *dir, const char *args, tu_run *out)
 {
@@ -117,6 +190,18 @@ static void test_hand_market(void **state)
     snprintf(args, sizeof args, "--db t.db grades evaluate %s --csv", range);
     run_ok(dir, args, &r);
     assert_string_equal(r.out, want_csv);
+    tu_run_free(&r);
+    /* the same figures published with each fix */
+    snprintf(args, sizeof args, "--db b.db ingest --admit-providers m.csv");
+    run_ok(dir, args, &r);
+    tu_run_free(&r);
+    snprintf(args, sizeof args, "--db b.db index build %s", range);
+    run_ok(dir, args, &r);
+    tu_run_free(&r);
+    run_ok(dir, "--db b.db index show", &r);
+    char *manip = columns(r.out, 2, 28);
+    assert_string_equal(manip, want_manip);
+    free(manip);
     tu_run_free(&r);
 
     snprintf(args, sizeof args, "--db t.db grades evaluate %s --json", range);
@@ -324,6 +409,9 @@ typedef struct shown {
     char level[12];
     long n_providers;
     double top;          /* NAN when empty */
+    int event;           /* a v2 anchor (start, rebalance, reanchor) */
+    double loo;          /* loo_move, NAN when empty */
+    double cost[2];      /* cost_tick / cost_1pct GPU-hours, INFINITY when empty */
     double p25, p75;     /* NAN when empty */
 } shown;
 
@@ -334,16 +422,16 @@ static size_t parse_show(char *text, shown *rows, size_t cap)
     char *save = NULL;
     char *line = strtok_r(text, "\n", &save); /* header */
     while ((line = strtok_r(NULL, "\n", &save)) && n < cap) {
-        char *f[32];
+        char *f[40];
         int k = 0;
-        for (char *p = line; k < 32;) {
+        for (char *p = line; k < 40;) {
             f[k++] = p;
             char *c = strchr(p, ',');
             if (!c) break;
             *c = '\0';
             p = c + 1;
         }
-        if (k != 28) fail_msg("show row with %d fields", k);
+        if (k != 33) fail_msg("show row with %d fields", k);
         shown *r = &rows[n++];
         snprintf(r->date, sizeof r->date, "%s", f[0]);
         snprintf(r->grade, sizeof r->grade, "%s", f[1]);
@@ -351,6 +439,9 @@ static size_t parse_show(char *text, shown *rows, size_t cap)
         snprintf(r->level, sizeof r->level, "%s", f[3]);
         r->n_providers = strtol(f[6], NULL, 10);
         r->top = *f[16] ? strtod(f[16], NULL) : NAN;
+        r->event = *f[25] != '\0';
+        r->loo = *f[28] ? strtod(f[28], NULL) : NAN;
+        for (int t = 0; t < 2; t++) r->cost[t] = *f[29 + t] ? strtod(f[29 + t], NULL) : INFINITY;
         r->p25 = *f[10] ? strtod(f[10], NULL) : NAN;
         r->p75 = *f[12] ? strtod(f[12], NULL) : NAN;
     }
@@ -398,6 +489,67 @@ static double sd(const double *x, size_t n)
     m /= (double)n;
     for (size_t i = 0; i < n; i++) s += (x[i] - m) * (x[i] - m);
     return sqrt(s / (double)(n - 1));
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median_d(double *v, size_t n)
+{
+    qsort(v, n, sizeof *v, cmp_d);
+    if (n % 2) return v[n / 2];
+    return isinf(v[n / 2]) ? INFINITY : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* The lab's manipulation distributions (fields f of its CSV row) are those
+ * of the published rows: medians and extremes of the rows' loo_move and
+ * costs over the days they are defined (v2: anchor days). */
+static void manip_matches_rows(const shown *rows, size_t n, const char *grade, int v2,
+                               char **f)
+{
+    double loo[GEN_DAYS], cost[2][GEN_DAYS], lmax = 0;
+    size_t nl = 0, nc = 0;
+    long none[2] = {0, 0};
+    double lo[2] = {INFINITY, INFINITY};
+    for (size_t i = 0; i < n; i++) {
+        const shown *s = &rows[i];
+        if (strcmp(s->grade, grade) != 0) continue;
+        if (!isnan(s->loo)) {
+            loo[nl++] = s->loo;
+            if (s->loo > lmax) lmax = s->loo;
+        }
+        if (isnan(s->value) || (v2 && !s->event)) {
+            assert_true(isinf(s->cost[0]) && isinf(s->cost[1]));
+            continue;
+        }
+        for (int t = 0; t < 2; t++) {
+            cost[t][nc] = s->cost[t];
+            none[t] += isinf(s->cost[t]);
+            if (s->cost[t] < lo[t]) lo[t] = s->cost[t];
+        }
+        nc++;
+    }
+    assert_true(nl > 20 && nc > 0);
+    tu_assert_close(strtod(f[22], NULL), lmax, 1e-12, "loo_max_abs");
+    /* printed at 4 decimals, half-up */
+    tu_assert_close(strtod(f[47], NULL), floor(median_d(loo, nl) * 1e4 + 0.5 + 1e-9) / 1e4, 1e-9,
+                    "loo_median_abs");
+    assert_int_equal(strtol(f[49], NULL, 10), (long)nc);
+    for (int t = 0; t < 2; t++) {
+        double med = median_d(cost[t], nc);
+        if (isinf(med))
+            assert_string_equal(f[50 + 3 * t], "");
+        else
+            tu_assert_close(strtod(f[50 + 3 * t], NULL), med, 1e-9, "cost median");
+        if (isinf(lo[t]))
+            assert_string_equal(f[51 + 3 * t], "");
+        else
+            tu_assert_close(strtod(f[51 + 3 * t], NULL), lo[t], 1e-12, "cost min");
+        assert_int_equal(strtol(f[52 + 3 * t], NULL, 10), none[t]);
+    }
 }
 
 static void test_generated_market(void **state)
@@ -455,7 +607,8 @@ static void test_generated_market(void **state)
         char *f[64];
         char *copy = strdup(ev1.out);
         int k = csv_row(copy, gen_grades[g].id, f, 64);
-        assert_int_equal(k, 47);
+        assert_int_equal(k, 58);
+        manip_matches_rows(rows, n, gen_grades[g].id, g == 1, f);
         /* level, spread, providers on days with a value, settleable months */
         assert_int_equal(strtol(f[30], NULL, 10), (long)n_val);
         assert_true(n_val > 0 && n_iqr > 0);
@@ -560,6 +713,80 @@ static void test_generated_market(void **state)
     free(dir);
 }
 
+/* ---- the published cost is what a participant needs ----------------------------- */
+
+/* Grade H.OD's value on day (a fresh `index show` field), after one trade of
+ * a new provider is added to a copy of the database and the day rebuilt. */
+static double value_with(const char *dir, const char *day, const char *qty, const char *price)
+{
+    char csv[512], cmd[3][512];
+    snprintf(csv, sizeof csv, "kind,id,observed_at,provider,gpu,price,quantity,term\n"
+                              "trade,zz,%sT23:00:00Z,Zz Newcomer,H100,%s,%s,on-demand\n",
+             day, price, qty);
+    free(tu_write(dir, "zz.csv", csv));
+    snprintf(cmd[0], sizeof cmd[0], "cp t.db z.db && $GPUIDX_BIN --db z.db ingest --admit-providers zz.csv");
+    snprintf(cmd[1], sizeof cmd[1],
+             "$GPUIDX_BIN --db z.db index build --grades g.json --from %s --to %s", day, day);
+    snprintf(cmd[2], sizeof cmd[2],
+             "$GPUIDX_BIN --db z.db index show --grade H.OD --from %s --to %s", day, day);
+    const char *steps[3] = {cmd[0], cmd[1], cmd[2]};
+    tu_run r = tu_sh_all(dir, steps, 3);
+    shown one[2];
+    assert_int_equal(parse_show(r.out, one, 2), 1);
+    tu_run_free(&r);
+    return one[0].value;
+}
+
+/* Property of METHODOLOGY.md §11.2, checked through the ordinary build and
+ * not index/manip.c's search: on a day with a published cost c, a new
+ * provider's trade of c GPU-hours at 1,000,000 or at 0.000001 USD moves the
+ * value by a tick (by 1 % for cost_1pct), and one of c - 0.01 does not. */
+static void test_cost_is_what_a_participant_needs(void **state)
+{
+    (void)state;
+    char *dir = tu_mkdtemp("e2e-grades-cost");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/market.csv", dir);
+    write_market(path, NULL, -1);
+    free(tu_write(dir, "g.json", gen_grades_json));
+    tu_run r;
+    run_ok(dir, "--db t.db ingest --admit-providers market.csv", &r);
+    tu_run_free(&r);
+    run_ok(dir, "--db t.db index build --grades g.json --from " GEN_FROM " --to 2025-03-20", &r);
+    tu_run_free(&r);
+    run_ok(dir, "--db t.db index show --grade H.OD --from 2025-03-10 --to 2025-03-20", &r);
+    static shown rows[16];
+    size_t n = parse_show(r.out, rows, N(rows));
+    tu_run_free(&r);
+    int checked[2] = {0, 0};
+    for (size_t i = 0; i < n && (checked[0] < 2 || checked[1] < 2); i++) {
+        for (int t = 0; t < 2; t++) {
+            if (isinf(rows[i].cost[t]) || checked[t] >= 2) continue;
+            double v0 = rows[i].value, c = rows[i].cost[t];
+            char q[2][32];
+            snprintf(q[0], sizeof q[0], "%.2f", c);
+            snprintf(q[1], sizeof q[1], "%.2f", c - 0.01);
+            double need = t == 0 ? 0.00005 : v0 * 0.01 - 1e-9;
+            double up = value_with(dir, rows[i].date, q[0], "1000000");
+            double down = value_with(dir, rows[i].date, q[0], "0.000001");
+            if (!(fabs(up - v0) >= need || fabs(down - v0) >= need))
+                fail_msg("%s: %.2f GPU-hours moved %.4f only to %.4f / %.4f", rows[i].date, c, v0,
+                         up, down);
+            if (c > 0.01) {
+                up = value_with(dir, rows[i].date, q[1], "1000000");
+                down = value_with(dir, rows[i].date, q[1], "0.000001");
+                if (fabs(up - v0) >= need || fabs(down - v0) >= need)
+                    fail_msg("%s: %.2f GPU-hours already move %.4f to %.4f / %.4f", rows[i].date,
+                             c - 0.01, v0, up, down);
+            }
+            checked[t]++;
+        }
+    }
+    assert_int_equal(checked[0], 2);
+    assert_int_equal(checked[1], 2);
+    free(dir);
+}
+
 /* Two list-price series flat but for one day, moving in opposite
  * directions: over 13 common change days they "correlate" at -1.000 from
  * that one move (two non-zero changes).  Fewer than IDX_CORR_MIN_MOVES
@@ -584,7 +811,7 @@ static void test_correlation_needs_moves(void **state)
     free(tu_write(dir, "g.json", "{\"grades\":[{\"id\":\"H\",\"gpu\":\"H100\"},"
                                  "{\"id\":\"A\",\"gpu\":\"A100-SXM-80GB\"}]}"));
     tu_run r;
-    run_ok(dir, "--db t.db ingest offers c.csv", &r);
+    run_ok(dir, "--db t.db ingest offers --admit-providers c.csv", &r);
     tu_run_free(&r);
     run_ok(dir, "--db t.db grades evaluate --grades g.json --from 2025-01-01 --to 2025-01-14 "
                 "--json", &r);
@@ -634,7 +861,7 @@ static void test_settleable_months(void **state)
     free(tu_write(dir, "g.json", "{\"grades\":[{\"id\":\"H\",\"gpu\":\"H100-SXM-80GB\","
                                  "\"max_carry_days\":0}]}"));
     tu_run r;
-    run_ok(dir, "--db t.db ingest offers c.csv", &r);
+    run_ok(dir, "--db t.db ingest offers --admit-providers c.csv", &r);
     tu_run_free(&r);
     run_ok(dir, "--db t.db grades evaluate --grades g.json --from 2025-01-01 --to 2025-03-05 "
                 "--json", &r);
@@ -750,6 +977,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_hand_market),
         cmocka_unit_test(test_generated_market),
+        cmocka_unit_test(test_cost_is_what_a_participant_needs),
         cmocka_unit_test(test_correlation_needs_moves),
         cmocka_unit_test(test_settleable_months),
         cmocka_unit_test(test_errors),

@@ -20,37 +20,61 @@
 #define HDR "date,grade,value,level,n_obs,n_excluded,n_providers,trade_volume_gpu_hours," \
             "adjustment,p10,p25,p50,p75,p90,min,max,top_provider_share,methodology,vintage," \
             "xs_value,xs_level,relative,n_matched,n_matched_providers,panel_change,event,splice," \
-            "note\n"
+            "note,loo_move,cost_tick_gpu_hours,cost_1pct_gpu_hours,cost_tick_offers," \
+            "cost_1pct_offers\n"
 /* the format 2 columns of a v1 row: all empty but the note */
 #define V1TAIL ",,,,,,,,,"
+/* the format 3 columns (after the note) of a row with no manipulation
+ * figures: a carried or suspended day without observations */
+#define NOMANIP ",,,,,"
 #define AS_OF_1 "1970-01-01T00:25:00Z" /* 1500: after the market, before late data */
 #define AS_OF_2 "1970-01-01T00:41:40Z" /* 2500 */
 
+/* The manipulation columns (METHODOLOGY.md §11), by hand:
+ *  - trades days 1-4, 6: three providers of 400 GPU-hours at m-0.10, m,
+ *    m+0.10.  A new fourth provider (cap s = max(0.30, 1/4) = 0.30) with x
+ *    GPU-hours beyond every price has share x/(1200+x) <= 0.30 uncapped up
+ *    to x = 514; the two prices below it weigh 800/(1200+x), exactly half
+ *    at x = 400, where the median becomes the mean of m and m+0.10: +0.05,
+ *    over 1 % of m.  Below 400 nothing moves; the same holds downwards.
+ *    So 400.00 GPU-hours for one tick and for 1 %; offers cannot move a
+ *    trades day (none).
+ *  - offers days 5 and 7: one offer above all makes the median of the
+ *    provider medians (2.00, 2.20 or 2.2345, 2.60) the mean of the middle
+ *    and 2.60: 2.4000 (+9 %), 2.6590 (+8 %): one offer; no trades (one
+ *    provider's trades cannot make three).
+ *  - leave one out: without any provider a day keeps two providers, no
+ *    level qualifies, and the day before's value is carried: day 1 has none
+ *    (every removal voids it, no move), day 2 moves to 2.4200 (0.1100),
+ *    day 3 to 2.5300 (0.2200), day 4 to 2.3100 (0.3300), day 5 to 2.6400
+ *    (0.4400), day 6 to 2.2000 (0.0000), day 7 to 2.2000 (0.2580).
+ *  - carried and suspended days: no provider to remove, and one new
+ *    provider cannot make three: empty. */
 static const char want_show[] =
     HDR
     "2025-01-01,T,2.4200,trades,3,0,3,1200.00,,2.340000,2.370000,2.420000,2.470000,2.500000,"
-    "2.320000,2.520000,0.333333,v1," V1TAIL "\n"
+    "2.320000,2.520000,0.333333,v1," V1TAIL ",,400.00,400.00,,\n"
     "2025-01-02,T,2.5300,trades,3,0,3,1200.00,,2.450000,2.480000,2.530000,2.580000,2.610000,"
-    "2.430000,2.630000,0.333333,v1," V1TAIL "\n"
+    "2.430000,2.630000,0.333333,v1," V1TAIL ",0.1100,400.00,400.00,,\n"
     "2025-01-03,T,2.3100,trades,3,0,3,1200.00,,2.230000,2.260000,2.310000,2.360000,2.390000,"
-    "2.210000,2.410000,0.333333,v1," V1TAIL "\n"
+    "2.210000,2.410000,0.333333,v1," V1TAIL ",0.2200,400.00,400.00,,\n"
     "2025-01-04,T,2.6400,trades,3,0,3,1200.00,,2.560000,2.590000,2.640000,2.690000,2.720000,"
-    "2.540000,2.740000,0.333333,v1," V1TAIL "\n"
+    "2.540000,2.740000,0.333333,v1," V1TAIL ",0.3300,400.00,400.00,,\n"
     "2025-01-05,T,2.2000,offers,3,0,3,0.00,1.000000,2.040000,2.100000,2.200000,2.400000,"
-    "2.520000,2.000000,2.600000,0.333333,v1," V1TAIL "\n"
+    "2.520000,2.000000,2.600000,0.333333,v1," V1TAIL ",0.4400,,,1,1\n"
     "2025-01-06,T,2.2000,trades,3,0,3,1200.00,,2.120000,2.150000,2.200000,2.250000,2.280000,"
-    "2.100000,2.300000,0.333333,v1," V1TAIL "\n"
+    "2.100000,2.300000,0.333333,v1," V1TAIL ",0.0000,400.00,400.00,,\n"
     "2025-01-07,T,2.4580,offers,3,0,3,0.00,1.100000,2.046900,2.117250,2.234500,2.417250,"
-    "2.526900,2.000000,2.600000,0.333333,v1," V1TAIL "\n"
-    "2025-01-08,T,2.4580,carried,0,0,0,0.00,,,,,,,,,,v1," V1TAIL "no eligible observations\n"
-    "2025-01-09,T,2.4580,carried,0,0,0,0.00,,,,,,,,,,v1," V1TAIL "no eligible observations\n"
-    "2025-01-10,T,2.4580,carried,0,0,0,0.00,,,,,,,,,,v1," V1TAIL "no eligible observations\n"
-    "2025-01-11,T,2.4580,carried,0,0,0,0.00,,,,,,,,,,v1," V1TAIL "no eligible observations\n"
-    "2025-01-12,T,2.4580,carried,0,0,0,0.00,,,,,,,,,,v1," V1TAIL "no eligible observations\n"
+    "2.526900,2.000000,2.600000,0.333333,v1," V1TAIL ",0.2580,,,1,1\n"
+    "2025-01-08,T,2.4580,carried,0,0,0,0.00,,,,,,,,,,v1," V1TAIL "no eligible observations" NOMANIP "\n"
+    "2025-01-09,T,2.4580,carried,0,0,0,0.00,,,,,,,,,,v1," V1TAIL "no eligible observations" NOMANIP "\n"
+    "2025-01-10,T,2.4580,carried,0,0,0,0.00,,,,,,,,,,v1," V1TAIL "no eligible observations" NOMANIP "\n"
+    "2025-01-11,T,2.4580,carried,0,0,0,0.00,,,,,,,,,,v1," V1TAIL "no eligible observations" NOMANIP "\n"
+    "2025-01-12,T,2.4580,carried,0,0,0,0.00,,,,,,,,,,v1," V1TAIL "no eligible observations" NOMANIP "\n"
     "2025-01-13,T,,suspended,0,0,0,0.00,,,,,,,,,,v1," V1TAIL
-    "no eligible observations; carried 5 days already (max_carry_days)\n"
+    "no eligible observations; carried 5 days already (max_carry_days)" NOMANIP "\n"
     "2025-01-14,T,,suspended,0,0,0,0.00,,,,,,,,,,v1," V1TAIL
-    "no eligible observations; no earlier value to carry\n";
+    "no eligible observations; no earlier value to carry" NOMANIP "\n";
 
 static char *dir;
 
@@ -108,7 +132,7 @@ static void test_build_show_publish_restate(void **state)
     tu_run_free(&r);
     r = tu_gpuidx(dir, "--db t.db index show --grade T --from 2025-01-13 --to 2025-01-13");
     assert_string_equal(r.out, HDR "2025-01-13,T,,suspended,0,0,0,0.00,,,,,,,,,,v1," V1TAIL
-    "no eligible observations; carried 5 days already (max_carry_days)\n");
+    "no eligible observations; carried 5 days already (max_carry_days)" NOMANIP "\n");
     tu_run_free(&r);
 
     /* publish day 7 (offers, adjusted) and day 1 (trades, with exclusions) */
@@ -117,14 +141,15 @@ static void test_build_show_publish_restate(void **state)
     char *csv7 = read_rel("pub/2025-01-07/index.csv");
     assert_string_equal(csv7, HDR "2025-01-07,T,2.4580,offers,3,0,3,0.00,1.100000,2.046900,"
                               "2.117250,2.234500,2.417250,2.526900,2.000000,2.600000,0.333333,"
-                              "v1,1" V1TAIL "\n");
+                              "v1,1" V1TAIL ",0.2580,,,1,1\n");
     char *v1 = read_rel("pub/2025-01-07/v1/index.csv");
     assert_string_equal(v1, csv7);
     char *json7 = read_rel("pub/2025-01-07/index.json");
     /* the published grades file is recorded by its SHA-256 */
-    tu_run sh = tu_sh(dir, "printf '{\"format\":2,\"date\":\"2025-01-07\",\"vintage\":1,"
-                           "\"grades_sha256\":\"%%s\","
-                           "\"rows\":[' $(sha256sum g.json | cut -c1-64)");
+    tu_run sh = tu_sh(dir, "printf '{\"format\":3,\"date\":\"2025-01-07\",\"vintage\":1,"
+                           "\"observations_sha256\":\"%%s\",\"grades_sha256\":\"%%s\","
+                           "\"rows\":[' $(sha256sum pub/2025-01-07/observations.csv | cut -c1-64)"
+                           " $(sha256sum g.json | cut -c1-64)");
     assert_int_equal(sh.status, 0);
     if (strncmp(json7, sh.out, strlen(sh.out)) != 0)
         fail_msg("index.json starts with\n%.160s\nnot\n%s", json7, sh.out);
@@ -137,7 +162,12 @@ static void test_build_show_publish_restate(void **state)
         "\"adjustment_days\":[{\"date\":\"2025-01-01\",\"trades_raw\":2.42000000,"
         "\"offers_raw\":2.20000000},{\"date\":\"2025-01-02\",\"trades_raw\":2.53000000,",
         "{\"date\":\"2025-01-06\",\"trades_raw\":2.20000000,\"offers_raw\":2.20000000}]",
-        ",\"note\":null,\"vintage\":1}\n]}\n",
+        ",\"note\":null,\"loo_move\":0.2580,\"loo_provider\":\"P1\",\"loo_voids\":0,"
+        "\"cost_tick_gpu_hours\":null,\"cost_1pct_gpu_hours\":null,\"cost_tick_offers\":1,"
+        "\"cost_1pct_offers\":1,\"vintage\":1,\"grade_definition\":\"{\\\"adj_lookback_days\\\":30,",
+        /* the receipt: the grade's 3 lines of observations.csv; the batch */
+        "\"receipt\":{\"observations\":{\"rows\":3,\"sha256\":\"",
+        "\"batches\":[{\"sha256\":\"sha-market\",\"tables_sha256\":\"tables\"}]}}\n]}\n",
     };
     for (size_t i = 0; i < sizeof json_parts / sizeof json_parts[0]; i++)
         if (!strstr(json7, json_parts[i])) fail_msg("index.json lacks %s:\n%s", json_parts[i], json7);
@@ -209,8 +239,11 @@ static void test_build_show_publish_restate(void **state)
     assert_null(strstr(r.out, ".tmp-"));
     tu_run_free(&r);
     char *csv7b = read_rel("pub/2025-01-07/index.csv");
+    /* the late trades: 400 GPU-hours each again (400.00 to move it); without
+     * a provider the day carries day 6's 2.2000 (0.3000) */
     assert_string_equal(csv7b, HDR "2025-01-07,T,2.5000,trades,3,0,3,1200.00,,2.420000,2.450000,"
-                               "2.500000,2.550000,2.580000,2.400000,2.600000,0.333333,v1,2" V1TAIL "\n");
+                               "2.500000,2.550000,2.580000,2.400000,2.600000,0.333333,v1,2" V1TAIL
+                               ",0.3000,400.00,400.00,,\n");
     char *v1b = read_rel("pub/2025-01-07/v1/index.csv");
     assert_string_equal(v1b, csv7); /* vintage 1 is kept unchanged */
     char *v2 = read_rel("pub/2025-01-07/v2/index.csv");
@@ -230,15 +263,16 @@ static void test_build_show_publish_restate(void **state)
      * settlement reads the first published */
     r = tu_gpuidx(dir, "--db t.db index show --grade T --from 2025-01-05 --to 2025-01-08");
     assert_non_null(strstr(r.out, "2025-01-05,T,2.2005,offers,4,0,3,"));
-    assert_non_null(strstr(r.out, ",splice,note\n2025-01-05,T,"));
+    assert_non_null(strstr(r.out, ",cost_1pct_offers\n2025-01-05,T,"));
     const char *l5 = strstr(r.out, "\n2025-01-05,T,"), *l6 = strstr(r.out, "\n2025-01-06,T,");
     assert_non_null(l5);
     assert_non_null(l6);
     /* day 5: no vintage published 2.2005 */
-    assert_memory_equal(l6 - 13, ",v1," V1TAIL, 13);
+    const char *m5 = strstr(l5, ",v1,");
+    assert_true(m5 && m5 < l6 && m5[4] == ',');
     const char *l7 = strstr(r.out, "\n2025-01-07,T,2.5000,trades,");
     assert_non_null(l7);
-    assert_non_null(strstr(l7, ",v1,2" V1TAIL "\n2025-01-08,T,2.5000,carried,"));
+    assert_non_null(strstr(l7, ",v1,2" V1TAIL ",0.3000,400.00,400.00,,\n2025-01-08,T,2.5000,carried,"));
     tu_run_free(&r);
     st = NULL;
     if (store_open(db, &st, &d) != GPI_OK) fail_msg("%s", d.msg);
@@ -510,7 +544,15 @@ static void test_real_data_slice(void **state)
  * 3.00/1000 on day 1: n = 4, s = 0.30, shares 0.2/0.15/0.15/0.5 -> P4 cut
  * to 0.3, the others 0.28/0.21/0.21; cumulative 0.28, 0.49, 0.70 at 2.20
  * -> 2.2000.  Building only day 3 with the default cut-off must carry
- * 2.2000 (tools/ref_index.py gives the same row). */
+ * 2.2000 (tools/ref_index.py gives the same row).
+ * Day 1's manipulation cost, by hand: a new provider selling x GPU-hours
+ * below 2.00 gets, while P1 (raw share 400/(1000+x)) is capped at 0.30,
+ * 0.7 x/(600+x) of the weight; the weight at or below 2.00 reaches half,
+ * 0.3 + 0.7 x/(600+x) = 0.5, at x = 240 (P1's raw share then 0.32 > 0.30:
+ * still capped), where the median is the mean of 2.00 and 2.10 (2.0500,
+ * -2.4 %).  Above every price it needs 400 (no one capped: 700/(1000+x)
+ * = 1/2).  So 240.00 for one tick and for 1 %.  No provider can be left
+ * out without voiding the day. */
 static void test_history_at_build_cut_off(void **state)
 {
     (void)state;
@@ -543,11 +585,12 @@ static void test_history_at_build_cut_off(void **state)
     r = tu_gpuidx(tmp, "--db h.db index show");
     assert_string_equal(r.out,
                         HDR "2025-05-01,T,2.1000,trades,3,0,3,1000.00,,2.020000,2.050000,2.100000,"
-                            "2.150000,2.180000,2.000000,2.200000,0.400000,v1," V1TAIL "\n"
+                            "2.150000,2.180000,2.000000,2.200000,0.400000,v1," V1TAIL
+                            ",,240.00,240.00,,\n"
                             "2025-05-02,T,2.1000,carried,0,0,0,0.00,,,,,,,,,,v1," V1TAIL
-                            "no eligible observations\n"
+                            "no eligible observations" NOMANIP "\n"
                             "2025-05-03,T,2.2000,carried,0,0,0,0.00,,,,,,,,,,v1," V1TAIL
-                            "no eligible observations\n");
+                            "no eligible observations" NOMANIP "\n");
     tu_run_free(&r);
     free(tmp);
 }
@@ -644,7 +687,7 @@ static void test_publish_refusals(void **state)
     tu_run_free(&r);
     static const char row_unpublished[] =
         "2025-03-01,T,0.0000,trades,3,0,3,1200.00,,0.000010,0.000010,0.000010,0.000010,"
-        "0.000010,0.000010,0.000010,0.333333,v1," V1TAIL "\n";
+        "0.000010,0.000010,0.000010,0.333333,v1," V1TAIL NOMANIP "\n";
 
     r = tu_gpuidx(tmp, "--db c.db index publish --grades g.json --date 2025-03-01 --out afile");
     assert_int_equal(r.status, 1);

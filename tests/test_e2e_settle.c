@@ -330,6 +330,16 @@ static void test_e2e_settle_bad_contract_files(void **state)
          "contract 1 (GPUH-2503): size x tick: not a whole number of cents (got 10 x 0.0001 USD)"},
         {"\"symbol\": \"GPUH 2503\", \"grade\": \"H100-SXM.OD\", \"month\": \"2025-03\"",
          "contract 1: symbol: not a symbol [A-Z0-9][A-Z0-9._-]{0,31} (got \"GPUH 2503\")"},
+        /* a tick of 1000 made every price and margin 0 without a word
+         * (issue 12); the first value settled on is February's first */
+        {"\"symbol\": \"GPUH-2503\", \"grade\": \"H100-SXM.OD\", \"month\": \"2025-03\","
+         " \"tick\": 1000",
+         "contract 1 (GPUH-2503): tick: more than 1% of the value 2.4180 of H100-SXM.OD on 2025-02-28, so"
+         " prices would move in steps of over 1% (got \"1000\")"},
+        {"\"symbol\": \"GPUH-2502\", \"grade\": \"H100-SXM.OD\", \"month\": \"2025-02\","
+         " \"min_published_days\": 29",
+         "contract 1 (GPUH-2502): min_published_days: must be at most 28, the days of 2025-02 (it"
+         " could never settle) (got \"29\")"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char text[512];
@@ -337,7 +347,7 @@ static void test_e2e_settle_bad_contract_files(void **state)
         char *c = tu_write(dir, "bad.json", text);
         tu_run r = tu_gpuidx(dir, "--db gpuidx.db settle --contracts '%s'", c);
         char want[1024];
-        snprintf(want, sizeof want, "gpuidx: %s: %s\n", c, cases[i].msg);
+        snprintf(want, sizeof want, "gpuidx: %s:1: %s\n", c, cases[i].msg);
         if (r.status != 1) fail_msg("case %zu: exit %d", i, r.status);
         assert_string_equal(r.out, "");
         assert_string_equal(r.err, want);
@@ -363,12 +373,13 @@ static void test_e2e_settle_ledger_file_all_or_nothing(void **state)
 {
     (void)state;
     /* a margin amount beyond int64 cents (10^9 contracts x 10^9 GPU-hours
-     * x 1 USD tick) fails the run: exit 1, nothing on stdout, and no
-     * --ledger file left behind with part of a ledger */
+     * x 0.01 USD tick, 142 ticks from the entry) fails the run: exit 1,
+     * nothing on stdout, and no --ledger file left behind with part of a
+     * ledger */
     char *dir = worked_db(0);
     char *c = tu_write(dir, "big.json",
                        "{\"contracts\": [{\"symbol\": \"BIG\", \"grade\": \"" H100 "\","
-                       " \"month\": \"2025-03\", \"size\": 1000000000, \"tick\": 1}]}");
+                       " \"month\": \"2025-03\", \"size\": 1000000000, \"tick\": 0.01}]}");
     char *p = tu_write(dir, "p.csv", "account,symbol,contracts,entry_price\nwhale,BIG,1000000000,1\n");
     tu_run r = tu_gpuidx(dir, "--db gpuidx.db settle --contracts '%s' --positions '%s'"
                               " --ledger ledger.csv", c, p);

@@ -126,17 +126,18 @@ static void test_site_writes_page_and_csvs(void **state)
     const char *want_head =
         "date,grade,value,level,n_obs,n_excluded,n_providers,trade_volume_gpu_hours,adjustment,"
         "p10,p25,p50,p75,p90,min,max,top_provider_share,methodology,vintage,xs_value,xs_level,"
-        "relative,n_matched,n_matched_providers,panel_change,event,splice,note\n"
+        "relative,n_matched,n_matched_providers,panel_change,event,splice,note,loo_move,"
+        "cost_tick_gpu_hours,cost_1pct_gpu_hours,cost_tick_offers,cost_1pct_offers\n"
         "2025-01-01,H100-SXM.OD.GOLD+,2.3456,trades,20,0,4,1500.00,,2.045600,2.225600,"
-        "2.345600,2.495600,2.655600,1.445600,7.345600,0.300000,v1,1,,,,,,,,,\n"
+        "2.345600,2.495600,2.655600,1.445600,7.345600,0.300000,v1,1,,,,,,,,,,,,,,\n"
         "2025-01-02,H100-SXM.OD.GOLD+,2.3493,trades,21,1,4,1500.01,,";
     if (strncmp(csv, want_head, strlen(want_head)) != 0) fail_msg("csv starts:\n%.400s", csv);
     assert_non_null(strstr(csv, "\n2025-01-31,H100-SXM.OD.GOLD+,2.3752,offers,50,0,4,1500.30,"
                                 "1.012345,"));
     assert_non_null(strstr(csv, "\n2025-02-10,H100-SXM.OD.GOLD+,2.3715,carried,5,0,2,1500.40,,"
-                                ",,,,,,,,v1,,,,,,,,,,\n"));
+                                ",,,,,,,,v1,,,,,,,,,,,,,,,\n"));
     assert_non_null(strstr(csv, "\n2025-02-15,H100-SXM.OD.GOLD+,,suspended,5,0,2,1500.45,,"
-                                ",,,,,,,,v1,,,,,,,,,,\n"));
+                                ",,,,,,,,v1,,,,,,,,,,,,,,,\n"));
     assert_int_equal(count(csv, "\n"), 61);
     free(csv);
     snprintf(path, sizeof path, "%s/www/A100.SPOT.csv", dir);
@@ -325,10 +326,148 @@ static void test_site_v2_chart(void **state)
     snprintf(path, sizeof path, "%s/www/H.csv", dir);
     char *csv = tu_read(path);
     assert_non_null(csv);
-    assert_non_null(strstr(csv, ",splice,note\n2025-01-10,H,"));
+    assert_non_null(strstr(csv, ",cost_1pct_offers\n2025-01-10,H,"));
     assert_non_null(strstr(csv, ",v2,,")); /* methodology v2, no vintage */
     assert_non_null(strstr(csv, ",rebalance,"));
     free(csv);
+    free(dir);
+}
+
+/* Splits a CSV line (quotes as RFC 4180) into at most max fields, in
+ * place; returns the count.  line ends at '\n' or NUL. */
+static int split_csv(char *line, char **f, int max)
+{
+    int n = 0;
+    char *p = line;
+    for (;;) {
+        char *w = p;
+        if (n < max) f[n] = w;
+        int q = 0;
+        while (*p && (q || (*p != ',' && *p != '\n'))) {
+            if (*p == '"') {
+                if (q && p[1] == '"') *w++ = *p++;
+                else q = !q;
+                p++;
+                continue;
+            }
+            *w++ = *p++;
+        }
+        char end = *p;
+        *w = '\0';
+        n++;
+        if (end != ',') break;
+        p++;
+    }
+    return n;
+}
+
+/* "2.3456" -> 23456 (places decimals), -1 for "". */
+static long long fixed(const char *s, int places)
+{
+    if (!*s) return -1;
+    long long v = 0;
+    int seen = -1;
+    for (; *s; s++) {
+        if (*s == '.') {
+            seen = 0;
+            continue;
+        }
+        v = v * 10 + (*s - '0');
+        if (seen >= 0) seen++;
+    }
+    for (; seen < places; seen = seen < 0 ? 1 : seen + 1) v *= 10;
+    return v;
+}
+
+static int cmp_ll(const void *a, const void *b)
+{
+    long long x = *(const long long *)a, y = *(const long long *)b;
+    return (x > y) - (x < y);
+}
+
+/* The sentence the page must say of grade id, recomputed from its history
+ * CSV (www/<id>.csv: value, loo_move, cost_1pct_gpu_hours, event). */
+static char *expected_manip(const char *dir, const char *id, int v2)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/www/%s.csv", dir, id);
+    char *csv = tu_read(path);
+    assert_non_null(csv);
+    char *f[64];
+    char *line = csv, *next = strchr(line, '\n');
+    *next = '\0';
+    int nh = split_csv(line, f, 64), c_val = -1, c_loo = -1, c_cost = -1, c_ev = -1;
+    for (int k = 0; k < nh; k++) {
+        if (!strcmp(f[k], "value")) c_val = k;
+        if (!strcmp(f[k], "loo_move")) c_loo = k;
+        if (!strcmp(f[k], "cost_1pct_gpu_hours")) c_cost = k;
+        if (!strcmp(f[k], "event")) c_ev = k;
+    }
+    assert_true(c_val >= 0 && c_loo >= 0 && c_cost >= 0 && c_ev >= 0);
+    long long rel[400], cost[400], max_rel = -1;
+    size_t nl = 0, nc = 0, days = 0, none = 0;
+    char max_day[11] = "";
+    for (line = next + 1; *line; line = next + 1) {
+        next = strchr(line, '\n');
+        *next = '\0';
+        split_csv(line, f, 64);
+        long long v = fixed(f[c_val], 4), loo = fixed(f[c_loo], 4), c = fixed(f[c_cost], 2);
+        if (v <= 0) continue;
+        if (loo >= 0) {
+            long long bp = (loo * 20000 / v + 1) / 2;
+            rel[nl++] = bp;
+            if (bp > max_rel) max_rel = bp, snprintf(max_day, sizeof max_day, "%s", f[0]);
+        }
+        if (v2 && !*f[c_ev]) continue;
+        days++;
+        if (c > 0) cost[nc++] = c;
+        else none++;
+    }
+    assert_true(nl > 0 && nc > 0);
+    qsort(rel, nl, sizeof *rel, cmp_ll);
+    qsort(cost, nc, sizeof *cost, cmp_ll);
+    char *out = malloc(1024);
+    int n = snprintf(out, 1024, "leaving out one provider moves the value by a median of "
+                     "%lld.%02lld%% (at most %lld.%02lld%%, %s); to move it 1%%, a new participant "
+                     "needs a median of %lld.%02lld GPU-hours of trades on the %zu of %zu %s it can",
+                     rel[(nl - 1) / 2] / 100, rel[(nl - 1) / 2] % 100, max_rel / 100, max_rel % 100,
+                     max_day, cost[(nc - 1) / 2] / 100, cost[(nc - 1) / 2] % 100, nc, days,
+                     v2 ? "anchor days" : "days");
+    if (none) snprintf(out + n, 1024 - (size_t)n, "; no volume can on %zu", none);
+    free(csv);
+    return out;
+}
+
+/* Issue 14: each grade's section says what one participant can do to its
+ * fixes, from the figures the rows carry (recomputed here from the
+ * history CSV): v1 over every day with a value, v2 over the anchor days. */
+static void test_site_manipulation_figures(void **state)
+{
+    (void)state;
+    char *dir = tu_mkdtemp("site-manip");
+    free(tu_write(dir, "g.json",
+                  "{\"grades\":[{\"id\":\"H\",\"gpu\":\"H100-SXM-80GB\",\"method\":\"v2\"},"
+                  "{\"id\":\"H1\",\"gpu\":\"H100-SXM-80GB\",\"method\":\"v1\"}]}"));
+    static const char *const steps[] = {
+        "\"$GPUIDX_BIN\" simulate --days 75 --seed 3 --start 2025-01-10 --out m >/dev/null",
+        "\"$GPUIDX_BIN\" --db t.db ingest offers --admit-providers m/offers.csv >/dev/null 2>&1",
+        "\"$GPUIDX_BIN\" --db t.db ingest trades --admit-providers m/trades.csv >/dev/null 2>&1",
+        "\"$GPUIDX_BIN\" --db t.db index build --grades g.json --from 2025-01-10 --to 2025-03-25",
+        "\"$GPUIDX_BIN\" --db t.db site --out www --grades g.json",
+    };
+    tu_run r = tu_sh_all(dir, steps, sizeof steps / sizeof steps[0]);
+    tu_run_free(&r);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/www/index.html", dir);
+    char *html = tu_read(path);
+    assert_non_null(html);
+    for (int v2 = 0; v2 < 2; v2++) {
+        char *want = expected_manip(dir, v2 ? "H" : "H1", v2);
+        if (!strstr(html, want)) fail_msg("the page does not say\n%s", want);
+        free(want);
+    }
+    assert_non_null(strstr(html, "; between anchors a newcomer cannot move the chained value."));
+    free(html);
     free(dir);
 }
 
@@ -343,6 +482,7 @@ int main(void)
         cmocka_unit_test(test_site_rename_fails_cleanly),
         cmocka_unit_test(test_site_usage),
         cmocka_unit_test(test_site_v2_chart),
+        cmocka_unit_test(test_site_manipulation_figures),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

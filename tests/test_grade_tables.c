@@ -161,6 +161,40 @@ static void test_region_groups(void **state)
 
 /* The shipped groups place every region spelling of the real catalog
  * (and of the demo market) that is in the US, Europe or Asia-Pacific. */
+/* Found by fuzz/fuzz_grades.c (issue 12): a grade of the shipped groups
+ * US and EU is stored with its 50 globs, and the stored definition did not
+ * read back ("regions: more than 32 entries"), so the grade was built but
+ * neither published nor shown on the site.  Every group and all of them
+ * together must read back to the same hash. */
+static void test_stored_regions_read_back(void **state)
+{
+    (void)state;
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/data", tu_srcdir());
+    idx_grade_tables tb;
+    gpi_diag d = {{0}};
+    if (idx_grade_tables_load(dir, &tb, &d) != GPI_OK) fail_msg("%s", d.msg);
+    static const char *const regions[] = {"\"US\"", "\"EU\"", "\"APAC\"", "[\"US\", \"EU\"]",
+                                          "[\"US\", \"EU\", \"APAC\", \"ca-*\"]"};
+    for (size_t i = 0; i < sizeof regions / sizeof regions[0]; i++) {
+        char json[256];
+        snprintf(json, sizeof json,
+                 "{\"grades\":[{\"id\":\"A\",\"gpu\":\"B200\",\"regions\":%s}]}", regions[i]);
+        idx_grades *a = parse_ok(json, &tb);
+        char *text = malloc(strlen(a->g[0].canon) + 32);
+        sprintf(text, "{\"grades\":[%s]}", a->g[0].canon);
+        idx_grades *r = NULL;
+        if (idx_grades_parse(text, "canon", NULL, IDX_TRUST_GPUS, &r, &d) != GPI_OK)
+            fail_msg("%s (%d globs): %s", regions[i], a->g[0].n_region, d.msg);
+        assert_string_equal(r->g[0].hash, a->g[0].hash);
+        assert_int_equal(r->g[0].n_region, a->g[0].n_region);
+        idx_grades_free(r);
+        idx_grades_free(a);
+        free(text);
+    }
+    idx_grade_tables_free(&tb);
+}
+
 static void test_shipped_region_groups(void **state)
 {
     (void)state;
@@ -357,6 +391,7 @@ int main(void)
         cmocka_unit_test(test_gpu_aliases),
         cmocka_unit_test(test_region_groups),
         cmocka_unit_test(test_shipped_region_groups),
+        cmocka_unit_test(test_stored_regions_read_back),
         cmocka_unit_test(test_skus_and_covers),
         cmocka_unit_test(test_filters_matching_nothing),
     };

@@ -601,6 +601,89 @@ static void test_build_fixture(void **state)
     free(dir);
 }
 
+/* ---- what one participant can do (index/manip.c) -------------------------- */
+
+/* Three days of grade T (defaults: F 3, 1000 GPU-hours and 3 providers,
+ * cap floor 0.30), each a case of METHODOLOGY.md §11 worked out by hand:
+ *  day 1: five providers Pa..Pe of 1000 GPU-hours at 2.200 .. 2.204: the
+ *    median 2.2020 (weights 0.2 each).  A new provider above all with x
+ *    GPU-hours leaves 3000/(5000+x) at or below 2.202: exactly half at
+ *    x = 1000 (its share 1/6, under the cap), where the median is the mean
+ *    of 2.202 and 2.203, 2.2025: one tick for 1000.00 GPU-hours (below it,
+ *    2000+x of 5000+x reach half at 1000 too).  Capped at 0.30 (the others
+ *    0.14 each) it moves the median one price, 0.001 (0.05 %): 1 % is out
+ *    of reach (none).  Without Pa, Pb, Pd or Pe the four left tie at half
+ *    and the median moves by 0.0005; without Pc by nothing: 0.0005, Pa.
+ *  day 2: offers of Qa 2.19, Qb 2.20, Qc 2.21 -> 2.2000 (a = 1).  One
+ *    offer above all: (2.20 + 2.21)/2 = 2.205 (+0.23 %): one offer for a
+ *    tick, none for 1 %; no trades.  Without a provider two are left: the
+ *    day carries day 1's 2.2020 (0.0020, Qa).
+ *  day 3: offers 2.00, 2.20, 2.60 -> 2.2000, and trades of only two
+ *    providers, Ra 600 GPU-hours at 3.00 and Rb 600 at 3.10.  A third
+ *    trading provider with 0.01 GPU-hour makes the trades level qualify
+ *    (1200.01 GPU-hours, 3 providers); with three, every provider weighs
+ *    1/3 however little it trades, and the value jumps to 3.00 or 3.10:
+ *    0.01 GPU-hour for a tick and for 1 %.  One offer above all: 2.40.
+ *    Without any provider the offers fall to two and day 2's 2.2000 is
+ *    carried: no move (of equal moves the first name, Qa). */
+static void test_manipulation_cost(void **state)
+{
+    (void)state;
+    char *dir;
+    store *st = fresh_store(&dir);
+    int64_t b = fx_batch(st, "sha-manip", 1000);
+    static const struct {
+        int kind, dom;
+        const char *prov, *id;
+        int64_t price, qty;
+    } obs[] = {
+        {GPI_TRADE, 1, "Pa", "a", 2200000, 1000000000}, {GPI_TRADE, 1, "Pb", "b", 2201000, 1000000000},
+        {GPI_TRADE, 1, "Pc", "c", 2202000, 1000000000}, {GPI_TRADE, 1, "Pd", "d", 2203000, 1000000000},
+        {GPI_TRADE, 1, "Pe", "e", 2204000, 1000000000}, {GPI_OFFER, 2, "Qa", "qa2", 2190000, -1},
+        {GPI_OFFER, 2, "Qb", "qb2", 2200000, -1},       {GPI_OFFER, 2, "Qc", "qc2", 2210000, -1},
+        {GPI_OFFER, 3, "Qa", "qa3", 2000000, -1},       {GPI_OFFER, 3, "Qb", "qb3", 2200000, -1},
+        {GPI_OFFER, 3, "Qc", "qc3", 2600000, -1},       {GPI_TRADE, 3, "Ra", "ra", 3000000, 600000000},
+        {GPI_TRADE, 3, "Rb", "rb", 3100000, 600000000},
+    };
+    for (size_t i = 0; i < N(obs); i++)
+        fx_obs(st, b, obs[i].kind, obs[i].prov, obs[i].dom, 9, obs[i].id, obs[i].price,
+               obs[i].qty, 0);
+    fx_commit(st, b);
+    idx_grades *gs = NULL;
+    gpi_diag d = {{0}};
+    assert_int_equal(idx_grades_parse(fx_grades_json, "fx", NULL, 0, &gs, &d), GPI_OK);
+    idx_build_stats bs;
+    int32_t d1 = gpi_days_from_civil(2025, 1, 1);
+    if (idx_build(st, gs, d1, d1 + 2, 1500, &bs, &d) != GPI_OK) fail_msg("%s", d.msg);
+    rows x = {.n = 0};
+    assert_int_equal(store_index_rows(st, "T", d1, d1 + 2, grab, &x, &d), GPI_OK);
+    assert_int_equal(x.n, 3);
+    static const struct {
+        int64_t value_e4, loo_e4;
+        const char *loo_by;
+        int64_t cost_e2[2];
+        long offers[2];
+    } want[] = {
+        {22020, 5, "Pa", {100000, -1}, {-1, -1}},
+        {22000, 20, "Qa", {-1, -1}, {1, -1}},
+        {22000, 0, "Qa", {1, 1}, {1, 1}},
+    };
+    for (int i = 0; i < 3; i++) {
+        const store_index_row *r = &x.r[i];
+        assert_int_equal(r->value_e4, want[i].value_e4);
+        assert_int_equal(r->loo_move_e4, want[i].loo_e4);
+        assert_string_equal(r->loo_provider, want[i].loo_by);
+        assert_int_equal(r->loo_voids, 0);
+        for (int k = 0; k < 2; k++) {
+            assert_int_equal(r->cost_e2[k], want[i].cost_e2[k]);
+            assert_int_equal(r->cost_offers[k], want[i].offers[k]);
+        }
+    }
+    idx_grades_free(gs);
+    store_close(st);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -616,6 +699,7 @@ int main(void)
         cmocka_unit_test(test_grade_defaults_and_hash),
         cmocka_unit_test(test_gpu_names_from_csv),
         cmocka_unit_test(test_build_fixture),
+        cmocka_unit_test(test_manipulation_cost),
     };
     return cmocka_run_group_tests_name("index", tests, NULL, NULL);
 }

@@ -398,18 +398,19 @@ static void test_settle_ledger_overflow_refused(void **state)
 {
     (void)state;
     /* 10^9 contracts of 10^9 GPU-hours at a 1 USD tick (10^11 cents a
-     * tick): a one-tick move is 10^20 cents, beyond int64: GPI_EMATH, not a
+     * tick) on a price of 2000 USD (2000 ticks: the tick is fine enough):
+     * a one-tick move is 10^20 cents, beyond int64: GPI_EMATH, not a
      * wrapped amount */
     size_t n;
     store_index_day *v = suspended_days(day_of(2025, 2, 1), day_of(2025, 3, 31), &n);
-    set_value(v, n, day_of(2025, 2, 1), 20000);
+    set_value(v, n, day_of(2025, 2, 1), 20000000);
     settle_contract c = contract("BIG", 2025, 3, 1000000000, 1, 0, 1);
     assert_int_equal(c.tick_cents, 100000000000LL);
     settle_result r;
     gpi_diag d = {""};
     assert_int_equal(settle_run(&c, v, n, INT32_MAX, &r, &d), GPI_OK);
-    assert_int_equal(r.rows[0].price_units, 2);
-    settle_position p = {"whale", 0, 1000000000, 1, 1, 2};
+    assert_int_equal(r.rows[0].price_units, 2000);
+    settle_position p = {"whale", 0, 1000000000, 1, 1999, 2};
     settle_ledger_row *rows = NULL;
     size_t nr = 0;
     int64_t entry;
@@ -422,6 +423,65 @@ static void test_settle_ledger_overflow_refused(void **state)
     assert_int_equal(rows[0].variation_cents, 1000000000000000000LL);
     free(rows);
     settle_result_free(&r);
+    free(v);
+}
+
+/* A tick of 1000 made every price and margin 0 without a word (issue 12).
+ * Every value settled on must be at least SETTLE_MIN_TICKS (100) ticks:
+ * the error names the day, the value and, for a contract read from a
+ * file, the file, the tick's line and the contract. */
+static void test_settle_tick_too_coarse(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *name;
+        int64_t mant;
+        int scale;
+        int64_t l_e4, v_e4; /* L on 2025-01-31 (-1: none), value of 2025-02-10 */
+        const char *msg;    /* NULL: settles */
+    } cases[] = {
+        {"tick 1000", 1000, 0, -1, 24000,
+         "GPUH-2503: tick: more than 1% of the value 2.4000 of H100-SXM.OD.GOLD+ on 2025-02-10, so "
+         "prices would move in steps of over 1% (got \"1000\")"},
+        {"exactly 1%", 24, 3, -1, 24000, NULL},
+        {"just over 1%", 241, 4, -1, 24000,
+         "GPUH-2503: tick: more than 1% of the value 2.4000 of H100-SXM.OD.GOLD+ on 2025-02-10, so "
+         "prices would move in steps of over 1% (got \"0.0241\")"},
+        {"L before the listing", 1, 2, 50, 24000,
+         "GPUH-2503: tick: more than 1% of the value 0.0050 of H100-SXM.OD.GOLD+ on 2025-01-31, so "
+         "prices would move in steps of over 1% (got \"0.01\")"},
+        {"a value of 0 settles as 0", 1, 2, -1, 0, NULL},
+        {"the default tick", 1, 4, -1, 24000, NULL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        size_t n;
+        store_index_day *v = suspended_days(day_of(2025, 1, 31), day_of(2025, 3, 31), &n);
+        if (cases[i].l_e4 >= 0) set_value(v, n, day_of(2025, 1, 31), cases[i].l_e4);
+        set_value(v, n, day_of(2025, 2, 10), cases[i].v_e4);
+        settle_contract c = contract("GPUH-2503", 2025, 3, 100000, cases[i].mant, cases[i].scale, 1);
+        settle_result r;
+        gpi_diag d = {""};
+        gpi_status st = settle_run(&c, v, n, INT32_MAX, &r, &d);
+        if (!cases[i].msg && st != GPI_OK) fail_msg("%s: %s", cases[i].name, d.msg);
+        if (cases[i].msg && (st != GPI_EINPUT || strcmp(d.msg, cases[i].msg) != 0))
+            fail_msg("%s: status %d\n got  %s\n want %s", cases[i].name, st, d.msg, cases[i].msg);
+        if (st == GPI_OK) settle_result_free(&r);
+        free(v);
+    }
+    /* read from a file: its line */
+    size_t n;
+    store_index_day *v = suspended_days(day_of(2025, 2, 1), day_of(2025, 3, 31), &n);
+    set_value(v, n, day_of(2025, 2, 3), 24000);
+    settle_contract c = contract("GPUH-2503", 2025, 3, 1000, 1, 0, 1);
+    c.path = "contracts.json";
+    c.index = 2;
+    c.tick_line = 9;
+    settle_result r;
+    gpi_diag d = {""};
+    assert_int_equal(settle_run(&c, v, n, INT32_MAX, &r, &d), GPI_EINPUT);
+    assert_string_equal(d.msg, "contracts.json:9: contract 2 (GPUH-2503): tick: more than 1% of the "
+                               "value 2.4000 of H100-SXM.OD.GOLD+ on 2025-02-03, so prices would "
+                               "move in steps of over 1% (got \"1\")");
     free(v);
 }
 
@@ -496,6 +556,7 @@ int main(void)
         cmocka_unit_test(test_settle_latest_value_before_listing),
         cmocka_unit_test(test_settle_month_without_value),
         cmocka_unit_test(test_settle_ledger_overflow_refused),
+        cmocka_unit_test(test_settle_tick_too_coarse),
         cmocka_unit_test(test_settle_round_value_half_up),
         cmocka_unit_test(test_settle_price_parse_table),
     };

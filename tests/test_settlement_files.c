@@ -121,79 +121,86 @@ static void test_contracts_load_errors(void **state)
     } cases[] = {
         {"unknown grade",
          "{\"contracts\": [{\"symbol\": \"GPUB-2503\", \"grade\": \"B200.OD\", \"month\": \"2025-03\"}]}",
-         "contract 1 (GPUB-2503): grade: unknown grade (not built in the database) (got \"B200.OD\")"},
+         "1: contract 1 (GPUB-2503): grade: unknown grade (not built in the database) (got \"B200.OD\")"},
         {"bad month", C1("\"month\": \"2025-13\""),
-         "contract 1 (GPUH-2503): month: no such month (got \"2025-13\")"},
+         "1: contract 1 (GPUH-2503): month: no such month (got \"2025-13\")"},
         {"month not text", C1("\"month\": 202503"),
-         "contract 1 (GPUH-2503): month: not a month YYYY-MM (got \"202503\")"},
+         "1: contract 1 (GPUH-2503): month: not a month YYYY-MM (got \"202503\")"},
         {"month format", C1("\"month\": \"2025-3\""),
-         "contract 1 (GPUH-2503): month: not a month YYYY-MM (got \"2025-3\")"},
-        {"missing month", C1("\"size\": 1000"), "contract 1 (GPUH-2503): month: missing"},
+         "1: contract 1 (GPUH-2503): month: not a month YYYY-MM (got \"2025-3\")"},
+        {"missing month", C1("\"size\": 1000"), "1: contract 1 (GPUH-2503): month: missing"},
         {"tick zero", C1("\"month\": \"2025-03\", \"tick\": 0"),
-         "contract 1 (GPUH-2503): tick: must be greater than 0 (got \"0\")"},
+         "1: contract 1 (GPUH-2503): tick: must be greater than 0 (got \"0\")"},
         {"tick negative", C1("\"month\": \"2025-03\", \"tick\": -0.001"),
-         "contract 1 (GPUH-2503): tick: must be greater than 0 (got \"-0.001\")"},
+         "1: contract 1 (GPUH-2503): tick: must be greater than 0 (got \"-0.001\")"},
         {"tick text", C1("\"month\": \"2025-03\", \"tick\": \"0.00a\""),
-         "contract 1 (GPUH-2503): tick: not a number (got \"0.00a\")"},
+         "1: contract 1 (GPUH-2503): tick: not a number (got \"0.00a\")"},
         {"tick 16 digits", C1("\"month\": \"2025-03\", \"tick\": 0.1234567890123456"),
-         "contract 1 (GPUH-2503): tick: more than 15 significant digits (write it as a string)"
+         "1: contract 1 (GPUH-2503): tick: more than 15 significant digits (write it as a string)"
          " (got \"0.1234567890123456\")"},
         /* 64 characters: once cut to 63 they read as tick 1 */
         {"tick 64 characters", C1("\"month\": \"2025-03\", \"tick\": \"0000000000000000000000000000000000000000000000000000000000000015\""),
-         "contract 1 (GPUH-2503): tick: longer than 63 characters (got \"0000000000000000000000000000000000000000000000000000000000000015\")"},
+         "1: contract 1 (GPUH-2503): tick: longer than 63 characters (got \"0000000000000000000000000000000000000000000000000000000000000015\")"},
         {"tick huge", C1("\"month\": \"2025-03\", \"tick\": 1e300"),
-         "contract 1 (GPUH-2503): tick: out of range (got \"1e+300\")"},
+         "1: contract 1 (GPUH-2503): tick: out of range (got \"1e+300\")"},
         {"tick tiny", C1("\"month\": \"2025-03\", \"tick\": 1e-30"),
-         "contract 1 (GPUH-2503): tick: out of range (got \"1e-30\")"},
+         "1: contract 1 (GPUH-2503): tick: out of range (got \"1e-30\")"},
         {"tick over 1000", C1("\"month\": \"2025-03\", \"tick\": 1000.5"),
-         "contract 1 (GPUH-2503): tick: must be at most 1000 (got \"1000.5\")"},
-        {"year before 1900", C1("\"month\": \"1899-12\""),
-         "contract 1 (GPUH-2503): month: year before 1900 (got \"1899-12\")"},
+         "1: contract 1 (GPUH-2503): tick: must be at most 1000 (got \"1000.5\")"},
+        {"month before 2000", C1("\"month\": \"1999-12\""),
+         "1: contract 1 (GPUH-2503): month: must be from 2000-01 to 2099-12 (the days an index is"
+         " built for) (got \"1999-12\")"},
+        {"month after 2099", C1("\"month\": \"2100-01\""),
+         "1: contract 1 (GPUH-2503): month: must be from 2000-01 to 2099-12 (the days an index is"
+         " built for) (got \"2100-01\")"},
+        {"min days over the month", C1("\"month\": \"2025-02\", \"min_published_days\": 29"),
+         "1: contract 1 (GPUH-2503): min_published_days: must be at most 28, the days of 2025-02"
+         " (it could never settle) (got \"29\")"},
         {"size x tick", C1("\"month\": \"2025-03\", \"tick\": 0.000001"),
-         "contract 1 (GPUH-2503): size x tick: not a whole number of cents (got 1000 x 0.000001 USD)"},
+         "1: contract 1 (GPUH-2503): size x tick: not a whole number of cents (got 1000 x 0.000001 USD)"},
         {"size x tick small size", C1("\"month\": \"2025-03\", \"size\": 5, \"tick\": \"0.001\""),
-         "contract 1 (GPUH-2503): size x tick: not a whole number of cents (got 5 x 0.001 USD)"},
+         "1: contract 1 (GPUH-2503): size x tick: not a whole number of cents (got 5 x 0.001 USD)"},
         {"size zero", C1("\"month\": \"2025-03\", \"size\": 0"),
-         "contract 1 (GPUH-2503): size: must be from 1 to 1000000000 GPU-hours (got \"0\")"},
+         "1: contract 1 (GPUH-2503): size: must be from 1 to 1000000000 GPU-hours (got \"0\")"},
         {"size fraction", C1("\"month\": \"2025-03\", \"size\": 1.5"),
-         "contract 1 (GPUH-2503): size: not a whole number (got \"1.5\")"},
+         "1: contract 1 (GPUH-2503): size: not a whole number (got \"1.5\")"},
         /* 1e10 is a whole number (JSON has one number type), shown plain */
         {"size whole real", C1("\"month\": \"2025-03\", \"size\": 1e10"),
-         "contract 1 (GPUH-2503): size: must be from 1 to 1000000000 GPU-hours (got "
+         "1: contract 1 (GPUH-2503): size: must be from 1 to 1000000000 GPU-hours (got "
          "\"10000000000\")"},
         {"min days zero", C1("\"month\": \"2025-03\", \"min_published_days\": 0"),
-         "contract 1 (GPUH-2503): min_published_days: must be from 1 to 31 (got \"0\")"},
+         "1: contract 1 (GPUH-2503): min_published_days: must be from 1 to 31 (got \"0\")"},
         {"lower-case symbol",
          "{\"contracts\": [{\"symbol\": \"gpuh-2503\", \"grade\": \"A100-80GB.OD\", \"month\": \"2025-03\"}]}",
-         "contract 1: symbol: not a symbol [A-Z0-9][A-Z0-9._-]{0,31} (got \"gpuh-2503\")"},
+         "1: contract 1: symbol: not a symbol [A-Z0-9][A-Z0-9._-]{0,31} (got \"gpuh-2503\")"},
         {"symbol starts with dash",
          "{\"contracts\": [{\"symbol\": \"-GPUH\", \"grade\": \"A100-80GB.OD\", \"month\": \"2025-03\"}]}",
-         "contract 1: symbol: not a symbol [A-Z0-9][A-Z0-9._-]{0,31} (got \"-GPUH\")"},
+         "1: contract 1: symbol: not a symbol [A-Z0-9][A-Z0-9._-]{0,31} (got \"-GPUH\")"},
         {"symbol 33 chars",
          "{\"contracts\": [{\"symbol\": \"ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456\", \"grade\": \"A100-80GB.OD\","
          " \"month\": \"2025-03\"}]}",
-         "contract 1: symbol: not a symbol [A-Z0-9][A-Z0-9._-]{0,31} (got \"ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456\")"},
+         "1: contract 1: symbol: not a symbol [A-Z0-9][A-Z0-9._-]{0,31} (got \"ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456\")"},
         {"symbol with slash",
          "{\"contracts\": [{\"symbol\": \"A/B\", \"grade\": \"A100-80GB.OD\", \"month\": \"2025-03\"}]}",
-         "contract 1: symbol: not a symbol [A-Z0-9][A-Z0-9._-]{0,31} (got \"A/B\")"},
+         "1: contract 1: symbol: not a symbol [A-Z0-9][A-Z0-9._-]{0,31} (got \"A/B\")"},
         {"missing symbol", "{\"contracts\": [{\"grade\": \"A100-80GB.OD\", \"month\": \"2025-03\"}]}",
-         "contract 1: symbol: missing"},
+         "1: contract 1: symbol: missing"},
         {"unknown key", C1("\"month\": \"2025-03\", \"expiry\": \"2025-03-31\""),
-         "contract 1 (GPUH-2503): unknown key \"expiry\" (expected symbol, grade, month, size,"
+         "1: contract 1 (GPUH-2503): unknown key \"expiry\" (expected symbol, grade, month, size,"
          " tick, min_published_days)"},
         {"second contract",
          "{\"contracts\": [{\"symbol\": \"A1\", \"grade\": \"A100-80GB.OD\", \"month\": \"2025-03\"},"
          " {\"symbol\": \"A2\", \"grade\": \"A100-80GB.OD\", \"month\": \"2025-04\", \"tick\": -1}]}",
-         "contract 2 (A2): tick: must be greater than 0 (got \"-1\")"},
+         "1: contract 2 (A2): tick: must be greater than 0 (got \"-1\")"},
         {"duplicate symbol",
          "{\"contracts\": [{\"symbol\": \"A1\", \"grade\": \"A100-80GB.OD\", \"month\": \"2025-03\"},"
          " {\"symbol\": \"A1\", \"grade\": \"A100-80GB.OD\", \"month\": \"2025-04\"}]}",
-         "contract 2 (A1): symbol: duplicate (also contract 1)"},
-        {"not an object", "{\"contracts\": [42]}", "contract 1: contract: not a JSON object (got \"42\")"},
-        {"empty list", "{\"contracts\": []}", "contracts: empty list"},
+         "1: contract 2 (A1): symbol: duplicate (also contract 1, line 1)"},
+        {"not an object", "{\"contracts\": [42]}", "1: contract 1: contract: not a JSON object (got \"42\")"},
+        {"empty list", "{\"contracts\": []}", "1: contracts: empty list"},
         {"top-level key", "{\"contracts\": [], \"version\": 1}",
-         "unknown key \"version\" (expected \"contracts\")"},
-        {"no contracts", "[1, 2]", "not a contract file (want {\"contracts\": [...]})"},
+         "1: unknown key \"version\" (expected \"contracts\")"},
+        {"no contracts", "[1, 2]", "1: not a contract file (want {\"contracts\": [...]})"},
         {"syntax", "{\"contracts\": [\n{\"symbol\": \"A\",,}]}", "2:16: string or '}' expected near ','"},
         {"duplicate key", C1("\"month\": \"2025-03\", \"month\": \"2025-04\""),
          "1:95: duplicate object key near '\"month\"'"},
@@ -225,6 +232,100 @@ static void test_contracts_load_errors(void **state)
     char want[4300];
     snprintf(want, sizeof want, "%s: cannot open: No such file or directory", missing);
     assert_string_equal(d.msg, want);
+    free(dir);
+}
+
+/* Errors named only the contract; they now say its line (the key's, or
+ * the contract's), across a file of several lines (issue 12). */
+static void test_contracts_errors_name_lines(void **state)
+{
+    (void)state;
+    static const char head[] = "{\n  \"contracts\": [\n"
+                               "    {\"symbol\": \"A1\", \"grade\": \"H100-SXM.OD.GOLD+\",\n"
+                               "     \"month\": \"2025-03\"},\n"; /* lines 1-4 */
+    static const struct {
+        const char *name, *rest, *msg;
+    } cases[] = {
+        {"tick of the second",
+         "    {\"symbol\": \"A2\",\n     \"grade\": \"H100-SXM.OD.GOLD+\",\n"
+         "     \"month\": \"2025-04\",\n     \"tick\": \"-1\"}\n  ]\n}\n",
+         "8: contract 2 (A2): tick: must be greater than 0 (got \"-1\")"},
+        {"unknown key at its line",
+         "    {\"symbol\": \"A2\", \"grade\": \"H100-SXM.OD.GOLD+\", \"month\": \"2025-04\",\n"
+         "\n     \"expiry\": 1}]}\n",
+         "7: contract 2 (A2): unknown key \"expiry\" (expected symbol, grade, month, size, tick,"
+         " min_published_days)"},
+        {"missing key: the contract's line",
+         "\n\n    {\"symbol\": \"A2\", \"grade\": \"H100-SXM.OD.GOLD+\"}]}\n",
+         "7: contract 2 (A2): month: missing"},
+        {"not an object", "    [1,\n 2]]}\n", "5: contract 2: contract: not a JSON object (got \"[1,2]\")"},
+        {"duplicate symbol",
+         "    {\"grade\": \"H100-SXM.OD.GOLD+\", \"month\": \"2025-04\",\n"
+         "     \"symbol\": \"A1\"}]}\n",
+         "6: contract 2 (A1): symbol: duplicate (also contract 1, line 3)"},
+        {"escaped text before", /* a quote and brackets inside strings */
+         "    {\"symbol\": \"A2\", \"grade\": \"H100-SXM.OD.GOLD+\",\n"
+         "     \"month\": \"2025-04\", \"size\": 0}]}\n",
+         "6: contract 2 (A2): size: must be from 1 to 1000000000 GPU-hours (got \"0\")"},
+        {"min days of February",
+         "    {\"symbol\": \"A2\", \"grade\": \"H100-SXM.OD.GOLD+\", \"month\": \"2024-02\",\n"
+         "     \"min_published_days\": 30}]}\n",
+         "6: contract 2 (A2): min_published_days: must be at most 29, the days of 2024-02 (it could"
+         " never settle) (got \"30\")"},
+    };
+    char *dir = tu_mkdtemp("settle-lines");
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char text[1024];
+        snprintf(text, sizeof text, "%s%s", head, cases[i].rest);
+        char *path = tu_write(dir, "c.json", text);
+        settle_contract *cs = NULL;
+        size_t n = 0;
+        gpi_diag d = {""};
+        gpi_status st = settle_contracts_load(path, known_grades, NULL, &cs, &n, &d);
+        char want[700];
+        snprintf(want, sizeof want, "%s:%s", path, cases[i].msg);
+        if (st != GPI_EINPUT || strcmp(d.msg, want) != 0)
+            fail_msg("%s: status %d\n got  %s\n want %s", cases[i].name, st, d.msg, want);
+        free(path);
+    }
+    /* a loaded contract knows its lines */
+    char text[1024];
+    snprintf(text, sizeof text, "%s    {\"symbol\": \"A2\", \"grade\": \"H100-SXM.OD.GOLD+\",\n"
+                                "     \"month\": \"2025-04\",\n     \"tick\": 0.001}]}\n", head);
+    char *path = tu_write(dir, "c.json", text);
+    settle_contract *cs = NULL;
+    size_t n = 0;
+    gpi_diag d = {""};
+    assert_int_equal(settle_contracts_load(path, known_grades, NULL, &cs, &n, &d), GPI_OK);
+    assert_int_equal(n, 2);
+    assert_int_equal(cs[0].line, 3);
+    assert_int_equal(cs[0].tick_line, 3); /* the default tick: the contract's line */
+    assert_int_equal(cs[1].line, 5);
+    assert_int_equal(cs[1].tick_line, 7);
+    assert_int_equal(cs[1].index, 2);
+    assert_string_equal(cs[1].path, path);
+    free(cs);
+    free(path);
+    free(dir);
+}
+
+/* Found by fuzz/fuzz_contracts.c: an empty file made the reader that keeps
+ * the text (for the lines of errors) add 0 bytes to a NULL buffer,
+ * undefined behaviour that the sanitizer build (make check) stops on. */
+static void test_contracts_empty_file(void **state)
+{
+    (void)state;
+    char *dir = tu_mkdtemp("settle-empty");
+    char *path = tu_write(dir, "c.json", "");
+    settle_contract *cs = NULL;
+    size_t n = 0;
+    gpi_diag d = {""};
+    assert_int_equal(settle_contracts_load(path, known_grades, NULL, &cs, &n, &d), GPI_EINPUT);
+    char want[4300];
+    snprintf(want, sizeof want, "%s:1:0: '[' or '{' expected near end of file", path);
+    assert_string_equal(d.msg, want);
+    assert_null(cs);
+    free(path);
     free(dir);
 }
 
@@ -509,6 +610,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_contracts_load_valid),
         cmocka_unit_test(test_contracts_load_errors),
+        cmocka_unit_test(test_contracts_errors_name_lines),
+        cmocka_unit_test(test_contracts_empty_file),
         cmocka_unit_test(test_contracts_load_bom),
         cmocka_unit_test(test_contracts_shipped_file),
         cmocka_unit_test(test_positions_load_valid),

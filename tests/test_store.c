@@ -12,7 +12,7 @@
 
 #include "core/gpi.h"
 #include "store/store.h"
-#include "tests/schema8.h"
+#include "tests/schema9.h"
 
 static store *open_tmp(char **path_out)
 {
@@ -513,10 +513,23 @@ static void test_migration_key_kind_bit(void **state)
     store_close(st);
     sqlite3 *db = NULL;
     assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-    /* back to schema 2: undo migrations 4 to 9, then let 3 to 9 run again */
-    assert_int_equal(sqlite3_exec(db, undo_9, NULL, NULL, NULL), SQLITE_OK);
+    /* back to schema 2: undo migrations 4 to 10, then let 3 to 10 run again */
+    assert_int_equal(sqlite3_exec(db, undo_10, NULL, NULL, NULL), SQLITE_OK);
     const char *sql = "INSERT INTO index_exclusions VALUES ('g', 1, 1, 9, 0, 'x', 1, 'r');"
                       "INSERT INTO index_exclusions VALUES ('g', 1, 0, -2, 0, 'x', 1, 'r');"
+                      /* migration 9's columns */
+                      "ALTER TABLE index_values DROP COLUMN loo_move_e4;"
+                      "ALTER TABLE index_values DROP COLUMN loo_provider;"
+                      "ALTER TABLE index_values DROP COLUMN loo_voids;"
+                      "ALTER TABLE index_values DROP COLUMN cost_tick_e2;"
+                      "ALTER TABLE index_values DROP COLUMN cost_pct_e2;"
+                      "ALTER TABLE index_values DROP COLUMN cost_tick_offers;"
+                      "ALTER TABLE index_values DROP COLUMN cost_pct_offers;"
+                      "ALTER TABLE index_values DROP COLUMN chain_prev_nano;"
+                      "ALTER TABLE index_values DROP COLUMN carry_prev;"
+                      "ALTER TABLE index_values DROP COLUMN xs_carry;"
+                      "ALTER TABLE index_values DROP COLUMN ref_volumes;"
+                      "ALTER TABLE index_values DROP COLUMN anchor_window;"
                       "DROP TABLE obs_facets;"    /* of migration 8 */
                       "DROP TABLE cutoffs;"       /* of migration 7 */
                       "DROP TABLE ident_aliases;" /* of migration 6 */
@@ -639,10 +652,22 @@ static void test_migration_identity_aliases(void **state)
     /* back to schema version 5, as such a database was */
     sqlite3 *db = NULL;
     assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-    assert_int_equal(sqlite3_exec(db, undo_9, NULL, NULL, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(db, undo_10, NULL, NULL, NULL), SQLITE_OK);
     assert_int_equal(sqlite3_exec(db, "UPDATE observations SET attrs = attrs & 1048575;"
                                       "DROP TABLE ident_aliases; DROP TABLE cutoffs;"
                                       " DROP TABLE obs_facets;"
+                                      " ALTER TABLE index_values DROP COLUMN loo_move_e4;"
+                                      " ALTER TABLE index_values DROP COLUMN loo_provider;"
+                                      " ALTER TABLE index_values DROP COLUMN loo_voids;"
+                                      " ALTER TABLE index_values DROP COLUMN cost_tick_e2;"
+                                      " ALTER TABLE index_values DROP COLUMN cost_pct_e2;"
+                                      " ALTER TABLE index_values DROP COLUMN cost_tick_offers;"
+                                      " ALTER TABLE index_values DROP COLUMN cost_pct_offers;"
+                                      " ALTER TABLE index_values DROP COLUMN chain_prev_nano;"
+                                      " ALTER TABLE index_values DROP COLUMN carry_prev;"
+                                      " ALTER TABLE index_values DROP COLUMN xs_carry;"
+                                      " ALTER TABLE index_values DROP COLUMN ref_volumes;"
+                                      " ALTER TABLE index_values DROP COLUMN anchor_window;"
                                       " PRAGMA user_version = 5;",
                                   NULL, NULL, NULL),
                      SQLITE_OK);
@@ -737,8 +762,8 @@ static long sql_count(const char *path, const char *sql)
     return v;
 }
 
-/* Issue 15: migration 9 moves what repeats across the rows of an offer or
- * feed into profiles.  A schema 8 database -- rows stored by the store and
+/* Issue 15: migration 10 moves what repeats across the rows of an offer or
+ * feed into profiles.  A schema 9 database -- rows stored by the store and
  * rows written the way older versions did (no "given" bits in attrs, no
  * sku, currency or correction, a text identity) -- shows exactly the same
  * readable view after it, each distinct combination is one profile, and
@@ -775,8 +800,8 @@ static void test_migration_profiles(void **state)
     assert_int_equal(sql_count(path, "SELECT count(*) FROM profiles"), 3);
     sqlite3 *db = NULL;
     assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-    assert_int_equal(sqlite3_exec(db, undo_9, NULL, NULL, NULL), SQLITE_OK);
-    /* two rows as schema 8 stored them before the given bits: attrs offer,
+    assert_int_equal(sqlite3_exec(db, undo_10, NULL, NULL, NULL), SQLITE_OK);
+    /* two rows as schema 9 stored them before the given bits: attrs offer,
      * vm, gold, on-demand; no sku, currency or correction; a text ident */
     const char *old_rows =
         "INSERT INTO names(name) VALUES ('A100-SXM-40GB'), ('old-feed');"
@@ -800,13 +825,13 @@ static void test_migration_profiles(void **state)
     assert_non_null(strstr(before, "|t:legacy|y|"));
 
     gpi_diag d = {{0}};
-    assert_int_equal(store_open(path, &st, &d), GPI_OK); /* migration 9 */
+    assert_int_equal(store_open(path, &st, &d), GPI_OK); /* migration 10 */
     store_close(st);
     char *after = view_text(path);
     assert_string_equal(after, before);
     /* a, a2 | c | t | the two old rows */
     assert_int_equal(sql_count(path, "SELECT count(*) FROM profiles"), 4);
-    assert_int_equal(sql_count(path, "PRAGMA user_version"), 9);
+    assert_int_equal(sql_count(path, "PRAGMA user_version"), 10);
 
     /* the migrated rows are the stored ones for the duplicate check */
     assert_int_equal(store_open(path, &st, &d), GPI_OK);

@@ -5,9 +5,12 @@
 #
 # Generates a year (2025) of the demo market (fixed seed) into demo-out/market,
 # ingests it into demo-out/demo.db, builds the index over the range,
-# publishes the last day and each month end, measures every grade against
-# the market's true price (bench/accuracy), writes the static site (with a
-# screenshot when chromium is installed),
+# publishes each month end and every day from 2025-10-25 (the December
+# contract's days and the window of the November anchor), measures every
+# grade against the market's true price (bench/accuracy), writes the static
+# site (with a screenshot when chromium is installed), verifies every
+# published day and the December contract's settlement prices from the
+# published files alone (gpuidx verify),
 # settles the example contracts with the example positions, runs hedge
 # analyses, hedge replays (roll and strip) and grade rankings (with grades
 # built around the payer's rent) on the example rent histories, draws the
@@ -29,6 +32,7 @@ END=2025-12-31
 GRADE=H100-SXM.OD
 
 case $BIN in /*) ;; *) BIN=$(pwd)/$BIN ;; esac
+SRC=$(cd "$(dirname "$0")/.." && pwd) # the source tree (the demo may run elsewhere)
 [ -x "$BIN" ] || { echo "make demo: $BIN is not built" >&2; exit 1; }
 
 step() { printf '\n== %s\n' "$*"; }
@@ -80,19 +84,21 @@ EOJ
 "$BIN" --db "$DB" index build --grades "$OUT/candidates.json" --from $START --to $END
 "$BIN" --db "$DB" grades list
 
-step "4. publish the last day and each month end"
+step "4. publish each month end and every day from 2025-10-25"
 require index publish
 for d in 2025-01-31 2025-02-28 2025-03-31 2025-04-30 2025-05-31 2025-06-30 \
-         2025-07-31 2025-08-31 2025-09-30 2025-10-31 2025-11-30 $END; do
+         2025-07-31 2025-08-31 2025-09-30; do
     "$BIN" --db "$DB" index publish --date $d --out "$OUT/publish"
 done
+"$BIN" --db "$DB" index publish --from 2025-10-25 --to $END --out "$OUT/publish" 2>"$OUT/publish.log"
+tail -1 "$OUT/publish.log"
 
 echo "grades published on $END (the published grades file only):"
 cut -d, -f2 "$OUT/publish/$END/index.csv" | tail -n +2 | tr '\n' ' '
 echo
 
 step "5. accuracy against the market's true price (bench/accuracy; BENCHMARKS.md)"
-DAYS=$DAYS SEED=$SEED WORK="$OUT/accuracy" sh bench/accuracy "$BIN" >"$OUT/accuracy.md"
+DAYS=$DAYS SEED=$SEED WORK="$OUT/accuracy" sh "$SRC/bench/accuracy" "$BIN" >"$OUT/accuracy.md"
 cat "$OUT/accuracy.md"
 
 step "6. static site, benchmark statement and a screenshot"
@@ -100,7 +106,7 @@ require site
 "$BIN" --db "$DB" site --out "$OUT/site" --deployments "$MARKET/deployments.csv" \
     --accuracy "$OUT/accuracy/accuracy.csv"
 if command -v chromium >/dev/null 2>&1; then
-    sh tools/screenshot.sh "$OUT/site" "$OUT/site.png"
+    sh "$SRC/tools/screenshot.sh" "$OUT/site" "$OUT/site.png"
 else
     echo "(no screenshot: chromium is not installed; tools/deps.sh installs it)"
 fi
@@ -110,6 +116,13 @@ require settle
 "$BIN" --db "$DB" settle --contracts "$MARKET/contracts.json" \
     --positions "$MARKET/positions.csv" >"$OUT/settlement.csv"
 grep -E ',(final|insufficient)$' "$OUT/settlement.csv" || true
+
+step "7b. verify the published days and the December contract from the files alone"
+require verify
+"$BIN" verify "$OUT/publish" >"$OUT/verify.txt"
+tail -1 "$OUT/verify.txt"
+"$BIN" verify --settlement --contracts "$MARKET/contracts.json" --symbol GPUH-2512 \
+    --against "$OUT/settlement.csv" "$OUT/publish"
 
 step "8. hedge analysis of the example rent histories against $GRADE"
 require hedge analyze
@@ -146,10 +159,10 @@ DEPS=$MARKET/deployments.csv
     >"$OUT/cost-moves.csv"
 cat "$OUT/cost-curve.txt"
 step "11. which grade hedges the payer's rent (weekly changes, every shipped grade and grades built around the rent)"
-"$BIN" --db "$DB" hedge compare --rent "$MARKET/rent_payer.csv" --grades data/grades.json \
+"$BIN" --db "$DB" hedge compare --rent "$MARKET/rent_payer.csv" --grades "$SRC/data/grades.json" \
     --freq week --suggest --gpu H100-SXM-80GB --term on-demand --scope vm \
     --svg "$OUT/hedge-compare-payer.svg" >"$OUT/hedge-compare-payer.txt"
-"$BIN" --db "$DB" hedge compare --rent "$MARKET/rent_earner.csv" --grades data/grades.json \
+"$BIN" --db "$DB" hedge compare --rent "$MARKET/rent_earner.csv" --grades "$SRC/data/grades.json" \
     --gpu H100 --freq week >"$OUT/hedge-compare-earner.txt"
 cat "$OUT/hedge-compare-payer.txt"
 
@@ -160,6 +173,7 @@ cat <<EOM
   database                                   $DB
   rejected rows                              $OUT/rejects-offers.csv, $OUT/rejects-trades.csv
   published days (the published grades only) $OUT/publish/<date>/index.csv, index.json, observations.csv
+  their verification (gpuidx verify)         $OUT/verify.txt
   accuracy against the true price            $OUT/accuracy.md, $OUT/accuracy/accuracy.csv
   static site                                $OUT/site/index.html, statement.html (+ one CSV per grade, cost curve)
   screenshot of the site                     $OUT/site.png

@@ -8,10 +8,17 @@
 # chromium and a font for it) is wanted: when it cannot be installed (no
 # network, no root) the script says so and succeeds, and that one test is
 # skipped with the same message.
+#
+#   sh tools/deps.sh fuzz    also clang and its runtime (libFuzzer) for
+#                            `make fuzz` (required then)
 set -eu
 PKGS="build-essential pkg-config libsqlite3-dev sqlite3 libcsv-dev libgsl-dev
 libjansson-dev libcmocka-dev libssl-dev zlib1g-dev python3-pandas"
 WANTED="chromium fonts-dejavu-core"
+if [ "${1:-}" = fuzz ]; then
+    PKGS="$PKGS clang libclang-rt-dev"
+    WANTED=""
+fi
 
 missing_of() {
     m=""

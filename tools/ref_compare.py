@@ -5,7 +5,8 @@ tools/ref_index.py) field by field and summarizes the differences.
 Usage: /usr/bin/python3 tools/ref_compare.py GPUIDX.csv REF.csv [--max N]
 
 Prints the row count, then per (grade, field) the number of differing
-rows with up to N examples.
+rows with up to N examples.  Columns only one file has (the reference run
+with --no-manip stops at `note`) are named and left out.
 Exit status 0 when the files are equal, 1 otherwise.
 """
 import argparse
@@ -23,6 +24,10 @@ def main():
         ra = list(csv.DictReader(f))
     with open(a.ref, newline="") as f:
         rb = list(csv.DictReader(f))
+    if ra and rb:
+        only = [k for k in ra[0] if k not in rb[0]] + [k for k in rb[0] if k not in ra[0]]
+        if only:
+            print(f"columns left out (in one file only): {', '.join(only)}")
     if len(ra) != len(rb):
         print(f"rows: gpuidx {len(ra)}, reference {len(rb)}")
         return 1
@@ -33,7 +38,7 @@ def main():
             return 1
         bad = False
         for k in x:
-            if x[k] != y[k]:
+            if k in y and x[k] != y[k]:
                 bad = True
                 diffs.setdefault((x["grade"], k), []).append((x["date"], x[k], y[k]))
         rows_bad += bad

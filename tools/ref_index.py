@@ -1,16 +1,18 @@
 #!/usr/bin/python3
 """tools/ref_index.py -- an independent reference implementation of index
-methodology v1 and v2 (METHODOLOGY.md §1-§5 and §10; docs/ingest.md),
+methodology v1 and v2 (METHODOLOGY.md §1-§5, §10 and §11; docs/ingest.md),
 written from the text alone, not from index/*.c.  v2 (the chain) is
-tools/ref_v2.py.  Used to check `gpuidx index build` + `index show` field
+tools/ref_v2.py, the manipulation figures of §11 tools/ref_manip.py.  Used
+to check `gpuidx index build` + `index show` field
 by field (tests/test_e2e_refindex.c, tests/test_e2e_refindex_v2.c,
 tools/ref_real.sh).
 
 Usage:
   /usr/bin/python3 tools/ref_index.py --db DB --grades FILE --from D --to D
-        [--as-of ISO-TIME] [--grade ID] [--stats FILE]
+        [--as-of ISO-TIME] [--grade ID] [--stats FILE] [--no-manip]
         # `index show` CSV (vintage empty); --stats counts, over the v2
-        # grades, how often each rule of §10 decided something
+        # grades, how often each rule of §10 decided something;
+        # --no-manip stops at `note` (no §11 figures: faster)
   /usr/bin/python3 tools/ref_index.py gen --days N --seed S --out DIR [--start D]
         # writes DIR/market.csv, a small canonical market that exercises
         # the screen, the cap, exact-half medians, thin days, the
@@ -23,7 +25,10 @@ Output: the §13 header plus, after `vintage`, xs_value, xs_level, relative,
 n_matched, n_matched_providers, panel_change, event, splice, note (§10.6):
 v1 rows leave the v2 columns empty and carry the note of a carried or
 suspended day; v2 rows are the v1 row with value, level and the band
-replaced.  Fields are quoted by RFC 4180 when they need it.
+replaced; then the five manipulation figures of §11 (loo_move,
+cost_tick_gpu_hours, cost_1pct_gpu_hours, cost_tick_offers,
+cost_1pct_offers), computed only for the rows printed.  Fields are quoted
+by RFC 4180 when they need it.
 
 Everything that decides a published number is exact (fractions.Fraction):
 prices are integer micro-USD, volumes integer micro-GPU-hours, the chain
@@ -45,6 +50,7 @@ from fractions import Fraction as Fr
 
 sys.dont_write_bytecode = True  # no tools/__pycache__ in the source tree
 import ref_v2  # noqa: E402 (tools/ref_v2.py, beside this file)
+import ref_manip  # noqa: E402 (tools/ref_manip.py: §11)
 
 TIERS = ["unrated", "underperform", "bronze", "silver", "gold", "platinum"]
 PARAM_DEFAULTS = {
@@ -333,7 +339,108 @@ def band_text(b):
     return [fmt(round_half_up(x, 1) / 10 ** 6, 6) for x in b]
 
 
-def build(db, grades, d_from, d_to, as_of, stats=None):
+def adjustment(P, raws, d):
+    """a of an offers day d (§4.3): the median of trades_raw / offers_raw
+    over the lookback days with both, half-up to 1e-6; 1 with too few."""
+    lb = int(P["adj_lookback_days"])
+    ratios = [raws[x]["trades_raw"] / raws[x]["offers_raw"]
+              for x in range(d - lb, d)
+              if x in raws and raws[x]["trades_raw"] is not None
+              and raws[x]["offers_raw"] is not None]
+    if len(ratios) >= P["adj_min_days"]:
+        return round_half_up(median(ratios), Fr(1, 10 ** 6))
+    return Fr(1)
+
+
+def evaluate(P, t_raw, o_raw, a, prev_value, carry):
+    """The v1 value of a day from its raw values (micro-USD, None when the
+    level does not qualify), its adjustment a and the carry state before
+    it: (level, value in USD or None, carry after)."""
+    if t_raw is not None:
+        return "trades", round_half_up(t_raw / 10 ** 6, P["rounding"]), 0
+    if o_raw is not None:
+        return "offers", round_half_up(o_raw * a / 10 ** 6, P["rounding"]), 0
+    if prev_value is not None and carry < P["max_carry_days"]:
+        return "carried", prev_value, carry + 1
+    return "suspended", None, 0
+
+
+def manip_v1(G, obs, r, adj, prev_value, carry, v0, level):
+    """§11 for a v1 row (tools/ref_manip.py): [loo_move, cost_tick,
+    cost_1pct, offers_tick, offers_1pct] as values or None."""
+    P = G.p
+    if v0 is None:
+        return [None] * 5
+
+    def value_of(t_raw, o_raw):
+        return evaluate(P, t_raw, o_raw, adj, prev_value, carry)[1]
+
+    move = None
+    if level in ("trades", "offers"):
+        def without(g):
+            r2 = raw_values(G, [o for o in obs if o["grp"] != g])
+            return value_of(r2["trades_raw"], r2["offers_raw"])
+        move = ref_manip.loo(v0, sorted({o["grp"] for o in r["trades"] + r["offers"]}),
+                             without)
+    t, o = ref_manip.costs(P, r, v0, value_of, capped_shares, weighted_median, median)
+    return [move] + t + o
+
+
+def manip_v2(G, chain, d, obs, r, adj, prev_value, carry, xs_level):
+    """§11 for a v2 row, part 1, before the chain steps on day d: the value
+    of the day without each group (ref_manip M4), {group: value or None};
+    None when the cross-section is not fixed (nothing is measured)."""
+    if xs_level not in ("trades", "offers"):
+        return None
+    P = G.p
+    out = {}
+    for g in sorted({o["grp"] for o in r["trades"] + r["offers"]}):
+        obs2 = [o for o in obs if o["grp"] != g]
+        r2 = raw_values(G, obs2)
+        lv, xv, _ = evaluate(P, r2["trades_raw"], r2["offers_raw"], adj, prev_value, carry)
+        fixed = lv in ("trades", "offers")
+        day = ref_v2.Day(d, ref_v2.offer_constituents(r2["so"]),
+                         ref_v2.trade_constituents(r2["st"], weighted_median), len(obs2),
+                         lv, int(xv * 10 ** 9) if fixed else None, "")
+        w = chain.peek(day, g)
+        out[g] = (None if w["chain"] is None
+                  else round_half_up(Fr(w["chain"], 10 ** 9), P["rounding"]))
+    return out
+
+
+def manip_v2_row(G, without, est, event, r, adj, prev_value, carry, v0):
+    """§11 for a v2 row, part 2, after the step: the figures from the
+    values without each group and, on an anchor day, the window's other
+    estimates (nano-USD)."""
+    P = G.p
+    if v0 is None:
+        return [None] * 5
+    move = None if without is None else ref_manip.loo(
+        v0, sorted(without), lambda g: without[g])
+    if not event:
+        return [move, None, None, None, None]
+
+    def value_of(t_raw, o_raw):
+        lv, xv, _ = evaluate(P, t_raw, o_raw, adj, prev_value, carry)
+        if lv not in ("trades", "offers"):
+            return None
+        if P["anchor_days"] <= 1:
+            return xv
+        a = ref_v2.rhu(median(est + [int(xv * 10 ** 9)]), 1)
+        return round_half_up(a / 10 ** 9, P["rounding"])
+    t, o = ref_manip.costs(P, r, v0, value_of, capped_shares, weighted_median, median)
+    return [move] + t + o
+
+
+def manip_text(m):
+    """The five columns of index show."""
+    out = ["" if m[0] is None else fmt(m[0], 4)]
+    out += ["" if x is None else fmt(Fr(x, 100), 2) for x in m[1:3]]
+    out += ["" if x is None else str(x) for x in m[3:5]]
+    return out
+
+
+def build(db, grades, d_from, d_to, as_of, stats=None, manip=True):
     con = sqlite3.connect(db)
     con.row_factory = sqlite3.Row
     first = con.execute("SELECT min(day) FROM observations").fetchone()[0]
@@ -359,48 +466,47 @@ def build(db, grades, d_from, d_to, as_of, stats=None):
             row["trade_volume"] = fmt(Fr(tvol, 10 ** 6), 2)
             a = None
             n_elig = len(r["trades"]) + len(r["offers"])
-            if r["trades_raw"] is not None:
-                value = round_half_up(r["trades_raw"] / 10 ** 6, P["rounding"])
-                row.update(level="trades", n_obs=len(r["trades"]), n_excluded=r["tex"],
+            adj = adjustment(P, raws, d)
+            prev_before, carry_before = prev_value, carry
+            level, value, carry = evaluate(P, r["trades_raw"], r["offers_raw"], adj,
+                                           prev_value, carry)
+            row["level"] = level
+            if level == "trades":
+                row.update(n_obs=len(r["trades"]), n_excluded=r["tex"],
                            n_providers=len(r["vol"]))
                 row["p"] = spread([o["price"] for o in r["st"]])
                 row["top"] = fmt(Fr(max(r["vol"].values()), tvol), 6)
-                carry = 0
-            elif r["offers_raw"] is not None:
-                lb = int(P["adj_lookback_days"])
-                ratios = [raws[x]["trades_raw"] / raws[x]["offers_raw"]
-                          for x in range(d - lb, d)
-                          if x in raws and raws[x]["trades_raw"] is not None
-                          and raws[x]["offers_raw"] is not None]
-                a = Fr(1)
-                if len(ratios) >= P["adj_min_days"]:
-                    a = round_half_up(median(ratios), Fr(1, 10 ** 6))
-                value = round_half_up(r["offers_raw"] * a / 10 ** 6, P["rounding"])
-                row.update(level="offers", n_obs=len(r["offers"]), n_excluded=r["oex"],
+            elif level == "offers":
+                a = adj
+                row.update(n_obs=len(r["offers"]), n_excluded=r["oex"],
                            n_providers=len(r["ogrp"]), adjustment=fmt(a, 6))
                 row["p"] = spread([o["price"] for o in r["so"]])
                 nso = len(r["so"])
                 row["top"] = fmt(Fr(max(len(v) for v in r["ogrp"].values()), nso), 6)
-                carry = 0
             else:
                 allobs = r["trades"] + r["offers"]
                 row.update(n_obs=len(allobs), n_excluded=0,
                            n_providers=len({o["grp"] for o in allobs}))
                 row["note"] = xs_note(G, r, n_elig)
-                if prev_value is not None and carry < P["max_carry_days"]:
-                    value = prev_value
-                    carry += 1
-                    row["level"] = "carried"
-                else:
-                    row["note"] += (f"; carried {carry} days already (max_carry_days)"
-                                    if prev_value is not None else "; no earlier value to carry")
-                    value = None
-                    carry = 0
-                    row["level"] = "suspended"
+                if level == "suspended":
+                    row["note"] += (f"; carried {carry_before} days already (max_carry_days)"
+                                    if prev_before is not None else "; no earlier value to carry")
             prev_value = value
             row["value"] = "" if value is None else fmt(value, 4)
+            want = manip and d_from <= d <= d_to
             if chain is not None:
-                v2_row(G, chain, d, r, a, value, n_elig, row)
+                without = (manip_v2(G, chain, d, obs, r, adj, prev_before, carry_before,
+                                    row["level"]) if want else None)
+                out = v2_row(G, chain, d, r, a, value, n_elig, row)
+                if want:
+                    v0 = None if out["chain"] is None else round_half_up(
+                        Fr(out["chain"], 10 ** 9), P["rounding"])
+                    row["manip"] = manip_text(manip_v2_row(
+                        G, without, out.get("est", []), out["event"], r, adj, prev_before,
+                        carry_before, v0))
+            elif want:
+                row["manip"] = manip_text(manip_v1(G, obs, r, adj, prev_before, carry_before,
+                                                   value, row["level"]))
             if d_from <= d <= d_to:
                 rows.append(row)
         if chain is not None and stats is not None:
@@ -431,12 +537,14 @@ def v2_row(G, chain, d, r, a, xs_value, n_elig, row):
                  str(out["n_matched"]), str(out["n_matched_providers"]),
                  str(out["panel_change"]), out["event"],
                  "" if out["splice"] is None else fmt(out["splice"], 12)]
+    return out
 
 
 HEADER = ("date,grade,value,level,n_obs,n_excluded,n_providers,trade_volume_gpu_hours,"
           "adjustment,p10,p25,p50,p75,p90,min,max,top_provider_share,methodology,vintage,"
           "xs_value,xs_level,relative,n_matched,n_matched_providers,panel_change,event,"
           "splice,note")
+MANIP_HEADER = ",loo_move,cost_tick_gpu_hours,cost_1pct_gpu_hours,cost_tick_offers,cost_1pct_offers"
 
 
 def csv_field(s):
@@ -446,13 +554,15 @@ def csv_field(s):
     return s
 
 
-def emit(rows, out):
-    out.write(HEADER + "\n")
+def emit(rows, out, manip=True):
+    out.write(HEADER + (MANIP_HEADER if manip else "") + "\n")
     for r in rows:
         f = [r["date"], r["grade"], r["value"], r["level"], str(r["n_obs"]),
              str(r["n_excluded"]), str(r["n_providers"]), r["trade_volume"],
              r["adjustment"]] + r["p"] + [r["top"], r["methodology"], r["vintage"]]
         f += r["v2"] + [r["note"]]
+        if manip:
+            f += r["manip"]
         out.write(",".join(csv_field(x) for x in f) + "\n")
 
 # ---------------------------------------------------------------- generator
@@ -663,6 +773,8 @@ def main():
     ap.add_argument("--grade")
     ap.add_argument("--stats", help="write how often each v2 rule decided something "
                     "(name count lines) to this file")
+    ap.add_argument("--no-manip", dest="manip", action="store_false",
+                    help="leave out the manipulation figures (§11): the columns up to note")
     a = ap.parse_args()
     with open(a.grades) as f:
         grades = [Grade(g) for g in json.load(f)["grades"]]
@@ -675,7 +787,8 @@ def main():
             t = t.replace(tzinfo=dt.timezone.utc)
         as_of = int(t.timestamp())
     stats = {}
-    emit(build(a.db, grades, day_of(a.d_from), day_of(a.d_to), as_of, stats), sys.stdout)
+    emit(build(a.db, grades, day_of(a.d_from), day_of(a.d_to), as_of, stats, a.manip),
+         sys.stdout, a.manip)
     if a.stats:
         with open(a.stats, "w") as f:
             for k in sorted(stats):

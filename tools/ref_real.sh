@@ -4,7 +4,7 @@
 # catalogue: a slice of ../shared/data/real is ingested, a few v2 grades and
 # their v1 twins are built over it, and `index show` is compared with the
 # reference field by field (tools/ref_compare.py).  Not part of `make test`
-# (about 30 s for the default window, 2-3 min from 2023-01-01); exit 0 when
+# (about 50 s for the default window, more from 2023-01-01); exit 0 when
 # every field agrees, 1 when any differs, 77 when the data is absent.  The
 # reference's rule counts (ref_index.py --stats: how often each rule of
 # §10.3-§10.4 decided something) are printed before the comparison.

@@ -6,7 +6,9 @@ nano-USD, relatives and statistics fractions.Fraction.
 ref_index.py computes a grade's v1 days (the cross-section, "xs") from the
 first observation on and hands each day here, in date order, as a Day;
 Chain.step() applies the rules of §10.4 in their order and returns the
-fields of the v2 row (§10.6) that differ from the v1 row.
+fields of the v2 row (§10.6) that differ from the v1 row; Chain.peek()
+what a day without one provider group would give (§11.1, for
+tools/ref_manip.py), leaving the state as it was.
 
 Readings of the text taken here, each a place where it could be read
 otherwise (METHODOLOGY §10; tests/test_e2e_refindex*.c check gpuidx on
@@ -191,6 +193,8 @@ class Chain:
         self.panel_o = {}       # identity -> base price
         self.panel_t = {}       # group -> base price
         self.stats = {}         # how often each rule decided something (stat())
+        self.exclude = None     # a group left out of the matching (peek)
+        self.est = []           # the last anchor window's estimates, nano-USD
 
     def stat(self, name, n=1):
         """Counts the cases a rule of the text decided (ref_index.py
@@ -233,6 +237,8 @@ class Chain:
         # by no more than error_factor, relatives in [1e-6, 1e6]
         tm = {}
         for g, base in self.panel_t.items():
+            if g == self.exclude:
+                continue
             a, b = self.trade_price(g, D.d), self.trade_price(g, F.d)
             if a is None or b is None or a[1] <= 0 or b[1] <= 0:
                 continue
@@ -246,7 +252,7 @@ class Chain:
         # offers
         om = {}
         for k, base in self.panel_o.items():
-            if k not in D.oc or k not in F.oc:
+            if k not in D.oc or k not in F.oc or D.oc[k][1] == self.exclude:
                 continue
             if not self.within_factor(D.oc[k][0], F.oc[k][0]):
                 self.stat("factor_left_out")
@@ -281,14 +287,16 @@ class Chain:
         D's prices as the base (R3); None when neither sample matches."""
         P = self.P
         K = self.days[k]
-        t = {g: (rel(K.tc[g][0], D.tc[g][0]), K.tc[g][1]) for g in D.tc if g in K.tc}
+        t = {g: (rel(K.tc[g][0], D.tc[g][0]), K.tc[g][1]) for g in D.tc
+             if g in K.tc and g != self.exclude}
         if set(D.oc) != set(K.oc) or set(D.tc) != set(K.tc):
             self.stat("anchor_constituents_changed")
         if (len(t) >= P["min_providers"]
                 and sum(v for _, v in t.values()) >= P["min_trade_volume"] * 10 ** 6):
             self.stat("anchor_c_trades")
             return s_trades(t, P["cap_floor"])
-        o = [(rel(K.oc[i][0], D.oc[i][0]), D.oc[i][1]) for i in D.oc if i in K.oc]
+        o = [(rel(K.oc[i][0], D.oc[i][0]), D.oc[i][1]) for i in D.oc
+             if i in K.oc and D.oc[i][1] != self.exclude]
         if len({g for _, g in o}) >= P["min_providers"]:
             self.stat("anchor_c_offers")
             return s_offers(o)
@@ -307,6 +315,7 @@ class Chain:
             c = self.change_since(D, k)
             if c is not None:
                 vals.append(rhu(Fr(day.xs_nano) / c, 1))
+        self.est = vals[1:]     # the window's estimates (ref_manip.py, M3)
         a = int(rhu(median(vals), 1))
         if a != D.xs_nano:
             self.stat("anchor_not_xs")
@@ -371,7 +380,28 @@ class Chain:
             self.carry = 0
             self.panel_o, self.panel_t = {}, {}
         out["chain"] = self.chain
+        if out["event"]:
+            out["est"] = self.est
         return out
+
+    def peek(self, D, exclude):
+        """What step(D) would give with the constituents of group `exclude`
+        also left out of the matched sample and the anchor window's changes
+        (§11.1; D is the day without that group), the state left as it
+        was."""
+        keep = (self.days.get(D.d), self.chain, self.anchor, self.F, self.carry,
+                self.panel_o, self.panel_t, dict(self.stats))
+        self.exclude = exclude
+        try:
+            return self.step(D)
+        finally:
+            (old, self.chain, self.anchor, self.F, self.carry, self.panel_o, self.panel_t,
+             self.stats) = keep
+            self.exclude = None
+            if old is None:
+                del self.days[D.d]
+            else:
+                self.days[D.d] = old
 
     def fix(self, D):
         """An anchor on D: D's constituents are the panel, their prices the

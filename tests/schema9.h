@@ -1,17 +1,18 @@
-/* tests/schema8.h -- a database taken back to schema version 8, for the
+/* tests/schema9.h -- a database taken back to schema version 9, for the
  * tests of the migrations.
  *
- * Schema 8 kept every value of an observation in its row (NULL for no
- * name); migration 9 moved what repeats into `profiles`.  undo_9 rebuilds
- * the schema 8 table and its readable view (VIEW_8, the view as
+ * Schema 9 (and every version before it) kept every value of an
+ * observation in its row (NULL for no name); migration 10 moved what
+ * repeats into `profiles`.  undo_10 rebuilds
+ * the schema 9 table and its readable view (VIEW_9, the view as
  * migration 5 created it) from a schema 9 database, so a test can store
  * rows through the store, take the file back, and let store_open migrate
  * it again.  Run with sqlite3_exec on a closed store's file.
  */
-#ifndef GPI_TESTS_SCHEMA8_H
-#define GPI_TESTS_SCHEMA8_H
+#ifndef GPI_TESTS_SCHEMA9_H
+#define GPI_TESTS_SCHEMA9_H
 
-#define VIEW_8                                                                                    \
+#define VIEW_9                                                                                    \
     "CREATE VIEW observations_readable AS SELECT"                                                 \
     "  date(o.day * 86400, 'unixepoch') AS date, o.day, o.key_hash,"                              \
     "  datetime(o.observed_at, 'unixepoch') AS observed_at,"                                      \
@@ -45,20 +46,20 @@
     " LEFT JOIN names c ON c.name_id = o.currency LEFT JOIN names k ON k.name_id = o.sku"         \
     " LEFT JOIN names x ON x.name_id = o.correction;"
 
-static const char undo_9[] __attribute__((unused)) =
-    "CREATE TABLE obs8 (day INTEGER NOT NULL, key_hash INTEGER NOT NULL,"
+static const char undo_10[] __attribute__((unused)) =
+    "CREATE TABLE obs9 (day INTEGER NOT NULL, key_hash INTEGER NOT NULL,"
     "  observed_at INTEGER NOT NULL, attrs INTEGER, batch_id INTEGER, line INTEGER, gpu INTEGER,"
     "  provider INTEGER, grp INTEGER, segment INTEGER, price_micro INTEGER,"
     "  quantity_micro INTEGER, gpu_count INTEGER, region INTEGER, source INTEGER, ident,"
     "  buyer TEXT, raw_gpu INTEGER, raw_provider INTEGER, raw_price TEXT, currency INTEGER,"
     "  sku INTEGER, correction INTEGER, PRIMARY KEY (day, key_hash, observed_at)) WITHOUT ROWID;"
-    "INSERT INTO obs8 SELECT o.day, o.key_hash, o.observed_at, f.attrs, o.batch_id, o.line,"
+    "INSERT INTO obs9 SELECT o.day, o.key_hash, o.observed_at, f.attrs, o.batch_id, o.line,"
     "  nullif(f.gpu, 0), nullif(f.provider, 0), nullif(f.grp, 0), nullif(f.segment, 0),"
     "  o.price_micro, o.quantity_micro, f.gpu_count, nullif(f.region, 0), nullif(f.source, 0),"
     "  o.ident, o.buyer, nullif(f.raw_gpu, 0), nullif(f.raw_provider, 0), o.raw_price,"
     "  nullif(f.currency, 0), nullif(f.sku, 0), nullif(f.correction, 0)"
     "  FROM observations o JOIN profiles f ON f.profile_id = o.profile;"
     "DROP VIEW observations_readable; DROP TABLE observations; DROP TABLE profiles;"
-    "ALTER TABLE obs8 RENAME TO observations;" VIEW_8 "PRAGMA user_version = 8;";
+    "ALTER TABLE obs9 RENAME TO observations;" VIEW_9 "PRAGMA user_version = 9;";
 
 #endif

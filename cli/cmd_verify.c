@@ -1,0 +1,295 @@
+/* cli/cmd_verify.c -- `gpuidx verify`: published days recomputed from their
+ * files alone (verify/), and settlement prices from published days.
+ *
+ * Argument parsing and printing only.  Output to stdout, one line per
+ * grade-day ("2025-12-31 H100-SXM.OD.GOLD+: ok"), then a summary line;
+ * messages to stderr.  No database is opened.
+ */
+#include "cli/cli.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "settlement/settlement.h"
+#include "verify/verify.h"
+
+static const char help[] =
+    "usage: gpuidx verify [--strict] DIR/YYYY-MM-DD...\n"
+    "       gpuidx verify [--strict] DIR\n"
+    "       gpuidx verify --settlement --contracts FILE [--symbol S] [--through D]\n"
+    "                     [--against FILE] DIR\n"
+    "\n"
+    "Recomputes every fix of the published days from their files alone (index.json,\n"
+    "index.csv, observations.csv; no database): the receipt (the grade definition\n"
+    "against grade_hash, the grade's lines of observations.csv against their SHA-256),\n"
+    "index.csv against index.json, the screen, the statistics, the level, the\n"
+    "adjustment, the carry, the value and, for methodology v2, the matched\n"
+    "relative, the chain, the anchor and the splice.  What a day took from other\n"
+    "days (the chain of the day before, reference and base prices, the\n"
+    "adjustment's days, the anchor's window) is checked against those days when\n"
+    "DIR has them.  DIR alone verifies every day published in it.\n"
+    "\n"
+    "Prints per grade and day: ok; ok with what is not verifiable without a day DIR\n"
+    "does not have; or DIFFERS and the first difference, naming the field.\n"
+    "\n"
+    "  --strict          a grade-day that is not fully verifiable fails too\n"
+    "  --settlement      the daily and final settlement prices of the contracts in\n"
+    "                    --contracts (or the one --symbol) from the values of the\n"
+    "                    published days as first published (DIR/D/v1/), as CSV\n"
+    "                    date,symbol,settlement_price,kind; with --against FILE (the\n"
+    "                    output of gpuidx settle) each price is compared instead\n"
+    "  --through D       settle up to day D\n"
+    "\n"
+    "exit status: 0 every fix recomputes, 1 a difference (or unreadable files, or\n"
+    "with --strict a fix not fully verifiable), 2 usage error.\n";
+
+/* DIR/D -> DIR and D; 0 when path does not end in a date. */
+static int split_day(const char *path, char *dir, size_t n, int32_t *day)
+{
+    size_t len = strlen(path);
+    while (len > 1 && path[len - 1] == '/') len--;
+    if (len < 10) return 0;
+    char date[11];
+    memcpy(date, path + len - 10, 10);
+    date[10] = '\0';
+    if (gpi_date_parse(date, day)) return 0;
+    size_t dl = len - 10;
+    if (dl > 0 && path[dl - 1] != '/') return 0;
+    while (dl > 1 && path[dl - 1] == '/') dl--;
+    if (dl == 0) {
+        snprintf(dir, n, ".");
+    } else {
+        if (dl >= n) return 0;
+        memcpy(dir, path, dl);
+        dir[dl] = '\0';
+    }
+    return 1;
+}
+
+typedef struct tally {
+    long days, rows, ok, partial, differ;
+} tally;
+
+static gpi_status verify_one(verify_dir *v, int32_t day, tally *t, gpi_diag *d)
+{
+    verify_day_report r;
+    gpi_status rc = verify_day(v, day, &r, d);
+    if (rc != GPI_OK) return rc;
+    char date[11];
+    gpi_date_format(day, date);
+    t->days++;
+    if (r.file_note[0]) {
+        printf("%s: DIFFERS %s\n", date, r.file_note);
+        t->differ++;
+    }
+    for (size_t i = 0; i < r.n; i++) {
+        const verify_result *g = &r.g[i];
+        t->rows++;
+        if (g->status == VERIFY_DIFFERS) {
+            printf("%s %s: DIFFERS %s\n", date, g->grade, g->differs);
+            t->differ++;
+        } else if (g->status == VERIFY_PARTIAL) {
+            printf("%s %s: ok; %s\n", date, g->grade, g->unverified);
+            t->partial++;
+        } else {
+            printf("%s %s: ok\n", date, g->grade);
+            t->ok++;
+        }
+    }
+    verify_day_report_free(&r);
+    return GPI_OK;
+}
+
+/* Compares computed prices with a `gpuidx settle` output (design: the same
+ * CSV); prints one line per contract. */
+static int compare_against(const char *path, const settle_contract *c, const settle_result *r)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        cli_error("%s: cannot open", path);
+        return -1;
+    }
+    char line[512];
+    long ln = 0, found = 0;
+    int bad = 0;
+    for (size_t i = 0; i < r->n && !bad; i++) {
+        char date[11], want[96], price[32] = "";
+        gpi_date_format(r->rows[i].day, date);
+        if (r->rows[i].kind != SETTLE_INSUFFICIENT)
+            gpi_fixed_format(r->rows[i].price_units, c->tick.scale, price);
+        snprintf(want, sizeof want, "%s,%s,%s,%s", date, c->symbol, price,
+                 settle_kind_name(r->rows[i].kind));
+        char key[64];
+        snprintf(key, sizeof key, "%s,%s,", date, c->symbol);
+        int seen = 0;
+        rewind(f);
+        ln = 0;
+        while (fgets(line, sizeof line, f)) {
+            ln++;
+            line[strcspn(line, "\r\n")] = '\0';
+            if (strncmp(line, key, strlen(key)) != 0) continue;
+            const char *kind = strrchr(line, ',');
+            if (!kind || strcmp(kind + 1, settle_kind_name(r->rows[i].kind)) != 0) continue;
+            seen = 1;
+            if (strcmp(line, want) != 0) {
+                printf("%s: DIFFERS %s:%ld: \"%s\", recomputed \"%s\"\n", c->symbol, path, ln,
+                       line, want);
+                bad = 1;
+            }
+            break;
+        }
+        if (!seen && !bad) {
+            printf("%s: DIFFERS %s has no row \"%s\"\n", c->symbol, path, want);
+            bad = 1;
+        }
+        found++;
+    }
+    fclose(f);
+    if (!bad) printf("%s: ok (%ld settlement prices)\n", c->symbol, found);
+    return bad;
+}
+
+static int settlement(int argc, char **argv, const char *contracts, const char *symbol,
+                      const char *through_s, const char *against, const char *dir)
+{
+    (void)argc;
+    (void)argv;
+    if (!contracts || !dir) {
+        cli_error("verify --settlement: --contracts and DIR are required");
+        return 2;
+    }
+    int32_t through = INT32_MAX;
+    const char *why;
+    if (through_s && (why = gpi_date_parse(through_s, &through))) {
+        cli_error("--through: %s (got \"%s\")", why, through_s);
+        return 2;
+    }
+    gpi_diag d = {{0}};
+    settle_contract *cs = NULL;
+    size_t nc = 0;
+    verify_dir *v = NULL;
+    gpi_status rc = settle_contracts_load(contracts, NULL, NULL, &cs, &nc, &d);
+    if (rc == GPI_OK) rc = verify_dir_open(dir, &v, &d);
+    int bad = 0, any = 0;
+    for (size_t i = 0; i < nc && rc == GPI_OK; i++) {
+        if (symbol && strcmp(symbol, cs[i].symbol) != 0) continue;
+        any = 1;
+        settle_result r;
+        rc = verify_settlement(v, &cs[i], through, &r, &d);
+        if (rc != GPI_OK) break;
+        if (against) {
+            int b = compare_against(against, &cs[i], &r);
+            if (b < 0) rc = GPI_EINPUT;
+            bad |= b != 0;
+        } else {
+            for (size_t k = 0; k < r.n; k++) {
+                char date[11], price[32] = "";
+                gpi_date_format(r.rows[k].day, date);
+                if (r.rows[k].kind != SETTLE_INSUFFICIENT)
+                    gpi_fixed_format(r.rows[k].price_units, cs[i].tick.scale, price);
+                printf("%s,%s,%s,%s\n", date, cs[i].symbol, price,
+                       settle_kind_name(r.rows[k].kind));
+            }
+        }
+        settle_result_free(&r);
+    }
+    if (rc == GPI_OK && symbol && !any) {
+        cli_error("verify --settlement: no contract %s in %s", symbol, contracts);
+        rc = GPI_EUSAGE;
+    }
+    if (rc != GPI_OK && d.msg[0]) cli_error("%s", d.msg);
+    verify_dir_close(v);
+    free(cs);
+    if (rc != GPI_OK) return gpi_exit_code(rc);
+    return bad ? 1 : 0;
+}
+
+int cmd_verify(cli_ctx *ctx, int argc, char **argv)
+{
+    (void)ctx;
+    const char *contracts = NULL, *symbol = NULL, *through = NULL, *against = NULL;
+    int strict = 0, settle = 0, n_paths = 0;
+    char **paths = calloc((size_t)argc + 1, sizeof *paths);
+    if (!paths) return 1;
+    for (int i = 1; i < argc; i++) {
+        int missing = 0;
+        const char *val;
+        if (cli_is_help(argv[i])) {
+            fputs(help, stdout);
+            free(paths);
+            return 0;
+        }
+        if (strcmp(argv[i], "--strict") == 0) strict = 1;
+        else if (strcmp(argv[i], "--settlement") == 0) settle = 1;
+        else if ((val = cli_opt(argc, argv, &i, "--contracts", &missing)) || missing) contracts = val;
+        else if ((val = cli_opt(argc, argv, &i, "--symbol", &missing)) || missing) symbol = val;
+        else if ((val = cli_opt(argc, argv, &i, "--through", &missing)) || missing) through = val;
+        else if ((val = cli_opt(argc, argv, &i, "--against", &missing)) || missing) against = val;
+        else if (argv[i][0] == '-' && argv[i][1]) {
+            cli_error("verify: unknown argument '%s' (see gpuidx verify --help)", argv[i]);
+            free(paths);
+            return 2;
+        } else {
+            paths[n_paths++] = argv[i];
+        }
+        if (missing) {
+            cli_error("verify: option '%s' needs a value", argv[i]);
+            free(paths);
+            return 2;
+        }
+    }
+    if (settle) {
+        int rc = n_paths == 1 ? settlement(argc, argv, contracts, symbol, through, against, paths[0])
+                              : (cli_error("verify --settlement: one DIR"), 2);
+        free(paths);
+        return rc;
+    }
+    if (contracts || symbol || through || against) {
+        cli_error("verify: --contracts, --symbol, --through and --against go with --settlement");
+        free(paths);
+        return 2;
+    }
+    if (n_paths == 0) {
+        fputs(help, stderr);
+        free(paths);
+        return 2;
+    }
+    gpi_diag d = {{0}};
+    gpi_status rc = GPI_OK;
+    tally t = {0};
+    char dir[4096];
+    for (int p = 0; p < n_paths && rc == GPI_OK; p++) {
+        int32_t day;
+        verify_dir *v = NULL;
+        if (split_day(paths[p], dir, sizeof dir, &day)) {
+            rc = verify_dir_open(dir, &v, &d);
+            if (rc == GPI_OK) rc = verify_one(v, day, &t, &d);
+        } else {
+            int32_t *days = NULL;
+            size_t n = 0;
+            rc = verify_dir_open(paths[p], &v, &d);
+            if (rc == GPI_OK) rc = verify_dir_days(v, &days, &n, &d);
+            if (rc == GPI_OK && n == 0)
+                rc = gpi_diag_set(&d, GPI_EINPUT, "%s: no published day (DIR/YYYY-MM-DD/index.json)",
+                                  paths[p]);
+            for (size_t k = 0; k < n && rc == GPI_OK; k++) {
+                rc = verify_one(v, days[k], &t, &d);
+                /* what the next days can still need: the adjustment window */
+                verify_dir_forget_before(v, days[k] - 64);
+            }
+            free(days);
+        }
+        verify_dir_close(v);
+    }
+    free(paths);
+    if (rc != GPI_OK) {
+        cli_error("%s", d.msg);
+        return gpi_exit_code(rc);
+    }
+    printf("verify: %ld day%s, %ld grade-day%s: %ld ok, %ld ok but not fully verifiable, "
+           "%ld differ\n",
+           t.days, t.days == 1 ? "" : "s", t.rows, t.rows == 1 ? "" : "s", t.ok, t.partial,
+           t.differ);
+    return t.differ || (strict && t.partial) ? 1 : 0;
+}

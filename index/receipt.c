@@ -1,0 +1,118 @@
+/* index/receipt.c -- what a published row's fix was computed from, as
+ * SHA-256 (METHODOLOGY.md §7.1; file format 3).
+ *
+ * NOTES ON THE DESIGN
+ * (1) A row's observations are its grade's lines of observations.csv, in
+ *     file order.  Their receipt is the number of lines, the SHA-256 of
+ *     the lines' bytes (each with its LF), and one SHA-256 per column over
+ *     the column's fields as written (the bytes between two separators,
+ *     quotes included), each followed by one NUL byte.  A change of any
+ *     byte of a grade's lines so changes the lines' hash, and the column
+ *     hashes say which field it was in; `gpuidx verify` names both.
+ * (2) Fields are separated by commas outside double quotes and lines end at
+ *     an LF outside double quotes (publish.c quotes a field with
+ *     gpi_csv_field, doubling quotes inside, when it holds a comma, a
+ *     quote, CR or LF): a quote toggles "inside", which reads a doubled
+ *     quote right too.
+ * (3) A row's members "grade_definition" (the canonical definition whose
+ *     SHA-256 is grade_hash, as a JSON string) and "receipt": its lines'
+ *     receipt and every ingested file holding an observation of the day at
+ *     the row's cut-off, by SHA-256, with the SHA-256 of the normalization
+ *     tables it was read with.
+ */
+#include "index/internal.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_COLS 32
+
+gpi_status idx_receipt_rows(const char *text, size_t len, const char *const *cols, int ncols,
+                            char **out, gpi_diag *d)
+{
+    *out = NULL;
+    if (ncols > MAX_COLS) return gpi_diag_set(d, GPI_EUSAGE, "receipt: too many columns");
+    gpi_sha256 col[MAX_COLS];
+    for (int i = 0; i < ncols; i++) gpi_sha256_init(&col[i]);
+    long rows = 0;
+    size_t i = 0;
+    while (i < len) { /* one line */
+        int k = 0, q = 0;
+        size_t a = i;
+        for (;; i++) {
+            int end_line = i >= len || (!q && text[i] == '\n');
+            if (end_line || (!q && text[i] == ',')) {
+                if (k < ncols) {
+                    gpi_sha256_update(&col[k], text + a, i - a);
+                    gpi_sha256_update(&col[k], "", 1);
+                }
+                k++;
+                a = i + 1;
+                if (end_line) break;
+            } else if (text[i] == '"') {
+                q = !q;
+            }
+        }
+        for (; k < ncols; k++) gpi_sha256_update(&col[k], "", 1); /* a short line */
+        i++; /* the LF */
+        rows++;
+    }
+    char h[65];
+    size_t blen = 0;
+    char *buf = NULL;
+    FILE *f = open_memstream(&buf, &blen);
+    if (!f) return gpi_diag_set(d, GPI_ENOMEM, "receipt: out of memory");
+    gpi_sha256_hex(text, len, h);
+    fprintf(f, "{\"rows\":%ld,\"sha256\":\"%s\",\"columns\":{", rows, h);
+    for (int c = 0; c < ncols; c++) {
+        gpi_sha256_final(&col[c], h);
+        fprintf(f, "%s\"%s\":\"%s\"", c ? "," : "", cols[c], h);
+    }
+    fputs("}}", f);
+    if (fclose(f) != 0 || !buf) {
+        free(buf);
+        return gpi_diag_set(d, GPI_ENOMEM, "receipt: out of memory");
+    }
+    *out = buf;
+    return GPI_OK;
+}
+
+/* ---- a row's members (design note 3) ------------------------------------------ */
+
+typedef struct batch_ctx {
+    FILE *f;
+    int n;
+} batch_ctx;
+
+static int batch_json(const char *sha, const char *tables, void *ud)
+{
+    batch_ctx *b = ud;
+    fprintf(b->f, "%s{\"sha256\":\"%s\",\"tables_sha256\":", b->n++ ? "," : "", sha);
+    if (tables[0])
+        fprintf(b->f, "\"%s\"}", tables); /* hex digits, or a test's plain word */
+    else
+        fputs("null}", b->f);
+    return 0;
+}
+
+gpi_status idx_receipt_json(store *st, int32_t day, const char *grade, const char *hash,
+                            int64_t as_of, const char *obs, FILE *f, gpi_diag *d)
+{
+    char *canon = NULL;
+    gpi_status rc = store_grade_definition(st, hash, &canon, d);
+    if (rc != GPI_OK) return rc;
+    json_t *js = canon ? json_string(canon) : NULL;
+    char *text = js ? json_dumps(js, JSON_ENCODE_ANY) : NULL;
+    json_decref(js);
+    free(canon);
+    if (!text) return gpi_diag_set(d, GPI_ESTORE, "publish: no stored definition of grade %s", grade);
+    fprintf(f, ",\"grade_definition\":%s,\"receipt\":{\"observations\":%s,\"batches\":[", text,
+            obs ? obs : "null");
+    free(text);
+    batch_ctx b = {f, 0};
+    rc = store_day_batches(st, day, as_of, batch_json, &b, d);
+    fputs("]}", f);
+    return rc;
+}

@@ -1,0 +1,170 @@
+/* verify/internal.h -- shared by the verify module's own files only.
+ *
+ *   load.c    a published day: its files read, index.json's numbers kept as
+ *             the text written, observations.csv's lines parsed per grade;
+ *             the days of DIR kept in a cache.
+ *   check.c   the checker of one row: first difference, unverifiable inputs.
+ *   xs.c      the cross-section (methodology v1): screen, statistics, level,
+ *             adjustment, carry.
+ *   chain.c   methodology v2: matched sample, relative, chain, event,
+ *             anchor, splice, and the inputs taken from other days.
+ *   verify.c  a day: receipts, index.csv against index.json, the rows.
+ *   settle.c  settlement prices from published days.
+ */
+#ifndef GPI_VERIFY_INTERNAL_H
+#define GPI_VERIFY_INTERNAL_H
+
+#include <jansson.h>
+
+#include "index/index.h"
+#include "verify/verify.h"
+
+/* One line of observations.csv. */
+typedef struct vobs {
+    long line;
+    int kind;                   /* GPI_OFFER, GPI_TRADE; -1 unreadable */
+    const char *grade, *group, *key; /* the day's strings */
+    int64_t price;              /* micro-USD */
+    int64_t qty;                /* micro-GPU-hours; -1 empty */
+    int used;                   /* role: 1 used, 0 excluded */
+    int reason;                 /* IDX_OK or IDX_EX_* */
+    int matched;                /* -1 empty */
+    int64_t ref_e8, base_e8, rel_e12; /* -1 empty */
+    const char *bad;            /* "field: reason (got ...)" of an unreadable line, or NULL */
+} vobs;
+
+/* One row of index.json with its grade's lines. */
+typedef struct vrow {
+    json_t *j;                  /* the row object (numbers as strings: load.c) */
+    const char *grade;
+    int v2;                     /* methodology v2 */
+    size_t *obs;                /* indices into the day's obs, in file order */
+    size_t n_obs;
+    gpi_sha256 col_sha[32];     /* the receipt of its lines, as read */
+    gpi_sha256 lines_sha;
+    char **csv;                 /* its line of index.csv (fields), NULL when none */
+    int n_csv;
+    long csv_line;
+} vrow;
+
+typedef struct vday {
+    int32_t day;
+    int present;                /* 0: not published in DIR */
+    char path[4096];            /* DIR/D */
+    json_t *root;
+    int format;
+    vrow *rows;
+    size_t n_rows;
+    vobs *obs;
+    size_t n_obs;
+    char obs_sha[65];           /* of observations.csv as read (vday_receipts) */
+    char *obs_text;             /* observations.csv as read */
+    size_t obs_len;
+    int receipts;               /* obs_sha and the rows' receipts computed */
+    int obs_loaded;             /* observations.csv read (vday_obs) */
+    char *strings;              /* arena of the obs' strings */
+    size_t n_strings, cap_strings;
+    char **csv_header;          /* index.csv's header fields */
+    int n_csv_header;
+    char note[512];             /* a problem of the files as a whole */
+} vday;
+
+struct verify_dir {
+    char dir[4096];
+    vday **days;                /* cache, any order */
+    size_t n_days, cap_days;
+};
+
+/* load.c (design notes there) */
+/* The day (loaded on first use; present = 0 when DIR has no DIR/D/index.json).
+ * GPI_EINPUT when it exists but cannot be read. */
+gpi_status vday_get(verify_dir *v, int32_t day, vday **out, gpi_diag *d);
+vrow *vday_row(vday *dy, const char *grade);
+/* Reads the day's observations.csv into dy->obs and the rows' lines, once
+ * (index.json and index.csv are read by vday_get; many days are needed
+ * for their numbers only). */
+gpi_status vday_obs(vday *dy, gpi_diag *d);
+/* Computes the SHA-256 of observations.csv and of each row's lines (the
+ * day verified; the days it links to need none). */
+void vday_receipts(vday *dy);
+/* A member of a row as the exact decimal text written: digits decimals
+ * (0: an integer); *out -1 for null.  Returns NULL or a reason
+ * ("missing", "not a number with 4 decimals (got \"x\")"). */
+const char *vj_fixed(json_t *obj, const char *key, int digits, int64_t *out);
+/* The same for a JSON value itself. */
+const char *vj_fixed_value(json_t *v, int digits, int64_t *out);
+/* A string member ("" for null; NULL when missing or not a string). */
+const char *vj_str(json_t *obj, const char *key);
+/* A date member: INT32_MIN for null; NULL or a reason. */
+const char *vj_date(json_t *obj, const char *key, int32_t *out);
+/* Reads a published JSON file with its numbers kept as text (load.c
+ * design note 1).  GPI_EINPUT "path:line:col: reason". */
+gpi_status vjson_load(const char *path, json_t **out, gpi_diag *d);
+/* Parses exactly digits decimals from text; NULL or a reason. */
+const char *v_fixed_text(const char *s, int digits, int64_t *out);
+/* The observations.csv columns (file format 2 and 3). */
+extern const char *const vobs_cols[17];
+
+/* check.c: one row's checker */
+typedef struct vchk {
+    const char *dir;
+    int32_t day;
+    const char *grade;
+    char differs[768];
+    int n_diff;                 /* recorded differences (at most 2: receipt, recomputation) */
+    int diff_recomputed;        /* a recomputation difference is recorded */
+    int32_t missing[64];        /* days DIR does not have whose inputs were needed, */
+    const char *missing_what[64]; /* and what of each (static text) */
+    int n_missing;
+    int anchor_missing;
+} vchk;
+
+/* Records a difference in field `field` (printf text) unless one of that
+ * kind is already recorded; receipt = 1 for a receipt difference. */
+void vchk_diff(vchk *c, int receipt, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Compares published with recomputed fixed-point numbers (-1 = none). */
+void vchk_num(vchk *c, const char *field, int64_t published, int64_t recomputed, int digits);
+void vchk_int(vchk *c, const char *field, long published, long recomputed);
+void vchk_text(vchk *c, const char *field, const char *published, const char *recomputed);
+/* An input of another day that DIR does not have (what: static text). */
+void vchk_missing(vchk *c, int32_t day, const char *what);
+/* "what not verifiable without DIR/D1..D2, D3; ..." of c's missing inputs. */
+void vchk_missing_text(const vchk *c, const char *dir, char *out, size_t n);
+/* 1 when a recomputation difference is recorded (later checks are moot). */
+int vchk_failed(const vchk *c);
+
+/* xs.c: the cross-section of a row (methodology v1 statistic) */
+typedef struct vxs {
+    int level;                  /* gpi_level of the cross-section */
+    int64_t value_e4, adj_e6;   /* -1 none */
+    int64_t trades_q, offers_q; /* raw values, quarter-micro; -1 none */
+    int carry;
+    int complete;               /* 1: both levels' observations are listed (v2) */
+    long n_obs, n_excluded, n_providers;
+    long all_obs, all_providers, trade_providers, offer_providers;
+    int64_t trade_volume_micro;
+    int64_t spread[7], band[7], top_share_e6;
+    int exhausted;              /* suspended: 1 a carry ran out, 0 nothing to carry, -1 unknown */
+    char note[400];             /* the v1 note (why carried or suspended; v2 rows) */
+} vxs;
+/* Recomputes and checks the cross-section of row r of day dy with grade
+ * definition g (v1 rows: the row itself; v2 rows: xs_value, xs_level and
+ * the statistics).  *out holds what it recomputed. */
+gpi_status vxs_check(verify_dir *v, vday *dy, vrow *r, const idx_grade *g, vchk *c, vxs *out,
+                     gpi_diag *d);
+/* The items of a row's lines of one kind that entered the statistics (role
+ * used), as idx_items with group ids interned per row (names[] kept). */
+typedef struct vitems {
+    idx_item *v;
+    size_t n, cap;
+    const char **names;         /* group id -> name */
+    size_t n_names, cap_names;
+} vitems;
+int vitems_group(vitems *it, const char *name);
+void vitems_free(vitems *it);
+
+/* chain.c: methodology v2 */
+gpi_status vchain_check(verify_dir *v, vday *dy, vrow *r, const idx_grade *g, const vxs *xs,
+                        vchk *c, gpi_diag *d);
+
+#endif

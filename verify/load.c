@@ -1,0 +1,607 @@
+/* verify/load.c -- a published day read from its files (verify.h).
+ *
+ * NOTES ON THE DESIGN
+ * (1) index.json's numbers are kept as the text written: before jansson
+ *     parses the file, every number token outside a string is wrapped in
+ *     double quotes, so a row's "value":1.7468 reads as the string
+ *     "1.7468" and is compared digit for digit (v_fixed_text), never
+ *     through a binary double.
+ * (2) observations.csv is read twice: once with the project's CSV reader
+ *     (ingest_csv_text) for the values, and once as raw bytes for the
+ *     receipt: lines end at an LF outside double quotes, fields at a comma
+ *     outside them, exactly as index/receipt.c hashes them when
+ *     publishing.  A line belongs to the row whose grade its second field
+ *     names.
+ * (3) Days are read on first use and kept (verify_dir_forget_before drops
+ *     old ones); a day DIR does not have is kept as absent.
+ */
+#define _DEFAULT_SOURCE 1
+#include "verify/internal.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+#include "ingest/ingest.h"
+
+const char *const vobs_cols[17] = {"date", "grade", "kind", "observed_at", "provider",
+                                   "group", "source", "key", "region", "price", "quantity",
+                                   "role", "reason", "matched", "ref_price", "base_price",
+                                   "relative"};
+enum { C_DATE, C_GRADE, C_KIND, C_AT, C_PROVIDER, C_GROUP, C_SOURCE, C_KEY, C_REGION, C_PRICE,
+       C_QTY, C_ROLE, C_REASON, C_MATCHED, C_REF, C_BASE, C_REL };
+
+/* ---- numbers as written ------------------------------------------------------ */
+
+const char *v_fixed_text(const char *s, int digits, int64_t *out)
+{
+    static char why[96];
+    const char *p = s;
+    int64_t v = 0;
+    int n = 0;
+    while (isdigit((unsigned char)*p)) {
+        if (++n > 18) goto bad;
+        v = v * 10 + (*p++ - '0');
+    }
+    if (n == 0) goto bad;
+    if (digits > 0) {
+        if (*p++ != '.') goto bad;
+        for (int i = 0; i < digits; i++) {
+            if (!isdigit((unsigned char)*p) || ++n > 18) goto bad;
+            v = v * 10 + (*p++ - '0');
+        }
+    }
+    if (*p) goto bad;
+    *out = v;
+    return NULL;
+bad:
+    if (digits > 0)
+        snprintf(why, sizeof why, "not a number with %d decimals (got \"%.24s\")", digits, s);
+    else
+        snprintf(why, sizeof why, "not an integer (got \"%.24s\")", s);
+    return why;
+}
+
+const char *vj_fixed_value(json_t *x, int digits, int64_t *out)
+{
+    *out = -1;
+    if (!x) return "missing";
+    if (json_is_null(x)) return NULL;
+    if (!json_is_string(x)) return "not a number";
+    return v_fixed_text(json_string_value(x), digits, out);
+}
+
+const char *vj_fixed(json_t *obj, const char *key, int digits, int64_t *out)
+{
+    return vj_fixed_value(json_object_get(obj, key), digits, out);
+}
+
+const char *vj_str(json_t *obj, const char *key)
+{
+    json_t *x = json_object_get(obj, key);
+    if (json_is_null(x)) return "";
+    return json_is_string(x) ? json_string_value(x) : NULL;
+}
+
+const char *vj_date(json_t *obj, const char *key, int32_t *out)
+{
+    *out = INT32_MIN;
+    json_t *x = json_object_get(obj, key);
+    if (!x) return "missing";
+    if (json_is_null(x)) return NULL;
+    if (!json_is_string(x)) return "not a date";
+    return gpi_date_parse(json_string_value(x), out);
+}
+
+/* Design note 1. */
+static char *quote_numbers(const char *s, size_t n)
+{
+    char *o = malloc(3 * n + 1);
+    if (!o) return NULL;
+    size_t k = 0;
+    int in = 0;
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        if (in) {
+            o[k++] = c;
+            if (c == '\\' && i + 1 < n) o[k++] = s[++i];
+            else if (c == '"') in = 0;
+        } else if (c == '"') {
+            in = 1;
+            o[k++] = c;
+        } else if (c == '-' || isdigit((unsigned char)c)) {
+            o[k++] = '"';
+            while (i < n && (s[i] == '-' || s[i] == '+' || s[i] == '.' || s[i] == 'e' ||
+                             s[i] == 'E' || isdigit((unsigned char)s[i])))
+                o[k++] = s[i++];
+            o[k++] = '"';
+            i--;
+        } else {
+            o[k++] = c;
+        }
+    }
+    o[k] = '\0';
+    return o;
+}
+
+/* ---- files --------------------------------------------------------------------- */
+
+static gpi_status read_all(const char *path, char **buf, size_t *len, gpi_diag *d)
+{
+    *buf = NULL;
+    *len = 0;
+    FILE *f = fopen(path, "rb");
+    if (!f) return gpi_diag_set(d, GPI_EINPUT, "%s: cannot open: %s", path, strerror(errno));
+    size_t cap = 0, n = 0, k;
+    char *b = NULL;
+    do {
+        if (cap - n < 65536) {
+            char *nb = realloc(b, cap = cap * 2 + 65536);
+            if (!nb) {
+                free(b);
+                fclose(f);
+                return gpi_diag_set(d, GPI_ENOMEM, "%s: out of memory", path);
+            }
+            b = nb;
+        }
+        k = fread(b + n, 1, cap - n - 1, f);
+        n += k;
+    } while (k > 0);
+    int err = ferror(f);
+    fclose(f);
+    if (err) {
+        free(b);
+        return gpi_diag_set(d, GPI_EINPUT, "%s: read error", path);
+    }
+    b[n] = '\0';
+    *buf = b;
+    *len = n;
+    return GPI_OK;
+}
+
+gpi_status vjson_load(const char *path, json_t **out, gpi_diag *d)
+{
+    *out = NULL;
+    char *text = NULL;
+    size_t len;
+    gpi_status rc = read_all(path, &text, &len, d);
+    if (rc != GPI_OK) return rc;
+    char *q = quote_numbers(text, len);
+    free(text);
+    if (!q) return gpi_diag_set(d, GPI_ENOMEM, "out of memory");
+    json_error_t je;
+    *out = json_loads(q, 0, &je);
+    free(q);
+    if (!*out) return gpi_diag_set(d, GPI_EINPUT, "%s:%d:%d: %s", path, je.line, je.column, je.text);
+    return GPI_OK;
+}
+
+static const char *keep(vday *dy, const char *s)
+{
+    size_t n = strlen(s) + 1;
+    if (dy->n_strings + n > dy->cap_strings) return NULL; /* sized up front */
+    char *p = dy->strings + dy->n_strings;
+    memcpy(p, s, n);
+    dy->n_strings += n;
+    return p;
+}
+
+vrow *vday_row(vday *dy, const char *grade)
+{
+    for (size_t i = 0; i < dy->n_rows; i++)
+        if (strcasecmp(dy->rows[i].grade, grade) == 0) return &dy->rows[i];
+    return NULL;
+}
+
+/* ---- observations.csv ----------------------------------------------------------- */
+
+typedef struct obs_ctx {
+    vday *dy;
+    const char *path;
+    int header;
+    gpi_status rc;
+} obs_ctx;
+
+static int reason_of(const char *s)
+{
+    for (int r = IDX_EX_ABOVE; r <= IDX_EX_AFFILIATE; r++)
+        if (strcmp(s, idx_reason_name(r)) == 0) return r;
+    return -1;
+}
+
+static void bad(vday *dy, vobs *o, const char *field, const char *why)
+{
+    char b[256];
+    if (o->bad) return;
+    snprintf(b, sizeof b, "observations.csv:%ld: %s: %s", o->line, field, why);
+    o->bad = keep(dy, b);
+}
+
+static const char *opt_fixed(const char *s, int digits, int64_t *out)
+{
+    *out = -1;
+    return *s ? v_fixed_text(s, digits, out) : NULL;
+}
+
+static gpi_status obs_rec(void *ud, const char *const *f, int n, long line, gpi_diag *d)
+{
+    obs_ctx *c = ud;
+    vday *dy = c->dy;
+    if (!c->header) {
+        c->header = 1;
+        if (n != 17)
+            return gpi_diag_set(d, GPI_EINPUT, "%s:1: header: %d columns, file format %d has 17",
+                                c->path, n, dy->format);
+        for (int i = 0; i < 17; i++)
+            if (strcmp(f[i], vobs_cols[i]) != 0)
+                return gpi_diag_set(d, GPI_EINPUT, "%s:1: header: column %d is \"%s\", not \"%s\"",
+                                    c->path, i + 1, f[i], vobs_cols[i]);
+        return GPI_OK;
+    }
+    vobs *o = &dy->obs[dy->n_obs++];
+    memset(o, 0, sizeof *o);
+    o->line = line;
+    o->kind = -1;
+    o->qty = o->ref_e8 = o->base_e8 = o->rel_e12 = -1;
+    o->matched = -1;
+    char why[160];
+    const char *w;
+    o->grade = keep(dy, n > C_GRADE ? f[C_GRADE] : "");
+    o->group = keep(dy, n > C_GROUP ? f[C_GROUP] : "");
+    o->key = keep(dy, n > C_KEY ? f[C_KEY] : "");
+    if (n != 17) {
+        snprintf(why, sizeof why, "%d fields, not 17", n);
+        bad(dy, o, "line", why);
+        return GPI_OK;
+    }
+    if (strcmp(f[C_KIND], "offer") == 0) o->kind = GPI_OFFER;
+    else if (strcmp(f[C_KIND], "trade") == 0) o->kind = GPI_TRADE;
+    else {
+        snprintf(why, sizeof why, "not offer or trade (got \"%.24s\")", f[C_KIND]);
+        bad(dy, o, "kind", why);
+    }
+    if ((w = v_fixed_text(f[C_PRICE], 6, &o->price))) bad(dy, o, "price", w);
+    if ((w = opt_fixed(f[C_QTY], 6, &o->qty))) bad(dy, o, "quantity", w);
+    if (o->kind == GPI_TRADE && o->qty < 0) bad(dy, o, "quantity", "empty for a trade");
+    if (strcmp(f[C_ROLE], "used") == 0) o->used = 1;
+    else if (strcmp(f[C_ROLE], "excluded") != 0) {
+        snprintf(why, sizeof why, "not used or excluded (got \"%.24s\")", f[C_ROLE]);
+        bad(dy, o, "role", why);
+    }
+    o->reason = f[C_REASON][0] ? reason_of(f[C_REASON]) : IDX_OK;
+    if (o->reason < 0) {
+        snprintf(why, sizeof why, "unknown reason (got \"%.40s\")", f[C_REASON]);
+        bad(dy, o, "reason", why);
+    } else if (o->used != (o->reason == IDX_OK)) {
+        bad(dy, o, "reason", o->used ? "a used observation has a reason" : "an exclusion without a reason");
+    }
+    if (f[C_MATCHED][0]) {
+        if (strcmp(f[C_MATCHED], "0") == 0) o->matched = 0;
+        else if (strcmp(f[C_MATCHED], "1") == 0) o->matched = 1;
+        else {
+            snprintf(why, sizeof why, "not 0 or 1 (got \"%.24s\")", f[C_MATCHED]);
+            bad(dy, o, "matched", why);
+        }
+    }
+    if ((w = opt_fixed(f[C_REF], 8, &o->ref_e8))) bad(dy, o, "ref_price", w);
+    if ((w = opt_fixed(f[C_BASE], 8, &o->base_e8))) bad(dy, o, "base_price", w);
+    if ((w = opt_fixed(f[C_REL], 12, &o->rel_e12))) bad(dy, o, "relative", w);
+    (void)d;
+    return GPI_OK;
+}
+
+/* Design note 2: the receipt of each row's lines, from the raw bytes. */
+static void raw_receipts(vday *dy, const char *t, size_t len)
+{
+    size_t i = 0;
+    while (i < len && t[i] != '\n') i++; /* the header */
+    i++;
+    while (i < len) {
+        size_t a = i, la = i;
+        int q = 0, k = 0;
+        size_t fa[18], fb[18];
+        for (;; i++) {
+            int end = i >= len || (!q && t[i] == '\n');
+            if (end || (!q && t[i] == ',')) {
+                if (k < 18) {
+                    fa[k] = a;
+                    fb[k] = i;
+                }
+                k++;
+                a = i + 1;
+                if (end) break;
+            } else if (t[i] == '"') {
+                q = !q;
+            }
+        }
+        size_t le = i < len ? i + 1 : i;
+        i = le;
+        if (k < 2) continue;
+        char grade[80];
+        size_t gn = fb[1] - fa[1];
+        if (gn >= sizeof grade) continue;
+        memcpy(grade, t + fa[1], gn);
+        grade[gn] = '\0';
+        vrow *r = vday_row(dy, grade);
+        if (!r) continue;
+        gpi_sha256_update(&r->lines_sha, t + la, le - la);
+        for (int c = 0; c < 17; c++) {
+            if (c < k && c < 18) gpi_sha256_update(&r->col_sha[c], t + fa[c], fb[c] - fa[c]);
+            gpi_sha256_update(&r->col_sha[c], "", 1);
+        }
+    }
+}
+
+void vday_receipts(vday *dy)
+{
+    if (dy->receipts || !dy->obs_text) return;
+    gpi_sha256_hex(dy->obs_text, dy->obs_len, dy->obs_sha);
+    raw_receipts(dy, dy->obs_text, dy->obs_len);
+    dy->receipts = 1;
+}
+
+/* ---- index.csv ------------------------------------------------------------------ */
+
+typedef struct csv_ctx {
+    vday *dy;
+    int header;
+} csv_ctx;
+
+static char **copy_fields(const char *const *f, int n)
+{
+    char **v = calloc((size_t)n + 1, sizeof *v);
+    for (int i = 0; v && i < n; i++)
+        if (!(v[i] = strdup(f[i]))) return NULL;
+    return v;
+}
+
+static void free_fields(char **v, int n)
+{
+    for (int i = 0; v && i < n; i++) free(v[i]);
+    free(v);
+}
+
+static gpi_status csv_rec(void *ud, const char *const *f, int n, long line, gpi_diag *d)
+{
+    csv_ctx *c = ud;
+    vday *dy = c->dy;
+    if (!c->header) {
+        c->header = 1;
+        dy->csv_header = copy_fields(f, n);
+        dy->n_csv_header = n;
+        return dy->csv_header ? GPI_OK : gpi_diag_set(d, GPI_ENOMEM, "out of memory");
+    }
+    vrow *r = n > 1 ? vday_row(dy, f[1]) : NULL;
+    if (!r || r->csv) {
+        snprintf(dy->note, sizeof dy->note, "index.csv:%ld: grade: %s (got \"%.64s\")", line,
+                 r ? "a second line of the grade" : "not a row of index.json", n > 1 ? f[1] : "");
+        return GPI_OK;
+    }
+    r->csv = copy_fields(f, n);
+    r->n_csv = n;
+    r->csv_line = line;
+    return r->csv ? GPI_OK : gpi_diag_set(d, GPI_ENOMEM, "out of memory");
+}
+
+/* ---- a day ---------------------------------------------------------------------- */
+
+static void vday_free(vday *dy)
+{
+    if (!dy) return;
+    for (size_t i = 0; i < dy->n_rows; i++) {
+        free(dy->rows[i].obs);
+        free_fields(dy->rows[i].csv, dy->rows[i].n_csv);
+    }
+    free(dy->rows);
+    free(dy->obs);
+    free(dy->strings);
+    free(dy->obs_text);
+    free_fields(dy->csv_header, dy->n_csv_header);
+    json_decref(dy->root);
+    free(dy);
+}
+
+static gpi_status load_day(verify_dir *v, vday *dy, gpi_diag *d)
+{
+    char date[11], path[4200];
+    gpi_date_format(dy->day, date);
+    snprintf(dy->path, sizeof dy->path, "%s/%s", v->dir, date);
+    snprintf(path, sizeof path, "%s/index.json", dy->path);
+    struct stat sb;
+    if (stat(path, &sb) != 0) return GPI_OK; /* not published */
+    dy->present = 1;
+    char *text = NULL;
+    size_t len;
+    gpi_status rc = vjson_load(path, &dy->root, d);
+    if (rc != GPI_OK) return rc;
+    int64_t fmt = 1;
+    json_t *rows = json_object_get(dy->root, "rows");
+    const char *w = vj_fixed(dy->root, "format", 0, &fmt);
+    if (!json_is_object(dy->root) || !json_is_array(rows))
+        return gpi_diag_set(d, GPI_EINPUT, "%s: not a published index.json (no rows)", path);
+    if (w || fmt < 3)
+        return gpi_diag_set(d, GPI_EINPUT,
+                            "%s: file format %lld: gpuidx verify needs format 3 (the rows' "
+                            "definitions and receipts; published since gpuidx added them)",
+                            path, (long long)(w ? 1 : fmt));
+    dy->format = (int)fmt;
+    dy->n_rows = json_array_size(rows);
+    dy->rows = calloc(dy->n_rows ? dy->n_rows : 1, sizeof *dy->rows);
+    if (!dy->rows) return gpi_diag_set(d, GPI_ENOMEM, "out of memory");
+    for (size_t i = 0; i < dy->n_rows; i++) {
+        vrow *r = &dy->rows[i];
+        r->j = json_array_get(rows, i);
+        r->grade = vj_str(r->j, "grade");
+        const char *m = vj_str(r->j, "methodology");
+        if (!json_is_object(r->j) || !r->grade || !*r->grade || !m)
+            return gpi_diag_set(d, GPI_EINPUT, "%s: rows[%zu]: no grade or methodology", path, i);
+        r->v2 = strcmp(m, "v2") == 0;
+        gpi_sha256_init(&r->lines_sha);
+        for (int c = 0; c < 17; c++) gpi_sha256_init(&r->col_sha[c]);
+    }
+    /* index.csv */
+    snprintf(path, sizeof path, "%s/index.csv", dy->path);
+    rc = read_all(path, &text, &len, d);
+    if (rc != GPI_OK) return rc;
+    csv_ctx cc = {dy, 0};
+    rc = ingest_csv_text(path, text, len, csv_rec, &cc, d);
+    free(text);
+    if (rc != GPI_OK) return rc;
+    return GPI_OK;
+}
+
+gpi_status vday_obs(vday *dy, gpi_diag *d)
+{
+    if (dy->obs_loaded || !dy->present) return GPI_OK;
+    dy->obs_loaded = 1;
+    char path[4200], *text = NULL;
+    size_t len;
+    snprintf(path, sizeof path, "%s/observations.csv", dy->path);
+    gpi_status rc = read_all(path, &text, &len, d);
+    if (rc != GPI_OK) return rc;
+    size_t lines = 1;
+    for (size_t i = 0; i < len; i++) lines += text[i] == '\n';
+    dy->obs = calloc(lines, sizeof *dy->obs);
+    dy->cap_strings = 4 * len + 1024 * lines + 4096;
+    dy->strings = malloc(dy->cap_strings);
+    if (!dy->obs || !dy->strings) {
+        free(text);
+        return gpi_diag_set(d, GPI_ENOMEM, "out of memory");
+    }
+    obs_ctx oc = {dy, path, 0, GPI_OK};
+    rc = ingest_csv_text(path, text, len, obs_rec, &oc, d);
+    if (rc == GPI_OK && !oc.header) rc = gpi_diag_set(d, GPI_EINPUT, "%s: empty (no header)", path);
+    dy->obs_text = text; /* for vday_receipts */
+    dy->obs_len = len;
+    if (rc != GPI_OK) return rc;
+    /* each row's lines */
+    for (size_t i = 0; i < dy->n_rows; i++) {
+        vrow *r = &dy->rows[i];
+        r->obs = malloc((dy->n_obs + 1) * sizeof *r->obs);
+        if (!r->obs) return gpi_diag_set(d, GPI_ENOMEM, "out of memory");
+    }
+    for (size_t k = 0; k < dy->n_obs; k++) {
+        vrow *r = vday_row(dy, dy->obs[k].grade);
+        if (r)
+            r->obs[r->n_obs++] = k;
+        else if (!dy->note[0])
+            snprintf(dy->note, sizeof dy->note,
+                     "observations.csv:%ld: grade: not a row of index.json (got \"%.64s\")",
+                     dy->obs[k].line, dy->obs[k].grade);
+    }
+    return GPI_OK;
+}
+
+gpi_status vday_get(verify_dir *v, int32_t day, vday **out, gpi_diag *d)
+{
+    for (size_t i = 0; i < v->n_days; i++)
+        if (v->days[i]->day == day) {
+            *out = v->days[i];
+            return GPI_OK;
+        }
+    *out = NULL;
+    if (v->n_days == v->cap_days) {
+        size_t cap = v->cap_days ? 2 * v->cap_days : 16;
+        vday **nv = realloc(v->days, cap * sizeof *nv);
+        if (!nv) return gpi_diag_set(d, GPI_ENOMEM, "out of memory");
+        v->days = nv;
+        v->cap_days = cap;
+    }
+    vday *dy = calloc(1, sizeof *dy);
+    if (!dy) return gpi_diag_set(d, GPI_ENOMEM, "out of memory");
+    dy->day = day;
+    gpi_status rc = load_day(v, dy, d);
+    if (rc != GPI_OK) {
+        vday_free(dy);
+        return rc;
+    }
+    v->days[v->n_days++] = dy;
+    *out = dy;
+    return GPI_OK;
+}
+
+/* ---- the folder -------------------------------------------------------------------- */
+
+gpi_status verify_dir_open(const char *dir, verify_dir **out, gpi_diag *d)
+{
+    *out = NULL;
+    struct stat sb;
+    if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode))
+        return gpi_diag_set(d, GPI_EINPUT, "%s: not a folder of published days", dir);
+    verify_dir *v = calloc(1, sizeof *v);
+    if (!v) return gpi_diag_set(d, GPI_ENOMEM, "out of memory");
+    snprintf(v->dir, sizeof v->dir, "%s", dir);
+    size_t n = strlen(v->dir);
+    while (n > 1 && v->dir[n - 1] == '/') v->dir[--n] = '\0';
+    *out = v;
+    return GPI_OK;
+}
+
+void verify_dir_close(verify_dir *v)
+{
+    if (!v) return;
+    for (size_t i = 0; i < v->n_days; i++) vday_free(v->days[i]);
+    free(v->days);
+    free(v);
+}
+
+void verify_dir_forget_before(verify_dir *v, int32_t day)
+{
+    size_t w = 0;
+    for (size_t i = 0; i < v->n_days; i++) {
+        if (v->days[i]->day < day)
+            vday_free(v->days[i]);
+        else
+            v->days[w++] = v->days[i];
+    }
+    v->n_days = w;
+}
+
+static int cmp_day(const void *a, const void *b)
+{
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    return (x > y) - (x < y);
+}
+
+gpi_status verify_dir_days(verify_dir *v, int32_t **days, size_t *n, gpi_diag *d)
+{
+    *days = NULL;
+    *n = 0;
+    DIR *dp = opendir(v->dir);
+    if (!dp) return gpi_diag_set(d, GPI_EINPUT, "%s: cannot open: %s", v->dir, strerror(errno));
+    size_t cap = 0;
+    struct dirent *e;
+    gpi_status rc = GPI_OK;
+    while ((e = readdir(dp)) && rc == GPI_OK) {
+        int32_t day;
+        char path[4400];
+        struct stat sb;
+        if (strlen(e->d_name) != 10 || gpi_date_parse(e->d_name, &day)) continue;
+        snprintf(path, sizeof path, "%s/%s/index.json", v->dir, e->d_name);
+        if (stat(path, &sb) != 0) continue;
+        if (*n == cap) {
+            cap = cap ? 2 * cap : 64;
+            int32_t *nv = realloc(*days, cap * sizeof *nv);
+            if (!nv) {
+                rc = gpi_diag_set(d, GPI_ENOMEM, "out of memory");
+                break;
+            }
+            *days = nv;
+        }
+        (*days)[(*n)++] = day;
+    }
+    closedir(dp);
+    if (rc != GPI_OK) {
+        free(*days);
+        *days = NULL;
+        *n = 0;
+        return rc;
+    }
+    if (*n > 1) qsort(*days, *n, sizeof **days, cmp_day);
+    return GPI_OK;
+}

@@ -1,0 +1,224 @@
+/* verify/verify.c -- one published day verified (verify.h).
+ *
+ * NOTES ON THE DESIGN
+ * (1) Per row, in this order: the receipt (the grade definition against
+ *     grade_hash; the grade's lines of observations.csv against their
+ *     count, SHA-256 and column SHA-256s), index.csv against index.json,
+ *     then the recomputation (xs.c, chain.c).  The first receipt
+ *     difference and the first recomputation difference are both kept, so
+ *     a changed byte of an observation is reported with the column it is
+ *     in and with what it changed in the fix.
+ * (2) The published manipulation figures (loo_move, cost_*) are not
+ *     recomputed: they are information about the fix, not the fix, and
+ *     their leave-one-out needs the chain's state; index.csv and
+ *     index.json must still agree on them.
+ */
+#include "verify/internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* index.csv columns and their index.json keys (NULL: the same name). */
+typedef struct colmap {
+    const char *csv, *json;
+    int v2;                     /* a v2 column: empty on a v1 row */
+} colmap;
+
+static const colmap cols[] = {
+    {"date", NULL, 0}, {"grade", NULL, 0}, {"value", NULL, 0}, {"level", NULL, 0},
+    {"n_obs", NULL, 0}, {"n_excluded", NULL, 0}, {"n_providers", NULL, 0},
+    {"trade_volume_gpu_hours", NULL, 0}, {"adjustment", NULL, 0}, {"p10", NULL, 0},
+    {"p25", NULL, 0}, {"p50", NULL, 0}, {"p75", NULL, 0}, {"p90", NULL, 0}, {"min", NULL, 0},
+    {"max", NULL, 0}, {"top_provider_share", NULL, 0}, {"methodology", NULL, 0},
+    {"vintage", NULL, 0}, {"xs_value", NULL, 1}, {"xs_level", NULL, 1}, {"relative", NULL, 1},
+    {"n_matched", NULL, 1}, {"n_matched_providers", NULL, 1}, {"panel_change", NULL, 1},
+    {"event", NULL, 1}, {"splice", NULL, 1}, {"note", NULL, 0}, {"loo_move", NULL, 0},
+    {"cost_tick_gpu_hours", NULL, 0}, {"cost_1pct_gpu_hours", NULL, 0},
+    {"cost_tick_offers", NULL, 0}, {"cost_1pct_offers", NULL, 0},
+};
+
+/* index.json's member as index.csv writes it. */
+static const char *as_csv(json_t *x, char buf[8])
+{
+    if (!x || json_is_null(x)) return "";
+    if (json_is_true(x)) return "1";
+    if (json_is_false(x)) return "0";
+    if (json_is_string(x)) return json_string_value(x);
+    snprintf(buf, 8, "?");
+    return buf;
+}
+
+static void check_csv(const vday *dy, const vrow *r, vchk *c)
+{
+    if (!r->csv) {
+        vchk_diff(c, 0, "index.csv: no line of the grade");
+        return;
+    }
+    int n = (int)(sizeof cols / sizeof cols[0]);
+    if (dy->n_csv_header != n || r->n_csv != n) {
+        vchk_diff(c, 0, "index.csv:%ld: %d fields, file format 3 has %d", r->csv_line, r->n_csv, n);
+        return;
+    }
+    for (int i = 0; i < n; i++) {
+        if (strcmp(dy->csv_header[i], cols[i].csv) != 0) {
+            vchk_diff(c, 0, "index.csv:1: column %d is \"%s\", not \"%s\"", i + 1,
+                      dy->csv_header[i], cols[i].csv);
+            return;
+        }
+        char b[8];
+        const char *want = cols[i].v2 && !r->v2
+                               ? ""
+                               : as_csv(json_object_get(r->j, cols[i].json ? cols[i].json
+                                                                           : cols[i].csv),
+                                        b);
+        if (strcmp(r->csv[i], want) != 0) {
+            vchk_diff(c, 0, "index.csv:%ld %s: \"%s\", index.json \"%s\"", r->csv_line,
+                      cols[i].csv, r->csv[i], want);
+            return;
+        }
+    }
+}
+
+/* Design note 1: the grade definition and the lines' receipt; the grade
+ * (NULL after a difference that leaves no parameters). */
+static idx_grades *check_receipt(const vday *dy, vrow *r, vchk *c, gpi_diag *d)
+{
+    const char *canon = vj_str(r->j, "grade_definition");
+    const char *hash = vj_str(r->j, "grade_hash");
+    char h[65];
+    if (!canon || !*canon || !hash) {
+        vchk_diff(c, 0, "index.json grade_definition: missing");
+        return NULL;
+    }
+    gpi_sha256_hex(canon, strlen(canon), h);
+    if (strcmp(h, hash) != 0) {
+        vchk_diff(c, 0, "grade_definition: its SHA-256 %.12s... is not grade_hash %.12s...", h, hash);
+        return NULL;
+    }
+    size_t n = strlen(canon) + 32;
+    char *text = malloc(n);
+    idx_grades *gs = NULL;
+    if (!text) return NULL;
+    snprintf(text, n, "{\"grades\":[%s]}", canon);
+    gpi_diag e = {{0}};
+    if (idx_grades_parse(text, "grade_definition", NULL, IDX_TRUST_GPUS, &gs, &e) != GPI_OK) {
+        vchk_diff(c, 0, "%s", e.msg);
+        gs = NULL;
+    }
+    free(text);
+    (void)d;
+    if (!gs) return NULL;
+    const idx_grade *g = &gs->g[0];
+    int64_t ver;
+    if (strcasecmp(g->id, r->grade) != 0 || vj_fixed(r->j, "grade_version", 0, &ver) ||
+        ver != g->version || (g->method == 2) != r->v2) {
+        vchk_diff(c, 0, "grade_definition: not grade %s version %lld of methodology %s", r->grade,
+                  (long long)ver, r->v2 ? "v2" : "v1");
+        idx_grades_free(gs);
+        return NULL;
+    }
+    /* the lines */
+    json_t *ob = json_object_get(json_object_get(r->j, "receipt"), "observations");
+    json_t *colh = json_object_get(ob, "columns");
+    int64_t rows;
+    const char *why = vj_fixed(ob, "rows", 0, &rows);
+    if (why || !json_is_object(colh)) {
+        vchk_diff(c, 1, "index.json receipt.observations: %s", why ? why : "no columns");
+        return gs;
+    }
+    const char *first = NULL;
+    for (int k = 0; k < 17 && !first; k++) {
+        gpi_sha256 t = r->col_sha[k];
+        gpi_sha256_final(&t, h);
+        const char *want = vj_str(colh, vobs_cols[k]);
+        if (!want || strcmp(want, h) != 0) first = vobs_cols[k];
+    }
+    gpi_sha256 t = r->lines_sha;
+    gpi_sha256_final(&t, h);
+    const char *lines = vj_str(ob, "sha256");
+    if ((long long)rows != (long long)r->n_obs)
+        vchk_diff(c, 1, "observations.csv: the grade has %zu lines, its receipt %lld", r->n_obs,
+                  (long long)rows);
+    else if (first)
+        vchk_diff(c, 1, "observations.csv %s: the grade's %s fields differ from index.json's "
+                  "receipt (SHA-256)", first, first);
+    else if (!lines || strcmp(lines, h) != 0)
+        vchk_diff(c, 1, "observations.csv: the grade's lines differ from index.json's receipt "
+                  "(SHA-256)");
+    (void)dy;
+    return gs;
+}
+
+static gpi_status check_row(verify_dir *v, vday *dy, vrow *r, vchk *c, gpi_diag *d)
+{
+    idx_grades *gs = check_receipt(dy, r, c, d);
+    if (!gs) return GPI_OK;
+    const idx_grade *g = &gs->g[0];
+    check_csv(dy, r, c);
+    int32_t day;
+    const char *why = vj_date(r->j, "date", &day);
+    if (why || day != dy->day) vchk_diff(c, 0, "index.json date: not the day's date");
+    gpi_status rc = GPI_OK;
+    if (!vchk_failed(c)) {
+        vxs xs;
+        rc = vxs_check(v, dy, r, g, c, &xs, d);
+        if (rc == GPI_OK && r->v2 && !vchk_failed(c)) rc = vchain_check(v, dy, r, g, &xs, c, d);
+    }
+    idx_grades_free(gs);
+    return rc;
+}
+
+gpi_status verify_day(verify_dir *v, int32_t day, verify_day_report *out, gpi_diag *d)
+{
+    memset(out, 0, sizeof *out);
+    out->day = day;
+    vday *dy;
+    gpi_status rc = vday_get(v, day, &dy, d);
+    if (rc != GPI_OK) return rc;
+    char date[11];
+    gpi_date_format(day, date);
+    if (!dy->present)
+        return gpi_diag_set(d, GPI_EINPUT, "%s/%s: not published (no index.json)", v->dir, date);
+    rc = vday_obs(dy, d);
+    if (rc != GPI_OK) return rc;
+    vday_receipts(dy);
+    const char *sha = vj_str(dy->root, "observations_sha256");
+    const char *jd = vj_str(dy->root, "date");
+    if (!jd || strcmp(jd, date) != 0)
+        snprintf(out->file_note, sizeof out->file_note, "index.json date: \"%s\", not the folder's %s",
+                 jd ? jd : "", date);
+    else if (!sha || strcmp(sha, dy->obs_sha) != 0)
+        snprintf(out->file_note, sizeof out->file_note,
+                 "observations.csv: its SHA-256 %.12s... differs from index.json's "
+                 "observations_sha256 (the file changed after publication)",
+                 dy->obs_sha);
+    else if (dy->note[0])
+        snprintf(out->file_note, sizeof out->file_note, "%s", dy->note);
+    out->g = calloc(dy->n_rows ? dy->n_rows : 1, sizeof *out->g);
+    if (!out->g) return gpi_diag_set(d, GPI_ENOMEM, "out of memory");
+    out->n = dy->n_rows;
+    for (size_t i = 0; i < dy->n_rows && rc == GPI_OK; i++) {
+        vrow *r = &dy->rows[i];
+        verify_result *res = &out->g[i];
+        vchk c;
+        memset(&c, 0, sizeof c);
+        c.dir = v->dir;
+        c.day = day;
+        c.grade = r->grade;
+        rc = check_row(v, dy, r, &c, d);
+        snprintf(res->grade, sizeof res->grade, "%s", r->grade);
+        snprintf(res->differs, sizeof res->differs, "%s", c.differs);
+        vchk_missing_text(&c, v->dir, res->unverified, sizeof res->unverified);
+        res->status = c.n_diff ? VERIFY_DIFFERS : c.n_missing ? VERIFY_PARTIAL : VERIFY_OK;
+    }
+    if (rc != GPI_OK) verify_day_report_free(out);
+    return rc;
+}
+
+void verify_day_report_free(verify_day_report *r)
+{
+    free(r->g);
+    r->g = NULL;
+    r->n = 0;
+}

@@ -1,0 +1,89 @@
+/* verify/verify.h -- `gpuidx verify`: every published fix recomputed from
+ * the published files alone, without the database (METHODOLOGY.md §7),
+ * and a contract's settlement prices from the published days.
+ *
+ * Usage:
+ *     verify_dir *v;  verify_dir_open("pub", &v, &d);
+ *     verify_day_report r;  verify_day(v, day, &r, &d);   ... print r ...
+ *     verify_day_report_free(&r);  verify_dir_close(v);
+ *
+ * A published day DIR/D holds index.json (file format 3: the rows with
+ * their grade definitions and receipts), index.csv and observations.csv.
+ * verify_day reads them (and, for what the day took from other days, the
+ * files of those days when DIR has them) and, per row (grade):
+ *   - checks the receipt: observations.csv's SHA-256, the grade's lines
+ *     (count, SHA-256, one SHA-256 per column: the column whose bytes
+ *     changed is named), and the grade definition against grade_hash;
+ *   - checks index.csv against index.json, column by column;
+ *   - recomputes the fix from the grade's lines and the definition's
+ *     parameters: the error screen (every line's role and reason), the
+ *     statistics, the level, the adjustment, the carry, the value, and
+ *     for methodology v2 the matched sample, the relative, the chain, the
+ *     event, the anchor value and the splice;
+ *   - checks every input taken from another day (the chain and carry of
+ *     the day before, reference and base prices, carried trades, the
+ *     adjustment's days, the anchor's window) against that day's files
+ *     when DIR has them, and lists the days it does not have.
+ * The result of a row is ok, ok but partly unverifiable (inputs of days
+ * DIR does not have), or the first difference, naming the field.
+ *
+ * The arithmetic is the method's: integers and exact rationals, the pure
+ * statistics of index/index.h (method.c), published numbers compared digit
+ * for digit.  JSON numbers are read as the decimal text written (never
+ * through binary floating point).
+ *
+ * Ownership: verify_dir_open returns a handle freed with
+ * verify_dir_close(); reports are freed with verify_day_report_free().
+ * The module never prints.
+ */
+#ifndef GPI_VERIFY_H
+#define GPI_VERIFY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/gpi.h"
+#include "settlement/settlement.h"
+
+enum { VERIFY_OK = 0, VERIFY_PARTIAL, VERIFY_DIFFERS };
+
+typedef struct verify_result {
+    char grade[65];
+    int status;                 /* VERIFY_OK, VERIFY_PARTIAL, VERIFY_DIFFERS */
+    char differs[768];          /* the first differences (receipt; recomputation), "" none */
+    char unverified[768];       /* what needs days DIR does not have, "" none */
+} verify_result;
+
+typedef struct verify_day_report {
+    int32_t day;
+    char file_note[512];        /* a difference of the day's files as a whole, "" none */
+    size_t n;
+    verify_result *g;           /* in index.json order */
+} verify_day_report;
+
+typedef struct verify_dir verify_dir;
+
+/* Opens DIR (a folder of published days, DIR/YYYY-MM-DD/). */
+gpi_status verify_dir_open(const char *dir, verify_dir **out, gpi_diag *d);
+void verify_dir_close(verify_dir *v);
+/* The days published in DIR (folders YYYY-MM-DD holding an index.json),
+ * ascending; *days is malloc'd. */
+gpi_status verify_dir_days(verify_dir *v, int32_t **days, size_t *n, gpi_diag *d);
+/* Verifies DIR/day.  GPI_EINPUT when its files cannot be read at all
+ * ("DIR/D/index.json: ..."); differences are reported in *out, not as an
+ * error. */
+gpi_status verify_day(verify_dir *v, int32_t day, verify_day_report *out, gpi_diag *d);
+void verify_day_report_free(verify_day_report *r);
+/* Forgets the days before `day` read so far (memory when verifying a
+ * long run of days in order). */
+void verify_dir_forget_before(verify_dir *v, int32_t day);
+
+/* Settles contract c (settlement/) on the values of its grade as first
+ * published in DIR: each day's vintage 1 (DIR/D/v1/index.json).  Every day
+ * from the listing through min(through, the month's last day) must be
+ * published (GPI_EINPUT naming the first that is not), and the days
+ * before the listing are read back to the latest with a value. */
+gpi_status verify_settlement(verify_dir *v, const settle_contract *c, int32_t through,
+                             settle_result *out, gpi_diag *d);
+
+#endif
