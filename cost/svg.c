@@ -12,59 +12,12 @@
  * references; the buffer is the caller's to free.
  */
 #include "cost/cost.h"
+#include "core/strbuf.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-typedef struct sbuf {
-    char *p;
-    size_t n, cap;
-    int oom;
-} sbuf;
-
-__attribute__((format(printf, 2, 3))) static void sb_printf(sbuf *b, const char *fmt, ...)
-{
-    if (b->oom) return;
-    for (;;) {
-        va_list ap;
-        va_start(ap, fmt);
-        int k = vsnprintf(b->p ? b->p + b->n : NULL, b->p ? b->cap - b->n : 0, fmt, ap);
-        va_end(ap);
-        if (k < 0) {
-            b->oom = 1;
-            return;
-        }
-        if (b->p && b->n + (size_t)k < b->cap) {
-            b->n += (size_t)k;
-            return;
-        }
-        size_t nc = b->cap ? b->cap * 2 : 8192;
-        while (nc < b->n + (size_t)k + 1) nc *= 2;
-        char *np = realloc(b->p, nc);
-        if (!np) {
-            b->oom = 1;
-            return;
-        }
-        b->p = np;
-        b->cap = nc;
-    }
-}
-
-static void sb_esc(sbuf *b, const char *s)
-{
-    for (; s && *s; s++) {
-        switch (*s) {
-        case '<': sb_printf(b, "&lt;"); break;
-        case '>': sb_printf(b, "&gt;"); break;
-        case '&': sb_printf(b, "&amp;"); break;
-        case '"': sb_printf(b, "&quot;"); break;
-        default: sb_printf(b, "%c", *s);
-        }
-    }
-}
 
 static const char *const palette[] = {"#4e79a7", "#f28e2b", "#59a14f", "#b07aa1",
                                       "#76b7b2", "#edc948", "#ff9da7", "#9c755f"};
@@ -105,40 +58,47 @@ gpi_status cost_curve_svg(const cost_curve *c, const char *title, const char *hi
     char cost_s[32], buf[32], date[11];
     gpi_date_format(c->day, date);
 
-    sbuf b = {NULL, 0, 0, 0};
-    sb_printf(&b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+    gpi_sbuf b = {NULL, 0, 0, 0};
+    gpi_sbuf_printf(&b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
                   "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
                   "viewBox=\"0 0 %.0f %.0f\" font-family=\"sans-serif\">\n"
                   "<rect width=\"%.0f\" height=\"%.0f\" fill=\"white\"/>\n"
                   "<text x=\"20\" y=\"24\" font-size=\"15\">",
               W, H, W, H, W, H);
-    sb_esc(&b, title);
-    sb_printf(&b, "</text>\n<text x=\"20\" y=\"40\" font-size=\"11\" fill=\"#555\">%s &#183; "
+    gpi_sbuf_xml(&b, title);
+    gpi_sbuf_printf(&b, "</text>\n<text x=\"20\" y=\"40\" font-size=\"11\" fill=\"#555\">%s &#183; "
                   "workload ", date);
-    sb_esc(&b, c->sel.workload && *c->sel.workload ? c->sel.workload : "(none)");
-    sb_printf(&b, " &#183; latency target ");
-    sb_esc(&b, c->sel.latency);
+    gpi_sbuf_xml(&b, c->sel.workload && *c->sel.workload ? c->sel.workload : "(none)");
+    gpi_sbuf_printf(&b, " &#183; latency target ");
+    gpi_sbuf_xml(&b, c->sel.latency);
     if (c->sel.grade) {
-        sb_printf(&b, " &#183; grade ");
-        sb_esc(&b, c->sel.grade);
+        gpi_sbuf_printf(&b, " &#183; grade ");
+        gpi_sbuf_xml(&b, c->sel.grade);
     }
-    sb_printf(&b, " &#183; %zu deployments</text>\n", c->n);
-    sb_printf(&b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#fafafa\" "
-                  "stroke=\"#999\"/>\n", px, py, pw, ph);
+    gpi_sbuf_printf(&b, " &#183; %zu deployments</text>\n", c->n);
+    gpi_sbuf_printf(&b,
+                    "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#fafafa\" "
+                    "stroke=\"#999\"/>\n",
+                    px, py, pw, ph);
     /* axes and ticks */
     for (double y = 0; y <= ytop + ystep / 2; y += ystep) {
         double yy = py + ph - y / ytop * ph;
-        sb_printf(&b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e3e3e3\"/>"
-                      "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" text-anchor=\"end\">%g</text>\n",
-                  px, yy, px + pw, yy, px - 4, yy + 3, y);
+        gpi_sbuf_printf(
+            &b,
+            "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e3e3e3\"/>"
+            "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" text-anchor=\"end\">%g</text>\n",
+            px, yy, px + pw, yy, px - 4, yy + 3, y);
     }
     for (double x = 0; x <= xmax * 1.0001; x += xstep)
-        sb_printf(&b, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" text-anchor=\"middle\">%g</text>\n",
-                  px + x / xmax * pw, py + ph + 14, x);
-    sb_printf(&b, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"middle\">cumulative "
-                  "capacity (%s)</text>\n",
-              px + pw / 2, py + ph + 32, tokens ? "acceptable output tokens/s" : "GPUs");
-    sb_printf(&b, "<text x=\"18\" y=\"%.1f\" font-size=\"11\" text-anchor=\"middle\" "
+        gpi_sbuf_printf(
+            &b, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" text-anchor=\"middle\">%g</text>\n",
+            px + x / xmax * pw, py + ph + 14, x);
+    gpi_sbuf_printf(
+        &b,
+        "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"middle\">cumulative "
+        "capacity (%s)</text>\n",
+        px + pw / 2, py + ph + 32, tokens ? "acceptable output tokens/s" : "GPUs");
+    gpi_sbuf_printf(&b, "<text x=\"18\" y=\"%.1f\" font-size=\"11\" text-anchor=\"middle\" "
                   "transform=\"rotate(-90 18 %.1f)\">USD per million acceptable tokens</text>\n",
               py + ph / 2, py + ph / 2);
 
@@ -153,15 +113,16 @@ gpi_status cost_curve_svg(const cost_curve *c, const char *title, const char *hi
         int hl = highlight && strcmp(e->pt.dep->op, highlight) == 0;
         char label[2 * COST_NAME_MAX + 2];
         cost_label(e->pt.dep, label);
-        sb_printf(&b, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"%s\" "
-                      "stroke=\"%s\" stroke-width=\"%s\"><title>",
-                  x0, py + ph - h, x1 - x0, h, palette[g % NPAL], hl ? "#000" : "#fff",
-                  hl ? "2.5" : "0.5");
-        sb_printf(&b, "#%zu ", e->rank);
-        sb_esc(&b, label);
-        sb_printf(&b, " (");
-        sb_esc(&b, e->pt.dep->gpu);
-        sb_printf(&b, "): %s USD per 1M acceptable tokens</title></rect>\n",
+        gpi_sbuf_printf(&b,
+                        "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"%s\" "
+                        "stroke=\"%s\" stroke-width=\"%s\"><title>",
+                        x0, py + ph - h, x1 - x0, h, palette[g % NPAL], hl ? "#000" : "#fff",
+                        hl ? "2.5" : "0.5");
+        gpi_sbuf_printf(&b, "#%zu ", e->rank);
+        gpi_sbuf_xml(&b, label);
+        gpi_sbuf_printf(&b, " (");
+        gpi_sbuf_xml(&b, e->pt.dep->gpu);
+        gpi_sbuf_printf(&b, "): %s USD per 1M acceptable tokens</title></rect>\n",
                   gpi_fixed_format(e->pt.cost_micro, COST_DP, cost_s));
         if (x1 - x0 >= 14) {
             /* rotated, inside the bar from its foot when it fits (about 6.5
@@ -169,46 +130,53 @@ gpi_status cost_curve_svg(const cost_curve *c, const char *title, const char *hi
             double lx = (x0 + x1) / 2 + 3, need = 6.5 * (double)strlen(label) + 12;
             int inside = h >= need;
             double ly = inside ? py + ph - 6 : py + ph - h - 4;
-            sb_printf(&b, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" fill=\"%s\" %s"
+            gpi_sbuf_printf(&b, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" fill=\"%s\" %s"
                           "transform=\"rotate(-90 %.1f %.1f)\">",
                       lx, ly, inside ? "#fff" : "#222", hl ? "font-weight=\"bold\" " : "", lx, ly);
-            sb_esc(&b, label);
-            sb_printf(&b, "</text>\n");
+            gpi_sbuf_xml(&b, label);
+            gpi_sbuf_printf(&b, "</text>\n");
         }
     }
     if (c->n) {
         double ym = py + ph - (double)c->median_micro / 1e6 / ytop * ph;
-        sb_printf(&b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#d62728\" "
-                      "stroke-dasharray=\"6 4\" stroke-width=\"1.5\"/>\n"
-                      "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" fill=\"#d62728\">median %s</text>\n",
-                  px, ym, px + pw, ym, px + pw + 6, ym + 3,
-                  gpi_fixed_format(c->median_micro, COST_DP, buf));
+        gpi_sbuf_printf(
+            &b,
+            "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#d62728\" "
+            "stroke-dasharray=\"6 4\" stroke-width=\"1.5\"/>\n"
+            "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" fill=\"#d62728\">median %s</text>\n",
+            px, ym, px + pw, ym, px + pw + 6, ym + 3,
+            gpi_fixed_format(c->median_micro, COST_DP, buf));
     } else {
-        sb_printf(&b, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\">no deployment with a cost "
-                      "on this day</text>\n", px + 20, py + 30);
+        gpi_sbuf_printf(&b,
+                        "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\">no deployment with a cost "
+                        "on this day</text>\n",
+                        px + 20, py + 30);
     }
     for (size_t g = 0; g < ngpu; g++) {
         double ly = py + 40 + 18 * (double)g;
-        sb_printf(&b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"12\" fill=\"%s\"/>"
+        gpi_sbuf_printf(&b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"12\" fill=\"%s\"/>"
                       "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\">",
                   px + pw + 6, ly, palette[g % NPAL], px + pw + 22, ly + 10);
-        sb_esc(&b, gpus[g]);
-        sb_printf(&b, "</text>\n");
+        gpi_sbuf_xml(&b, gpus[g]);
+        gpi_sbuf_printf(&b, "</text>\n");
     }
     if (c->n_off) {
-        sb_printf(&b, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" fill=\"#555\">not on the curve "
-                      "(no index value that day):", px, py + ph + 52);
+        gpi_sbuf_printf(
+            &b,
+            "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" fill=\"#555\">not on the curve "
+            "(no index value that day):",
+            px, py + ph + 52);
         char label[2 * COST_NAME_MAX + 2];
         for (size_t i = 0; i < c->n_off; i++) {
-            sb_printf(&b, "%s ", i ? "," : "");
-            sb_esc(&b, cost_label(c->off[i].dep, label));
-            sb_printf(&b, " (");
-            sb_esc(&b, c->off[i].dep->grade);
-            sb_printf(&b, " %s)", cost_status_name(c->off[i].status));
+            gpi_sbuf_printf(&b, "%s ", i ? "," : "");
+            gpi_sbuf_xml(&b, cost_label(c->off[i].dep, label));
+            gpi_sbuf_printf(&b, " (");
+            gpi_sbuf_xml(&b, c->off[i].dep->grade);
+            gpi_sbuf_printf(&b, " %s)", cost_status_name(c->off[i].status));
         }
-        sb_printf(&b, "</text>\n");
+        gpi_sbuf_printf(&b, "</text>\n");
     }
-    sb_printf(&b, "</svg>\n");
+    gpi_sbuf_printf(&b, "</svg>\n");
     if (b.oom) {
         free(b.p);
         return gpi_diag_set(d, GPI_ENOMEM, "cost: out of memory (svg)");

@@ -9,59 +9,12 @@
  * goes.  Non-finite values are never plotted.
  */
 #include "hedge/internal.h"
+#include "core/strbuf.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-typedef struct sbuf {
-    char *p;
-    size_t n, cap;
-    int oom;
-} sbuf;
-
-__attribute__((format(printf, 2, 3))) static void sb_printf(sbuf *b, const char *fmt, ...)
-{
-    if (b->oom) return;
-    for (;;) {
-        va_list ap;
-        va_start(ap, fmt);
-        int k = vsnprintf(b->p ? b->p + b->n : NULL, b->p ? b->cap - b->n : 0, fmt, ap);
-        va_end(ap);
-        if (k < 0) {
-            b->oom = 1;
-            return;
-        }
-        if (b->p && b->n + (size_t)k < b->cap) {
-            b->n += (size_t)k;
-            return;
-        }
-        size_t nc = b->cap ? b->cap * 2 : 8192;
-        while (nc < b->n + (size_t)k + 1) nc *= 2;
-        char *np = realloc(b->p, nc);
-        if (!np) {
-            b->oom = 1;
-            return;
-        }
-        b->p = np;
-        b->cap = nc;
-    }
-}
-
-static void sb_escaped(sbuf *b, const char *s)
-{
-    for (; s && *s; s++) {
-        switch (*s) {
-        case '<': sb_printf(b, "&lt;"); break;
-        case '>': sb_printf(b, "&gt;"); break;
-        case '&': sb_printf(b, "&amp;"); break;
-        case '"': sb_printf(b, "&quot;"); break;
-        default: sb_printf(b, "%c", *s);
-        }
-    }
-}
 
 /* A plotting box mapping data (x0..x1, y0..y1) to pixels. */
 typedef struct box {
@@ -70,7 +23,10 @@ typedef struct box {
 } box;
 
 static double bx(const box *b, double x) { return b->px + (x - b->x0) / (b->x1 - b->x0) * b->pw; }
-static double by(const box *b, double y) { return b->py + b->ph - (y - b->y0) / (b->y1 - b->y0) * b->ph; }
+static double by(const box *b, double y)
+{
+    return b->py + b->ph - (y - b->y0) / (b->y1 - b->y0) * b->ph;
+}
 
 static void widen(double *lo, double *hi)
 {
@@ -84,27 +40,33 @@ static void widen(double *lo, double *hi)
     *hi += pad;
 }
 
-static void frame(sbuf *b, const box *bo, const char *title)
+static void frame(gpi_sbuf *b, const box *bo, const char *title)
 {
-    sb_printf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#fafafa\" "
-                 "stroke=\"#999\"/>\n", bo->px, bo->py, bo->pw, bo->ph);
-    sb_printf(b, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"13\">%s</text>\n", bo->px,
+    gpi_sbuf_printf(b,
+                    "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#fafafa\" "
+                    "stroke=\"#999\"/>\n",
+                    bo->px, bo->py, bo->pw, bo->ph);
+    gpi_sbuf_printf(b, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"13\">%s</text>\n", bo->px,
               bo->py - 6, title);
-    sb_printf(b, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" text-anchor=\"end\">%.4f</text>\n",
-              bo->px - 3, bo->py + 10, bo->y1);
-    sb_printf(b, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" text-anchor=\"end\">%.4f</text>\n",
-              bo->px - 3, bo->py + bo->ph, bo->y0);
+    gpi_sbuf_printf(
+        b, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" text-anchor=\"end\">%.4f</text>\n",
+        bo->px - 3, bo->py + 10, bo->y1);
+    gpi_sbuf_printf(
+        b, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" text-anchor=\"end\">%.4f</text>\n",
+        bo->px - 3, bo->py + bo->ph, bo->y0);
 }
 
-static void polyline(sbuf *b, const box *bo, const hedge_series *s, int which, const char *color)
+static void polyline(gpi_sbuf *b, const box *bo, const hedge_series *s, int which,
+                     const char *color)
 {
-    sb_printf(b, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" points=\"", color);
+    gpi_sbuf_printf(b, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" points=\"",
+                    color);
     for (size_t i = 0; i < s->n; i++) {
         double y = which == 0 ? s->p[i].rent : which == 1 ? s->p[i].index
                                                           : s->p[i].rent - s->p[i].index;
-        if (isfinite(y)) sb_printf(b, "%.1f,%.1f ", bx(bo, (double)s->p[i].start), by(bo, y));
+        if (isfinite(y)) gpi_sbuf_printf(b, "%.1f,%.1f ", bx(bo, (double)s->p[i].start), by(bo, y));
     }
-    sb_printf(b, "\"/>\n");
+    gpi_sbuf_printf(b, "\"/>\n");
 }
 
 gpi_status hedge_svg(const hedge_series *s, const hedge_analysis *a, const char *title,
@@ -113,19 +75,19 @@ gpi_status hedge_svg(const hedge_series *s, const hedge_analysis *a, const char 
     *out = NULL;
     *len = 0;
     if (!s || !a) return gpi_diag_set(d, GPI_EUSAGE, "hedge_svg: bad arguments");
-    sbuf b = {NULL, 0, 0, 0};
+    gpi_sbuf b = {NULL, 0, 0, 0};
     hedge_changes c;
     gpi_status st = hedge_changes_make(s, 1, &c, d);
     if (st != GPI_OK) return st;
-    sb_printf(&b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+    gpi_sbuf_printf(&b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
                   "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"920\" height=\"480\" "
                   "viewBox=\"0 0 920 480\" font-family=\"sans-serif\">\n"
                   "<rect width=\"920\" height=\"480\" fill=\"white\"/>\n"
                   "<text x=\"20\" y=\"22\" font-size=\"15\">");
-    sb_escaped(&b, title);
+    gpi_sbuf_xml(&b, title);
     char h[48] = "n/a";
     if (isfinite(a->chg.b)) snprintf(h, sizeof h, "%.4f", a->chg.b);
-    sb_printf(&b, " (%s, %zu periods, h = %s)</text>\n", hedge_freq_name(s->freq), s->n, h);
+    gpi_sbuf_printf(&b, " (%s, %zu periods, h = %s)</text>\n", hedge_freq_name(s->freq), s->n, h);
 
     /* scatter */
     box sc = {70, 60, 330, 360, INFINITY, -INFINITY, INFINITY, -INFINITY};
@@ -138,20 +100,21 @@ gpi_status hedge_svg(const hedge_series *s, const hedge_analysis *a, const char 
     widen(&sc.x0, &sc.x1);
     widen(&sc.y0, &sc.y1);
     frame(&b, &sc, "change in rent vs change in index");
-    sb_printf(&b, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\">%.4f</text>"
+    gpi_sbuf_printf(&b, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\">%.4f</text>"
                   "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" text-anchor=\"end\">%.4f</text>\n",
               sc.px, sc.py + sc.ph + 14, sc.x0, sc.px + sc.pw, sc.py + sc.ph + 14, sc.x1);
     for (size_t j = 0; j < c.n; j++)
-        sb_printf(&b, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"#1f77b4\"/>\n",
+        gpi_sbuf_printf(&b, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"#1f77b4\"/>\n",
                   bx(&sc, c.di[j]), by(&sc, c.dr[j]));
     if (a->chg.ok && isfinite(a->chg.a) && isfinite(a->chg.b)) {
         double ya = a->chg.a + a->chg.b * sc.x0, yb = a->chg.a + a->chg.b * sc.x1;
-        sb_printf(&b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#d62728\" "
-                      "stroke-width=\"1.5\"/>\n",
-                  bx(&sc, sc.x0), by(&sc, ya), bx(&sc, sc.x1), by(&sc, yb));
+        gpi_sbuf_printf(&b,
+                        "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#d62728\" "
+                        "stroke-width=\"1.5\"/>\n",
+                        bx(&sc, sc.x0), by(&sc, ya), bx(&sc, sc.x1), by(&sc, yb));
     } else {
-        sb_printf(&b, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\">no fit</text>\n", sc.px + 10,
-                  sc.py + 20);
+        gpi_sbuf_printf(&b, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\">no fit</text>\n",
+                        sc.px + 10, sc.py + 20);
     }
 
     /* levels and basis over time */
@@ -178,18 +141,21 @@ gpi_status hedge_svg(const hedge_series *s, const hedge_analysis *a, const char 
     polyline(&b, &lv, s, 1, "#ff7f0e");
     frame(&b, &bs, "basis = rent - index");
     if (bs.y0 < 0 && bs.y1 > 0)
-        sb_printf(&b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ccc\"/>\n",
-                  bs.px, by(&bs, 0), bs.px + bs.pw, by(&bs, 0));
+        gpi_sbuf_printf(&b,
+                        "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ccc\"/>\n",
+                        bs.px, by(&bs, 0), bs.px + bs.pw, by(&bs, 0));
     polyline(&b, &bs, s, 2, "#555");
     if (s->n > 0) {
         char l0[16], l1[16];
         hedge_period_label(s->freq, s->p[0].start, l0);
         hedge_period_label(s->freq, s->p[s->n - 1].start, l1);
-        sb_printf(&b, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\">%s</text>"
-                      "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" text-anchor=\"end\">%s</text>\n",
-                  bs.px, bs.py + bs.ph + 14, l0, bs.px + bs.pw, bs.py + bs.ph + 14, l1);
+        gpi_sbuf_printf(
+            &b,
+            "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\">%s</text>"
+            "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" text-anchor=\"end\">%s</text>\n",
+            bs.px, bs.py + bs.ph + 14, l0, bs.px + bs.pw, bs.py + bs.ph + 14, l1);
     }
-    sb_printf(&b, "</svg>\n");
+    gpi_sbuf_printf(&b, "</svg>\n");
     hedge_changes_free(&c);
     if (b.oom) {
         free(b.p);
@@ -205,10 +171,10 @@ gpi_status hedge_svg(const hedge_series *s, const hedge_analysis *a, const char 
 static const char *const sim_color[2] = {"#2ca02c", "#9467bd"};
 
 /* A polyline of one field of the replayed months of s ("" dash for solid). */
-static void sim_line(sbuf *b, const box *bo, const hedge_sim *s, int field, const char *color,
+static void sim_line(gpi_sbuf *b, const box *bo, const hedge_sim *s, int field, const char *color,
                      const char *dash)
 {
-    sb_printf(b, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.6\"%s%s%s points=\"",
+    gpi_sbuf_printf(b, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.6\"%s%s%s points=\"",
               color, *dash ? " stroke-dasharray=\"" : "", dash, *dash ? "\"" : "");
     for (size_t i = 0; i < s->n; i++) {
         const hedge_sim_month *m = &s->m[i];
@@ -217,9 +183,9 @@ static void sim_line(sbuf *b, const box *bo, const hedge_sim *s, int field, cons
                    : field == 2 ? m->hedged
                                 : m->budget;
         if (!m->skipped && isfinite(y))
-            sb_printf(b, "%.1f,%.1f ", bx(bo, (double)m->month), by(bo, y));
+            gpi_sbuf_printf(b, "%.1f,%.1f ", bx(bo, (double)m->month), by(bo, y));
     }
-    sb_printf(b, "\"/>\n");
+    gpi_sbuf_printf(b, "\"/>\n");
 }
 
 gpi_status hedge_svg_sim(const hedge_sim *s, const hedge_sim_opts *o, size_t n,
@@ -227,8 +193,9 @@ gpi_status hedge_svg_sim(const hedge_sim *s, const hedge_sim_opts *o, size_t n,
 {
     *out = NULL;
     *len = 0;
-    if (!s || !o || n == 0 || n > 2) return gpi_diag_set(d, GPI_EUSAGE, "hedge_svg_sim: bad arguments");
-    sbuf b = {NULL, 0, 0, 0};
+    if (!s || !o || n == 0 || n > 2)
+        return gpi_diag_set(d, GPI_EUSAGE, "hedge_svg_sim: bad arguments");
+    gpi_sbuf b = {NULL, 0, 0, 0};
     box lv = {70, 96, 820, 240, INFINITY, -INFINITY, INFINITY, -INFINITY};
     box er = {70, 380, 820, 150, INFINITY, -INFINITY, INFINITY, -INFINITY};
     size_t done = 0;
@@ -261,18 +228,18 @@ gpi_status hedge_svg_sim(const hedge_sim *s, const hedge_sim_opts *o, size_t n,
     er.y0 = fmin(er.y0, 0);
     er.y1 = fmax(er.y1, 0);
     widen(&er.y0, &er.y1);
-    sb_printf(&b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+    gpi_sbuf_printf(&b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
                   "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"920\" height=\"570\" "
                   "viewBox=\"0 0 920 570\" font-family=\"sans-serif\">\n"
                   "<rect width=\"920\" height=\"570\" fill=\"white\"/>\n"
                   "<text x=\"20\" y=\"22\" font-size=\"15\">");
-    sb_escaped(&b, title);
-    sb_printf(&b, " (%s)</text>\n", o->side == HEDGE_PAYER ? "payer" : "earner");
+    gpi_sbuf_xml(&b, title);
+    gpi_sbuf_printf(&b, " (%s)</text>\n", o->side == HEDGE_PAYER ? "payer" : "earner");
     /* legend of the strategies, with the headline */
     for (size_t k = 0; k < n; k++) {
         char vr[32] = "n/a";
         if (isfinite(s[k].var_removed)) snprintf(vr, sizeof vr, "%.1f%%", 100 * s[k].var_removed);
-        sb_printf(&b, "<text x=\"20\" y=\"%.1f\" font-size=\"11\" fill=\"%s\">%s: %zu months "
+        gpi_sbuf_printf(&b, "<text x=\"20\" y=\"%.1f\" font-size=\"11\" fill=\"%s\">%s: %zu months "
                       "replayed; hedged price (solid), locked price (dashed); variance of the "
                       "budget error removed %s</text>\n",
                   42 + 15 * (double)k, sim_color[k], hedge_strategy_name(o[k].strategy),
@@ -286,7 +253,7 @@ gpi_status hedge_svg_sim(const hedge_sim *s, const hedge_sim_opts *o, size_t n,
         sim_line(&b, &lv, &s[k], 3, sim_color[k], "5,4");
     }
     frame(&b, &er, "budget error = price - locked price: unhedged (light), hedged (dark)");
-    sb_printf(&b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#999\"/>"
+    gpi_sbuf_printf(&b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#999\"/>"
                   "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" text-anchor=\"end\">0</text>\n",
               er.px, by(&er, 0), er.px + er.pw, by(&er, 0), er.px - 3, by(&er, 0) + 3);
     /* bars: per month, per strategy, unhedged then hedged, 6 px each */
@@ -297,11 +264,14 @@ gpi_status hedge_svg_sim(const hedge_sim *s, const hedge_sim_opts *o, size_t n,
             double e[2] = {m->err_unhedged, m->err_hedged};
             for (int q = 0; q < 2; q++) {
                 if (!isfinite(e[q])) continue;
-                double x = bx(&er, (double)m->month) + (double)(12 * (int)k + 6 * q) - 6 * (double)n;
+                double x =
+                    bx(&er, (double)m->month) + (double)(12 * (int)k + 6 * q) - 6 * (double)n;
                 double y0 = by(&er, 0), y1 = by(&er, e[q]);
-                sb_printf(&b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"5\" height=\"%.1f\" fill=\"%s\" "
-                              "fill-opacity=\"%s\"/>\n",
-                          x, fmin(y0, y1), fabs(y1 - y0), sim_color[k], q ? "1" : "0.35");
+                gpi_sbuf_printf(
+                    &b,
+                    "<rect x=\"%.1f\" y=\"%.1f\" width=\"5\" height=\"%.1f\" fill=\"%s\" "
+                    "fill-opacity=\"%s\"/>\n",
+                    x, fmin(y0, y1), fabs(y1 - y0), sim_color[k], q ? "1" : "0.35");
             }
         }
     char l0[16] = "", l1[16] = "";
@@ -309,10 +279,10 @@ gpi_status hedge_svg_sim(const hedge_sim *s, const hedge_sim_opts *o, size_t n,
         hedge_period_label(HEDGE_MONTH, (int32_t)(lv.x0 + 16), l0);
         hedge_period_label(HEDGE_MONTH, (int32_t)(lv.x1 - 16), l1);
     }
-    sb_printf(&b, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\">%s</text>"
+    gpi_sbuf_printf(&b, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\">%s</text>"
                   "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" text-anchor=\"end\">%s</text>\n",
               er.px, er.py + er.ph + 14, l0, er.px + er.pw, er.py + er.ph + 14, l1);
-    sb_printf(&b, "</svg>\n");
+    gpi_sbuf_printf(&b, "</svg>\n");
     if (b.oom) {
         free(b.p);
         return gpi_diag_set(d, GPI_ENOMEM, "hedge: out of memory (svg)");
@@ -330,17 +300,17 @@ gpi_status hedge_svg_compare(const hedge_rank *rk, size_t n, hedge_freq f, const
     *out = NULL;
     *len = 0;
     if (!rk && n) return gpi_diag_set(d, GPI_EUSAGE, "hedge_svg_compare: bad arguments");
-    sbuf b = {NULL, 0, 0, 0};
+    gpi_sbuf b = {NULL, 0, 0, 0};
     const double row = 22, top = 96, left = 330, width = 460;
     double height = top + row * (double)(n ? n : 1) + 40;
-    sb_printf(&b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+    gpi_sbuf_printf(&b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
                   "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"920\" height=\"%.0f\" "
                   "viewBox=\"0 0 920 %.0f\" font-family=\"sans-serif\">\n"
                   "<rect width=\"920\" height=\"%.0f\" fill=\"white\"/>\n"
                   "<text x=\"20\" y=\"22\" font-size=\"15\">",
               height, height, height);
-    sb_escaped(&b, title);
-    sb_printf(&b, "</text>\n<text x=\"20\" y=\"42\" font-size=\"11\">hedge effectiveness HE: "
+    gpi_sbuf_xml(&b, title);
+    gpi_sbuf_printf(&b, "</text>\n<text x=\"20\" y=\"42\" font-size=\"11\">hedge effectiveness HE: "
                   "the share of the %s rent-change variance a hedge at the fitted h removes, with "
                   "its 95%% interval</text>\n<text x=\"20\" y=\"57\" font-size=\"11\">"
                   "<tspan fill=\"#1f77b4\">blue: ranked</tspan>, <tspan fill=\"#2ca02c\">"
@@ -349,49 +319,55 @@ gpi_status hedge_svg_compare(const hedge_rank *rk, size_t n, hedge_freq f, const
                   "accounting's 80%%</text>\n",
               f == HEDGE_DAY ? "daily" : f == HEDGE_WEEK ? "weekly" : "monthly");
     box bo = {left, top - 8, width, row * (double)(n ? n : 1) + 8, 0, 1, 0, 1};
-    sb_printf(&b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#fafafa\" "
-                  "stroke=\"#999\"/>\n", bo.px, bo.py, bo.pw, bo.ph);
+    gpi_sbuf_printf(&b,
+                    "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#fafafa\" "
+                    "stroke=\"#999\"/>\n",
+                    bo.px, bo.py, bo.pw, bo.ph);
     for (int t = 0; t <= 10; t += 2) {
         double x = bx(&bo, t / 10.0);
-        sb_printf(&b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e5e5e5\"/>"
-                      "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" text-anchor=\"middle\">%d%%"
-                      "</text>\n",
-                  x, bo.py, x, bo.py + bo.ph, x, bo.py + bo.ph + 14, t * 10);
+        gpi_sbuf_printf(&b,
+                        "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e5e5e5\"/>"
+                        "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" text-anchor=\"middle\">%d%%"
+                        "</text>\n",
+                        x, bo.py, x, bo.py + bo.ph, x, bo.py + bo.ph + 14, t * 10);
     }
     /* the verdict's threshold and hedge accounting's 80 % */
     const double marks[2] = {HEDGE_VERDICT_MIN_HE, 0.80};
     for (int q = 0; q < 2; q++)
-        sb_printf(&b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#d62728\" "
-                      "stroke-dasharray=\"4,3\"/>\n",
-                  bx(&bo, marks[q]), bo.py, bx(&bo, marks[q]), bo.py + bo.ph);
+        gpi_sbuf_printf(&b,
+                        "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#d62728\" "
+                        "stroke-dasharray=\"4,3\"/>\n",
+                        bx(&bo, marks[q]), bo.py, bx(&bo, marks[q]), bo.py + bo.ph);
     for (size_t i = 0; i < n; i++) {
         const hedge_rank *k = &rk[i];
         double y = top + row * (double)i + row / 2;
-        sb_printf(&b, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"end\">",
+        gpi_sbuf_printf(&b, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"end\">",
                   left - 8, y + 4);
-        sb_escaped(&b, k->grade);
-        sb_printf(&b, "</text>\n");
+        gpi_sbuf_xml(&b, k->grade);
+        gpi_sbuf_printf(&b, "</text>\n");
         const hedge_analysis *a = &k->a;
         if (!k->ok || !isfinite(a->he)) {
-            sb_printf(&b, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" fill=\"#888\">",
+            gpi_sbuf_printf(&b, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" fill=\"#888\">",
                       left + 6, y + 4);
-            sb_escaped(&b, k->ok ? "no hedge ratio" : k->reason);
-            sb_printf(&b, "</text>\n");
+            gpi_sbuf_xml(&b, k->ok ? "no hedge ratio" : k->reason);
+            gpi_sbuf_printf(&b, "</text>\n");
             continue;
         }
         const char *c = !k->ranked ? "#999" : k->suggested ? "#2ca02c" : "#1f77b4";
         double he = fmin(fmax(a->he, 0), 1);
         if (isfinite(a->he_lo) && isfinite(a->he_hi))
-            sb_printf(&b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
-                          "stroke-width=\"2\"/>\n",
-                      bx(&bo, fmin(fmax(a->he_lo, 0), 1)), y, bx(&bo, fmin(fmax(a->he_hi, 0), 1)),
-                      y, c);
-        sb_printf(&b, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4.5\" fill=\"%s\"/>"
-                      "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" fill=\"#333\">%.0f%%%s</text>\n",
-                  bx(&bo, he), y, c, bx(&bo, 1) + 6, y + 4, 100 * he,
-                  k->ranked ? "" : " (not ranked)");
+            gpi_sbuf_printf(&b,
+                            "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
+                            "stroke-width=\"2\"/>\n",
+                            bx(&bo, fmin(fmax(a->he_lo, 0), 1)), y,
+                            bx(&bo, fmin(fmax(a->he_hi, 0), 1)), y, c);
+        gpi_sbuf_printf(
+            &b,
+            "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4.5\" fill=\"%s\"/>"
+            "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" fill=\"#333\">%.0f%%%s</text>\n",
+            bx(&bo, he), y, c, bx(&bo, 1) + 6, y + 4, 100 * he, k->ranked ? "" : " (not ranked)");
     }
-    sb_printf(&b, "</svg>\n");
+    gpi_sbuf_printf(&b, "</svg>\n");
     if (b.oom) {
         free(b.p);
         return gpi_diag_set(d, GPI_ENOMEM, "hedge: out of memory (svg)");

@@ -1,8 +1,9 @@
 /* store/internal.h -- shared between the store's own files only.
  *
  * The store is split by concept: store.c (open, migrations, ingest
- * batches, observations, rejects), tx.c (write transactions and the
- * writers' lock), alias.c (identities of version 1), names.c, readonly.c
+ * batches, storing observations, rejects), scan.c (reading them back),
+ * tx.c (write transactions and the writers' lock), alias.c (identities of
+ * version 1), names.c and profiles.c (what rows share), readonly.c
  * (read-only storage), and sibling
  * files for the index and publication tables.  They share the handle below; nothing outside
  * store/ includes this header.
@@ -22,7 +23,7 @@ enum {
 };
 
 /* Sibling files keep their own statements here (lazily prepared). */
-#define STORE_EXTRA_STMTS 72
+#define STORE_EXTRA_STMTS 80
 
 /* Interned names (store/names.c). */
 typedef struct store_name_slot {
@@ -49,9 +50,38 @@ typedef struct store_names {
     int64_t memo_id[STORE_MEMO_N];
 } store_names;
 
+/* Profiles (store/profiles.c): what repeats across the rows of one offer
+ * or feed, one row of `profiles` per distinct combination.  Name ids are 0
+ * for none. */
+enum { STORE_P_GPU, STORE_P_PROVIDER, STORE_P_GRP, STORE_P_SEGMENT, STORE_P_REGION,
+       STORE_P_SOURCE, STORE_P_RAW_GPU, STORE_P_RAW_PROVIDER, STORE_P_CURRENCY, STORE_P_SKU,
+       STORE_P_CORRECTION, STORE_PROFILE_NAMES };
+
+typedef struct store_profile {
+    int64_t attrs;                      /* packed enumerations (store.c) */
+    int32_t name[STORE_PROFILE_NAMES];  /* name ids, in STORE_P_* order */
+    int32_t gpu_count;
+    /* the cache's own: known (the slot holds a profile) and whether this
+     * handle recorded its facet in obs_facets (store_sets.c note 2) */
+    unsigned char known, facet_noted;
+} store_profile;
+
+typedef struct store_profiles {
+    store_profile *v;     /* id -> profile; v[id].known = 0 where unknown */
+    size_t cap;
+    size_t n;             /* profiles known */
+    /* values -> id, open addressing on the values' hash: built on the
+     * first lookup by values (writers only), then kept up to date */
+    store_name_slot *slots;
+    size_t nslots, n_slotted;
+    int loaded;
+    int64_t last;         /* memo: the last profile looked up (0 = none) */
+} store_profiles;
+
 struct store {
     sqlite3 *db;
     store_names names;
+    store_profiles profiles;
     sqlite3_stmt *stmt[ST__N];
     sqlite3_stmt *extra[STORE_EXTRA_STMTS];
     int in_tx;
@@ -125,6 +155,17 @@ const char *store_name_text(store *st, int64_t id);
 /* Drops the cache (after a rollback, and on close). */
 void store_names_reset(store *st);
 
+/* Id of the profile with p's values (attrs, name ids, gpu_count; the
+ * cache's own fields are ignored), inserting it if new; must be called
+ * inside the write transaction that uses the id. */
+gpi_status store_profile_id(store *st, const store_profile *p, int64_t *id, gpi_diag *d);
+/* The profile of an id, or NULL (id 0, unknown, or the table could not be
+ * read).  Valid until the next store_profile_id, store_profile_get,
+ * rollback or store_close. */
+store_profile *store_profile_get(store *st, int64_t id);
+/* Drops the cache (after a rollback, and on close). */
+void store_profiles_reset(store *st);
+
 /* Records the facet of a stored observation in obs_facets unless this
  * handle knows it is there (store_sets.c note 2); attrs is masked to the
  * normalized bits by the caller.  store_facets_reset forgets what the
@@ -132,13 +173,17 @@ void store_names_reset(store *st);
 gpi_status store_facet_note(store *st, int64_t attrs, const int64_t ids[6], gpi_diag *d);
 void store_facets_reset(store *st);
 
-/* Unpacks an observation's attrs column (store.c, schema note 6). */
+/* Unpacks an observation's attrs (scan.c; layout in store.c, schema note 6). */
 void store_attrs_unpack(gpi_obs *o, int64_t attrs);
 
 /* Extra statement slots of store_sets.c, 40..55 (store_index.c uses the
- * first ones, alias.c the sixteen before the last eight, names.c and
- * store_count the last eight). */
+ * first ones, profiles.c the eight before alias.c's, alias.c the eight
+ * before the last eight, names.c and store_count the last eight). */
 #define STORE_SETS_SLOT(i) (40 + (i))
+/* VACUUM under the writers' lock (tx.c), outside any transaction; best
+ * effort (a failure leaves the database as it was). */
+void store_vacuum(store *st);
+
 /* Runs sql (no rows); GPI_ESTORE with "store: <error>" in d. */
 gpi_status store_exec(store *st, const char *sql, gpi_diag *d);
 

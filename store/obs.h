@@ -44,12 +44,12 @@ typedef int (*store_obs_fn)(const gpi_obs *o, void *ud);
  * scan (status GPI_OK). This is a range scan of the primary key. */
 gpi_status store_obs_scan(store *st, int32_t day_from, int32_t day_to,
                           int64_t as_of, store_obs_fn fn, void *ud, gpi_diag *d);
-/* The same scan, filling only what a fix is computed from: kind, scope,
- * tier, term, term_months, status, unit, covers, observed_at, day,
- * key_hash, price, quantity, gpu_count, gpu, provider, group, segment,
- * region, sku.  The audit fields (source, ident, buyer, raw_*, currency,
- * correction) are NULL and line is 0.  About twice as fast as
- * store_obs_scan. */
+/* The same scan without the row's audit columns: everything but ident,
+ * buyer and raw_price (NULL) and line (0) -- kind, scope, tier, term,
+ * term_months, status, unit, covers, observed_at, day, key_hash, price,
+ * quantity, gpu_count and every name (gpu, provider, group, segment,
+ * region, source, sku, raw gpu and provider, currency, correction) are
+ * filled.  It reads 7 of the row's 11 columns. */
 gpi_status store_obs_scan_core(store *st, int32_t day_from, int32_t day_to,
                                int64_t as_of, store_obs_fn fn, void *ud, gpi_diag *d);
 

@@ -1,4 +1,4 @@
-/* store/store.c -- open, migrate, ingest batches, observations, rejects.
+/* store/store.c -- open, migrate, ingest batches, storing observations, rejects.
  *
  * NOTES ON THE DESIGN
  * (1) Every statement is prepared once (store_open) and reset after use;
@@ -24,7 +24,10 @@
  *     providers.csv, tiers.csv or fx.csv changed is no new observation
  *     and no conflict either (issue 12).  A row without an id may also
  *     be stored under the identity of version 1 of the rule
- *     (store/alias.c).
+ *     (store/alias.c).  What repeats across the rows of an offer is its
+ *     profile (store/profiles.c): the stored row's values are read from
+ *     the handle's profile cache, not from SQL.
+ * (8) The scans (store_obs_scan, store_obs_scan_core) are in scan.c.
  */
 #include "store/internal.h"
 #include "store/testing.h"
@@ -51,31 +54,23 @@ static const char *const sql_text[ST__N] = {
                         " n_rejected = ?5, ingested_at = max(?6, coalesce((SELECT reserved + 1"
                         " FROM cutoffs), 0)) WHERE batch_id = ?1",
     [ST_OBS_INSERT] =
-        "INSERT INTO observations(day, key_hash, observed_at, attrs, batch_id, line, gpu,"
-        " provider, grp, segment, price_micro, quantity_micro, gpu_count, region, source,"
-        " ident, buyer, raw_gpu, raw_provider, raw_price, currency, sku, correction) VALUES"
-        " (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18,"
-        " ?19, ?20, ?21, ?22, ?23) ON CONFLICT DO NOTHING",
+        "INSERT INTO observations(day, key_hash, observed_at, batch_id, profile, price_micro,"
+        " quantity_micro, line, ident, buyer, raw_price) VALUES"
+        " (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) ON CONFLICT DO NOTHING",
     [ST_BATCH_SHA] = "UPDATE batches SET sha256 = ?2, n_bytes = ?3 WHERE batch_id = ?1",
-    [ST_OBS_GET] =
-        "SELECT attrs & 1, ident, source, gpu, provider, grp, segment, (attrs >> 1) & 3,"
-        " (attrs >> 3) & 7, (attrs >> 6) & 3, (attrs >> 12) & 63, (attrs >> 8) & 3,"
-        " price_micro, quantity_micro, gpu_count, region, buyer, attrs, raw_gpu,"
-        " raw_provider, raw_price, currency, sku"
-        " FROM observations WHERE day = ?1 AND key_hash = ?2 AND observed_at = ?3",
+    [ST_OBS_GET] = "SELECT profile, price_micro, quantity_micro, ident, buyer, raw_price"
+                   " FROM observations WHERE day = ?1 AND key_hash = ?2 AND observed_at = ?3",
     [ST_REJECT_INSERT] = "INSERT INTO rejects(batch_id, line, column_name, raw_row, reason)"
                          " VALUES (?1, ?2, ?3, ?4, ?5)",
     /* The scans have no join with batches: the few batches ingested after
      * a cut-off are read first (ST_LATE_BATCHES) and their rows skipped.
-     * attrs is decoded here, not in SQL. */
+     * Nor with profiles: the handle holds them in memory (scan.c). */
     [ST_OBS_SCAN] =
-        "SELECT day, key_hash, observed_at, attrs, batch_id, gpu, provider, grp, segment,"
-        " price_micro, quantity_micro, gpu_count, region, source, ident, buyer, raw_gpu,"
-        " raw_provider, raw_price, currency, sku, line, correction"
+        "SELECT day, key_hash, observed_at, batch_id, profile, price_micro, quantity_micro,"
+        " line, ident, buyer, raw_price"
         " FROM observations WHERE day BETWEEN ?1 AND ?2 ORDER BY day, key_hash, observed_at",
     [ST_OBS_SCAN_CORE] =
-        "SELECT day, key_hash, observed_at, attrs, batch_id, gpu, provider, grp, segment,"
-        " price_micro, quantity_micro, gpu_count, region, sku"
+        "SELECT day, key_hash, observed_at, batch_id, profile, price_micro, quantity_micro"
         " FROM observations WHERE day BETWEEN ?1 AND ?2 ORDER BY day, key_hash, observed_at",
     [ST_LATE_BATCHES] = "SELECT batch_id FROM batches WHERE ingested_at > ?1 ORDER BY batch_id",
 };
@@ -125,14 +120,17 @@ static gpi_status user_version(store *st, int *version, gpi_diag *d)
 /* Runs the migrations the database lacks, one transaction each.  The
  * version is read again under the write lock: another process opening the
  * same database may have just run the same migration. */
+static void compact(store *st);
+
 static gpi_status migrate(store *st, gpi_diag *d)
 {
-    int version;
+    int version, ran = 0;
     gpi_status rc = user_version(st, &version, d);
     while (rc == GPI_OK && version < store_n_migrations) {
         if ((rc = store_begin(st, d)) != GPI_OK) return rc;
         rc = user_version(st, &version, d);
         if (rc == GPI_OK && version < store_n_migrations) {
+            ran = 1;
             rc = store_exec(st, store_migrations[version], d);
             if (rc == GPI_OK && version == store_migration_ident_aliases)
                 rc = store_alias_migrate(st, d);
@@ -151,7 +149,24 @@ static gpi_status migrate(store *st, gpi_diag *d)
             return rc;
         }
     }
+    if (rc == GPI_OK && ran) compact(st);
     return rc;
+}
+
+/* A migration that rewrites a table (10: observations) leaves the old
+ * pages in the file as free pages: when they are more than a quarter of
+ * it, VACUUM gives them back (5 s for the 10.6 M-row bench year, a tenth
+ * of the migration).  Best effort: when it fails (no disk space for the
+ * copy) the database stays as it is, only larger, and later ingests reuse
+ * the free pages. */
+static void compact(store *st)
+{
+    int64_t free_pages = 0, pages = 0;
+    if (one_int(st, "PRAGMA freelist_count", 0, 0, &free_pages, "reading the file", NULL) !=
+            GPI_OK ||
+        one_int(st, "PRAGMA page_count", 0, 0, &pages, "reading the file", NULL) != GPI_OK)
+        return;
+    if (free_pages * 4 > pages) store_vacuum(st);
 }
 
 /* A database that is not gpuidx's (it holds tables, but not `batches`,
@@ -281,6 +296,7 @@ void store_close(store *st)
     if (!st) return;
     if (st->in_tx) store_rollback(st);
     store_names_reset(st);
+    store_profiles_reset(st);
     store_alias_reset(st);
     store_facets_reset(st);
     for (int i = 0; i < ST__N; i++) sqlite3_finalize(st->stmt[i]);
@@ -462,10 +478,9 @@ void store_batch_rollback(store *st)
 /* ---- observations -------------------------------------------------------- */
 
 /* NULL and "" compare equal: an absent optional field is an empty one. */
-static int text_eq(sqlite3_stmt *s, int col, const char *v)
+static int str_eq(const char *a, const char *b)
 {
-    const char *t = (const char *)sqlite3_column_text(s, col);
-    return strcmp(t ? t : "", v ? v : "") == 0;
+    return strcmp(a ? a : "", b ? b : "") == 0;
 }
 
 /* The small enumerations of an observation packed into one integer (schema
@@ -486,42 +501,65 @@ static int64_t store_obs_attrs(const gpi_obs *o)
            (int64_t)(o->status_given & 3) << (ATTRS_GIVEN_SHIFT + 1) | ATTRS_GIVEN_KNOWN;
 }
 
-/* interned columns of store_obs_put, in the order of its text[] */
-enum { N_GPU, N_PROVIDER, N_GRP, N_SEGMENT, N_REGION, N_SOURCE, N_RAW_GPU, N_RAW_PROVIDER,
-       N_CURRENCY, N_SKU, N_CORRECTION, N__N };
+/* A stored row as ST_OBS_GET reads it, with its profile. */
+typedef struct stored_row {
+    const store_profile *p;
+    int64_t price_micro, quantity_micro; /* quantity -1 when NULL */
+    const char *ident;                   /* as text (interned or not) */
+    const char *buyer, *raw_price;
+} stored_row;
 
-/* Note 7: o against the stored row g (same key, time and identity): a
- * duplicate when every stored value is the same, or when every value the
- * row itself gave is (only the tables changed since); else a conflict. */
-static store_put_result duplicate_or_conflict(sqlite3_stmt *g, const gpi_obs *o,
-                                              const int64_t *id, int64_t attrs)
+/* Reads the row of ST_OBS_GET's current step; 0 when its profile or its
+ * interned identity cannot be had. */
+static int stored_read(store *st, sqlite3_stmt *g, stored_row *r)
 {
-    int64_t sa = sqlite3_column_int64(g, 17);
-    int64_t q = sqlite3_column_type(g, 13) == SQLITE_NULL ? -1 : sqlite3_column_int64(g, 13);
-    int common = q == o->quantity_micro && sqlite3_column_int(g, 14) == o->gpu_count &&
-                 sqlite3_column_int64(g, 15) == id[N_REGION] && text_eq(g, 16, o->buyer);
+    r->p = store_profile_get(st, sqlite3_column_int64(g, 0));
+    r->price_micro = sqlite3_column_int64(g, 1);
+    r->quantity_micro = sqlite3_column_type(g, 2) == SQLITE_NULL ? -1 : sqlite3_column_int64(g, 2);
+    r->ident = sqlite3_column_type(g, 3) == SQLITE_INTEGER
+                   ? store_name_text(st, sqlite3_column_int64(g, 3))
+                   : (const char *)sqlite3_column_text(g, 3);
+    r->buyer = (const char *)sqlite3_column_text(g, 4);
+    r->raw_price = (const char *)sqlite3_column_text(g, 5);
+    return r->p != NULL;
+}
+
+/* Note 7: o (profile values p) against the stored row r (same key, time
+ * and identity): a duplicate when every stored value is the same, or when
+ * every value the row itself gave is (only the tables changed since);
+ * else a conflict. */
+static store_put_result duplicate_or_conflict(const stored_row *r, const gpi_obs *o,
+                                              const store_profile *p)
+{
+    const store_profile *sp = r->p;
+    int64_t sa = sp->attrs, attrs = p->attrs;
+    int common = r->quantity_micro == o->quantity_micro && sp->gpu_count == o->gpu_count &&
+                 sp->name[STORE_P_REGION] == p->name[STORE_P_REGION] && str_eq(r->buyer, o->buyer);
     if (common && (sa & ATTRS_NORMALIZED) == (attrs & ATTRS_NORMALIZED) &&
-        sqlite3_column_int64(g, 3) == id[N_GPU] && sqlite3_column_int64(g, 4) == id[N_PROVIDER] &&
-        sqlite3_column_int64(g, 5) == id[N_GRP] && sqlite3_column_int64(g, 6) == id[N_SEGMENT] &&
-        sqlite3_column_int64(g, 12) == o->price_micro)
+        sp->name[STORE_P_GPU] == p->name[STORE_P_GPU] &&
+        sp->name[STORE_P_PROVIDER] == p->name[STORE_P_PROVIDER] &&
+        sp->name[STORE_P_GRP] == p->name[STORE_P_GRP] &&
+        sp->name[STORE_P_SEGMENT] == p->name[STORE_P_SEGMENT] && r->price_micro == o->price_micro)
         return STORE_PUT_DUPLICATE;
     int written = common && (sa & ATTRS_AS_WRITTEN) == (attrs & ATTRS_AS_WRITTEN) &&
-                  sqlite3_column_int64(g, 18) == id[N_RAW_GPU] &&
-                  sqlite3_column_int64(g, 19) == id[N_RAW_PROVIDER] && text_eq(g, 20, o->raw_price) &&
-                  sqlite3_column_int64(g, 21) == id[N_CURRENCY] &&
-                  sqlite3_column_int64(g, 22) == id[N_SKU];
+                  sp->name[STORE_P_RAW_GPU] == p->name[STORE_P_RAW_GPU] &&
+                  sp->name[STORE_P_RAW_PROVIDER] == p->name[STORE_P_RAW_PROVIDER] &&
+                  str_eq(r->raw_price, o->raw_price) &&
+                  sp->name[STORE_P_CURRENCY] == p->name[STORE_P_CURRENCY] &&
+                  sp->name[STORE_P_SKU] == p->name[STORE_P_SKU];
+    int tier = (int)(sa >> 3 & 7), status = (int)(sa >> 8 & 3);
     if (written && (sa & ATTRS_GIVEN_KNOWN)) /* the tier if given, the status as given */
         written = (sa >> ATTRS_GIVEN_SHIFT & 7) == (attrs >> ATTRS_GIVEN_SHIFT & 7) &&
-                  (!o->tier_given || sqlite3_column_int(g, 8) == o->tier);
+                  (!o->tier_given || tier == o->tier);
     else if (written) /* stored before: what it was stored with */
-        written = sqlite3_column_int(g, 8) == o->tier && sqlite3_column_int(g, 11) == o->status;
+        written = tier == o->tier && status == o->status;
     return written ? STORE_PUT_DUPLICATE : STORE_PUT_CONFLICT;
 }
 
 /* alias.c note 3: o (no id) may be a row stored under its version 1 key.
  * *found = 1 with *res when it is. */
-static gpi_status legacy_row(store *st, const gpi_obs *o, const int64_t *id, int64_t attrs,
-                             int *found, store_put_result *res, gpi_diag *d)
+static gpi_status legacy_row(store *st, const gpi_obs *o, const store_profile *p, int *found,
+                             store_put_result *res, gpi_diag *d)
 {
     uint64_t legacy[4];
     int n = 0;
@@ -534,19 +572,19 @@ static gpi_status legacy_row(store *st, const gpi_obs *o, const int64_t *id, int
         sqlite3_bind_int64(g, 2, (sqlite3_int64)legacy[i]);
         sqlite3_bind_int64(g, 3, o->observed_at);
         int step = sqlite3_step(g);
-        if (step == SQLITE_ROW && sqlite3_column_int(g, 0) == o->kind &&
-            sqlite3_column_int64(g, 2) == id[N_SOURCE]) {
+        stored_row r;
+        if (step == SQLITE_ROW && !stored_read(st, g, &r)) {
+            rc = store_err(st, d, "reading profiles");
+        } else if (step == SQLITE_ROW && (r.p->attrs & 1) == o->kind &&
+                   r.p->name[STORE_P_SOURCE] == p->name[STORE_P_SOURCE]) {
             /* its identity, upgraded, must be o's: no collision assumed */
-            const char *v1 = sqlite3_column_type(g, 1) == SQLITE_INTEGER
-                                 ? store_name_text(st, sqlite3_column_int64(g, 1))
-                                 : (const char *)sqlite3_column_text(g, 1);
-            const char *canon = store_name_text(st, sqlite3_column_int64(g, 4));
-            const char *raw = store_name_text(st, sqlite3_column_int64(g, 19));
-            if (gpi_ident_upgrade(v1, o->kind, canon, raw, gpi_trade_status_name(o->status_given),
-                                  v2, sizeof v2) == 0 &&
+            const char *canon = store_name_text(st, r.p->name[STORE_P_PROVIDER]);
+            const char *raw = store_name_text(st, r.p->name[STORE_P_RAW_PROVIDER]);
+            if (gpi_ident_upgrade(r.ident, o->kind, canon, raw,
+                                  gpi_trade_status_name(o->status_given), v2, sizeof v2) == 0 &&
                 o->ident && strcmp(v2, o->ident) == 0) {
                 *found = 1;
-                *res = duplicate_or_conflict(g, o, id, attrs);
+                *res = duplicate_or_conflict(&r, o, p);
             }
         } else if (step != SQLITE_ROW && step != SQLITE_DONE) {
             rc = store_err(st, d, "reading stored observation");
@@ -556,77 +594,72 @@ static gpi_status legacy_row(store *st, const gpi_obs *o, const int64_t *id, int
     return rc;
 }
 
-static void bind_id(sqlite3_stmt *s, int i, int64_t id)
-{
-    if (id > 0)
-        sqlite3_bind_int64(s, i, id);
-    else
-        sqlite3_bind_null(s, i);
-}
-
 gpi_status store_obs_put(store *st, int64_t batch_id, const gpi_obs *o, store_put_result *res,
                          gpi_diag *d)
 {
-    /* interned columns, in the order of N_* */
-    const char *text[N__N] = {o->gpu, o->provider, o->group, o->segment,
-                              o->region ? o->region : "", o->source, o->raw_gpu,
-                              o->raw_provider, o->currency, o->sku, o->correction};
-    int64_t id[N__N];
-    for (int i = 0; i < N__N; i++) {
-        gpi_status rc = store_name_id_memo(st, i, text[i], &id[i], d);
+    /* the profile's interned columns, in the order of STORE_P_* */
+    const char *text[STORE_PROFILE_NAMES] = {
+        o->gpu,    o->provider,     o->group,        o->segment, o->region ? o->region : "",
+        o->source, o->raw_gpu,      o->raw_provider, o->currency, o->sku,
+        o->correction};
+    store_profile p;
+    memset(&p, 0, sizeof p);
+    for (int i = 0; i < STORE_PROFILE_NAMES; i++) {
+        int64_t id;
+        gpi_status rc = store_name_id_memo(st, i, text[i], &id, d);
         if (rc != GPI_OK) return rc;
+        p.name[i] = (int32_t)id; /* names.c keeps ids <= INT32_MAX */
     }
+    p.attrs = store_obs_attrs(o);
+    p.gpu_count = o->gpu_count;
+    int64_t profile;
+    gpi_status prc = store_profile_id(st, &p, &profile, d);
+    if (prc != GPI_OK) return prc;
     /* An offer's ident repeats in every snapshot: intern it.  A trade's is
      * usually unique: keep it as text (schema note 4). */
     int64_t ident_id = 0;
     if (o->kind == GPI_OFFER && st->names.n < STORE_MAX_INTERNED) {
-        gpi_status rc = store_name_id_memo(st, N__N, o->ident, &ident_id, d);
+        gpi_status rc = store_name_id_memo(st, STORE_PROFILE_NAMES, o->ident, &ident_id, d);
         if (rc != GPI_OK) return rc;
     }
-    int64_t attrs = store_obs_attrs(o);
     if (!o->id) { /* stored under its version 1 identity? */
         int found = 0;
-        gpi_status rc = legacy_row(st, o, id, attrs, &found, res, d);
+        gpi_status rc = legacy_row(st, o, &p, &found, res, d);
         if (rc != GPI_OK || found) return rc;
     }
     sqlite3_stmt *s = st->stmt[ST_OBS_INSERT];
     sqlite3_bind_int64(s, 1, o->day);
     sqlite3_bind_int64(s, 2, (sqlite3_int64)o->key_hash);
     sqlite3_bind_int64(s, 3, o->observed_at);
-    sqlite3_bind_int64(s, 4, attrs);
-    sqlite3_bind_int64(s, 5, batch_id);
-    sqlite3_bind_int64(s, 6, o->line);
-    bind_id(s, 7, id[N_GPU]);
-    bind_id(s, 8, id[N_PROVIDER]);
-    bind_id(s, 9, id[N_GRP]);
-    bind_id(s, 10, id[N_SEGMENT]);
-    sqlite3_bind_int64(s, 11, o->price_micro);
+    sqlite3_bind_int64(s, 4, batch_id);
+    sqlite3_bind_int64(s, 5, profile);
+    sqlite3_bind_int64(s, 6, o->price_micro);
     if (o->quantity_micro >= 0)
-        sqlite3_bind_int64(s, 12, o->quantity_micro);
+        sqlite3_bind_int64(s, 7, o->quantity_micro);
     else
-        sqlite3_bind_null(s, 12);
-    sqlite3_bind_int(s, 13, o->gpu_count);
-    bind_id(s, 14, id[N_REGION]);
-    bind_id(s, 15, id[N_SOURCE]);
+        sqlite3_bind_null(s, 7);
+    sqlite3_bind_int64(s, 8, o->line);
     if (ident_id > 0)
-        sqlite3_bind_int64(s, 16, ident_id);
+        sqlite3_bind_int64(s, 9, ident_id);
     else
-        bind_text(s, 16, o->ident);
-    bind_text(s, 17, o->buyer);
-    bind_id(s, 18, id[N_RAW_GPU]);
-    bind_id(s, 19, id[N_RAW_PROVIDER]);
-    bind_text(s, 20, o->raw_price);
-    bind_id(s, 21, id[N_CURRENCY]);
-    bind_id(s, 22, id[N_SKU]);
-    bind_id(s, 23, id[N_CORRECTION]);
+        bind_text(s, 9, o->ident);
+    bind_text(s, 10, o->buyer);
+    bind_text(s, 11, o->raw_price);
     int rc = sqlite3_step(s);
     sqlite3_reset(s);
     if (rc != SQLITE_DONE) return store_err(st, d, "storing observation");
     if (sqlite3_changes(st->db) == 1) {
         *res = STORE_PUT_STORED;
-        int64_t facet[6] = {id[N_GPU], id[N_PROVIDER], id[N_GRP], id[N_SEGMENT], id[N_REGION],
-                            id[N_SKU]};
-        return store_facet_note(st, attrs & ATTRS_NORMALIZED, facet, d);
+        /* the profile's facet, once per profile and handle */
+        store_profile *sp = store_profile_get(st, profile);
+        if (!sp) return store_err(st, d, "reading profiles");
+        if (sp->facet_noted) return GPI_OK;
+        int64_t facet[6] = {p.name[STORE_P_GPU],    p.name[STORE_P_PROVIDER],
+                            p.name[STORE_P_GRP],    p.name[STORE_P_SEGMENT],
+                            p.name[STORE_P_REGION], p.name[STORE_P_SKU]};
+        gpi_status frc = store_facet_note(st, p.attrs & ATTRS_NORMALIZED, facet, d);
+        if (frc == GPI_OK) sp->facet_noted = 1;
+        return frc;
     }
     /* The key is taken: same identity and values is a duplicate. */
     sqlite3_stmt *g = use(st, ST_OBS_GET);
@@ -634,20 +667,19 @@ gpi_status store_obs_put(store *st, int64_t batch_id, const gpi_obs *o, store_pu
     sqlite3_bind_int64(g, 2, (sqlite3_int64)o->key_hash);
     sqlite3_bind_int64(g, 3, o->observed_at);
     rc = sqlite3_step(g);
-    if (rc != SQLITE_ROW) {
+    stored_row r;
+    if (rc != SQLITE_ROW || !stored_read(st, g, &r)) {
         sqlite3_reset(g);
-        return store_err(st, d, "reading stored observation");
+        return store_err(st, d,
+                         rc != SQLITE_ROW ? "reading stored observation" : "reading profiles");
     }
     /* compare identities as text: the stored one may be interned or not */
-    const char *stored_ident = sqlite3_column_type(g, 1) == SQLITE_INTEGER
-                                   ? store_name_text(st, sqlite3_column_int64(g, 1))
-                                   : (const char *)sqlite3_column_text(g, 1);
-    int same_ident = stored_ident && o->ident && strcmp(stored_ident, o->ident) == 0;
-    if (sqlite3_column_int(g, 0) != o->kind || !same_ident ||
-        sqlite3_column_int64(g, 2) != id[N_SOURCE])
+    int same_ident = r.ident && o->ident && strcmp(r.ident, o->ident) == 0;
+    if ((r.p->attrs & 1) != o->kind || !same_ident ||
+        r.p->name[STORE_P_SOURCE] != p.name[STORE_P_SOURCE])
         *res = STORE_PUT_COLLISION;
     else
-        *res = duplicate_or_conflict(g, o, id, attrs);
+        *res = duplicate_or_conflict(&r, o, &p);
     sqlite3_reset(g);
     return GPI_OK;
 }
@@ -664,154 +696,6 @@ gpi_status store_reject_put(store *st, int64_t batch_id, long line, const char *
     int rc = sqlite3_step(s);
     sqlite3_reset(s);
     return rc == SQLITE_DONE ? GPI_OK : store_err(st, d, "storing reject");
-}
-
-static const char *col_text(sqlite3_stmt *s, int i)
-{
-    return (const char *)sqlite3_column_text(s, i);
-}
-
-/* The text of a name column; NULL for SQL NULL.  A name id whose text
- * cannot be had (the names table could not be read) sets *bad. */
-static const char *col_name(store *st, sqlite3_stmt *s, int i, int *bad)
-{
-    if (sqlite3_column_type(s, i) == SQLITE_NULL) return NULL;
-    sqlite3_int64 id = sqlite3_column_int64(s, i);
-    const char *t = store_name_text(st, id);
-    if (!t && id > 0) *bad = 1;
-    return t;
-}
-
-/* Unpacks attrs (store_obs_attrs). */
-static void obs_attrs(gpi_obs *o, int64_t a)
-{
-    o->kind = (int)(a & 1);
-    o->scope = (int)(a >> 1 & 3);
-    o->tier = (int)(a >> 3 & 7);
-    o->term = (int)(a >> 6 & 3);
-    o->status = (int)(a >> 8 & 3);
-    o->unit = (int)(a >> 10 & 3);
-    o->term_months = (int)(a >> 12 & 63);
-    o->covers = (int)(a >> 18 & 3);
-}
-
-void store_attrs_unpack(gpi_obs *o, int64_t attrs)
-{
-    obs_attrs(o, attrs);
-}
-
-/* The batches ingested after as_of, ascending (usually none). */
-static gpi_status late_batches(store *st, int64_t as_of, int64_t **out, size_t *n, gpi_diag *d)
-{
-    sqlite3_stmt *s = use(st, ST_LATE_BATCHES);
-    sqlite3_bind_int64(s, 1, as_of);
-    size_t cap = 0;
-    int rc;
-    *out = NULL;
-    *n = 0;
-    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-        if (*n == cap) {
-            cap = cap ? 2 * cap : 16;
-            int64_t *v = realloc(*out, cap * sizeof *v);
-            if (!v) {
-                sqlite3_reset(s);
-                free(*out);
-                *out = NULL;
-                return gpi_diag_set(d, GPI_ENOMEM, "store: out of memory");
-            }
-            *out = v;
-        }
-        (*out)[(*n)++] = sqlite3_column_int64(s, 0);
-    }
-    sqlite3_reset(s);
-    if (rc == SQLITE_DONE) return GPI_OK;
-    free(*out);
-    *out = NULL;
-    return store_err(st, d, "reading batches");
-}
-
-static int is_late(const int64_t *late, size_t n, int64_t batch)
-{
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (late[mid] == batch) return 1;
-        if (late[mid] < batch) lo = mid + 1;
-        else hi = mid;
-    }
-    return 0;
-}
-
-static gpi_status scan(store *st, int core, int32_t day_from, int32_t day_to, int64_t as_of,
-                       store_obs_fn fn, void *ud, gpi_diag *d)
-{
-    /* the late batches and the rows must come from one snapshot: outside a
-     * transaction, the two reads get one of their own */
-    int own_tx = sqlite3_get_autocommit(st->db);
-    if (own_tx && store_exec(st, "BEGIN", d) != GPI_OK) return GPI_ESTORE;
-    int64_t *late;
-    size_t n_late;
-    gpi_status grc = late_batches(st, as_of, &late, &n_late, d);
-    if (grc != GPI_OK) {
-        if (own_tx) store_exec(st, "ROLLBACK", NULL);
-        return grc;
-    }
-    sqlite3_stmt *s = use(st, core ? ST_OBS_SCAN_CORE : ST_OBS_SCAN);
-    sqlite3_bind_int64(s, 1, day_from);
-    sqlite3_bind_int64(s, 2, day_to);
-    int rc, bad = 0;
-    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-        if (n_late && is_late(late, n_late, sqlite3_column_int64(s, 4))) continue;
-        gpi_obs o;
-        memset(&o, 0, sizeof o);
-        o.day = (int32_t)sqlite3_column_int64(s, 0);
-        o.key_hash = (uint64_t)sqlite3_column_int64(s, 1);
-        o.observed_at = sqlite3_column_int64(s, 2);
-        obs_attrs(&o, sqlite3_column_int64(s, 3));
-        o.gpu = col_name(st, s, 5, &bad);
-        o.provider = col_name(st, s, 6, &bad);
-        o.group = col_name(st, s, 7, &bad);
-        o.segment = col_name(st, s, 8, &bad);
-        o.price_micro = sqlite3_column_int64(s, 9);
-        o.quantity_micro =
-            sqlite3_column_type(s, 10) == SQLITE_NULL ? -1 : sqlite3_column_int64(s, 10);
-        o.gpu_count = sqlite3_column_int(s, 11);
-        o.region = col_name(st, s, 12, &bad);
-        if (core) o.sku = col_name(st, s, 13, &bad);
-        if (!core) {
-            o.source = col_name(st, s, 13, &bad);
-            o.ident = sqlite3_column_type(s, 14) == SQLITE_INTEGER ? col_name(st, s, 14, &bad)
-                                                                   : col_text(s, 14);
-            o.buyer = col_text(s, 15);
-            o.raw_gpu = col_name(st, s, 16, &bad);
-            o.raw_provider = col_name(st, s, 17, &bad);
-            o.raw_price = col_text(s, 18);
-            o.currency = col_name(st, s, 19, &bad);
-            o.sku = col_name(st, s, 20, &bad);
-            o.line = (long)sqlite3_column_int64(s, 21);
-            o.correction = col_name(st, s, 22, &bad);
-        }
-        if (bad || fn(&o, ud)) break;
-    }
-    sqlite3_reset(s);
-    free(late);
-    gpi_status out = bad                                   ? store_err(st, d, "reading names")
-                     : rc == SQLITE_ROW || rc == SQLITE_DONE ? GPI_OK
-                                                           : store_err(st, d, "reading observations");
-    if (own_tx) store_exec(st, "COMMIT", NULL);
-    return out;
-}
-
-gpi_status store_obs_scan(store *st, int32_t day_from, int32_t day_to, int64_t as_of,
-                          store_obs_fn fn, void *ud, gpi_diag *d)
-{
-    return scan(st, 0, day_from, day_to, as_of, fn, ud, d);
-}
-
-gpi_status store_obs_scan_core(store *st, int32_t day_from, int32_t day_to, int64_t as_of,
-                               store_obs_fn fn, void *ud, gpi_diag *d)
-{
-    return scan(st, 1, day_from, day_to, as_of, fn, ud, d);
 }
 
 gpi_status store_count(store *st, const char *table, long *n, gpi_diag *d)

@@ -90,6 +90,14 @@ void store_rollback(store *st)
     st->in_tx = 0;
     writer_unlock(st);
     store_names_reset(st); /* names of the rolled-back transaction are gone */
+    store_profiles_reset(st); /* and profiles */
     store_alias_reset(st);
     store_facets_reset(st); /* so are its facets */
+}
+
+void store_vacuum(store *st)
+{
+    if (st->in_tx || writer_lock(st, NULL) != GPI_OK) return;
+    store_exec(st, "VACUUM", NULL);
+    writer_unlock(st);
 }

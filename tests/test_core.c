@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/gpi.h"
+#include "core/strbuf.h"
 
 static void test_date_parse_table(void **state)
 {
@@ -258,6 +259,29 @@ static void test_wide_encoding(void **state)
     fclose(f);
 }
 
+
+/* core/strbuf.c: appends keep everything across growth (the first buffer
+ * is 8 KiB), XML escaping of the five characters that need it in text and
+ * double-quoted attributes, NULL appends nothing. */
+static void test_strbuf(void **state)
+{
+    (void)state;
+    gpi_sbuf b = {0};
+    gpi_sbuf_xml(&b, NULL);
+    assert_int_equal(b.n, 0);
+    gpi_sbuf_xml(&b, "<a href=\"x&y\">it's</a>");
+    assert_string_equal(b.p, "&lt;a href=&quot;x&amp;y&quot;&gt;it's&lt;/a&gt;");
+    size_t n0 = b.n;
+    for (int i = 0; i < 3000; i++) gpi_sbuf_printf(&b, "%04d|", i); /* 15,000 bytes */
+    assert_false(b.oom);
+    assert_int_equal(b.n, n0 + 15000);
+    assert_int_equal(strlen(b.p), b.n);
+    assert_memory_equal(b.p + n0, "0000|0001|", 10);
+    assert_memory_equal(b.p + b.n - 5, "2999|", 5);
+    assert_true(b.cap >= b.n + 1 && b.cap % 8192 == 0);
+    free(b.p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -265,6 +289,7 @@ int main(void)
         cmocka_unit_test(test_dec_parse_and_round), cmocka_unit_test(test_div_round_and_format),
         cmocka_unit_test(test_sha256_vectors),     cmocka_unit_test(test_enums),
         cmocka_unit_test(test_csv_cells),         cmocka_unit_test(test_wide_encoding),
+        cmocka_unit_test(test_strbuf),
     };
     return cmocka_run_group_tests_name("core", tests, NULL, NULL);
 }

@@ -1,6 +1,7 @@
 /* tests/test_store.c -- batches, observations (stored / duplicate /
  * conflict / collision), rollback, re-ingest, interned names, and the
- * day scan with its as-of cut-off (full and core), and migrations 3 and 4. */
+ * day scan with its as-of cut-off (full and core), profiles, and migrations
+ * 3, 6 and 9. */
 #include "tests/testutil.h"
 
 #include <sqlite3.h>
@@ -12,6 +13,7 @@
 #include "core/gpi.h"
 #include "store/store.h"
 #include "store/testing.h"
+#include "tests/schema9.h"
 
 static store *open_tmp(char **path_out)
 {
@@ -480,7 +482,9 @@ static void test_facets_follow_the_observations(void **state)
     assert_int_equal(sqlite3_prepare_v2(db,
                                         "SELECT (SELECT count(*) FROM obs_facets),"
                                         " (SELECT count(*) FROM (SELECT DISTINCT attrs & 1048575,"
-                                        " gpu, provider, grp, segment, region, sku FROM observations))",
+                                        " gpu, provider, grp, segment, region, sku FROM"
+                                        " observations o JOIN profiles p"
+                                        " ON p.profile_id = o.profile))",
                                         -1, &q, NULL),
                      SQLITE_OK);
     assert_int_equal(sqlite3_step(q), SQLITE_ROW);
@@ -510,7 +514,8 @@ static void test_migration_key_kind_bit(void **state)
     store_close(st);
     sqlite3 *db = NULL;
     assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-    /* back to schema 2: undo migrations 4 to 9, then let 3 to 9 run again */
+    /* back to schema 2: undo migrations 4 to 10, then let 3 to 10 run again */
+    assert_int_equal(sqlite3_exec(db, undo_10, NULL, NULL, NULL), SQLITE_OK);
     const char *sql = "INSERT INTO index_exclusions VALUES ('g', 1, 1, 9, 0, 'x', 1, 'r');"
                       "INSERT INTO index_exclusions VALUES ('g', 1, 0, -2, 0, 'x', 1, 'r');"
                       /* migration 9's columns */
@@ -648,6 +653,7 @@ static void test_migration_identity_aliases(void **state)
     /* back to schema version 5, as such a database was */
     sqlite3 *db = NULL;
     assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(db, undo_10, NULL, NULL, NULL), SQLITE_OK);
     assert_int_equal(sqlite3_exec(db, "UPDATE observations SET attrs = attrs & 1048575;"
                                       "DROP TABLE ident_aliases; DROP TABLE cutoffs;"
                                       " DROP TABLE obs_facets;"
@@ -713,6 +719,197 @@ static void test_migration_identity_aliases(void **state)
     free(path);
 }
 
+/* The whole readable view, one line per row: column names first, then
+ * each value with its type (malloc'd; free it). */
+static char *view_text(const char *path)
+{
+    sqlite3 *db = NULL;
+    sqlite3_stmt *q = NULL;
+    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+    if (sqlite3_prepare_v2(db, "SELECT * FROM observations_readable ORDER BY day, key_hash,"
+                               " observed_at", -1, &q, NULL) != SQLITE_OK)
+        fail_msg("%s", sqlite3_errmsg(db));
+    size_t cap = 1 << 16, n = 0;
+    char *out = malloc(cap);
+    assert_non_null(out);
+    int nc = sqlite3_column_count(q);
+    for (int i = 0; i < nc; i++)
+        n += (size_t)snprintf(out + n, cap - n, "%s|", sqlite3_column_name(q, i));
+    n += (size_t)snprintf(out + n, cap - n, "\n");
+    while (sqlite3_step(q) == SQLITE_ROW) {
+        for (int i = 0; i < nc; i++) {
+            int t = sqlite3_column_type(q, i);
+            const char *v = (const char *)sqlite3_column_text(q, i);
+            n += (size_t)snprintf(out + n, cap - n, "%c:%s|", "?iftbn"[t], v ? v : "");
+        }
+        n += (size_t)snprintf(out + n, cap - n, "\n");
+        assert_true(n < cap - 1024);
+    }
+    sqlite3_finalize(q);
+    sqlite3_close(db);
+    return out;
+}
+
+static long sql_count(const char *path, const char *sql)
+{
+    sqlite3 *db = NULL;
+    sqlite3_stmt *q = NULL;
+    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+    if (sqlite3_prepare_v2(db, sql, -1, &q, NULL) != SQLITE_OK) fail_msg("%s", sqlite3_errmsg(db));
+    assert_int_equal(sqlite3_step(q), SQLITE_ROW);
+    long v = (long)sqlite3_column_int64(q, 0);
+    sqlite3_finalize(q);
+    sqlite3_close(db);
+    return v;
+}
+
+/* Issue 15: migration 10 moves what repeats across the rows of an offer or
+ * feed into profiles.  A schema 9 database -- rows stored by the store and
+ * rows written the way older versions did (no "given" bits in attrs, no
+ * sku, currency or correction, a text identity) -- shows exactly the same
+ * readable view after it, each distinct combination is one profile, and
+ * the duplicate check and the scan work on the migrated rows. */
+static void test_migration_profiles(void **state)
+{
+    (void)state;
+    char *path = NULL;
+    store *st = open_tmp(&path);
+    int64_t b = begin(st, "sha-1", 100);
+    gpi_obs a = obs("2024-03-01", 11, "X1", 2490000);
+    a.tier_given = 1;
+    gpi_obs a2 = a; /* the next snapshot of the same offer: the same profile */
+    a2.observed_at += 3600;
+    a2.price_micro = 2510000;
+    a2.raw_price = "2.51";
+    gpi_obs c = obs("2024-03-01", 12, "X2", 3000000);
+    c.sku = NULL;
+    c.quantity_micro = 5000000;
+    c.correction = "skus.csv:3: gpu_count 12 -> 8";
+    gpi_obs t = obs("2024-03-02", (uint64_t)1 << 63 | 13, "T1", 2000000);
+    t.kind = GPI_TRADE;
+    t.status = GPI_STATUS_AFFILIATE;
+    t.buyer = "Lambda Research";
+    t.quantity_micro = 10000000;
+    t.currency = "EUR";
+    t.raw_price = "1.8";
+    assert_int_equal(put(st, b, &a), STORE_PUT_STORED);
+    assert_int_equal(put(st, b, &a2), STORE_PUT_STORED);
+    assert_int_equal(put(st, b, &c), STORE_PUT_STORED);
+    assert_int_equal(put(st, b, &t), STORE_PUT_STORED);
+    commit(st, b, 4, 4, 0, 0);
+    store_close(st);
+    assert_int_equal(sql_count(path, "SELECT count(*) FROM profiles"), 3);
+    sqlite3 *db = NULL;
+    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(db, undo_10, NULL, NULL, NULL), SQLITE_OK);
+    /* two rows as schema 9 stored them before the given bits: attrs offer,
+     * vm, gold, on-demand; no sku, currency or correction; a text ident */
+    const char *old_rows =
+        "INSERT INTO names(name) VALUES ('A100-SXM-40GB'), ('old-feed');"
+        "INSERT INTO observations(day, key_hash, observed_at, attrs, batch_id, line, gpu,"
+        " provider, grp, segment, price_micro, quantity_micro, gpu_count, region, source, ident,"
+        " buyer, raw_gpu, raw_provider, raw_price, currency, sku, correction)"
+        " SELECT 19783, 21, 1709251200, 36, 1, 3, g.name_id, p.provider, p.grp, p.segment,"
+        " 1200000, NULL, 1, p.region, s.name_id, 'legacy|x', NULL, p.raw_gpu, p.raw_provider,"
+        " '1.20', NULL, NULL, NULL FROM observations p, names g, names s"
+        " WHERE p.key_hash = 11 AND p.observed_at = 1709251200 AND g.name = 'A100-SXM-40GB'"
+        " AND s.name = 'old-feed';"
+        "INSERT INTO observations SELECT day, 22, observed_at, attrs, batch_id, 4, gpu, provider,"
+        " grp, segment, 1300000, quantity_micro, gpu_count, region, source, 'legacy|y', buyer,"
+        " raw_gpu, raw_provider, '1.30', currency, sku, correction FROM observations"
+        " WHERE key_hash = 21;";
+    if (sqlite3_exec(db, old_rows, NULL, NULL, NULL) != SQLITE_OK)
+        fail_msg("%s", sqlite3_errmsg(db));
+    sqlite3_close(db);
+    char *before = view_text(path);
+    assert_non_null(strstr(before, "|t:A100-SXM-40GB|"));
+    assert_non_null(strstr(before, "|t:legacy|y|"));
+
+    gpi_diag d = {{0}};
+    assert_int_equal(store_open(path, &st, &d), GPI_OK); /* migration 10 */
+    store_close(st);
+    char *after = view_text(path);
+    assert_string_equal(after, before);
+    /* a, a2 | c | t | the two old rows */
+    assert_int_equal(sql_count(path, "SELECT count(*) FROM profiles"), 4);
+    assert_int_equal(sql_count(path, "PRAGMA user_version"), 10);
+
+    /* the migrated rows are the stored ones for the duplicate check */
+    assert_int_equal(store_open(path, &st, &d), GPI_OK);
+    b = begin(st, "sha-2", 200);
+    assert_int_equal(put(st, b, &a), STORE_PUT_DUPLICATE);
+    assert_int_equal(put(st, b, &t), STORE_PUT_DUPLICATE);
+    gpi_obs x = c;
+    x.quantity_micro = 6000000;
+    assert_int_equal(put(st, b, &x), STORE_PUT_CONFLICT);
+    x = c;
+    x.ident = "X3"; /* another identity under c's key */
+    assert_int_equal(put(st, b, &x), STORE_PUT_COLLISION);
+    gpi_obs old = obs("2024-03-01", 21, "legacy|x", 1200000);
+    old.gpu = "A100-SXM-40GB";
+    old.source = "old-feed";
+    old.gpu_count = 1;
+    old.raw_price = "1.20";
+    old.currency = old.sku = NULL;
+    old.line = 3;
+    old.tier_given = 1;
+    assert_int_equal(put(st, b, &old), STORE_PUT_DUPLICATE);
+    old.tier = GPI_TIER_SILVER; /* stored before the given bits: its tier as stored */
+    assert_int_equal(put(st, b, &old), STORE_PUT_CONFLICT);
+    commit(st, b, 6, 0, 3, 0);
+    int32_t d1;
+    gpi_date_parse("2024-03-01", &d1);
+    seen s = {0};
+    assert_int_equal(store_obs_scan(st, d1, d1 + 1, 1000, collect, &s, &d), GPI_OK);
+    assert_int_equal(s.n, 6);
+    assert_string_equal(s.gpu[0], "H100-SXM-80GB");
+    assert_true(s.key[1] == 11 && s.price[1] == 2510000);
+    assert_string_equal(s.sku[2], "(null)");
+    assert_int_equal(s.qty[2], 5000000);
+    assert_string_equal(s.gpu[3], "A100-SXM-40GB");
+    assert_int_equal(s.attrs[3][2], GPI_TIER_GOLD);
+    assert_int_equal(s.attrs[5][0], GPI_TRADE);
+    assert_int_equal(s.attrs[5][5], GPI_STATUS_AFFILIATE);
+    store_close(st);
+    free(before);
+    free(after);
+    free(path);
+}
+
+/* Profiles stored in a transaction that is rolled back leave with it: the
+ * next profile takes the same id, so a handle that remembered the rolled
+ * back one would store a row under another row's values. */
+static void test_profile_after_rollback(void **state)
+{
+    (void)state;
+    char *path = NULL;
+    store *st = open_tmp(&path);
+    gpi_obs a = obs("2024-03-01", 1, "A", 2490000);
+    gpi_obs b2 = obs("2024-03-01", 2, "B", 2490000);
+    b2.gpu = "A100-SXM-40GB";
+    int64_t b = begin(st, "sha-1", 100);
+    assert_int_equal(put(st, b, &a), STORE_PUT_STORED);
+    store_batch_rollback(st);
+    b = begin(st, "sha-2", 200);
+    assert_int_equal(put(st, b, &b2), STORE_PUT_STORED);
+    assert_int_equal(put(st, b, &a), STORE_PUT_STORED);
+    commit(st, b, 2, 2, 0, 0);
+    store_close(st);
+    gpi_diag d = {{0}};
+    assert_int_equal(store_open(path, &st, &d), GPI_OK);
+    int32_t d1;
+    gpi_date_parse("2024-03-01", &d1);
+    seen s = {0};
+    assert_int_equal(store_obs_scan(st, d1, d1, 1000, collect, &s, &d), GPI_OK);
+    assert_int_equal(s.n, 2);
+    assert_string_equal(s.gpu[0], "H100-SXM-80GB"); /* key 1: a */
+    assert_string_equal(s.gpu[1], "A100-SXM-40GB");
+    store_close(st);
+    assert_int_equal(sql_count(path, "SELECT count(*) FROM observations_readable"), 2);
+    assert_int_equal(sql_count(path, "SELECT count(*) FROM profiles"), 2);
+    free(path);
+}
+
 static void test_batch_hash_placeholder(void **state)
 {
     (void)state;
@@ -769,6 +966,8 @@ int main(void)
         cmocka_unit_test(test_facets_follow_the_observations),
         cmocka_unit_test(test_migration_key_kind_bit),
         cmocka_unit_test(test_migration_identity_aliases),
+        cmocka_unit_test(test_migration_profiles),
+        cmocka_unit_test(test_profile_after_rollback),
         cmocka_unit_test(test_batch_hash_placeholder),
     };
     return cmocka_run_group_tests_name("store", tests, NULL, NULL);

@@ -110,9 +110,14 @@ static idx_grades *check_receipt(const vday *dy, vrow *r, vchk *c, gpi_diag *d)
     (void)d;
     if (!gs) return NULL;
     const idx_grade *g = &gs->g[0];
-    int64_t ver;
-    if (strcasecmp(g->id, r->grade) != 0 || vj_fixed(r->j, "grade_version", 0, &ver) ||
-        ver != g->version || (g->method == 2) != r->v2) {
+    int64_t ver = 0;
+    const char *vwhy = vj_fixed(r->j, "grade_version", 0, &ver);
+    if (vwhy) {
+        vchk_diff(c, 0, "grade_version: %s", vwhy);
+        idx_grades_free(gs);
+        return NULL;
+    }
+    if (strcasecmp(g->id, r->grade) != 0 || ver != g->version || (g->method == 2) != r->v2) {
         vchk_diff(c, 0, "grade_definition: not grade %s version %lld of methodology %s", r->grade,
                   (long long)ver, r->v2 ? "v2" : "v1");
         idx_grades_free(gs);

@@ -1,0 +1,51 @@
+/* core/strbuf.c -- a growing text buffer (core/strbuf.h).
+ *
+ * The buffer doubles from 8 KiB; vsnprintf is tried in place first and
+ * again after growing, so each append formats at most twice.
+ */
+#include "core/strbuf.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+void gpi_sbuf_printf(gpi_sbuf *b, const char *fmt, ...)
+{
+    if (b->oom) return;
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        int k = vsnprintf(b->p ? b->p + b->n : NULL, b->p ? b->cap - b->n : 0, fmt, ap);
+        va_end(ap);
+        if (k < 0) {
+            b->oom = 1;
+            return;
+        }
+        if (b->p && b->n + (size_t)k < b->cap) {
+            b->n += (size_t)k;
+            return;
+        }
+        size_t nc = b->cap ? b->cap * 2 : 8192;
+        while (nc < b->n + (size_t)k + 1) nc *= 2;
+        char *np = realloc(b->p, nc);
+        if (!np) {
+            b->oom = 1;
+            return;
+        }
+        b->p = np;
+        b->cap = nc;
+    }
+}
+
+void gpi_sbuf_xml(gpi_sbuf *b, const char *s)
+{
+    for (; s && *s; s++) {
+        switch (*s) {
+        case '<': gpi_sbuf_printf(b, "&lt;"); break;
+        case '>': gpi_sbuf_printf(b, "&gt;"); break;
+        case '&': gpi_sbuf_printf(b, "&amp;"); break;
+        case '"': gpi_sbuf_printf(b, "&quot;"); break;
+        default: gpi_sbuf_printf(b, "%c", *s);
+        }
+    }
+}
