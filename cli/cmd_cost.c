@@ -85,12 +85,23 @@ static int grade_id_ok(const char *s)
 
 /* The subcommands each option applies to, in the order of parse_opts'
  * spec (cli_args.take). */
-static const int opt_subs[] = {SUB_ALL,   SUB_CURVE,          SUB_DAYS | SUB_MOVES,
-                               SUB_DAYS | SUB_MOVES,        SUB_CURVE | SUB_MOVES,
-                               SUB_CURVE | SUB_MOVES,       SUB_CURVE | SUB_MOVES,
-                               SUB_ALL,   SUB_CURVE,          SUB_ALL,
-                               SUB_CURVE | SUB_MOVES,       SUB_MOVES,
-                               SUB_ALL,   SUB_ALL,            SUB_ALL};
+static const int opt_subs[] = {
+    SUB_ALL,               /* --deployments */
+    SUB_CURVE,             /* --date */
+    SUB_DAYS | SUB_MOVES,  /* --from */
+    SUB_DAYS | SUB_MOVES,  /* --to */
+    SUB_CURVE | SUB_MOVES, /* --workload */
+    SUB_CURVE | SUB_MOVES, /* --latency */
+    SUB_CURVE | SUB_MOVES, /* --grade */
+    SUB_ALL,               /* --operator */
+    SUB_CURVE,             /* --svg */
+    SUB_ALL,               /* --grades */
+    SUB_CURVE | SUB_MOVES, /* --capacity */
+    SUB_MOVES,             /* --every */
+    SUB_ALL,               /* --latest */
+    SUB_ALL,               /* --csv */
+    SUB_ALL,               /* --json */
+};
 
 static int take(const cli_args *a, int k, const char *v)
 {
