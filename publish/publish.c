@@ -1,4 +1,4 @@
-/* index/publish.c -- `index show` and `index publish` (SPEC §7, §13).
+/* publish/publish.c -- `index show` and `index publish` (SPEC §7, §13).
  *
  * NOTES ON THE DESIGN
  * (1) format.c writes a row as CSV (the §13 header, fixed decimals,
@@ -89,7 +89,7 @@ typedef struct prow {
     int take_new;           /* publish: 1 = this vintage uses the built row */
 } prow;
 
-/* The file format new vintages are written in (index/format.c): 2 adds
+/* The file format new vintages are written in (publish/format.c): 2 adds
  * methodology v2's columns; 1 is how vintages published before it are
  * regenerated. */
 enum { FORMAT_CURRENT = 3 };

@@ -1,4 +1,4 @@
-/* index/receipt.c -- what a published row's fix was computed from, as
+/* publish/receipt.c -- what a published row's fix was computed from, as
  * SHA-256 (METHODOLOGY.md §7.1; file format 3).
  *
  * NOTES ON THE DESIGN

@@ -1,4 +1,4 @@
-/* index/format.c -- the published row formats (SPEC §13, METHODOLOGY.md
+/* publish/format.c -- the published row formats (SPEC §13, METHODOLOGY.md
  * §5 and §10.6) and `index show`.
  *
  * One formatter for the CSV line and one for the JSON object of a row, both
@@ -14,7 +14,7 @@
  * reference_date, panel_date, matched_statistic, carried_trades and
  * observation_spread.  v1 rows leave the
  * v2 columns empty (note applies to every row).  A vintage keeps the
- * format it was published in (index/publish.c), so files published before
+ * format it was published in (publish/publish.c), so files published before
  * format 2 regenerate byte for byte.
  *
  * File format 3 adds, after `note`, what one participant can do to the fix
