@@ -1,5 +1,5 @@
-/* index/index.h -- grades, the daily benchmark (SPEC §4, §6) and its
- * publication (SPEC §7, §13).
+/* index/index.h -- grades and the daily benchmark (SPEC §4, §6); its
+ * publication (SPEC §7, §13) is the stage above, publish/publish.h.
  *
  * Three layers, one file each:
  *   grades.c   JSON grade files -> validated idx_grade records with a
@@ -13,7 +13,6 @@
  *              leave-one-provider-out, correlations), nothing written.
  *   series.c   the daily values of grades nobody built, as a build would
  *              store them, nothing written (hedge compare --suggest).
- *   publish.c  rows -> index.csv / index.json / observations.csv vintages.
  * The module never prints; every function returns gpi_status and fills d.
  *
  * Money is fixed point throughout: prices in micro-USD per GPU-hour,
@@ -268,42 +267,10 @@ typedef int (*idx_obs_fn)(size_t gi, const gpi_obs *o, const char *role, const c
 gpi_status idx_day_detail(store *st, const idx_grades *gs, const idx_detail *rows, int32_t day,
                           int64_t as_of, idx_obs_fn fn, void *ud, gpi_diag *d);
 
-/* ---- publication (publish.c) -------------------------------------------- */
-
-/* The §13 CSV in file format 2 (METHODOLOGY.md §10.6): the header line,
- * and one row with its vintage (empty when 0) and the v2 columns. */
-void idx_csv_write_header(FILE *f);
-void idx_csv_write_row(FILE *f, const store_index_row *r);
-
-/* Writes the §13 CSV of the stored rows (grade NULL = all) to out. */
-gpi_status idx_show(store *st, const char *grade, int32_t from, int32_t to, FILE *out,
-                    gpi_diag *d);
-
-typedef struct idx_publish_result {
-    int vintage;       /* the day's current vintage                 */
-    int is_new;        /* 1 when this run created it                 */
-    int restated;      /* grades restated by it                      */
-    int revised;       /* changes recorded as revisions              */
-} idx_publish_result;
-
-/* Publishes day into dir (SPEC §7): every built grade. */
-gpi_status idx_publish(store *st, int32_t day, const char *dir, idx_publish_result *res,
-                       gpi_diag *d);
-
-/* The published grade set: the ids of the published grades file less the
- * dropped ones (the caller's), and the file's SHA-256, which each new
- * vintage records in index.json ("grades_sha256").  Rows of other grades
- * (candidates built for the grade lab or a hedge comparison) are not
- * published; a grade already published on a day stays in that day's later
- * vintages (its published value stands). */
-typedef struct idx_pubset {
-    const char *const *ids;
-    size_t n;
-    const char *sha256;
-} idx_pubset;
-/* idx_publish with the published grade set (NULL: every built grade). */
-gpi_status idx_publish_set(store *st, int32_t day, const char *dir, const idx_pubset *set,
-                           idx_publish_result *res, gpi_diag *d);
+/* The published text of a fixed-point number (row.c): v with `digits`
+ * decimals; v < 0 (none) is an empty field, or "null" when json.  The
+ * stored JSON text of v2 rows and publish/ write numbers with it. */
+void idx_put_fixed(FILE *f, int64_t v, int digits, int json);
 
 /* ---- grade lab (evaluate.c) ---------------------------------------------- */
 

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "index/index.h"
+#include "publish/publish.h"
 #include "tests/index_fixture.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
@@ -559,8 +560,8 @@ static void test_build_fixture(void **state)
     char *one = NULL, *two = NULL;
     size_t n1, n2;
     FILE *f1 = open_memstream(&one, &n1), *f2 = open_memstream(&two, &n2);
-    assert_int_equal(idx_show(mem, NULL, d1, d1 + 13, f1, &d), GPI_OK);
-    assert_int_equal(idx_show(st2, NULL, d1, d1 + 13, f2, &d), GPI_OK);
+    assert_int_equal(pub_show(mem, NULL, d1, d1 + 13, f1, &d), GPI_OK);
+    assert_int_equal(pub_show(st2, NULL, d1, d1 + 13, f2, &d), GPI_OK);
     fclose(f1);
     fclose(f2);
     assert_int_equal(n1, n2);
