@@ -256,6 +256,28 @@ void idx_chain_detail(const idx_chain *c, const char **ref_volumes, const char *
 gpi_status idx_chain_peek(idx_chain *c, int32_t day, const idx_eval *xs, uint64_t exclude,
                           idx_v2eval *out, gpi_diag *d);
 
+/* chain_rel.c (chain.c's design notes 2-5): the matched sample of the
+ * members' day prices (set by chain.c's prepare) and its relative, -1
+ * when too few matched: offers (median of provider medians; *n_prov
+ * providers) and trades (volume-weighted median with the provider cap);
+ * *now_q and *ref_q are S on the day and on the reference day.  Members of
+ * group *exclude (when not NULL) are left out.  Marks the members'
+ * `matched` and relatives; errors in *rc. */
+int64_t idx_chain_offers_relative(idx_chain *c, const uint64_t *exclude, long *n_matched,
+                                  long *n_prov, int64_t *now_q, int64_t *ref_q, gpi_diag *d,
+                                  gpi_status *rc);
+int64_t idx_chain_trades_relative(idx_chain *c, const uint64_t *exclude, long *n_matched,
+                                  int64_t *now_q, int64_t *ref_q, gpi_diag *d, gpi_status *rc);
+/* An anchor's value on day in nano-USD: the median over the window of the
+ * cross-sections brought to day (fills c->est and c->win). */
+int64_t idx_chain_anchor_value(idx_chain *c, int32_t day, int64_t xs_e4, const uint64_t *exclude,
+                               gpi_diag *d, gpi_status *rc);
+/* chain_detail.c, called by idx_chain_step between deciding and committing
+ * a day: the text of idx_chain_detail (reference volumes, anchor window)
+ * and of idx_chain_carried_json (has: a chain the day before). */
+gpi_status idx_chain_detail_json(idx_chain *c, const idx_v2eval *v, gpi_diag *d);
+gpi_status idx_chain_carried_text(idx_chain *c, int has, gpi_diag *d);
+
 /* manip.c: what one participant can do to the fix of grade gi on the day
  * read into dy (METHODOLOGY.md §11).  Call after idx_day_fix (f), with
  * s (and, for a v2 grade, c with c->cur built) in their state before the
