@@ -1,13 +1,18 @@
 /* index/index.h -- grades and the daily benchmark (SPEC §4, §6); its
  * publication (SPEC §7, §13) is the stage above, publish/publish.h.
  *
- * Three layers, one file each:
- *   grades.c   JSON grade files -> validated idx_grade records with a
- *              canonical definition hash (no store, no I/O but the file).
+ * The files:
+ *   grades.c   JSON grade text -> validated idx_grade records with a
+ *              canonical definition hash (no store, no I/O);
+ *              grade_set.c reads grade files into sets, grade_match.c
+ *              says whether an observation belongs to a grade,
+ *              grade_tables.c the aliases and region groups.
  *   method.c   the pure statistics of methodology v1: error screen,
  *              water-filling cap, exact weighted median, medians of
  *              provider medians, offer-to-trade adjustment, rounding.
- *   build.c    store -> one day's observations -> rows of every grade.
+ *   build.c    store -> one day's observations -> rows of every grade
+ *              (day.c, row.c; methodology v2's chain in chain.c,
+ *              chain_rel.c, chain_detail.c).
  *   evaluate.c the grade lab: candidate grades computed from the stored
  *              observations (levels, concentration, volatility,
  *              leave-one-provider-out, correlations), nothing written.
