@@ -305,8 +305,8 @@ gpi_status pub_files_old(store *st, const char *dir, int32_t day, int k, pub_fil
     rc = store_vintage_format(st, day, k, &format, d);
     if (rc == GPI_OK) rc = store_vintage_rows(st, day, k, pub_rows_collect, &p, d);
     if (rc == GPI_OK) rc = store_vintage_grades_sha(st, day, k, grades_sha, d);
-    if (rc == GPI_OK) rc = pub_files_make(st, day, k, format, &p, grades_sha, 1, fs, d);
-    /* a vintage published before formula cells were neutralized */
+    if (rc == GPI_OK) rc = pub_files_make(st, day, k, format, &p, grades_sha, 0, fs, d);
+    /* a vintage published before formula cells were neutralized (note 2) */
     if (rc == GPI_OK && strcmp(fs->sha[2], sha[2]) != 0) {
         pub_files_free(fs);
         rc = pub_files_make(st, day, k, format, &p, grades_sha, 1, fs, d);
