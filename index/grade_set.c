@@ -9,6 +9,9 @@
  *     names the exact grades file it was published with.
  * (2) A missing gpus.csv gives no names (the built-in SPEC §3 list
  *     applies); a missing or unreadable grade file is an error.
+ * (3) A grade's canonical definition (stored with its rows, or published
+ *     in index.json) is read back as a set of one grade, trusting its GPU
+ *     names: it was validated when the grade was built.
  */
 #include "index/internal.h"
 
@@ -146,4 +149,28 @@ void idx_names_free(char **names, size_t n)
 {
     for (size_t i = 0; i < n; i++) free(names[i]);
     free(names);
+}
+
+gpi_status idx_grade_from_canon(const char *canon, const char *name, idx_grades **out,
+                                gpi_diag *d)
+{
+    *out = NULL;
+    size_t n = strlen(canon) + 32;
+    char *text = malloc(n);
+    if (!text) return gpi_diag_set(d, GPI_ENOMEM, "%s: out of memory", name);
+    snprintf(text, n, "{\"grades\":[%s]}", canon);
+    gpi_status rc = idx_grades_parse(text, name, NULL, IDX_TRUST_GPUS, out, d);
+    free(text);
+    return rc;
+}
+
+gpi_status idx_grade_stored(store *st, const char *hash, idx_grades **out, gpi_diag *d)
+{
+    char *canon = NULL;
+    *out = NULL;
+    gpi_status rc = store_grade_definition(st, hash, &canon, d);
+    if (rc != GPI_OK || !canon) return rc;
+    rc = idx_grade_from_canon(canon, "stored grade", out, d);
+    free(canon);
+    return rc;
 }

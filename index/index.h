@@ -144,6 +144,14 @@ void idx_names_free(char **names, size_t n);
 gpi_status idx_grades_load_data(const char *data_dir, const char *path, idx_grades **out,
                                 gpi_diag *d);
 
+/* A grade's canonical definition text as a set of one grade (any GPU
+ * name accepted); `name` prefixes the messages.  idx_grade_stored reads
+ * the definition stored under hash (store_grade_definition): *out NULL and
+ * GPI_OK when none is stored.  Free *out with idx_grades_free(). */
+gpi_status idx_grade_from_canon(const char *canon, const char *name, idx_grades **out,
+                                gpi_diag *d);
+gpi_status idx_grade_stored(store *st, const char *hash, idx_grades **out, gpi_diag *d);
+
 /* 1 when the observation belongs to the grade (every filter but status). */
 int idx_grade_match(const idx_grade *g, const gpi_obs *o);
 

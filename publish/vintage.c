@@ -81,21 +81,9 @@ static int cmp_row(const void *a, const void *b)
 
 gpi_status pub_grade_load(store *st, const char *hash, idx_grades **out, gpi_diag *d)
 {
-    char *canon = NULL;
-    *out = NULL;
-    gpi_status rc = store_grade_definition(st, hash, &canon, d);
-    if (rc != GPI_OK) return rc;
-    if (!canon) return gpi_diag_set(d, GPI_ESTORE, "index: no stored grade definition %s", hash);
-    size_t n = strlen(canon) + 32;
-    char *text = malloc(n);
-    if (!text) {
-        free(canon);
-        return gpi_diag_set(d, GPI_ENOMEM, "index: out of memory");
-    }
-    snprintf(text, n, "{\"grades\":[%s]}", canon);
-    rc = idx_grades_parse(text, "stored grade", NULL, IDX_TRUST_GPUS, out, d);
-    free(text);
-    free(canon);
+    gpi_status rc = idx_grade_stored(st, hash, out, d);
+    if (rc == GPI_OK && !*out)
+        return gpi_diag_set(d, GPI_ESTORE, "index: no stored grade definition %s", hash);
     return rc;
 }
 
