@@ -30,7 +30,7 @@ CSV_LIBS ?= $(shell pkg-config --libs libcsv 2>/dev/null || echo -lcsv)
 LDLIBS   := -lsqlite3 $(CSV_LIBS) -ljansson -lgsl -lgslcblas -lcrypto -lz -lm -pthread
 BUILD    ?= build
 
-MODULES  := core ingest store index settlement hedge cost sim site verify
+MODULES  := core ingest load store index publish settlement hedge cost sim site verify
 SRC      := $(sort $(foreach m,$(MODULES),$(wildcard $(m)/*.c)))
 OBJ      := $(SRC:%.c=$(BUILD)/%.o)
 CLI_SRC  := $(sort $(wildcard cli/*.c))

@@ -41,7 +41,18 @@ const char *cli_num(char buf[32], double v, int dp);
  * new empty database. */
 int cli_have_db(const cli_ctx *ctx, const char *cmd);
 
-/* True when argv[i] is -h or --help. */
+/* ---- the shared option parser (cli/args.c) ----
+ * Every command parses its arguments with cli_parse_args (or cli_parse,
+ * its short form), so every command says the same of the same mistake,
+ * on stderr, and returns 2:
+ *   "CMD: unknown argument 'X' (see gpuidx TOPIC --help)"
+ *   "CMD: option 'X' needs a value"
+ *   "CMD: option 'X' does not apply here (see gpuidx TOPIC --help)"
+ * -h or --help anywhere (not as an option's value) prints the help to
+ * stdout and returns 0.  Options are "--name VALUE", "--name=VALUE" or a
+ * bare "--name" (a flag); a later option wins. */
+
+/* True when arg is -h or --help. */
 int cli_is_help(const char *arg);
 
 /* Fetches the value of option `name` at argv[*i] (either "--name VALUE" or
@@ -49,21 +60,47 @@ int cli_is_help(const char *arg);
  * option; sets *missing when the value is absent. */
 const char *cli_opt(int argc, char **argv, int *i, const char *name, int *missing);
 
-/* One option of a command: "--name VALUE" (or --name=VALUE) stores VALUE
- * in *value; with flag set, a bare "--name" sets *flag = 1.  A spec list
- * ends with {NULL}. */
+/* One option of a command: with flag set, a bare "--name" sets *flag = 1;
+ * otherwise "--name VALUE" stores VALUE in *value (when value is set).
+ * A spec list ends with {NULL}. */
 typedef struct cli_opt_spec {
     const char *name;
     const char **value;
     int *flag;
 } cli_opt_spec;
 
-/* Parses argv[1..argc) against spec; a later option wins.  -h/--help
- * prints help to stdout and returns 0; an unknown argument or a missing
- * value prints "CMD: unknown argument 'X' (see gpuidx TOPIC --help)" or
- * "CMD: option 'X' needs a value" and returns 2; otherwise returns -1. */
+typedef struct cli_args cli_args;
+struct cli_args {
+    const char *cmd;          /* the messages' prefix: "ingest", "grades drop" */
+    const char *topic;        /* "(see gpuidx TOPIC --help)" */
+    const char *help;         /* printed for -h/--help */
+    const cli_opt_spec *spec;
+    /* Optional: called for each option found, after *value or *flag is
+     * set, with its index in spec and its value (NULL for a flag).
+     * Returns -1 to go on, else the command's exit code, having said why
+     * (cli_not_here for an option of another subcommand). */
+    int (*take)(const cli_args *a, int k, const char *value);
+    void *ud;                 /* for take */
+    /* Optional: the positional arguments ("-" is one) go to pos[0..max_pos),
+     * their number to *n_pos; one more, or any when pos is NULL, is an
+     * unknown argument. */
+    const char **pos;
+    int max_pos;
+    int *n_pos;
+    int dashdash;             /* 1: "--" ends the options */
+};
+
+/* Parses argv[1..argc).  Returns 0 after --help, 2 (or take's code) after
+ * a usage error, -1 to go on. */
+int cli_parse_args(int argc, char **argv, const cli_args *a);
+
+/* cli_parse_args without positional arguments or take. */
 int cli_parse(int argc, char **argv, const cli_opt_spec *spec, const char *cmd,
               const char *topic, const char *help);
+
+/* Says "CMD: option 'NAME' does not apply here (see gpuidx TOPIC --help)";
+ * returns 2. */
+int cli_not_here(const cli_args *a, const char *name);
 
 /* ---- grade files and the published grade set (cli/gradeset.c) ---- */
 

@@ -83,73 +83,56 @@ static int grade_id_ok(const char *s)
     return 1;
 }
 
+/* The subcommands each option applies to, in the order of parse_opts'
+ * spec (cli_args.take). */
+static const int opt_subs[] = {
+    SUB_ALL,               /* --deployments */
+    SUB_CURVE,             /* --date */
+    SUB_DAYS | SUB_MOVES,  /* --from */
+    SUB_DAYS | SUB_MOVES,  /* --to */
+    SUB_CURVE | SUB_MOVES, /* --workload */
+    SUB_CURVE | SUB_MOVES, /* --latency */
+    SUB_CURVE | SUB_MOVES, /* --grade */
+    SUB_ALL,               /* --operator */
+    SUB_CURVE,             /* --svg */
+    SUB_ALL,               /* --grades */
+    SUB_CURVE | SUB_MOVES, /* --capacity */
+    SUB_MOVES,             /* --every */
+    SUB_ALL,               /* --latest */
+    SUB_ALL,               /* --csv */
+    SUB_ALL,               /* --json */
+};
+
+static int take(const cli_args *a, int k, const char *v)
+{
+    (void)v;
+    const int *sub = a->ud;
+    return (opt_subs[k] & *sub) ? -1 : cli_not_here(a, a->spec[k].name);
+}
+
 /* Returns -1 to go on, else an exit code (0 after --help). */
 static int parse_opts(int sub, int argc, char **argv, copts *o)
 {
     const char *usage = sub == SUB_DAYS ? usage_days : sub == SUB_CURVE ? usage_curve : usage_moves;
+    const char *topic = sub == SUB_DAYS ? "cost days" : sub == SUB_CURVE ? "cost curve" : "cost moves";
     memset(o, 0, sizeof *o);
     o->axis = COST_AXIS_TOKENS;
     o->every = 1;
     const char *capacity = NULL, *every = NULL;
-    static const struct {
-        const char *name;
-        int subs;
-        size_t off;
-    } vals[] = {
-        {"--deployments", SUB_ALL, offsetof(copts, deployments)},
-        {"--date", SUB_CURVE, offsetof(copts, date)},
-        {"--from", SUB_DAYS | SUB_MOVES, offsetof(copts, from)},
-        {"--to", SUB_DAYS | SUB_MOVES, offsetof(copts, to)},
-        {"--workload", SUB_CURVE | SUB_MOVES, offsetof(copts, workload)},
-        {"--latency", SUB_CURVE | SUB_MOVES, offsetof(copts, latency)},
-        {"--grade", SUB_CURVE | SUB_MOVES, offsetof(copts, grade)},
-        {"--operator", SUB_ALL, offsetof(copts, op)},
-        {"--svg", SUB_CURVE, offsetof(copts, svg)},
-        {"--grades", SUB_ALL, offsetof(copts, grades_file)},
-    };
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (cli_is_help(a)) {
-            fputs(usage, stdout);
-            return 0;
-        }
-        if (strcmp(a, "--latest") == 0) o->latest = 1;
-        else if (strcmp(a, "--csv") == 0) o->csv = 1;
-        else if (strcmp(a, "--json") == 0) o->json = 1;
-        else {
-            int missing = 0, hit = 0, allowed = 0;
-            const char *v = NULL;
-            for (size_t k = 0; k < sizeof vals / sizeof vals[0] && !hit; k++)
-                if ((v = cli_opt(argc, argv, &i, vals[k].name, &missing)) || missing) {
-                    hit = 1;
-                    allowed = (vals[k].subs & sub) != 0;
-                    if (v) *(const char **)((char *)o + vals[k].off) = v;
-                }
-            if (!hit && ((v = cli_opt(argc, argv, &i, "--capacity", &missing)) || missing)) {
-                hit = 1;
-                allowed = (sub & (SUB_CURVE | SUB_MOVES)) != 0;
-                capacity = v;
-            }
-            if (!hit && ((v = cli_opt(argc, argv, &i, "--every", &missing)) || missing)) {
-                hit = 1;
-                allowed = sub == SUB_MOVES;
-                every = v;
-            }
-            if (!hit) {
-                cli_error("cost: unknown option '%s'\n%s", a, usage);
-                return 2;
-            }
-            if (missing) {
-                cli_error("cost: option '%s' needs a value", a);
-                return 2;
-            }
-            if (!allowed) {
-                cli_error("cost: option '%s' does not apply here\n%s", a, usage);
-                return 2;
-            }
-            continue;
-        }
-    }
+    const cli_opt_spec spec[] = {
+        {"--deployments", &o->deployments, NULL}, {"--date", &o->date, NULL},
+        {"--from", &o->from, NULL},               {"--to", &o->to, NULL},
+        {"--workload", &o->workload, NULL},       {"--latency", &o->latency, NULL},
+        {"--grade", &o->grade, NULL},             {"--operator", &o->op, NULL},
+        {"--svg", &o->svg, NULL},                 {"--grades", &o->grades_file, NULL},
+        {"--capacity", &capacity, NULL},          {"--every", &every, NULL},
+        {"--latest", NULL, &o->latest},           {"--csv", NULL, &o->csv},
+        {"--json", NULL, &o->json},               {NULL, NULL, NULL}};
+    _Static_assert(sizeof opt_subs / sizeof opt_subs[0] == sizeof spec / sizeof spec[0] - 1,
+                   "one entry of opt_subs per option");
+    const cli_args args = {"cost", topic, usage, spec, take, &sub, NULL, 0, NULL, 0};
+    int ec = cli_parse_args(argc, argv, &args);
+    if (ec >= 0) return ec;
     if (!o->deployments) {
         cli_error("cost: --deployments FILE is required\n%s", usage);
         return 2;

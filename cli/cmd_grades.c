@@ -696,17 +696,11 @@ static int cmd_drop_restore(cli_ctx *ctx, int argc, char **argv, int drop)
 {
     const char *cmd = drop ? "grades drop" : "grades restore";
     const char *id = NULL;
-    for (int i = 1; i < argc; i++) {
-        if (cli_is_help(argv[i])) {
-            fputs(usage, stdout);
-            return 0;
-        }
-        if (argv[i][0] == '-' || id) {
-            cli_error("%s: unknown argument '%s' (see gpuidx grades --help)", cmd, argv[i]);
-            return 2;
-        }
-        id = argv[i];
-    }
+    int n_ids = 0;
+    const cli_opt_spec spec[] = {{NULL, NULL, NULL}};
+    const cli_args args = {cmd, "grades", usage, spec, NULL, NULL, &id, 1, &n_ids, 0};
+    int ec = cli_parse_args(argc, argv, &args);
+    if (ec >= 0) return ec;
     if (!id) {
         cli_error("%s: which grade? (gpuidx %s ID)", cmd, cmd);
         return 2;

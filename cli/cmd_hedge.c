@@ -157,142 +157,156 @@ static int set_rent_opt(hopts *o, int k, const char *v)
     return -1;
 }
 
+/* The options after the six of rent_opt_name, in the order of
+ * parse_opts' spec, and the subcommands each applies to. */
+enum { H_JSON = 6, H_LATEST, H_RENT, H_GRADES, H_GRADE, H_FREQ, H_WINDOW, H_SUGGEST, H_SVG,
+       H_SIDE, H_RATIO, H_SIZE, H_EXPOSURE, H_FORWARD, H_STRATEGY, H_MONTHS, H_START,
+       H_MIN_CHANGES, H_MIN_DAYS, H_N };
+static const int opt_subs[H_N] = {
+    SUB_COMPARE, SUB_COMPARE, SUB_COMPARE, SUB_COMPARE, SUB_COMPARE, SUB_COMPARE,
+    [H_JSON] = 7, [H_LATEST] = 7, [H_RENT] = 7, [H_GRADES] = SUB_COMPARE, [H_GRADE] = 7,
+    [H_FREQ] = SUB_ANALYZE | SUB_COMPARE, [H_WINDOW] = SUB_ANALYZE | SUB_COMPARE,
+    [H_SUGGEST] = SUB_COMPARE, [H_SVG] = 7, [H_SIDE] = SUB_SIMULATE, [H_RATIO] = SUB_SIMULATE,
+    [H_SIZE] = SUB_SIMULATE, [H_EXPOSURE] = SUB_SIMULATE, [H_FORWARD] = SUB_SIMULATE,
+    [H_STRATEGY] = SUB_SIMULATE, [H_MONTHS] = SUB_SIMULATE, [H_START] = SUB_SIMULATE,
+    [H_MIN_CHANGES] = SUB_SIMULATE | SUB_COMPARE, [H_MIN_DAYS] = SUB_SIMULATE};
+
+typedef struct parse_ctx {
+    int sub;
+    hopts *o;
+} parse_ctx;
+
+/* Checks each option as it comes (cli_args.take). */
+static int take(const cli_args *a, int k, const char *v)
+{
+    const parse_ctx *pc = a->ud;
+    hopts *o = pc->o;
+    long lv;
+    if (!(opt_subs[k] & pc->sub)) return cli_not_here(a, a->spec[k].name);
+    if (k < 6) return set_rent_opt(o, k, v);
+    switch (k) {
+    case H_GRADE:
+        if (o->ngrades == MAX_GRADES) {
+            cli_error("too many --grade options (at most %d)", MAX_GRADES);
+            return 2;
+        }
+        o->grade = o->grades[o->ngrades++] = v;
+        break;
+    case H_FREQ:
+        if ((o->freq = hedge_freq_parse(v)) < 0) {
+            cli_error("--freq: expected day, week or month (got \"%s\")", v);
+            return 2;
+        }
+        break;
+    case H_WINDOW:
+        if (!parse_long(v, 3, 100000, &lv)) {
+            cli_error("--window: expected a whole number of periods >= 3 (got \"%s\")", v);
+            return 2;
+        }
+        o->window = (int)lv;
+        break;
+    case H_SIDE:
+        if (strcmp(v, "payer") == 0) o->sim.side = HEDGE_PAYER;
+        else if (strcmp(v, "earner") == 0) o->sim.side = HEDGE_EARNER;
+        else {
+            cli_error("--side: expected payer or earner (got \"%s\")", v);
+            return 2;
+        }
+        break;
+    case H_RATIO:
+        if (strcmp(v, "auto") == 0) o->sim.ratio_auto = 1;
+        else if (parse_double(v, &o->sim.ratio) && fabs(o->sim.ratio) <= 100) o->sim.ratio_auto = 0;
+        else {
+            cli_error("--ratio: expected auto or a number in [-100, 100] (got \"%s\")", v);
+            return 2;
+        }
+        break;
+    case H_SIZE:
+        if (!parse_long(v, 100, 1000000000L, &lv) || lv % 100 != 0) {
+            cli_error("--size: expected a positive multiple of 100 GPU-hours (got \"%s\")", v);
+            return 2;
+        }
+        o->sim.size = lv;
+        break;
+    case H_EXPOSURE:
+        if (!parse_double(v, &o->sim.exposure) || !(o->sim.exposure > 0) ||
+            o->sim.exposure > 1e12) {
+            cli_error("--exposure: expected a positive number of GPU-hours (got \"%s\")", v);
+            return 2;
+        }
+        break;
+    case H_STRATEGY:
+        if (strcmp(v, "roll") == 0) o->sim.strategy = HEDGE_ROLL;
+        else if (strcmp(v, "strip") == 0) o->sim.strategy = HEDGE_STRIP;
+        else if (strcmp(v, "all") == 0) o->all_strategies = 1;
+        else {
+            cli_error("--strategy: expected roll, strip or all (got \"%s\")", v);
+            return 2;
+        }
+        break;
+    case H_MONTHS:
+        if (!parse_long(v, 1, 120, &lv)) {
+            cli_error("--months: expected a strip length of 1..120 months (got \"%s\")", v);
+            return 2;
+        }
+        o->sim.strip_months = (int)lv;
+        break;
+    case H_START:
+        if (!parse_month(v, &o->sim.start)) {
+            cli_error("--start: expected a month YYYY-MM (got \"%s\")", v);
+            return 2;
+        }
+        break;
+    case H_MIN_CHANGES:
+        if (!parse_long(v, 3, 100000, &lv)) {
+            cli_error("--min-changes: expected a whole number >= 3 (got \"%s\")", v);
+            return 2;
+        }
+        o->min_changes = o->sim.min_changes = (size_t)lv;
+        break;
+    case H_MIN_DAYS:
+        if (!parse_long(v, 1, 31, &lv)) {
+            cli_error("--min-days: expected 1..31 (got \"%s\")", v);
+            return 2;
+        }
+        o->sim.min_days = (size_t)lv;
+        break;
+    default: /* stored by the parser */
+        break;
+    }
+    return -1;
+}
+
 /* Returns -1 to go on, else an exit code (0 after --help). */
 static int parse_opts(int sub, int argc, char **argv, hopts *o)
 {
     const char *usage = sub == SUB_ANALYZE ? usage_analyze
                         : sub == SUB_SIMULATE ? usage_simulate : usage_compare;
+    const char *topic = sub == SUB_ANALYZE    ? "hedge analyze"
+                        : sub == SUB_SIMULATE ? "hedge simulate"
+                                              : "hedge compare";
     memset(o, 0, sizeof *o);
     o->freq = HEDGE_MONTH;
     o->sim = (hedge_sim_opts){.side = HEDGE_PAYER, .ratio_auto = 1, .size = 1000, .min_days = 15};
-    for (int i = 1; i < argc; i++) {
-        int missing = 0, allowed = 0;
-        const char *v = NULL, *a = argv[i];
-        long lv;
-        if (cli_is_help(a)) {
-            fputs(usage, stdout);
-            return 0;
-        }
-#define OPT(name, subs) ((v = cli_opt(argc, argv, &i, name, &missing)) || missing) && ((allowed = (sub & (subs)) != 0), 1)
-        int rk = -1;
-        for (int k = 0; k < 6 && rk < 0; k++)
-            if ((v = cli_opt(argc, argv, &i, rent_opt_name[k], &missing)) || missing) rk = k;
-        if (rk >= 0) {
-            allowed = sub == SUB_COMPARE;
-            if (v && allowed) {
-                int rc = set_rent_opt(o, rk, v);
-                if (rc >= 0) return rc;
-            }
-        } else if (strcmp(a, "--json") == 0) {
-            o->json = 1;
-            continue;
-        } else if (strcmp(a, "--latest") == 0) {
-            o->latest = 1;
-            continue;
-        } else if (OPT("--rent", 7)) {
-            if (v) o->rent = v;
-        } else if (OPT("--grades", SUB_COMPARE)) {
-            if (v) o->grades_file = v;
-        } else if (OPT("--grade", 7)) {
-            if (v && o->ngrades == MAX_GRADES) {
-                cli_error("too many --grade options (at most %d)", MAX_GRADES);
-                return 2;
-            }
-            if (v) o->grade = o->grades[o->ngrades++] = v;
-        } else if (OPT("--freq", SUB_ANALYZE | SUB_COMPARE)) {
-            if (v && (o->freq = hedge_freq_parse(v)) < 0) {
-                cli_error("--freq: expected day, week or month (got \"%s\")", v);
-                return 2;
-            }
-        } else if (OPT("--window", SUB_ANALYZE | SUB_COMPARE)) {
-            if (v && !parse_long(v, 3, 100000, &lv)) {
-                cli_error("--window: expected a whole number of periods >= 3 (got \"%s\")", v);
-                return 2;
-            }
-            if (v) o->window = (int)lv;
-        } else if (strcmp(a, "--suggest") == 0) {
-            if (sub != SUB_COMPARE) {
-                cli_error("option '%s' does not apply here\n%s", a, usage);
-                return 2;
-            }
-            o->suggest = 1;
-            continue;
-        } else if (OPT("--svg", 7)) {
-            if (v) o->svg = v;
-        } else if (OPT("--side", SUB_SIMULATE)) {
-            if (v && strcmp(v, "payer") == 0) o->sim.side = HEDGE_PAYER;
-            else if (v && strcmp(v, "earner") == 0) o->sim.side = HEDGE_EARNER;
-            else if (v) {
-                cli_error("--side: expected payer or earner (got \"%s\")", v);
-                return 2;
-            }
-        } else if (OPT("--ratio", SUB_SIMULATE)) {
-            if (v && strcmp(v, "auto") == 0) o->sim.ratio_auto = 1;
-            else if (v && parse_double(v, &o->sim.ratio) && fabs(o->sim.ratio) <= 100) o->sim.ratio_auto = 0;
-            else if (v) {
-                cli_error("--ratio: expected auto or a number in [-100, 100] (got \"%s\")", v);
-                return 2;
-            }
-        } else if (OPT("--size", SUB_SIMULATE)) {
-            if (v && (!parse_long(v, 100, 1000000000L, &lv) || lv % 100 != 0)) {
-                cli_error("--size: expected a positive multiple of 100 GPU-hours (got \"%s\")", v);
-                return 2;
-            }
-            if (v) o->sim.size = lv;
-        } else if (OPT("--exposure", SUB_SIMULATE)) {
-            if (v && (!parse_double(v, &o->sim.exposure) || !(o->sim.exposure > 0) ||
-                      o->sim.exposure > 1e12)) {
-                cli_error("--exposure: expected a positive number of GPU-hours (got \"%s\")", v);
-                return 2;
-            }
-        } else if (OPT("--forward", SUB_SIMULATE)) {
-            if (v) o->forward = v;
-        } else if (OPT("--strategy", SUB_SIMULATE)) {
-            if (v && strcmp(v, "roll") == 0) o->sim.strategy = HEDGE_ROLL;
-            else if (v && strcmp(v, "strip") == 0) o->sim.strategy = HEDGE_STRIP;
-            else if (v && strcmp(v, "all") == 0) o->all_strategies = 1;
-            else if (v) {
-                cli_error("--strategy: expected roll, strip or all (got \"%s\")", v);
-                return 2;
-            }
-        } else if (OPT("--months", SUB_SIMULATE)) {
-            if (v && !parse_long(v, 1, 120, &lv)) {
-                cli_error("--months: expected a strip length of 1..120 months (got \"%s\")", v);
-                return 2;
-            }
-            if (v) o->sim.strip_months = (int)lv;
-        } else if (OPT("--start", SUB_SIMULATE)) {
-            if (v && !parse_month(v, &o->sim.start)) {
-                cli_error("--start: expected a month YYYY-MM (got \"%s\")", v);
-                return 2;
-            }
-        } else if (OPT("--min-changes", SUB_SIMULATE | SUB_COMPARE)) {
-            if (v && !parse_long(v, 3, 100000, &lv)) {
-                cli_error("--min-changes: expected a whole number >= 3 (got \"%s\")", v);
-                return 2;
-            }
-            if (v) o->min_changes = o->sim.min_changes = (size_t)lv;
-
-        } else if (OPT("--min-days", SUB_SIMULATE)) {
-            if (v && !parse_long(v, 1, 31, &lv)) {
-                cli_error("--min-days: expected 1..31 (got \"%s\")", v);
-                return 2;
-            }
-            if (v) o->sim.min_days = (size_t)lv;
-        } else {
-            cli_error("hedge: unknown option '%s'\n%s", a, usage);
-            return 2;
-        }
-#undef OPT
-        if (missing) {
-            cli_error("option '%s' needs a value", a);
-            return 2;
-        }
-        if (!allowed) {
-            cli_error("option '%s' does not apply here\n%s", a, usage);
-            return 2;
-        }
-    }
+    const cli_opt_spec spec[] = {
+        {rent_opt_name[0], NULL, NULL}, {rent_opt_name[1], NULL, NULL},
+        {rent_opt_name[2], NULL, NULL}, {rent_opt_name[3], NULL, NULL},
+        {rent_opt_name[4], NULL, NULL}, {rent_opt_name[5], NULL, NULL},
+        {"--json", NULL, &o->json},     {"--latest", NULL, &o->latest},
+        {"--rent", &o->rent, NULL},     {"--grades", &o->grades_file, NULL},
+        {"--grade", NULL, NULL},        {"--freq", NULL, NULL},
+        {"--window", NULL, NULL},       {"--suggest", NULL, &o->suggest},
+        {"--svg", &o->svg, NULL},       {"--side", NULL, NULL},
+        {"--ratio", NULL, NULL},        {"--size", NULL, NULL},
+        {"--exposure", NULL, NULL},     {"--forward", &o->forward, NULL},
+        {"--strategy", NULL, NULL},     {"--months", NULL, NULL},
+        {"--start", NULL, NULL},        {"--min-changes", NULL, NULL},
+        {"--min-days", NULL, NULL},     {NULL, NULL, NULL}};
+    _Static_assert(sizeof spec / sizeof spec[0] == H_N + 1, "one option per H_ key");
+    parse_ctx pc = {sub, o};
+    const cli_args args = {"hedge", topic, usage, spec, take, &pc, NULL, 0, NULL, 0};
+    int ec = cli_parse_args(argc, argv, &args);
+    if (ec >= 0) return ec;
     if (!o->rent) {
         cli_error("--rent FILE is required\n%s", usage);
         return 2;
@@ -502,6 +516,16 @@ done:
     return rc;
 }
 
+/* A grade's GPU models, joined "a, b". */
+static void join_gpus(const idx_grade *g, char out[160])
+{
+    out[0] = '\0';
+    for (int k = 0; k < g->n_gpu; k++) {
+        size_t len = strlen(out);
+        snprintf(out + len, 160 - len, "%s%s", len ? ", " : "", g->gpu[k]);
+    }
+}
+
 /* The grades of a grades file, read by the index's grade reader (the one
  * `index build` uses, with data/'s tables): their ids, and their GPU
  * models joined "a, b" in gpus[] (kept in *gs and *gpus; free both). */
@@ -524,12 +548,8 @@ static int load_grade_ids(cli_ctx *ctx, const char *path, hopts *o, idx_grades *
     }
     for (size_t i = 0; i < (*gs)->n; i++) {
         const idx_grade *g = &(*gs)->g[i];
-        char *buf = (*gpus)[i];
-        for (int k = 0; k < g->n_gpu; k++) {
-            size_t len = strlen(buf);
-            snprintf(buf + len, 160 - len, "%s%s", len ? ", " : "", g->gpu[k]);
-        }
-        o->grade_gpus[o->ngrades] = g->n_gpu ? buf : NULL;
+        join_gpus(g, (*gpus)[i]);
+        o->grade_gpus[o->ngrades] = g->n_gpu ? (*gpus)[i] : NULL;
         o->grades[o->ngrades++] = g->id;
     }
     return 0;
@@ -547,26 +567,17 @@ static int keep_hash(const store_index_row *row, void *ud)
     return 0;
 }
 
-/* The GPU models of a grade from its stored definition ("" when none). */
+/* The GPU models of a grade from its stored definition ("" when none),
+ * read by the index's reader of stored definitions. */
 static void stored_gpus(store *st, const char *grade, int32_t from, int32_t to, char out[160])
 {
     last_hash h = {""};
     gpi_diag d = {{0}};
-    char *def = NULL;
+    idx_grades *gs = NULL;
     out[0] = '\0';
     if (store_index_rows(st, grade, from, to, keep_hash, &h, &d) != GPI_OK || !h.hash[0]) return;
-    if (store_grade_definition(st, h.hash, &def, &d) != GPI_OK || !def) return;
-    json_t *j = json_loads(def, 0, NULL);
-    free(def);
-    json_t *gl = json_object_get(j, "gpu");
-    size_t k;
-    json_t *x;
-    json_array_foreach(gl, k, x) {
-        const char *name = json_string_value(x);
-        size_t len = strlen(out);
-        if (name) snprintf(out + len, 160 - len, "%s%s", len ? ", " : "", name);
-    }
-    json_decref(j);
+    if (idx_grade_stored(st, h.hash, &gs, &d) == GPI_OK && gs && gs->n > 0) join_gpus(&gs->g[0], out);
+    idx_grades_free(gs);
 }
 
 /* What is rented: the rent file's header fields, each overridden by its

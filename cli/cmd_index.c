@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "index/index.h"
+#include "publish/publish.h"
 
 static const char usage[] =
     "usage: gpuidx index build [--grades FILE] --from YYYY-MM-DD --to YYYY-MM-DD\n"
@@ -290,7 +291,7 @@ static int cmd_show(cli_ctx *ctx, int argc, char **argv)
                                   near[0] ? "?" : "");
         }
     }
-    if (rc == GPI_OK) rc = idx_show(st, grade, from, to, stdout, &d);
+    if (rc == GPI_OK) rc = pub_show(st, grade, from, to, stdout, &d);
     if (rc != GPI_OK) cli_error("%s", d.msg);
     store_close(st);
     return gpi_exit_code(rc);
@@ -329,7 +330,7 @@ static int cmd_publish(cli_ctx *ctx, int argc, char **argv)
     gpi_diag d = {{0}};
     cli_gradeset set;
     gpi_status rc = cli_gradeset_load(ctx, st, grades, &set, &d);
-    idx_pubset ps = {set.ids, set.n, set.gs ? set.gs->sha256 : NULL};
+    pub_set ps = {set.ids, set.n, set.gs ? set.gs->sha256 : NULL};
     long *missing = rc == GPI_OK ? calloc(set.n ? set.n : 1, sizeof *missing) : NULL;
     if (rc == GPI_OK && !missing) rc = gpi_diag_set(&d, GPI_ENOMEM, "out of memory");
     for (size_t i = 0; rc == GPI_OK && i < set.n; i++) {
@@ -338,10 +339,10 @@ static int cmd_publish(cli_ctx *ctx, int argc, char **argv)
         missing[i] = (long)(to - from + 1) - built;
     }
     for (int32_t day = from; day <= to && rc == GPI_OK; day++) {
-        idx_publish_result res;
+        pub_result res;
         char ds[11];
         gpi_date_format(day, ds);
-        rc = idx_publish_set(st, day, out, &ps, &res, &d);
+        rc = pub_publish_set(st, day, out, &ps, &res, &d);
         if (rc == GPI_OK)
             fprintf(stderr,
                     "index publish: %s vintage %d (%s; %d restated, %d revisions) in %s/%s\n",

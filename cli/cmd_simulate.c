@@ -60,74 +60,68 @@ static FILE *open_out(const char *dir, const char *name, char *path, size_t cap)
     return f;
 }
 
+typedef struct sim_args {
+    sim_params p;
+    int have_days, have_seed;
+} sim_args;
+
+enum { OPT_DAYS, OPT_SEED, OPT_SCALE, OPT_START };
+
+/* Checks the numbers and dates as they come (cli_args.take). */
+static int take(const cli_args *a, int k, const char *v)
+{
+    sim_args *s = a->ud;
+    long n;
+    if (k == OPT_DAYS) {
+        if (parse_int(v, 1, SIM_MAX_DAYS, &n) != 0) {
+            cli_error("--days: must be a whole number 1..%d (got \"%s\")", SIM_MAX_DAYS, v);
+            return 2;
+        }
+        s->p.days = (int)n;
+        s->have_days = 1;
+    } else if (k == OPT_SEED) {
+        char *end;
+        errno = 0;
+        unsigned long long seed = strtoull(v, &end, 10);
+        if (errno || end == v || *end || v[0] == '-') {
+            cli_error("--seed: must be an unsigned integer (got \"%s\")", v);
+            return 2;
+        }
+        s->p.seed = (uint64_t)seed;
+        s->have_seed = 1;
+    } else if (k == OPT_SCALE) {
+        if (parse_int(v, 1, SIM_MAX_SCALE, &n) != 0) {
+            cli_error("--scale: must be a whole number 1..%d (got \"%s\")", SIM_MAX_SCALE, v);
+            return 2;
+        }
+        s->p.scale = (int)n;
+    } else if (k == OPT_START) {
+        const char *why = gpi_date_parse(v, &s->p.start_day);
+        if (why) {
+            cli_error("--start: %s (got \"%s\")", why, v);
+            return 2;
+        }
+    }
+    return -1;
+}
+
 int cmd_simulate(cli_ctx *ctx, int argc, char **argv)
 {
     (void)ctx;
-    sim_params p = {gpi_days_from_civil(2025, 1, 1), 0, 0, 1, NULL, 0};
+    sim_args sa = {{gpi_days_from_civil(2025, 1, 1), 0, 0, 1, NULL, 0}, 0, 0};
     const char *out = NULL, *truth = NULL;
-    int have_days = 0, have_seed = 0;
-    for (int i = 1; i < argc; i++) {
-        int missing;
-        const char *v;
-        long n;
-        if (cli_is_help(argv[i])) {
-            fputs(help, stdout);
-            return 0;
-        } else if ((v = cli_opt(argc, argv, &i, "--days", &missing)) || missing) {
-            if (missing) goto need_value;
-            if (parse_int(v, 1, SIM_MAX_DAYS, &n) != 0) {
-                cli_error("--days: must be a whole number 1..%d (got \"%s\")", SIM_MAX_DAYS, v);
-                return 2;
-            }
-            p.days = (int)n;
-            have_days = 1;
-        } else if ((v = cli_opt(argc, argv, &i, "--seed", &missing)) || missing) {
-            if (missing) goto need_value;
-            char *end;
-            errno = 0;
-            unsigned long long s = strtoull(v, &end, 10);
-            if (errno || end == v || *end || v[0] == '-') {
-                cli_error("--seed: must be an unsigned integer (got \"%s\")", v);
-                return 2;
-            }
-            p.seed = (uint64_t)s;
-            have_seed = 1;
-        } else if ((v = cli_opt(argc, argv, &i, "--scale", &missing)) || missing) {
-            if (missing) goto need_value;
-            if (parse_int(v, 1, SIM_MAX_SCALE, &n) != 0) {
-                cli_error("--scale: must be a whole number 1..%d (got \"%s\")", SIM_MAX_SCALE,
-                          v);
-                return 2;
-            }
-            p.scale = (int)n;
-        } else if ((v = cli_opt(argc, argv, &i, "--start", &missing)) || missing) {
-            if (missing) goto need_value;
-            const char *why = gpi_date_parse(v, &p.start_day);
-            if (why) {
-                cli_error("--start: %s (got \"%s\")", why, v);
-                return 2;
-            }
-        } else if ((v = cli_opt(argc, argv, &i, "--grade", &missing)) || missing) {
-            if (missing) goto need_value;
-            p.contract_grade = v;
-        } else if ((v = cli_opt(argc, argv, &i, "--out", &missing)) || missing) {
-            if (missing) goto need_value;
-            out = v;
-        } else if ((v = cli_opt(argc, argv, &i, "--truth", &missing)) || missing) {
-            if (missing) goto need_value;
-            truth = v;
-        } else if (strcmp(argv[i], "--no-push") == 0) {
-            p.no_push = 1;
-        } else {
-            cli_error("simulate: unknown option '%s' (see gpuidx simulate --help)", argv[i]);
-            return 2;
-        }
-        continue;
-    need_value:
-        cli_error("option '%s' needs a value", argv[i]);
-        return 2;
-    }
-    if (!have_days || !have_seed || !out) {
+    int no_push = 0;
+    const cli_opt_spec spec[] = {{"--days", NULL, NULL},  {"--seed", NULL, NULL},
+                                 {"--scale", NULL, NULL}, {"--start", NULL, NULL},
+                                 {"--grade", &sa.p.contract_grade, NULL},
+                                 {"--out", &out, NULL},   {"--truth", &truth, NULL},
+                                 {"--no-push", NULL, &no_push}, {NULL, NULL, NULL}};
+    const cli_args args = {"simulate", "simulate", help, spec, take, &sa, NULL, 0, NULL, 0};
+    int ec = cli_parse_args(argc, argv, &args);
+    if (ec >= 0) return ec;
+    sim_params p = sa.p;
+    p.no_push = no_push;
+    if (!sa.have_days || !sa.have_seed || !out) {
         cli_error("simulate: --days, --seed and --out are required (see gpuidx simulate --help)");
         return 2;
     }

@@ -210,34 +210,17 @@ int cmd_verify(cli_ctx *ctx, int argc, char **argv)
     (void)ctx;
     const char *contracts = NULL, *symbol = NULL, *through = NULL, *against = NULL;
     int strict = 0, settle = 0, n_paths = 0;
-    char **paths = calloc((size_t)argc + 1, sizeof *paths);
+    const char **paths = calloc((size_t)argc + 1, sizeof *paths);
     if (!paths) return 1;
-    for (int i = 1; i < argc; i++) {
-        int missing = 0;
-        const char *val;
-        if (cli_is_help(argv[i])) {
-            fputs(help, stdout);
-            free(paths);
-            return 0;
-        }
-        if (strcmp(argv[i], "--strict") == 0) strict = 1;
-        else if (strcmp(argv[i], "--settlement") == 0) settle = 1;
-        else if ((val = cli_opt(argc, argv, &i, "--contracts", &missing)) || missing) contracts = val;
-        else if ((val = cli_opt(argc, argv, &i, "--symbol", &missing)) || missing) symbol = val;
-        else if ((val = cli_opt(argc, argv, &i, "--through", &missing)) || missing) through = val;
-        else if ((val = cli_opt(argc, argv, &i, "--against", &missing)) || missing) against = val;
-        else if (argv[i][0] == '-' && argv[i][1]) {
-            cli_error("verify: unknown argument '%s' (see gpuidx verify --help)", argv[i]);
-            free(paths);
-            return 2;
-        } else {
-            paths[n_paths++] = argv[i];
-        }
-        if (missing) {
-            cli_error("verify: option '%s' needs a value", argv[i]);
-            free(paths);
-            return 2;
-        }
+    const cli_opt_spec spec[] = {{"--strict", NULL, &strict},      {"--settlement", NULL, &settle},
+                                 {"--contracts", &contracts, NULL}, {"--symbol", &symbol, NULL},
+                                 {"--through", &through, NULL},     {"--against", &against, NULL},
+                                 {NULL, NULL, NULL}};
+    const cli_args args = {"verify", "verify", help, spec, NULL, NULL, paths, argc, &n_paths, 0};
+    int ec = cli_parse_args(argc, argv, &args);
+    if (ec >= 0) {
+        free(paths);
+        return ec;
     }
     if (settle) {
         int rc = n_paths == 1 ? settlement(argc, argv, contracts, symbol, through, against, paths[0])

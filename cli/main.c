@@ -75,60 +75,6 @@ int cli_have_db(const cli_ctx *ctx, const char *cmd)
     return 0;
 }
 
-int cli_is_help(const char *arg)
-{
-    return strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0;
-}
-
-const char *cli_opt(int argc, char **argv, int *i, const char *name, int *missing)
-{
-    size_t n = strlen(name);
-    const char *a = argv[*i];
-    *missing = 0;
-    if (strncmp(a, name, n) != 0) return NULL;
-    if (a[n] == '=') return a + n + 1;
-    if (a[n] != '\0') return NULL;
-    if (*i + 1 >= argc) {
-        *missing = 1;
-        return NULL;
-    }
-    (*i)++;
-    return argv[*i];
-}
-
-int cli_parse(int argc, char **argv, const cli_opt_spec *spec, const char *cmd,
-              const char *topic, const char *help)
-{
-    for (int i = 1; i < argc; i++) {
-        if (cli_is_help(argv[i])) {
-            fputs(help, stdout);
-            return 0;
-        }
-        const cli_opt_spec *o = spec;
-        int missing = 0;
-        for (; o->name; o++) {
-            if (o->flag) {
-                if (strcmp(argv[i], o->name) != 0) continue;
-                *o->flag = 1;
-                break;
-            }
-            const char *v = cli_opt(argc, argv, &i, o->name, &missing);
-            if (!v && !missing) continue;
-            *o->value = v;
-            break;
-        }
-        if (!o->name) {
-            cli_error("%s: unknown argument '%s' (see gpuidx %s --help)", cmd, argv[i], topic);
-            return 2;
-        }
-        if (missing) {
-            cli_error("%s: option '%s' needs a value", cmd, argv[i]);
-            return 2;
-        }
-    }
-    return -1;
-}
-
 static int is_dir(const char *p)
 {
     struct stat sb;

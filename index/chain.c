@@ -53,16 +53,19 @@
  *     int64 nano-USD and a move past it is an error, never a wrap.
  * Nothing here reads the store: build.c, evaluate.c and publication feed
  * it days in ascending order.
+ *
+ * Three files: chain.c the chain's state and its step (a day decided --
+ * change, anchor, carry or suspension -- then committed, or only peeked
+ * at); chain_rel.c the matched relatives and an anchor's value (notes 2-5);
+ * chain_detail.c the text a v2 row shows besides its value and a
+ * constituent's match for observations.csv.
  */
 #include "index/internal.h"
 
-#include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define E12 INT64_C(1000000000000)
-#define REL_MIN INT64_C(1000000)              /* 1e-6 in 1e-12 units */
-#define REL_MAX INT64_C(1000000000000000000)  /* 1e6 in 1e-12 units  */
 
 const char *idx_event_name(int ev)
 {
@@ -198,37 +201,6 @@ static int panel_changed(const idx_chain *c)
     return 0;
 }
 
-/* round(now / ref) in 1e-12, half-up; -1 when out of [1e-6, 1e6] (both
- * in the same units, > 0). */
-static int64_t ratio_e12(int64_t now, int64_t ref)
-{
-    if (now <= 0 || ref <= 0) return -1;
-    int64_t x = gpi_div_round((__int128)now * E12, ref);
-    return x < REL_MIN || x > REL_MAX ? -1 : x;
-}
-
-/* 1 when a member's price moved by more than error_factor since the
- * reference day (either way): a print the per-provider screen could not
- * judge (fewer than three prices), left out of the day's sample. */
-static int implausible(const idx_chain *c, const idx_member *m)
-{
-    __int128 f = c->g->p.error_factor_e6;
-    return (__int128)m->now * 1000000 > f * m->ref || (__int128)m->ref * 1000000 > f * m->now;
-}
-
-static int cmp_i64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
-
-/* Median of v[0..n) (sorted here), doubled: exact for a mean of two. */
-static int64_t median2(int64_t *v, size_t n)
-{
-    qsort(v, n, sizeof *v, cmp_i64);
-    return n % 2 ? 2 * v[n / 2] : v[n / 2 - 1] + v[n / 2];
-}
-
 /* The panel from the day's constituents (an anchor): every constituent
  * is a member, its price the base, the reference and the last seen. */
 static gpi_status panel_from(idx_chain *c, const idx_snap *s, int32_t day, gpi_diag *d)
@@ -285,121 +257,6 @@ static void prepare(idx_chain *c, int32_t day)
     }
 }
 
-/* Offers (design note 2): the members priced today and at ref (the
- * matched sample, c->order: indices into mem[0], by group) and S of their
- * relatives to base on each day (quarter units of 1e-12: the median of
- * provider medians).  Returns the day's relative, or -1 when fewer than
- * min_providers providers matched. */
-static int64_t offers_relative(idx_chain *c, const uint64_t *exclude, long *n_matched,
-                               long *n_prov, int64_t *now_q, int64_t *ref_q, gpi_diag *d,
-                               gpi_status *rc)
-{
-    idx_member *mem = c->mem[0];
-    size_t n = c->n_mem[0], cap = n + 1;
-    *n_matched = *n_prov = 0;
-    *now_q = *ref_q = -1;
-    c->n_order = 0;
-    if (idx_grow((void **)&c->order, &c->cap_order, cap, sizeof *c->order) ||
-        idx_grow((void **)&c->w, &c->cap_w, 4 * cap, sizeof *c->w)) {
-        *rc = gpi_diag_set(d, GPI_ENOMEM, "index: out of memory");
-        return -1;
-    }
-    for (size_t i = 0; i < n; i++) {
-        idx_member *m = &mem[i];
-        m->matched = 0;
-        if (m->now < 0 || m->ref < 0 || (exclude && m->group == *exclude) ||
-            implausible(c, m))
-            continue;
-        m->rel_now = ratio_e12(m->now, m->base);
-        m->rel_ref = ratio_e12(m->ref, m->base);
-        if (m->rel_now < 0 || m->rel_ref < 0) continue;
-        m->matched = 1;
-        c->order[c->n_order++] = i;
-    }
-    /* by group (insertion into runs: members are sorted by key) */
-    for (size_t i = 1; i < c->n_order; i++) {
-        size_t x = c->order[i], j = i;
-        while (j > 0 && mem[c->order[j - 1]].group > mem[x].group) {
-            c->order[j] = c->order[j - 1];
-            j--;
-        }
-        c->order[j] = x;
-    }
-    int64_t *mn = c->w, *mr = c->w + cap, *px = c->w + 2 * cap, *py = c->w + 3 * cap;
-    size_t np = 0;
-    for (size_t i = 0; i < c->n_order;) {
-        size_t j = i;
-        uint64_t g = mem[c->order[i]].group;
-        for (; j < c->n_order && mem[c->order[j]].group == g; j++) {
-            px[j - i] = mem[c->order[j]].rel_now;
-            py[j - i] = mem[c->order[j]].rel_ref;
-        }
-        mn[np] = median2(px, j - i);
-        mr[np++] = median2(py, j - i);
-        i = j;
-    }
-    *n_matched = (long)c->n_order;
-    *n_prov = (long)np;
-    if (np == 0 || (long)np < c->g->p.min_providers) return -1;
-    *now_q = median2(mn, np);
-    *ref_q = median2(mr, np);
-    return ratio_e12(*now_q, *ref_q);
-}
-
-/* Trades (design note 2): the panel's provider groups with a
- * representative price today and at ref, and S of their relatives to base
- * on each day (quarter units of 1e-12: the volume-weighted median with
- * the provider cap, each day's volumes).  Returns the day's relative, or
- * -1 when fewer than min_providers providers or less than
- * min_trade_volume GPU-hours (today) matched. */
-static int64_t trades_relative(idx_chain *c, const uint64_t *exclude, long *n_matched,
-                               int64_t *now_q, int64_t *ref_q, gpi_diag *d, gpi_status *rc)
-{
-    idx_member *mem = c->mem[1];
-    size_t n = c->n_mem[1];
-    const idx_params *p = &c->g->p;
-    *n_matched = 0;
-    *now_q = *ref_q = -1;
-    if (idx_grow((void **)&c->witems, &c->cap_witems, n + 1, sizeof *c->witems)) {
-        *rc = gpi_diag_set(d, GPI_ENOMEM, "index: out of memory");
-        return -1;
-    }
-    int64_t vol = 0; /* of the members seen today */
-    long k = 0, seen = 0;
-    for (size_t i = 0; i < n; i++) {
-        idx_member *m = &mem[i];
-        m->matched = 0;
-        if (m->now < 0 || m->ref < 0 || (exclude && m->group == *exclude) ||
-            implausible(c, m))
-            continue;
-        m->rel_now = ratio_e12(m->now, m->base);
-        m->rel_ref = ratio_e12(m->ref, m->base);
-        if (m->rel_now < 0 || m->rel_ref < 0 || m->now_vol <= 0 || m->ref_vol <= 0 ||
-            (m->seen && __builtin_add_overflow(vol, m->now_vol, &vol)))
-            continue;
-        m->matched = 1;
-        k++;
-        seen += m->seen;
-    }
-    *n_matched = k;
-    /* carried prices steady the sample but never make it qualify: the day's
-     * own trades must (so a relative implies a fixed cross-section) */
-    if (k == 0 || seen < p->min_providers || vol < p->min_trade_volume_micro) return -1;
-    for (int side = 0; side < 2; side++) {
-        size_t w = 0;
-        for (size_t i = 0; i < n; i++) {
-            const idx_member *m = &mem[i];
-            if (m->matched)
-                c->witems[w++] = (idx_item){side ? m->rel_ref : m->rel_now,
-                                            side ? m->ref_vol : m->now_vol, m->key, 0,
-                                            (int32_t)i, IDX_OK};
-        }
-        *rc = idx_weighted_median(c->witems, w, p->cap_floor_e6, side ? ref_q : now_q, d);
-        if (*rc != GPI_OK) return -1;
-    }
-    return ratio_e12(*now_q, *ref_q);
-}
-
 static int64_t value_of(int64_t nano, int64_t step_e4)
 {
     return gpi_div_round(nano, (__int128)100000 * step_e4) * step_e4;
@@ -413,113 +270,6 @@ static int64_t apply(int64_t nano, int64_t rel)
     return gpi_div_round(x, E12);
 }
 
-/* The change S(then) of D's constituents (base) since an earlier day
- * (then): the v1 statistic of the relatives then / base over the
- * constituents on both days (trades when at least min_providers providers
- * and min_trade_volume GPU-hours that day match, else offers of at least
- * min_providers providers), quarter units of 1e-12; -1 when neither. */
-static int64_t snap_change(idx_chain *c, const idx_snap *base, const idx_snap *then,
-                           const uint64_t *exclude, gpi_diag *d, gpi_status *rc)
-{
-    const idx_params *p = &c->g->p;
-    size_t cap = base->no + base->nt + 1;
-    if (idx_grow((void **)&c->w, &c->cap_w, 4 * cap, sizeof *c->w) ||
-        idx_grow((void **)&c->witems, &c->cap_witems, cap, sizeof *c->witems) ||
-        idx_grow((void **)&c->order, &c->cap_order, cap, sizeof *c->order)) {
-        *rc = gpi_diag_set(d, GPI_ENOMEM, "index: out of memory");
-        return -1;
-    }
-    /* trades */
-    size_t n = 0;
-    int64_t vol = 0;
-    for (size_t i = 0, j = 0; i < base->nt && j < then->nt;) {
-        if (base->t[i].key != then->t[j].key) {
-            base->t[i].key < then->t[j].key ? i++ : j++;
-            continue;
-        }
-        int64_t r = ratio_e12(then->t[j].price, base->t[i].price);
-        if (r > 0 && then->t[j].volume > 0 && !(exclude && base->t[i].key == *exclude) &&
-            !__builtin_add_overflow(vol, then->t[j].volume, &vol)) {
-            c->witems[n] = (idx_item){r, then->t[j].volume, base->t[i].key, 0, (int32_t)n, IDX_OK};
-            n++;
-        }
-        i++;
-        j++;
-    }
-    if (n > 0 && (long)n >= p->min_providers && vol >= p->min_trade_volume_micro) {
-        int64_t q = -1;
-        *rc = idx_weighted_median(c->witems, n, p->cap_floor_e6, &q, d);
-        return *rc == GPI_OK ? q : -1;
-    }
-    /* offers: relatives by group, as the matched statistic */
-    int64_t *rel = c->w, *grp = c->w + cap, *med = c->w + 2 * cap;
-    n = 0;
-    for (size_t i = 0, j = 0; i < base->no && j < then->no;) {
-        if (base->o[i].key != then->o[j].key) {
-            base->o[i].key < then->o[j].key ? i++ : j++;
-            continue;
-        }
-        int64_t r = ratio_e12(then->o[j].price, base->o[i].price);
-        if (r > 0 && !(exclude && base->o[i].group == *exclude)) {
-            rel[n] = r;
-            grp[n] = (int64_t)base->o[i].group;
-            c->order[n] = n;
-            n++;
-        }
-        i++;
-        j++;
-    }
-    /* by group (insertion: few constituents), then provider medians */
-    for (size_t i = 1; i < n; i++) {
-        size_t x = c->order[i], j = i;
-        while (j > 0 && (uint64_t)grp[c->order[j - 1]] > (uint64_t)grp[x]) {
-            c->order[j] = c->order[j - 1];
-            j--;
-        }
-        c->order[j] = x;
-    }
-    int64_t *px = c->w + 3 * cap;
-    size_t np = 0;
-    for (size_t i = 0; i < n;) {
-        size_t j = i;
-        for (; j < n && grp[c->order[j]] == grp[c->order[i]]; j++) px[j - i] = rel[c->order[j]];
-        med[np++] = median2(px, j - i);
-        i = j;
-    }
-    if (np == 0 || (long)np < p->min_providers) return -1;
-    return median2(med, np);
-}
-
-/* An anchor's value (design note 3): the median over the last
- * anchor_days days up to `day` (the day included) with a fixed
- * cross-section of that cross-section brought to `day` by the change of
- * day's constituents since then, xs_k / S(k), in nano-USD (a median of an
- * even count is the mean of the two middle values, half-up). */
-static int64_t anchor_value(idx_chain *c, int32_t day, int64_t xs_e4, const uint64_t *exclude,
-                            gpi_diag *d, gpi_status *rc)
-{
-    int w = c->g->p.anchor_days;
-    c->n_est = 1;
-    c->n_win = 0;
-    if (w <= 1 || !c->hist) return xs_e4 * 100000;
-    int64_t *est = c->est;
-    size_t n = 0;
-    est[n++] = xs_e4 * 100000;
-    /* the window's days in ascending order (c->win: what index.json shows) */
-    for (int32_t k = day - w + 1; k < day && *rc == GPI_OK; k++) {
-        const idx_hist *h = &c->hist[(uint32_t)k % (uint32_t)w];
-        idx_window *x = &c->win[c->n_win++];
-        *x = (idx_window){k, h->day == k ? h->xs_e4 : -1, -1, -1};
-        if (x->xs_e4 < 0) continue;
-        int64_t sq = snap_change(c, &c->cur, &h->snap, exclude, d, rc);
-        if (sq <= 0) continue;
-        x->change_q = sq;
-        x->est_nano = est[n++] = gpi_div_round((__int128)h->xs_e4 * 100000 * 4 * E12, sq);
-    }
-    c->n_est = (int)n;
-    memcpy(est + w, est, n * sizeof *est); /* est[0] stays the day's own (manip.c) */
-    return gpi_div_round(median2(est + w, n), 2);
-}
 
 /* What day would give (design notes 2-3), without changing the chain's
  * state but the members' day prices; constituents of group *exclude (when
@@ -548,8 +298,9 @@ static gpi_status decide(idx_chain *c, int32_t day, const idx_eval *xs, const ch
         if ((rc = active_now(c, day, d)) != GPI_OK) return rc;
         out->panel_change = panel_changed(c);
         prepare(c, day);
-        rel_t = trades_relative(c, exclude, &nm_t, &tn, &tr, d, &rc);
-        if (rc == GPI_OK) rel_o = offers_relative(c, exclude, &nm_o, &np_o, &on, &or_, d, &rc);
+        rel_t = idx_chain_trades_relative(c, exclude, &nm_t, &tn, &tr, d, &rc);
+        if (rc == GPI_OK)
+            rel_o = idx_chain_offers_relative(c, exclude, &nm_o, &np_o, &on, &or_, d, &rc);
         if (rc != GPI_OK) return rc;
         rel = rel_t > 0 ? rel_t : rel_o;
         out->n_matched = rel_t > 0 ? nm_t : nm_o;
@@ -568,7 +319,7 @@ static gpi_status decide(idx_chain *c, int32_t day, const idx_eval *xs, const ch
     else if (xs_fixed && has && rel <= 0 && c->carry >= p->max_carry_days)
         out->event = IDX_EVENT_REANCHOR;
     if (out->event) {
-        out->nano = anchor_value(c, day, xs->value_e4, exclude, d, &rc);
+        out->nano = idx_chain_anchor_value(c, day, xs->value_e4, exclude, d, &rc);
         if (rc != GPI_OK) return rc;
         out->value_e4 = p->anchor_days > 1 ? value_of(out->nano, p->rounding_e4) : xs->value_e4;
         out->level = xs->level;
@@ -666,69 +417,12 @@ keep_prev:
     return GPI_OK;
 }
 
-static gpi_status carried_text(idx_chain *c, int has, gpi_diag *d);
-
-/* After decide(), before commit(): the matched trading members' volumes on
- * the reference day (c->refvol) and, on an anchor with a window, the
- * window's days (c->window), as compact JSON; NULL when empty. */
-static gpi_status detail_json(idx_chain *c, const idx_v2eval *v, gpi_diag *d)
-{
-    free(c->refvol);
-    free(c->window);
-    c->refvol = c->window = NULL;
-    char b[48];
-    size_t len;
-    int ok = 1, n = 0;
-    FILE *f = NULL;
-    for (size_t i = 0; v->chain_prev >= 0 && i < c->n_mem[1] && ok; i++) {
-        const idx_member *m = &c->mem[1][i];
-        if (!m->matched) continue;
-        if (!f && !(f = open_memstream(&c->refvol, &len))) return gpi_diag_set(d, GPI_ENOMEM, "index: out of memory");
-        json_t *js = json_string(m->name ? m->name : "");
-        char *name = js ? json_dumps(js, JSON_ENCODE_ANY) : NULL;
-        json_decref(js);
-        ok = name != NULL;
-        fprintf(f, "%s%s:%s", n++ ? "," : "{", name ? name : "\"\"",
-                gpi_fixed_format(m->ref_vol, 6, b));
-        free(name);
-    }
-    if (f) {
-        fputc('}', f);
-        ok &= fclose(f) == 0;
-        f = NULL;
-    }
-    if (ok && v->event && c->n_win > 0) {
-        if (!(f = open_memstream(&c->window, &len))) return gpi_diag_set(d, GPI_ENOMEM, "index: out of memory");
-        for (int i = 0; i < c->n_win; i++) {
-            const idx_window *x = &c->win[i];
-            char date[11];
-            gpi_date_format(x->day, date);
-            fprintf(f, "%s{\"date\":\"%s\",\"xs_value\":", i ? "," : "[", date);
-            idx_put_fixed(f, x->xs_e4, 4, 1);
-            fputs(",\"change\":", f);
-            idx_put_fixed(f, x->change_q >= 0 ? x->change_q * 25 : -1, 14, 1);
-            fputs(",\"estimate\":", f);
-            idx_put_fixed(f, x->est_nano, 9, 1);
-            fputc('}', f);
-        }
-        fputc(']', f);
-        ok &= fclose(f) == 0;
-    }
-    return ok ? GPI_OK : gpi_diag_set(d, GPI_ENOMEM, "index: out of memory");
-}
-
-void idx_chain_detail(const idx_chain *c, const char **ref_volumes, const char **window)
-{
-    *ref_volumes = c->refvol;
-    *window = c->window;
-}
-
 gpi_status idx_chain_step(idx_chain *c, int32_t day, const idx_eval *xs, const char *xs_note,
                           idx_v2eval *out, gpi_diag *d)
 {
     gpi_status rc = decide(c, day, xs, xs_note, NULL, out, d);
-    if (rc == GPI_OK) rc = detail_json(c, out, d);
-    if (rc == GPI_OK) rc = carried_text(c, out->chain_prev >= 0, d);
+    if (rc == GPI_OK) rc = idx_chain_detail_json(c, out, d);
+    if (rc == GPI_OK) rc = idx_chain_carried_text(c, out->chain_prev >= 0, d);
     if (rc == GPI_OK)
         rc = commit(c, day, out->level, out->event, out->nano, out->value_e4, out->carry,
                     xs->level == GPI_LEVEL_TRADES || xs->level == GPI_LEVEL_OFFERS ? xs->value_e4
@@ -745,12 +439,6 @@ gpi_status idx_chain_peek(idx_chain *c, int32_t day, const idx_eval *xs, uint64_
 
 /* ---- publication detail ------------------------------------------------------ */
 
-static int cmp_member(const void *a, const void *b)
-{
-    const idx_member *x = a, *y = b;
-    return (x->key > y->key) - (x->key < y->key);
-}
-
 gpi_status idx_chain_match(idx_chain *c, int32_t day, gpi_diag *d)
 {
     gpi_status rc = GPI_OK;
@@ -758,76 +446,7 @@ gpi_status idx_chain_match(idx_chain *c, int32_t day, gpi_diag *d)
     int64_t a, b;
     if (!c->has) return GPI_OK;
     prepare(c, day);
-    trades_relative(c, NULL, &nm, &a, &b, d, &rc);
-    if (rc == GPI_OK) offers_relative(c, NULL, &nm, &np, &a, &b, d, &rc);
+    idx_chain_trades_relative(c, NULL, &nm, &a, &b, d, &rc);
+    if (rc == GPI_OK) idx_chain_offers_relative(c, NULL, &nm, &np, &a, &b, d, &rc);
     return rc;
-}
-
-void idx_chain_lookup(const idx_chain *c, int kind, uint64_t key, idx_obs_match *m)
-{
-    int k = kind == GPI_OFFER ? 0 : 1;
-    idx_member x = {.key = key};
-    const idx_member *f = c->has && c->n_mem[k]
-                              ? bsearch(&x, c->mem[k], c->n_mem[k], sizeof x, cmp_member)
-                              : NULL;
-    if (f && !f->matched) f = NULL;
-    m->matched = f != NULL;
-    /* offers: micro; trades (representatives): quarter-micro -> 1e-8 */
-    int64_t u = kind == GPI_OFFER ? 100 : 25;
-    m->ref_price_e8 = f ? f->ref * u : -1;
-    m->base_price_e8 = f ? f->base * u : -1;
-    m->relative_e12 = f ? f->rel_now : -1;
-}
-
-/* The trading members carried into the day's matched sample (c->carried),
- * built by idx_chain_step after decide() and before commit(): on an anchor
- * day commit() replaces the panel, and on a fixed day it moves every
- * member's reference price to the day's, while the day's relative was
- * made of the sample and reference prices before.  None without a chain
- * the day before. */
-static gpi_status carried_text(idx_chain *c, int has, gpi_diag *d)
-{
-    free(c->carried);
-    c->carried = NULL;
-    if (!has) return GPI_OK;
-    size_t len = 0;
-    FILE *f = NULL;
-    char b[32];
-    int n = 0, ok = 1;
-    for (size_t i = 0; i < c->n_mem[1] && ok; i++) {
-        const idx_member *m = &c->mem[1][i];
-        if (m->seen || !m->matched || m->now < 0) continue;
-        if (!f && !(f = open_memstream(&c->carried, &len))) break;
-        char date[11];
-        gpi_date_format(m->last_day, date);
-        json_t *js = json_string(m->name ? m->name : "");
-        char *name = js ? json_dumps(js, JSON_ENCODE_ANY) : NULL;
-        json_decref(js);
-        ok = name != NULL;
-        /* quarter-micro -> 1e-8; micro-GPU-hours -> 1e-6 */
-        fprintf(f, "%s{\"group\":%s,\"last_seen\":\"%s\",\"price\":%s", n++ ? "," : "[",
-                name ? name : "\"\"", date, gpi_fixed_format(m->now * 25, 8, b));
-        fprintf(f, ",\"volume\":%s", gpi_fixed_format(m->now_vol, 6, b));
-        fprintf(f, ",\"ref_price\":%s", gpi_fixed_format(m->ref * 25, 8, b));
-        fprintf(f, ",\"base_price\":%s", gpi_fixed_format(m->base * 25, 8, b));
-        fprintf(f, ",\"relative\":%s}", gpi_fixed_format(m->rel_now, 12, b));
-        free(name);
-    }
-    if (f) {
-        fputc(']', f);
-        ok &= fclose(f) == 0;
-    }
-    if (!ok || (n && !c->carried)) return gpi_diag_set(d, GPI_ENOMEM, "index: out of memory");
-    if (!n) {
-        free(c->carried);
-        c->carried = NULL;
-    }
-    return GPI_OK;
-}
-
-gpi_status idx_chain_carried_json(idx_chain *c, const char **out, gpi_diag *d)
-{
-    (void)d;
-    *out = c->carried;
-    return GPI_OK;
 }

@@ -1,19 +1,23 @@
-/* index/index.h -- grades, the daily benchmark (SPEC §4, §6) and its
- * publication (SPEC §7, §13).
+/* index/index.h -- grades and the daily benchmark (SPEC §4, §6); its
+ * publication (SPEC §7, §13) is the stage above, publish/publish.h.
  *
- * Three layers, one file each:
- *   grades.c   JSON grade files -> validated idx_grade records with a
- *              canonical definition hash (no store, no I/O but the file).
+ * The files:
+ *   grades.c   JSON grade text -> validated idx_grade records with a
+ *              canonical definition hash (no store, no I/O);
+ *              grade_set.c reads grade files into sets, grade_match.c
+ *              says whether an observation belongs to a grade,
+ *              grade_tables.c the aliases and region groups.
  *   method.c   the pure statistics of methodology v1: error screen,
  *              water-filling cap, exact weighted median, medians of
  *              provider medians, offer-to-trade adjustment, rounding.
- *   build.c    store -> one day's observations -> rows of every grade.
+ *   build.c    store -> one day's observations -> rows of every grade
+ *              (day.c, row.c; methodology v2's chain in chain.c,
+ *              chain_rel.c, chain_detail.c).
  *   evaluate.c the grade lab: candidate grades computed from the stored
  *              observations (levels, concentration, volatility,
  *              leave-one-provider-out, correlations), nothing written.
  *   series.c   the daily values of grades nobody built, as a build would
  *              store them, nothing written (hedge compare --suggest).
- *   publish.c  rows -> index.csv / index.json / observations.csv vintages.
  * The module never prints; every function returns gpi_status and fills d.
  *
  * Money is fixed point throughout: prices in micro-USD per GPU-hour,
@@ -139,6 +143,14 @@ void idx_names_free(char **names, size_t n);
  * Free *out with idx_grades_free(). */
 gpi_status idx_grades_load_data(const char *data_dir, const char *path, idx_grades **out,
                                 gpi_diag *d);
+
+/* A grade's canonical definition text as a set of one grade (any GPU
+ * name accepted); `name` prefixes the messages.  idx_grade_stored reads
+ * the definition stored under hash (store_grade_definition): *out NULL and
+ * GPI_OK when none is stored.  Free *out with idx_grades_free(). */
+gpi_status idx_grade_from_canon(const char *canon, const char *name, idx_grades **out,
+                                gpi_diag *d);
+gpi_status idx_grade_stored(store *st, const char *hash, idx_grades **out, gpi_diag *d);
 
 /* 1 when the observation belongs to the grade (every filter but status). */
 int idx_grade_match(const idx_grade *g, const gpi_obs *o);
@@ -268,42 +280,10 @@ typedef int (*idx_obs_fn)(size_t gi, const gpi_obs *o, const char *role, const c
 gpi_status idx_day_detail(store *st, const idx_grades *gs, const idx_detail *rows, int32_t day,
                           int64_t as_of, idx_obs_fn fn, void *ud, gpi_diag *d);
 
-/* ---- publication (publish.c) -------------------------------------------- */
-
-/* The §13 CSV in file format 2 (METHODOLOGY.md §10.6): the header line,
- * and one row with its vintage (empty when 0) and the v2 columns. */
-void idx_csv_write_header(FILE *f);
-void idx_csv_write_row(FILE *f, const store_index_row *r);
-
-/* Writes the §13 CSV of the stored rows (grade NULL = all) to out. */
-gpi_status idx_show(store *st, const char *grade, int32_t from, int32_t to, FILE *out,
-                    gpi_diag *d);
-
-typedef struct idx_publish_result {
-    int vintage;       /* the day's current vintage                 */
-    int is_new;        /* 1 when this run created it                 */
-    int restated;      /* grades restated by it                      */
-    int revised;       /* changes recorded as revisions              */
-} idx_publish_result;
-
-/* Publishes day into dir (SPEC §7): every built grade. */
-gpi_status idx_publish(store *st, int32_t day, const char *dir, idx_publish_result *res,
-                       gpi_diag *d);
-
-/* The published grade set: the ids of the published grades file less the
- * dropped ones (the caller's), and the file's SHA-256, which each new
- * vintage records in index.json ("grades_sha256").  Rows of other grades
- * (candidates built for the grade lab or a hedge comparison) are not
- * published; a grade already published on a day stays in that day's later
- * vintages (its published value stands). */
-typedef struct idx_pubset {
-    const char *const *ids;
-    size_t n;
-    const char *sha256;
-} idx_pubset;
-/* idx_publish with the published grade set (NULL: every built grade). */
-gpi_status idx_publish_set(store *st, int32_t day, const char *dir, const idx_pubset *set,
-                           idx_publish_result *res, gpi_diag *d);
+/* The published text of a fixed-point number (row.c): v with `digits`
+ * decimals; v < 0 (none) is an empty field, or "null" when json.  The
+ * stored JSON text of v2 rows and publish/ write numbers with it. */
+void idx_put_fixed(FILE *f, int64_t v, int digits, int json);
 
 /* ---- grade lab (evaluate.c) ---------------------------------------------- */
 

@@ -256,6 +256,28 @@ void idx_chain_detail(const idx_chain *c, const char **ref_volumes, const char *
 gpi_status idx_chain_peek(idx_chain *c, int32_t day, const idx_eval *xs, uint64_t exclude,
                           idx_v2eval *out, gpi_diag *d);
 
+/* chain_rel.c (chain.c's design notes 2-5): the matched sample of the
+ * members' day prices (set by chain.c's prepare) and its relative, -1
+ * when too few matched: offers (median of provider medians; *n_prov
+ * providers) and trades (volume-weighted median with the provider cap);
+ * *now_q and *ref_q are S on the day and on the reference day.  Members of
+ * group *exclude (when not NULL) are left out.  Marks the members'
+ * `matched` and relatives; errors in *rc. */
+int64_t idx_chain_offers_relative(idx_chain *c, const uint64_t *exclude, long *n_matched,
+                                  long *n_prov, int64_t *now_q, int64_t *ref_q, gpi_diag *d,
+                                  gpi_status *rc);
+int64_t idx_chain_trades_relative(idx_chain *c, const uint64_t *exclude, long *n_matched,
+                                  int64_t *now_q, int64_t *ref_q, gpi_diag *d, gpi_status *rc);
+/* An anchor's value on day in nano-USD: the median over the window of the
+ * cross-sections brought to day (fills c->est and c->win). */
+int64_t idx_chain_anchor_value(idx_chain *c, int32_t day, int64_t xs_e4, const uint64_t *exclude,
+                               gpi_diag *d, gpi_status *rc);
+/* chain_detail.c, called by idx_chain_step between deciding and committing
+ * a day: the text of idx_chain_detail (reference volumes, anchor window)
+ * and of idx_chain_carried_json (has: a chain the day before). */
+gpi_status idx_chain_detail_json(idx_chain *c, const idx_v2eval *v, gpi_diag *d);
+gpi_status idx_chain_carried_text(idx_chain *c, int has, gpi_diag *d);
+
 /* manip.c: what one participant can do to the fix of grade gi on the day
  * read into dy (METHODOLOGY.md §11).  Call after idx_day_fix (f), with
  * s (and, for a v2 grade, c with c->cur built) in their state before the
@@ -275,19 +297,6 @@ gpi_status idx_manip_day(idx_day *dy, size_t gi, idx_seq *s, idx_chain *c, int32
                          const idx_fix *f, const idx_eval *xs, const idx_v2eval *v,
                          idx_manip *out, gpi_diag *d);
 
-/* receipt.c: the receipt of a grade's lines of observations.csv (text,
- * len bytes of whole lines): {"rows":N,"sha256":...,"columns":{name:
- * sha256 of the column's values, each followed by a NUL}}; *out is
- * malloc'd. */
-gpi_status idx_receipt_rows(const char *text, size_t len, const char *const *cols, int ncols,
-                            char **out, gpi_diag *d);
-/* Writes a published row's members ",\"grade_definition\":...,\"receipt\":{...}"
- * (design note 3 there): grade hash's stored definition, the receipt obs
- * of its lines (idx_receipt_rows; NULL writes null) and the batches of
- * day at cut-off as_of. */
-gpi_status idx_receipt_json(store *st, int32_t day, const char *grade, const char *hash,
-                            int64_t as_of, const char *obs, FILE *f, gpi_diag *d);
-
 /* row.c: grade gi of the day read into dy, fixed (v1 statistics, the
  * sequence s, and for v2 grades the chain c, which may be NULL for v1) as
  * the row stored at cut-off as_of; *e is the day's v1 evaluation. */
@@ -296,24 +305,5 @@ gpi_status idx_row_fix(idx_day *dy, size_t gi, idx_seq *s, idx_chain *c, int32_t
 /* row.c: the band of the day's cross-section constituents (v2's p10..max,
  * micro; -1 when the level e is carried or suspended), after idx_day_fix. */
 gpi_status idx_band(idx_day *dy, size_t gi, const idx_eval *e, int64_t out[7], gpi_diag *d);
-
-/* format.c: the §13 header line; a fixed-point number (v < 0: empty, or
- * "null" when json); a row as CSV without the vintage (ends with
- * "methodology,"); a row's JSON members without braces and vintage. */
-extern const char idx_csv_header[];
-void idx_put_fixed(FILE *f, int64_t v, int digits, int json);
-void idx_row_csv(FILE *f, const store_index_row *r);
-gpi_status idx_row_json(store *st, FILE *f, const store_index_row *r, gpi_diag *d);
-/* File format 2: the columns after the vintage (",xs_value,...,note")
- * with their header, and the JSON members after the format-1 ones
- * (",\"note\":..."). */
-extern const char idx_csv_header_tail[];
-void idx_row_csv_tail(FILE *f, const store_index_row *r);
-void idx_row_json_tail(FILE *f, const store_index_row *r);
-/* File format 3: the columns after `note` (",loo_move,...") with their
- * header, and the JSON members after format 2's. */
-extern const char idx_csv_header_tail3[];
-void idx_row_csv_tail3(FILE *f, const store_index_row *r);
-void idx_row_json_tail3(FILE *f, const store_index_row *r);
 
 #endif

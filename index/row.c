@@ -30,6 +30,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+void idx_put_fixed(FILE *f, int64_t v, int digits, int json)
+{
+    char b[32];
+    if (v < 0)
+        fputs(json ? "null" : "", f);
+    else
+        fputs(gpi_fixed_format(v, digits, b), f);
+}
+
 static void make_row(const idx_grade *g, int32_t day, const idx_fix *f, const idx_eval *e,
                      int64_t as_of, store_index_row *r)
 {

@@ -7,6 +7,7 @@
 
 #include "site/site.h"
 #include "index/index.h"
+#include "publish/publish.h"
 #include "store/store.h"
 
 /* Writes one grade's chart: rows[0..n) are its days, ascending; the x axis

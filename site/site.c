@@ -329,8 +329,13 @@ gpi_status site_write_extras(store *st, const char *dir, const site_extras *x, s
         while (j < rv.n && strcmp(rv.v[j].grade, rv.v[i].grade) == 0) j++;
         snprintf(name, sizeof name, "%s.csv", rv.v[i].grade);
         if ((rc = open_tmp(dir, name, tmp, fin, &f, d)) != GPI_OK) break;
-        idx_csv_write_header(f);
-        for (size_t k = i; k < j; k++) idx_csv_write_row(f, &rv.v[k]);
+        pub_csv_write_header(f);
+        for (size_t k = i; k < j && rc == GPI_OK; k++) rc = pub_csv_write_row(f, &rv.v[k], d);
+        if (rc != GPI_OK) {
+            fclose(f);
+            remove(tmp);
+            break;
+        }
         rc = close_tmp(f, tmp, fin, d);
         s->grades++;
         i = j;

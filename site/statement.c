@@ -71,21 +71,7 @@ typedef struct gstat {
 static gpi_status load_definition(store *st, const char *hash, idx_grades **out, gpi_diag *d)
 {
     *out = NULL;
-    if (!hash[0]) return GPI_OK;
-    char *canon = NULL;
-    gpi_status rc = store_grade_definition(st, hash, &canon, d);
-    if (rc != GPI_OK || !canon) return rc;
-    size_t n = strlen(canon) + 32;
-    char *text = malloc(n);
-    if (!text) {
-        free(canon);
-        return gpi_diag_set(d, GPI_ENOMEM, "site: out of memory");
-    }
-    snprintf(text, n, "{\"grades\":[%s]}", canon);
-    rc = idx_grades_parse(text, "stored grade", NULL, IDX_TRUST_GPUS, out, d);
-    free(text);
-    free(canon);
-    return rc;
+    return hash[0] ? idx_grade_stored(st, hash, out, d) : GPI_OK;
 }
 
 static void count_rows(gstat *g)

@@ -192,6 +192,20 @@ static void test_published_cells_not_formulas(void **state)
                    " observations_readable WHERE price_micro = 2400000\"");
     assert_string_equal(r.out, "=HYPERLINK(\"http://x\",\"y\")|@SUM(A1)|+feed\n");
     tu_run_free(&r);
+    /* the vintage regenerated without its kept copy (a second DIR): the
+     * neutralized cells are tried first (publish/files.c note 2); only
+     * the verbatim form was tried, and the vintage "could not be
+     * reproduced" */
+    r = tu_gpuidx(dir, "--db t.db %s index publish --grades g.json --date 2025-01-01 --out pub2",
+                  data_opt);
+    if (r.status != 0) fail_msg("publish into a second DIR: %s", r.err);
+    assert_non_null(strstr(r.err, "vintage 1 (unchanged"));
+    tu_run_free(&r);
+    snprintf(path, sizeof path, "%s/pub2/2025-01-01/observations.csv", dir);
+    char *again = tu_read(path);
+    assert_non_null(again);
+    assert_string_equal(again, obs);
+    free(again);
     free(obs);
     free(dir);
 }

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "index/index.h"
+#include "publish/publish.h"
 #include "tests/index_fixture.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
@@ -389,6 +390,18 @@ static void test_grade_defaults_and_hash(void **state)
     idx_grades *r = NULL;
     assert_int_equal(idx_grades_parse(text, "canon", NULL, IDX_TRUST_GPUS, &r, &d), GPI_OK);
     assert_string_equal(r->g[0].hash, a->g[0].hash);
+    /* so does idx_grade_from_canon (stored and published definitions),
+     * with any GPU name; a broken definition is refused under its name */
+    idx_grades *fc = NULL;
+    assert_int_equal(idx_grade_from_canon(c->g[0].canon, "stored grade", &fc, &d), GPI_OK);
+    assert_int_equal(fc->n, 1);
+    assert_string_equal(fc->g[0].hash, c->g[0].hash);
+    idx_grades_free(fc);
+    fc = NULL;
+    assert_int_equal(idx_grade_from_canon("{\"id\":\"A.1\"}", "grade_definition", &fc, &d),
+                     GPI_EINPUT);
+    assert_null(fc);
+    assert_string_equal(d.msg, "grade_definition: grades[0].gpu: missing");
     idx_grades_free(a);
     idx_grades_free(b);
     idx_grades_free(c);
@@ -489,6 +502,17 @@ static void test_build_fixture(void **state)
     rows x = {.n = 0};
     assert_int_equal(store_index_rows(st, "T", d1, d1 + 13, grab, &x, &d), GPI_OK);
     assert_int_equal(x.n, 14);
+    /* the definition the rows were built with reads back (publication,
+     * statement); an unknown hash gives none */
+    idx_grades *def = NULL;
+    assert_int_equal(idx_grade_stored(st, x.r[0].grade_hash, &def, &d), GPI_OK);
+    assert_non_null(def);
+    assert_string_equal(def->g[0].hash, x.r[0].grade_hash);
+    assert_string_equal(def->g[0].id, "T");
+    idx_grades_free(def);
+    def = NULL;
+    assert_int_equal(idx_grade_stored(st, "00", &def, &d), GPI_OK);
+    assert_null(def);
     static const struct {
         int level;
         int64_t value_e4, adj_e6;
@@ -559,8 +583,8 @@ static void test_build_fixture(void **state)
     char *one = NULL, *two = NULL;
     size_t n1, n2;
     FILE *f1 = open_memstream(&one, &n1), *f2 = open_memstream(&two, &n2);
-    assert_int_equal(idx_show(mem, NULL, d1, d1 + 13, f1, &d), GPI_OK);
-    assert_int_equal(idx_show(st2, NULL, d1, d1 + 13, f2, &d), GPI_OK);
+    assert_int_equal(pub_show(mem, NULL, d1, d1 + 13, f1, &d), GPI_OK);
+    assert_int_equal(pub_show(st2, NULL, d1, d1 + 13, f2, &d), GPI_OK);
     fclose(f1);
     fclose(f2);
     assert_int_equal(n1, n2);

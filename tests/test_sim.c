@@ -472,7 +472,7 @@ static void test_sim_cli(void **state)
         {"simulate --days 5 --seed 1 --out x --grade ../x",
          "gpuidx: simulate: --grade: not a valid grade id (got \"../x\")\n"},
         {"simulate --days 5 --seed 1 --out x --truth",
-         "gpuidx: option '--truth' needs a value\n"},
+         "gpuidx: simulate: option '--truth' needs a value\n"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         tu_run r = tu_gpuidx(dir, "%s", bad[i].args);

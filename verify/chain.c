@@ -146,7 +146,7 @@ static gpi_status vcons_of(vday *dy, const vrow *r, vcons *s, gpi_diag *d)
     return rc;
 }
 
-/* The change c_k of base's constituents since `then` (§10.4; index/chain.c
+/* The change c_k of base's constituents since `then` (§10.4; index/chain_rel.c
  * snap_change), quarter units of 1e-12; -1 when neither kind matches. */
 static int64_t change_since(const idx_grade *g, const vcons *base, const vcons *then)
 {

@@ -9,7 +9,7 @@
  * (2) observations.csv is read twice: once with the project's CSV reader
  *     (ingest_csv_text) for the values, and once as raw bytes for the
  *     receipt: lines end at an LF outside double quotes, fields at a comma
- *     outside them, exactly as index/receipt.c hashes them when
+ *     outside them, exactly as publish/receipt.c hashes them when
  *     publishing.  A line belongs to the row whose grade its second field
  *     names.
  * (3) Days are read on first use and kept (verify_dir_forget_before drops

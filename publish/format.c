@@ -1,4 +1,4 @@
-/* index/format.c -- the published row formats (SPEC §13, METHODOLOGY.md
+/* publish/format.c -- the published row formats (SPEC §13, METHODOLOGY.md
  * §5 and §10.6) and `index show`.
  *
  * One formatter for the CSV line and one for the JSON object of a row, both
@@ -14,7 +14,7 @@
  * reference_date, panel_date, matched_statistic, carried_trades and
  * observation_spread.  v1 rows leave the
  * v2 columns empty (note applies to every row).  A vintage keeps the
- * format it was published in (index/publish.c), so files published before
+ * format it was published in (publish/publish.c), so files published before
  * format 2 regenerate byte for byte.
  *
  * File format 3 adds, after `note`, what one participant can do to the fix
@@ -24,23 +24,31 @@
  * loo_provider and loo_voids, and v2 rows chain_prev, carry_prev,
  * xs_carry_days, ref_volumes and anchor_window (what gpuidx verify needs
  * besides the day's observations).
+ *
+ * An index.csv line is written in one place, pub_csv_line: the row's
+ * columns up to `methodology` (its head), the vintage, and the columns
+ * after it (its tail) padded with empty fields to the file format, so a
+ * row published in an older format and carried into a later vintage gets
+ * empty later columns.  A vintage stores its rows as that text (head,
+ * tail, JSON object: pub_row_text), so `index show`, site/ and every
+ * vintage write the same line from the same pieces.
  */
-#include "index/internal.h"
+#include "publish/internal.h"
 
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-const char idx_csv_header[] =
+static const char csv_header[] =
     "date,grade,value,level,n_obs,n_excluded,n_providers,trade_volume_gpu_hours,adjustment,"
     "p10,p25,p50,p75,p90,min,max,top_provider_share,methodology,vintage\n";
-const char idx_csv_header_tail[] =
+static const char csv_header_tail[] =
     ",xs_value,xs_level,relative,n_matched,n_matched_providers,panel_change,event,splice,note";
-const char idx_csv_header_tail3[] =
+static const char csv_header_tail3[] =
     ",loo_move,cost_tick_gpu_hours,cost_1pct_gpu_hours,cost_tick_offers,cost_1pct_offers";
 
-void idx_row_csv_tail3(FILE *f, const store_index_row *r)
+static void row_csv_tail3(FILE *f, const store_index_row *r)
 {
     fputc(',', f);
     idx_put_fixed(f, r->loo_move_e4, 4, 0);
@@ -60,7 +68,7 @@ static int is_v2(const store_index_row *r)
     return strcmp(r->methodology, "v2") == 0;
 }
 
-void idx_row_csv_tail(FILE *f, const store_index_row *r)
+static void row_csv_tail(FILE *f, const store_index_row *r)
 {
     fputc(',', f);
     if (is_v2(r)) {
@@ -77,20 +85,9 @@ void idx_row_csv_tail(FILE *f, const store_index_row *r)
     gpi_csv_field(f, r->note);
 }
 
-/* ---- formatting ------------------------------------------------------------ */
-
-void idx_put_fixed(FILE *f, int64_t v, int digits, int json)
-{
-    char b[32];
-    if (v < 0)
-        fputs(json ? "null" : "", f);
-    else
-        fputs(gpi_fixed_format(v, digits, b), f);
-}
-
 /* CSV line without the vintage column (ends with the methodology and a
  * comma). */
-void idx_row_csv(FILE *f, const store_index_row *r)
+static void row_csv(FILE *f, const store_index_row *r)
 {
     char date[11];
     gpi_date_format(r->day, date);
@@ -131,7 +128,7 @@ static int adj_json(int32_t src_day, int64_t t_q, int64_t o_q, void *ud)
 }
 
 /* JSON members of a row without braces and without the vintage. */
-gpi_status idx_row_json(store *st, FILE *f, const store_index_row *r, gpi_diag *d)
+static gpi_status row_json(store *st, FILE *f, const store_index_row *r, gpi_diag *d)
 {
     char date[11];
     gpi_date_format(r->day, date);
@@ -179,7 +176,7 @@ static void json_day(FILE *f, const char *key, int32_t day)
     fprintf(f, ",\"%s\":\"%s\"", key, date);
 }
 
-void idx_row_json_tail(FILE *f, const store_index_row *r)
+static void row_json_tail(FILE *f, const store_index_row *r)
 {
     fputs(",\"note\":", f);
     if (r->note[0]) {
@@ -246,7 +243,7 @@ static void json_text(FILE *f, const char *key, const char *v)
     json_decref(js);
 }
 
-void idx_row_json_tail3(FILE *f, const store_index_row *r)
+static void row_json_tail3(FILE *f, const store_index_row *r)
 {
     fputs(",\"loo_move\":", f);
     idx_put_fixed(f, r->loo_move_e4, 4, 1);
@@ -271,38 +268,122 @@ void idx_row_json_tail3(FILE *f, const store_index_row *r)
     fprintf(f, ",\"anchor_window\":%s", r->anchor_window ? r->anchor_window : "null");
 }
 
+/* ---- the row's text and the index.csv line -------------------------------- */
+
+gpi_status pub_row_text(store *st, const store_index_row *r, char **csv, char **tail,
+                        char **json, gpi_diag *d)
+{
+    gpi_status rc = GPI_OK;
+    size_t n;
+    *csv = *tail = NULL;
+    FILE *f = open_memstream(csv, &n);
+    if (f) {
+        row_csv(f, r);
+        fclose(f);
+    }
+    f = open_memstream(tail, &n);
+    if (f) {
+        row_csv_tail(f, r);
+        row_csv_tail3(f, r);
+        fclose(f);
+    }
+    if (json) {
+        *json = NULL;
+        f = open_memstream(json, &n);
+        if (f) {
+            rc = row_json(st, f, r, d);
+            row_json_tail(f, r);
+            row_json_tail3(f, r);
+            fclose(f);
+        }
+    }
+    if (!*csv || !*tail || (json && !*json)) {
+        free(*csv);
+        free(*tail);
+        *csv = *tail = NULL;
+        if (json) {
+            free(*json);
+            *json = NULL;
+        }
+        return gpi_diag_set(d, GPI_ENOMEM, "out of memory");
+    }
+    return rc;
+}
+
+/* Top-level fields of a row's CSV tail (the columns after the vintage):
+ * 0 for none, 9 for format 2's, 14 for format 3's. */
+static int tail_fields(const char *t)
+{
+    int n = 0, q = 0;
+    for (; *t; t++) {
+        if (*t == '"') q = !q;
+        else if (*t == ',' && !q) n++;
+    }
+    return n;
+}
+
+void pub_csv_header(FILE *f, int format)
+{
+    if (format >= 3) {
+        fwrite(csv_header, 1, strlen(csv_header) - 1, f); /* without its newline */
+        fprintf(f, "%s%s\n", csv_header_tail, csv_header_tail3);
+    } else if (format == 2) {
+        fwrite(csv_header, 1, strlen(csv_header) - 1, f);
+        fprintf(f, "%s\n", csv_header_tail);
+    } else {
+        fputs(csv_header, f);
+    }
+}
+
+void pub_csv_line(FILE *f, const char *head, int vintage, const char *tail, int format)
+{
+    /* a row published in an earlier format and carried into a later
+     * vintage lacks the later columns: empty ones */
+    int have = tail_fields(tail);
+    fputs(head, f);
+    if (vintage > 0) fprintf(f, "%d", vintage);
+    if (format >= 2) fputs(have >= 9 ? "" : ",,,,,,,,,", f);
+    if (format >= 2) fputs(tail, f);
+    if (format >= 3 && have < 14) fputs(",,,,,", f);
+    fputc('\n', f);
+}
+
 /* ---- show ------------------------------------------------------------------ */
+
+void pub_csv_write_header(FILE *f)
+{
+    pub_csv_header(f, PUB_FORMAT_CURRENT);
+}
+
+gpi_status pub_csv_write_row(FILE *f, const store_index_row *r, gpi_diag *d)
+{
+    char *csv, *tail;
+    gpi_status rc = pub_row_text(NULL, r, &csv, &tail, NULL, d);
+    if (rc != GPI_OK) return rc;
+    pub_csv_line(f, csv, r->vintage, tail, PUB_FORMAT_CURRENT);
+    free(csv);
+    free(tail);
+    return GPI_OK;
+}
 
 typedef struct show_ctx {
     FILE *out;
+    gpi_status rc;
+    gpi_diag *d;
 } show_ctx;
-
-void idx_csv_write_header(FILE *f)
-{
-    fwrite(idx_csv_header, 1, sizeof idx_csv_header - 2, f); /* without its newline */
-    fprintf(f, "%s%s\n", idx_csv_header_tail, idx_csv_header_tail3);
-}
-
-void idx_csv_write_row(FILE *f, const store_index_row *r)
-{
-    idx_row_csv(f, r);
-    if (r->vintage > 0) fprintf(f, "%d", r->vintage);
-    idx_row_csv_tail(f, r);
-    idx_row_csv_tail3(f, r);
-    fputc('\n', f);
-}
 
 static int show_row(const store_index_row *r, void *ud)
 {
     show_ctx *c = ud;
-    idx_csv_write_row(c->out, r);
-    return 0;
+    c->rc = pub_csv_write_row(c->out, r, c->d);
+    return c->rc != GPI_OK;
 }
 
-gpi_status idx_show(store *st, const char *grade, int32_t from, int32_t to, FILE *out,
+gpi_status pub_show(store *st, const char *grade, int32_t from, int32_t to, FILE *out,
                     gpi_diag *d)
 {
-    idx_csv_write_header(out);
-    show_ctx c = {out};
-    return store_index_rows(st, grade, from, to, show_row, &c, d);
+    pub_csv_write_header(out);
+    show_ctx c = {out, GPI_OK, d};
+    gpi_status rc = store_index_rows(st, grade, from, to, show_row, &c, d);
+    return rc == GPI_OK ? c.rc : rc;
 }

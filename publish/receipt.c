@@ -1,4 +1,4 @@
-/* index/receipt.c -- what a published row's fix was computed from, as
+/* publish/receipt.c -- what a published row's fix was computed from, as
  * SHA-256 (METHODOLOGY.md §7.1; file format 3).
  *
  * NOTES ON THE DESIGN
@@ -10,7 +10,7 @@
  *     byte of a grade's lines so changes the lines' hash, and the column
  *     hashes say which field it was in; `gpuidx verify` names both.
  * (2) Fields are separated by commas outside double quotes and lines end at
- *     an LF outside double quotes (publish.c quotes a field with
+ *     an LF outside double quotes (files.c quotes a field with
  *     gpi_csv_field, doubling quotes inside, when it holds a comma, a
  *     quote, CR or LF): a quote toggles "inside", which reads a doubled
  *     quote right too.
@@ -20,7 +20,7 @@
  *     the row's cut-off, by SHA-256, with the SHA-256 of the normalization
  *     tables it was read with.
  */
-#include "index/internal.h"
+#include "publish/internal.h"
 
 #include <jansson.h>
 #include <stdio.h>
@@ -29,7 +29,7 @@
 
 #define MAX_COLS 32
 
-gpi_status idx_receipt_rows(const char *text, size_t len, const char *const *cols, int ncols,
+gpi_status pub_receipt_rows(const char *text, size_t len, const char *const *cols, int ncols,
                             char **out, gpi_diag *d)
 {
     *out = NULL;
@@ -97,7 +97,7 @@ static int batch_json(const char *sha, const char *tables, void *ud)
     return 0;
 }
 
-gpi_status idx_receipt_json(store *st, int32_t day, const char *grade, const char *hash,
+gpi_status pub_receipt_json(store *st, int32_t day, const char *grade, const char *hash,
                             int64_t as_of, const char *obs, FILE *f, gpi_diag *d)
 {
     char *canon = NULL;

@@ -1,0 +1,279 @@
+/* index/chain_rel.c -- methodology v2's matched relatives (METHODOLOGY.md
+ * §10; chain.c design notes 2-5): the relative of the day's matched
+ * sample to the reference day, offers and trades, and the anchor's value
+ * from the window's cross-sections brought to the day by the change of
+ * its constituents.
+ *
+ * NOTES ON THE DESIGN
+ * (1) Relatives are integers in 1e-12 (ratio_e12, half-up once), the
+ *     statistics S in quarter units of 1e-12 (median2 doubles a median so
+ *     that a mean of two stays exact); nothing here uses binary floating
+ *     point (chain.c note 4).
+ * (2) These functions set the members' matched flags and relatives (the
+ *     state chain.c's step commits and chain_detail.c shows) and use the
+ *     chain's scratch arrays, but move nothing else: chain.c decides
+ *     whether the day is a change, an anchor, a carry or a suspension.
+ */
+#include "index/internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define E12 INT64_C(1000000000000)
+#define REL_MIN INT64_C(1000000)              /* 1e-6 in 1e-12 units */
+#define REL_MAX INT64_C(1000000000000000000)  /* 1e6 in 1e-12 units  */
+
+/* round(now / ref) in 1e-12, half-up; -1 when out of [1e-6, 1e6] (both
+ * in the same units, > 0). */
+static int64_t ratio_e12(int64_t now, int64_t ref)
+{
+    if (now <= 0 || ref <= 0) return -1;
+    int64_t x = gpi_div_round((__int128)now * E12, ref);
+    return x < REL_MIN || x > REL_MAX ? -1 : x;
+}
+
+/* 1 when a member's price moved by more than error_factor since the
+ * reference day (either way): a print the per-provider screen could not
+ * judge (fewer than three prices), left out of the day's sample. */
+static int implausible(const idx_chain *c, const idx_member *m)
+{
+    __int128 f = c->g->p.error_factor_e6;
+    return (__int128)m->now * 1000000 > f * m->ref || (__int128)m->ref * 1000000 > f * m->now;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Median of v[0..n) (sorted here), doubled: exact for a mean of two. */
+static int64_t median2(int64_t *v, size_t n)
+{
+    qsort(v, n, sizeof *v, cmp_i64);
+    return n % 2 ? 2 * v[n / 2] : v[n / 2 - 1] + v[n / 2];
+}
+
+
+/* Offers (design note 2): the members priced today and at ref (the
+ * matched sample, c->order: indices into mem[0], by group) and S of their
+ * relatives to base on each day (quarter units of 1e-12: the median of
+ * provider medians).  Returns the day's relative, or -1 when fewer than
+ * min_providers providers matched. */
+int64_t idx_chain_offers_relative(idx_chain *c, const uint64_t *exclude, long *n_matched,
+                               long *n_prov, int64_t *now_q, int64_t *ref_q, gpi_diag *d,
+                               gpi_status *rc)
+{
+    idx_member *mem = c->mem[0];
+    size_t n = c->n_mem[0], cap = n + 1;
+    *n_matched = *n_prov = 0;
+    *now_q = *ref_q = -1;
+    c->n_order = 0;
+    if (idx_grow((void **)&c->order, &c->cap_order, cap, sizeof *c->order) ||
+        idx_grow((void **)&c->w, &c->cap_w, 4 * cap, sizeof *c->w)) {
+        *rc = gpi_diag_set(d, GPI_ENOMEM, "index: out of memory");
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        idx_member *m = &mem[i];
+        m->matched = 0;
+        if (m->now < 0 || m->ref < 0 || (exclude && m->group == *exclude) ||
+            implausible(c, m))
+            continue;
+        m->rel_now = ratio_e12(m->now, m->base);
+        m->rel_ref = ratio_e12(m->ref, m->base);
+        if (m->rel_now < 0 || m->rel_ref < 0) continue;
+        m->matched = 1;
+        c->order[c->n_order++] = i;
+    }
+    /* by group (insertion into runs: members are sorted by key) */
+    for (size_t i = 1; i < c->n_order; i++) {
+        size_t x = c->order[i], j = i;
+        while (j > 0 && mem[c->order[j - 1]].group > mem[x].group) {
+            c->order[j] = c->order[j - 1];
+            j--;
+        }
+        c->order[j] = x;
+    }
+    int64_t *mn = c->w, *mr = c->w + cap, *px = c->w + 2 * cap, *py = c->w + 3 * cap;
+    size_t np = 0;
+    for (size_t i = 0; i < c->n_order;) {
+        size_t j = i;
+        uint64_t g = mem[c->order[i]].group;
+        for (; j < c->n_order && mem[c->order[j]].group == g; j++) {
+            px[j - i] = mem[c->order[j]].rel_now;
+            py[j - i] = mem[c->order[j]].rel_ref;
+        }
+        mn[np] = median2(px, j - i);
+        mr[np++] = median2(py, j - i);
+        i = j;
+    }
+    *n_matched = (long)c->n_order;
+    *n_prov = (long)np;
+    if (np == 0 || (long)np < c->g->p.min_providers) return -1;
+    *now_q = median2(mn, np);
+    *ref_q = median2(mr, np);
+    return ratio_e12(*now_q, *ref_q);
+}
+
+/* Trades (design note 2): the panel's provider groups with a
+ * representative price today and at ref, and S of their relatives to base
+ * on each day (quarter units of 1e-12: the volume-weighted median with
+ * the provider cap, each day's volumes).  Returns the day's relative, or
+ * -1 when fewer than min_providers providers or less than
+ * min_trade_volume GPU-hours (today) matched. */
+int64_t idx_chain_trades_relative(idx_chain *c, const uint64_t *exclude, long *n_matched,
+                               int64_t *now_q, int64_t *ref_q, gpi_diag *d, gpi_status *rc)
+{
+    idx_member *mem = c->mem[1];
+    size_t n = c->n_mem[1];
+    const idx_params *p = &c->g->p;
+    *n_matched = 0;
+    *now_q = *ref_q = -1;
+    if (idx_grow((void **)&c->witems, &c->cap_witems, n + 1, sizeof *c->witems)) {
+        *rc = gpi_diag_set(d, GPI_ENOMEM, "index: out of memory");
+        return -1;
+    }
+    int64_t vol = 0; /* of the members seen today */
+    long k = 0, seen = 0;
+    for (size_t i = 0; i < n; i++) {
+        idx_member *m = &mem[i];
+        m->matched = 0;
+        if (m->now < 0 || m->ref < 0 || (exclude && m->group == *exclude) ||
+            implausible(c, m))
+            continue;
+        m->rel_now = ratio_e12(m->now, m->base);
+        m->rel_ref = ratio_e12(m->ref, m->base);
+        if (m->rel_now < 0 || m->rel_ref < 0 || m->now_vol <= 0 || m->ref_vol <= 0 ||
+            (m->seen && __builtin_add_overflow(vol, m->now_vol, &vol)))
+            continue;
+        m->matched = 1;
+        k++;
+        seen += m->seen;
+    }
+    *n_matched = k;
+    /* carried prices steady the sample but never make it qualify: the day's
+     * own trades must (so a relative implies a fixed cross-section) */
+    if (k == 0 || seen < p->min_providers || vol < p->min_trade_volume_micro) return -1;
+    for (int side = 0; side < 2; side++) {
+        size_t w = 0;
+        for (size_t i = 0; i < n; i++) {
+            const idx_member *m = &mem[i];
+            if (m->matched)
+                c->witems[w++] = (idx_item){side ? m->rel_ref : m->rel_now,
+                                            side ? m->ref_vol : m->now_vol, m->key, 0,
+                                            (int32_t)i, IDX_OK};
+        }
+        *rc = idx_weighted_median(c->witems, w, p->cap_floor_e6, side ? ref_q : now_q, d);
+        if (*rc != GPI_OK) return -1;
+    }
+    return ratio_e12(*now_q, *ref_q);
+}
+
+/* The change S(then) of D's constituents (base) since an earlier day
+ * (then): the v1 statistic of the relatives then / base over the
+ * constituents on both days (trades when at least min_providers providers
+ * and min_trade_volume GPU-hours that day match, else offers of at least
+ * min_providers providers), quarter units of 1e-12; -1 when neither. */
+static int64_t snap_change(idx_chain *c, const idx_snap *base, const idx_snap *then,
+                           const uint64_t *exclude, gpi_diag *d, gpi_status *rc)
+{
+    const idx_params *p = &c->g->p;
+    size_t cap = base->no + base->nt + 1;
+    if (idx_grow((void **)&c->w, &c->cap_w, 4 * cap, sizeof *c->w) ||
+        idx_grow((void **)&c->witems, &c->cap_witems, cap, sizeof *c->witems) ||
+        idx_grow((void **)&c->order, &c->cap_order, cap, sizeof *c->order)) {
+        *rc = gpi_diag_set(d, GPI_ENOMEM, "index: out of memory");
+        return -1;
+    }
+    /* trades */
+    size_t n = 0;
+    int64_t vol = 0;
+    for (size_t i = 0, j = 0; i < base->nt && j < then->nt;) {
+        if (base->t[i].key != then->t[j].key) {
+            base->t[i].key < then->t[j].key ? i++ : j++;
+            continue;
+        }
+        int64_t r = ratio_e12(then->t[j].price, base->t[i].price);
+        if (r > 0 && then->t[j].volume > 0 && !(exclude && base->t[i].key == *exclude) &&
+            !__builtin_add_overflow(vol, then->t[j].volume, &vol)) {
+            c->witems[n] = (idx_item){r, then->t[j].volume, base->t[i].key, 0, (int32_t)n, IDX_OK};
+            n++;
+        }
+        i++;
+        j++;
+    }
+    if (n > 0 && (long)n >= p->min_providers && vol >= p->min_trade_volume_micro) {
+        int64_t q = -1;
+        *rc = idx_weighted_median(c->witems, n, p->cap_floor_e6, &q, d);
+        return *rc == GPI_OK ? q : -1;
+    }
+    /* offers: relatives by group, as the matched statistic */
+    int64_t *rel = c->w, *grp = c->w + cap, *med = c->w + 2 * cap;
+    n = 0;
+    for (size_t i = 0, j = 0; i < base->no && j < then->no;) {
+        if (base->o[i].key != then->o[j].key) {
+            base->o[i].key < then->o[j].key ? i++ : j++;
+            continue;
+        }
+        int64_t r = ratio_e12(then->o[j].price, base->o[i].price);
+        if (r > 0 && !(exclude && base->o[i].group == *exclude)) {
+            rel[n] = r;
+            grp[n] = (int64_t)base->o[i].group;
+            c->order[n] = n;
+            n++;
+        }
+        i++;
+        j++;
+    }
+    /* by group (insertion: few constituents), then provider medians */
+    for (size_t i = 1; i < n; i++) {
+        size_t x = c->order[i], j = i;
+        while (j > 0 && (uint64_t)grp[c->order[j - 1]] > (uint64_t)grp[x]) {
+            c->order[j] = c->order[j - 1];
+            j--;
+        }
+        c->order[j] = x;
+    }
+    int64_t *px = c->w + 3 * cap;
+    size_t np = 0;
+    for (size_t i = 0; i < n;) {
+        size_t j = i;
+        for (; j < n && grp[c->order[j]] == grp[c->order[i]]; j++) px[j - i] = rel[c->order[j]];
+        med[np++] = median2(px, j - i);
+        i = j;
+    }
+    if (np == 0 || (long)np < p->min_providers) return -1;
+    return median2(med, np);
+}
+
+/* An anchor's value (design note 3): the median over the last
+ * anchor_days days up to `day` (the day included) with a fixed
+ * cross-section of that cross-section brought to `day` by the change of
+ * day's constituents since then, xs_k / S(k), in nano-USD (a median of an
+ * even count is the mean of the two middle values, half-up). */
+int64_t idx_chain_anchor_value(idx_chain *c, int32_t day, int64_t xs_e4, const uint64_t *exclude,
+                            gpi_diag *d, gpi_status *rc)
+{
+    int w = c->g->p.anchor_days;
+    c->n_est = 1;
+    c->n_win = 0;
+    if (w <= 1 || !c->hist) return xs_e4 * 100000;
+    int64_t *est = c->est;
+    size_t n = 0;
+    est[n++] = xs_e4 * 100000;
+    /* the window's days in ascending order (c->win: what index.json shows) */
+    for (int32_t k = day - w + 1; k < day && *rc == GPI_OK; k++) {
+        const idx_hist *h = &c->hist[(uint32_t)k % (uint32_t)w];
+        idx_window *x = &c->win[c->n_win++];
+        *x = (idx_window){k, h->day == k ? h->xs_e4 : -1, -1, -1};
+        if (x->xs_e4 < 0) continue;
+        int64_t sq = snap_change(c, &c->cur, &h->snap, exclude, d, rc);
+        if (sq <= 0) continue;
+        x->change_q = sq;
+        x->est_nano = est[n++] = gpi_div_round((__int128)h->xs_e4 * 100000 * 4 * E12, sq);
+    }
+    c->n_est = (int)n;
+    memcpy(est + w, est, n * sizeof *est); /* est[0] stays the day's own (manip.c) */
+    return gpi_div_round(median2(est + w, n), 2);
+}

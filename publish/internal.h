@@ -1,0 +1,153 @@
+/* publish/internal.h -- shared by the publish module's own files only
+ * (publish/publish.h lists them and what each holds).
+ *
+ * A vintage is made of rows of text (pub_row): each row's index.csv head
+ * and tail and its index.json object, as format.c wrote them when the row
+ * was first published, with what regenerates its observations.csv lines
+ * (cut-off, grade hash, level, v2 days).  vintage.c decides which rows a
+ * new vintage carries, files.c turns rows into the three files, tree.c
+ * puts files into place, publish.c runs the steps.
+ */
+#ifndef GPI_PUBLISH_INTERNAL_H
+#define GPI_PUBLISH_INTERNAL_H
+
+#include <stdio.h>
+
+#include "index/index.h"
+#include "publish/publish.h"
+#include "store/store.h"
+
+/* The file format new vintages are written in (format.c): 2 adds
+ * methodology v2's columns, 3 the manipulation figures and the receipts;
+ * 1 and 2 are how vintages published before them are regenerated. */
+enum { PUB_FORMAT_CURRENT = 3 };
+
+/* ---- format.c ------------------------------------------------------------- */
+
+/* A stored row as published text (malloc'd, free() each): csv its
+ * index.csv columns up to `methodology` and the comma after it, tail the
+ * columns after the vintage (",xs_value,...,cost_1pct_offers"), json its
+ * index.json members without braces and vintage (json NULL: not made;
+ * st is read for the adjustment days then).  On an error nothing is
+ * returned. */
+gpi_status pub_row_text(store *st, const store_index_row *r, char **csv, char **tail,
+                        char **json, gpi_diag *d);
+/* The index.csv header line of file format `format`. */
+void pub_csv_header(FILE *f, int format);
+/* The one writer of an index.csv line: head, the vintage (empty when <= 0),
+ * then tail, padded with empty fields to `format`'s columns (a row of an
+ * older format carried into a later vintage); ends with LF. */
+void pub_csv_line(FILE *f, const char *head, int vintage, const char *tail, int format);
+
+/* ---- receipt.c ------------------------------------------------------------ */
+
+/* The receipt of a grade's lines of observations.csv (text, len bytes of
+ * whole lines): {"rows":N,"sha256":...,"columns":{name: sha256 of the
+ * column's values, each followed by a NUL}}; *out is malloc'd. */
+gpi_status pub_receipt_rows(const char *text, size_t len, const char *const *cols, int ncols,
+                            char **out, gpi_diag *d);
+/* Writes a published row's members ",\"grade_definition\":...,\"receipt\":{...}"
+ * (design note 3 there): grade hash's stored definition, the receipt obs
+ * of its lines (pub_receipt_rows; NULL writes null) and the batches of
+ * day at cut-off as_of. */
+gpi_status pub_receipt_json(store *st, int32_t day, const char *grade, const char *hash,
+                            int64_t as_of, const char *obs, FILE *f, gpi_diag *d);
+
+/* ---- vintage.c ------------------------------------------------------------ */
+
+/* One row of a vintage. */
+typedef struct pub_row {
+    char grade[65];
+    int level;
+    int64_t value_e4, as_of;
+    char hash[65];
+    char *csv, *json, *tail;    /* tail: CSV columns after the vintage ("" format 1) */
+    int32_t ref_day, panel_day; /* v2: what observations.csv's relatives compare with */
+    int take_new;               /* 1 = the next vintage uses the built row */
+} pub_row;
+
+typedef struct pub_rows {
+    pub_row *v;
+    size_t n, cap;
+} pub_rows;
+
+void pub_rows_free(pub_rows *p);
+/* store_vintage_rows callback: appends the stored row to ud (a pub_rows). */
+int pub_rows_collect(const store_pub_row *r, void *ud);
+/* The stored definition of grade hash as a set of one grade (free with
+ * idx_grades_free). */
+gpi_status pub_grade_load(store *st, const char *hash, idx_grades **out, gpi_diag *d);
+
+/* A value that moved: restated (with the reason) or revised. */
+typedef struct pub_change {
+    char grade[65];
+    int64_t old_e4, new_e4;
+    char reason[128];
+} pub_change;
+
+/* The day's built rows of the published grade set (NULL: every grade) as
+ * text into cur; GPI_EINPUT for a row index build did not make. */
+gpi_status pub_rows_built(store *st, int32_t day, const pub_set *set, pub_rows *cur,
+                          gpi_diag *d);
+/* Which rows the day's next vintage carries (vintage.c design note 1):
+ * from the built rows cur and the latest vintage's old into next (sorted
+ * by grade); restatements into rs, revisions into rv (each room for
+ * cur->n); *need_new set when a new vintage is needed. */
+gpi_status pub_decide(store *st, const pub_rows *cur, const pub_rows *old, pub_rows *next,
+                      pub_change *rs, size_t *n_rs, pub_change *rv, size_t *n_rv,
+                      int *need_new, gpi_diag *d);
+
+/* ---- files.c -------------------------------------------------------------- */
+
+typedef struct pub_files {
+    char *buf[3];
+    size_t len[3];
+    char sha[3][65];
+} pub_files;
+
+/* "index.csv", "index.json", "observations.csv": the order of pub_files. */
+extern const char *const pub_file_names[3];
+void pub_files_free(pub_files *fs);
+/* The three files of vintage `vintage` of day in file format `format`,
+ * made of rows p (sorted by grade); grades_sha: the published grades
+ * file's SHA-256 (NULL or "": none); verbatim: observations.csv's text
+ * cells as stored (files.c design note 2). */
+gpi_status pub_files_make(store *st, int32_t day, int vintage, int format, const pub_rows *p,
+                          const char *grades_sha, int verbatim, pub_files *fs, gpi_diag *d);
+/* The files of vintage k of day: the copy kept under dir when intact,
+ * else regenerated from the store and checked against the recorded
+ * SHA-256s. */
+gpi_status pub_files_old(store *st, const char *dir, int32_t day, int k, pub_files *fs,
+                         gpi_diag *d);
+
+/* vintage.c (design note 3): records vintage `vintage` of day when is_new
+ * -- rows next, files fs, grades_sha -- and the restatements rs and
+ * revisions rv, in the caller's transaction. */
+gpi_status pub_record(store *st, int32_t day, int vintage, int is_new, const pub_rows *next,
+                      const pub_files *fs, const char *grades_sha, const pub_change *rs,
+                      size_t n_rs, const pub_change *rv, size_t n_rv, gpi_diag *d);
+
+/* ---- tree.c --------------------------------------------------------------- */
+
+/* Writes and fsyncs buf to path. */
+gpi_status pub_file_write(const char *path, const char *buf, size_t len, gpi_diag *d);
+/* Creates dir if need be and writes the three files of fs into it. */
+gpi_status pub_files_write(const char *dir, const pub_files *fs, gpi_diag *d);
+/* The file at path when its SHA-256 is sha (malloc'd, *len bytes), else NULL. */
+char *pub_file_read_sha(const char *path, const char *sha, size_t *len);
+/* Removes the tree at path (nothing when absent). */
+void pub_tree_remove(const char *path);
+/* DIR exists (created if need be), target (DIR/D) is a folder or absent,
+ * and this process holds DIR/.gpuidx-lock (*lock_fd; close it to release);
+ * leftovers of an interrupted run are then removed. */
+gpi_status pub_dir_lock(const char *dir, const char *target, int *lock_fd, gpi_diag *d);
+/* Puts the tree tmp in the place of target (tree.c design note 2); old:
+ * where the old tree goes when the file system cannot exchange. */
+gpi_status pub_tree_swap(const char *tmp, const char *target, const char *old, gpi_diag *d);
+/* Writes buf to tmp (a .tmp- name in path's folder) and renames it to path. */
+gpi_status pub_file_replace(const char *tmp, const char *path, const char *buf, size_t len,
+                            gpi_diag *d);
+/* Makes the renames inside dir durable. */
+void pub_dir_sync(const char *dir);
+
+#endif

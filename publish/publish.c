@@ -1,0 +1,172 @@
+/* publish/publish.c -- `index publish` (SPEC §7, §13): a day's built
+ * rows as a new vintage of DIR/D, or the latest one again.
+ *
+ * NOTES ON THE DESIGN
+ * (1) The steps, each in its own file: the day's built rows of the
+ *     published grade set as text (vintage.c, with format.c's row
+ *     formats); which rows the next vintage carries, and whether there is
+ *     one (vintage.c); its three files (files.c); the DIR/D tree with
+ *     every older vintage under v<k>/, kept or regenerated (files.c),
+ *     written aside and swapped into place (tree.c); DIR/restatements.csv
+ *     regenerated from the database (below).
+ * (2) Files first, then the vintage is recorded, then they are put in
+ *     place: a DIR that cannot be written records no vintage.
+ * (3) One snapshot: the day's built rows, the latest vintage and the
+ *     observations behind the files are read, and the vintage written, in
+ *     one write transaction taken after the DIR lock (tree.c note 1;
+ *     store_begin: it waits for builds, ingests and other publications,
+ *     and none can change the day meanwhile).  The built rows used to be
+ *     read before the lock and outside any transaction: with a build and
+ *     a second publication in between, a stale value was published as a
+ *     new vintage with restatements that were not (issue 12).
+ */
+#include "publish/internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* ---- DIR/restatements.csv ---------------------------------------------------- */
+
+typedef struct rs_ctx {
+    FILE *f;
+} rs_ctx;
+
+static int rs_line(int32_t day, const char *grade, int vintage, int64_t old_e4, int64_t new_e4,
+                   const char *reason, void *ud)
+{
+    rs_ctx *c = ud;
+    char date[11];
+    gpi_date_format(day, date);
+    fprintf(c->f, "%s,%s,%d,", date, grade, vintage);
+    idx_put_fixed(c->f, old_e4, 4, 0);
+    fputc(',', c->f);
+    idx_put_fixed(c->f, new_e4, 4, 0);
+    fputc(',', c->f);
+    gpi_csv_field(c->f, reason);
+    fputc('\n', c->f);
+#undef c
+    return 0;
+}
+
+static gpi_status write_restatements(store *st, const char *dir, gpi_diag *d)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f) return gpi_diag_set(d, GPI_ENOMEM, "out of memory");
+    fputs("date,grade,vintage,old,new,reason\n", f);
+    rs_ctx c = {f};
+    gpi_status rc = store_restatements(st, rs_line, &c, d);
+    fclose(f);
+    char tmp[4096], path[4096];
+    snprintf(tmp, sizeof tmp, "%s/.tmp-restatements-%ld.csv", dir, (long)getpid());
+    snprintf(path, sizeof path, "%s/restatements.csv", dir);
+    if (rc == GPI_OK) rc = pub_file_replace(tmp, path, buf, len, d);
+    free(buf);
+    return rc;
+}
+
+/* ---- the publication ------------------------------------------------------- */
+
+/* Writes the new tree of DIR/D (current files + every v<k>/) into the
+ * temporary folder tmp; nothing in DIR/D changes yet. */
+static gpi_status prepare_tree(store *st, const char *dir, int32_t day, int n,
+                               const pub_files *cur, const char *tmp, gpi_diag *d)
+{
+    char sub[4096];
+    pub_tree_remove(tmp);
+    gpi_status rc = pub_files_write(tmp, cur, d);
+    for (int k = 1; k <= n && rc == GPI_OK; k++) {
+        snprintf(sub, sizeof sub, "%s/v%d", tmp, k);
+        if (k == n) {
+            rc = pub_files_write(sub, cur, d);
+        } else {
+            pub_files fk;
+            rc = pub_files_old(st, dir, day, k, &fk, d);
+            if (rc == GPI_OK) rc = pub_files_write(sub, &fk, d);
+            pub_files_free(&fk);
+        }
+    }
+    return rc;
+}
+
+gpi_status pub_publish(store *st, int32_t day, const char *dir, pub_result *res, gpi_diag *d)
+{
+    return pub_publish_set(st, day, dir, NULL, res, d);
+}
+
+gpi_status pub_publish_set(store *st, int32_t day, const char *dir, const pub_set *set,
+                           pub_result *res, gpi_diag *d)
+{
+    memset(res, 0, sizeof *res);
+    char date[11], tmp[4096], target[4096], old_tree[4096];
+    gpi_date_format(day, date);
+    snprintf(tmp, sizeof tmp, "%s/.tmp-%s-%ld", dir, date, (long)getpid());
+    snprintf(target, sizeof target, "%s/%s", dir, date);
+    /* the longest path written is tmp/vN/observations.csv */
+    if (snprintf(old_tree, sizeof old_tree, "%s/.tmp-old-%s-%ld", dir, date, (long)getpid()) >=
+        (int)sizeof old_tree - 64)
+        return gpi_diag_set(d, GPI_EUSAGE, "%s: path too long", dir);
+    pub_rows cur = {0}, old = {0}, next = {0};
+    pub_change *rs = NULL, *rv = NULL;
+    size_t n_rs = 0, n_rv = 0;
+    pub_files fs = {0};
+    int last = 0, need_new = 0;
+    /* from here on this DIR is ours (pub_dir_lock's lock); then everything is
+     * read and the vintage written in one transaction (note 3) */
+    const char *grades_sha = set ? set->sha256 : NULL;
+    int lock_fd = -1, prepared = 0, in_tx = 0;
+    gpi_status rc = pub_dir_lock(dir, target, &lock_fd, d);
+    if (rc == GPI_OK) rc = store_begin(st, d);
+    in_tx = rc == GPI_OK;
+    if (rc == GPI_OK) rc = pub_rows_built(st, day, set, &cur, d);
+    if (rc == GPI_OK && cur.n == 0)
+        rc = gpi_diag_set(d, GPI_EINPUT, "publish: no index rows for %s (run index build first)",
+                          date);
+    if (rc == GPI_OK) rc = store_vintage_last(st, day, &last, d);
+    if (rc == GPI_OK && last > 0) rc = store_vintage_rows(st, day, last, pub_rows_collect, &old, d);
+    if (rc == GPI_OK) {
+        rs = calloc(cur.n, sizeof *rs);
+        rv = calloc(cur.n, sizeof *rv);
+        if (!rs || !rv) rc = gpi_diag_set(d, GPI_ENOMEM, "out of memory");
+    }
+    if (rc == GPI_OK) {
+        need_new = last == 0;
+        rc = pub_decide(st, &cur, &old, &next, rs, &n_rs, rv, &n_rv, &need_new, d);
+    }
+    int n = need_new ? last + 1 : last;
+    if (rc == GPI_OK)
+        rc = need_new ? pub_files_make(st, day, n, PUB_FORMAT_CURRENT, &next, grades_sha, 0, &fs, d)
+                      : pub_files_old(st, dir, day, n, &fs, d);
+    /* Files first, then the vintage is recorded, then they are put in
+     * place: a folder that cannot be written records nothing. */
+    if (rc == GPI_OK) {
+        prepared = 1;
+        rc = prepare_tree(st, dir, day, n, &fs, tmp, d);
+    }
+    if (rc == GPI_OK)
+        rc = pub_record(st, day, n, need_new, &next, &fs, grades_sha, rs, n_rs, rv, n_rv, d);
+    if (rc == GPI_OK) rc = store_commit(st, d);
+    if (in_tx && rc != GPI_OK) store_rollback(st); /* nothing recorded */
+    if (rc == GPI_OK) rc = pub_tree_swap(tmp, target, old_tree, d);
+    if (prepared) pub_tree_remove(tmp); /* the old tree after the exchange, or a failed attempt */
+    if (rc == GPI_OK) pub_tree_remove(old_tree); /* moved aside (no RENAME_EXCHANGE) */
+    if (rc == GPI_OK) rc = write_restatements(st, dir, d);
+    if (rc == GPI_OK) pub_dir_sync(dir);
+    if (lock_fd >= 0) close(lock_fd); /* releases the lock */
+    if (rc == GPI_OK) {
+        res->vintage = n;
+        res->is_new = need_new;
+        res->restated = (int)n_rs;
+        res->revised = (int)n_rv;
+    }
+    pub_files_free(&fs);
+    pub_rows_free(&cur);
+    pub_rows_free(&old);
+    pub_rows_free(&next);
+    free(rs);
+    free(rv);
+    return rc;
+}

@@ -1,0 +1,142 @@
+/* tests/test_e2e_usage.c -- every command on the shared option parser
+ * (cli/args.c): the same mistake gets the same message and exit code 2
+ * from every command, before anything is read or written.
+ *
+ * Property: for every command and subcommand, an unknown option, an
+ * option without its value and (for commands with subcommands) an option
+ * of another subcommand are refused in exactly one form each,
+ *   gpuidx: CMD: unknown argument 'X' (see gpuidx TOPIC --help)
+ *   gpuidx: CMD: option 'X' needs a value
+ *   gpuidx: CMD: option 'X' does not apply here (see gpuidx TOPIC --help)
+ * with nothing on stdout, and the help named there exists (exit 0, a usage
+ * line on stdout, nothing on stderr).  The database named by --db does
+ * not exist and must still not exist afterwards.
+ */
+#include "tests/testutil.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* A command line, its message prefix, the topic of its help, one option
+ * that takes a value, and one option of another subcommand (or NULL). */
+static const struct {
+    const char *args, *cmd, *topic, *valued, *elsewhere;
+} cmds[] = {
+    {"ingest", "ingest", "ingest", "--source", NULL},
+    {"ingest offers", "ingest", "ingest", "--rejects", NULL},
+    {"index build", "index build", "index", "--from", NULL},
+    {"index show", "index show", "index", "--grade", NULL},
+    {"index publish", "index publish", "index", "--out", NULL},
+    {"site", "site", "site", "--out", NULL},
+    {"settle", "settle", "settle", "--contracts", NULL},
+    {"hedge analyze", "hedge", "hedge analyze", "--rent", "--side"},
+    {"hedge simulate", "hedge", "hedge simulate", "--ratio", "--freq"},
+    {"hedge compare", "hedge", "hedge compare", "--grades", "--strategy"},
+    {"cost days", "cost", "cost days", "--deployments", "--svg"},
+    {"cost curve", "cost", "cost curve", "--date", "--every"},
+    {"cost moves", "cost", "cost moves", "--every", "--date"},
+    {"grades evaluate", "grades evaluate", "grades", "--grades", NULL},
+    {"grades list", "grades list", "grades", "--grades", NULL},
+    {"grades drop", "grades drop", "grades", NULL, NULL},
+    {"grades restore", "grades restore", "grades", NULL, NULL},
+    {"simulate", "simulate", "simulate", "--truth", NULL},
+    {"verify", "verify", "verify", "--contracts", NULL},
+};
+
+static void expect(const char *dir, const char *args, int status, const char *err)
+{
+    tu_run r = tu_gpuidx(dir, "--db none.db %s", args);
+    if (r.status != status || strcmp(r.err, err) != 0 || r.out[0])
+        fail_msg("gpuidx %s: exit %d, want %d\n got  %s\n want %s\n stdout %s", args, r.status,
+                 status, r.err, err, r.out);
+    tu_run_free(&r);
+}
+
+static void test_same_mistake_same_message(void **state)
+{
+    (void)state;
+    char *dir = tu_mkdtemp("e2e-usage");
+    char line[512], want[512];
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+        snprintf(line, sizeof line, "%s --nope", cmds[i].args);
+        snprintf(want, sizeof want, "gpuidx: %s: unknown argument '--nope' (see gpuidx %s --help)\n",
+                 cmds[i].cmd, cmds[i].topic);
+        expect(dir, line, 2, want);
+        /* --name=VALUE of an unknown option: the argument as given */
+        snprintf(line, sizeof line, "%s --nope=1", cmds[i].args);
+        snprintf(want, sizeof want,
+                 "gpuidx: %s: unknown argument '--nope=1' (see gpuidx %s --help)\n", cmds[i].cmd,
+                 cmds[i].topic);
+        expect(dir, line, 2, want);
+        if (cmds[i].valued) {
+            snprintf(line, sizeof line, "%s %s", cmds[i].args, cmds[i].valued);
+            snprintf(want, sizeof want, "gpuidx: %s: option '%s' needs a value\n", cmds[i].cmd,
+                     cmds[i].valued);
+            expect(dir, line, 2, want);
+        }
+        if (cmds[i].elsewhere) {
+            snprintf(line, sizeof line, "%s %s=x", cmds[i].args, cmds[i].elsewhere);
+            snprintf(want, sizeof want,
+                     "gpuidx: %s: option '%s' does not apply here (see gpuidx %s --help)\n",
+                     cmds[i].cmd, cmds[i].elsewhere, cmds[i].topic);
+            expect(dir, line, 2, want);
+        }
+        /* the help it points to */
+        tu_run r = tu_gpuidx(dir, "--db none.db %s --help", cmds[i].topic);
+        if (r.status != 0 || strncmp(r.out, "usage: gpuidx ", 14) != 0 || r.err[0])
+            fail_msg("gpuidx %s --help: exit %d, stdout %.40s, stderr %s", cmds[i].topic,
+                     r.status, r.out, r.err);
+        tu_run_free(&r);
+    }
+    char db[4096];
+    snprintf(db, sizeof db, "%s/none.db", dir);
+    if (access(db, F_OK) == 0) fail_msg("a usage error created %s", db);
+    free(dir);
+}
+
+/* Positional arguments: where a command takes none, or only so many, the
+ * next is unknown; "-" is a file where files are read; "--" ends the
+ * options of ingest. */
+static void test_positionals(void **state)
+{
+    (void)state;
+    char *dir = tu_mkdtemp("e2e-usage-pos");
+    static const struct {
+        const char *args;
+        int status;
+        const char *err;
+    } cases[] = {
+        {"grades drop A B", 2, "gpuidx: grades drop: unknown argument 'B' (see gpuidx grades --help)\n"},
+        {"index build extra", 2,
+         "gpuidx: index build: unknown argument 'extra' (see gpuidx index --help)\n"},
+        {"settle extra", 2, "gpuidx: settle: unknown argument 'extra' (see gpuidx settle --help)\n"},
+        {"hedge analyze extra", 2,
+         "gpuidx: hedge: unknown argument 'extra' (see gpuidx hedge analyze --help)\n"},
+        {"cost curve extra", 2,
+         "gpuidx: cost: unknown argument 'extra' (see gpuidx cost curve --help)\n"},
+        {"simulate extra", 2,
+         "gpuidx: simulate: unknown argument 'extra' (see gpuidx simulate --help)\n"},
+        {"ingest - -", 2, "gpuidx: ingest: standard input (-) can be read once\n"},
+        /* options only */
+        {"ingest offers --strict", 2, "gpuidx: ingest: no input files (see gpuidx ingest --help)\n"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        expect(dir, cases[i].args, cases[i].status, cases[i].err);
+    /* "--" ends ingest's options: "--help" after it is a file, not the help */
+    tu_run r = tu_gpuidx(dir, "--db u.db ingest offers -- --help");
+    assert_int_equal(r.status, 1);
+    assert_string_equal(r.out, "--help: failed, nothing stored\n");
+    tu_run_free(&r);
+    free(dir);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_same_mistake_same_message),
+        cmocka_unit_test(test_positionals),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
