@@ -188,18 +188,17 @@ int64_t gpi_double_to_units(double v, int digits);
 /* SHA-256 of a buffer as 64 lower-case hex digits + NUL. */
 void gpi_sha256_hex(const void *buf, size_t n, char out[65]);
 
-/* Incremental SHA-256 for streaming files. */
+/* Incremental SHA-256 for streaming files (core/sha256.c: libcrypto's).
+ * A plain value: no free, and a copy of a state can be finished on its
+ * own. */
 typedef struct gpi_sha256 {
-    uint32_t h[8];
-    uint64_t nbytes;
-    unsigned char block[64];
-    size_t nblock;
+    _Alignas(16) unsigned char state[128];
 } gpi_sha256;
 void gpi_sha256_init(gpi_sha256 *s);
 void gpi_sha256_update(gpi_sha256 *s, const void *buf, size_t n);
 void gpi_sha256_final(gpi_sha256 *s, char out[65]);
 
-/* 64-bit FNV-1a, for compact identity keys (collisions are checked by the
+/* 64-bit FNV-1a (core/ident.c), for compact identity keys (collisions are checked by the
  * store against the stored key text, never assumed away). */
 uint64_t gpi_fnv1a64(const void *buf, size_t n, uint64_t seed);
 #define GPI_FNV_SEED 0xcbf29ce484222325ULL

@@ -15,15 +15,14 @@
  * (3) The file is read in 256 KiB chunks through a reused buffer; rows go
  *     straight from libcsv's callbacks through normalize_row to the sink.
  * (4) The file's SHA-256 is computed in the same pass, of exactly the
- *     bytes parsed (CSV here, JSON in json.c), with OpenSSL's libcrypto
- *     (SHA-NI where the CPU has it): the portable core/sha256.c took a
- *     quarter of all ingest instructions.
+ *     bytes parsed (CSV here, JSON in json.c), with core/sha256.c, which
+ *     is libcrypto's (SHA-NI where the CPU has it): a portable C SHA-256
+ *     took a quarter of all ingest instructions.
  */
 #include "ingest/internal.h"
 
 #include <ctype.h>
 #include <errno.h>
-#include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,36 +52,6 @@ gpi_status ingest_reject(const ingest_sink *sink, const char *path, long line, c
     if (sink->reject(sink->ud, line, col, raw, msg))
         return gpi_diag_set(d, GPI_ESTORE, "%s:%ld: stopped by the store", path, line);
     return GPI_OK;
-}
-
-/* Incremental SHA-256 through libcrypto (internal.h). */
-int ingest_hash_init(ingest_hash *h)
-{
-    h->ctx = EVP_MD_CTX_new();
-    return h->ctx && EVP_DigestInit_ex(h->ctx, EVP_sha256(), NULL) == 1 ? 0 : -1;
-}
-
-void ingest_hash_update(ingest_hash *h, const void *buf, size_t n)
-{
-    EVP_DigestUpdate(h->ctx, buf, n);
-}
-
-int ingest_hash_final(ingest_hash *h, char out[65])
-{
-    out[0] = '\0';
-    if (!h->ctx) return -1; /* ingest_hash_init ran out of memory */
-    unsigned char md[EVP_MAX_MD_SIZE];
-    unsigned int n = 0;
-    int ok = EVP_DigestFinal_ex(h->ctx, md, &n) == 1 && n == 32;
-    EVP_MD_CTX_free(h->ctx);
-    h->ctx = NULL;
-    static const char hex[] = "0123456789abcdef";
-    for (unsigned i = 0; i < 32; i++) {
-        out[2 * i] = hex[md[i] >> 4];
-        out[2 * i + 1] = hex[md[i] & 15];
-    }
-    out[64] = '\0';
-    return ok ? 0 : -1;
 }
 
 typedef struct csv_in {
@@ -300,11 +269,10 @@ static gpi_status ingest_csv(const ingest_opts *opt, norm_ctx *nc, const ingest_
     }
     uint64_t done = 0, next_progress = PROGRESS_EVERY;
     size_t n;
-    ingest_hash sha;
-    if (rc == GPI_OK && ingest_hash_init(&sha) != 0)
-        rc = gpi_diag_set(d, GPI_ENOMEM, "%s: cannot start SHA-256", opt->path);
+    gpi_sha256 sha;
+    gpi_sha256_init(&sha);
     while (rc == GPI_OK && (n = fread(buf, 1, CHUNK, f)) > 0) {
-        ingest_hash_update(&sha, buf, n);
+        gpi_sha256_update(&sha, buf, n);
         rc = csvr_feed(&r, buf, n, d);
         done += n;
         if (sink->progress && done >= next_progress) {
@@ -319,8 +287,7 @@ static gpi_status ingest_csv(const ingest_opts *opt, norm_ctx *nc, const ingest_
         rc = gpi_diag_set(d, GPI_EINPUT, "%s:1:1: no header row (the file is empty)", opt->path);
     res->rows_read = c.rows;
     res->n_bytes = (int64_t)done;
-    if (ingest_hash_final(&sha, res->sha256) != 0 && rc == GPI_OK)
-        rc = gpi_diag_set(d, GPI_EIO, "%s: SHA-256 failed", opt->path);
+    gpi_sha256_final(&sha, res->sha256);
     csvr_free(&r);
     free(c.names);
     free(c.col_field);
@@ -385,18 +352,19 @@ gpi_status ingest_file_sha256(const char *path, char out[65], gpi_diag *d)
     if (orc != GPI_OK) return orc;
     FILE *f = src.f;
     char *buf = malloc(1u << 20);
-    ingest_hash h = {NULL};
-    if (!buf || ingest_hash_init(&h) != 0) {
-        ingest_hash_final(&h, out);
-        free(buf);
+    if (!buf) {
+        out[0] = '\0';
         fclose(f);
         return gpi_diag_set(d, GPI_ENOMEM, "%s: out of memory", path);
     }
+    gpi_sha256 h;
+    gpi_sha256_init(&h);
     size_t n;
-    while ((n = fread(buf, 1, 1u << 20, f)) > 0) ingest_hash_update(&h, buf, n);
+    while ((n = fread(buf, 1, 1u << 20, f)) > 0) gpi_sha256_update(&h, buf, n);
     int err = ferror(f);
     free(buf);
     fclose(f);
-    if (ingest_hash_final(&h, out) != 0 || err) return gpi_diag_set(d, GPI_EIO, "%s: read error", path);
+    gpi_sha256_final(&h, out);
+    if (err) return gpi_diag_set(d, GPI_EIO, "%s: read error", path);
     return GPI_OK;
 }

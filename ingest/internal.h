@@ -235,18 +235,6 @@ void ingest_source_close(ingest_source *src);
  * the caller with messages. */
 #define INGEST_MAX_UNKNOWN_WARNINGS 20
 
-/* ---- file hashing (ingest.c) ----------------------------------------------- */
-
-/* Incremental SHA-256 (libcrypto).  ingest_hash_final frees the state and
- * writes the hex digest ("" and -1 when init failed); call it once after
- * every init, whatever became of the file. */
-typedef struct ingest_hash {
-    void *ctx;
-} ingest_hash;
-int ingest_hash_init(ingest_hash *h);
-void ingest_hash_update(ingest_hash *h, const void *buf, size_t n);
-int ingest_hash_final(ingest_hash *h, char out[65]);
-
 /* ---- JSON input (json.c) -------------------------------------------------- */
 
 /* Reads the JSON stream f to its end, never seeking (the caller closes
