@@ -132,9 +132,7 @@ static const char *parse_grade(const char *s, char out[COST_NAME_MAX + 1])
 {
     size_t n = strlen(s);
     if (n == 0) return NULL;
-    if (n > COST_NAME_MAX || !isalnum((unsigned char)s[0])) return "not a grade id";
-    for (size_t i = 1; i < n; i++)
-        if (!isalnum((unsigned char)s[i]) && !strchr("._+-", s[i])) return "not a grade id";
+    if (n > COST_NAME_MAX || !gpi_grade_id_ok(s)) return "not a grade id";
     memcpy(out, s, n + 1);
     return NULL;
 }

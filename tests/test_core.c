@@ -164,9 +164,43 @@ static void test_sha256_vectors(void **state)
     gpi_sha256_init(&s);
     for (size_t i = 0; i < strlen(m); i += 7)
         gpi_sha256_update(&s, m + i, strlen(m) - i < 7 ? strlen(m) - i : 7);
+    /* a state is a value: a copy taken half-way finishes on its own (verify/
+     * finishes copies), and the original goes on unchanged */
+    gpi_sha256 half;
+    gpi_sha256_init(&half);
+    gpi_sha256_update(&half, "ab", 2);
+    gpi_sha256 copy = half;
+    gpi_sha256_update(&copy, "c", 1);
+    char out3[65];
+    gpi_sha256_final(&copy, out3);
+    assert_string_equal(out3, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
     char out2[65];
     gpi_sha256_final(&s, out2);
     assert_string_equal(out2, out);
+    gpi_sha256_update(&half, "c", 1);
+    gpi_sha256_final(&half, out3);
+    assert_string_equal(out3, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+}
+
+/* The grade-id rule (SPEC §3), the one every reader applies. */
+static void test_grade_id_rule(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *id;
+        int ok;
+    } cases[] = {
+        {"H100-SXM.OD", 1}, {"a", 1}, {"9x", 1}, {"A100_80+spot", 1},
+        {"", 0}, {"-H100", 0}, {".hidden", 0}, {"_x", 0}, {"+x", 0},
+        {"H100 SXM", 0}, {"H100/OD", 0}, {"H100,OD", 0},
+        {"h\xc3\xa9", 0}, {"a\tb", 0},
+        {"0123456789012345678901234567890123456789012345678901234567890123", 1},
+        {"01234567890123456789012345678901234567890123456789012345678901234", 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        if (gpi_grade_id_ok(cases[i].id) != cases[i].ok)
+            fail_msg("gpi_grade_id_ok(\"%s\") = %d", cases[i].id, !cases[i].ok);
+    assert_int_equal(gpi_grade_id_ok(NULL), 0);
 }
 
 /* CSV cells: plain fields as written; text from the input also has a cell
@@ -265,6 +299,7 @@ int main(void)
         cmocka_unit_test(test_dec_parse_and_round), cmocka_unit_test(test_div_round_and_format),
         cmocka_unit_test(test_sha256_vectors),     cmocka_unit_test(test_enums),
         cmocka_unit_test(test_csv_cells),         cmocka_unit_test(test_wide_encoding),
+        cmocka_unit_test(test_grade_id_rule),
     };
     return cmocka_run_group_tests_name("core", tests, NULL, NULL);
 }
