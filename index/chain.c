@@ -55,6 +55,7 @@
  * it days in ascending order.
  */
 #include "index/internal.h"
+#include "core/vec.h"
 
 #include <jansson.h>
 #include <stdlib.h>
@@ -151,7 +152,7 @@ static int cmp_u64(const void *a, const void *b)
  * that traded that day or within trade_carry_days before it. */
 static gpi_status active_now(idx_chain *c, int32_t day, gpi_diag *d)
 {
-    if (idx_grow((void **)&c->act_now, &c->cap_act_now, c->nact + c->cur.nt + 1, sizeof *c->act_now))
+    if (GPI_VEC_RESERVE(c->act_now, c->cap_act_now, c->nact + c->cur.nt + 1))
         return gpi_diag_set(d, GPI_ENOMEM, "index: out of memory");
     size_t n = 0;
     for (size_t i = 0; i < c->cur.nt; i++) c->act_now[n++] = c->cur.t[i].key;
@@ -172,7 +173,7 @@ static gpi_status note_trading(idx_chain *c, int32_t day, gpi_diag *d)
         size_t k = 0;
         while (k < c->nact && c->act[k].group != c->cur.t[i].key) k++;
         if (k == c->nact) {
-            if (idx_grow((void **)&c->act, &c->cap_act, c->nact + 1, sizeof *c->act))
+            if (GPI_VEC_RESERVE(c->act, c->cap_act, c->nact + 1))
                 return gpi_diag_set(d, GPI_ENOMEM, "index: out of memory");
             c->nact++;
         }
@@ -238,7 +239,7 @@ static gpi_status panel_from(idx_chain *c, const idx_snap *s, int32_t day, gpi_d
     free_names(c);
     c->n_mem[1] = 0;
     for (int k = 0; k < 2; k++) {
-        if (idx_grow((void **)&c->mem[k], &c->cap_mem[k], n[k] + 1, sizeof *c->mem[k]))
+        if (GPI_VEC_RESERVE(c->mem[k], c->cap_mem[k], n[k] + 1))
             return gpi_diag_set(d, GPI_ENOMEM, "index: out of memory");
         for (size_t i = 0; i < n[k]; i++) {
             const idx_const *x = &src[k][i];
@@ -299,8 +300,8 @@ static int64_t offers_relative(idx_chain *c, const uint64_t *exclude, long *n_ma
     *n_matched = *n_prov = 0;
     *now_q = *ref_q = -1;
     c->n_order = 0;
-    if (idx_grow((void **)&c->order, &c->cap_order, cap, sizeof *c->order) ||
-        idx_grow((void **)&c->w, &c->cap_w, 4 * cap, sizeof *c->w)) {
+    if (GPI_VEC_RESERVE(c->order, c->cap_order, cap) ||
+        GPI_VEC_RESERVE(c->w, c->cap_w, 4 * cap)) {
         *rc = gpi_diag_set(d, GPI_ENOMEM, "index: out of memory");
         return -1;
     }
@@ -360,7 +361,7 @@ static int64_t trades_relative(idx_chain *c, const uint64_t *exclude, long *n_ma
     const idx_params *p = &c->g->p;
     *n_matched = 0;
     *now_q = *ref_q = -1;
-    if (idx_grow((void **)&c->witems, &c->cap_witems, n + 1, sizeof *c->witems)) {
+    if (GPI_VEC_RESERVE(c->witems, c->cap_witems, n + 1)) {
         *rc = gpi_diag_set(d, GPI_ENOMEM, "index: out of memory");
         return -1;
     }
@@ -423,9 +424,9 @@ static int64_t snap_change(idx_chain *c, const idx_snap *base, const idx_snap *t
 {
     const idx_params *p = &c->g->p;
     size_t cap = base->no + base->nt + 1;
-    if (idx_grow((void **)&c->w, &c->cap_w, 4 * cap, sizeof *c->w) ||
-        idx_grow((void **)&c->witems, &c->cap_witems, cap, sizeof *c->witems) ||
-        idx_grow((void **)&c->order, &c->cap_order, cap, sizeof *c->order)) {
+    if (GPI_VEC_RESERVE(c->w, c->cap_w, 4 * cap) ||
+        GPI_VEC_RESERVE(c->witems, c->cap_witems, cap) ||
+        GPI_VEC_RESERVE(c->order, c->cap_order, cap)) {
         *rc = gpi_diag_set(d, GPI_ENOMEM, "index: out of memory");
         return -1;
     }
@@ -654,7 +655,7 @@ static gpi_status commit(idx_chain *c, int32_t day, int level, int event, int64_
         if (!fixed) goto keep_prev;
     }
     if ((rc = idx_snap_copy(&c->prev, &c->cur, d)) != GPI_OK) return rc;
-    if (idx_grow((void **)&c->prev_act, &c->cap_prev_act, c->nact_now + 1, sizeof *c->prev_act))
+    if (GPI_VEC_RESERVE(c->prev_act, c->cap_prev_act, c->nact_now + 1))
         return gpi_diag_set(d, GPI_ENOMEM, "index: out of memory");
     if (c->nact_now) memcpy(c->prev_act, c->act_now, c->nact_now * sizeof *c->act_now);
     c->nprev_act = c->nact_now;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/gpi.h"
+#include "core/vec.h"
 
 static void test_date_parse_table(void **state)
 {
@@ -182,6 +183,39 @@ static void test_sha256_vectors(void **state)
     assert_string_equal(out3, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
 }
 
+/* The growable array: every element pushed is kept, in order, through
+ * each growth; the capacity never falls below what was asked; a growth
+ * that cannot be (a size overflowing size_t) fails with the array and its
+ * capacity untouched. */
+static void test_vec_reserve(void **state)
+{
+    (void)state;
+    int64_t *v = NULL;
+    size_t n = 0, cap = 0;
+    for (int64_t i = 0; i < 100000; i++) {
+        assert_int_equal(GPI_VEC_RESERVE(v, cap, n + 1), 0);
+        assert_true(cap >= n + 1);
+        v[n++] = i * 7 - 3;
+    }
+    for (size_t i = 0; i < n; i++) assert_int_equal(v[i], (int64_t)i * 7 - 3);
+    size_t before = cap;
+    assert_int_equal(GPI_VEC_RESERVE(v, cap, cap), 0); /* no growth needed */
+    assert_int_equal(cap, before);
+    int64_t *same = v;
+    assert_int_equal(GPI_VEC_RESERVE(v, cap, SIZE_MAX / 4), -1);
+    assert_ptr_equal(v, same);
+    assert_int_equal(cap, before);
+    assert_int_equal(v[n - 1], (int64_t)(n - 1) * 7 - 3);
+    free(v);
+    /* a jump past double the capacity gets at least what was asked */
+    char *c = NULL;
+    size_t ccap = 0;
+    assert_int_equal(GPI_VEC_RESERVE(c, ccap, 1000), 0);
+    assert_true(ccap >= 1000);
+    c[999] = 'x';
+    free(c);
+}
+
 /* The grade-id rule (SPEC §3), the one every reader applies. */
 static void test_grade_id_rule(void **state)
 {
@@ -299,7 +333,7 @@ int main(void)
         cmocka_unit_test(test_dec_parse_and_round), cmocka_unit_test(test_div_round_and_format),
         cmocka_unit_test(test_sha256_vectors),     cmocka_unit_test(test_enums),
         cmocka_unit_test(test_csv_cells),         cmocka_unit_test(test_wide_encoding),
-        cmocka_unit_test(test_grade_id_rule),
+        cmocka_unit_test(test_grade_id_rule),     cmocka_unit_test(test_vec_reserve),
     };
     return cmocka_run_group_tests_name("core", tests, NULL, NULL);
 }

@@ -17,6 +17,7 @@
  */
 #define _DEFAULT_SOURCE 1
 #include "verify/internal.h"
+#include "core/vec.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -505,13 +506,8 @@ gpi_status vday_get(verify_dir *v, int32_t day, vday **out, gpi_diag *d)
             return GPI_OK;
         }
     *out = NULL;
-    if (v->n_days == v->cap_days) {
-        size_t cap = v->cap_days ? 2 * v->cap_days : 16;
-        vday **nv = realloc(v->days, cap * sizeof *nv);
-        if (!nv) return gpi_diag_set(d, GPI_ENOMEM, "out of memory");
-        v->days = nv;
-        v->cap_days = cap;
-    }
+    if (GPI_VEC_RESERVE(v->days, v->cap_days, v->n_days + 1) != 0)
+        return gpi_diag_set(d, GPI_ENOMEM, "out of memory");
     vday *dy = calloc(1, sizeof *dy);
     if (!dy) return gpi_diag_set(d, GPI_ENOMEM, "out of memory");
     dy->day = day;
@@ -584,14 +580,9 @@ gpi_status verify_dir_days(verify_dir *v, int32_t **days, size_t *n, gpi_diag *d
         if (strlen(e->d_name) != 10 || gpi_date_parse(e->d_name, &day)) continue;
         snprintf(path, sizeof path, "%s/%s/index.json", v->dir, e->d_name);
         if (stat(path, &sb) != 0) continue;
-        if (*n == cap) {
-            cap = cap ? 2 * cap : 64;
-            int32_t *nv = realloc(*days, cap * sizeof *nv);
-            if (!nv) {
-                rc = gpi_diag_set(d, GPI_ENOMEM, "out of memory");
-                break;
-            }
-            *days = nv;
+        if (GPI_VEC_RESERVE(*days, cap, *n + 1) != 0) {
+            rc = gpi_diag_set(d, GPI_ENOMEM, "out of memory");
+            break;
         }
         (*days)[(*n)++] = day;
     }
