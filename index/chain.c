@@ -47,7 +47,7 @@
  *     1e-12 (a median of medians), the chain an integer in nano-USD; every
  *     division rounds half-up once (gpi_div_round).  Nothing here uses
  *     binary floating point, so an independent implementation with
- *     integers or fractions reproduces every digit (tools/ref_index.py).
+ *     integers or fractions reproduces every digit (tests/ref/ref_index.py).
  * (5) A relative outside [1e-6, 1e6] (a price that moved a million-fold)
  *     is left out of the matching as implausible; the chain is bounded by
  *     int64 nano-USD and a move past it is an error, never a wrap.

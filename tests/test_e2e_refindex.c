@@ -1,7 +1,7 @@
 /* tests/test_e2e_refindex.c -- `gpuidx index build/show/publish` against
  * an independent implementation of the method.
  *
- * tools/ref_index.py (+ tools/ref_v2.py, tools/ref_manip.py) is
+ * tests/ref/ref_index.py (+ tests/ref/ref_v2.py, tests/ref/ref_manip.py) is
  * methodology v1 and v2 and the manipulation figures of §11 written from
  * METHODOLOGY.md alone (exact fractions, not the index module).  It
  * also writes a small generated market (fat fingers, thin days, cancelled
@@ -178,7 +178,7 @@ static void compare(const char *tmp, const char *from, const char *to, const cha
 {
     tu_run c = tu_gpuidx(tmp, "--db m.db index show --from %s --to %s", from, to);
     if (c.status != 0) fail_msg("show: %s", c.err);
-    tu_run r = tu_sh(tmp, "/usr/bin/python3 '%s/tools/ref_index.py' --db m.db --grades g.json"
+    tu_run r = tu_sh(tmp, "/usr/bin/python3 '%s/tests/ref/ref_index.py' --db m.db --grades g.json"
                           " --from %s --to %s %s%s%s",
                      tu_srcdir(), from, to, as_of ? "--as-of " : "", as_of ? as_of : "",
                      stats ? " --stats stats.txt" : "");
@@ -209,7 +209,7 @@ static long rule_count(const char *tmp, const char *name)
 static char *setup_market(const char *tag, int split)
 {
     char *tmp = tu_mkdtemp(tag);
-    tu_run r = tu_sh(tmp, "/usr/bin/python3 '%s/tools/ref_index.py' gen --days 45 --seed 11 "
+    tu_run r = tu_sh(tmp, "/usr/bin/python3 '%s/tests/ref/ref_index.py' gen --days 45 --seed 11 "
                           "--start 2024-03-01 --out .", tu_srcdir());
     ok(&r, "ref_index.py gen");
     write_grades(tmp);
