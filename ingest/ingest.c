@@ -65,7 +65,7 @@ typedef struct csv_in {
     norm_row row;             /* names filled once; values per row */
     int field_col[F__N];      /* field -> column or -1 */
     long rows;
-    const csvr *rd;           /* the reader (its BOM counts in line 1's columns) */
+    const gpi_csv_reader *rd;           /* the reader (its BOM counts in line 1's columns) */
 } csv_in;
 
 /* 1-based byte column of field k in a raw header line. */
@@ -85,7 +85,7 @@ static size_t field_col(const char *raw, size_t n, int k)
  * took 184 s when each was compared with every one before it), and only
  * the first INGEST_MAX_UNKNOWN_WARNINGS are named, then one line counts
  * the rest. */
-static gpi_status header(csv_in *c, const csv_rec *r, gpi_diag *d)
+static gpi_status header(csv_in *c, const gpi_csv_rec *r, gpi_diag *d)
 {
     const char *path = c->opt->path;
     size_t total = 0;
@@ -202,7 +202,7 @@ static const char *text_fault(const char *s, size_t n)
 /* Rejects row r for the fault `why` of field f (column k): the echo shows
  * bytes outside printable ASCII as \xHH, and the raw row keeps every byte
  * (a NUL written as \0). */
-static gpi_status bad_text(csv_in *c, const csv_rec *r, int f, int k, const char *why,
+static gpi_status bad_text(csv_in *c, const gpi_csv_rec *r, int f, int k, const char *why,
                            gpi_diag *d)
 {
     char msg[256], got[96];
@@ -228,7 +228,7 @@ static gpi_status bad_text(csv_in *c, const csv_rec *r, int f, int k, const char
     return rc;
 }
 
-static gpi_status on_rec(void *ud, const csv_rec *r, gpi_diag *d)
+static gpi_status on_rec(void *ud, const gpi_csv_rec *r, gpi_diag *d)
 {
     csv_in *c = ud;
     if (!c->header_done) return header(c, r, d);
@@ -260,9 +260,9 @@ static gpi_status ingest_csv(const ingest_opts *opt, norm_ctx *nc, const ingest_
     c.nc = nc;
     c.opt = opt;
     c.sink = sink;
-    csvr r;
+    gpi_csv_reader r;
     c.rd = &r;
-    gpi_status rc = buf ? csvr_init(&r, opt->path, 0, on_rec, &c) : GPI_ENOMEM;
+    gpi_status rc = buf ? gpi_csv_init(&r, opt->path, 0, on_rec, &c) : GPI_ENOMEM;
     if (rc != GPI_OK) {
         free(buf);
         return gpi_diag_set(d, rc, "%s: out of memory", opt->path);
@@ -273,7 +273,7 @@ static gpi_status ingest_csv(const ingest_opts *opt, norm_ctx *nc, const ingest_
     gpi_sha256_init(&sha);
     while (rc == GPI_OK && (n = fread(buf, 1, CHUNK, f)) > 0) {
         gpi_sha256_update(&sha, buf, n);
-        rc = csvr_feed(&r, buf, n, d);
+        rc = gpi_csv_feed(&r, buf, n, d);
         done += n;
         if (sink->progress && done >= next_progress) {
             sink->progress(sink->ud, done, total);
@@ -282,13 +282,13 @@ static gpi_status ingest_csv(const ingest_opts *opt, norm_ctx *nc, const ingest_
     }
     if (rc == GPI_OK && ferror(f))
         rc = gpi_diag_set(d, GPI_EIO, "%s: read error: %s", opt->path, strerror(errno));
-    if (rc == GPI_OK) rc = csvr_finish(&r, d);
+    if (rc == GPI_OK) rc = gpi_csv_finish(&r, d);
     if (rc == GPI_OK && !c.header_done)
         rc = gpi_diag_set(d, GPI_EINPUT, "%s:1:1: no header row (the file is empty)", opt->path);
     res->rows_read = c.rows;
     res->n_bytes = (int64_t)done;
     gpi_sha256_final(&sha, res->sha256);
-    csvr_free(&r);
+    gpi_csv_free(&r);
     free(c.names);
     free(c.col_field);
     free(buf);

@@ -41,7 +41,7 @@
 #include <string.h>
 
 /* An NDJSON line longer than this is a structural error, as a CSV record
- * is (ingest/csv.c). */
+ * is (core/csv_reader.c). */
 #define MAX_LINE (1 << 20)
 
 typedef struct json_in {

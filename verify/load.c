@@ -7,7 +7,7 @@
  *     "1.7468" and is compared digit for digit (v_fixed_text), never
  *     through a binary double.
  * (2) observations.csv is read twice: once with the project's CSV reader
- *     (ingest_csv_text) for the values, and once as raw bytes for the
+ *     (gpi_csv_read_text) for the values, and once as raw bytes for the
  *     receipt: lines end at an LF outside double quotes, fields at a comma
  *     outside them, exactly as index/receipt.c hashes them when
  *     publishing.  A line belongs to the row whose grade its second field
@@ -17,6 +17,7 @@
  */
 #define _DEFAULT_SOURCE 1
 #include "verify/internal.h"
+#include "core/csv_reader.h"
 #include "core/vec.h"
 
 #include <ctype.h>
@@ -28,7 +29,6 @@
 #include <strings.h>
 #include <sys/stat.h>
 
-#include "ingest/ingest.h"
 
 const char *const vobs_cols[17] = {"date", "grade", "kind", "observed_at", "provider",
                                    "group", "source", "key", "region", "price", "quantity",
@@ -450,7 +450,7 @@ static gpi_status load_day(verify_dir *v, vday *dy, gpi_diag *d)
     rc = read_all(path, &text, &len, d);
     if (rc != GPI_OK) return rc;
     csv_ctx cc = {dy, 0};
-    rc = ingest_csv_text(path, text, len, csv_rec, &cc, d);
+    rc = gpi_csv_read_text(path, text, len, csv_rec, &cc, d);
     free(text);
     if (rc != GPI_OK) return rc;
     return GPI_OK;
@@ -475,7 +475,7 @@ gpi_status vday_obs(vday *dy, gpi_diag *d)
         return gpi_diag_set(d, GPI_ENOMEM, "out of memory");
     }
     obs_ctx oc = {dy, path, 0, GPI_OK};
-    rc = ingest_csv_text(path, text, len, obs_rec, &oc, d);
+    rc = gpi_csv_read_text(path, text, len, obs_rec, &oc, d);
     if (rc == GPI_OK && !oc.header) rc = gpi_diag_set(d, GPI_EINPUT, "%s: empty (no header)", path);
     dy->obs_text = text; /* for vday_receipts */
     dy->obs_len = len;
