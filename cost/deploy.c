@@ -24,6 +24,7 @@
  * share a day are reported at the later row ("overlaps line N").
  */
 #include "cost/cost.h"
+#include "core/vec.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -374,14 +375,9 @@ gpi_status cost_deployments_parse(const char *path, const char *text, size_t len
                               it.line, ncol, nf);
             goto fail;
         }
-        if (out->n == cap) {
-            cap = cap ? 2 * cap : 32;
-            cost_deployment *nv = realloc(out->v, cap * sizeof *nv);
-            if (!nv) {
-                st = gpi_diag_set(d, GPI_ENOMEM, "%s: out of memory", path);
-                goto fail;
-            }
-            out->v = nv;
+        if (GPI_VEC_RESERVE(out->v, cap, out->n + 1) != 0) {
+            st = gpi_diag_set(d, GPI_ENOMEM, "%s: out of memory", path);
+            goto fail;
         }
         if ((st = read_row(path, it.line, f, nf, hdr, colpos, &out->v[out->n], d)) != GPI_OK)
             goto fail;

@@ -304,7 +304,7 @@ static int64_t adjustment(verify_dir *v, vday *dy, vrow *r, const idx_grade *g, 
                           kt > 0 ? "a value" : "none", ko > 0 ? "a value" : "none");
             }
         }
-        j += listed;
+        j += (size_t)listed;
     }
 done:
     free(t);
