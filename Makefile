@@ -2,6 +2,7 @@
 #
 #   make            build build/gpuidx
 #   make test       install missing Debian packages, build, run every test
+#                   (TEST_JOBS=2 programs at a time; outputs in order)
 #   make check      the same tests built with ASan+UBSan (build-san/)
 #   make tsan       the tests of the threaded modules (ingest/pipe.c,
 #                   index/build.c) built with ThreadSanitizer (build-tsan/)
