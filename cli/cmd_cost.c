@@ -16,7 +16,6 @@
 #include "cli/cli.h"
 #include "cli/cost_print.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <stddef.h>
@@ -73,15 +72,6 @@ static const char usage_moves[] =
 
 static const char usage_cost[] =
     "usage: gpuidx cost days|curve|moves --deployments FILE [OPTIONS]  (--help after one for more)\n";
-
-static int grade_id_ok(const char *s)
-{
-    size_t n = strlen(s);
-    if (n == 0 || n > 64 || !isalnum((unsigned char)s[0])) return 0;
-    for (size_t i = 1; i < n; i++)
-        if (!isalnum((unsigned char)s[i]) && !strchr("._+-", s[i])) return 0;
-    return 1;
-}
 
 /* The subcommands each option applies to, in the order of parse_opts'
  * spec (cli_args.take). */
@@ -159,7 +149,7 @@ static int parse_opts(int sub, int argc, char **argv, copts *o)
         }
         o->every = (int)n;
     }
-    if (o->grade && !grade_id_ok(o->grade)) {
+    if (o->grade && !gpi_grade_id_ok(o->grade)) {
         cli_error("cost: --grade: not a grade id (got \"%s\")", o->grade);
         return 2;
     }

@@ -89,16 +89,7 @@ static void put_csv_num(FILE *f, double v, int dp)
 
 static void put_csv_text(FILE *f, const char *s, int last)
 {
-    if (strpbrk(s, ",\"\n\r")) {
-        fputc('"', f);
-        for (; *s; s++) {
-            if (*s == '"') fputc('"', f);
-            fputc(*s, f);
-        }
-        fputc('"', f);
-    } else {
-        fputs(s, f);
-    }
+    gpi_csv_field(f, s);
     fputc(last ? '\n' : ',', f);
 }
 

@@ -4,6 +4,7 @@
  * CSV of `show`) goes to stdout, summaries and errors to stderr.
  */
 #include "cli/cli.h"
+#include "core/vec.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -232,13 +233,7 @@ typedef struct names {
 
 static int add_name(names *ns, const char *s)
 {
-    if (ns->n == ns->cap) {
-        size_t cap = ns->cap ? 2 * ns->cap : 32;
-        char **nv = realloc(ns->v, cap * sizeof *nv);
-        if (!nv) return 1;
-        ns->v = nv;
-        ns->cap = cap;
-    }
+    if (GPI_VEC_RESERVE(ns->v, ns->cap, ns->n + 1) != 0) return 1;
     return !(ns->v[ns->n++] = strdup(s));
 }
 

@@ -1,5 +1,5 @@
-/* core/decimal.c -- exact decimal parsing, half-up rounding, formatting
- * (fixed-point numbers, and text as a CSV field).
+/* core/decimal.c -- exact decimal parsing, half-up rounding and the
+ * formatting of fixed-point numbers.
  *
  * A gpi_dec keeps a number exactly as written (mantissa and decimal scale).
  * Conversions to fixed-point units divide with gpi_div_round, which works in
@@ -111,39 +111,4 @@ int64_t gpi_double_to_units(double v, int digits)
     }
     int64_t r = gpi_div_round(num, den);
     return neg ? -r : r;
-}
-
-/* One CSV field, after an optional prefix that belongs to its text. */
-static void csv_cell(FILE *f, const char *prefix, const char *s)
-{
-    if (!s) s = "";
-    if (!strpbrk(s, ",\"\r\n")) {
-        fputs(prefix, f);
-        fputs(s, f);
-        return;
-    }
-    fputc('"', f);
-    fputs(prefix, f);
-    for (; *s; s++) {
-        if (*s == '"') fputc('"', f);
-        fputc(*s, f);
-    }
-    fputc('"', f);
-}
-
-void gpi_csv_field(FILE *f, const char *s)
-{
-    csv_cell(f, "", s);
-}
-
-/* The characters a spreadsheet takes as the start of a formula (OWASP,
- * "CSV injection"); TAB and CR because some programs skip them first. */
-int gpi_csv_text_risky(const char *s)
-{
-    return s && *s && strchr("=+-@\t\r", *s) != NULL;
-}
-
-void gpi_csv_text(FILE *f, const char *s)
-{
-    csv_cell(f, gpi_csv_text_risky(s) ? "'" : "", s);
 }

@@ -1,7 +1,8 @@
 /* core/gpi.h -- shared types of gpuidx: status codes, located diagnostics,
  * UTC calendar days, exact decimal money, and the enumerations of SPEC §3.
  *
- * Everything here is pure: no I/O, no allocation, no global state.  Every
+ * Everything here is pure: no global state, no allocation, and no I/O but
+ * the FILE a caller passes (CSV fields, the encoding check).  Every
  * module includes this header and nothing else from core/.
  *
  * Money is fixed point.  Prices are int64 micro-USD per GPU-hour
@@ -86,7 +87,7 @@ typedef enum { GPI_COVERS_INSTANCE = 0, GPI_COVERS_GPU_ONLY, GPI_COVERS_CPU_HEAV
 typedef enum { GPI_LEVEL_TRADES = 0, GPI_LEVEL_OFFERS, GPI_LEVEL_CARRIED,
                GPI_LEVEL_SUSPENDED, GPI_LEVEL__N } gpi_level;
 
-/* Name <-> value.  Parsing is case-insensitive and returns -1 when unknown;
+/* Name <-> value (core/names.c).  Parsing is case-insensitive and returns -1 when unknown;
  * names are the lower-case canonical spellings of SPEC §3. */
 int gpi_kind_parse(const char *s);
 int gpi_scope_parse(const char *s);
@@ -104,6 +105,12 @@ const char *gpi_trade_status_name(int v);
 const char *gpi_unit_name(int v);
 const char *gpi_level_name(int v);
 const char *gpi_covers_name(int v);
+
+/* A grade id (SPEC §3): 1 to GPI_GRADE_ID_MAX bytes of ASCII letters,
+ * digits and "._+-", starting with a letter or a digit (so it is also a
+ * file name).  1 when s (NULL: no) is one.  core/names.c. */
+#define GPI_GRADE_ID_MAX 64
+int gpi_grade_id_ok(const char *s);
 
 /* ---- UTC days and timestamps ------------------------------------------- */
 
@@ -163,6 +170,15 @@ int64_t gpi_dec_to_units(gpi_dec d, int digits);
  * must hold 32 bytes. Returns out. */
 char *gpi_fixed_format(int64_t v, int digits, char out[32]);
 
+/* Rounds a double to the nearest multiple of 10^-digits, halves up, and
+ * returns it in those units, correcting binary error: the value is first
+ * rounded to 12 significant decimals, so 2.36449999999999 (binary for
+ * 2.3645) rounds to 2.365 at 3 digits.  Only for statistics outputs
+ * (hedge, evaluation) -- money never goes through doubles. */
+int64_t gpi_double_to_units(double v, int digits);
+
+/* ---- CSV fields (core/csv.c) -------------------------------------------- */
+
 /* Writes s (NULL as "") to f as one CSV field: as is, or in double quotes
  * with quotes doubled when it holds a comma, a quote, CR or LF. */
 void gpi_csv_field(FILE *f, const char *s);
@@ -176,30 +192,22 @@ void gpi_csv_text(FILE *f, const char *s);
 /* 1 when gpi_csv_text would prefix s with an apostrophe. */
 int gpi_csv_text_risky(const char *s);
 
-/* Rounds a double to the nearest multiple of 10^-digits, halves up, and
- * returns it in those units, correcting binary error: the value is first
- * rounded to 12 significant decimals, so 2.36449999999999 (binary for
- * 2.3645) rounds to 2.365 at 3 digits.  Only for statistics outputs
- * (hedge, evaluation) -- money never goes through doubles. */
-int64_t gpi_double_to_units(double v, int digits);
-
 /* ---- hashing ------------------------------------------------------------ */
 
 /* SHA-256 of a buffer as 64 lower-case hex digits + NUL. */
 void gpi_sha256_hex(const void *buf, size_t n, char out[65]);
 
-/* Incremental SHA-256 for streaming files. */
+/* Incremental SHA-256 for streaming files (core/sha256.c: libcrypto's).
+ * A plain value: no free, and a copy of a state can be finished on its
+ * own. */
 typedef struct gpi_sha256 {
-    uint32_t h[8];
-    uint64_t nbytes;
-    unsigned char block[64];
-    size_t nblock;
+    _Alignas(16) unsigned char state[128];
 } gpi_sha256;
 void gpi_sha256_init(gpi_sha256 *s);
 void gpi_sha256_update(gpi_sha256 *s, const void *buf, size_t n);
 void gpi_sha256_final(gpi_sha256 *s, char out[65]);
 
-/* 64-bit FNV-1a, for compact identity keys (collisions are checked by the
+/* 64-bit FNV-1a (core/ident.c), for compact identity keys (collisions are checked by the
  * store against the stored key text, never assumed away). */
 uint64_t gpi_fnv1a64(const void *buf, size_t n, uint64_t seed);
 #define GPI_FNV_SEED 0xcbf29ce484222325ULL

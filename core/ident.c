@@ -112,3 +112,30 @@ int gpi_ident_upgrade(const char *v1, int kind, const char *canonical_provider,
     out[n] = '\0';
     return 0;
 }
+
+/* ---- identity hashes (obs.h) ------------------------------------------------ */
+
+uint64_t gpi_fnv1a64(const void *buf, size_t n, uint64_t h)
+{
+    const unsigned char *p = buf;
+    for (size_t i = 0; i < n; i++) {
+        h ^= p[i];
+        h *= 0x100000001b3ULL;
+    }
+    return h;
+}
+
+uint64_t gpi_identity_hash(int kind, const char *source, const char *ident)
+{
+    uint64_t h = gpi_fnv1a64(kind == GPI_TRADE ? "t" : "o", 2, GPI_FNV_SEED);
+    if (!source) source = "";
+    if (!ident) ident = "";
+    h = gpi_fnv1a64(source, strlen(source) + 1, h);
+    return gpi_fnv1a64(ident, strlen(ident), h);
+}
+
+uint64_t gpi_store_key(int kind, uint64_t identity_hash)
+{
+    return kind == GPI_TRADE ? identity_hash | GPI_KEY_TRADE_BIT
+                             : identity_hash & ~GPI_KEY_TRADE_BIT;
+}

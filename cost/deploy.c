@@ -24,6 +24,7 @@
  * share a day are reported at the later row ("overlaps line N").
  */
 #include "cost/cost.h"
+#include "core/vec.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -132,9 +133,7 @@ static const char *parse_grade(const char *s, char out[COST_NAME_MAX + 1])
 {
     size_t n = strlen(s);
     if (n == 0) return NULL;
-    if (n > COST_NAME_MAX || !isalnum((unsigned char)s[0])) return "not a grade id";
-    for (size_t i = 1; i < n; i++)
-        if (!isalnum((unsigned char)s[i]) && !strchr("._+-", s[i])) return "not a grade id";
+    if (n > COST_NAME_MAX || !gpi_grade_id_ok(s)) return "not a grade id";
     memcpy(out, s, n + 1);
     return NULL;
 }
@@ -376,14 +375,9 @@ gpi_status cost_deployments_parse(const char *path, const char *text, size_t len
                               it.line, ncol, nf);
             goto fail;
         }
-        if (out->n == cap) {
-            cap = cap ? 2 * cap : 32;
-            cost_deployment *nv = realloc(out->v, cap * sizeof *nv);
-            if (!nv) {
-                st = gpi_diag_set(d, GPI_ENOMEM, "%s: out of memory", path);
-                goto fail;
-            }
-            out->v = nv;
+        if (GPI_VEC_RESERVE(out->v, cap, out->n + 1) != 0) {
+            st = gpi_diag_set(d, GPI_ENOMEM, "%s: out of memory", path);
+            goto fail;
         }
         if ((st = read_row(path, it.line, f, nf, hdr, colpos, &out->v[out->n], d)) != GPI_OK)
             goto fail;

@@ -1,5 +1,5 @@
 /* fuzz/fuzz_csv.c -- differential: the CSV reader's fast path against
- * libcsv (ingest/csv.c note 5), and whole against chunked feeding.
+ * libcsv (core/csv_reader.c note 5), and whole against chunked feeding.
  *
  * The same bytes are read three ways: fed whole with the fast path, fed
  * whole through libcsv only (no_fast), and fed in chunks cut where the
@@ -8,6 +8,7 @@
  * be the same; any difference aborts.
  */
 #include "fuzz/fuzz.h"
+#include "core/csv_reader.h"
 
 #include "ingest/internal.h"
 
@@ -28,7 +29,7 @@ static void put(out *o, const char *s, size_t n)
     o->text[o->n] = '\0';
 }
 
-static gpi_status rec(void *ud, const csv_rec *r, gpi_diag *d)
+static gpi_status rec(void *ud, const gpi_csv_rec *r, gpi_diag *d)
 {
     (void)d;
     out *o = ud;
@@ -49,25 +50,25 @@ static gpi_status rec(void *ud, const csv_rec *r, gpi_diag *d)
 /* Reads data; chunk 0: whole. */
 static void read_csv(const uint8_t *data, size_t size, int no_fast, size_t chunk, out *o)
 {
-    csvr r;
+    gpi_csv_reader r;
     gpi_diag d = {{0}};
     o->n = 0;
     put(o, "", 0);
     /* '#' comment lines (the tables' reader) or not (ingest), by the input */
     int comments = size > 1 && (data[1] & 1);
-    if (csvr_init(&r, "f.csv", comments, rec, o) != GPI_OK) abort();
+    if (gpi_csv_init(&r, "f.csv", comments, rec, o) != GPI_OK) abort();
     r.no_fast = no_fast;
     gpi_status rc = GPI_OK;
     for (size_t at = 0; rc == GPI_OK && at < size;) {
         size_t n = chunk ? (size - at < chunk ? size - at : chunk) : size;
-        rc = csvr_feed(&r, (const char *)data + at, n, &d);
+        rc = gpi_csv_feed(&r, (const char *)data + at, n, &d);
         at += n;
     }
-    if (rc == GPI_OK) rc = csvr_finish(&r, &d);
+    if (rc == GPI_OK) rc = gpi_csv_finish(&r, &d);
     char tail[600];
     int k = snprintf(tail, sizeof tail, "status %d: %s\n", (int)rc, d.msg);
     put(o, tail, (size_t)k);
-    csvr_free(&r);
+    gpi_csv_free(&r);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -47,7 +47,7 @@
  *     1e-12 (a median of medians), the chain an integer in nano-USD; every
  *     division rounds half-up once (gpi_div_round).  Nothing here uses
  *     binary floating point, so an independent implementation with
- *     integers or fractions reproduces every digit (tools/ref_index.py).
+ *     integers or fractions reproduces every digit (tests/ref/ref_index.py).
  * (5) A relative outside [1e-6, 1e6] (a price that moved a million-fold)
  *     is left out of the matching as implausible; the chain is bounded by
  *     int64 nano-USD and a move past it is an error, never a wrap.
@@ -61,6 +61,7 @@
  * constituent's match for observations.csv.
  */
 #include "index/internal.h"
+#include "core/vec.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -154,7 +155,7 @@ static int cmp_u64(const void *a, const void *b)
  * that traded that day or within trade_carry_days before it. */
 static gpi_status active_now(idx_chain *c, int32_t day, gpi_diag *d)
 {
-    if (idx_grow((void **)&c->act_now, &c->cap_act_now, c->nact + c->cur.nt + 1, sizeof *c->act_now))
+    if (GPI_VEC_RESERVE(c->act_now, c->cap_act_now, c->nact + c->cur.nt + 1))
         return gpi_diag_set(d, GPI_ENOMEM, "index: out of memory");
     size_t n = 0;
     for (size_t i = 0; i < c->cur.nt; i++) c->act_now[n++] = c->cur.t[i].key;
@@ -175,7 +176,7 @@ static gpi_status note_trading(idx_chain *c, int32_t day, gpi_diag *d)
         size_t k = 0;
         while (k < c->nact && c->act[k].group != c->cur.t[i].key) k++;
         if (k == c->nact) {
-            if (idx_grow((void **)&c->act, &c->cap_act, c->nact + 1, sizeof *c->act))
+            if (GPI_VEC_RESERVE(c->act, c->cap_act, c->nact + 1))
                 return gpi_diag_set(d, GPI_ENOMEM, "index: out of memory");
             c->nact++;
         }
@@ -210,7 +211,7 @@ static gpi_status panel_from(idx_chain *c, const idx_snap *s, int32_t day, gpi_d
     free_names(c);
     c->n_mem[1] = 0;
     for (int k = 0; k < 2; k++) {
-        if (idx_grow((void **)&c->mem[k], &c->cap_mem[k], n[k] + 1, sizeof *c->mem[k]))
+        if (GPI_VEC_RESERVE(c->mem[k], c->cap_mem[k], n[k] + 1))
             return gpi_diag_set(d, GPI_ENOMEM, "index: out of memory");
         for (size_t i = 0; i < n[k]; i++) {
             const idx_const *x = &src[k][i];
@@ -405,7 +406,7 @@ static gpi_status commit(idx_chain *c, int32_t day, int level, int event, int64_
         if (!fixed) goto keep_prev;
     }
     if ((rc = idx_snap_copy(&c->prev, &c->cur, d)) != GPI_OK) return rc;
-    if (idx_grow((void **)&c->prev_act, &c->cap_prev_act, c->nact_now + 1, sizeof *c->prev_act))
+    if (GPI_VEC_RESERVE(c->prev_act, c->cap_prev_act, c->nact_now + 1))
         return gpi_diag_set(d, GPI_ENOMEM, "index: out of memory");
     if (c->nact_now) memcpy(c->prev_act, c->act_now, c->nact_now * sizeof *c->act_now);
     c->nprev_act = c->nact_now;

@@ -15,6 +15,7 @@
  *     whether the day is a change, an anchor, a carry or a suspension.
  */
 #include "index/internal.h"
+#include "core/vec.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -69,8 +70,8 @@ int64_t idx_chain_offers_relative(idx_chain *c, const uint64_t *exclude, long *n
     *n_matched = *n_prov = 0;
     *now_q = *ref_q = -1;
     c->n_order = 0;
-    if (idx_grow((void **)&c->order, &c->cap_order, cap, sizeof *c->order) ||
-        idx_grow((void **)&c->w, &c->cap_w, 4 * cap, sizeof *c->w)) {
+    if (GPI_VEC_RESERVE(c->order, c->cap_order, cap) ||
+        GPI_VEC_RESERVE(c->w, c->cap_w, 4 * cap)) {
         *rc = gpi_diag_set(d, GPI_ENOMEM, "index: out of memory");
         return -1;
     }
@@ -130,7 +131,7 @@ int64_t idx_chain_trades_relative(idx_chain *c, const uint64_t *exclude, long *n
     const idx_params *p = &c->g->p;
     *n_matched = 0;
     *now_q = *ref_q = -1;
-    if (idx_grow((void **)&c->witems, &c->cap_witems, n + 1, sizeof *c->witems)) {
+    if (GPI_VEC_RESERVE(c->witems, c->cap_witems, n + 1)) {
         *rc = gpi_diag_set(d, GPI_ENOMEM, "index: out of memory");
         return -1;
     }
@@ -180,9 +181,9 @@ static int64_t snap_change(idx_chain *c, const idx_snap *base, const idx_snap *t
 {
     const idx_params *p = &c->g->p;
     size_t cap = base->no + base->nt + 1;
-    if (idx_grow((void **)&c->w, &c->cap_w, 4 * cap, sizeof *c->w) ||
-        idx_grow((void **)&c->witems, &c->cap_witems, cap, sizeof *c->witems) ||
-        idx_grow((void **)&c->order, &c->cap_order, cap, sizeof *c->order)) {
+    if (GPI_VEC_RESERVE(c->w, c->cap_w, 4 * cap) ||
+        GPI_VEC_RESERVE(c->witems, c->cap_witems, cap) ||
+        GPI_VEC_RESERVE(c->order, c->cap_order, cap)) {
         *rc = gpi_diag_set(d, GPI_ENOMEM, "index: out of memory");
         return -1;
     }

@@ -20,6 +20,7 @@
  */
 #define _GNU_SOURCE 1 /* FNM_CASEFOLD */
 #include "index/internal.h"
+#include "core/vec.h"
 
 #include <ctype.h>
 #include <fnmatch.h>
@@ -61,13 +62,8 @@ static int col_of(char **f, int n, const char *name)
 
 static gpi_status push(char ***v, size_t *n, size_t *cap, const char *s, gpi_diag *d)
 {
-    if (*n == *cap) {
-        size_t c = *cap ? 2 * *cap : 32;
-        char **nv = realloc(*v, c * sizeof *nv);
-        if (!nv) return gpi_diag_set(d, GPI_ENOMEM, "grades: out of memory");
-        *v = nv;
-        *cap = c;
-    }
+    if (GPI_VEC_RESERVE(*v, *cap, *n + 1) != 0)
+        return gpi_diag_set(d, GPI_ENOMEM, "grades: out of memory");
     if (!((*v)[*n] = strdup(s))) return gpi_diag_set(d, GPI_ENOMEM, "grades: out of memory");
     (*n)++;
     return GPI_OK;
@@ -237,15 +233,9 @@ static char *dup_or_null(const char *s, int *oom)
 static int collect(const gpi_obs *o, void *ud)
 {
     facets *fs = ud;
-    if (fs->n == fs->cap) {
-        size_t cap = fs->cap ? 2 * fs->cap : 256;
-        facet *nv = realloc(fs->v, cap * sizeof *nv);
-        if (!nv) {
-            fs->oom = 1;
-            return 1;
-        }
-        fs->v = nv;
-        fs->cap = cap;
+    if (GPI_VEC_RESERVE(fs->v, fs->cap, fs->n + 1) != 0) {
+        fs->oom = 1;
+        return 1;
     }
     facet *f = &fs->v[fs->n++];
     f->o = *o;

@@ -92,15 +92,6 @@ static const char *got_text(const json_t *v, char *buf, size_t n)
     return buf;
 }
 
-static int id_valid(const char *s)
-{
-    size_t n = strlen(s);
-    if (n < 1 || n > 64 || !isalnum((unsigned char)s[0])) return 0;
-    for (size_t i = 1; i < n; i++)
-        if (!isalnum((unsigned char)s[i]) && !strchr("._+-", s[i])) return 0;
-    return 1;
-}
-
 /* A GPU name folded as gpus.csv matches aliases: lower case, without
  * spaces, '-' and '_'. */
 static void fold_gpu(const char *s, char *out, size_t cap)
@@ -440,7 +431,7 @@ static gpi_status grade_parse(ctx *c, size_t gi, const json_t *obj, idx_grade *g
         return gpi_diag_set(c->d, GPI_EINPUT, "%s: grades[%zu]: not an object", c->name, gi);
     const json_t *id = json_object_get(obj, "id");
     if (!id) return gpi_diag_set(c->d, GPI_EINPUT, "%s: grades[%zu].id: missing", c->name, gi);
-    if (!json_is_string(id) || !id_valid(json_string_value(id)))
+    if (!json_is_string(id) || !gpi_grade_id_ok(json_string_value(id)))
         return bad(c, gi, "id", "must match [A-Za-z0-9][A-Za-z0-9._+-]{0,63}",
                    got_text(id, buf, sizeof buf));
     snprintf(g->id, sizeof g->id, "%s", json_string_value(id));

@@ -210,9 +210,6 @@ typedef struct idx_v2eval {
 } idx_v2eval;
 
 uint64_t idx_group_hash(const char *group);
-/* snap.c: grows *v (elements of `size` bytes, capacity *cap) to hold
- * `need`; -1 when out of memory (*v unchanged). */
-int idx_grow(void **v, size_t *cap, size_t need, size_t size);
 gpi_status idx_snap_copy(idx_snap *dst, const idx_snap *src, gpi_diag *d);
 /* First day of the rebalance period holding day (periods of `months`
  * months starting in January). */

@@ -14,6 +14,7 @@
  * and are valid until it is read again.
  */
 #include "index/internal.h"
+#include "core/vec.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -24,18 +25,6 @@ uint64_t idx_group_hash(const char *group)
     return gpi_fnv1a64(group, strlen(group), GPI_FNV_SEED);
 }
 
-
-int idx_grow(void **v, size_t *cap, size_t need, size_t size)
-{
-    if (need <= *cap) return 0;
-    size_t c = *cap ? *cap : 64;
-    while (c < need) c *= 2;
-    void *nv = realloc(*v, c * size);
-    if (!nv) return -1;
-    *v = nv;
-    *cap = c;
-    return 0;
-}
 
 static int cmp_const_key(const void *a, const void *b)
 {
@@ -62,9 +51,8 @@ gpi_status idx_snap_build(idx_snap *s, idx_day *dy, size_t gi, int32_t day, gpi_
     const idx_buf *ob = &dy->offers[gi], *tb = &dy->trades[gi];
     s->day = day;
     s->no = s->nt = 0;
-    if (idx_grow((void **)&s->o, &s->cap_o, ob->n + 1, sizeof *s->o) ||
-        idx_grow((void **)&s->t, &s->cap_t, tb->n + 1, sizeof *s->t) ||
-        idx_grow((void **)&s->items, &s->cap_items, tb->n + 1, sizeof *s->items))
+    if (GPI_VEC_RESERVE(s->o, s->cap_o, ob->n + 1) || GPI_VEC_RESERVE(s->t, s->cap_t, tb->n + 1) ||
+        GPI_VEC_RESERVE(s->items, s->cap_items, tb->n + 1))
         return gpi_diag_set(d, GPI_ENOMEM, "index: out of memory");
     for (size_t i = 0; i < ob->n; i++) {
         const idx_item *it = &ob->v[i];
@@ -96,8 +84,8 @@ gpi_status idx_snap_build(idx_snap *s, idx_day *dy, size_t gi, int32_t day, gpi_
 
 gpi_status idx_snap_copy(idx_snap *dst, const idx_snap *src, gpi_diag *d)
 {
-    if (idx_grow((void **)&dst->o, &dst->cap_o, src->no + 1, sizeof *dst->o) ||
-        idx_grow((void **)&dst->t, &dst->cap_t, src->nt + 1, sizeof *dst->t))
+    if (GPI_VEC_RESERVE(dst->o, dst->cap_o, src->no + 1) ||
+        GPI_VEC_RESERVE(dst->t, dst->cap_t, src->nt + 1))
         return gpi_diag_set(d, GPI_ENOMEM, "index: out of memory");
     if (src->no) memcpy(dst->o, src->o, src->no * sizeof *src->o);
     if (src->nt) memcpy(dst->t, src->t, src->nt * sizeof *src->t);

@@ -29,6 +29,7 @@
  *     suggestions for unknown provider names.
  */
 #include "ingest/internal.h"
+#include "core/vec.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,13 +57,7 @@ static const char *suggestion(norm_ctx *c, const char *folded, const char *raw)
     const char *near = tables_provider_suggest(c->t, raw);
     int v = 0;
     if (near) {
-        if (c->n_sugg == c->cap_sugg) {
-            size_t cap2 = c->cap_sugg ? 2 * c->cap_sugg : 16;
-            const char **nv = realloc(c->sugg, cap2 * sizeof *nv);
-            if (!nv) return near;
-            c->sugg = nv;
-            c->cap_sugg = cap2;
-        }
+        if (GPI_VEC_RESERVE(c->sugg, c->cap_sugg, c->n_sugg + 1) != 0) return near;
         c->sugg[c->n_sugg++] = near;
         v = (int)c->n_sugg;
     }

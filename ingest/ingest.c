@@ -15,15 +15,14 @@
  * (3) The file is read in 256 KiB chunks through a reused buffer; rows go
  *     straight from libcsv's callbacks through normalize_row to the sink.
  * (4) The file's SHA-256 is computed in the same pass, of exactly the
- *     bytes parsed (CSV here, JSON in json.c), with OpenSSL's libcrypto
- *     (SHA-NI where the CPU has it): the portable core/sha256.c took a
- *     quarter of all ingest instructions.
+ *     bytes parsed (CSV here, JSON in json.c), with core/sha256.c, which
+ *     is libcrypto's (SHA-NI where the CPU has it): a portable C SHA-256
+ *     took a quarter of all ingest instructions.
  */
 #include "ingest/internal.h"
 
 #include <ctype.h>
 #include <errno.h>
-#include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,36 +54,6 @@ gpi_status ingest_reject(const ingest_sink *sink, const char *path, long line, c
     return GPI_OK;
 }
 
-/* Incremental SHA-256 through libcrypto (internal.h). */
-int ingest_hash_init(ingest_hash *h)
-{
-    h->ctx = EVP_MD_CTX_new();
-    return h->ctx && EVP_DigestInit_ex(h->ctx, EVP_sha256(), NULL) == 1 ? 0 : -1;
-}
-
-void ingest_hash_update(ingest_hash *h, const void *buf, size_t n)
-{
-    EVP_DigestUpdate(h->ctx, buf, n);
-}
-
-int ingest_hash_final(ingest_hash *h, char out[65])
-{
-    out[0] = '\0';
-    if (!h->ctx) return -1; /* ingest_hash_init ran out of memory */
-    unsigned char md[EVP_MAX_MD_SIZE];
-    unsigned int n = 0;
-    int ok = EVP_DigestFinal_ex(h->ctx, md, &n) == 1 && n == 32;
-    EVP_MD_CTX_free(h->ctx);
-    h->ctx = NULL;
-    static const char hex[] = "0123456789abcdef";
-    for (unsigned i = 0; i < 32; i++) {
-        out[2 * i] = hex[md[i] >> 4];
-        out[2 * i + 1] = hex[md[i] & 15];
-    }
-    out[64] = '\0';
-    return ok ? 0 : -1;
-}
-
 typedef struct csv_in {
     norm_ctx *nc;
     const ingest_opts *opt;
@@ -96,7 +65,7 @@ typedef struct csv_in {
     norm_row row;             /* names filled once; values per row */
     int field_col[F__N];      /* field -> column or -1 */
     long rows;
-    const csvr *rd;           /* the reader (its BOM counts in line 1's columns) */
+    const gpi_csv_reader *rd;           /* the reader (its BOM counts in line 1's columns) */
 } csv_in;
 
 /* 1-based byte column of field k in a raw header line. */
@@ -116,7 +85,7 @@ static size_t field_col(const char *raw, size_t n, int k)
  * took 184 s when each was compared with every one before it), and only
  * the first INGEST_MAX_UNKNOWN_WARNINGS are named, then one line counts
  * the rest. */
-static gpi_status header(csv_in *c, const csv_rec *r, gpi_diag *d)
+static gpi_status header(csv_in *c, const gpi_csv_rec *r, gpi_diag *d)
 {
     const char *path = c->opt->path;
     size_t total = 0;
@@ -233,7 +202,7 @@ static const char *text_fault(const char *s, size_t n)
 /* Rejects row r for the fault `why` of field f (column k): the echo shows
  * bytes outside printable ASCII as \xHH, and the raw row keeps every byte
  * (a NUL written as \0). */
-static gpi_status bad_text(csv_in *c, const csv_rec *r, int f, int k, const char *why,
+static gpi_status bad_text(csv_in *c, const gpi_csv_rec *r, int f, int k, const char *why,
                            gpi_diag *d)
 {
     char msg[256], got[96];
@@ -259,7 +228,7 @@ static gpi_status bad_text(csv_in *c, const csv_rec *r, int f, int k, const char
     return rc;
 }
 
-static gpi_status on_rec(void *ud, const csv_rec *r, gpi_diag *d)
+static gpi_status on_rec(void *ud, const gpi_csv_rec *r, gpi_diag *d)
 {
     csv_in *c = ud;
     if (!c->header_done) return header(c, r, d);
@@ -291,21 +260,20 @@ static gpi_status ingest_csv(const ingest_opts *opt, norm_ctx *nc, const ingest_
     c.nc = nc;
     c.opt = opt;
     c.sink = sink;
-    csvr r;
+    gpi_csv_reader r;
     c.rd = &r;
-    gpi_status rc = buf ? csvr_init(&r, opt->path, 0, on_rec, &c) : GPI_ENOMEM;
+    gpi_status rc = buf ? gpi_csv_init(&r, opt->path, 0, on_rec, &c) : GPI_ENOMEM;
     if (rc != GPI_OK) {
         free(buf);
         return gpi_diag_set(d, rc, "%s: out of memory", opt->path);
     }
     uint64_t done = 0, next_progress = PROGRESS_EVERY;
     size_t n;
-    ingest_hash sha;
-    if (rc == GPI_OK && ingest_hash_init(&sha) != 0)
-        rc = gpi_diag_set(d, GPI_ENOMEM, "%s: cannot start SHA-256", opt->path);
+    gpi_sha256 sha;
+    gpi_sha256_init(&sha);
     while (rc == GPI_OK && (n = fread(buf, 1, CHUNK, f)) > 0) {
-        ingest_hash_update(&sha, buf, n);
-        rc = csvr_feed(&r, buf, n, d);
+        gpi_sha256_update(&sha, buf, n);
+        rc = gpi_csv_feed(&r, buf, n, d);
         done += n;
         if (sink->progress && done >= next_progress) {
             sink->progress(sink->ud, done, total);
@@ -314,14 +282,13 @@ static gpi_status ingest_csv(const ingest_opts *opt, norm_ctx *nc, const ingest_
     }
     if (rc == GPI_OK && ferror(f))
         rc = gpi_diag_set(d, GPI_EIO, "%s: read error: %s", opt->path, strerror(errno));
-    if (rc == GPI_OK) rc = csvr_finish(&r, d);
+    if (rc == GPI_OK) rc = gpi_csv_finish(&r, d);
     if (rc == GPI_OK && !c.header_done)
         rc = gpi_diag_set(d, GPI_EINPUT, "%s:1:1: no header row (the file is empty)", opt->path);
     res->rows_read = c.rows;
     res->n_bytes = (int64_t)done;
-    if (ingest_hash_final(&sha, res->sha256) != 0 && rc == GPI_OK)
-        rc = gpi_diag_set(d, GPI_EIO, "%s: SHA-256 failed", opt->path);
-    csvr_free(&r);
+    gpi_sha256_final(&sha, res->sha256);
+    gpi_csv_free(&r);
     free(c.names);
     free(c.col_field);
     free(buf);
@@ -385,18 +352,19 @@ gpi_status ingest_file_sha256(const char *path, char out[65], gpi_diag *d)
     if (orc != GPI_OK) return orc;
     FILE *f = src.f;
     char *buf = malloc(1u << 20);
-    ingest_hash h = {NULL};
-    if (!buf || ingest_hash_init(&h) != 0) {
-        ingest_hash_final(&h, out);
-        free(buf);
+    if (!buf) {
+        out[0] = '\0';
         fclose(f);
         return gpi_diag_set(d, GPI_ENOMEM, "%s: out of memory", path);
     }
+    gpi_sha256 h;
+    gpi_sha256_init(&h);
     size_t n;
-    while ((n = fread(buf, 1, 1u << 20, f)) > 0) ingest_hash_update(&h, buf, n);
+    while ((n = fread(buf, 1, 1u << 20, f)) > 0) gpi_sha256_update(&h, buf, n);
     int err = ferror(f);
     free(buf);
     fclose(f);
-    if (ingest_hash_final(&h, out) != 0 || err) return gpi_diag_set(d, GPI_EIO, "%s: read error", path);
+    gpi_sha256_final(&h, out);
+    if (err) return gpi_diag_set(d, GPI_EIO, "%s: read error", path);
     return GPI_OK;
 }

@@ -96,16 +96,4 @@ gpi_status ingest_file(const ingest_tables *t, const ingest_opts *opt,
  * "path: reason" if unreadable. */
 gpi_status ingest_file_sha256(const char *path, char out[65], gpi_diag *d);
 
-/* The project's CSV reader (csv.c) for other modules' files: the records
- * of the text buf[0..len) -- RFC 4180 quoting, LF or CRLF, a UTF-8 BOM
- * skipped, blank lines skipped, unquoted fields trimmed of spaces -- one
- * call of fn per record with its fields (valid during the call) and the
- * physical line it starts on.  path names the text in messages
- * ("path:line:col: unterminated quoted field").  A non-OK return of fn
- * stops the read and is returned. */
-typedef gpi_status (*ingest_csv_fn)(void *ud, const char *const *field, int n, long line,
-                                    gpi_diag *d);
-gpi_status ingest_csv_text(const char *path, const char *buf, size_t len, ingest_csv_fn fn,
-                           void *ud, gpi_diag *d);
-
 #endif

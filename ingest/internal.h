@@ -12,11 +12,11 @@
 #ifndef GPI_INGEST_INTERNAL_H
 #define GPI_INGEST_INTERNAL_H
 
-#include <csv.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
+#include "core/csv_reader.h"
 #include "core/gpi.h"
 #include "core/obs.h"
 #include "ingest/ingest.h"
@@ -45,56 +45,6 @@ int strmap_put(strmap *m, const char *key, size_t len, int val);
 /* The value, or -1 when absent. */
 int strmap_get(const strmap *m, const char *key, size_t len);
 void strmap_free(strmap *m);
-
-/* ---- streaming CSV (csv.c) --------------------------------------------- */
-
-/* One record.  f[i] is NUL-terminated (embedded NULs end it early);
- * line is the physical line (1-based, counted at LF) where it starts;
- * raw is its text without the final line break. */
-typedef struct csv_rec {
-    const char *const *f;
-    const size_t *len;
-    int n;
-    long line;
-    const char *raw;
-    size_t raw_len;
-} csv_rec;
-
-/* Called per record; a non-OK return stops the read and is returned. */
-typedef gpi_status (*csv_rec_fn)(void *ud, const csv_rec *r, gpi_diag *d);
-
-typedef struct csvr {
-    struct csv_parser p;
-    const char *path;       /* for messages, as given */
-    int comments;           /* lines starting with '#' are skipped */
-    int no_fast;            /* tests: always go through libcsv */
-    csv_rec_fn fn;
-    void *ud;
-    gpi_diag *d;
-    gpi_status st;          /* first callback failure */
-    long line;              /* current physical line */
-    size_t col0;            /* bytes of the current line already fed */
-    int in_comment;
-    long rec_line;
-    char *raw;              /* text of the current record */
-    size_t raw_len, raw_cap;
-    char *fbuf;             /* fields of the current record, NUL-separated */
-    size_t fbuf_len, fbuf_cap;
-    size_t *foff, *flen;    /* offsets into fbuf */
-    const char **fptr;
-    int nf, nf_cap;
-    int oom;
-    int bom_k;              /* BOM bytes matched so far (0..2), -1 when decided */
-    int bom;                /* 3 when line 1 began with a UTF-8 BOM (skipped) */
-    int after_cr;           /* the last call ended a line at a CR (an LF may follow) */
-} csvr;
-
-gpi_status csvr_init(csvr *r, const char *path, int comments, csv_rec_fn fn, void *ud);
-/* Feeds bytes; structural errors come back as GPI_EINPUT with
- * "path:line:col: reason" in d. */
-gpi_status csvr_feed(csvr *r, const char *buf, size_t n, gpi_diag *d);
-gpi_status csvr_finish(csvr *r, gpi_diag *d);
-void csvr_free(csvr *r);
 
 /* ---- tables (tables.c) --------------------------------------------------- */
 
@@ -234,18 +184,6 @@ void ingest_source_close(ingest_source *src);
  * rest are counted in one more warning, so a hostile header cannot flood
  * the caller with messages. */
 #define INGEST_MAX_UNKNOWN_WARNINGS 20
-
-/* ---- file hashing (ingest.c) ----------------------------------------------- */
-
-/* Incremental SHA-256 (libcrypto).  ingest_hash_final frees the state and
- * writes the hex digest ("" and -1 when init failed); call it once after
- * every init, whatever became of the file. */
-typedef struct ingest_hash {
-    void *ctx;
-} ingest_hash;
-int ingest_hash_init(ingest_hash *h);
-void ingest_hash_update(ingest_hash *h, const void *buf, size_t n);
-int ingest_hash_final(ingest_hash *h, char out[65]);
 
 /* ---- JSON input (json.c) -------------------------------------------------- */
 

@@ -41,7 +41,7 @@
 #include <string.h>
 
 /* An NDJSON line longer than this is a structural error, as a CSV record
- * is (ingest/csv.c). */
+ * is (core/csv_reader.c). */
 #define MAX_LINE (1 << 20)
 
 typedef struct json_in {
@@ -64,7 +64,7 @@ typedef struct json_in {
 
 typedef struct jrd {
     FILE *f;
-    ingest_hash *h;
+    gpi_sha256 *h;
     char *buf;
     size_t pos, len;
     unsigned char back[3]; /* bytes given back (the BOM check), last first */
@@ -85,7 +85,7 @@ static int rd_fill(jrd *r)
         if (ferror(r->f)) r->err = errno ? errno : EIO;
         return 0;
     }
-    ingest_hash_update(r->h, r->buf, n);
+    gpi_sha256_update(r->h, r->buf, n);
     r->total += n;
     r->pos = 0;
     r->len = n;
@@ -542,7 +542,8 @@ gpi_status ingest_json(const ingest_tables *t, const ingest_opts *opt, norm_ctx 
 {
     (void)t;
     sha256[0] = '\0';
-    ingest_hash h;
+    gpi_sha256 h;
+    gpi_sha256_init(&h);
     jrd r;
     memset(&r, 0, sizeof r);
     r.f = fp;
@@ -551,10 +552,7 @@ gpi_status ingest_json(const ingest_tables *t, const ingest_opts *opt, norm_ctx 
     /* the first line's bytes up to its first non-blank (NDJSON reads the
      * line on from there), at most MAX_LINE + 1 of them */
     char *line = malloc(MAX_LINE + 1);
-    int hash_ok = ingest_hash_init(&h) == 0;
-    if (!r.buf || !line || !hash_ok) {
-        ingest_hash_final(&h, sha256);
-        sha256[0] = '\0';
+    if (!r.buf || !line) {
         free(r.buf);
         free(line);
         return gpi_diag_set(d, GPI_ENOMEM, "%s: out of memory", opt->path);
@@ -608,8 +606,7 @@ gpi_status ingest_json(const ingest_tables *t, const ingest_opts *opt, norm_ctx 
     }
     /* note 7: the hash of exactly the bytes read, and so parsed (a whole
      * file is read to its end); a failed file has none */
-    if (ingest_hash_final(&h, sha256) != 0 && rc == GPI_OK)
-        rc = gpi_diag_set(d, GPI_EIO, "%s: SHA-256 failed", opt->path);
+    gpi_sha256_final(&h, sha256);
     if (rc != GPI_OK) sha256[0] = '\0';
     *n_bytes = (int64_t)r.total;
     strmap_free(&c.warned);

@@ -126,7 +126,7 @@ static gpi_status bad(const loader *l, long line, const char *col, const char *w
                         why, got);
 }
 
-static gpi_status on_rec(void *ud, const csv_rec *r, gpi_diag *d)
+static gpi_status on_rec(void *ud, const gpi_csv_rec *r, gpi_diag *d)
 {
     loader *l = ud;
     if (!l->header_done) {
@@ -341,13 +341,13 @@ static gpi_status load_one(ingest_tables *t, const char *dir, loader *l, gpi_sha
         gpi_sha256_update(sha, l->file, strlen(l->file) + 1);
         gpi_sha256_update(sha, buf, n);
         l->t = t;
-        csvr r;
-        rc = csvr_init(&r, l->file, 1, on_rec, l);
-        if (rc == GPI_OK) rc = csvr_feed(&r, buf, n, d);
-        if (rc == GPI_OK) rc = csvr_finish(&r, d);
+        gpi_csv_reader r;
+        rc = gpi_csv_init(&r, l->file, 1, on_rec, l);
+        if (rc == GPI_OK) rc = gpi_csv_feed(&r, buf, n, d);
+        if (rc == GPI_OK) rc = gpi_csv_finish(&r, d);
         if (rc == GPI_OK && !l->header_done)
             rc = gpi_diag_set(d, GPI_EINPUT, "%s:1: no header row", l->file);
-        csvr_free(&r);
+        gpi_csv_free(&r);
         if (rc == GPI_ENOMEM) gpi_diag_set(d, rc, "%s: out of memory", path);
     }
     free(buf);

@@ -6,18 +6,6 @@
 
 #include "sim/internal.h"
 
-static int grade_id_ok(const char *s)
-{
-    size_t n = strlen(s);
-    if (n == 0 || n > 64) return 0;
-    for (size_t i = 0; i < n; i++) {
-        char c = s[i];
-        int alnum = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
-        if (!alnum && (i == 0 || !strchr("._+-", c))) return 0;
-    }
-    return 1;
-}
-
 gpi_status sim_write(const sim_params *p, const sim_files *f, sim_stats *s, gpi_diag *d)
 {
     sim_stats local;
@@ -36,7 +24,7 @@ gpi_status sim_write(const sim_params *p, const sim_files *f, sim_stats *s, gpi_
     gpi_civil_from_days(p->start_day + p->days - 1, &y2, &m2, &d2);
     if (y < 1970 || y2 > 9999)
         return gpi_diag_set(d, GPI_EUSAGE, "simulate: --start: the run must lie in 1970..9999");
-    if (p->contract_grade && !grade_id_ok(p->contract_grade))
+    if (p->contract_grade && !gpi_grade_id_ok(p->contract_grade))
         return gpi_diag_set(d, GPI_EUSAGE, "simulate: --grade: not a valid grade id (got \"%s\")",
                             p->contract_grade);
     sim_events ev;

@@ -1,14 +1,14 @@
 /* tests/refindex_helpers.h -- shared by tests/test_e2e_refindex.c and
  * tests/test_e2e_refindex_v2.c (header-only, static inline): the header of
  * `index show`, a reader of its CSV records, and a hand-computed case
- * runner that checks the binary and tools/ref_index.py against the same
+ * runner that checks the binary and tests/ref/ref_index.py against the same
  * expected text.
  *
  * The hand-computed texts are the columns up to `note` (HDR): they pin
  * the method of §1-§10.  The five manipulation columns after it (§11) are
  * worked out by hand in tests/test_index.c, tests/test_e2e_index.c and
  * tests/test_e2e_grades.c; here they are required to equal the
- * reference's (tools/ref_manip.py) on every hand-computed case and on the
+ * reference's (tests/ref/ref_manip.py) on every hand-computed case and on the
  * generated market.
  */
 #ifndef GPI_REFINDEX_HELPERS_H
@@ -70,7 +70,7 @@ static inline void assert_upto_note(const char *got, const char *want)
 static inline int have_python(void)
 {
     if (access("/usr/bin/python3", X_OK) == 0) return 1;
-    printf("skip: /usr/bin/python3 is absent (tools/ref_index.py needs it)\n");
+    printf("skip: /usr/bin/python3 is absent (tests/ref/ref_index.py needs it)\n");
     return 0;
 }
 
@@ -142,7 +142,7 @@ static inline void hand_case_show(const char *tmp, const char *from, const char 
         tu_run_free(&r);
         return;
     }
-    tu_run ref = tu_sh(tmp, "/usr/bin/python3 '%s/tools/ref_index.py' --db h.db --grades g.json"
+    tu_run ref = tu_sh(tmp, "/usr/bin/python3 '%s/tests/ref/ref_index.py' --db h.db --grades g.json"
                             " --from %s --to %s", tu_srcdir(), sfrom, sto);
     assert_int_equal(ref.status, 0);
     assert_upto_note(ref.out, want);

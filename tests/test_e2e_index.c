@@ -544,7 +544,7 @@ static void test_real_data_slice(void **state)
  * 3.00/1000 on day 1: n = 4, s = 0.30, shares 0.2/0.15/0.15/0.5 -> P4 cut
  * to 0.3, the others 0.28/0.21/0.21; cumulative 0.28, 0.49, 0.70 at 2.20
  * -> 2.2000.  Building only day 3 with the default cut-off must carry
- * 2.2000 (tools/ref_index.py gives the same row).
+ * 2.2000 (tests/ref/ref_index.py gives the same row).
  * Day 1's manipulation cost, by hand: a new provider selling x GPU-hours
  * below 2.00 gets, while P1 (raw share 400/(1000+x)) is capped at 0.30,
  * 0.7 x/(600+x) of the weight; the weight at or below 2.00 reaches half,
@@ -568,10 +568,10 @@ static void test_history_at_build_cut_off(void **state)
     tu_run r = tu_gpuidx(tmp, "--db h.db ingest --admit-providers a.csv");
     if (r.status != 0) fail_msg("ingest: %s", r.err);
     tu_run_free(&r);
-    r = tu_sh(tmp, "sleep 1.1; date -u +%%Y-%%m-%%dT%%H:%%M:%%SZ; sleep 1.1");
+    /* a cut-off strictly after a.csv's second, and b.csv in a later one */
     char cut[32];
-    snprintf(cut, sizeof cut, "%.20s", r.out);
-    tu_run_free(&r);
+    tu_next_second(cut);
+    tu_next_second(NULL);
     r = tu_gpuidx(tmp, "--db h.db ingest --admit-providers b.csv");
     assert_int_equal(r.status, 0);
     tu_run_free(&r);

@@ -79,7 +79,7 @@ static double now_s(void)
 {
     struct timeval tv;
     gettimeofday(&tv, NULL);
-    return (double)tv.tv_sec + tv.tv_usec / 1e6;
+    return (double)tv.tv_sec + (double)tv.tv_usec / 1e6;
 }
 
 static void sh_ok(const char *cmd)
@@ -319,9 +319,8 @@ static int setup(void **state)
     sh_ok("awk -f late.awk m/offers.csv > late.csv");
     gpuidx_ok("base.db", "ingest offers --admit-providers m/offers.csv");
     gpuidx_ok("base.db", "ingest trades --admit-providers m/trades.csv");
-    /* the cut-off: a second after the last commit */
-    sleep(1);
-    gpi_time_format((int64_t)time(NULL), as_of);
+    /* the cut-off: the first second after the last commit */
+    tu_next_second(as_of);
     copy_db("base.db", "built.db");
     char args[512];
     snprintf(args, sizeof args, "index build --grades k.json --from " FROM " --to " TO
@@ -329,8 +328,7 @@ static int setup(void **state)
     gpuidx_ok("built.db", args);
     copy_db("built.db", "late.db");
     gpuidx_ok("late.db", "ingest offers --admit-providers late.csv");
-    sleep(1);
-    gpi_time_format((int64_t)time(NULL), late_as_of);
+    tu_next_second(late_as_of);
     return 0;
 }
 

@@ -1,6 +1,6 @@
 /* tests/test_e2e_refindex_v2.c -- methodology v2 (METHODOLOGY §10): hand-
  * computed cases of the rules of §10.3, §10.4 and §10.6, each checked on
- * the binary and, when /usr/bin/python3 is present, on tools/ref_index.py
+ * the binary and, when /usr/bin/python3 is present, on tests/ref/ref_index.py
  * against the same expected text, among them the two disagreements of
  * gpuidx with the text the comparison found (fixed in the binary).  The
  * generated-market comparison of v1 and v2 grades is
@@ -455,7 +455,7 @@ static void test_v2_rotating_traders_partial_build(void **state)
     tu_run_free(&f);
     tu_run_free(&p);
     if (have_python()) {
-        r = tu_sh(tmp, "/usr/bin/python3 '%s/tools/ref_index.py' --db f.db --grades g.json"
+        r = tu_sh(tmp, "/usr/bin/python3 '%s/tests/ref/ref_index.py' --db f.db --grades g.json"
                        " --from 2025-01-01 --to 2025-03-31 > ref.csv &&"
                        " $GPUIDX_BIN --db f.db index show > bin.csv && cmp bin.csv ref.csv",
                   tu_srcdir());
@@ -530,7 +530,7 @@ static void test_v2_partial_build_trade_carry(void **state)
     tu_run f = tu_gpuidx(tmp, "--db f.db index show --from 2025-03-02 --to 2025-03-02");
     assert_upto_note(f.out, want);
     if (have_python()) {
-        r = tu_sh(tmp, "/usr/bin/python3 '%s/tools/ref_index.py' --db f.db --grades g.json"
+        r = tu_sh(tmp, "/usr/bin/python3 '%s/tests/ref/ref_index.py' --db f.db --grades g.json"
                        " --from 2025-03-02 --to 2025-03-02", tu_srcdir());
         assert_int_equal(r.status, 0);
         assert_string_equal(r.out, f.out);

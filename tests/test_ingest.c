@@ -5,6 +5,7 @@
  * ingest: tests/test_ingest_pipe.c; JSON and the record bound:
  * tests/test_ingest_json.c. */
 #include "tests/testutil.h"
+#include "core/csv_reader.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -315,7 +316,7 @@ typedef struct lines {
     int n;
 } lines;
 
-static gpi_status rec_line(void *ud, const csv_rec *r, gpi_diag *d)
+static gpi_status rec_line(void *ud, const gpi_csv_rec *r, gpi_diag *d)
 {
     (void)d;
     lines *l = ud;
@@ -328,16 +329,16 @@ static gpi_status rec_line(void *ud, const csv_rec *r, gpi_diag *d)
 static void lines_any_chunking(const char *text, const long *want, int n)
 {
     for (size_t chunk = 1; chunk <= strlen(text); chunk++) {
-        csvr r;
+        gpi_csv_reader r;
         lines l = {{0}, 0};
         gpi_diag d = {{0}};
-        assert_int_equal(csvr_init(&r, "t.csv", 0, rec_line, &l), GPI_OK);
+        assert_int_equal(gpi_csv_init(&r, "t.csv", 0, rec_line, &l), GPI_OK);
         for (size_t off = 0; off < strlen(text); off += chunk) {
             size_t k = strlen(text) - off < chunk ? strlen(text) - off : chunk;
-            assert_int_equal(csvr_feed(&r, text + off, k, &d), GPI_OK);
+            assert_int_equal(gpi_csv_feed(&r, text + off, k, &d), GPI_OK);
         }
-        assert_int_equal(csvr_finish(&r, &d), GPI_OK);
-        csvr_free(&r);
+        assert_int_equal(gpi_csv_finish(&r, &d), GPI_OK);
+        gpi_csv_free(&r);
         assert_int_equal(l.n, n);
         for (int i = 0; i < n; i++)
             if (l.line[i] != want[i]) fail_msg("chunk %zu: record %d at line %ld, want %ld", chunk, i, l.line[i], want[i]);
@@ -360,7 +361,7 @@ typedef struct recs {
     size_t n;
 } recs;
 
-static gpi_status rec_dump(void *ud, const csv_rec *r, gpi_diag *d)
+static gpi_status rec_dump(void *ud, const gpi_csv_rec *r, gpi_diag *d)
 {
     (void)d;
     recs *o = ud;
@@ -373,15 +374,15 @@ static gpi_status rec_dump(void *ud, const csv_rec *r, gpi_diag *d)
 
 static void read_all(const char *text, int no_fast, recs *o, gpi_status *rc, char *msg)
 {
-    csvr r;
+    gpi_csv_reader r;
     gpi_diag d = {{0}};
     memset(o, 0, sizeof *o);
-    assert_int_equal(csvr_init(&r, "g.csv", 0, rec_dump, o), GPI_OK);
+    assert_int_equal(gpi_csv_init(&r, "g.csv", 0, rec_dump, o), GPI_OK);
     r.no_fast = no_fast;
-    *rc = csvr_feed(&r, text, strlen(text), &d);
-    if (*rc == GPI_OK) *rc = csvr_finish(&r, &d);
+    *rc = gpi_csv_feed(&r, text, strlen(text), &d);
+    if (*rc == GPI_OK) *rc = gpi_csv_finish(&r, &d);
     strcpy(msg, d.msg);
-    csvr_free(&r);
+    gpi_csv_free(&r);
 }
 
 static void test_fast_path_matches_libcsv(void **state)
@@ -580,15 +581,15 @@ static void test_bom(void **state)
     static recs got_recs;
     for (size_t i = 0; i < sizeof pieces / sizeof pieces[0]; i++)
         for (size_t chunk = 1; chunk <= strlen(pieces[i].text); chunk++) {
-            csvr r;
+            gpi_csv_reader r;
             memset(&got_recs, 0, sizeof got_recs);
-            assert_int_equal(csvr_init(&r, "t.csv", 0, rec_dump, &got_recs), GPI_OK);
+            assert_int_equal(gpi_csv_init(&r, "t.csv", 0, rec_dump, &got_recs), GPI_OK);
             size_t len = strlen(pieces[i].text);
             for (size_t off = 0; off < len; off += chunk)
-                assert_int_equal(csvr_feed(&r, pieces[i].text + off, len - off < chunk ? len - off : chunk, &d),
+                assert_int_equal(gpi_csv_feed(&r, pieces[i].text + off, len - off < chunk ? len - off : chunk, &d),
                                  GPI_OK);
-            assert_int_equal(csvr_finish(&r, &d), GPI_OK);
-            csvr_free(&r);
+            assert_int_equal(gpi_csv_finish(&r, &d), GPI_OK);
+            gpi_csv_free(&r);
             if (strcmp(got_recs.text, pieces[i].want) != 0)
                 fail_msg("case %zu, chunk %zu: got \"%s\"", i, chunk, got_recs.text);
         }

@@ -10,12 +10,36 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 void tu_assert_close(double got, double want, double rel, const char *what)
 {
     if (!(fabs(got - want) <= rel * fmax(1.0, fabs(want))))
         fail_msg("%s: got %.17g, want %.17g", what, got, want);
+}
+
+int64_t tu_next_second(char *iso)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    time_t s = now.tv_sec;
+    /* to 2 ms past the tick, then until time() (a coarser clock on some
+     * systems, and the one gpuidx stamps with) agrees */
+    struct timespec t = {0, 1000000000L - now.tv_nsec + 2000000L};
+    if (t.tv_nsec >= 1000000000L) {
+        t.tv_sec = 1;
+        t.tv_nsec -= 1000000000L;
+    }
+    while (nanosleep(&t, &t) != 0 && errno == EINTR) {}
+    for (struct timespec ms = {0, 1000000L}; time(NULL) <= s;) nanosleep(&ms, NULL);
+    time_t got = time(NULL);
+    if (iso) {
+        struct tm tm;
+        gmtime_r(&got, &tm);
+        strftime(iso, 21, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    }
+    return (int64_t)got;
 }
 
 static char *slurp_fd(FILE *f)

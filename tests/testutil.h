@@ -48,6 +48,14 @@ const char *tu_srcdir(void);
  * printed skip reason when it is absent. */
 const char *tu_real_data(void);
 
+/* Waits until the wall clock is in the next second after the call (the
+ * second of anything committed before the call is then in the past) and
+ * returns that second; iso (when not NULL, 21 bytes) gets it as
+ * YYYY-MM-DDTHH:MM:SSZ.  Batches and cut-offs are stamped in whole
+ * seconds: this replaces `sleep 1.1` by the wait for the observable tick
+ * (half a second on average). */
+int64_t tu_next_second(char *iso);
+
 /* A FIFO at path, and a child process that opens it for writing n times
  * in turn, writing texts[i] (len[i] bytes; len NULL: strlen) on the i-th
  * open and closing it: a reader that opens the path twice gets texts[0],

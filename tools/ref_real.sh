@@ -1,9 +1,9 @@
 #!/bin/sh
-# tools/ref_real.sh -- gpuidx vs the reference implementation (tools/ref_index.py,
+# tools/ref_real.sh -- gpuidx vs the reference implementation (tests/ref/ref_index.py,
 # methodology v1 and v2 written from METHODOLOGY.md alone) on the real SkyPilot
 # catalogue: a slice of ../shared/data/real is ingested, a few v2 grades and
 # their v1 twins are built over it, and `index show` is compared with the
-# reference field by field (tools/ref_compare.py).  Not part of `make test`
+# reference field by field (tests/ref/ref_compare.py).  Not part of `make test`
 # (about 50 s for the default window, more from 2023-01-01); exit 0 when
 # every field agrees, 1 when any differs, 77 when the data is absent.  The
 # reference's rule counts (ref_index.py --stats: how often each rule of
@@ -68,10 +68,10 @@ else
 fi
 t2=$(date +%s)
 "$BIN" --db r.db index show --from "$FROM" --to "$TO" >gpuidx.csv
-$PY "$SRC/tools/ref_index.py" --db r.db --grades g.json --from "$FROM" --to "$TO" \
+$PY "$SRC/tests/ref/ref_index.py" --db r.db --grades g.json --from "$FROM" --to "$TO" \
     --stats stats.txt >ref.csv
 t3=$(date +%s)
 echo "ref_real: $(($(wc -l <slice.csv) - 1)) observations $FROM..$TO in $WORK;" \
      "ingest $((t1 - t0)) s, build $((t2 - t1)) s, reference $((t3 - t2)) s" >&2
 echo "ref_real: v2 rules exercised: $(tr '\n' ' ' <stats.txt)" >&2
-$PY "$SRC/tools/ref_compare.py" gpuidx.csv ref.csv
+$PY "$SRC/tests/ref/ref_compare.py" gpuidx.csv ref.csv

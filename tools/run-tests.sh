@@ -1,25 +1,89 @@
 #!/bin/sh
-# tools/run-tests.sh -- run cmocka test binaries and sum their results.
+# tools/run-tests.sh -- run cmocka test binaries, JOBS at a time, and sum
+# their results.
 #
-# Each binary prints cmocka's own summary; this adds one closing line,
-# "tests: N passed, N failed, N skipped", and exits non-zero on any failure.
+#   [JOBS=n] [TEST_TIMES=file] sh tools/run-tests.sh build/tests/test_a ...
+#
+# Each binary runs with its output (stdout and stderr) kept in a file of
+# its own; the outputs are printed whole, in the order of the arguments,
+# as soon as a binary and all those before it have finished, so a
+# parallel run reads like a serial one.  After them comes one closing
+# line, "tests: N passed, N failed, N skipped"; the exit status is
+# non-zero on any failed test and on any binary that exits non-zero
+# without a cmocka summary (a crash, a sanitizer report).
+#
+# JOBS (default 2) binaries run at once.  They are started longest first
+# when TEST_TIMES names a file of "seconds binary" lines from an earlier
+# run (this script rewrites it at the end), so a long one does not start
+# last and run alone; without it they start in argument order.  The
+# file then holds each binary's wall time of this run, slowest first.
+#
+# Scheduling is event-driven: xargs -P runs the binaries, and each one,
+# when it ends, writes its index to a pipe that the printer reads.
 set -u
-pass=0; fail=0; skip=0; bad=0
-log=$(mktemp)
+JOBS=${JOBS:-2}
+TEST_TIMES=${TEST_TIMES:-}
+dir=$(mktemp -d "${TMPDIR:-/tmp}/gpuidx-tests-XXXXXX")
+trap 'rm -rf "$dir"' EXIT
+trap 'exit 130' INT TERM
+
+if [ $# -eq 0 ]; then echo "tests: 0 passed, 0 failed, 0 skipped"; exit 0; fi
+printf '%s\n' "$@" >"$dir/args"
+# The start order: "index path" lines, longest known time first.
+i=0
 for t in "$@"; do
-    "$t" >"$log" 2>&1
-    rc=$?
-    cat "$log"
-    p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test(s)\./\1/p' "$log" | tail -1)
-    f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test(s), listed below:/\1/p' "$log" | tail -1)
-    s=$(sed -n 's/^\[  SKIPPED \] \([0-9]*\) test(s), listed below:/\1/p' "$log" | tail -1)
-    pass=$((pass + ${p:-0})); fail=$((fail + ${f:-0})); skip=$((skip + ${s:-0}))
-    if [ "$rc" -ne 0 ] && [ -z "$f" ]; then
-        echo "$t: exited $rc without a cmocka summary" >&2
-        bad=$((bad + 1))
+    i=$((i + 1))
+    sec=0
+    if [ -n "$TEST_TIMES" ] && [ -r "$TEST_TIMES" ]; then
+        sec=$(awk -v t="$t" '$2 == t { print $1; exit }' "$TEST_TIMES")
     fi
-done
-rm -f "$log"
+    echo "${sec:-0} $i $t"
+done | sort -s -k1,1 -g -r | cut -d' ' -f2- >"$dir/order"
+n=$#
+
+pass=0; fail=0; skip=0; bad=0; next=1
+# Prints every finished output from $next on, in order.
+flush() {
+    while [ "$next" -le "$n" ] && [ -e "$dir/$next.rc" ]; do
+        t=$(sed -n "${next}p" "$dir/args")
+        log=$dir/$next.out
+        rc=$(cat "$dir/$next.rc")
+        cat "$log"
+        p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test(s)\./\1/p' "$log" | tail -1)
+        f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test(s), listed below:/\1/p' "$log" | tail -1)
+        s=$(sed -n 's/^\[  SKIPPED \] \([0-9]*\) test(s), listed below:/\1/p' "$log" | tail -1)
+        pass=$((pass + ${p:-0})); fail=$((fail + ${f:-0})); skip=$((skip + ${s:-0}))
+        if [ "$rc" -ne 0 ] && [ -z "$f" ]; then
+            echo "$t: exited $rc without a cmocka summary" >&2
+            bad=$((bad + 1))
+        fi
+        next=$((next + 1))
+    done
+}
+
+# One binary: $0 index, $1 path.  Writes $dir/$0.out, .rc and .sec, then
+# the index on stdout (one short line: atomic on the pipe).
+export dir
+# shellcheck disable=SC2016
+runner='s=$(date +%s.%N); "$1" >"$dir/$0.out" 2>&1; echo $? >"$dir/$0.rc";
+        e=$(date +%s.%N); echo "$s $e" | awk "{ printf \"%.1f\\n\", \$2 - \$1 }" >"$dir/$0.sec";
+        echo "$0"'
+mkfifo "$dir/done"
+xargs -P "$JOBS" -L 1 sh -c "$runner" <"$dir/order" >"$dir/done" &
+while read -r _; do
+    flush
+done <"$dir/done"
+wait
+flush
 fail=$((fail + bad))
 echo "tests: $pass passed, $fail failed, $skip skipped"
+
+if [ -n "$TEST_TIMES" ]; then
+    i=0
+    for t in "$@"; do
+        i=$((i + 1))
+        [ -e "$dir/$i.sec" ] && echo "$(cat "$dir/$i.sec") $t"
+    done | sort -g -r >"$dir/times"
+    cp "$dir/times" "$TEST_TIMES" 2>/dev/null || true
+fi
 [ "$fail" -eq 0 ]

@@ -7,7 +7,7 @@
  *     "1.7468" and is compared digit for digit (v_fixed_text), never
  *     through a binary double.
  * (2) observations.csv is read twice: once with the project's CSV reader
- *     (ingest_csv_text) for the values, and once as raw bytes for the
+ *     (gpi_csv_read_text) for the values, and once as raw bytes for the
  *     receipt: lines end at an LF outside double quotes, fields at a comma
  *     outside them, exactly as publish/receipt.c hashes them when
  *     publishing.  A line belongs to the row whose grade its second field
@@ -17,6 +17,8 @@
  */
 #define _DEFAULT_SOURCE 1
 #include "verify/internal.h"
+#include "core/csv_reader.h"
+#include "core/vec.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -27,7 +29,6 @@
 #include <strings.h>
 #include <sys/stat.h>
 
-#include "ingest/ingest.h"
 
 const char *const vobs_cols[17] = {"date", "grade", "kind", "observed_at", "provider",
                                    "group", "source", "key", "region", "price", "quantity",
@@ -449,7 +450,7 @@ static gpi_status load_day(verify_dir *v, vday *dy, gpi_diag *d)
     rc = read_all(path, &text, &len, d);
     if (rc != GPI_OK) return rc;
     csv_ctx cc = {dy, 0};
-    rc = ingest_csv_text(path, text, len, csv_rec, &cc, d);
+    rc = gpi_csv_read_text(path, text, len, csv_rec, &cc, d);
     free(text);
     if (rc != GPI_OK) return rc;
     return GPI_OK;
@@ -474,7 +475,7 @@ gpi_status vday_obs(vday *dy, gpi_diag *d)
         return gpi_diag_set(d, GPI_ENOMEM, "out of memory");
     }
     obs_ctx oc = {dy, path, 0, GPI_OK};
-    rc = ingest_csv_text(path, text, len, obs_rec, &oc, d);
+    rc = gpi_csv_read_text(path, text, len, obs_rec, &oc, d);
     if (rc == GPI_OK && !oc.header) rc = gpi_diag_set(d, GPI_EINPUT, "%s: empty (no header)", path);
     dy->obs_text = text; /* for vday_receipts */
     dy->obs_len = len;
@@ -505,13 +506,8 @@ gpi_status vday_get(verify_dir *v, int32_t day, vday **out, gpi_diag *d)
             return GPI_OK;
         }
     *out = NULL;
-    if (v->n_days == v->cap_days) {
-        size_t cap = v->cap_days ? 2 * v->cap_days : 16;
-        vday **nv = realloc(v->days, cap * sizeof *nv);
-        if (!nv) return gpi_diag_set(d, GPI_ENOMEM, "out of memory");
-        v->days = nv;
-        v->cap_days = cap;
-    }
+    if (GPI_VEC_RESERVE(v->days, v->cap_days, v->n_days + 1) != 0)
+        return gpi_diag_set(d, GPI_ENOMEM, "out of memory");
     vday *dy = calloc(1, sizeof *dy);
     if (!dy) return gpi_diag_set(d, GPI_ENOMEM, "out of memory");
     dy->day = day;
@@ -584,14 +580,9 @@ gpi_status verify_dir_days(verify_dir *v, int32_t **days, size_t *n, gpi_diag *d
         if (strlen(e->d_name) != 10 || gpi_date_parse(e->d_name, &day)) continue;
         snprintf(path, sizeof path, "%s/%s/index.json", v->dir, e->d_name);
         if (stat(path, &sb) != 0) continue;
-        if (*n == cap) {
-            cap = cap ? 2 * cap : 64;
-            int32_t *nv = realloc(*days, cap * sizeof *nv);
-            if (!nv) {
-                rc = gpi_diag_set(d, GPI_ENOMEM, "out of memory");
-                break;
-            }
-            *days = nv;
+        if (GPI_VEC_RESERVE(*days, cap, *n + 1) != 0) {
+            rc = gpi_diag_set(d, GPI_ENOMEM, "out of memory");
+            break;
         }
         (*days)[(*n)++] = day;
     }

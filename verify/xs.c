@@ -20,6 +20,7 @@
  *     otherwise).
  */
 #include "verify/internal.h"
+#include "core/vec.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -28,13 +29,7 @@ int vitems_group(vitems *it, const char *name)
 {
     for (size_t i = 0; i < it->n_names; i++)
         if (strcmp(it->names[i], name) == 0) return (int)i;
-    if (it->n_names == it->cap_names) {
-        size_t cap = it->cap_names ? 2 * it->cap_names : 32;
-        const char **nv = realloc(it->names, cap * sizeof *nv);
-        if (!nv) return -1;
-        it->names = nv;
-        it->cap_names = cap;
-    }
+    if (GPI_VEC_RESERVE(it->names, it->cap_names, it->n_names + 1) != 0) return -1;
     it->names[it->n_names] = name;
     return (int)it->n_names++;
 }
@@ -48,13 +43,7 @@ void vitems_free(vitems *it)
 
 static int vitems_push(vitems *it, idx_item x)
 {
-    if (it->n == it->cap) {
-        size_t cap = it->cap ? 2 * it->cap : 64;
-        idx_item *nv = realloc(it->v, cap * sizeof *nv);
-        if (!nv) return -1;
-        it->v = nv;
-        it->cap = cap;
-    }
+    if (GPI_VEC_RESERVE(it->v, it->cap, it->n + 1) != 0) return -1;
     it->v[it->n++] = x;
     return 0;
 }
@@ -315,7 +304,7 @@ static int64_t adjustment(verify_dir *v, vday *dy, vrow *r, const idx_grade *g, 
                           kt > 0 ? "a value" : "none", ko > 0 ? "a value" : "none");
             }
         }
-        j += listed;
+        j += (size_t)listed;
     }
 done:
     free(t);

@@ -1,5 +1,5 @@
-"""tools/ref_v2.py -- methodology v2 (METHODOLOGY.md §10) for the reference
-implementation tools/ref_index.py, written from the text alone (not from
+"""tests/ref/ref_v2.py -- methodology v2 (METHODOLOGY.md §10) for the reference
+implementation tests/ref/ref_index.py, written from the text alone (not from
 index/*.c).  Exact: prices are integer micro-USD, the chain integer
 nano-USD, relatives and statistics fractions.Fraction.
 
@@ -8,7 +8,7 @@ first observation on and hands each day here, in date order, as a Day;
 Chain.step() applies the rules of §10.4 in their order and returns the
 fields of the v2 row (§10.6) that differ from the v1 row; Chain.peek()
 what a day without one provider group would give (§11.1, for
-tools/ref_manip.py), leaving the state as it was.
+tests/ref/ref_manip.py), leaving the state as it was.
 
 Readings of the text taken here, each a place where it could be read
 otherwise (METHODOLOGY §10; tests/test_e2e_refindex*.c check gpuidx on

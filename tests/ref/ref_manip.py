@@ -1,5 +1,5 @@
-"""tools/ref_manip.py -- the manipulation figures of METHODOLOGY.md §11 for
-the reference implementation tools/ref_index.py, written from the text
+"""tests/ref/ref_manip.py -- the manipulation figures of METHODOLOGY.md §11 for
+the reference implementation tests/ref/ref_index.py, written from the text
 alone (not from index/manip.c).  Exact: prices integer micro-USD, volumes
 integer micro-GPU-hours, values fractions.Fraction in USD.
 

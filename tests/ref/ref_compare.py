@@ -1,8 +1,8 @@
 #!/usr/bin/python3
-"""tools/ref_compare.py -- compares two `index show` CSV files (gpuidx and
-tools/ref_index.py) field by field and summarizes the differences.
+"""tests/ref/ref_compare.py -- compares two `index show` CSV files (gpuidx and
+tests/ref/ref_index.py) field by field and summarizes the differences.
 
-Usage: /usr/bin/python3 tools/ref_compare.py GPUIDX.csv REF.csv [--max N]
+Usage: /usr/bin/python3 tests/ref/ref_compare.py GPUIDX.csv REF.csv [--max N]
 
 Prints the row count, then per (grade, field) the number of differing
 rows with up to N examples.  Columns only one file has (the reference run

@@ -1,5 +1,5 @@
-/* ingest/csv.c -- streaming CSV records over libcsv, with exact physical
- * line numbers.
+/* core/csv_reader.c -- the CSV reader (csv_reader.h): streaming records
+ * over libcsv, with exact physical line numbers.
  *
  * NOTES ON THE DESIGN
  * (1) libcsv reports no positions, so bytes are fed one physical line (up
@@ -34,7 +34,7 @@
  *     one) is skipped, so the header's first name is read as written; the
  *     byte columns of line 1 still count it.
  */
-#include "ingest/internal.h"
+#include "core/csv_reader.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -55,7 +55,7 @@ static int reserve(char **buf, size_t *cap, size_t need)
 
 static void on_field(void *s, size_t len, void *ud)
 {
-    csvr *r = ud;
+    gpi_csv_reader *r = ud;
     if (r->oom) return;
     if (r->nf == r->nf_cap) {
         int cap = r->nf_cap ? r->nf_cap * 2 : 32;
@@ -86,20 +86,20 @@ static void on_field(void *s, size_t len, void *ud)
 static void on_row(int term, void *ud)
 {
     (void)term;
-    csvr *r = ud;
+    gpi_csv_reader *r = ud;
     if (r->st == GPI_OK && !r->oom) {
         for (int i = 0; i < r->nf; i++) r->fptr[i] = r->fbuf + r->foff[i];
         size_t rl = r->raw_len;
         while (rl && (r->raw[rl - 1] == '\n' || r->raw[rl - 1] == '\r')) rl--;
-        r->raw[rl] = '\0'; /* raw_cap > raw_len always (see csvr_feed) */
-        csv_rec rec = {r->fptr, r->flen, r->nf, r->rec_line, r->raw, rl};
+        r->raw[rl] = '\0'; /* raw_cap > raw_len always (see gpi_csv_feed) */
+        gpi_csv_rec rec = {r->fptr, r->flen, r->nf, r->rec_line, r->raw, rl};
         r->st = r->fn(r->ud, &rec, r->d);
     }
     r->nf = 0;
     r->fbuf_len = 0;
 }
 
-gpi_status csvr_init(csvr *r, const char *path, int comments, csv_rec_fn fn, void *ud)
+gpi_status gpi_csv_init(gpi_csv_reader *r, const char *path, int comments, gpi_csv_rec_fn fn, void *ud)
 {
     memset(r, 0, sizeof *r);
     if (csv_init(&r->p, CSV_STRICT | CSV_STRICT_FINI | CSV_APPEND_NULL) != 0)
@@ -113,7 +113,7 @@ gpi_status csvr_init(csvr *r, const char *path, int comments, csv_rec_fn fn, voi
     return GPI_OK;
 }
 
-void csvr_free(csvr *r)
+void gpi_csv_free(gpi_csv_reader *r)
 {
     csv_free(&r->p);
     free(r->raw);
@@ -124,7 +124,7 @@ void csvr_free(csvr *r)
     memset(r, 0, sizeof *r);
 }
 
-static gpi_status oom(csvr *r, gpi_diag *d)
+static gpi_status oom(gpi_csv_reader *r, gpi_diag *d)
 {
     return gpi_diag_set(d, GPI_ENOMEM, "%s:%ld: out of memory", r->path, r->rec_line);
 }
@@ -135,7 +135,7 @@ static int blank(char c)
 }
 
 /* Note 5.  Returns 1 when the line was handled (len excludes the LF). */
-static int fast_line(csvr *r, const char *s, size_t len)
+static int fast_line(gpi_csv_reader *r, const char *s, size_t len)
 {
     size_t end = len;
     if (end && s[end - 1] == '\r') end--;
@@ -167,7 +167,7 @@ static const char *line_end(const char *buf, size_t n)
     return cr && cr + 1 != nl ? cr : nl;
 }
 
-static gpi_status feed(csvr *r, const char *buf, size_t n, gpi_diag *d)
+static gpi_status feed(gpi_csv_reader *r, const char *buf, size_t n, gpi_diag *d)
 {
     r->d = d;
     if (r->after_cr && n > 0 && buf[0] == '\n') {
@@ -235,7 +235,7 @@ static gpi_status feed(csvr *r, const char *buf, size_t n, gpi_diag *d)
 static const char bom_bytes[3] = {'\xEF', '\xBB', '\xBF'};
 
 /* Note 6; the BOM may arrive split over several calls. */
-gpi_status csvr_feed(csvr *r, const char *buf, size_t n, gpi_diag *d)
+gpi_status gpi_csv_feed(gpi_csv_reader *r, const char *buf, size_t n, gpi_diag *d)
 {
     while (r->bom_k >= 0 && n > 0) {
         if (buf[0] == bom_bytes[r->bom_k]) {
@@ -257,7 +257,7 @@ gpi_status csvr_feed(csvr *r, const char *buf, size_t n, gpi_diag *d)
 
 /* Finds the opening quote of the unterminated field in the pending raw
  * record: returns its line and byte column. */
-static void open_quote(const csvr *r, long *line, size_t *col)
+static void open_quote(const gpi_csv_reader *r, long *line, size_t *col)
 {
     size_t open = 0;
     int inq = 0, at_start = 1;
@@ -288,7 +288,7 @@ static void open_quote(const csvr *r, long *line, size_t *col)
     *col = open - ls + 1 + (ln == 1 ? (size_t)r->bom : 0);
 }
 
-gpi_status csvr_finish(csvr *r, gpi_diag *d)
+gpi_status gpi_csv_finish(gpi_csv_reader *r, gpi_diag *d)
 {
     if (r->bom_k > 0) { /* the file ended inside what looked like a BOM */
         int held = r->bom_k;
@@ -309,28 +309,28 @@ gpi_status csvr_finish(csvr *r, gpi_diag *d)
     return r->st;
 }
 
-/* ---- ingest_csv_text (ingest.h) ---------------------------------------------- */
+/* ---- gpi_csv_read_text ---------------------------------------------- */
 
 typedef struct text_ctx {
-    ingest_csv_fn fn;
+    gpi_csv_row_fn fn;
     void *ud;
 } text_ctx;
 
-static gpi_status text_rec(void *ud, const csv_rec *r, gpi_diag *d)
+static gpi_status text_rec(void *ud, const gpi_csv_rec *r, gpi_diag *d)
 {
     const text_ctx *t = ud;
     return t->fn(t->ud, r->f, r->n, r->line, d);
 }
 
-gpi_status ingest_csv_text(const char *path, const char *buf, size_t len, ingest_csv_fn fn,
+gpi_status gpi_csv_read_text(const char *path, const char *buf, size_t len, gpi_csv_row_fn fn,
                            void *ud, gpi_diag *d)
 {
-    csvr r;
+    gpi_csv_reader r;
     text_ctx t = {fn, ud};
-    if (csvr_init(&r, path, 0, text_rec, &t) != GPI_OK)
+    if (gpi_csv_init(&r, path, 0, text_rec, &t) != GPI_OK)
         return gpi_diag_set(d, GPI_ENOMEM, "%s: out of memory", path);
-    gpi_status rc = csvr_feed(&r, buf, len, d);
-    if (rc == GPI_OK) rc = csvr_finish(&r, d);
-    csvr_free(&r);
+    gpi_status rc = gpi_csv_feed(&r, buf, len, d);
+    if (rc == GPI_OK) rc = gpi_csv_finish(&r, d);
+    gpi_csv_free(&r);
     return rc;
 }

@@ -1,19 +1,19 @@
 #!/usr/bin/python3
-"""tools/ref_index.py -- an independent reference implementation of index
+"""tests/ref/ref_index.py -- an independent reference implementation of index
 methodology v1 and v2 (METHODOLOGY.md §1-§5, §10 and §11; docs/ingest.md),
 written from the text alone, not from index/*.c.  v2 (the chain) is
-tools/ref_v2.py, the manipulation figures of §11 tools/ref_manip.py.  Used
+tests/ref/ref_v2.py, the manipulation figures of §11 tests/ref/ref_manip.py.  Used
 to check `gpuidx index build` + `index show` field
 by field (tests/test_e2e_refindex.c, tests/test_e2e_refindex_v2.c,
 tools/ref_real.sh).
 
 Usage:
-  /usr/bin/python3 tools/ref_index.py --db DB --grades FILE --from D --to D
+  /usr/bin/python3 tests/ref/ref_index.py --db DB --grades FILE --from D --to D
         [--as-of ISO-TIME] [--grade ID] [--stats FILE] [--no-manip]
         # `index show` CSV (vintage empty); --stats counts, over the v2
         # grades, how often each rule of §10 decided something;
         # --no-manip stops at `note` (no §11 figures: faster)
-  /usr/bin/python3 tools/ref_index.py gen --days N --seed S --out DIR [--start D]
+  /usr/bin/python3 tests/ref/ref_index.py gen --days N --seed S --out DIR [--start D]
         # writes DIR/market.csv, a small canonical market that exercises
         # the screen, the cap, exact-half medians, thin days, the
         # adjustment, carry and suspension, and for v2 providers entering
@@ -48,9 +48,9 @@ import sys
 import os
 from fractions import Fraction as Fr
 
-sys.dont_write_bytecode = True  # no tools/__pycache__ in the source tree
-import ref_v2  # noqa: E402 (tools/ref_v2.py, beside this file)
-import ref_manip  # noqa: E402 (tools/ref_manip.py: §11)
+sys.dont_write_bytecode = True  # no tests/ref/__pycache__ in the source tree
+import ref_v2  # noqa: E402 (tests/ref/ref_v2.py, beside this file)
+import ref_manip  # noqa: E402 (tests/ref/ref_manip.py: §11)
 
 TIERS = ["unrated", "underperform", "bronze", "silver", "gold", "platinum"]
 PARAM_DEFAULTS = {
@@ -366,7 +366,7 @@ def evaluate(P, t_raw, o_raw, a, prev_value, carry):
 
 
 def manip_v1(G, obs, r, adj, prev_value, carry, v0, level):
-    """§11 for a v1 row (tools/ref_manip.py): [loo_move, cost_tick,
+    """§11 for a v1 row (tests/ref/ref_manip.py): [loo_move, cost_tick,
     cost_1pct, offers_tick, offers_1pct] as values or None."""
     P = G.p
     if v0 is None:
