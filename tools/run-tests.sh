@@ -20,6 +20,12 @@
 #
 # Scheduling is event-driven: xargs -P runs the binaries, and each one,
 # when it ends, writes its index to a pipe that the printer reads.
+#
+# Each binary runs with TMPDIR set to a folder of its own (tu_mkdtemp and
+# gpuidx's own temporary files go there): removed when the binary passes,
+# moved to $TMPDIR/gpuidx-failed-XXXXXX (named in its output) when it
+# does not, so a failure can be looked into and a passing run leaves
+# nothing behind (runs used to leave every test's folder in /tmp).
 set -u
 JOBS=${JOBS:-2}
 TEST_TIMES=${TEST_TIMES:-}
@@ -63,9 +69,15 @@ flush() {
 
 # One binary: $0 index, $1 path.  Writes $dir/$0.out, .rc and .sec, then
 # the index on stdout (one short line: atomic on the pipe).
-export dir
+keep=${TMPDIR:-/tmp}
+export dir keep
 # shellcheck disable=SC2016
-runner='s=$(date +%s.%N); "$1" >"$dir/$0.out" 2>&1; echo $? >"$dir/$0.rc";
+runner='s=$(date +%s.%N); t="$dir/tmp.$0"; mkdir "$t";
+        TMPDIR="$t" "$1" >"$dir/$0.out" 2>&1; rc=$?;
+        if [ "$rc" -eq 0 ]; then rm -rf "$t";
+        elif k=$(mktemp -d "$keep/gpuidx-failed-XXXXXX"); then
+            mv "$t" "$k/" && echo "$1: its temporary files are kept in $k" >>"$dir/$0.out"; fi;
+        echo "$rc" >"$dir/$0.rc";
         e=$(date +%s.%N); echo "$s $e" | awk "{ printf \"%.1f\\n\", \$2 - \$1 }" >"$dir/$0.sec";
         echo "$0"'
 mkfifo "$dir/done"
