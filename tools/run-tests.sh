@@ -30,6 +30,9 @@ set -u
 JOBS=${JOBS:-2}
 TEST_TIMES=${TEST_TIMES:-}
 dir=$(mktemp -d "${TMPDIR:-/tmp}/gpuidx-tests-XXXXXX")
+# other users may pass through (tests that drop to another user, like the
+# read-only storage test, reach their files below it), not list it
+chmod 711 "$dir"
 trap 'rm -rf "$dir"' EXIT
 trap 'exit 130' INT TERM
 
@@ -72,7 +75,7 @@ flush() {
 keep=${TMPDIR:-/tmp}
 export dir keep
 # shellcheck disable=SC2016
-runner='s=$(date +%s.%N); t="$dir/tmp.$0"; mkdir "$t";
+runner='s=$(date +%s.%N); t="$dir/tmp.$0"; mkdir -m 711 "$t";
         TMPDIR="$t" "$1" >"$dir/$0.out" 2>&1; rc=$?;
         if [ "$rc" -eq 0 ]; then rm -rf "$t";
         elif k=$(mktemp -d "$keep/gpuidx-failed-XXXXXX"); then
