@@ -92,15 +92,6 @@ static const char usage_compare[] =
 static const char usage_hedge[] =
     "usage: gpuidx hedge analyze|simulate|compare [OPTIONS]  (--help after one for more)\n";
 
-static int grade_id_ok(const char *s)
-{
-    size_t n = strlen(s);
-    if (n == 0 || n > 64 || !isalnum((unsigned char)s[0])) return 0;
-    for (size_t i = 1; i < n; i++)
-        if (!isalnum((unsigned char)s[i]) && !strchr("._+-", s[i])) return 0;
-    return 1;
-}
-
 static int parse_long(const char *s, long lo, long hi, long *out)
 {
     char *end;
@@ -331,7 +322,7 @@ static int parse_opts(int sub, int argc, char **argv, hopts *o)
         return 2;
     }
     for (size_t k = 0; k < o->ngrades; k++)
-        if (!grade_id_ok(o->grades[k])) {
+        if (!gpi_grade_id_ok(o->grades[k])) {
             cli_error("--grade: not a grade id (got \"%s\")", o->grades[k]);
             return 2;
         }

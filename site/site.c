@@ -25,19 +25,6 @@
 
 #include "site/internal.h"
 
-int site_grade_id_valid(const char *id)
-{
-    if (!id) return 0;
-    size_t n = strlen(id);
-    if (n == 0 || n > 64) return 0;
-    for (size_t i = 0; i < n; i++) {
-        char c = id[i];
-        int alnum = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
-        if (!alnum && (i == 0 || !strchr("._+-", c))) return 0;
-    }
-    return 1;
-}
-
 void site_html_esc(FILE *f, const char *s)
 {
     for (; *s; s++) {
@@ -302,7 +289,7 @@ gpi_status site_write_extras(store *st, const char *dir, const site_extras *x, s
     gpi_status rc = store_index_rows(st, NULL, INT32_MIN, INT32_MAX, collect, &rv, d);
     if (rc == GPI_OK && rv.nomem) rc = gpi_diag_set(d, GPI_ENOMEM, "site: out of memory");
     for (size_t i = 0; rc == GPI_OK && i < rv.n; i++)
-        if (!site_grade_id_valid(rv.v[i].grade))
+        if (!gpi_grade_id_ok(rv.v[i].grade)) /* a safe file name too */
             rc = gpi_diag_set(d, GPI_EINPUT,
                               "site: grade id not usable as a file name (got \"%s\")",
                               rv.v[i].grade);

@@ -57,7 +57,4 @@ typedef struct site_extras {
 gpi_status site_write_extras(store *st, const char *dir, const site_extras *x, site_stats *s,
                              gpi_diag *d);
 
-/* 1 when id is a valid grade id (SPEC §4) and therefore a safe file name. */
-int site_grade_id_valid(const char *id);
-
 #endif

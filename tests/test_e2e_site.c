@@ -178,6 +178,8 @@ static void test_site_refuses_bad_grade_ids(void **state)
     }
 }
 
+/* The site names files after grade ids: the grade-id rule (core/names.c)
+ * must refuse every id that is not a plain file name. */
 static void test_site_grade_id_valid_table(void **state)
 {
     (void)state;
@@ -188,9 +190,9 @@ static void test_site_grade_id_valid_table(void **state)
         {"A2345678901234567890123456789012345678901234567890123456789012345", 0},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
-        if (site_grade_id_valid(cases[i].id) != cases[i].ok)
+        if (gpi_grade_id_ok(cases[i].id) != cases[i].ok)
             fail_msg("case %zu (\"%s\"): want %d", i, cases[i].id, cases[i].ok);
-    assert_int_equal(site_grade_id_valid(NULL), 0);
+    assert_int_equal(gpi_grade_id_ok(NULL), 0);
 }
 
 static void test_site_grade_never_valued(void **state)
