@@ -24,6 +24,7 @@
  * share a day are reported at the later row ("overlaps line N").
  */
 #include "cost/cost.h"
+#include "core/lines.h"
 #include "core/vec.h"
 
 #include <ctype.h>
@@ -45,31 +46,6 @@ static const char *const col_names[C__N] = {
     "operator", "deployment", "workload", "latency_target", "gpu",       "grade",
     "rent",     "date",       "from",     "to",             "tokens_per_s",
     "acceptance", "gpus",     "other_cost", "api_price"};
-
-typedef struct line_iter {
-    const char *p, *end;
-    long line;
-} line_iter;
-
-/* Next physical line into buf (without its end of line); 0 at the end.
- * *bad: NULL, or why the line is refused whole. */
-static int next_line(line_iter *it, char *buf, size_t cap, const char **bad)
-{
-    if (it->p >= it->end) return 0;
-    const char *nl = memchr(it->p, '\n', (size_t)(it->end - it->p));
-    const char *e = nl ? nl : it->end;
-    size_t n = (size_t)(e - it->p);
-    if (n && it->p[n - 1] == '\r') n--;
-    *bad = memchr(it->p, '\0', n) ? "contains a NUL byte"
-           : n >= cap             ? "longer than 4095 bytes"
-                                  : NULL;
-    if (n >= cap) n = cap - 1;
-    memcpy(buf, it->p, n);
-    buf[n] = '\0';
-    it->p = nl ? nl + 1 : it->end;
-    it->line++;
-    return 1;
-}
 
 /* Splits buf into fields in place (quotes removed, "" -> ").  Returns the
  * field count (only max are stored), or -1 for an unterminated quote. */
@@ -335,7 +311,8 @@ gpi_status cost_deployments_parse(const char *path, const char *text, size_t len
     memset(out, 0, sizeof *out);
     if (!path || (!text && len))
         return gpi_diag_set(d, GPI_EUSAGE, "cost_deployments_parse: bad arguments");
-    line_iter it = {text, text + len, 0};
+    gpi_lines it;
+    gpi_lines_init(&it, text, len);
     if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0) it.p += 3;
     char *line = malloc(2 * MAX_LINE);
     if (!line) return gpi_diag_set(d, GPI_ENOMEM, "%s: out of memory", path);
@@ -345,7 +322,7 @@ gpi_status cost_deployments_parse(const char *path, const char *text, size_t len
     const char *bad;
     size_t cap = 0;
     gpi_status st = GPI_OK;
-    while (next_line(&it, line, MAX_LINE, &bad)) {
+    while (gpi_lines_next(&it, line, MAX_LINE, &bad)) {
         if (bad) {
             st = gpi_diag_set(d, GPI_EINPUT, "%s:%ld: row: %s", path, it.line, bad);
             goto fail;

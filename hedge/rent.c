@@ -18,6 +18,7 @@
  * (a duplicated date is reported at its second, later occurrence).
  */
 #include "hedge/hedge.h"
+#include "core/lines.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -28,32 +29,6 @@
 
 #define MAX_FIELDS 4
 #define MAX_FILE_BYTES (64L * 1024 * 1024)
-
-typedef struct line_iter {
-    const char *p, *end;
-    long line;
-} line_iter;
-
-/* Next physical line into buf (without its end of line); 0 at the end.
- * *bad: NULL, or why the line is refused whole (it does not fit, or holds
- * a NUL byte). */
-static int next_line(line_iter *it, char *buf, size_t cap, const char **bad)
-{
-    if (it->p >= it->end) return 0;
-    const char *nl = memchr(it->p, '\n', (size_t)(it->end - it->p));
-    const char *e = nl ? nl : it->end;
-    size_t n = (size_t)(e - it->p);
-    if (n && it->p[n - 1] == '\r') n--;
-    *bad = memchr(it->p, '\0', n) ? "contains a NUL byte"
-           : n >= cap             ? "longer than 1023 bytes"
-                                  : NULL;
-    if (n >= cap) n = cap - 1;
-    memcpy(buf, it->p, n);
-    buf[n] = '\0';
-    it->p = nl ? nl + 1 : it->end;
-    it->line++;
-    return 1;
-}
 
 static char *trim(char *s)
 {
@@ -239,7 +214,8 @@ gpi_status hedge_rent_parse(const char *path, const char *text, size_t len, hedg
 {
     memset(out, 0, sizeof *out);
     if (!path || (!text && len)) return gpi_diag_set(d, GPI_EUSAGE, "hedge_rent_parse: bad arguments");
-    line_iter it = {text, text + len, 0};
+    gpi_lines it;
+    gpi_lines_init(&it, text, len);
     if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0) it.p += 3;
     char buf[1024], raw[1024];
     char *f[MAX_FIELDS];
@@ -248,7 +224,7 @@ gpi_status hedge_rent_parse(const char *path, const char *text, size_t len, hedg
     size_t cap = 0;
     long seen[6] = {0};
     gpi_status st = GPI_OK;
-    while (next_line(&it, buf, sizeof buf, &bad)) {
+    while (gpi_lines_next(&it, buf, sizeof buf, &bad)) {
         if (bad) {
             st = gpi_diag_set(d, GPI_EINPUT, "%s:%ld: row: %s", path, it.line, bad);
             goto fail;
@@ -378,14 +354,15 @@ gpi_status hedge_forward_load(const char *path, hedge_forward *out, gpi_diag *d)
     size_t len;
     gpi_status st = read_file(path, &text, &len, d);
     if (st != GPI_OK) return st;
-    line_iter it = {text, text + len, 0};
+    gpi_lines it;
+    gpi_lines_init(&it, text, len);
     if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0) it.p += 3;
     char buf[1024], raw[1024];
     char *f[MAX_FIELDS];
     int seen_row = 0;
     const char *bad;
     size_t cap = 0;
-    while (next_line(&it, buf, sizeof buf, &bad)) {
+    while (gpi_lines_next(&it, buf, sizeof buf, &bad)) {
         if (bad) {
             st = gpi_diag_set(d, GPI_EINPUT, "%s:%ld: row: %s", path, it.line, bad);
             goto fail;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/gpi.h"
+#include "core/lines.h"
 #include "core/strbuf.h"
 #include "core/vec.h"
 
@@ -350,6 +351,34 @@ static void test_strbuf(void **state)
     free(b.p);
 }
 
+/* core/lines.c: LF and CRLF ends, a last line without one, a NUL byte and
+ * a line that does not fit refused in words (with its number), the text
+ * never changed. */
+static void test_lines(void **state)
+{
+    (void)state;
+    static const char text[] = "a,b\r\nsecond\n\nx\0y\n0123456789\nlast";
+    static const struct { const char *line, *bad; } want[] = {
+        {"a,b", NULL}, {"second", NULL}, {"", NULL}, {"x", "contains a NUL byte"},
+        {"0123456", "longer than 7 bytes"}, {"last", NULL},
+    };
+    gpi_lines it;
+    gpi_lines_init(&it, text, sizeof text - 1);
+    char buf[8];
+    const char *bad;
+    for (size_t k = 0; k < sizeof want / sizeof want[0]; k++) {
+        assert_int_equal(gpi_lines_next(&it, buf, sizeof buf, &bad), 1);
+        assert_int_equal(it.line, (long)k + 1);
+        if (strcmp(buf, want[k].line) != 0) fail_msg("line %zu: \"%s\"", k + 1, buf);
+        if (want[k].bad) assert_string_equal(bad, want[k].bad);
+        else assert_null(bad);
+    }
+    assert_int_equal(gpi_lines_next(&it, buf, sizeof buf, &bad), 0);
+    assert_int_equal(gpi_lines_next(&it, buf, sizeof buf, &bad), 0);
+    gpi_lines_init(&it, "", 0);
+    assert_int_equal(gpi_lines_next(&it, buf, sizeof buf, &bad), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -357,7 +386,7 @@ int main(void)
         cmocka_unit_test(test_dec_parse_and_round), cmocka_unit_test(test_div_round_and_format),
         cmocka_unit_test(test_sha256_vectors),     cmocka_unit_test(test_enums),
         cmocka_unit_test(test_csv_cells),         cmocka_unit_test(test_wide_encoding),
-        cmocka_unit_test(test_strbuf),
+        cmocka_unit_test(test_strbuf),            cmocka_unit_test(test_lines),
         cmocka_unit_test(test_grade_id_rule),     cmocka_unit_test(test_vec_reserve),
     };
     return cmocka_run_group_tests_name("core", tests, NULL, NULL);
