@@ -322,35 +322,6 @@ static void test_build_range_capped(void **state)
 
 /* ---- grades evaluate with thousands of grades -------------------------------------- */
 
-/* Peak resident memory (KiB) and exit status of "$GPUIDX_BIN args..." with
- * stdout to out_path. */
-static int run_rss(const char *dir, const char *const *args, const char *out_path, long *kib)
-{
-    pid_t pid = fork();
-    if (pid == 0) {
-        if (chdir(dir) != 0) _exit(127);
-        int null = open("/dev/null", O_RDWR);
-        int out = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        dup2(null, 0);
-        dup2(out, 1);
-        dup2(null, 2);
-        /* under ASan (make check) freed memory waits in a quarantine of up
-         * to 256 MB, which would count as resident: a small one */
-        const char *asan = getenv("ASAN_OPTIONS");
-        char opts[512];
-        snprintf(opts, sizeof opts, "%s%squarantine_size_mb=4", asan ? asan : "",
-                 asan && *asan ? ":" : "");
-        setenv("ASAN_OPTIONS", opts, 1);
-        execv(getenv("GPUIDX_BIN"), (char *const *)args);
-        _exit(127);
-    }
-    int st;
-    struct rusage ru;
-    if (wait4(pid, &st, 0, &ru) != pid) fail_msg("wait4: %s", strerror(errno));
-    *kib = ru.ru_maxrss;
-    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
-
 /* 10,000 grades took 3.0 GB and printed 1.8 GB: an n x n correlation
  * matrix (three of them) and every grade's state at once.  3,000 grades
  * took 357 MB and printed 163 MB; now the matrix is shown up to 64 grades
@@ -395,7 +366,7 @@ static void test_evaluate_many_grades_bounded(void **state)
                           "evaluate", "--grades", "g.json", "--from", "2025-01-01", "--to",
                           "2025-01-20", NULL};
     long kib;
-    assert_int_equal(run_rss(dir, args, out, &kib), 0);
+    assert_int_equal(tu_run_rss(dir, args, out, &kib), 0);
     struct stat sb;
     assert_int_equal(stat(out, &sb), 0);
     /* about 285 bytes a grade (before: 54 KB a grade, the matrix) */

@@ -86,28 +86,6 @@ static void test_json_changed_while_read(void **state)
 
 /* ---- 7: an NDJSON line is bounded while it is read ------------------------------ */
 
-/* Runs the binary with args (no shell) in dir; returns its exit status and
- * its peak resident memory in KiB. */
-static int run_rss(const char *dir, const char *const *args, long *maxrss_kib)
-{
-    pid_t pid = fork();
-    if (pid < 0) fail_msg("fork: %s", strerror(errno));
-    if (pid == 0) {
-        if (chdir(dir) != 0) _exit(127);
-        int null = open("/dev/null", O_RDWR);
-        dup2(null, 0);
-        dup2(null, 1);
-        dup2(null, 2);
-        execv(bin(), (char *const *)args);
-        _exit(127);
-    }
-    int st;
-    struct rusage ru;
-    if (wait4(pid, &st, 0, &ru) != pid) fail_msg("wait4: %s", strerror(errno));
-    *maxrss_kib = ru.ru_maxrss;
-    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
-
 /* A 400 MB line took 425 MB: the line was read whole before the 1 MiB
  * record limit was checked.  Here a 128 MiB line must cost no more than
  * a few MiB over the program's own size. */
@@ -130,7 +108,7 @@ static void test_ndjson_long_line_memory(void **state)
     snprintf(data, sizeof data, "%s/tests/fixtures/tables", tu_srcdir());
     const char *args[] = {bin(), "--db", db, "--data", data, "ingest", "offers", path, NULL};
     long rss;
-    int st = run_rss(dir, args, &rss);
+    int st = tu_run_rss(dir, args, NULL, &rss);
     assert_int_equal(st, 1); /* the file is refused: record longer than 1 MiB */
     if (rss > 64 * 1024) fail_msg("peak memory %ld KiB for a 128 MiB line", rss);
     tu_run r = tu_gpuidx(dir, "--db t.db %s ingest offers long.ndjson", data_opt);

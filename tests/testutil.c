@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -223,4 +224,30 @@ long tu_fifo_release(const char *path, tu_fifo w, int wait)
     close(w.report_fd);
     unlink(path);
     return total;
+}
+
+int tu_run_rss(const char *dir, const char *const *args, const char *out_path, long *kib)
+{
+    pid_t pid = fork();
+    if (pid < 0) fail_msg("fork: %s", strerror(errno));
+    if (pid == 0) {
+        if (chdir(dir) != 0) _exit(127);
+        int null = open("/dev/null", O_RDWR);
+        int out = out_path ? open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644) : null;
+        dup2(null, 0);
+        dup2(out, 1);
+        dup2(null, 2);
+        const char *asan = getenv("ASAN_OPTIONS");
+        char opts[512];
+        snprintf(opts, sizeof opts, "%s%squarantine_size_mb=4", asan ? asan : "",
+                 asan && *asan ? ":" : "");
+        setenv("ASAN_OPTIONS", opts, 1);
+        execv(args[0], (char *const *)args);
+        _exit(127);
+    }
+    int st;
+    struct rusage ru;
+    if (wait4(pid, &st, 0, &ru) != pid) fail_msg("wait4: %s", strerror(errno));
+    *kib = ru.ru_maxrss;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }

@@ -38,6 +38,12 @@ tu_run tu_sh_all(const char *cwd, const char *const *steps, size_t n);
 /* Creates a fresh scratch directory under $TMPDIR; returns a malloc'd path
  * (free it; the directory is left for inspection). */
 char *tu_mkdtemp(const char *tag);
+/* Runs args (args[0] the program, no shell) in dir with stdin and stderr
+ * on /dev/null and stdout to out_path (NULL: /dev/null); returns its exit
+ * status and its peak resident memory in KiB (*kib).  Under ASan (make
+ * check) the freed-memory quarantine is kept small (4 MB), else its up to
+ * 256 MB would count as resident. */
+int tu_run_rss(const char *dir, const char *const *args, const char *out_path, long *kib);
 /* Writes text to dir/name; returns the malloc'd full path. */
 char *tu_write(const char *dir, const char *name, const char *text);
 /* Reads a whole file (malloc'd, NUL-terminated) or NULL. */
