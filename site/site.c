@@ -169,20 +169,27 @@ static void manip_line(FILE *f, const store_index_row *r, size_t n)
         fputs("<p class=\"meta\">What one participant can do (METHODOLOGY.md &#167;11): ", f);
         if (nl > 0) {
             gpi_date_format(max_day, day);
-            fprintf(f, "leaving out one provider moves the value by a median of %s%%",
-                    gpi_fixed_format(median_i64(rel, nl), 2, num));
-            fprintf(f, " (at most %s%%, %s)", gpi_fixed_format(max_rel, 2, num), day);
+            if (max_rel == 0) {
+                fprintf(f, "leaving out any one provider moves the value by 0.00%% on all %zu "
+                           "days measured", nl);
+            } else {
+                fprintf(f, "leaving out one provider moves the value by a median of %s%%",
+                        gpi_fixed_format(median_i64(rel, nl), 2, num));
+                fprintf(f, " (at most %s%%, %s)", gpi_fixed_format(max_rel, 2, num), day);
+            }
         }
         if (days > 0) {
-            fprintf(f, "%sto move it 1%%, a new participant needs ", nl > 0 ? "; " : "");
+            fprintf(f, "%sto move it 1%%, ", nl > 0 ? "; " : "");
             if (nc > 0)
-                fprintf(f, "a median of %s GPU-hours of trades on the %zu of %zu %s it can",
+                fprintf(f, "a new participant needs a median of %s GPU-hours of trades on the %zu "
+                           "of %zu %s it can",
                         gpi_fixed_format(median_i64(cost, nc), 2, num), nc, days,
                         v2 ? "anchor days" : "days");
-            else
-                fprintf(f, "more than any volume on all %zu %s", days, v2 ? "anchor days" : "days");
+            else /* an offers-only feed, or the cap holds every day */
+                fprintf(f, "no volume of trades from a new participant is enough on any of the "
+                           "%zu %s", days, v2 ? "anchor days" : "days");
             if (nc > 0 && none > 0) fprintf(f, "; no volume can on %zu", none);
-            if (one_offer) fprintf(f, "; one offer does it on %zu", one_offer);
+            if (one_offer) fprintf(f, "; one new offer does it on %zu", one_offer);
             if (v2) fputs("; between anchors a newcomer cannot move the chained value", f);
         }
         fputs(".</p>\n", f);
