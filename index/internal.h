@@ -224,6 +224,12 @@ void idx_chain_free(idx_chain *c);
  * come in ascending order; a gap starts afresh. */
 gpi_status idx_chain_step(idx_chain *c, int32_t day, const idx_eval *xs, const char *xs_note,
                           idx_v2eval *out, gpi_diag *d);
+/* chain_state.c: the chain's state as bytes (*out malloc'd, the caller's)
+ * and back into a chain fresh from idx_chain_init for the same grade
+ * (GPI_EINPUT when the bytes are malformed: free and init it again). */
+enum { IDX_CHAIN_STATE_FORMAT = 1, IDX_CHAIN_STATES_KEPT = 3 };
+gpi_status idx_chain_encode(const idx_chain *c, unsigned char **out, size_t *n, gpi_diag *d);
+gpi_status idx_chain_decode(idx_chain *c, const unsigned char *p, size_t n, gpi_diag *d);
 /* build.c: the first day a v2 grade's chain on day `from` can depend on
  * (design note 7 there). */
 int32_t idx_v2_first_day(const idx_grade *g, int32_t from);

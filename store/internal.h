@@ -100,6 +100,8 @@ struct store {
      * addressing set of (attrs, gpu, provider, grp, segment, region, sku) */
     int64_t (*facets)[7];
     size_t n_facets, cap_facets;
+    /* the days of the rows the open batch stored (batches.min_day, max_day) */
+    int32_t batch_min_day, batch_max_day;
 };
 
 /* Opens the database at path: STORE_OPEN_CREATE creates it when missing,
@@ -177,7 +179,7 @@ void store_facets_reset(store *st);
 void store_attrs_unpack(gpi_obs *o, int64_t attrs);
 
 /* Extra statement slots of store_sets.c, 40..55 (store_index.c uses the
- * first ones, profiles.c the eight before alias.c's, alias.c the eight
+ * first ones, chain_states.c 30..33, profiles.c the eight before alias.c's, alias.c the eight
  * before the last eight, names.c and store_count the last eight). */
 #define STORE_SETS_SLOT(i) (40 + (i))
 /* VACUUM under the writers' lock (tx.c), outside any transaction; best

@@ -452,6 +452,22 @@ const char *const store_migrations[] = {
     " LEFT JOIN names rp ON rp.name_id = f.raw_provider"
     " LEFT JOIN names c ON c.name_id = f.currency LEFT JOIN names k ON k.name_id = f.sku"
     " LEFT JOIN names x ON x.name_id = f.correction;",
+    /* 11: the chain states of v2 grades (store/chain_states.c): what a
+     *    build of day D + 1 starts from instead of replaying the chain
+     *    since its last reset; and the days of each batch's stored rows,
+     *    so "did anything reach days [a, b] between two cut-offs" is one
+     *    look at the batches (NULL: a batch committed before this
+     *    migration, or one that stored nothing). */
+    "ALTER TABLE batches ADD COLUMN min_day INTEGER;"
+    "ALTER TABLE batches ADD COLUMN max_day INTEGER;"
+    "CREATE TABLE chain_states ("
+    "  grade_hash TEXT NOT NULL,"     /* grades.hash of the definition */
+    "  day INTEGER NOT NULL,"         /* the state after this day */
+    "  as_of INTEGER NOT NULL,"       /* the cut-off of the build that left it */
+    "  format INTEGER NOT NULL,"      /* index/chain_state.c's encoding */
+    "  state BLOB NOT NULL,"
+    "  PRIMARY KEY (grade_hash, day)"
+    ");",
 };
 
 const int store_migration_ident_aliases = 5; /* migration 6 */

@@ -52,7 +52,7 @@ static const char *const sql_text[ST__N] = {
     [ST_BATCH_SIZE] = "SELECT 1 FROM batches WHERE n_bytes = ?1 LIMIT 1",
     [ST_BATCH_COUNTS] = "UPDATE batches SET n_read = ?2, n_stored = ?3, n_duplicates = ?4,"
                         " n_rejected = ?5, ingested_at = max(?6, coalesce((SELECT reserved + 1"
-                        " FROM cutoffs), 0)) WHERE batch_id = ?1",
+                        " FROM cutoffs), 0)), min_day = ?7, max_day = ?8 WHERE batch_id = ?1",
     [ST_OBS_INSERT] =
         "INSERT INTO observations(day, key_hash, observed_at, batch_id, profile, price_micro,"
         " quantity_micro, line, ident, buyer, raw_price) VALUES"
@@ -389,6 +389,8 @@ gpi_status store_batch_begin(store *st, const store_batch_info *info, int64_t *b
     }
     sqlite3_reset(s);
     *batch_id = sqlite3_last_insert_rowid(st->db);
+    st->batch_min_day = INT32_MAX;
+    st->batch_max_day = INT32_MIN;
     return GPI_OK;
 }
 
@@ -414,6 +416,13 @@ gpi_status store_batch_commit(store *st, int64_t batch_id, const store_batch_cou
     sqlite3_bind_int64(s, 4, c->duplicates);
     sqlite3_bind_int64(s, 5, c->rejected);
     sqlite3_bind_int64(s, 6, committed_at);
+    if (st->batch_min_day <= st->batch_max_day) { /* the days of its stored rows */
+        sqlite3_bind_int64(s, 7, st->batch_min_day);
+        sqlite3_bind_int64(s, 8, st->batch_max_day);
+    } else {
+        sqlite3_bind_null(s, 7);
+        sqlite3_bind_null(s, 8);
+    }
     int ok = sqlite3_step(s) == SQLITE_DONE;
     sqlite3_reset(s);
     if (!ok) {
@@ -650,6 +659,8 @@ gpi_status store_obs_put(store *st, int64_t batch_id, const gpi_obs *o, store_pu
     if (rc != SQLITE_DONE) return store_err(st, d, "storing observation");
     if (sqlite3_changes(st->db) == 1) {
         *res = STORE_PUT_STORED;
+        if (o->day < st->batch_min_day) st->batch_min_day = o->day;
+        if (o->day > st->batch_max_day) st->batch_max_day = o->day;
         /* the profile's facet, once per profile and handle */
         store_profile *sp = store_profile_get(st, profile);
         if (!sp) return store_err(st, d, "reading profiles");

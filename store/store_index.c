@@ -317,11 +317,13 @@ gpi_status store_obs_ingested_between(store *st, int32_t day, int64_t t1, int64_
     *any = 0;
     if (t1 == t2) return GPI_OK;
     int64_t lo = t1 < t2 ? t1 : t2, hi = t1 < t2 ? t2 : t1;
-    /* the batches of (lo, hi] are few; each probes the day's key range */
+    /* the batches of (lo, hi] are few; each whose days (recorded from
+     * migration 11; NULL before) hold the day probes the day's key range */
     sqlite3_stmt *s = store_stmt(st, SX_OBS_BETWEEN,
                                  "SELECT EXISTS (SELECT 1 FROM batches b"
-                                 " WHERE b.ingested_at > ?2 AND b.ingested_at <= ?3 AND EXISTS"
-                                 " (SELECT 1 FROM observations o"
+                                 " WHERE b.ingested_at > ?2 AND b.ingested_at <= ?3"
+                                 " AND (b.min_day IS NULL OR (b.min_day <= ?1 AND b.max_day >= ?1))"
+                                 " AND EXISTS (SELECT 1 FROM observations o"
                                  "  WHERE o.day = ?1 AND o.batch_id = b.batch_id))",
                                  d);
     if (!s) return GPI_ESTORE;

@@ -3,9 +3,10 @@
  *
  * Schema 9 (and every version before it) kept every value of an
  * observation in its row (NULL for no name); migration 10 moved what
- * repeats into `profiles`.  undo_10 rebuilds
- * the schema 9 table and its readable view (VIEW_9, the view as
- * migration 5 created it) from a schema 9 database, so a test can store
+ * repeats into `profiles`.  undo_10 takes a database of the current
+ * schema (11) back: it drops what migration 11 added (chain_states and the
+ * batches' day range), then rebuilds the schema 9 table and its readable
+ * view (VIEW_9, the view as migration 5 created it), so a test can store
  * rows through the store, take the file back, and let store_open migrate
  * it again.  Run with sqlite3_exec on a closed store's file.
  */
@@ -47,6 +48,9 @@
     " LEFT JOIN names x ON x.name_id = o.correction;"
 
 static const char undo_10[] __attribute__((unused)) =
+    "DROP TABLE chain_states;"
+    "ALTER TABLE batches DROP COLUMN min_day;"
+    "ALTER TABLE batches DROP COLUMN max_day;"
     "CREATE TABLE obs9 (day INTEGER NOT NULL, key_hash INTEGER NOT NULL,"
     "  observed_at INTEGER NOT NULL, attrs INTEGER, batch_id INTEGER, line INTEGER, gpu INTEGER,"
     "  provider INTEGER, grp INTEGER, segment INTEGER, price_micro INTEGER,"

@@ -280,7 +280,7 @@ static void test_migration_keeps_view_and_values(void **state)
     tu_run r = tu_gpuidx(dir, "--db m8.db %s %s", data_opt, build); /* migrates first */
     if (r.status != 0) fail_msg("build: %s", r.err);
     tu_run_free(&r);
-    assert_int_equal(sql_long("m8.db", "PRAGMA user_version"), 10);
+    assert_int_equal(sql_long("m8.db", "PRAGMA user_version"), 11);
     /* the old rows' pages went back to the file system (store.c compact) */
     assert_true(sql_long("m8.db", "PRAGMA freelist_count") * 10 <
                 sql_long("m8.db", "PRAGMA page_count"));

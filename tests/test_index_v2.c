@@ -11,7 +11,8 @@
  *     there; a rebalance moves the value only by its relative and splice;
  *     churn without price changes moves nothing but rebalances;
  *   - building at once, day by day (the daily job) and in pieces with late
- *     data gives the same rows;
+ *     data gives the same rows; a day's build resumes from the chain state
+ *     the day before left only while it is current;
  *   - the constituents' band holds the cross-section inside [p25, p75].
  */
 #include <setjmp.h>
@@ -600,6 +601,105 @@ static void test_late_data_reevaluates_the_chain(void **state)
     free(p2);
 }
 
+/* ---- chain states (build.c note 8) ------------------------------------------------ */
+
+static int count_obs(const gpi_obs *o, void *ud)
+{
+    (void)o;
+    (*(long *)ud)++;
+    return 0;
+}
+
+static long day_obs(store *st, int32_t day, int64_t as_of)
+{
+    long n = 0;
+    gpi_diag d = {{0}};
+    if (store_obs_scan(st, day, day, as_of, count_obs, &n, &d) != GPI_OK) fail_msg("%s", d.msg);
+    return n;
+}
+
+static long build_reads(store *st, const idx_grades *g, int32_t from, int32_t to, int64_t as_of)
+{
+    idx_build_stats s;
+    gpi_diag d = {{0}};
+    if (idx_build(st, g, from, to, as_of, &s, &d) != GPI_OK) fail_msg("build: %s", d.msg);
+    return s.observations;
+}
+
+/* A trade of P1 on 1 February (the month's anchor) at twice its price
+ * and a large volume, in its own batch. */
+static void late_anchor_trade(store *st, int64_t at)
+{
+    int64_t bt = batch(st, "late", at);
+    put(st, bt, GPI_TRADE, "P1", day_of(2025, 2, 1), 15, "late-anchor", 4000000, 2000000000);
+    commit(st, bt, at);
+}
+
+static void sql_on(const char *path, const char *sql)
+{
+    char cmd[5000];
+    snprintf(cmd, sizeof cmd, "sqlite3 '%s' \"%s\"", path, sql);
+    tu_run r = tu_sh(".", "%s", cmd);
+    if (r.status != 0) fail_msg("%s: %s", cmd, r.err);
+    tu_run_free(&r);
+}
+
+/* The daily job: the build of a day resumes each chain from the state
+ * the build of the day before left, reading that day only, while no batch
+ * since reached the days the state was built from; late data for one of
+ * them (the anchor day) makes the next build replay, and so does a
+ * damaged state.  The rows are those of a build of everything at once. */
+static void test_chain_state_resumed_while_current(void **state)
+{
+    (void)state;
+    mk m = {.days = 45, .seed = 41, .enter_day = -1, .leave_day = -1, .scale_day = -1,
+            .trades = 1};
+    int32_t start = day_of(2025, 1, 1), end = start + m.days - 1;
+    idx_grades *g = grades(gen_grades);
+    char *p1, *p2;
+    store *a = fresh(&p1), *b = fresh(&p2);
+    market(a, &m, "m", 1000, 0, m.days - 1);
+    late_anchor_trade(a, 1000);
+    build(a, g, start, end, 5000);
+    /* b: built to day 40; day 41's build reads day 41 only */
+    market(b, &m, "m1", 1000, 0, 40);
+    build(b, g, start, start + 40, 2000);
+    market(b, &m, "m2", 2100, 41, 41);
+    assert_int_equal(build_reads(b, g, start + 41, start + 41, 2200),
+                     day_obs(b, start + 41, 2200));
+    /* the late anchor trade: the next build replays from before 1 February */
+    late_anchor_trade(b, 2500);
+    market(b, &m, "m3", 2600, 42, 44);
+    /* (about 17 days: from the period's start less anchor_days - 1) */
+    assert_true(build_reads(b, g, start + 42, start + 42, 3000) > 10 * day_obs(b, start + 42, 3000));
+    build(b, g, start + 43, start + 43, 3000);
+    /* a damaged state is replayed */
+    store_close(b);
+    sql_on(p2, "UPDATE chain_states SET state = zeroblob(40)");
+    gpi_diag d = {{0}};
+    if (store_open(p2, &b, &d) != GPI_OK) fail_msg("%s", d.msg);
+    assert_true(build_reads(b, g, end, end, 3000) > 10 * day_obs(b, end, 3000));
+    for (size_t gi = 0; gi < g->n; gi++) {
+        rows *x = read_rows(a, g->g[gi].id, start + 42, end),
+             *y = read_rows(b, g->g[gi].id, start + 42, end);
+        assert_int_equal(x->n, 3);
+        assert_int_equal(y->n, x->n);
+        for (size_t t = 0; t < x->n; t++)
+            if (!same_row(&x->r[t], &y->r[t]) || x->r[t].chain_nano != y->r[t].chain_nano)
+                fail_msg("%s day %zu: %lld (nano %lld) vs at once %lld (nano %lld)",
+                         g->g[gi].id, t + 42, (long long)y->r[t].value_e4,
+                         (long long)y->r[t].chain_nano, (long long)x->r[t].value_e4,
+                         (long long)x->r[t].chain_nano);
+        free(x);
+        free(y);
+    }
+    idx_grades_free(g);
+    store_close(a);
+    store_close(b);
+    free(p1);
+    free(p2);
+}
+
 /* x10 prints of two providers with two offers each (the per-provider
  * screen cannot judge them; with four providers they are the two middle
  * provider medians) move the chain neither on their day nor on the next
@@ -749,6 +849,7 @@ int main(void)
         cmocka_unit_test(test_fat_finger_and_empty_day),
         cmocka_unit_test(test_carried_trades_never_qualify_alone),
         cmocka_unit_test(test_v2_grade_fields),
+        cmocka_unit_test(test_chain_state_resumed_while_current),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

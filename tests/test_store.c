@@ -12,6 +12,7 @@
 
 #include "core/gpi.h"
 #include "store/store.h"
+#include "store/chain_states.h"
 #include "store/testing.h"
 #include "tests/schema9.h"
 
@@ -514,7 +515,7 @@ static void test_migration_key_kind_bit(void **state)
     store_close(st);
     sqlite3 *db = NULL;
     assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-    /* back to schema 2: undo migrations 4 to 10, then let 3 to 10 run again */
+    /* back to schema 2: undo migrations 4 to 11, then let 3 to 11 run again */
     assert_int_equal(sqlite3_exec(db, undo_10, NULL, NULL, NULL), SQLITE_OK);
     const char *sql = "INSERT INTO index_exclusions VALUES ('g', 1, 1, 9, 0, 'x', 1, 'r');"
                       "INSERT INTO index_exclusions VALUES ('g', 1, 0, -2, 0, 'x', 1, 'r');"
@@ -832,7 +833,7 @@ static void test_migration_profiles(void **state)
     assert_string_equal(after, before);
     /* a, a2 | c | t | the two old rows */
     assert_int_equal(sql_count(path, "SELECT count(*) FROM profiles"), 4);
-    assert_int_equal(sql_count(path, "PRAGMA user_version"), 10);
+    assert_int_equal(sql_count(path, "PRAGMA user_version"), 11);
 
     /* the migrated rows are the stored ones for the duplicate check */
     assert_int_equal(store_open(path, &st, &d), GPI_OK);
@@ -953,6 +954,120 @@ static void test_headers_by_concern(void **state)
     tu_run_free(&r);
 }
 
+/* Migration 11: a batch records the days of the rows it stored, and
+ * store_obs_reached answers "did a batch between two cut-offs store rows
+ * of these days" from them; a batch without recorded days (committed
+ * before the migration) reaches every day, one that stored nothing none.
+ * Chain states are kept per (grade hash, day), replaced, and the grade's
+ * states before the last keep_days days dropped. */
+static void test_batch_days_and_chain_states(void **state)
+{
+    (void)state;
+    char *path = NULL;
+    store *st = open_tmp(&path);
+    gpi_diag d = {{0}};
+    int32_t d1;
+    gpi_date_parse("2024-03-01", &d1);
+    int64_t b = begin(st, "sha-a", 100); /* days d1 .. d1 + 4 */
+    gpi_obs o = obs("2024-03-01", 1, "A", 1000000);
+    assert_int_equal(put(st, b, &o), STORE_PUT_STORED);
+    o = obs("2024-03-05", 2, "B", 1000000);
+    assert_int_equal(put(st, b, &o), STORE_PUT_STORED);
+    assert_int_equal(put(st, b, &o), STORE_PUT_DUPLICATE);
+    commit(st, b, 3, 2, 1, 0);
+    b = begin(st, "sha-b", 200); /* day d1 + 10, one row */
+    o = obs("2024-03-11", 3, "C", 1000000);
+    assert_int_equal(put(st, b, &o), STORE_PUT_STORED);
+    commit(st, b, 1, 1, 0, 0);
+    b = begin(st, "sha-c", 300); /* only a duplicate: stores nothing */
+    assert_int_equal(put(st, b, &o), STORE_PUT_DUPLICATE);
+    commit(st, b, 1, 0, 1, 0);
+    store_close(st);
+    assert_int_equal(sql_count(path, "SELECT count(*) FROM batches WHERE sha256 = 'sha-a' AND"
+                                      " min_day = 19783 AND max_day = 19787"),
+                     1);
+    assert_int_equal(sql_count(path, "SELECT count(*) FROM batches WHERE sha256 = 'sha-c' AND"
+                                      " min_day IS NULL AND max_day IS NULL"),
+                     1);
+    gpi_diag dd = {{0}};
+    assert_int_equal(store_open(path, &st, &dd), GPI_OK);
+    static const struct {
+        int lo, hi;       /* days after d1 */
+        int64_t t1, t2;
+        int want;
+    } cases[] = {
+        {0, 0, 0, 100, 1},     {4, 9, 0, 100, 1},     {5, 9, 0, 100, 0},
+        {5, 9, 100, 0, 0},     {-3, -1, 50, 150, 0},  {10, 10, 100, 200, 1},
+        {10, 10, 200, 100, 1}, {10, 10, 200, 999, 0}, {0, 20, 100, 100, 0},
+        {11, 30, 0, 999, 0},   {9, 11, 150, 250, 1},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int any = -1;
+        assert_int_equal(store_obs_reached(st, d1 + cases[i].lo, d1 + cases[i].hi, cases[i].t1,
+                                           cases[i].t2, &any, &d),
+                         GPI_OK);
+        if (any != cases[i].want)
+            fail_msg("case %zu: days +%d..+%d between %lld and %lld: %d, want %d", i, cases[i].lo,
+                     cases[i].hi, (long long)cases[i].t1, (long long)cases[i].t2, any,
+                     cases[i].want);
+    }
+    store_close(st);
+    /* a batch of before migration 11 that stored rows: every day */
+    sqlite3 *db = NULL;
+    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(db, "UPDATE batches SET min_day = NULL, max_day = NULL"
+                                      " WHERE sha256 = 'sha-b'",
+                                  NULL, NULL, NULL),
+                     SQLITE_OK);
+    sqlite3_close(db);
+    assert_int_equal(store_open(path, &st, &dd), GPI_OK);
+    int any = -1;
+    assert_int_equal(store_obs_reached(st, d1 + 50, d1 + 60, 100, 200, &any, &d), GPI_OK);
+    assert_int_equal(any, 1);
+    /* chain states */
+    const unsigned char s1[] = {1, 2, 3}, s2[] = {4, 5, 0, 6};
+    assert_int_equal(store_begin(st, &d), GPI_OK);
+    for (int k = 0; k < 5; k++)
+        assert_int_equal(store_chain_state_put(st, "h1", d1 + k, 500 + k, 1, s1, sizeof s1, 3,
+                                               &d),
+                         GPI_OK);
+    assert_int_equal(store_chain_state_put(st, "h1", d1 + 4, 777, 2, s2, sizeof s2, 3, &d),
+                     GPI_OK);
+    assert_int_equal(store_chain_state_put(st, "h2", d1, 900, 1, s1, sizeof s1, 3, &d), GPI_OK);
+    assert_int_equal(store_commit(st, &d), GPI_OK);
+    static const struct {
+        const char *hash;
+        int day;
+        int found;
+        int64_t as_of;
+        int format;
+        size_t n;
+    } got[] = {{"h1", 0, 0, 0, 0, 0},        {"h1", 1, 0, 0, 0, 0},
+               {"h1", 2, 1, 502, 1, 3},      {"h1", 3, 1, 503, 1, 3},
+               {"h1", 4, 1, 777, 2, 4},      {"h2", 0, 1, 900, 1, 3},
+               {"h3", 0, 0, 0, 0, 0}};
+    for (size_t i = 0; i < sizeof got / sizeof got[0]; i++) {
+        unsigned char *p = NULL;
+        size_t n = 0;
+        int64_t as_of = 0;
+        int format = 0;
+        assert_int_equal(store_chain_state_get(st, got[i].hash, d1 + got[i].day, &p, &n, &as_of,
+                                               &format, &d),
+                         GPI_OK);
+        if ((p != NULL) != got[i].found)
+            fail_msg("%s day %d: found %d", got[i].hash, got[i].day, p != NULL);
+        if (p) {
+            assert_int_equal(as_of, got[i].as_of);
+            assert_int_equal(format, got[i].format);
+            assert_int_equal(n, got[i].n);
+            assert_memory_equal(p, n == 4 ? s2 : s1, n);
+        }
+        free(p);
+    }
+    store_close(st);
+    free(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -969,6 +1084,7 @@ int main(void)
         cmocka_unit_test(test_migration_profiles),
         cmocka_unit_test(test_profile_after_rollback),
         cmocka_unit_test(test_batch_hash_placeholder),
+        cmocka_unit_test(test_batch_days_and_chain_states),
     };
     return cmocka_run_group_tests_name("store", tests, NULL, NULL);
 }

@@ -1,0 +1,104 @@
+/* store/chain_states.c -- v2 chain states (store/chain_states.h) and the
+ * batches' day ranges that say whether one is still current.
+ *
+ * (1) chain_states is keyed by (grade_hash, day): the definition, not the
+ *     id, so a redefined grade never starts from its old definition's
+ *     chain.  A build keeps the last keep_days days of each grade (the
+ *     publication of day D starts from the state of D - 1, the build of
+ *     D + 1 from that of D).
+ * (2) batches.min_day / max_day (migration 11) are the days of the rows a
+ *     batch stored, written at its commit (store.c): "did anything reach
+ *     days [lo, hi] between two cut-offs" is then one pass over the
+ *     batches of that interval, where the observations would need a scan
+ *     of every day of the range per batch (there is no index by batch).
+ */
+#include "store/internal.h"
+#include "store/chain_states.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define CS_SLOT(i) (30 + (i))
+enum { CS_PUT, CS_DROP, CS_GET, CS_REACHED };
+
+gpi_status store_chain_state_put(store *st, const char *hash, int32_t day, int64_t as_of,
+                                 int format, const unsigned char *state, size_t n,
+                                 int keep_days, gpi_diag *d)
+{
+    sqlite3_stmt *s = store_stmt(st, CS_SLOT(CS_PUT),
+                                 "INSERT OR REPLACE INTO chain_states(grade_hash, day, as_of, format,"
+                                 " state) VALUES (?1, ?2, ?3, ?4, ?5)",
+                                 d);
+    if (!s) return GPI_ESTORE;
+    sqlite3_bind_text(s, 1, hash, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(s, 2, day);
+    sqlite3_bind_int64(s, 3, as_of);
+    sqlite3_bind_int(s, 4, format);
+    sqlite3_bind_blob64(s, 5, state, (sqlite3_uint64)n, SQLITE_STATIC);
+    int ok = sqlite3_step(s) == SQLITE_DONE;
+    sqlite3_reset(s);
+    if (!ok) return store_err(st, d, "storing a chain state");
+    s = store_stmt(st, CS_SLOT(CS_DROP),
+                   "DELETE FROM chain_states WHERE grade_hash = ?1 AND day < ?2", d);
+    if (!s) return GPI_ESTORE;
+    sqlite3_bind_text(s, 1, hash, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(s, 2, (int64_t)day - keep_days + 1);
+    ok = sqlite3_step(s) == SQLITE_DONE;
+    sqlite3_reset(s);
+    return ok ? GPI_OK : store_err(st, d, "dropping old chain states");
+}
+
+gpi_status store_chain_state_get(store *st, const char *hash, int32_t day, unsigned char **state,
+                                 size_t *n, int64_t *as_of, int *format, gpi_diag *d)
+{
+    *state = NULL;
+    *n = 0;
+    sqlite3_stmt *s = store_stmt(st, CS_SLOT(CS_GET),
+                                 "SELECT as_of, format, state FROM chain_states"
+                                 " WHERE grade_hash = ?1 AND day = ?2",
+                                 d);
+    if (!s) return GPI_ESTORE;
+    sqlite3_bind_text(s, 1, hash, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(s, 2, day);
+    int rc = sqlite3_step(s);
+    gpi_status out = GPI_OK;
+    if (rc == SQLITE_ROW) {
+        *as_of = sqlite3_column_int64(s, 0);
+        *format = sqlite3_column_int(s, 1);
+        const void *p = sqlite3_column_blob(s, 2);
+        int len = sqlite3_column_bytes(s, 2);
+        *state = malloc(len > 0 ? (size_t)len : 1);
+        if (!*state)
+            out = gpi_diag_set(d, GPI_ENOMEM, "store: out of memory");
+        else {
+            if (len > 0) memcpy(*state, p, (size_t)len);
+            *n = (size_t)len;
+        }
+    } else if (rc != SQLITE_DONE) {
+        out = store_err(st, d, "reading a chain state");
+    }
+    sqlite3_reset(s);
+    return out;
+}
+
+gpi_status store_obs_reached(store *st, int32_t lo, int32_t hi, int64_t t1, int64_t t2, int *any,
+                             gpi_diag *d)
+{
+    *any = 0;
+    if (t1 == t2 || lo > hi) return GPI_OK;
+    sqlite3_stmt *s = store_stmt(st, CS_SLOT(CS_REACHED),
+                                 "SELECT EXISTS (SELECT 1 FROM batches"
+                                 " WHERE ingested_at > ?3 AND ingested_at <= ?4"
+                                 " AND ((min_day IS NULL AND coalesce(n_stored, 1) > 0)"
+                                 "      OR (min_day <= ?2 AND max_day >= ?1)))",
+                                 d);
+    if (!s) return GPI_ESTORE;
+    sqlite3_bind_int64(s, 1, lo);
+    sqlite3_bind_int64(s, 2, hi);
+    sqlite3_bind_int64(s, 3, t1 < t2 ? t1 : t2);
+    sqlite3_bind_int64(s, 4, t1 < t2 ? t2 : t1);
+    int rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW) *any = sqlite3_column_int(s, 0) != 0;
+    sqlite3_reset(s);
+    return rc == SQLITE_ROW ? GPI_OK : store_err(st, d, "checking batches between cut-offs");
+}
