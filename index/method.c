@@ -57,7 +57,11 @@ static int cmp_price(const void *a, const void *b)
 size_t idx_screen(idx_item *v, size_t n, int64_t factor_e6, double *work)
 {
     if (n == 0) return 0;
-    qsort(v, n, sizeof *v, cmp_group_price);
+    /* leave-one-out copies (index/manip.c) come sorted: the order is total
+     * (key and time are unique), so skipping the sort changes nothing */
+    size_t sorted = 1;
+    while (sorted < n && cmp_group_price(&v[sorted - 1], &v[sorted]) <= 0) sorted++;
+    if (sorted < n) qsort(v, n, sizeof *v, cmp_group_price);
     size_t excluded = 0;
     for (size_t i = 0; i < n;) {
         size_t j = i, m = 0;
@@ -160,23 +164,35 @@ static void bn_set(bn *a, unsigned __int128 v)
     }
 }
 
-/* a *= v; returns -1 on overflow. */
+static void bn_copy(bn *dst, const bn *src)
+{
+    dst->n = src->n;
+    memcpy(dst->l, src->l, sizeof(uint32_t) * (size_t)src->n);
+}
+
+/* a *= v; returns -1 on overflow.  Touches only the limbs in use (the
+ * numbers are a few limbs long; the array is sized for the worst case). */
 static int bn_mul(bn *a, unsigned __int128 v)
 {
-    bn b;
-    bn_set(&b, v);
-    if (a->n + b.n > BN_LIMBS) return -1;
-    uint32_t r[BN_LIMBS] = {0};
+    uint32_t b[4];
+    int nb = 0;
+    while (v) {
+        b[nb++] = (uint32_t)v;
+        v >>= 32;
+    }
+    if (a->n + nb > BN_LIMBS) return -1;
+    uint32_t r[BN_LIMBS];
+    int n = a->n + nb;
+    memset(r, 0, sizeof(uint32_t) * (size_t)n);
     for (int i = 0; i < a->n; i++) {
         uint64_t carry = 0;
-        for (int j = 0; j < b.n; j++) {
-            uint64_t t = (uint64_t)a->l[i] * b.l[j] + r[i + j] + carry;
+        for (int j = 0; j < nb; j++) {
+            uint64_t t = (uint64_t)a->l[i] * b[j] + r[i + j] + carry;
             r[i + j] = (uint32_t)t;
             carry = t >> 32;
         }
-        r[i + b.n] = (uint32_t)carry;
+        r[i + nb] = (uint32_t)carry;
     }
-    int n = a->n + b.n;
     while (n > 0 && r[n - 1] == 0) n--;
     memcpy(a->l, r, sizeof(uint32_t) * (size_t)n);
     a->n = n;
@@ -277,7 +293,7 @@ gpi_status idx_weighted_quantile(idx_item *v, size_t n, int64_t cap_floor_e6, in
         for (int i = 0; i < k; i++)
             if (i != j) ovf |= bn_mul(&Q[j + 1], (unsigned __int128)vol[order[i]]);
     }
-    *R = *P;
+    bn_copy(R, P);
     ovf |= bn_mul(R, (unsigned __int128)sd * (unsigned __int128)U * (unsigned __int128)qn);
     if (ovf) {
         free(pidx);
@@ -290,11 +306,11 @@ gpi_status idx_weighted_quantile(idx_item *v, size_t n, int64_t cap_floor_e6, in
             acc[cls[pidx[j]]] += v[j].qty_micro;
             j++;
         }
-        *L = *P;
+        bn_copy(L, P);
         ovf |= bn_mul(L, (unsigned __int128)(qd * (sd - (int64_t)k * sn)) *
                              (unsigned __int128)acc[0]);
         for (int c = 1; c <= k; c++) {
-            *t = Q[c];
+            bn_copy(t, &Q[c]);
             ovf |= bn_mul(t, (unsigned __int128)(qd * sn) * (unsigned __int128)acc[c]);
             ovf |= bn_add(L, t);
         }
