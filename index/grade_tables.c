@@ -213,7 +213,7 @@ void idx_grade_tables_free(idx_grade_tables *tb)
 /* ---- the check (note 3) ---------------------------------------------------------- */
 
 typedef struct facet {
-    gpi_obs o;          /* strings owned (strdup) */
+    gpi_obs o;          /* names: the store's interned texts (collect) */
 } facet;
 
 typedef struct facets {
@@ -222,14 +222,9 @@ typedef struct facets {
     int oom;
 } facets;
 
-static char *dup_or_null(const char *s, int *oom)
-{
-    if (!s) return NULL;
-    char *c = strdup(s);
-    if (!c) *oom = 1;
-    return c;
-}
-
+/* Keeps each facet with its names as the store's (store_obs_facets: valid
+ * until the next rollback or close; nothing here writes): 58,723 facets on
+ * the bench market, whose six copied names were a tenth of a daily build. */
 static int collect(const gpi_obs *o, void *ud)
 {
     facets *fs = ud;
@@ -237,28 +232,12 @@ static int collect(const gpi_obs *o, void *ud)
         fs->oom = 1;
         return 1;
     }
-    facet *f = &fs->v[fs->n++];
-    f->o = *o;
-    f->o.gpu = dup_or_null(o->gpu, &fs->oom);
-    f->o.provider = dup_or_null(o->provider, &fs->oom);
-    f->o.group = dup_or_null(o->group, &fs->oom);
-    f->o.segment = dup_or_null(o->segment, &fs->oom);
-    f->o.region = dup_or_null(o->region, &fs->oom);
-    f->o.sku = dup_or_null(o->sku, &fs->oom);
-    return fs->oom;
+    fs->v[fs->n++].o = *o;
+    return 0;
 }
 
 static void facets_free(facets *fs)
 {
-    for (size_t i = 0; i < fs->n; i++) {
-        gpi_obs *o = &fs->v[i].o;
-        free((char *)o->gpu);
-        free((char *)o->provider);
-        free((char *)o->group);
-        free((char *)o->segment);
-        free((char *)o->region);
-        free((char *)o->sku);
-    }
     free(fs->v);
 }
 

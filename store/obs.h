@@ -63,7 +63,9 @@ gpi_status store_obs_ingested_between(store *st, int32_t day, int64_t t1, int64_
 /* Every distinct combination of what a grade filters on among the stored
  * observations: calls fn with kind, scope, tier, term, term_months,
  * status, covers, gpu, provider, group, segment, region and sku filled
- * (the rest zero or NULL).  One scan of the observations. */
+ * (the rest zero or NULL).  One pass over obs_facets.  The names are the
+ * store's interned texts: they stay valid until the next rollback or
+ * store_close, so fn may keep the pointers (no copy) for that long. */
 gpi_status store_obs_facets(store *st, store_obs_fn fn, void *ud, gpi_diag *d);
 
 #endif
