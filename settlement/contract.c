@@ -39,6 +39,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+_Static_assert(SETTLE_GRADE_MAX == GPI_GRADE_ID_MAX, "a contract's grade holds any grade id");
+
 /* ---- exact ticks and prices -------------------------------------------- */
 
 static __int128 pow10_i128(int e)
@@ -306,15 +308,6 @@ static int symbol_ok(const char *s)
     return 1;
 }
 
-static int grade_text_ok(const char *s)
-{
-    size_t n = strlen(s);
-    if (n < 1 || n > SETTLE_GRADE_MAX) return 0;
-    for (size_t i = 0; i < n; i++)
-        if ((unsigned char)s[i] < 0x21 || s[i] == 0x7f) return 0;
-    return 1;
-}
-
 static gpi_status parse_tick(const ctx *x, const json_t *v, settle_contract *c)
 {
     char text[64];
@@ -389,7 +382,8 @@ static gpi_status load_one(const ctx *x0, const json_t *o, settle_grade_fn grade
 
     const json_t *g = json_object_get(o, "grade");
     if (!g) return cerr(&x, "grade", "missing", NULL);
-    if (!json_is_string(g) || !grade_text_ok(json_string_value(g)))
+    /* the grade-id rule of core (SPEC §3; c->grade holds GPI_GRADE_ID_MAX) */
+    if (!json_is_string(g) || !gpi_grade_id_ok(json_string_value(g)))
         return cerr(&x, "grade", "not a grade id", g);
     snprintf(c->grade, sizeof c->grade, "%s", json_string_value(g));
 

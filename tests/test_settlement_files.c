@@ -183,6 +183,14 @@ static void test_contracts_load_errors(void **state)
         {"symbol with slash",
          "{\"contracts\": [{\"symbol\": \"A/B\", \"grade\": \"A100-80GB.OD\", \"month\": \"2025-03\"}]}",
          "1: contract 1: symbol: not a symbol [A-Z0-9][A-Z0-9._-]{0,31} (got \"A/B\")"},
+        /* the one grade-id rule of core (gpi_grade_id_ok), as everywhere else:
+         * a text no grade can have is refused as such, not as unknown */
+        {"grade with slash",
+         "{\"contracts\": [{\"symbol\": \"A1\", \"grade\": \"H100/SXM\", \"month\": \"2025-03\"}]}",
+         "1: contract 1 (A1): grade: not a grade id (got \"H100/SXM\")"},
+        {"grade starts with dot",
+         "{\"contracts\": [{\"symbol\": \"A1\", \"grade\": \".OD\", \"month\": \"2025-03\"}]}",
+         "1: contract 1 (A1): grade: not a grade id (got \".OD\")"},
         {"missing symbol", "{\"contracts\": [{\"grade\": \"A100-80GB.OD\", \"month\": \"2025-03\"}]}",
          "1: contract 1: symbol: missing"},
         {"unknown key", C1("\"month\": \"2025-03\", \"expiry\": \"2025-03-31\""),
