@@ -559,6 +559,25 @@ static void test_daily_and_pieces_equal_at_once(void **state)
     free(p3);
 }
 
+/* Every grade's rows of [from, to] in b are those of a (a build of
+ * everything at once): the same days, values and chains to the nano. */
+static void expect_same_rows(store *a, store *b, const idx_grades *g, int32_t from, int32_t to)
+{
+    for (size_t gi = 0; gi < g->n; gi++) {
+        rows *x = read_rows(a, g->g[gi].id, from, to), *y = read_rows(b, g->g[gi].id, from, to);
+        assert_int_equal(x->n, (size_t)(to - from + 1));
+        assert_int_equal(y->n, x->n);
+        for (size_t t = 0; t < x->n; t++)
+            if (!same_row(&x->r[t], &y->r[t]))
+                fail_msg("%s day %d: %lld (nano %lld) vs at once %lld (nano %lld)", g->g[gi].id,
+                         (int)(x->r[t].day - day_of(2025, 1, 1)), (long long)y->r[t].value_e4,
+                         (long long)y->r[t].chain_nano, (long long)x->r[t].value_e4,
+                         (long long)x->r[t].chain_nano);
+        free(x);
+        free(y);
+    }
+}
+
 /* Late data for an early day of a month, then only that day rebuilt: the
  * later days of the chain are re-evaluated to what a build of everything
  * gives. */
@@ -584,16 +603,7 @@ static void test_late_data_reevaluates_the_chain(void **state)
     build(a, g, start, end, 3000);            /* everything at once */
     build(b, g, start, end, 1500);            /* before the late data */
     build(b, g, start + 35, start + 35, 3000); /* then the day alone */
-    for (size_t gi = 0; gi < g->n; gi++) {
-        rows *x = read_rows(a, g->g[gi].id, start, end), *y = read_rows(b, g->g[gi].id, start, end);
-        assert_int_equal(x->n, y->n);
-        for (size_t t = 0; t < x->n; t++)
-            if (!same_row(&x->r[t], &y->r[t]))
-                fail_msg("%s day %zu: %lld vs at once %lld", g->g[gi].id, t,
-                         (long long)y->r[t].value_e4, (long long)x->r[t].value_e4);
-        free(x);
-        free(y);
-    }
+    expect_same_rows(a, b, g, start, end);
     idx_grades_free(g);
     store_close(a);
     store_close(b);
@@ -684,20 +694,7 @@ static void test_chain_state_resumed_while_current(void **state)
         if (store_open(p2, &b, &d) != GPI_OK) fail_msg("%s", d.msg);
         assert_true(build_reads(b, g, end, end, 3000) > 10 * day_obs(b, end, 3000));
     }
-    for (size_t gi = 0; gi < g->n; gi++) {
-        rows *x = read_rows(a, g->g[gi].id, start + 42, end),
-             *y = read_rows(b, g->g[gi].id, start + 42, end);
-        assert_int_equal(x->n, 3);
-        assert_int_equal(y->n, x->n);
-        for (size_t t = 0; t < x->n; t++)
-            if (!same_row(&x->r[t], &y->r[t]) || x->r[t].chain_nano != y->r[t].chain_nano)
-                fail_msg("%s day %zu: %lld (nano %lld) vs at once %lld (nano %lld)",
-                         g->g[gi].id, t + 42, (long long)y->r[t].value_e4,
-                         (long long)y->r[t].chain_nano, (long long)x->r[t].value_e4,
-                         (long long)x->r[t].chain_nano);
-        free(x);
-        free(y);
-    }
+    expect_same_rows(a, b, g, start + 42, end);
     idx_grades_free(g);
     store_close(a);
     store_close(b);
