@@ -15,6 +15,7 @@
  */
 #include "cli/cli.h"
 #include "cli/cost_print.h"
+#include "core/vec.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -224,11 +225,8 @@ int cc_prices_load(store *db, const char *path, const cost_deployments *ds,
             cc_prices_free(out);
             return 1;
         }
-        cost_series *ns = realloc(out->s, (out->n + 1) * sizeof *ns);
-        gpi_index_day **nd = ns ? realloc(out->days, (out->n + 1) * sizeof *nd) : NULL;
-        if (ns) out->s = ns;
-        if (nd) out->days = nd;
-        if (!ns || !nd) {
+        if (GPI_VEC_RESERVE(out->s, out->cap_s, out->n + 1) != 0 ||
+            GPI_VEC_RESERVE(out->days, out->cap_days, out->n + 1) != 0) {
             cli_error("cost: out of memory");
             cc_prices_free(out);
             return 1;
