@@ -26,6 +26,8 @@
 
 #include "index/index.h"
 #include "store/store.h"
+#include "store/grades.h"
+#include "store/index_values.h"
 
 enum { SUB_DAYS = 1, SUB_CURVE = 2, SUB_MOVES = 4, SUB_ALL = 7 };
 

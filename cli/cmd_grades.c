@@ -8,6 +8,7 @@
  */
 #include "cli/cli.h"
 #include "core/vec.h"
+#include "store/grades.h"
 
 #include <jansson.h>
 #include <math.h>

@@ -22,6 +22,8 @@
 
 #include "hedge/hedge.h"
 #include "store/store.h"
+#include "store/grades.h"
+#include "store/index_values.h"
 
 enum { SUB_ANALYZE = 1, SUB_SIMULATE = 2, SUB_COMPARE = 4 };
 

@@ -18,6 +18,7 @@
  */
 #include "index/internal.h"
 #include "core/vec.h"
+#include "store/obs.h"
 
 #include <stdlib.h>
 #include <string.h>

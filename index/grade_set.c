@@ -15,6 +15,7 @@
  */
 #include "index/internal.h"
 #include "core/vec.h"
+#include "store/grades.h"
 
 #include <stdio.h>
 #include <stdlib.h>

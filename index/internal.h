@@ -9,6 +9,14 @@
 #define GPI_INDEX_INTERNAL_H
 
 #include "index/index.h"
+#include "store/index_values.h"
+/* What index/build.c uses of the store beyond index values: these three
+ * belong in build.c itself (moved there with its v2 rewrite, which had
+ * the file meanwhile; tests/test_store_headers.c names it as the one
+ * exception). */
+#include "store/batches.h"
+#include "store/grades.h"
+#include "store/obs.h"
 
 typedef struct idx_buf {
     idx_item *v;

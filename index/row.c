@@ -27,6 +27,7 @@
  */
 #include "index/internal.h"
 #include "core/vec.h"
+#include "store/index_values.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -32,6 +32,7 @@
  */
 #include "publish/internal.h"
 #include "core/vec.h"
+#include "store/vintages.h"
 
 #include <stdio.h>
 #include <stdlib.h>

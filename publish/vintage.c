@@ -23,6 +23,8 @@
  */
 #include "publish/internal.h"
 #include "core/vec.h"
+#include "store/index_values.h"
+#include "store/vintages.h"
 
 #include <stdio.h>
 #include <stdlib.h>

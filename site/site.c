@@ -12,6 +12,7 @@
  */
 #include "site/site.h"
 #include "core/vec.h"
+#include "store/index_values.h"
 
 #include <dirent.h>
 #include <errno.h>

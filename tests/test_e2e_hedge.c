@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "store/store.h"
+#include "store/index_values.h"
 #include "store/testing.h"
 #include "tests/svg_check.h"
 
