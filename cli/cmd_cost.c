@@ -123,7 +123,7 @@ static int parse_opts(int sub, int argc, char **argv, copts *o)
         {"--json", NULL, &o->json},               {NULL, NULL, NULL}};
     _Static_assert(sizeof opt_subs / sizeof opt_subs[0] == sizeof spec / sizeof spec[0] - 1,
                    "one entry of opt_subs per option");
-    const cli_args args = {"cost", topic, usage, spec, take, &sub, NULL, 0, NULL, 0};
+    const cli_args args = {"cost", topic, usage, spec, take, &sub, NULL, 0, NULL, 0, NULL};
     int ec = cli_parse_args(argc, argv, &args);
     if (ec >= 0) return ec;
     if (!o->deployments) {

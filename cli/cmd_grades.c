@@ -700,7 +700,7 @@ static int cmd_drop_restore(cli_ctx *ctx, int argc, char **argv, int drop)
     const char *id = NULL;
     int n_ids = 0;
     const cli_opt_spec spec[] = {{NULL, NULL, NULL}};
-    const cli_args args = {cmd, "grades", usage, spec, NULL, NULL, &id, 1, &n_ids, 0};
+    const cli_args args = {cmd, "grades", usage, spec, NULL, NULL, &id, 1, &n_ids, 0, NULL};
     int ec = cli_parse_args(argc, argv, &args);
     if (ec >= 0) return ec;
     if (!id) {

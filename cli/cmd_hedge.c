@@ -297,7 +297,7 @@ static int parse_opts(int sub, int argc, char **argv, hopts *o)
         {"--min-days", NULL, NULL},     {NULL, NULL, NULL}};
     _Static_assert(sizeof spec / sizeof spec[0] == H_N + 1, "one option per H_ key");
     parse_ctx pc = {sub, o};
-    const cli_args args = {"hedge", topic, usage, spec, take, &pc, NULL, 0, NULL, 0};
+    const cli_args args = {"hedge", topic, usage, spec, take, &pc, NULL, 0, NULL, 0, NULL};
     int ec = cli_parse_args(argc, argv, &args);
     if (ec >= 0) return ec;
     if (!o->rent) {
