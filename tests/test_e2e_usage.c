@@ -49,13 +49,28 @@ static const struct {
     {"verify", "verify", "verify", "--contracts", NULL},
 };
 
-static void expect(const char *dir, const char *args, int status, const char *err)
+/* A command line, the exit status and stderr it must give (stdout empty). */
+typedef struct usage_case {
+    const char *args;
+    int status;
+    const char *err;
+} usage_case;
+
+static void expect_args(const char *dir, const char *args, int status, const char *err)
 {
-    tu_run r = tu_gpuidx(dir, "--db none.db %s", args);
+    tu_run r = tu_gpuidx(dir, "%s", args);
     if (r.status != status || strcmp(r.err, err) != 0 || r.out[0])
         fail_msg("gpuidx %s: exit %d, want %d\n got  %s\n want %s\n stdout %s", args, r.status,
                  status, r.err, err, r.out);
     tu_run_free(&r);
+}
+
+/* The same after "--db none.db". */
+static void expect(const char *dir, const char *args, int status, const char *err)
+{
+    char line[1024];
+    snprintf(line, sizeof line, "--db none.db %s", args);
+    expect_args(dir, line, status, err);
 }
 
 static void test_same_mistake_same_message(void **state)
@@ -107,11 +122,7 @@ static void test_positionals(void **state)
 {
     (void)state;
     char *dir = tu_mkdtemp("e2e-usage-pos");
-    static const struct {
-        const char *args;
-        int status;
-        const char *err;
-    } cases[] = {
+    static const usage_case cases[] = {
         {"grades drop A B", 2, "gpuidx: grades drop: unknown argument 'B' (see gpuidx grades --help)\n"},
         {"index build extra", 2,
          "gpuidx: index build: unknown argument 'extra' (see gpuidx index --help)\n"},
@@ -142,11 +153,7 @@ static void test_global_options(void **state)
 {
     (void)state;
     char *dir = tu_mkdtemp("e2e-usage-global");
-    static const struct {
-        const char *args;
-        int status;
-        const char *err;
-    } cases[] = {
+    static const usage_case cases[] = {
         {"--nope index show", 2, "gpuidx: unknown option '--nope' (see gpuidx --help)\n"},
         {"--nope=1 index show", 2, "gpuidx: unknown option '--nope=1' (see gpuidx --help)\n"},
         {"--db none.db -x index show", 2, "gpuidx: unknown option '-x' (see gpuidx --help)\n"},
@@ -166,13 +173,8 @@ static void test_global_options(void **state)
         {"--db a.db --db none.db --data=/nonexistent index show", 1,
          "gpuidx: index show: no database at none.db (ingest observations first, or pass --db)\n"},
     };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        tu_run r = tu_gpuidx(dir, "%s", cases[i].args);
-        if (r.status != cases[i].status || strcmp(r.err, cases[i].err) != 0 || r.out[0])
-            fail_msg("gpuidx %s: exit %d, want %d\n got  %s\n want %s\n stdout %s",
-                     cases[i].args, r.status, cases[i].status, r.err, cases[i].err, r.out);
-        tu_run_free(&r);
-    }
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        expect_args(dir, cases[i].args, cases[i].status, cases[i].err);
     static const char usage[] = "usage: gpuidx [--db PATH] [--data DIR] COMMAND [ARGS]\n";
     /* no command: the usage on stderr, exit 2 */
     tu_run r = tu_gpuidx(dir, "--db none.db");
