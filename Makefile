@@ -59,6 +59,10 @@ $(BUILD)/%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(WARN) $(if $(filter $(NO_WCONVERSION),$<),,$(WCONV)) $(CFLAGS) -MMD -MP -c -o $@ $<
 
+# The test-only hooks of store/testing.h compile only with GPI_STORE_TESTING:
+# tests/ use them and store/ defines them; any other includer fails to build.
+$(BUILD)/tests/%.o $(BUILD)/store/%.o: CPPFLAGS += -DGPI_STORE_TESTING
+
 # A static pattern rule, so the test objects are explicit prerequisites:
 # with an implicit chain make deleted them as intermediates after each
 # build, and the next `make test` compiled and linked every test again.

@@ -1,11 +1,13 @@
 /* cli/args.c -- the shared option parser (contract in cli/cli.h).
  *
- * One loop for every command, so that the same mistake gets the same
- * message and exit code 2 everywhere.  An argument is, in this order:
- * -h/--help; "--" when the command allows it (everything after it is
- * positional); an option of the spec ("--name", "--name=VALUE" or
- * "--name VALUE"); a positional argument when the command takes them
- * ("-" is one); otherwise unknown.
+ * One loop for every command and for the global options before the
+ * command (cli/main.c), so that the same mistake gets the same message and
+ * exit code 2 everywhere.  An argument is, in this order: -h/--help; "--"
+ * when the command allows it (everything after it is positional); an
+ * option of the spec ("--name", "--name=VALUE" or "--name VALUE"); a
+ * positional argument when the command takes them ("-" is one), or the
+ * command itself where the first positional ends the options; otherwise
+ * unknown.
  */
 #include "cli/cli.h"
 
@@ -16,7 +18,10 @@ int cli_is_help(const char *arg)
     return strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0;
 }
 
-const char *cli_opt(int argc, char **argv, int *i, const char *name, int *missing)
+/* The value of option `name` at argv[*i] ("--name VALUE" or
+ * "--name=VALUE"); advances *i.  NULL when argv[*i] is not this option;
+ * sets *missing when the value is absent. */
+static const char *cli_opt(int argc, char **argv, int *i, const char *name, int *missing)
 {
     size_t n = strlen(name);
     const char *a = argv[*i];
@@ -41,7 +46,10 @@ int cli_not_here(const cli_args *a, const char *name)
 
 static int unknown(const cli_args *a, const char *arg)
 {
-    cli_error("%s: unknown argument '%s' (see gpuidx %s --help)", a->cmd, arg, a->topic);
+    if (!a->cmd) /* before the command, where only options stand */
+        cli_error("unknown option '%s' (see gpuidx --help)", arg);
+    else
+        cli_error("%s: unknown argument '%s' (see gpuidx %s --help)", a->cmd, arg, a->topic);
     return 2;
 }
 
@@ -70,7 +78,8 @@ int cli_parse_args(int argc, char **argv, const cli_args *a)
             }
             if (!(v = cli_opt(argc, argv, &i, o->name, &missing)) && !missing) continue;
             if (missing) {
-                cli_error("%s: option '%s' needs a value", a->cmd, arg);
+                cli_error("%s%soption '%s' needs a value", a->cmd ? a->cmd : "",
+                          a->cmd ? ": " : "", arg);
                 return 2;
             }
             if (o->value) *o->value = v;
@@ -81,16 +90,21 @@ int cli_parse_args(int argc, char **argv, const cli_args *a)
             if (rc >= 0) return rc;
             continue;
         }
-        if ((!opts_done && arg[0] == '-' && arg[1] != '\0') || !a->pos || *a->n_pos >= a->max_pos)
-            return unknown(a, arg);
+        int dash = !opts_done && arg[0] == '-' && arg[1] != '\0';
+        if (!dash && a->rest) {
+            *a->rest = i;
+            return -1;
+        }
+        if (dash || !a->pos || *a->n_pos >= a->max_pos) return unknown(a, arg);
         a->pos[(*a->n_pos)++] = arg;
     }
+    if (a->rest) *a->rest = argc;
     return -1;
 }
 
 int cli_parse(int argc, char **argv, const cli_opt_spec *spec, const char *cmd,
               const char *topic, const char *help)
 {
-    const cli_args a = {cmd, topic, help, spec, NULL, NULL, NULL, 0, NULL, 0};
+    const cli_args a = {cmd, topic, help, spec, NULL, NULL, NULL, 0, NULL, 0, NULL};
     return cli_parse_args(argc, argv, &a);
 }

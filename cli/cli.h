@@ -4,6 +4,7 @@
  * dispatches to one cmd_* function per command.  Commands parse their own
  * options, call the modules, print data to stdout and messages to stderr,
  * and return an exit code: 0 ok, 1 input or data error, 2 usage error.
+ * All of them, main.c too, parse with the shared option parser below.
  */
 #ifndef GPI_CLI_H
 #define GPI_CLI_H
@@ -48,17 +49,14 @@ int cli_have_db(const cli_ctx *ctx, const char *cmd);
  *   "CMD: unknown argument 'X' (see gpuidx TOPIC --help)"
  *   "CMD: option 'X' needs a value"
  *   "CMD: option 'X' does not apply here (see gpuidx TOPIC --help)"
+ * The global options (cmd NULL) say "unknown option 'X' (see gpuidx
+ * --help)" and "option 'X' needs a value".
  * -h or --help anywhere (not as an option's value) prints the help to
  * stdout and returns 0.  Options are "--name VALUE", "--name=VALUE" or a
  * bare "--name" (a flag); a later option wins. */
 
 /* True when arg is -h or --help. */
 int cli_is_help(const char *arg);
-
-/* Fetches the value of option `name` at argv[*i] (either "--name VALUE" or
- * "--name=VALUE"); advances *i.  Returns NULL when argv[*i] is not this
- * option; sets *missing when the value is absent. */
-const char *cli_opt(int argc, char **argv, int *i, const char *name, int *missing);
 
 /* One option of a command: with flag set, a bare "--name" sets *flag = 1;
  * otherwise "--name VALUE" stores VALUE in *value (when value is set).
@@ -71,7 +69,8 @@ typedef struct cli_opt_spec {
 
 typedef struct cli_args cli_args;
 struct cli_args {
-    const char *cmd;          /* the messages' prefix: "ingest", "grades drop" */
+    const char *cmd;          /* the messages' prefix: "ingest", "grades drop";
+                                 NULL: the global options (no prefix) */
     const char *topic;        /* "(see gpuidx TOPIC --help)" */
     const char *help;         /* printed for -h/--help */
     const cli_opt_spec *spec;
@@ -88,6 +87,10 @@ struct cli_args {
     int max_pos;
     int *n_pos;
     int dashdash;             /* 1: "--" ends the options */
+    /* Optional (instead of pos): the first positional argument ends the
+     * parse -- the command after the global options; its index goes to
+     * *rest, argc when there is none. */
+    int *rest;
 };
 
 /* Parses argv[1..argc).  Returns 0 after --help, 2 (or take's code) after

@@ -15,6 +15,7 @@
  */
 #include "cli/cli.h"
 #include "cli/cost_print.h"
+#include "core/vec.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -25,6 +26,8 @@
 
 #include "index/index.h"
 #include "store/store.h"
+#include "store/grades.h"
+#include "store/index_values.h"
 
 enum { SUB_DAYS = 1, SUB_CURVE = 2, SUB_MOVES = 4, SUB_ALL = 7 };
 
@@ -120,7 +123,7 @@ static int parse_opts(int sub, int argc, char **argv, copts *o)
         {"--json", NULL, &o->json},               {NULL, NULL, NULL}};
     _Static_assert(sizeof opt_subs / sizeof opt_subs[0] == sizeof spec / sizeof spec[0] - 1,
                    "one entry of opt_subs per option");
-    const cli_args args = {"cost", topic, usage, spec, take, &sub, NULL, 0, NULL, 0};
+    const cli_args args = {"cost", topic, usage, spec, take, &sub, NULL, 0, NULL, 0, NULL};
     int ec = cli_parse_args(argc, argv, &args);
     if (ec >= 0) return ec;
     if (!o->deployments) {
@@ -224,11 +227,8 @@ int cc_prices_load(store *db, const char *path, const cost_deployments *ds,
             cc_prices_free(out);
             return 1;
         }
-        cost_series *ns = realloc(out->s, (out->n + 1) * sizeof *ns);
-        gpi_index_day **nd = ns ? realloc(out->days, (out->n + 1) * sizeof *nd) : NULL;
-        if (ns) out->s = ns;
-        if (nd) out->days = nd;
-        if (!ns || !nd) {
+        if (GPI_VEC_RESERVE(out->s, out->cap_s, out->n + 1) != 0 ||
+            GPI_VEC_RESERVE(out->days, out->cap_days, out->n + 1) != 0) {
             cli_error("cost: out of memory");
             cc_prices_free(out);
             return 1;

@@ -7,6 +7,8 @@
  * null in JSON and an empty field in CSV.
  */
 #include "cli/cli.h"
+#include "core/vec.h"
+#include "store/grades.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -670,17 +672,26 @@ static int find_info(const store_grade_info *g, void *ud)
     return 1;
 }
 
+/* The grade ids a suggestion is chosen from (owned copies). */
+typedef struct id_list {
+    char **v;
+    size_t n, cap;
+} id_list;
+
+static int id_add(id_list *l, const char *id)
+{
+    char *c = strdup(id);
+    if (!c || GPI_VEC_RESERVE(l->v, l->cap, l->n + 1) != 0) {
+        free(c);
+        return 1;
+    }
+    l->v[l->n++] = c;
+    return 0;
+}
+
 static int collect_id(const store_grade_info *g, void *ud)
 {
-    char ***v = ud;
-    size_t n = 0;
-    while ((*v)[n]) n++;
-    char **nv = realloc(*v, (n + 2) * sizeof *nv);
-    if (!nv) return 1;
-    nv[n] = strdup(g->id);
-    nv[n + 1] = NULL;
-    *v = nv;
-    return 0;
+    return id_add(ud, g->id);
 }
 
 static int cmd_drop_restore(cli_ctx *ctx, int argc, char **argv, int drop)
@@ -689,7 +700,7 @@ static int cmd_drop_restore(cli_ctx *ctx, int argc, char **argv, int drop)
     const char *id = NULL;
     int n_ids = 0;
     const cli_opt_spec spec[] = {{NULL, NULL, NULL}};
-    const cli_args args = {cmd, "grades", usage, spec, NULL, NULL, &id, 1, &n_ids, 0};
+    const cli_args args = {cmd, "grades", usage, spec, NULL, NULL, &id, 1, &n_ids, 0, NULL};
     int ec = cli_parse_args(argc, argv, &args);
     if (ec >= 0) return ec;
     if (!id) {
@@ -716,21 +727,14 @@ static int cmd_drop_restore(cli_ctx *ctx, int argc, char **argv, int drop)
     if (info.version == 0 && in_file) snprintf(fg.id, sizeof fg.id, "%s", set.gs->g[in_file - 1].id);
     if (known) id = fg.id;
     if (rc == GPI_OK && !known) {
-        char **names = calloc(1, sizeof *names);
-        if (names) store_grades_list(st, collect_id, &names, &d);
-        size_t n = 0;
-        while (names && names[n]) n++;
-        for (size_t i = 0; set.gs && i < set.gs->n; i++) {
-            char **nv = names ? realloc(names, (n + 2) * sizeof *nv) : NULL;
-            if (!nv) break;
-            names = nv;
-            names[n++] = strdup(set.gs->g[i].id);
-            names[n] = NULL;
-        }
+        id_list names = {NULL, 0, 0};
+        store_grades_list(st, collect_id, &names, &d);
+        for (size_t i = 0; set.gs && i < set.gs->n; i++)
+            if (id_add(&names, set.gs->g[i].id) != 0) break;
         char near[256] = "";
-        if (names) cli_suggest(id, (const char *const *)names, n, near, sizeof near);
-        for (size_t i = 0; names && i < n; i++) free(names[i]);
-        free(names);
+        cli_suggest(id, (const char *const *)names.v, names.n, near, sizeof near);
+        for (size_t i = 0; i < names.n; i++) free(names.v[i]);
+        free(names.v);
         rc = gpi_diag_set(&d, GPI_EINPUT, "%s: no grade %s in the database or %s%s%s%s", cmd,
                           id, set.path[0] ? set.path : "the published grades file",
                           near[0] ? " (did you mean " : "", near, near[0] ? "?)" : "");

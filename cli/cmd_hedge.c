@@ -22,6 +22,8 @@
 
 #include "hedge/hedge.h"
 #include "store/store.h"
+#include "store/grades.h"
+#include "store/index_values.h"
 
 enum { SUB_ANALYZE = 1, SUB_SIMULATE = 2, SUB_COMPARE = 4 };
 
@@ -295,7 +297,7 @@ static int parse_opts(int sub, int argc, char **argv, hopts *o)
         {"--min-days", NULL, NULL},     {NULL, NULL, NULL}};
     _Static_assert(sizeof spec / sizeof spec[0] == H_N + 1, "one option per H_ key");
     parse_ctx pc = {sub, o};
-    const cli_args args = {"hedge", topic, usage, spec, take, &pc, NULL, 0, NULL, 0};
+    const cli_args args = {"hedge", topic, usage, spec, take, &pc, NULL, 0, NULL, 0, NULL};
     int ec = cli_parse_args(argc, argv, &args);
     if (ec >= 0) return ec;
     if (!o->rent) {

@@ -5,6 +5,8 @@
  */
 #include "cli/cli.h"
 #include "core/vec.h"
+#include "store/grades.h"
+#include "store/index_values.h"
 
 #include <limits.h>
 #include <stdlib.h>

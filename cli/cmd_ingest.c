@@ -143,7 +143,7 @@ int cmd_ingest(cli_ctx *ctx, int argc, char **argv)
                                  {"--source", &source, NULL},
                                  {"--rejects", &rejects_path, NULL},
                                  {NULL, NULL, NULL}};
-    const cli_args args = {"ingest", "ingest", help, spec, NULL, NULL, files, argc, &nfiles, 1};
+    const cli_args args = {"ingest", "ingest", help, spec, NULL, NULL, files, argc, &nfiles, 1, NULL};
     int ec = cli_parse_args(argc, argv, &args);
     if (ec >= 0) {
         free(files);

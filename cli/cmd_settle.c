@@ -19,6 +19,8 @@
 
 #include "settlement/settlement.h"
 #include "store/store.h"
+#include "store/grades.h"
+#include "store/index_values.h"
 
 static const char help[] =
     "usage: gpuidx [--db PATH] settle --contracts FILE [--positions FILE]\n"

@@ -116,7 +116,7 @@ int cmd_simulate(cli_ctx *ctx, int argc, char **argv)
                                  {"--grade", &sa.p.contract_grade, NULL},
                                  {"--out", &out, NULL},   {"--truth", &truth, NULL},
                                  {"--no-push", NULL, &no_push}, {NULL, NULL, NULL}};
-    const cli_args args = {"simulate", "simulate", help, spec, take, &sa, NULL, 0, NULL, 0};
+    const cli_args args = {"simulate", "simulate", help, spec, take, &sa, NULL, 0, NULL, 0, NULL};
     int ec = cli_parse_args(argc, argv, &args);
     if (ec >= 0) return ec;
     sim_params p = sa.p;

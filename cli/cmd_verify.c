@@ -216,7 +216,7 @@ int cmd_verify(cli_ctx *ctx, int argc, char **argv)
                                  {"--contracts", &contracts, NULL}, {"--symbol", &symbol, NULL},
                                  {"--through", &through, NULL},     {"--against", &against, NULL},
                                  {NULL, NULL, NULL}};
-    const cli_args args = {"verify", "verify", help, spec, NULL, NULL, paths, argc, &n_paths, 0};
+    const cli_args args = {"verify", "verify", help, spec, NULL, NULL, paths, argc, &n_paths, 0, NULL};
     int ec = cli_parse_args(argc, argv, &args);
     if (ec >= 0) {
         free(paths);

@@ -46,6 +46,7 @@ typedef struct cc_prices {
     cost_series *s;
     gpi_index_day **days;    /* owned, one per series */
     size_t n;
+    size_t cap_s, cap_days;  /* capacities of s and days */
     cost_prices px;          /* points at s */
 } cc_prices;
 

@@ -9,6 +9,7 @@
  * show`, `hedge` and `settle`, and are never published.
  */
 #include "cli/cli.h"
+#include "store/grades.h"
 
 #include <stdlib.h>
 #include <string.h>

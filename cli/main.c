@@ -1,4 +1,6 @@
-/* cli/main.c -- entry point: global options and command dispatch. */
+/* cli/main.c -- entry point: the global options (on the shared option
+ * parser, cli/args.c, up to the first argument that is not an option: the
+ * command) and command dispatch. */
 #include "cli/cli.h"
 
 #include <gsl/gsl_errno.h>
@@ -105,6 +107,18 @@ const char *cli_data_dir(cli_ctx *ctx)
     return ctx->data_dir = "data";
 }
 
+enum { OPT_DB, OPT_DATA, OPT_VERSION };
+
+/* --version prints the version and ends the parse (exit 0) where it stands. */
+static int take_global(const cli_args *a, int k, const char *value)
+{
+    (void)a;
+    (void)value;
+    if (k != OPT_VERSION) return -1;
+    printf("gpuidx %s\n", GPUIDX_VERSION);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     gsl_set_error_handler_off();
@@ -112,31 +126,15 @@ int main(int argc, char **argv)
     cli_ctx ctx = {NULL, NULL, argv[0], {0}, {0}};
     const char *env = getenv("GPUIDX_DB");
     ctx.db_path = env && *env ? env : "gpuidx.db";
-    int i = 1;
-    for (; i < argc && argv[i][0] == '-'; i++) {
-        int missing;
-        const char *v;
-        if (cli_is_help(argv[i])) {
-            fputs(usage, stdout);
-            return 0;
-        } else if (strcmp(argv[i], "--version") == 0) {
-            printf("gpuidx %s\n", GPUIDX_VERSION);
-            return 0;
-        } else if ((v = cli_opt(argc, argv, &i, "--db", &missing)) || missing) {
-            if (missing) goto need_value;
-            ctx.db_path = v;
-        } else if ((v = cli_opt(argc, argv, &i, "--data", &missing)) || missing) {
-            if (missing) goto need_value;
-            ctx.data_dir = v;
-        } else {
-            cli_error("unknown option '%s' (see gpuidx --help)", argv[i]);
-            return 2;
-        }
-        continue;
-    need_value:
-        cli_error("option '%s' needs a value", argv[i]);
-        return 2;
-    }
+    int version = 0, i = argc;
+    const cli_opt_spec spec[] = {[OPT_DB] = {"--db", &ctx.db_path, NULL},
+                                 [OPT_DATA] = {"--data", &ctx.data_dir, NULL},
+                                 [OPT_VERSION] = {"--version", NULL, &version},
+                                 {NULL, NULL, NULL}};
+    const cli_args args = {.cmd = NULL, .help = usage, .spec = spec, .take = take_global,
+                           .rest = &i};
+    int ec = cli_parse_args(argc, argv, &args);
+    if (ec >= 0) return ec;
     if (i >= argc) {
         fputs(usage, stderr);
         return 2;
@@ -145,6 +143,11 @@ int main(int argc, char **argv)
      * database that vanishes on exit, and "file:..." for a URI */
     if (!*ctx.db_path) {
         cli_error("--db: empty path");
+        return 2;
+    }
+    /* an empty data directory would be read as the root: "/gpus.csv" */
+    if (ctx.data_dir && !*ctx.data_dir) {
+        cli_error("--data: empty path");
         return 2;
     }
     if (strcmp(ctx.db_path, ":memory:") == 0 || strncmp(ctx.db_path, "file:", 5) == 0) {

@@ -35,43 +35,22 @@
  *     byte columns of line 1 still count it.
  */
 #include "core/csv_reader.h"
+#include "core/vec.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #define GPI_CSV_MAX_RECORD (1u << 20)
 
-static int reserve(char **buf, size_t *cap, size_t need)
-{
-    if (need <= *cap) return 0;
-    size_t c = *cap ? *cap : 256;
-    while (c < need) c *= 2;
-    char *p = realloc(*buf, c);
-    if (!p) return -1;
-    *buf = p;
-    *cap = c;
-    return 0;
-}
-
 static void on_field(void *s, size_t len, void *ud)
 {
     gpi_csv_reader *r = ud;
     if (r->oom) return;
-    if (r->nf == r->nf_cap) {
-        int cap = r->nf_cap ? r->nf_cap * 2 : 32;
-        size_t *o = realloc(r->foff, (size_t)cap * sizeof *o);
-        if (o) r->foff = o;
-        size_t *l = realloc(r->flen, (size_t)cap * sizeof *l);
-        if (l) r->flen = l;
-        const char **p = realloc(r->fptr, (size_t)cap * sizeof *p);
-        if (p) r->fptr = p;
-        if (!o || !l || !p) {
-            r->oom = 1;
-            return;
-        }
-        r->nf_cap = cap;
-    }
-    if (reserve(&r->fbuf, &r->fbuf_cap, r->fbuf_len + len + 1) != 0) {
+    size_t nf = (size_t)r->nf + 1;
+    if (GPI_VEC_RESERVE(r->foff, r->cap_foff, nf) != 0 ||
+        GPI_VEC_RESERVE(r->flen, r->cap_flen, nf) != 0 ||
+        GPI_VEC_RESERVE(r->fptr, r->cap_fptr, nf) != 0 ||
+        GPI_VEC_RESERVE(r->fbuf, r->fbuf_cap, r->fbuf_len + len + 1) != 0) {
         r->oom = 1;
         return;
     }
@@ -194,7 +173,7 @@ static gpi_status feed(gpi_csv_reader *r, const char *buf, size_t n, gpi_diag *d
             if (r->raw_len + piece > GPI_CSV_MAX_RECORD)
                 return gpi_diag_set(d, GPI_EINPUT, "%s:%ld:1: record longer than %u bytes",
                                     r->path, r->rec_line, GPI_CSV_MAX_RECORD);
-            if (reserve(&r->raw, &r->raw_cap, r->raw_len + piece + 1) != 0) return oom(r, d);
+            if (GPI_VEC_RESERVE(r->raw, r->raw_cap, r->raw_len + piece + 1) != 0) return oom(r, d);
             memcpy(r->raw + r->raw_len, buf, piece);
             r->raw_len += piece;
             if (nl && r->col0 == 0 && r->p.pstate == 0 && !r->no_fast &&

@@ -53,7 +53,8 @@ typedef struct gpi_csv_reader {
     size_t fbuf_len, fbuf_cap;
     size_t *foff, *flen;    /* offsets into fbuf */
     const char **fptr;
-    int nf, nf_cap;
+    int nf;
+    size_t cap_foff, cap_flen, cap_fptr;
     int oom;
     int bom_k;              /* BOM bytes matched so far (0..2), -1 when decided */
     int bom;                /* 3 when line 1 began with a UTF-8 BOM (skipped) */

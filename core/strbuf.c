@@ -1,9 +1,10 @@
 /* core/strbuf.c -- a growing text buffer (core/strbuf.h).
  *
- * The buffer doubles from 8 KiB; vsnprintf is tried in place first and
- * again after growing, so each append formats at most twice.
+ * The buffer grows as core/vec.h's arrays do; vsnprintf is tried in place
+ * first and again after growing, so each append formats at most twice.
  */
 #include "core/strbuf.h"
+#include "core/vec.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -25,15 +26,10 @@ void gpi_sbuf_printf(gpi_sbuf *b, const char *fmt, ...)
             b->n += (size_t)k;
             return;
         }
-        size_t nc = b->cap ? b->cap * 2 : 8192;
-        while (nc < b->n + (size_t)k + 1) nc *= 2;
-        char *np = realloc(b->p, nc);
-        if (!np) {
+        if (GPI_VEC_RESERVE(b->p, b->cap, b->n + (size_t)k + 1) != 0) {
             b->oom = 1;
             return;
         }
-        b->p = np;
-        b->cap = nc;
     }
 }
 

@@ -21,3 +21,13 @@ int gpi_vec_reserve(void *pp, size_t *cap, size_t need, size_t size)
     *cap = c;
     return 0;
 }
+
+int gpi_vec_reserve_fill(void *pp, size_t *cap, size_t need, size_t size, int byte)
+{
+    size_t old = *cap;
+    if (gpi_vec_reserve(pp, cap, need, size) != 0) return -1;
+    unsigned char *v;
+    memcpy(&v, pp, sizeof v);
+    if (*cap > old) memset(v + old * size, byte, (*cap - old) * size);
+    return 0;
+}

@@ -15,6 +15,13 @@
  * elements (or straight to `need` when that is more); a failed growth
  * (out of memory, or a size that overflows size_t) returns -1 and leaves
  * the array and its capacity as they were.
+ *
+ * Arrays indexed by an id (a cache of names by id, a row per id) want the
+ * elements they grow by set: GPI_VEC_RESERVE_ZERO zeroes them, and
+ * gpi_vec_reserve_fill sets every byte of them to a given value (-1 for
+ * "not yet known" flags) for elements whose size is known only at run
+ * time.  Only the elements past the old capacity are set, so an element
+ * in use is never touched.
  */
 #ifndef GPI_VEC_H
 #define GPI_VEC_H
@@ -30,5 +37,14 @@ int gpi_vec_reserve(void *pp, size_t *cap, size_t need, size_t size);
  * and need, are evaluated more than once: no side effects). */
 #define GPI_VEC_RESERVE(p, cap, need) \
     ((size_t)(need) <= (cap) ? 0 : gpi_vec_reserve(&(p), &(cap), (size_t)(need), sizeof *(p)))
+
+/* gpi_vec_reserve, then every byte of the elements from the old capacity
+ * to the new one set to (unsigned char)byte: 0, or -1 as above. */
+int gpi_vec_reserve_fill(void *pp, size_t *cap, size_t need, size_t size, int byte);
+
+/* GPI_VEC_RESERVE with the new elements zeroed (same rules). */
+#define GPI_VEC_RESERVE_ZERO(p, cap, need)                                                   \
+    ((size_t)(need) <= (cap) ? 0                                                            \
+                             : gpi_vec_reserve_fill(&(p), &(cap), (size_t)(need), sizeof *(p), 0))
 
 #endif

@@ -20,6 +20,7 @@
  * peers improved more, or the index moved against its grade.
  */
 #include "cost/cost.h"
+#include "core/vec.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -29,15 +30,9 @@ static cost_move *find_or_add(cost_moves *m, size_t *cap, const char *label, gpi
 {
     for (size_t i = 0; i < m->n; i++)
         if (strcmp(m->m[i].label, label) == 0) return &m->m[i];
-    if (m->n == *cap) {
-        size_t nc = *cap ? 2 * *cap : 16;
-        cost_move *nm = realloc(m->m, nc * sizeof *nm);
-        if (!nm) {
-            *st = gpi_diag_set(d, GPI_ENOMEM, "cost: out of memory");
-            return NULL;
-        }
-        m->m = nm;
-        *cap = nc;
+    if (GPI_VEC_RESERVE(m->m, *cap, m->n + 1) != 0) {
+        *st = gpi_diag_set(d, GPI_ENOMEM, "cost: out of memory");
+        return NULL;
     }
     cost_move *v = &m->m[m->n++];
     memset(v, 0, sizeof *v);

@@ -9,6 +9,7 @@
  */
 #include "fuzz/fuzz.h"
 #include "core/csv_reader.h"
+#include "core/vec.h"
 
 #include "ingest/internal.h"
 
@@ -19,11 +20,7 @@ typedef struct out {
 
 static void put(out *o, const char *s, size_t n)
 {
-    if (o->n + n + 1 > o->cap) {
-        o->cap = (o->n + n + 1) * 2;
-        o->text = realloc(o->text, o->cap);
-        if (!o->text) abort();
-    }
+    if (GPI_VEC_RESERVE(o->text, o->cap, o->n + n + 1) != 0) abort();
     memcpy(o->text + o->n, s, n);
     o->n += n;
     o->text[o->n] = '\0';

@@ -19,6 +19,7 @@
  */
 #include "hedge/hedge.h"
 #include "core/lines.h"
+#include "core/vec.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -285,14 +286,9 @@ gpi_status hedge_rent_parse(const char *path, const char *text, size_t len, hedg
                               why, f[2]);
             goto fail;
         }
-        if (out->n == cap) {
-            cap = cap ? 2 * cap : 64;
-            hedge_rent_row *nr = realloc(out->rows, cap * sizeof *nr);
-            if (!nr) {
-                st = gpi_diag_set(d, GPI_ENOMEM, "%s: out of memory", path);
-                goto fail;
-            }
-            out->rows = nr;
+        if (GPI_VEC_RESERVE(out->rows, cap, out->n + 1) != 0) {
+            st = gpi_diag_set(d, GPI_ENOMEM, "%s: out of memory", path);
+            goto fail;
         }
         out->rows[out->n++] = r;
     }
@@ -361,7 +357,7 @@ gpi_status hedge_forward_load(const char *path, hedge_forward *out, gpi_diag *d)
     char *f[MAX_FIELDS];
     int seen_row = 0;
     const char *bad;
-    size_t cap = 0;
+    size_t cap_month = 0, cap_price = 0;
     while (gpi_lines_next(&it, buf, sizeof buf, &bad)) {
         if (bad) {
             st = gpi_diag_set(d, GPI_EINPUT, "%s:%ld: row: %s", path, it.line, bad);
@@ -400,16 +396,10 @@ gpi_status hedge_forward_load(const char *path, hedge_forward *out, gpi_diag *d)
                                   path, it.line, f[0]);
                 goto fail;
             }
-        if (out->n == cap) {
-            cap = cap ? 2 * cap : 16;
-            int32_t *nm = realloc(out->month_start, cap * sizeof *nm);
-            if (nm) out->month_start = nm;
-            int64_t *np = nm ? realloc(out->price_e4, cap * sizeof *np) : NULL;
-            if (np) out->price_e4 = np;
-            if (!nm || !np) {
-                st = gpi_diag_set(d, GPI_ENOMEM, "%s: out of memory", path);
-                goto fail;
-            }
+        if (GPI_VEC_RESERVE(out->month_start, cap_month, out->n + 1) != 0 ||
+            GPI_VEC_RESERVE(out->price_e4, cap_price, out->n + 1) != 0) {
+            st = gpi_diag_set(d, GPI_ENOMEM, "%s: out of memory", path);
+            goto fail;
         }
         out->month_start[out->n] = ms;
         out->price_e4[out->n] = e4; /* rounded once from the text, not via micro-USD */

@@ -87,7 +87,12 @@
  *     grade's sequence (note 1) is replayed as for v1, from stored rows.
  */
 #include "index/internal.h"
+#include "core/vec.h"
+#include "store/batches.h"
 #include "store/chain_states.h"
+#include "store/grades.h"
+#include "store/index_values.h"
+#include "store/obs.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -239,15 +244,9 @@ static int collect_row(const store_index_row *r, void *ud)
     } else if (strcmp(r->grade_hash, rv->hash) != 0) {
         return 0;
     }
-    if (rv->n == rv->cap) {
-        size_t cap = rv->cap ? 2 * rv->cap : 64;
-        store_index_row *nv = realloc(rv->v, cap * sizeof *nv);
-        if (!nv) {
-            rv->oom = 1;
-            return 1;
-        }
-        rv->v = nv;
-        rv->cap = cap;
+    if (GPI_VEC_RESERVE(rv->v, rv->cap, rv->n + 1)) {
+        rv->oom = 1;
+        return 1;
     }
     rv->v[rv->n++] = *r;
     /* the callback's only */

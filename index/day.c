@@ -17,6 +17,8 @@
  *     publication can list them; they are not eligible and count nowhere.
  */
 #include "index/internal.h"
+#include "core/vec.h"
+#include "store/obs.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -69,16 +71,9 @@ static int32_t intern(idx_day *dy, const char *s)
         if (strcmp(dy->names[dy->slots[i]], s) == 0) return dy->slots[i];
         i = (i + 1) & mask;
     }
-    if (dy->n_names == dy->cap_names) {
-        size_t cap = dy->cap_names ? 2 * dy->cap_names : 64;
-        char **nv = realloc(dy->names, cap * sizeof *nv);
-        uint32_t *ns = realloc(dy->stamp, cap * sizeof *ns);
-        if (nv) dy->names = nv;
-        if (ns) dy->stamp = ns;
-        if (!nv || !ns) return -1;
-        memset(dy->stamp + dy->cap_names, 0, (cap - dy->cap_names) * sizeof *ns);
-        dy->cap_names = cap;
-    }
+    if (GPI_VEC_RESERVE(dy->names, dy->cap_names, dy->n_names + 1) != 0 ||
+        GPI_VEC_RESERVE_ZERO(dy->stamp, dy->cap_stamp, dy->n_names + 1) != 0)
+        return -1;
     char *copy = strdup(s);
     if (!copy) return -1;
     int32_t id = (int32_t)dy->n_names;
@@ -104,13 +99,7 @@ static int32_t intern(idx_day *dy, const char *s)
 
 static int push(idx_buf *b, const idx_item *it)
 {
-    if (b->n == b->cap) {
-        size_t cap = b->cap ? 2 * b->cap : 256;
-        idx_item *nv = realloc(b->v, cap * sizeof *nv);
-        if (!nv) return -1;
-        b->v = nv;
-        b->cap = cap;
-    }
+    if (GPI_VEC_RESERVE(b->v, b->cap, b->n + 1) != 0) return -1;
     b->v[b->n++] = *it;
     return 0;
 }
@@ -118,16 +107,10 @@ static int push(idx_buf *b, const idx_item *it)
 /* The row of gpu_ok for interned name id, grown on demand. */
 static signed char *gpu_row(idx_day *dy, int32_t id)
 {
-    if ((size_t)id >= dy->cap_gpu_ok) {
-        size_t cap = dy->cap_gpu_ok ? dy->cap_gpu_ok : 64;
-        while (cap <= (size_t)id) cap *= 2;
-        size_t ng = dy->ng ? dy->ng : 1;
-        signed char *v = realloc(dy->gpu_ok, cap * ng);
-        if (!v) return NULL;
-        memset(v + dy->cap_gpu_ok * ng, -1, (cap - dy->cap_gpu_ok) * ng);
-        dy->gpu_ok = v;
-        dy->cap_gpu_ok = cap;
-    }
+    if ((size_t)id >= dy->cap_gpu_ok &&
+        gpi_vec_reserve_fill(&dy->gpu_ok, &dy->cap_gpu_ok, (size_t)id + 1, dy->ng ? dy->ng : 1,
+                             -1) != 0)
+        return NULL;
     return dy->gpu_ok + (size_t)id * dy->ng;
 }
 
@@ -192,7 +175,7 @@ static long distinct_groups(idx_day *dy, const idx_buf *b, int eligible_only, in
 {
     if (fresh) {
         if (++dy->stamp_now == 0) {
-            memset(dy->stamp, 0, dy->cap_names * sizeof *dy->stamp);
+            memset(dy->stamp, 0, dy->cap_stamp * sizeof *dy->stamp);
             dy->stamp_now = 1;
         }
     }
@@ -245,12 +228,8 @@ static gpi_status fix_bufs(idx_day *dy, const idx_grade *g, idx_buf *tb, idx_buf
 {
     const idx_params *p = &g->p;
     size_t need = 2 * (tb->n > ob->n ? tb->n : ob->n) + 2;
-    if (need > dy->cap_work) {
-        double *w = realloc(dy->work, need * sizeof *w);
-        if (!w) return gpi_diag_set(d, GPI_ENOMEM, "index: out of memory");
-        dy->work = w;
-        dy->cap_work = need;
-    }
+    if (GPI_VEC_RESERVE(dy->work, dy->cap_work, need) != 0)
+        return gpi_diag_set(d, GPI_ENOMEM, "index: out of memory");
     memset(f, 0, sizeof *f);
     f->trades_raw_q = f->offers_raw_q = -1;
     /* all eligible observations, before the screen */
@@ -300,12 +279,7 @@ gpi_status idx_day_fix(idx_day *dy, size_t gi, idx_fix *f, gpi_diag *d)
 /* Copies the items of src not of group into dst, unscreened. */
 static int copy_without(idx_buf *dst, const idx_buf *src, int32_t group)
 {
-    if (src->n > dst->cap) {
-        idx_item *nv = realloc(dst->v, src->n * sizeof *nv);
-        if (!nv) return -1;
-        dst->v = nv;
-        dst->cap = src->n;
-    }
+    if (GPI_VEC_RESERVE(dst->v, dst->cap, src->n) != 0) return -1;
     dst->n = 0;
     for (size_t i = 0; i < src->n; i++) {
         if (src->v[i].group == group) continue;

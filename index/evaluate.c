@@ -60,6 +60,7 @@
  *     monthly future needs for its final settlement price.
  */
 #include "index/internal.h"
+#include "core/vec.h"
 
 #include <gsl/gsl_statistics_double.h>
 #include <math.h>
@@ -74,7 +75,8 @@ typedef struct groups {
     int64_t *w;        /* weight per group id */
     char *seen;
     int32_t *ids;      /* the groups touched, in first-seen order */
-    size_t n_ids, cap;
+    size_t n_ids;
+    size_t cap_w, cap_seen, cap_ids;
 } groups;
 
 typedef struct grade_acc {
@@ -94,20 +96,13 @@ typedef struct grade_acc {
     char *cost_day;                  /* per day: 1 when the cost is defined */
 } grade_acc;
 
+/* Room for group ids below n (seen zeroed). */
 static int groups_reserve(groups *g, size_t n)
 {
-    if (n <= g->cap) return 0;
-    size_t cap = g->cap ? g->cap : 64;
-    while (cap < n) cap *= 2;
-    int64_t *w = realloc(g->w, cap * sizeof *w);
-    if (w) g->w = w;
-    char *s = realloc(g->seen, cap);
-    if (s) g->seen = s;
-    int32_t *ids = realloc(g->ids, cap * sizeof *ids);
-    if (ids) g->ids = ids;
-    if (!w || !s || !ids) return -1;
-    memset(g->seen + g->cap, 0, cap - g->cap);
-    g->cap = cap;
+    if (GPI_VEC_RESERVE(g->w, g->cap_w, n) != 0 ||
+        GPI_VEC_RESERVE_ZERO(g->seen, g->cap_seen, n) != 0 ||
+        GPI_VEC_RESERVE(g->ids, g->cap_ids, n) != 0)
+        return -1;
     return 0;
 }
 

@@ -14,6 +14,8 @@
  *     names: it was validated when the grade was built.
  */
 #include "index/internal.h"
+#include "core/vec.h"
+#include "store/grades.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,18 +34,18 @@ static gpi_status read_all(const char *path, char **out, size_t *n, gpi_diag *d)
         fclose(f);
         return text_rc;
     }
-    size_t cap = 65536, k;
-    char *buf = malloc(cap);
-    while (buf && (k = fread(buf + *n, 1, cap - *n - 1, f)) > 0) {
-        *n += k;
-        if (cap - *n < 2) {
-            char *nb = realloc(buf, cap *= 2);
-            if (!nb) free(buf);
-            buf = nb;
+    size_t cap = 0, k;
+    char *buf = NULL;
+    do {
+        if (GPI_VEC_RESERVE(buf, cap, *n + 65536) != 0) {
+            free(buf);
+            fclose(f);
+            return gpi_diag_set(d, GPI_ENOMEM, "%s: out of memory", path);
         }
-    }
+        k = fread(buf + *n, 1, cap - *n - 1, f);
+        *n += k;
+    } while (k > 0);
     fclose(f);
-    if (!buf) return gpi_diag_set(d, GPI_ENOMEM, "%s: out of memory", path);
     buf[*n] = '\0';
     *out = buf;
     return GPI_OK;
@@ -130,14 +132,9 @@ gpi_status idx_gpu_names_load(const char *path, char ***names, size_t *n, gpi_di
         int dup = 0;
         for (size_t k = 0; k < *n; k++) dup |= strcasecmp((*names)[k], field) == 0;
         if (dup) continue;
-        if (*n == cap) {
-            cap = cap ? 2 * cap : 32;
-            char **nv = realloc(*names, cap * sizeof *nv);
-            if (!nv) {
-                fclose(f);
-                return gpi_diag_set(d, GPI_ENOMEM, "%s: out of memory", path);
-            }
-            *names = nv;
+        if (GPI_VEC_RESERVE(*names, cap, *n + 1) != 0) {
+            fclose(f);
+            return gpi_diag_set(d, GPI_ENOMEM, "%s: out of memory", path);
         }
         (*names)[(*n)++] = strdup(field);
     }

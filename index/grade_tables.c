@@ -21,6 +21,7 @@
 #define _GNU_SOURCE 1 /* FNM_CASEFOLD */
 #include "index/internal.h"
 #include "core/vec.h"
+#include "store/obs.h"
 
 #include <ctype.h>
 #include <fnmatch.h>

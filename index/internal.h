@@ -9,6 +9,7 @@
 #define GPI_INDEX_INTERNAL_H
 
 #include "index/index.h"
+#include "store/index_values.h"
 
 typedef struct idx_buf {
     idx_item *v;

@@ -66,6 +66,7 @@
  *     fixed is not considered.
  */
 #include "index/internal.h"
+#include "core/vec.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -109,16 +110,6 @@ typedef struct mctx {
     xcache cache;
 } mctx;
 
-static int grow_buf(idx_buf *b, size_t n)
-{
-    if (n <= b->cap) return 0;
-    idx_item *nv = realloc(b->v, n * sizeof *nv);
-    if (!nv) return -1;
-    b->v = nv;
-    b->cap = n;
-    return 0;
-}
-
 static int cmp_i64(const void *a, const void *b)
 {
     int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
@@ -161,7 +152,8 @@ static gpi_status sorted_trades(idx_day *dy, size_t gi, gpi_diag *d)
 {
     const idx_buf *tb = &dy->trades[gi];
     idx_buf *w = &dy->manip;
-    if (grow_buf(w, tb->n + 2)) return gpi_diag_set(d, GPI_ENOMEM, "index: out of memory");
+    if (GPI_VEC_RESERVE(w->v, w->cap, tb->n + 2) != 0)
+        return gpi_diag_set(d, GPI_ENOMEM, "index: out of memory");
     size_t n = 0;
     for (size_t i = 0; i < tb->n; i++)
         if (tb->v[i].reason == IDX_OK) w->v[1 + n++] = tb->v[i];
@@ -177,7 +169,8 @@ static gpi_status value_trades(mctx *m, int64_t p, int64_t x_e2, int64_t *out, g
     const idx_params *P = &m->g->p;
     idx_buf *w = &m->dy->manip, *t = &m->dy->scratch;
     size_t n = w->n;
-    if (grow_buf(t, n + 2)) return gpi_diag_set(d, GPI_ENOMEM, "index: out of memory");
+    if (GPI_VEC_RESERVE(t->v, t->cap, n + 2) != 0)
+        return gpi_diag_set(d, GPI_ENOMEM, "index: out of memory");
     int64_t x = x_e2 * 10000;
     idx_item px = {p, x, 0, 0, NEW_GROUP, IDX_OK};
     /* above all: after every trade; below all: before them (its group sorts
@@ -206,7 +199,8 @@ static gpi_status value_offer(mctx *m, int64_t p, int64_t *out, gpi_diag *d)
 {
     const idx_buf *ob = &m->dy->offers[m->gi];
     idx_buf *w = &m->dy->loo_o; /* dy->manip holds the sorted trades */
-    if (grow_buf(w, ob->n + 1)) return gpi_diag_set(d, GPI_ENOMEM, "index: out of memory");
+    if (GPI_VEC_RESERVE(w->v, w->cap, ob->n + 1) != 0)
+        return gpi_diag_set(d, GPI_ENOMEM, "index: out of memory");
     /* ob is sorted by group (idx_screen); the new group sorts last */
     if (ob->n) memcpy(w->v, ob->v, ob->n * sizeof *w->v);
     w->n = ob->n;
@@ -486,7 +480,8 @@ static gpi_status raw_without(idx_day *dy, size_t gi, int32_t g, int64_t *t_q, i
     const idx_buf *tb = &dy->trades[gi], *ob = &dy->offers[gi], *st = &dy->manip;
     idx_buf *w = &dy->loo_t, *o = &dy->loo_o;
     *t_q = *o_q = -1;
-    if (grow_buf(w, st->n + 1) || grow_buf(o, ob->n + 1))
+    if (GPI_VEC_RESERVE(w->v, w->cap, st->n + 1) != 0 ||
+        GPI_VEC_RESERVE(o->v, o->cap, ob->n + 1) != 0)
         return gpi_diag_set(d, GPI_ENOMEM, "index: out of memory");
     int64_t vol = 0;
     w->n = 0;
@@ -499,7 +494,7 @@ static gpi_status raw_without(idx_day *dy, size_t gi, int32_t g, int64_t *t_q, i
      * the fix left tb in price order: counted with the day's stamps) */
     long prov = 0;
     if (++dy->stamp_now == 0) {
-        memset(dy->stamp, 0, dy->cap_names * sizeof *dy->stamp);
+        memset(dy->stamp, 0, dy->cap_stamp * sizeof *dy->stamp);
         dy->stamp_now = 1;
     }
     for (size_t i = 0; i < tb->n; i++) {

@@ -26,6 +26,8 @@
  *     offers: 2 providers after the screen (need 3)").
  */
 #include "index/internal.h"
+#include "core/vec.h"
+#include "store/index_values.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -155,12 +157,8 @@ static gpi_status band_trades(idx_day *dy, size_t gi, const idx_grade *g, int64_
 {
     const idx_buf *tb = &dy->trades[gi];
     idx_buf *w = &dy->scratch;
-    if (tb->n > w->cap) {
-        idx_item *nv = realloc(w->v, tb->n * sizeof *nv);
-        if (!nv) return gpi_diag_set(d, GPI_ENOMEM, "index: out of memory");
-        w->v = nv;
-        w->cap = tb->n;
-    }
+    if (GPI_VEC_RESERVE(w->v, w->cap, tb->n) != 0)
+        return gpi_diag_set(d, GPI_ENOMEM, "index: out of memory");
     w->n = 0;
     int64_t lo = -1, hi = -1;
     for (size_t i = 0; i < tb->n; i++) {

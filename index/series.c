@@ -19,6 +19,7 @@
  *     of the range.  A range of more than a century is refused as a typo.
  */
 #include "index/internal.h"
+#include "store/index_values.h"
 
 #include <stdlib.h>
 #include <string.h>

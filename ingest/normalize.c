@@ -37,6 +37,7 @@
  *     status affiliate (cancelled stays cancelled).
  */
 #include "ingest/internal.h"
+#include "core/vec.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -121,14 +122,7 @@ static const char *price_parse(const char *s, gpi_dec *out)
 static int put_ident(norm_ctx *c, const char *s)
 {
     size_t n = strlen(s);
-    if (n + 1 > c->ident_cap) {
-        size_t cap = c->ident_cap ? c->ident_cap : 256;
-        while (cap < n + 1) cap *= 2;
-        char *p = realloc(c->ident, cap);
-        if (!p) return -1;
-        c->ident = p;
-        c->ident_cap = cap;
-    }
+    if (GPI_VEC_RESERVE(c->ident, c->ident_cap, n + 1) != 0) return -1;
     memcpy(c->ident, s, n + 1);
     return 0;
 }

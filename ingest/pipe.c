@@ -24,6 +24,7 @@
  *     event that stopped.
  */
 #include "ingest/internal.h"
+#include "core/vec.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -134,14 +135,10 @@ static batch *room(pipe_ctx *p, size_t bytes)
         b = p->cur = NULL;
     }
     if (!b) b = p->cur = take_free(p);
-    if (b->cap < bytes) { /* one event larger than an arena: b is empty */
-        char *a = realloc(b->arena, bytes);
-        if (!a) {
-            p->oom = 1;
-            return NULL;
-        }
-        b->arena = a;
-        b->cap = bytes;
+    /* one event larger than an arena: b is empty */
+    if (GPI_VEC_RESERVE(b->arena, b->cap, bytes) != 0) {
+        p->oom = 1;
+        return NULL;
     }
     return b;
 }

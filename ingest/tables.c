@@ -37,6 +37,7 @@
  *     wins.  Lookups are memoized per file by the caller (hygiene.c).
  */
 #include "ingest/internal.h"
+#include "core/vec.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -67,16 +68,20 @@ struct ingest_tables {
     arena a;
     sku_rule *skus;
     int n_skus;
+    size_t cap_skus;
     gpu_row *gpus;
     int n_gpus;
+    size_t cap_gpus;
     strmap gpu_alias;       /* folded alias -> first row of its chain */
     int *glob_rows;
     int n_glob;
     provider_match *provs;
     int n_provs;
+    size_t cap_provs;
     strmap prov;            /* folded alias -> provs index */
     keyed_row *tiers, *fx;
     int n_tiers, n_fx;
+    size_t cap_tiers, cap_fx;
     strmap tier_key, fx_key; /* key -> first row of its run */
     char sha[65];
 };
@@ -159,11 +164,8 @@ static gpi_status gpu_row_fn(loader *l, const char *const *v, long line, gpi_dia
     if (fold_gpu(v[0], buf, sizeof buf) <= 0) return bad(l, line, "alias", "empty or too long", v[0], d);
     if (!*v[1]) return bad(l, line, "canonical", "empty (use - for not a GPU)", v[1], d);
     if (t->n_gpus >= MAX_ROWS) return bad(l, line, "alias", "too many rows", v[0], d);
-    if (t->n_gpus % 64 == 0) {
-        gpu_row *g = realloc(t->gpus, (size_t)(t->n_gpus + 64) * sizeof *g);
-        if (!g) return gpi_diag_set(d, GPI_ENOMEM, "%s: out of memory", l->file);
-        t->gpus = g;
-    }
+    if (GPI_VEC_RESERVE(t->gpus, t->cap_gpus, (size_t)t->n_gpus + 1) != 0)
+        return gpi_diag_set(d, GPI_ENOMEM, "%s: out of memory", l->file);
     gpu_row *g = &t->gpus[t->n_gpus];
     memset(g, 0, sizeof *g);
     g->alias = dup(t, buf);
@@ -199,11 +201,8 @@ static gpi_status prov_row_fn(loader *l, const char *const *v, long line, gpi_di
     if (t->n_provs >= MAX_ROWS) return bad(l, line, "alias", "too many rows", v[0], d);
     if (strmap_get(&t->prov, alias, strlen(alias)) >= 0)
         return bad(l, line, "alias", "listed twice", v[0], d);
-    if (t->n_provs % 64 == 0) {
-        provider_match *p = realloc(t->provs, (size_t)(t->n_provs + 64) * sizeof *p);
-        if (!p) return gpi_diag_set(d, GPI_ENOMEM, "%s: out of memory", l->file);
-        t->provs = p;
-    }
+    if (GPI_VEC_RESERVE(t->provs, t->cap_provs, (size_t)t->n_provs + 1) != 0)
+        return gpi_diag_set(d, GPI_ENOMEM, "%s: out of memory", l->file);
     provider_match *p = &t->provs[t->n_provs];
     p->provider = dup(t, canon);
     p->group = dup(t, v[2]);
@@ -216,14 +215,12 @@ static gpi_status prov_row_fn(loader *l, const char *const *v, long line, gpi_di
     return GPI_OK;
 }
 
-static gpi_status keyed_add(loader *l, keyed_row **rows, int *n, keyed_row kr, gpi_diag *d)
+static gpi_status keyed_add(loader *l, keyed_row **rows, int *n, size_t *cap, keyed_row kr,
+                            gpi_diag *d)
 {
     if (*n >= MAX_ROWS) return gpi_diag_set(d, GPI_EINPUT, "%s: too many rows", l->file);
-    if (*n % 64 == 0) {
-        keyed_row *p = realloc(*rows, (size_t)(*n + 64) * sizeof *p);
-        if (!p) return gpi_diag_set(d, GPI_ENOMEM, "%s: out of memory", l->file);
-        *rows = p;
-    }
+    if (GPI_VEC_RESERVE(*rows, *cap, (size_t)*n + 1) != 0)
+        return gpi_diag_set(d, GPI_ENOMEM, "%s: out of memory", l->file);
     if (!kr.key) return gpi_diag_set(d, GPI_ENOMEM, "%s: out of memory", l->file);
     (*rows)[(*n)++] = kr;
     return GPI_OK;
@@ -240,7 +237,7 @@ static gpi_status tier_row_fn(loader *l, const char *const *v, long line, gpi_di
     if (why) return bad(l, line, "effective", why, v[2], d);
     kr.key = dup(l->t, canon);
     kr.line = line;
-    return keyed_add(l, &l->t->tiers, &l->t->n_tiers, kr, d);
+    return keyed_add(l, &l->t->tiers, &l->t->n_tiers, &l->t->cap_tiers, kr, d);
 }
 
 static gpi_status fx_row_fn(loader *l, const char *const *v, long line, gpi_diag *d)
@@ -263,7 +260,7 @@ static gpi_status fx_row_fn(loader *l, const char *const *v, long line, gpi_diag
         return bad(l, line, "usd_per_unit", "more than 12 significant digits", v[2], d);
     kr.key = dup(l->t, cur);
     kr.line = line;
-    return keyed_add(l, &l->t->fx, &l->t->n_fx, kr, d);
+    return keyed_add(l, &l->t->fx, &l->t->n_fx, &l->t->cap_fx, kr, d);
 }
 
 static gpi_status sku_row_fn(loader *l, const char *const *v, long line, gpi_diag *d)
@@ -302,11 +299,8 @@ static gpi_status sku_row_fn(loader *l, const char *const *v, long line, gpi_dia
     r.glob = g;
     r.note = dup(t, v[5]);
     r.line = line;
-    if (t->n_skus % 64 == 0) {
-        sku_rule *p = realloc(t->skus, (size_t)(t->n_skus + 64) * sizeof *p);
-        if (!p) return gpi_diag_set(d, GPI_ENOMEM, "%s: out of memory", l->file);
-        t->skus = p;
-    }
+    if (GPI_VEC_RESERVE(t->skus, t->cap_skus, (size_t)t->n_skus + 1) != 0)
+        return gpi_diag_set(d, GPI_ENOMEM, "%s: out of memory", l->file);
     if ((r.provider == NULL && *v[0]) || !r.note)
         return gpi_diag_set(d, GPI_ENOMEM, "%s: out of memory", l->file);
     t->skus[t->n_skus++] = r;

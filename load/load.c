@@ -10,6 +10,8 @@
  * reader (GPI_ESTORE) and the store's message replaces the reader's.
  */
 #include "load/load.h"
+#include "store/batches.h"
+#include "store/obs.h"
 
 #include <csv.h>
 #include <string.h>

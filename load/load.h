@@ -42,6 +42,7 @@
 #include "core/gpi.h"
 #include "ingest/ingest.h"
 #include "store/store.h"
+#include "store/batches.h"
 
 /* What became of a file. */
 typedef enum load_outcome {

@@ -31,6 +31,8 @@
  *     first.
  */
 #include "publish/internal.h"
+#include "core/vec.h"
+#include "store/vintages.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -104,15 +106,9 @@ static int obs_line(size_t gi, const gpi_obs *o, const char *role, const char *r
     fputc('\n', f);
     long end = ftell(f);
     line_vec *lv = oc->lines[gi];
-    if (lv->n == lv->cap) {
-        size_t cap = lv->cap ? 2 * lv->cap : 256;
-        line_ref *nv = realloc(lv->v, cap * sizeof *nv);
-        if (!nv) {
-            oc->oom = 1;
-            return 1;
-        }
-        lv->v = nv;
-        lv->cap = cap;
+    if (GPI_VEC_RESERVE(lv->v, lv->cap, lv->n + 1) != 0) {
+        oc->oom = 1;
+        return 1;
     }
     if (off < 0 || end < off) {
         oc->oom = 1;

@@ -34,6 +34,7 @@
  * vintage write the same line from the same pieces.
  */
 #include "publish/internal.h"
+#include "store/index_values.h"
 
 #include <jansson.h>
 #include <stdio.h>

@@ -16,6 +16,8 @@
 #include "index/index.h"
 #include "publish/publish.h"
 #include "store/store.h"
+#include "store/index_values.h"
+#include "store/vintages.h"
 
 /* The file format new vintages are written in (format.c): 2 adds
  * methodology v2's columns, 3 the manipulation figures and the receipts;

@@ -21,6 +21,7 @@
  *     new vintage with restatements that were not (issue 12).
  */
 #include "publish/internal.h"
+#include "store/vintages.h"
 
 #include <stdio.h>
 #include <stdlib.h>

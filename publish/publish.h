@@ -30,6 +30,7 @@
 
 #include "core/gpi.h"
 #include "store/store.h"
+#include "store/index_values.h"
 
 /* The §13 CSV in the current file format (3; METHODOLOGY.md §10.6): the
  * header line, and one row with its vintage (empty when 0) and the v2 and

@@ -21,6 +21,8 @@
  *     tables it was read with.
  */
 #include "publish/internal.h"
+#include "store/batches.h"
+#include "store/grades.h"
 
 #include <jansson.h>
 #include <stdio.h>

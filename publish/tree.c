@@ -23,6 +23,7 @@
  */
 #define _GNU_SOURCE 1 /* renameat2, nftw */
 #include "publish/internal.h"
+#include "core/vec.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -93,14 +94,10 @@ char *pub_file_read_sha(const char *path, const char *sha, size_t *len)
     char *buf = NULL;
     size_t cap = 0, n = 0, k;
     do {
-        if (cap - n < 65536) {
-            char *nb = realloc(buf, cap = cap * 2 + 65536);
-            if (!nb) {
-                free(buf);
-                fclose(f);
-                return NULL;
-            }
-            buf = nb;
+        if (GPI_VEC_RESERVE(buf, cap, n + 65536) != 0) {
+            free(buf);
+            fclose(f);
+            return NULL;
         }
         k = fread(buf + n, 1, cap - n, f);
         n += k;

@@ -22,6 +22,9 @@
  *     inside the publication's one transaction (publish.c note 3).
  */
 #include "publish/internal.h"
+#include "core/vec.h"
+#include "store/index_values.h"
+#include "store/vintages.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,13 +47,7 @@ void pub_rows_free(pub_rows *p)
 
 static pub_row *rows_add(pub_rows *p)
 {
-    if (p->n == p->cap) {
-        size_t cap = p->cap ? 2 * p->cap : 16;
-        pub_row *nv = realloc(p->v, cap * sizeof *nv);
-        if (!nv) return NULL;
-        p->v = nv;
-        p->cap = cap;
-    }
+    if (GPI_VEC_RESERVE(p->v, p->cap, p->n + 1) != 0) return NULL;
     pub_row *r = &p->v[p->n++];
     memset(r, 0, sizeof *r);
     return r;

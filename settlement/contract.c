@@ -31,6 +31,7 @@
  * the tick at most 1% of every value settled on.
  */
 #include "settlement/settlement.h"
+#include "core/vec.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -481,16 +482,9 @@ static size_t bom_read(void *buf, size_t len, void *data)
         b->too_large = 1;
         return (size_t)-1;
     }
-    if (t->n + k > t->cap) {
-        size_t cap = t->cap ? t->cap : 4096;
-        while (cap < t->n + k) cap *= 2;
-        char *np = realloc(t->p, cap);
-        if (!np) {
-            b->oom = 1;
-            return (size_t)-1;
-        }
-        t->p = np;
-        t->cap = cap;
+    if (GPI_VEC_RESERVE(t->p, t->cap, t->n + k) != 0) {
+        b->oom = 1;
+        return (size_t)-1;
     }
     memcpy(t->p + t->n, buf, k);
     t->n += k;

@@ -16,6 +16,7 @@
  * not fit the int64 cents of the output.
  */
 #include "settlement/settlement.h"
+#include "core/vec.h"
 
 #include <csv.h>
 #include <errno.h>
@@ -188,13 +189,8 @@ static gpi_status data_row(reader *r)
                  r->cs[c].symbol, r->pos[*sl - 1].line);
         return rerr(r, "account", why, p.account);
     }
-    if (r->n == r->cap) {
-        size_t cap = r->cap ? 2 * r->cap : 16;
-        settle_position *np = realloc(r->pos, cap * sizeof *np);
-        if (!np) return gpi_diag_set(r->d, GPI_ENOMEM, "%s: out of memory", r->path);
-        r->pos = np;
-        r->cap = cap;
-    }
+    if (GPI_VEC_RESERVE(r->pos, r->cap, r->n + 1) != 0)
+        return gpi_diag_set(r->d, GPI_ENOMEM, "%s: out of memory", r->path);
     r->pos[r->n++] = p;
     *sl = r->n;
     return GPI_OK;

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "site/internal.h"
+#include "core/vec.h"
 
 enum { C_GRADE, C_METHOD, C_VARIANT, C_MARKET, C_DAYS, C_MAE_USD, C_MAE_PCT, C_BIAS_PCT,
        C_CHG_PCT, C_MONTH_MEAN, C_MONTH_MAX, C_PUSH, C_PUSH_DAY, C_LOO, C__N };
@@ -104,14 +105,9 @@ gpi_status site_accuracy_load(const char *path, site_accuracy **out, gpi_diag *d
             }
             continue;
         }
-        if (a->n == cap) {
-            cap = cap ? 2 * cap : 64;
-            acc_row *v = realloc(a->v, cap * sizeof *v);
-            if (!v) {
-                rc = gpi_diag_set(d, GPI_ENOMEM, "site: out of memory");
-                break;
-            }
-            a->v = v;
+        if (GPI_VEC_RESERVE(a->v, cap, a->n + 1) != 0) {
+            rc = gpi_diag_set(d, GPI_ENOMEM, "site: out of memory");
+            break;
         }
         acc_row *r = &a->v[a->n];
         memset(r, 0, sizeof *r);

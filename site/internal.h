@@ -9,6 +9,7 @@
 #include "index/index.h"
 #include "publish/publish.h"
 #include "store/store.h"
+#include "store/index_values.h"
 
 /* Writes one grade's chart: rows[0..n) are its days, ascending; the x axis
  * spans [day0, day1] so that every chart of the page lines up. */

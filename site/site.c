@@ -11,6 +11,8 @@
  * them (they used to stay for good: issue 12).
  */
 #include "site/site.h"
+#include "core/vec.h"
+#include "store/index_values.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -54,15 +56,9 @@ static int collect(const store_index_row *r, void *ud)
         while (k < rv->n_ids && strcasecmp(rv->ids[k], r->grade) != 0) k++;
         if (k == rv->n_ids) return 0; /* not a published grade */
     }
-    if (rv->n == rv->cap) {
-        size_t cap = rv->cap ? rv->cap * 2 : 1024;
-        store_index_row *v = realloc(rv->v, cap * sizeof *v);
-        if (!v) {
-            rv->nomem = 1;
-            return 1;
-        }
-        rv->v = v;
-        rv->cap = cap;
+    if (GPI_VEC_RESERVE(rv->v, rv->cap, rv->n + 1) != 0) {
+        rv->nomem = 1;
+        return 1;
     }
     rv->v[rv->n] = *r;
     rv->v[rv->n++].carried = NULL; /* the callback's only */

@@ -25,6 +25,8 @@
 #include <strings.h>
 
 #include "site/internal.h"
+#include "store/index_values.h"
+#include "store/vintages.h"
 
 /* ---- numbers in words ---------------------------------------------------- */
 

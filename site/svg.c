@@ -24,6 +24,7 @@
 
 #include "core/gpi.h"
 #include "site/internal.h"
+#include "store/index_values.h"
 
 #define W 960.0
 #define H 300.0

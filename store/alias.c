@@ -24,6 +24,7 @@
  *     (gpi_ident_upgrade), so a hash collision is never assumed away.
  */
 #include "store/internal.h"
+#include "core/vec.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -99,14 +100,9 @@ static gpi_status load(store *st, gpi_diag *d)
     size_t cap = 0;
     int rc;
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-        if (st->n_alias == cap) {
-            cap = cap ? 2 * cap : 64;
-            uint64_t *v = realloc(st->alias_keys, cap * sizeof *v);
-            if (!v) {
-                sqlite3_reset(s);
-                return gpi_diag_set(d, GPI_ENOMEM, "store: out of memory");
-            }
-            st->alias_keys = v;
+        if (GPI_VEC_RESERVE(st->alias_keys, cap, st->n_alias + 1) != 0) {
+            sqlite3_reset(s);
+            return gpi_diag_set(d, GPI_ENOMEM, "store: out of memory");
         }
         st->alias_keys[st->n_alias++] = (uint64_t)sqlite3_column_int64(s, 0);
     }

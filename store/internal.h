@@ -14,6 +14,12 @@
 #include <sqlite3.h>
 
 #include "store/store.h"
+/* the store's files implement every concern */
+#include "store/batches.h"
+#include "store/grades.h"
+#include "store/index_values.h"
+#include "store/obs.h"
+#include "store/vintages.h"
 
 /* Prepared statements of store.c, reused for the handle's lifetime. */
 enum {

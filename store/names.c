@@ -15,6 +15,7 @@
  * inserted, and an id missing from the cache triggers a reload.
  */
 #include "store/internal.h"
+#include "core/vec.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -71,15 +72,7 @@ static int slot_insert(store_names *nm, int64_t id)
 static int remember(store_names *nm, int64_t id, const char *text)
 {
     if (id <= 0 || id > INT32_MAX) return -1;
-    if ((size_t)id >= nm->cap_ids) {
-        size_t cap = nm->cap_ids ? nm->cap_ids : 256;
-        while (cap <= (size_t)id) cap *= 2;
-        char **t = realloc(nm->text, cap * sizeof *t);
-        if (!t) return -1;
-        memset(t + nm->cap_ids, 0, (cap - nm->cap_ids) * sizeof *t);
-        nm->text = t;
-        nm->cap_ids = cap;
-    }
+    if (GPI_VEC_RESERVE_ZERO(nm->text, nm->cap_ids, (size_t)id + 1) != 0) return -1;
     if (nm->text[id]) return 0;
     nm->text[id] = strdup(text);
     if (!nm->text[id]) return -1;

@@ -31,6 +31,7 @@
  *     gpu_count is always given.
  */
 #include "store/internal.h"
+#include "core/vec.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -106,15 +107,7 @@ static int slot_insert(store_profiles *pf, int64_t id)
 static int grow(store_profiles *pf, int64_t max)
 {
     if (max < 0 || max > INT32_MAX) return -1;
-    if ((size_t)max < pf->cap) return 0;
-    size_t cap = pf->cap ? pf->cap : 256;
-    while (cap <= (size_t)max) cap *= 2;
-    store_profile *v = realloc(pf->v, cap * sizeof *v);
-    if (!v) return -1;
-    memset(v + pf->cap, 0, (cap - pf->cap) * sizeof *v);
-    pf->v = v;
-    pf->cap = cap;
-    return 0;
+    return GPI_VEC_RESERVE_ZERO(pf->v, pf->cap, (size_t)max + 1);
 }
 
 /* Records id -> p in the cache (known ids are left as they are). */

@@ -17,6 +17,7 @@
  *     from 11 % of a build's time to 3 %.
  */
 #include "store/internal.h"
+#include "core/vec.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -72,16 +73,11 @@ static gpi_status late_batches(store *st, int64_t as_of, int64_t **out, size_t *
     *out = NULL;
     *n = 0;
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-        if (*n == cap) {
-            cap = cap ? 2 * cap : 16;
-            int64_t *v = realloc(*out, cap * sizeof *v);
-            if (!v) {
-                sqlite3_reset(s);
-                free(*out);
-                *out = NULL;
-                return gpi_diag_set(d, GPI_ENOMEM, "store: out of memory");
-            }
-            *out = v;
+        if (GPI_VEC_RESERVE(*out, cap, *n + 1) != 0) {
+            sqlite3_reset(s);
+            free(*out);
+            *out = NULL;
+            return gpi_diag_set(d, GPI_ENOMEM, "store: out of memory");
         }
         (*out)[(*n)++] = sqlite3_column_int64(s, 0);
     }

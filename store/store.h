@@ -14,11 +14,12 @@
  *   store/index_values.h  the index's stored rows and series
  *   store/grades.h        grade definitions, built and dropped grades
  *   store/vintages.h      publication: vintages, restatements, revisions
- *   store/testing.h       hooks for tests only
+ *   store/testing.h       hooks for tests only (compiled only where
+ *                         GPI_STORE_TESTING is defined: tests/, store/)
  *
- * Each includes this header; this header includes all but testing.h at
- * its end, so code that includes only store/store.h sees the whole API
- * (new code includes the header of its concern).
+ * Each includes this header, and this header none of them: a file
+ * includes the header of each concern it uses, so its includes say which
+ * parts of the store it touches.
  *
  * Concurrency: any number of gpuidx processes may use one database at
  * once.  Write transactions (store_begin) queue on a lock file DB.lock
@@ -74,12 +75,5 @@ gpi_status store_open_again(store *st, store **out, gpi_diag *d);
 gpi_status store_begin(store *st, gpi_diag *d);
 gpi_status store_commit(store *st, gpi_diag *d);
 void store_rollback(store *st);
-
-/* the concern headers (see above) */
-#include "store/batches.h"
-#include "store/grades.h"
-#include "store/index_values.h"
-#include "store/obs.h"
-#include "store/vintages.h"
 
 #endif

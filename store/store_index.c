@@ -11,6 +11,7 @@
  * where a day was published, else the stored value (SPEC §8).
  */
 #include "store/internal.h"
+#include "core/vec.h"
 #include "store/testing.h"
 
 #include <stdio.h>
@@ -164,16 +165,11 @@ gpi_status store_index_series(store *st, const char *grade, int32_t from, int32_
     gpi_index_day *v = NULL;
     int rc;
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-        if (*n == cap) {
-            cap = cap ? 2 * cap : 64;
-            gpi_index_day *nv = realloc(v, cap * sizeof *v);
-            if (!nv) {
-                free(v);
-                sqlite3_reset(s);
-                *n = 0;
-                return gpi_diag_set(d, GPI_ENOMEM, "store: out of memory");
-            }
-            v = nv;
+        if (GPI_VEC_RESERVE(v, cap, *n + 1)) {
+            free(v);
+            sqlite3_reset(s);
+            *n = 0;
+            return gpi_diag_set(d, GPI_ENOMEM, "store: out of memory");
         }
         v[*n].day = (int32_t)sqlite3_column_int64(s, 0);
         v[*n].level = sqlite3_column_int(s, 1);

@@ -1,11 +1,17 @@
 /* store/testing.h -- hooks for tests only: set-ups and totals no command
  * needs.  Only tests/ (and store/, which defines them) include this
- * header; tests/test_store.c checks that nothing else does.
+ * header: the Makefile compiles those two directories, and no other, with
+ * GPI_STORE_TESTING defined, and anywhere else this header stops the
+ * compilation (tests/test_store_headers.c checks both).
  *
  * Ownership: as stated once in store/store.h for the whole store API.
  */
 #ifndef GPI_STORE_TESTING_H
 #define GPI_STORE_TESTING_H
+
+#ifndef GPI_STORE_TESTING
+#error "store/testing.h holds hooks for tests only (tests/ and store/ are built with GPI_STORE_TESTING)"
+#endif
 
 #include <stddef.h>
 #include <stdint.h>

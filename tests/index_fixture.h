@@ -26,6 +26,8 @@
 
 #include "core/gpi.h"
 #include "store/store.h"
+#include "store/batches.h"
+#include "store/obs.h"
 
 static const char fx_grades_json[] =
     "{\"grades\": [{\"id\": \"T\", \"gpu\": [\"H100-SXM-80GB\"], \"term\": \"on-demand\","

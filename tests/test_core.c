@@ -218,6 +218,41 @@ static void test_vec_reserve(void **state)
     free(c);
 }
 
+/* The filled growth: after each growth every element past those in use
+ * holds the fill (0, or all bytes -1) and every element in use keeps its
+ * value; elements of a size known only at run time are filled whole; a
+ * failed growth touches nothing. */
+static void test_vec_reserve_fill(void **state)
+{
+    (void)state;
+    int32_t *z = NULL;
+    size_t cap = 0;
+    for (size_t id = 0; id < 5000; id += 37) { /* ids arrive sparse */
+        assert_int_equal(GPI_VEC_RESERVE_ZERO(z, cap, id + 1), 0);
+        assert_true(cap >= id + 1);
+        for (size_t k = 0; k < cap; k++)
+            assert_int_equal(z[k], k % 37 == 0 && k < id ? (int32_t)k + 1 : 0);
+        z[id] = (int32_t)id + 1;
+    }
+    size_t before = cap;
+    int32_t *same = z;
+    assert_int_equal(GPI_VEC_RESERVE_ZERO(z, cap, SIZE_MAX / 2), -1);
+    assert_ptr_equal(z, same);
+    assert_int_equal(cap, before);
+    assert_int_equal(z[37], 38);
+    free(z);
+    /* rows of 3 bytes, new rows all -1 */
+    signed char *rows = NULL;
+    size_t rcap = 0;
+    for (size_t id = 0; id < 300; id++) {
+        assert_int_equal(gpi_vec_reserve_fill(&rows, &rcap, id + 1, 3, -1), 0);
+        for (size_t k = 3 * id; k < 3 * rcap; k++) assert_int_equal(rows[k], -1);
+        for (size_t k = 0; k < 3 * id; k++) assert_int_equal(rows[k], (signed char)(k % 100));
+        for (size_t k = 3 * id; k < 3 * id + 3; k++) rows[k] = (signed char)(k % 100);
+    }
+    free(rows);
+}
+
 /* The grade-id rule (SPEC §3), the one every reader applies. */
 static void test_grade_id_rule(void **state)
 {
@@ -388,6 +423,7 @@ int main(void)
         cmocka_unit_test(test_csv_cells),         cmocka_unit_test(test_wide_encoding),
         cmocka_unit_test(test_strbuf),            cmocka_unit_test(test_lines),
         cmocka_unit_test(test_grade_id_rule),     cmocka_unit_test(test_vec_reserve),
+        cmocka_unit_test(test_vec_reserve_fill),
     };
     return cmocka_run_group_tests_name("core", tests, NULL, NULL);
 }

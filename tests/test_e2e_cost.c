@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "store/store.h"
+#include "store/index_values.h"
 #include "store/testing.h"
 
 #define DEPS_HDR "operator,workload,latency_target,gpu,grade,rent,from,to,tokens_per_s,acceptance,gpus\n"

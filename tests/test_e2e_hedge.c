@@ -15,7 +15,9 @@
 #include <string.h>
 
 #include "store/store.h"
+#include "store/index_values.h"
 #include "store/testing.h"
+#include "core/vec.h"
 #include "tests/svg_check.h"
 
 #define GRADE "H100-SXM.OD.GOLD+"
@@ -617,12 +619,11 @@ static char *read_bytes(const char *path, size_t *n)
     size_t cap = 0, k;
     char chunk[65536];
     while ((k = fread(chunk, 1, sizeof chunk, fp)) > 0) {
-        b = realloc(b, cap + k);
-        memcpy(b + cap, chunk, k);
-        cap += k;
+        if (GPI_VEC_RESERVE(b, cap, *n + k) != 0) fail_msg("out of memory");
+        memcpy(b + *n, chunk, k);
+        *n += k;
     }
     fclose(fp);
-    *n = cap;
     return b;
 }
 

@@ -15,6 +15,7 @@
 
 #include "core/gpi.h"
 #include "store/store.h"
+#include "store/index_values.h"
 #include "tests/index_fixture.h"
 
 #define HDR "date,grade,value,level,n_obs,n_excluded,n_providers,trade_volume_gpu_hours," \

@@ -45,6 +45,7 @@
 #include <unistd.h>
 
 #include "core/gpi.h"
+#include "core/vec.h"
 
 #define FROM "2025-01-01"
 #define TO "2025-03-16" /* 75 days */
@@ -205,7 +206,7 @@ static char *dump_table(const char *db, const char *table, int skip_as_of)
     while (sqlite3_step(s) == SQLITE_ROW) {
         const char *row = (const char *)sqlite3_column_text(s, 0);
         size_t rl = row ? strlen(row) : 0;
-        while (len + rl + 2 > cap) out = realloc(out, cap *= 2);
+        if (GPI_VEC_RESERVE(out, cap, len + rl + 2) != 0) fail_msg("out of memory");
         memcpy(out + len, row ? row : "", rl);
         len += rl;
         out[len++] = '\n';
@@ -225,7 +226,7 @@ static char *state_of(const char *db, const char *const *tabs, int skip_as_of, i
     for (size_t i = 0; tabs[i]; i++) {
         char *t = dump_table(db, tabs[i], skip_as_of);
         size_t tl = strlen(t) + strlen(tabs[i]) + 8;
-        while (len + tl > cap) all = realloc(all, cap *= 2);
+        if (GPI_VEC_RESERVE(all, cap, len + tl) != 0) fail_msg("out of memory");
         len += (size_t)sprintf(all + len, "== %s\n%s", tabs[i], t);
         free(t);
     }
@@ -233,7 +234,7 @@ static char *state_of(const char *db, const char *const *tabs, int skip_as_of, i
         tu_run r = tu_gpuidx(dir, "--db %s index show", db);
         if (r.status != 0) fail_msg("index show: %s", r.err);
         size_t tl = strlen(r.out) + 16;
-        while (len + tl > cap) all = realloc(all, cap *= 2);
+        if (GPI_VEC_RESERVE(all, cap, len + tl) != 0) fail_msg("out of memory");
         len += (size_t)sprintf(all + len, "== show\n%s", r.out);
         tu_run_free(&r);
     }

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "store/store.h"
+#include "store/index_values.h"
 #include "store/testing.h"
 
 #define H100 "H100-SXM.OD"

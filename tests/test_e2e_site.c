@@ -9,6 +9,7 @@
 
 #include "site/site.h"
 #include "store/store.h"
+#include "store/index_values.h"
 #include "store/testing.h"
 
 /* Day t of the fixture series, starting 2025-01-01:

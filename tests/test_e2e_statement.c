@@ -25,6 +25,9 @@
 
 #include "index/index.h"
 #include "store/store.h"
+#include "store/grades.h"
+#include "store/index_values.h"
+#include "store/vintages.h"
 #include "tests/index_fixture.h"
 
 static int32_t day0(void)

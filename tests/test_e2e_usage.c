@@ -10,7 +10,9 @@
  *   gpuidx: CMD: option 'X' does not apply here (see gpuidx TOPIC --help)
  * with nothing on stdout, and the help named there exists (exit 0, a usage
  * line on stdout, nothing on stderr).  The database named by --db does
- * not exist and must still not exist afterwards.
+ * not exist and must still not exist afterwards.  The global options
+ * before the command (--db, --data, --help, --version) go through the same
+ * parser and say the same of a missing value, without a command's prefix.
  */
 #include "tests/testutil.h"
 
@@ -18,6 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "core/gpi.h"
 
 /* A command line, its message prefix, the topic of its help, one option
  * that takes a value, and one option of another subcommand (or NULL). */
@@ -45,13 +49,28 @@ static const struct {
     {"verify", "verify", "verify", "--contracts", NULL},
 };
 
-static void expect(const char *dir, const char *args, int status, const char *err)
+/* A command line, the exit status and stderr it must give (stdout empty). */
+typedef struct usage_case {
+    const char *args;
+    int status;
+    const char *err;
+} usage_case;
+
+static void expect_args(const char *dir, const char *args, int status, const char *err)
 {
-    tu_run r = tu_gpuidx(dir, "--db none.db %s", args);
+    tu_run r = tu_gpuidx(dir, "%s", args);
     if (r.status != status || strcmp(r.err, err) != 0 || r.out[0])
         fail_msg("gpuidx %s: exit %d, want %d\n got  %s\n want %s\n stdout %s", args, r.status,
                  status, r.err, err, r.out);
     tu_run_free(&r);
+}
+
+/* The same after "--db none.db". */
+static void expect(const char *dir, const char *args, int status, const char *err)
+{
+    char line[1024];
+    snprintf(line, sizeof line, "--db none.db %s", args);
+    expect_args(dir, line, status, err);
 }
 
 static void test_same_mistake_same_message(void **state)
@@ -103,11 +122,7 @@ static void test_positionals(void **state)
 {
     (void)state;
     char *dir = tu_mkdtemp("e2e-usage-pos");
-    static const struct {
-        const char *args;
-        int status;
-        const char *err;
-    } cases[] = {
+    static const usage_case cases[] = {
         {"grades drop A B", 2, "gpuidx: grades drop: unknown argument 'B' (see gpuidx grades --help)\n"},
         {"index build extra", 2,
          "gpuidx: index build: unknown argument 'extra' (see gpuidx index --help)\n"},
@@ -132,11 +147,69 @@ static void test_positionals(void **state)
     free(dir);
 }
 
+/* The global options: each mistake in one form, exit 2, nothing on
+ * stdout and no database created; the forms that work reach the command. */
+static void test_global_options(void **state)
+{
+    (void)state;
+    char *dir = tu_mkdtemp("e2e-usage-global");
+    static const usage_case cases[] = {
+        {"--nope index show", 2, "gpuidx: unknown option '--nope' (see gpuidx --help)\n"},
+        {"--nope=1 index show", 2, "gpuidx: unknown option '--nope=1' (see gpuidx --help)\n"},
+        {"--db none.db -x index show", 2, "gpuidx: unknown option '-x' (see gpuidx --help)\n"},
+        {"--version=2", 2, "gpuidx: unknown option '--version=2' (see gpuidx --help)\n"},
+        {"--db", 2, "gpuidx: option '--db' needs a value\n"},
+        {"--data", 2, "gpuidx: option '--data' needs a value\n"},
+        {"--db none.db --data", 2, "gpuidx: option '--data' needs a value\n"},
+        {"--db '' index show", 2, "gpuidx: --db: empty path\n"},
+        {"--db= index show", 2, "gpuidx: --db: empty path\n"},
+        /* an empty data directory is no directory (it read /gpus.csv) */
+        {"--data '' --db none.db index show", 2, "gpuidx: --data: empty path\n"},
+        {"--data= --db none.db ingest x.csv", 2, "gpuidx: --data: empty path\n"},
+        {"--db none.db bogus", 2, "gpuidx: unknown command 'bogus' (see gpuidx --help)\n"},
+        /* both forms of a value reach the command; a later option wins */
+        {"--db=none.db index show", 1,
+         "gpuidx: index show: no database at none.db (ingest observations first, or pass --db)\n"},
+        {"--db a.db --db none.db --data=/nonexistent index show", 1,
+         "gpuidx: index show: no database at none.db (ingest observations first, or pass --db)\n"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        expect_args(dir, cases[i].args, cases[i].status, cases[i].err);
+    static const char usage[] = "usage: gpuidx [--db PATH] [--data DIR] COMMAND [ARGS]\n";
+    /* no command: the usage on stderr, exit 2 */
+    tu_run r = tu_gpuidx(dir, "--db none.db");
+    assert_int_equal(r.status, 2);
+    assert_string_equal(r.out, "");
+    assert_int_equal(strncmp(r.err, usage, strlen(usage)), 0);
+    tu_run_free(&r);
+    /* --help and -h anywhere among the global options, --version: stdout, 0 */
+    static const char *const helps[] = {"--help", "-h", "--db none.db --help index show",
+                                        "--data x -h"};
+    for (size_t i = 0; i < sizeof helps / sizeof helps[0]; i++) {
+        r = tu_gpuidx(dir, "%s", helps[i]);
+        if (r.status != 0 || r.err[0] ||
+            strncmp(r.out, usage, strlen(usage)) != 0)
+            fail_msg("gpuidx %s: exit %d, stdout %.50s, stderr %s", helps[i], r.status, r.out,
+                     r.err);
+        tu_run_free(&r);
+    }
+    r = tu_gpuidx(dir, "--db none.db --version --nope");
+    assert_int_equal(r.status, 0);
+    assert_string_equal(r.out, "gpuidx " GPUIDX_VERSION "\n");
+    assert_string_equal(r.err, "");
+    tu_run_free(&r);
+    char db[4096];
+    snprintf(db, sizeof db, "%s/none.db", dir);
+    if (access(db, F_OK) == 0) fail_msg("a usage error created %s", db);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_same_mistake_same_message),
         cmocka_unit_test(test_positionals),
+        cmocka_unit_test(test_global_options),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

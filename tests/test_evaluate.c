@@ -34,6 +34,9 @@
  *     offers 2.55 (without any: carried 2.55, 0).
  */
 #include "tests/testutil.h"
+#include "store/batches.h"
+#include "store/grades.h"
+#include "store/obs.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -12,6 +12,8 @@
 
 #include "index/index.h"
 #include "store/store.h"
+#include "store/batches.h"
+#include "store/obs.h"
 #include "tests/testutil.h"
 
 static const char gpus_csv[] =

@@ -7,6 +7,7 @@
  * literals here.
  */
 #include "tests/testutil.h"
+#include "store/index_values.h"
 
 #include <stdio.h>
 #include <stdlib.h>

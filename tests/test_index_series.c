@@ -19,6 +19,10 @@
  *   a.big in r2, min_providers 1: 2.5000.
  */
 #include "tests/testutil.h"
+#include "store/batches.h"
+#include "store/grades.h"
+#include "store/index_values.h"
+#include "store/obs.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -28,6 +28,9 @@
 #include "core/gpi.h"
 #include "index/index.h"
 #include "store/store.h"
+#include "store/batches.h"
+#include "store/index_values.h"
+#include "store/obs.h"
 #include "tests/testutil.h"
 
 /* ---- storing observations ----------------------------------------------------- */

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "ingest/ingest.h"
+#include "core/vec.h"
 #include "tests/ingest_helpers.h"
 
 typedef struct trace {
@@ -34,11 +35,7 @@ static void add(trace *t, const char *fmt, ...)
     va_start(ap, fmt);
     int n = vsnprintf(NULL, 0, fmt, ap);
     va_end(ap);
-    if (t->len + (size_t)n + 1 > t->cap) {
-        t->cap = (t->len + (size_t)n + 1) * 2;
-        t->buf = realloc(t->buf, t->cap);
-        assert_non_null(t->buf);
-    }
+    assert_int_equal(GPI_VEC_RESERVE(t->buf, t->cap, t->len + (size_t)n + 1), 0);
     va_start(ap, fmt);
     vsnprintf(t->buf + t->len, (size_t)n + 1, fmt, ap);
     va_end(ap);

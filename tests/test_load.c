@@ -34,6 +34,7 @@
 #include "ingest/ingest.h"
 #include "load/load.h"
 #include "store/store.h"
+#include "store/batches.h"
 #include "store/testing.h"
 
 #define HDR "observed_at,provider,gpu,sku,gpu_count,price,currency,unit,tier,term,term_months,quantity,buyer,status,kind,id\n"

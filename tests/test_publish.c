@@ -8,6 +8,7 @@
  * 1 and 2 fixtures) are tested end to end in test_e2e_index.c.
  */
 #include "tests/testutil.h"
+#include "store/index_values.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -12,7 +12,9 @@
 
 #include "core/gpi.h"
 #include "store/store.h"
+#include "store/batches.h"
 #include "store/chain_states.h"
+#include "store/obs.h"
 #include "store/testing.h"
 #include "tests/schema9.h"
 
@@ -934,26 +936,6 @@ static void test_batch_hash_placeholder(void **state)
     store_close(st);
 }
 
-/* store.h is split by concern (store/obs.h, batches.h, index_values.h,
- * grades.h, vintages.h): each header compiles on its own, and the
- * test-only hooks of store/testing.h are included by tests/ and store/
- * only. */
-static void test_headers_by_concern(void **state)
-{
-    (void)state;
-    tu_run r = tu_sh(GPUIDX_SRCDIR, "for h in store/*.h; do [ \"$h\" = store/internal.h ] && continue; "
-                                    "printf '#include \"%%s\"\\n' \"$h\" | ${CC:-cc} -I. -std=c11 "
-                                    "-Wall -Werror -fsyntax-only -x c - || echo \"FAIL $h\"; done");
-    assert_int_equal(r.status, 0);
-    assert_string_equal(r.out, "");
-    tu_run_free(&r);
-    r = tu_sh(GPUIDX_SRCDIR, "grep -rl --include='*.[ch]' 'include \"store/testing.h\"' . "
-                             "| grep -v -E '^\\./(tests|store|build[^/]*)/' || true");
-    assert_int_equal(r.status, 0);
-    assert_string_equal(r.out, "");
-    tu_run_free(&r);
-}
-
 /* Migration 11: a batch records the days of the rows it stored, and
  * store_obs_reached answers "did a batch between two cut-offs store rows
  * of these days" from them; a batch without recorded days (committed
@@ -1071,7 +1053,6 @@ static void test_batch_days_and_chain_states(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_headers_by_concern),
         cmocka_unit_test(test_duplicate_conflict_collision),
         cmocka_unit_test(test_rollback_leaves_nothing),
         cmocka_unit_test(test_reingest_stores_nothing),

@@ -1,5 +1,6 @@
 /* tests/testutil.c -- see testutil.h. */
 #include "tests/testutil.h"
+#include "core/vec.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -45,13 +46,13 @@ int64_t tu_next_second(char *iso)
 
 static char *slurp_fd(FILE *f)
 {
-    size_t cap = 4096, n = 0;
-    char *buf = malloc(cap);
-    size_t k;
-    while ((k = fread(buf + n, 1, cap - n - 1, f)) > 0) {
+    size_t cap = 0, n = 0, k;
+    char *buf = NULL;
+    do {
+        if (GPI_VEC_RESERVE(buf, cap, n + 4096) != 0) abort();
+        k = fread(buf + n, 1, cap - n - 1, f);
         n += k;
-        if (cap - n < 2) buf = realloc(buf, cap *= 2);
-    }
+    } while (k > 0);
     buf[n] = '\0';
     return buf;
 }

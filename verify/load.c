@@ -141,14 +141,10 @@ static gpi_status read_all(const char *path, char **buf, size_t *len, gpi_diag *
     size_t cap = 0, n = 0, k;
     char *b = NULL;
     do {
-        if (cap - n < 65536) {
-            char *nb = realloc(b, cap = cap * 2 + 65536);
-            if (!nb) {
-                free(b);
-                fclose(f);
-                return gpi_diag_set(d, GPI_ENOMEM, "%s: out of memory", path);
-            }
-            b = nb;
+        if (GPI_VEC_RESERVE(b, cap, n + 65536) != 0) {
+            free(b);
+            fclose(f);
+            return gpi_diag_set(d, GPI_ENOMEM, "%s: out of memory", path);
         }
         k = fread(b + n, 1, cap - n - 1, f);
         n += k;

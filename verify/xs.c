@@ -99,13 +99,8 @@ static gpi_status kind_items(vday *dy, vrow *r, const idx_grade *g, int kind, ks
                                                        reason}))
             return gpi_diag_set(d, GPI_ENOMEM, "out of memory");
     }
-    size_t need = 2 * ks->it.n + 2;
-    if (need > *cap_work) {
-        double *w = realloc(*work, need * sizeof *w);
-        if (!w) return gpi_diag_set(d, GPI_ENOMEM, "out of memory");
-        *work = w;
-        *cap_work = need;
-    }
+    if (GPI_VEC_RESERVE(*work, *cap_work, 2 * ks->it.n + 2) != 0)
+        return gpi_diag_set(d, GPI_ENOMEM, "out of memory");
     if (!ks->complete) { /* the listed roles stand */
         for (size_t i = 0; i < ks->it.n; i++) {
             const vobs *o = &dy->obs[ks->it.v[i].key_hash];
