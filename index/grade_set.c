@@ -14,6 +14,7 @@
  *     names: it was validated when the grade was built.
  */
 #include "index/internal.h"
+#include "core/file.h"
 #include "core/vec.h"
 #include "store/grades.h"
 
@@ -34,21 +35,9 @@ static gpi_status read_all(const char *path, char **out, size_t *n, gpi_diag *d)
         fclose(f);
         return text_rc;
     }
-    size_t cap = 0, k;
-    char *buf = NULL;
-    do {
-        if (GPI_VEC_RESERVE(buf, cap, *n + 65536) != 0) {
-            free(buf);
-            fclose(f);
-            return gpi_diag_set(d, GPI_ENOMEM, "%s: out of memory", path);
-        }
-        k = fread(buf + *n, 1, cap - *n - 1, f);
-        *n += k;
-    } while (k > 0);
+    gpi_status rc = gpi_file_read_all(f, path, 0, out, n, d);
     fclose(f);
-    buf[*n] = '\0';
-    *out = buf;
-    return GPI_OK;
+    return rc;
 }
 
 gpi_status idx_grades_load(const char *path, const char *const *gpus, size_t n_gpus,

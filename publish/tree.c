@@ -23,7 +23,7 @@
  */
 #define _GNU_SOURCE 1 /* renameat2, nftw */
 #include "publish/internal.h"
-#include "core/vec.h"
+#include "core/file.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -92,17 +92,10 @@ char *pub_file_read_sha(const char *path, const char *sha, size_t *len)
     FILE *f = fopen(path, "rb");
     if (!f) return NULL;
     char *buf = NULL;
-    size_t cap = 0, n = 0, k;
-    do {
-        if (GPI_VEC_RESERVE(buf, cap, n + 65536) != 0) {
-            free(buf);
-            fclose(f);
-            return NULL;
-        }
-        k = fread(buf + n, 1, cap - n, f);
-        n += k;
-    } while (k > 0);
+    size_t n = 0;
+    gpi_status rc = gpi_file_read_all(f, path, 0, &buf, &n, NULL);
     fclose(f);
+    if (rc != GPI_OK) return NULL; /* regenerated instead */
     char h[65];
     gpi_sha256_hex(buf, n, h);
     if (strcmp(h, sha) != 0) {

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/file.h"
 #include "core/gpi.h"
 #include "core/lines.h"
 #include "core/strbuf.h"
@@ -414,6 +415,65 @@ static void test_lines(void **state)
     assert_int_equal(gpi_lines_next(&it, buf, sizeof buf, &bad), 0);
 }
 
+/* gpi_file_read_all: the bytes to the end (across its 64 KiB reads),
+ * NUL-terminated; a limit; and a stream that fails (a directory opened
+ * for reading: fread sets the error) is a read error, not an empty file. */
+static void test_file_read_all(void **state)
+{
+    (void)state;
+    char *dir = tu_mkdtemp("core-file");
+    size_t big = 200000;
+    char *text = malloc(big + 1);
+    for (size_t i = 0; i < big; i++) text[i] = (char)('a' + i % 26);
+    text[big] = '\0';
+    text[5] = '\0'; /* a NUL byte is read like any other */
+    char *path = malloc(strlen(dir) + 16);
+    sprintf(path, "%s/f.txt", dir);
+    FILE *w = fopen(path, "wb");
+    assert_non_null(w);
+    assert_int_equal(fwrite(text, 1, big, w), big);
+    fclose(w);
+    static const struct {
+        size_t max;
+        gpi_status rc;
+        const char *msg; /* after the path */
+    } cases[] = {{0, GPI_OK, ""}, {200000, GPI_OK, ""}, {199999, GPI_EINPUT, ": larger than 199999 bytes"}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        FILE *f = fopen(path, "rb");
+        char *out = (char *)"x";
+        size_t n = 7;
+        gpi_diag d = {{0}};
+        assert_int_equal(gpi_file_read_all(f, path, cases[i].max, &out, &n, &d), cases[i].rc);
+        fclose(f);
+        if (cases[i].rc == GPI_OK) {
+            assert_int_equal(n, big);
+            assert_memory_equal(out, text, big);
+            assert_int_equal(out[big], '\0');
+        } else {
+            assert_null(out);
+            assert_int_equal(n, 0);
+            char want[4200];
+            snprintf(want, sizeof want, "%s%s", path, cases[i].msg);
+            assert_string_equal(d.msg, want);
+        }
+        free(cases[i].rc == GPI_OK ? out : NULL);
+    }
+    FILE *f = fopen(dir, "rb");
+    assert_non_null(f);
+    char *out = NULL;
+    size_t n = 0;
+    gpi_diag d = {{0}};
+    assert_int_equal(gpi_file_read_all(f, dir, 0, &out, &n, &d), GPI_EIO);
+    fclose(f);
+    assert_null(out);
+    char want[4200];
+    snprintf(want, sizeof want, "%s: read error", dir);
+    assert_string_equal(d.msg, want);
+    free(text);
+    free(path);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -423,7 +483,7 @@ int main(void)
         cmocka_unit_test(test_csv_cells),         cmocka_unit_test(test_wide_encoding),
         cmocka_unit_test(test_strbuf),            cmocka_unit_test(test_lines),
         cmocka_unit_test(test_grade_id_rule),     cmocka_unit_test(test_vec_reserve),
-        cmocka_unit_test(test_vec_reserve_fill),
+        cmocka_unit_test(test_vec_reserve_fill),  cmocka_unit_test(test_file_read_all),
     };
     return cmocka_run_group_tests_name("core", tests, NULL, NULL);
 }

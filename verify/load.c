@@ -18,6 +18,7 @@
 #define _DEFAULT_SOURCE 1
 #include "verify/internal.h"
 #include "core/csv_reader.h"
+#include "core/file.h"
 #include "core/vec.h"
 
 #include <ctype.h>
@@ -138,27 +139,9 @@ static gpi_status read_all(const char *path, char **buf, size_t *len, gpi_diag *
     *len = 0;
     FILE *f = fopen(path, "rb");
     if (!f) return gpi_diag_set(d, GPI_EINPUT, "%s: cannot open: %s", path, strerror(errno));
-    size_t cap = 0, n = 0, k;
-    char *b = NULL;
-    do {
-        if (GPI_VEC_RESERVE(b, cap, n + 65536) != 0) {
-            free(b);
-            fclose(f);
-            return gpi_diag_set(d, GPI_ENOMEM, "%s: out of memory", path);
-        }
-        k = fread(b + n, 1, cap - n - 1, f);
-        n += k;
-    } while (k > 0);
-    int err = ferror(f);
+    gpi_status rc = gpi_file_read_all(f, path, 0, buf, len, d);
     fclose(f);
-    if (err) {
-        free(b);
-        return gpi_diag_set(d, GPI_EINPUT, "%s: read error", path);
-    }
-    b[n] = '\0';
-    *buf = b;
-    *len = n;
-    return GPI_OK;
+    return rc;
 }
 
 gpi_status vjson_load(const char *path, json_t **out, gpi_diag *d)
