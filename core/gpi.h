@@ -182,6 +182,9 @@ int64_t gpi_double_to_units(double v, int digits);
 /* Writes s (NULL as "") to f as one CSV field: as is, or in double quotes
  * with quotes doubled when it holds a comma, a quote, CR or LF. */
 void gpi_csv_field(FILE *f, const char *s);
+/* The same, always in double quotes (the text fields of the rejects file,
+ * whose raw rows and messages are quoted whatever they hold). */
+void gpi_csv_quoted(FILE *f, const char *s);
 /* The same for free text from the input (provider, group, source, region,
  * account) in a file people open in spreadsheets: a text that starts with
  * '=', '+', '-', '@', TAB or CR -- which a spreadsheet would run as a

@@ -1,6 +1,7 @@
 /* tests/test_core.c -- dates, exact decimals, rounding, SHA-256, CSV cells. */
 #include "tests/testutil.h"
 
+#include <csv.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -277,6 +278,38 @@ static void test_csv_cells(void **state)
     }
 }
 
+/* The always-quoted field of the rejects file writes what libcsv's
+ * csv_fwrite (its writer before) wrote for every text: the rejects file
+ * stays byte for byte the same. */
+static void test_csv_quoted(void **state)
+{
+    (void)state;
+    static const char *const cases[] = {
+        "", "aws", "a,b", "say \"hi\"", "\"", "\"\"", "x\ny", "x\r\ny", "=1+1", " pad ",
+        "good.csv:3: price: not a number (got \"abc\")",
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *got = NULL, *want = NULL;
+        size_t ng = 0, nw = 0;
+        FILE *f = open_memstream(&got, &ng);
+        gpi_csv_quoted(f, cases[i]);
+        fclose(f);
+        f = open_memstream(&want, &nw);
+        csv_fwrite(f, cases[i], strlen(cases[i]));
+        fclose(f);
+        if (strcmp(got, want) != 0) fail_msg("case %zu: got %s, want %s", i, got, want);
+        free(got);
+        free(want);
+    }
+    char *got = NULL;
+    size_t ng = 0;
+    FILE *f = open_memstream(&got, &ng);
+    gpi_csv_quoted(f, NULL);
+    fclose(f);
+    assert_string_equal(got, "\"\"");
+    free(got);
+}
+
 static void test_enums(void **state)
 {
     (void)state;
@@ -385,7 +418,8 @@ int main(void)
         cmocka_unit_test(test_date_parse_table),  cmocka_unit_test(test_time_parse_table),
         cmocka_unit_test(test_dec_parse_and_round), cmocka_unit_test(test_div_round_and_format),
         cmocka_unit_test(test_sha256_vectors),     cmocka_unit_test(test_enums),
-        cmocka_unit_test(test_csv_cells),         cmocka_unit_test(test_wide_encoding),
+        cmocka_unit_test(test_csv_cells),         cmocka_unit_test(test_csv_quoted),
+        cmocka_unit_test(test_wide_encoding),
         cmocka_unit_test(test_strbuf),            cmocka_unit_test(test_lines),
         cmocka_unit_test(test_grade_id_rule),     cmocka_unit_test(test_vec_reserve),
     };
