@@ -1,6 +1,8 @@
 /* core/csv_reader.h -- the CSV reader: the one every CSV input of gpuidx
- * goes through (observations, the normalization tables, published files
- * read back by verify).  RFC 4180 quoting over libcsv, LF, CRLF or CR line
+ * goes through (observations, the normalization tables -- at ingest and in
+ * index/grade_tables.c --, published files read back by verify, positions,
+ * rent and forward prices, deployments, the accuracy figures of the site).
+ * RFC 4180 quoting over libcsv, LF, CRLF or CR line
  * ends, a UTF-8 byte-order mark skipped, blank lines skipped, unquoted
  * fields trimmed of spaces and tabs, exact physical line numbers and byte
  * columns for every error ("path:line:col: reason"), and bounded memory
