@@ -111,7 +111,8 @@ static gpi_status gpus_rec(void *ud, const gpi_csv_rec *r, gpi_diag *d)
     if (rc != GPI_OK || *prov || *sku || !*alias || strpbrk(alias, "*?")) return rc;
     char fa[IDX_NAME_MAX + 1];
     fold_gpu(alias, fa, sizeof fa);
-    for (size_t k = 0; k < tb->n_alias; k++) /* the first generic row of an alias wins, as at ingest */
+    /* the first generic row of an alias wins, as at ingest */
+    for (size_t k = 0; k < tb->n_alias; k++)
         if (strcmp(tb->alias[k], fa) == 0) return GPI_OK;
     size_t na = tb->n_alias;
     rc = push(&tb->alias, &tb->n_alias, &c->cap_a, fa, d);

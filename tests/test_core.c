@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/csv_reader.h"
 #include "core/gpi.h"
 #include "core/lines.h"
 #include "core/strbuf.h"
@@ -310,6 +311,75 @@ static void test_csv_quoted(void **state)
     free(got);
 }
 
+/* The records the small readers get: "line:field|field;" each, "!" after
+ * a record with a NUL byte (gpi_csv_rec_nul). */
+static gpi_status rec_dump(void *ud, const gpi_csv_rec *r, gpi_diag *d)
+{
+    (void)d;
+    char *out = ud;
+    size_t o = strlen(out);
+    o += (size_t)snprintf(out + o, 512 - o, "%ld:", r->line);
+    for (int i = 0; i < r->n; i++) {
+        const char *sep = i ? "|" : "";
+        if (r->len[i] > 40) o += (size_t)snprintf(out + o, 512 - o, "%s<%zu>", sep, r->len[i]);
+        else o += (size_t)snprintf(out + o, 512 - o, "%s%s", sep, r->f[i]);
+    }
+    snprintf(out + o, 512 - o, "%s;", gpi_csv_rec_nul(r) ? "!" : "");
+    return GPI_OK;
+}
+
+/* gpi_csv_read_recs (memory) and gpi_csv_read_stream (a file, in 64 KiB
+ * pieces) give the same records: quoting, BOM, CRLF, blank lines,
+ * comments, a record across the pieces, NUL bytes flagged. */
+static void test_csv_read_helpers(void **state)
+{
+    (void)state;
+    static char big[70010];
+    memset(big, 'a', 70000);
+    memcpy(big + 70000, ",\"b\nc\"\n", 7);
+    static const struct {
+        const char *text;
+        size_t len; /* 0: strlen */
+        int comments;
+        const char *want;
+    } cases[] = {
+        {"a,b\n\"x,y\",\"q\"\"\"\n", 0, 0, "1:a|b;2:x,y|q\";"},
+        {"\xEF\xBB\xBFh\r\n\r\n v ,w\r\n", 0, 0, "1:h;3:v|w;"},
+        {"# c,\"\nx\n#y\n", 0, 1, "2:x;"},
+        {"a\0b,c\nd\n", 8, 0, "1:a|c!;2:d;"},
+        {big, 70007, 0, "1:<70000>|b\nc;"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        size_t len = cases[i].len ? cases[i].len : strlen(cases[i].text);
+        char got[512] = "";
+        gpi_diag d = {{0}};
+        if (gpi_csv_read_recs("t.csv", cases[i].text, len, cases[i].comments, rec_dump, got, &d) !=
+            GPI_OK)
+            fail_msg("case %zu: %s", i, d.msg);
+        if (strcmp(got, cases[i].want) != 0)
+            fail_msg("case %zu: recs %s, want %s", i, got, cases[i].want);
+        FILE *f = tmpfile();
+        assert_non_null(f);
+        assert_int_equal(fwrite(cases[i].text, 1, len, f), len);
+        rewind(f);
+        got[0] = '\0';
+        if (gpi_csv_read_stream(f, "t.csv", cases[i].comments, rec_dump, got, &d) != GPI_OK)
+            fail_msg("case %zu: %s", i, d.msg);
+        fclose(f);
+        if (strcmp(got, cases[i].want) != 0)
+            fail_msg("case %zu: stream %s, want %s", i, got, cases[i].want);
+    }
+    /* errors keep the reader's place */
+    FILE *f = tmpfile();
+    fputs("a\n\"b\n", f);
+    rewind(f);
+    char got[512] = "";
+    gpi_diag d = {{0}};
+    assert_int_equal(gpi_csv_read_stream(f, "t.csv", 0, rec_dump, got, &d), GPI_EINPUT);
+    assert_string_equal(d.msg, "t.csv:2:1: unterminated quoted field");
+    fclose(f);
+}
+
 static void test_enums(void **state)
 {
     (void)state;
@@ -419,6 +489,7 @@ int main(void)
         cmocka_unit_test(test_dec_parse_and_round), cmocka_unit_test(test_div_round_and_format),
         cmocka_unit_test(test_sha256_vectors),     cmocka_unit_test(test_enums),
         cmocka_unit_test(test_csv_cells),         cmocka_unit_test(test_csv_quoted),
+        cmocka_unit_test(test_csv_read_helpers),
         cmocka_unit_test(test_wide_encoding),
         cmocka_unit_test(test_strbuf),            cmocka_unit_test(test_lines),
         cmocka_unit_test(test_grade_id_rule),     cmocka_unit_test(test_vec_reserve),
