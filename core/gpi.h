@@ -59,6 +59,12 @@ gpi_status gpi_diag_encoding(gpi_diag *d, const char *path, const char *enc);
 /* Peeks at the first bytes of f (put back with ungetc, so it also works on
  * pipes) and refuses a UTF-16 or UTF-32 file with gpi_diag_encoding. */
 gpi_status gpi_text_check(FILE *f, const char *path, gpi_diag *d);
+/* The whole text file at path (after gpi_text_check) in *buf, NUL-terminated
+ * (free()), *len bytes, for the small inputs read into memory (rent,
+ * forward prices, deployments).  A file of max_mib MiB or more is refused
+ * ("path: file too large (over 64 MiB)"); "path: cannot open: reason",
+ * "path: read error". */
+gpi_status gpi_text_read(const char *path, size_t max_mib, char **buf, size_t *len, gpi_diag *d);
 
 /* ---- enumerations of SPEC §3 ------------------------------------------- */
 

@@ -1,4 +1,5 @@
-/* core/text.c -- the text encoding of input files (issue 12).
+/* core/text.c -- the text encoding of input files (issue 12), and the
+ * whole-file reader of the small inputs read into memory.
  *
  * gpuidx reads UTF-8 (with or without a byte-order mark).  A file saved as
  * UTF-16 or UTF-32 -- what "Unicode text" means in several spreadsheet and
@@ -16,7 +17,9 @@
  */
 #include "core/gpi.h"
 
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 const char *gpi_wide_encoding(const void *head, size_t n)
@@ -53,4 +56,41 @@ gpi_status gpi_text_check(FILE *f, const char *path, gpi_diag *d)
                                 path);
     const char *enc = gpi_wide_encoding(b, n);
     return enc ? gpi_diag_encoding(d, path, enc) : GPI_OK;
+}
+
+gpi_status gpi_text_read(const char *path, size_t max_mib, char **buf, size_t *len, gpi_diag *d)
+{
+    *buf = NULL;
+    *len = 0;
+    FILE *f = fopen(path, "rb");
+    if (!f) return gpi_diag_set(d, GPI_EIO, "%s: cannot open: %s", path, strerror(errno));
+    gpi_status st = gpi_text_check(f, path, d); /* UTF-16 and UTF-32 */
+    size_t cap = 4096, n = 0, got;
+    char *b = st == GPI_OK ? malloc(cap + 1) : NULL;
+    if (st == GPI_OK && !b) st = gpi_diag_set(d, GPI_ENOMEM, "%s: out of memory", path);
+    while (st == GPI_OK && (got = fread(b + n, 1, cap - n, f)) > 0) {
+        n += got;
+        if (n < cap) continue;
+        if (cap >= max_mib << 20) {
+            st = gpi_diag_set(d, GPI_EINPUT, "%s: file too large (over %zu MiB)", path, max_mib);
+            break;
+        }
+        char *nb = realloc(b, 2 * cap + 1);
+        if (!nb) {
+            st = gpi_diag_set(d, GPI_ENOMEM, "%s: out of memory", path);
+            break;
+        }
+        b = nb;
+        cap *= 2;
+    }
+    if (st == GPI_OK && ferror(f)) st = gpi_diag_set(d, GPI_EIO, "%s: read error", path);
+    fclose(f);
+    if (st != GPI_OK) {
+        free(b);
+        return st;
+    }
+    b[n] = '\0';
+    *buf = b;
+    *len = n;
+    return GPI_OK;
 }

@@ -28,7 +28,6 @@
 #include "core/vec.h"
 
 #include <ctype.h>
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,7 +35,7 @@
 
 #define MAX_LINE 4096
 #define MAX_COLS 32
-#define MAX_FILE_BYTES (64L * 1024 * 1024)
+#define MAX_FILE_MIB 64
 #define MAX_RANGE_DAYS 3660
 
 enum { C_OPERATOR, C_DEPLOYMENT, C_WORKLOAD, C_LATENCY, C_GPU, C_GRADE, C_RENT, C_DATE,
@@ -331,43 +330,12 @@ gpi_status cost_deployments_parse(const char *path, const char *text, size_t len
 gpi_status cost_deployments_load(const char *path, cost_deployments *out, gpi_diag *d)
 {
     memset(out, 0, sizeof *out);
-    FILE *fp = fopen(path, "rb");
-    if (!fp) return gpi_diag_set(d, GPI_EIO, "%s: cannot open: %s", path, strerror(errno));
-    gpi_status text_rc = gpi_text_check(fp, path, d); /* UTF-16 and UTF-32 */
-    if (text_rc != GPI_OK) {
-        fclose(fp);
-        return text_rc;
-    }
-    size_t cap = 4096, n = 0, got;
-    char *b = malloc(cap);
-    gpi_status st = GPI_OK;
-    if (!b) {
-        st = gpi_diag_set(d, GPI_ENOMEM, "%s: out of memory", path);
-        goto done;
-    }
-    while ((got = fread(b + n, 1, cap - n, fp)) > 0) {
-        n += got;
-        if (n < cap) continue;
-        if (cap >= (size_t)MAX_FILE_BYTES) {
-            st = gpi_diag_set(d, GPI_EINPUT, "%s: file too large (over 64 MiB)", path);
-            goto done;
-        }
-        char *nb = realloc(b, cap * 2);
-        if (!nb) {
-            st = gpi_diag_set(d, GPI_ENOMEM, "%s: out of memory", path);
-            goto done;
-        }
-        b = nb;
-        cap *= 2;
-    }
-    if (ferror(fp)) {
-        st = gpi_diag_set(d, GPI_EIO, "%s: read error", path);
-        goto done;
-    }
-    st = cost_deployments_parse(path, b, n, out, d);
-done:
-    free(b);
-    fclose(fp);
+    char *text;
+    size_t len;
+    gpi_status st = gpi_text_read(path, MAX_FILE_MIB, &text, &len, d);
+    if (st != GPI_OK) return st;
+    st = cost_deployments_parse(path, text, len, out, d);
+    free(text);
     return st;
 }
 

@@ -28,14 +28,13 @@
 #include "core/vec.h"
 
 #include <ctype.h>
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #define MAX_LINE 1024 /* a longer line is refused */
-#define MAX_FILE_BYTES (64L * 1024 * 1024)
+#define MAX_FILE_MIB 64
 
 static char *trim(char *s)
 {
@@ -78,53 +77,6 @@ static const char *parse_quantity(const char *s, double *out)
     for (int k = 0; k < v.scale; k++) q /= 10.0;
     *out = q;
     return NULL;
-}
-
-static gpi_status read_file(const char *path, char **buf, size_t *len, gpi_diag *d)
-{
-    *buf = NULL;
-    *len = 0;
-    FILE *f = fopen(path, "rb");
-    if (!f) return gpi_diag_set(d, GPI_EIO, "%s: cannot open: %s", path, strerror(errno));
-    gpi_status text_rc = gpi_text_check(f, path, d); /* UTF-16 and UTF-32 */
-    if (text_rc != GPI_OK) {
-        fclose(f);
-        return text_rc;
-    }
-    size_t cap = 4096, n = 0;
-    char *b = malloc(cap);
-    if (!b) {
-        fclose(f);
-        return gpi_diag_set(d, GPI_ENOMEM, "%s: out of memory", path);
-    }
-    size_t got;
-    while ((got = fread(b + n, 1, cap - n, f)) > 0) {
-        n += got;
-        if (n == cap) {
-            if (cap >= (size_t)MAX_FILE_BYTES) {
-                free(b);
-                fclose(f);
-                return gpi_diag_set(d, GPI_EINPUT, "%s: file too large (over 64 MiB)", path);
-            }
-            char *nb = realloc(b, cap * 2);
-            if (!nb) {
-                free(b);
-                fclose(f);
-                return gpi_diag_set(d, GPI_ENOMEM, "%s: out of memory", path);
-            }
-            b = nb;
-            cap *= 2;
-        }
-    }
-    int bad = ferror(f);
-    fclose(f);
-    if (bad) {
-        free(b);
-        return gpi_diag_set(d, GPI_EIO, "%s: read error", path);
-    }
-    *buf = b;
-    *len = n;
-    return GPI_OK;
 }
 
 /* "# key: value" (design: the file's own description of the rent).
@@ -352,7 +304,7 @@ gpi_status hedge_rent_load(const char *path, hedge_rent *out, gpi_diag *d)
     memset(out, 0, sizeof *out);
     char *buf;
     size_t len;
-    gpi_status st = read_file(path, &buf, &len, d);
+    gpi_status st = gpi_text_read(path, MAX_FILE_MIB, &buf, &len, d);
     if (st != GPI_OK) return st;
     st = hedge_rent_parse(path, buf, len, out, d);
     free(buf);
@@ -418,7 +370,7 @@ gpi_status hedge_forward_load(const char *path, hedge_forward *out, gpi_diag *d)
     memset(out, 0, sizeof *out);
     char *text;
     size_t len;
-    gpi_status st = read_file(path, &text, &len, d);
+    gpi_status st = gpi_text_read(path, MAX_FILE_MIB, &text, &len, d);
     if (st != GPI_OK) return st;
     forward_ctx c = {path, out, 0, 0};
     st = read_rows(path, text, len, NULL, forward_rec, &c, d);

@@ -380,6 +380,60 @@ static void test_csv_read_helpers(void **state)
     fclose(f);
 }
 
+/* gpi_text_read: the whole file, NUL-terminated; the refusals in words. */
+static void test_text_read(void **state)
+{
+    (void)state;
+    char *dir = tu_mkdtemp("text-read");
+    char path[4200];
+    static const struct {
+        const char *name, *text;
+        size_t len, max_mib;
+        gpi_status st;
+        const char *msg; /* after "path" */
+    } cases[] = {
+        {"a.csv", "a,b\nc\n", 6, 1, GPI_OK, ""},
+        {"empty.csv", "", 0, 1, GPI_OK, ""},
+        {"u16.csv", "\xff\xfe" "a\0", 4, 1, GPI_EINPUT,
+         ":1:1: the file is UTF-16LE; gpuidx reads UTF-8 (convert it first, e.g. iconv -f "
+         "UTF-16LE -t UTF-8)"},
+        {"big.csv", NULL, 1 << 20, 1, GPI_EINPUT, ": file too large (over 1 MiB)"},
+        {"under.csv", NULL, (1 << 20) - 1, 1, GPI_OK, ""},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, cases[i].name);
+        FILE *f = fopen(path, "wb");
+        assert_non_null(f);
+        for (size_t k = 0; k < cases[i].len; k++) fputc(cases[i].text ? cases[i].text[k] : 'x', f);
+        fclose(f);
+        char *buf = NULL;
+        size_t len = 0;
+        gpi_diag d = {{0}};
+        gpi_status st = gpi_text_read(path, cases[i].max_mib, &buf, &len, &d);
+        char want[4400];
+        snprintf(want, sizeof want, "%s%s", path, cases[i].msg);
+        if (st != cases[i].st || (st != GPI_OK && strcmp(d.msg, want) != 0))
+            fail_msg("%s: status %d, %s", cases[i].name, (int)st, d.msg);
+        if (st == GPI_OK) {
+            assert_int_equal(len, cases[i].len);
+            assert_int_equal(buf[len], '\0');
+            if (cases[i].text) assert_memory_equal(buf, cases[i].text, len);
+        } else {
+            assert_null(buf);
+        }
+        free(buf);
+    }
+    snprintf(path, sizeof path, "%s/none.csv", dir);
+    char *buf = NULL;
+    size_t len = 0;
+    gpi_diag d = {{0}};
+    assert_int_equal(gpi_text_read(path, 1, &buf, &len, &d), GPI_EIO);
+    char want[4400];
+    snprintf(want, sizeof want, "%s: cannot open: No such file or directory", path);
+    assert_string_equal(d.msg, want);
+    free(dir);
+}
+
 static void test_enums(void **state)
 {
     (void)state;
@@ -489,7 +543,7 @@ int main(void)
         cmocka_unit_test(test_dec_parse_and_round), cmocka_unit_test(test_div_round_and_format),
         cmocka_unit_test(test_sha256_vectors),     cmocka_unit_test(test_enums),
         cmocka_unit_test(test_csv_cells),         cmocka_unit_test(test_csv_quoted),
-        cmocka_unit_test(test_csv_read_helpers),
+        cmocka_unit_test(test_csv_read_helpers),  cmocka_unit_test(test_text_read),
         cmocka_unit_test(test_wide_encoding),
         cmocka_unit_test(test_strbuf),            cmocka_unit_test(test_lines),
         cmocka_unit_test(test_grade_id_rule),     cmocka_unit_test(test_vec_reserve),
