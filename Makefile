@@ -25,11 +25,9 @@ ifeq ($(WERROR),1)
 WARN     += -Werror
 endif
 # -Wconversion (in C it includes -Wsign-conversion): implicit conversions
-# that may change a value are errors, in every directory but those of
-# NO_WCONVERSION, which still hold some to review (hedge/: 5, site/: 12).
+# that may change a value are errors, in every directory.
 # WCONV= turns it off (the fuzz build does: clang's -Wconversion is wider).
 WCONV    ?= -Wconversion
-NO_WCONVERSION := hedge/% site/%
 PREFIX   ?= /usr/local
 CPPFLAGS += -I. -pthread -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE \
             -DGPUIDX_SRCDIR='"$(CURDIR)"' -DGPUIDX_PREFIX='"$(PREFIX)"'
@@ -57,7 +55,7 @@ $(BUILD)/libgpuidx.a: $(OBJ)
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(WARN) $(if $(filter $(NO_WCONVERSION),$<),,$(WCONV)) $(CFLAGS) -MMD -MP -c -o $@ $<
+	$(CC) $(CPPFLAGS) $(WARN) $(WCONV) $(CFLAGS) -MMD -MP -c -o $@ $<
 
 # The test-only hooks of store/testing.h compile only with GPI_STORE_TESTING:
 # tests/ use them and store/ defines them; any other includer fails to build.

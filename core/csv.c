@@ -1,17 +1,19 @@
 /* core/csv.c -- writing CSV fields: the one writer of a field every CSV
  * gpuidx writes uses (RFC 4180 quoting: a field holding a comma, a quote,
- * CR or LF is quoted, quotes doubled), and its variant for free text a
- * spreadsheet would run as a formula (gpi.h). */
+ * CR or LF is quoted, quotes doubled), its variant for free text a
+ * spreadsheet would run as a formula, and the always-quoted one of the
+ * rejects file (gpi.h). */
 #include "core/gpi.h"
 
 #include <stdio.h>
 #include <string.h>
 
-/* One CSV field, after an optional prefix that belongs to its text. */
-static void csv_cell(FILE *f, const char *prefix, const char *s)
+/* One CSV field, after an optional prefix that belongs to its text; in
+ * quotes when it needs them or when always is set. */
+static void csv_cell(FILE *f, const char *prefix, const char *s, int always)
 {
     if (!s) s = "";
-    if (!strpbrk(s, ",\"\r\n")) {
+    if (!always && !strpbrk(s, ",\"\r\n")) {
         fputs(prefix, f);
         fputs(s, f);
         return;
@@ -27,7 +29,12 @@ static void csv_cell(FILE *f, const char *prefix, const char *s)
 
 void gpi_csv_field(FILE *f, const char *s)
 {
-    csv_cell(f, "", s);
+    csv_cell(f, "", s, 0);
+}
+
+void gpi_csv_quoted(FILE *f, const char *s)
+{
+    csv_cell(f, "", s, 1);
 }
 
 /* The characters a spreadsheet takes as the start of a formula (OWASP,
@@ -39,5 +46,5 @@ int gpi_csv_text_risky(const char *s)
 
 void gpi_csv_text(FILE *f, const char *s)
 {
-    csv_cell(f, gpi_csv_text_risky(s) ? "'" : "", s);
+    csv_cell(f, gpi_csv_text_risky(s) ? "'" : "", s, 0);
 }

@@ -37,6 +37,7 @@
 #include "core/csv_reader.h"
 #include "core/vec.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -301,15 +302,53 @@ static gpi_status text_rec(void *ud, const gpi_csv_rec *r, gpi_diag *d)
     return t->fn(t->ud, r->f, r->n, r->line, d);
 }
 
-gpi_status gpi_csv_read_text(const char *path, const char *buf, size_t len, gpi_csv_row_fn fn,
-                           void *ud, gpi_diag *d)
+gpi_status gpi_csv_read_recs(const char *path, const char *buf, size_t len, int comments,
+                             gpi_csv_rec_fn fn, void *ud, gpi_diag *d)
 {
     gpi_csv_reader r;
-    text_ctx t = {fn, ud};
-    if (gpi_csv_init(&r, path, 0, text_rec, &t) != GPI_OK)
+    if (gpi_csv_init(&r, path, comments, fn, ud) != GPI_OK)
         return gpi_diag_set(d, GPI_ENOMEM, "%s: out of memory", path);
     gpi_status rc = gpi_csv_feed(&r, buf, len, d);
     if (rc == GPI_OK) rc = gpi_csv_finish(&r, d);
     gpi_csv_free(&r);
     return rc;
+}
+
+gpi_status gpi_csv_read_text(const char *path, const char *buf, size_t len, gpi_csv_row_fn fn,
+                           void *ud, gpi_diag *d)
+{
+    text_ctx t = {fn, ud};
+    return gpi_csv_read_recs(path, buf, len, 0, text_rec, &t, d);
+}
+
+/* ---- gpi_csv_read_stream --------------------------------------------- */
+
+#define GPI_CSV_CHUNK (64u * 1024)
+
+gpi_status gpi_csv_read_stream(FILE *f, const char *path, int comments, gpi_csv_rec_fn fn,
+                               void *ud, gpi_diag *d)
+{
+    gpi_csv_reader r;
+    char *buf = malloc(GPI_CSV_CHUNK);
+    if (!buf || gpi_csv_init(&r, path, comments, fn, ud) != GPI_OK) {
+        free(buf);
+        return gpi_diag_set(d, GPI_ENOMEM, "%s: out of memory", path);
+    }
+    gpi_status rc = GPI_OK;
+    size_t n;
+    while (rc == GPI_OK && (n = fread(buf, 1, GPI_CSV_CHUNK, f)) > 0)
+        rc = gpi_csv_feed(&r, buf, n, d);
+    if (rc == GPI_OK && ferror(f))
+        rc = gpi_diag_set(d, GPI_EIO, "%s: read error: %s", path, strerror(errno));
+    if (rc == GPI_OK) rc = gpi_csv_finish(&r, d);
+    gpi_csv_free(&r);
+    free(buf);
+    return rc;
+}
+
+int gpi_csv_rec_nul(const gpi_csv_rec *r)
+{
+    for (int i = 0; i < r->n; i++)
+        if (memchr(r->f[i], '\0', r->len[i])) return 1;
+    return 0;
 }

@@ -1,6 +1,8 @@
 /* core/csv_reader.h -- the CSV reader: the one every CSV input of gpuidx
- * goes through (observations, the normalization tables, published files
- * read back by verify).  RFC 4180 quoting over libcsv, LF, CRLF or CR line
+ * goes through (observations, the normalization tables -- at ingest and in
+ * index/grade_tables.c --, published files read back by verify, positions,
+ * rent and forward prices, deployments, the accuracy figures of the site).
+ * RFC 4180 quoting over libcsv, LF, CRLF or CR line
  * ends, a UTF-8 byte-order mark skipped, blank lines skipped, unquoted
  * fields trimmed of spaces and tabs, exact physical line numbers and byte
  * columns for every error ("path:line:col: reason"), and bounded memory
@@ -16,6 +18,7 @@
 
 #include <csv.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "core/gpi.h"
 
@@ -79,5 +82,21 @@ typedef gpi_status (*gpi_csv_row_fn)(void *ud, const char *const *field, int n, 
                                     gpi_diag *d);
 gpi_status gpi_csv_read_text(const char *path, const char *buf, size_t len, gpi_csv_row_fn fn,
                            void *ud, gpi_diag *d);
+
+/* The same with whole records (raw text and field lengths) and the
+ * comments option of gpi_csv_init. */
+gpi_status gpi_csv_read_recs(const char *path, const char *buf, size_t len, int comments,
+                             gpi_csv_rec_fn fn, void *ud, gpi_diag *d);
+
+/* The records of an open file, read to its end in pieces of 64 KiB (memory
+ * stays bounded: a record over 1 MiB is an error).  The caller opens f
+ * (its own messages for a missing file), checks its encoding and closes
+ * it; a read error is "path: read error: reason". */
+gpi_status gpi_csv_read_stream(FILE *f, const char *path, int comments, gpi_csv_rec_fn fn,
+                               void *ud, gpi_diag *d);
+
+/* 1 when a field of r holds a NUL byte (the reader ends the field's string
+ * there; small readers refuse the row: "row: contains a NUL byte"). */
+int gpi_csv_rec_nul(const gpi_csv_rec *r);
 
 #endif

@@ -59,6 +59,20 @@ gpi_status gpi_diag_encoding(gpi_diag *d, const char *path, const char *enc);
 /* Peeks at the first bytes of f (put back with ungetc, so it also works on
  * pipes) and refuses a UTF-16 or UTF-32 file with gpi_diag_encoding. */
 gpi_status gpi_text_check(FILE *f, const char *path, gpi_diag *d);
+/* The whole text file at path (after gpi_text_check) in *buf, NUL-terminated
+ * (free()), *len bytes, for the small inputs read into memory (rent,
+ * forward prices, deployments): "path: cannot open: reason", then
+ * gpi_file_read_all. */
+gpi_status gpi_text_read(const char *path, size_t max_mib, char **buf, size_t *len, gpi_diag *d);
+/* The rest of the open file f in *buf, NUL-terminated (free(); NULL on an
+ * error), *len bytes -- the one read-to-the-end loop, for callers that open
+ * the file themselves (their own "cannot open" message and checks: grade
+ * files, verify's published JSON, publish's kept files, gpi_text_read).  A
+ * failing stream is "path: read error", never taken for the end of the
+ * file (a folder opened for reading is one); a file of max_mib MiB or more
+ * (0: no limit) is "path: file too large (over N MiB)". */
+gpi_status gpi_file_read_all(FILE *f, const char *path, size_t max_mib, char **buf, size_t *len,
+                             gpi_diag *d);
 
 /* ---- enumerations of SPEC §3 ------------------------------------------- */
 
@@ -182,6 +196,9 @@ int64_t gpi_double_to_units(double v, int digits);
 /* Writes s (NULL as "") to f as one CSV field: as is, or in double quotes
  * with quotes doubled when it holds a comma, a quote, CR or LF. */
 void gpi_csv_field(FILE *f, const char *s);
+/* The same, always in double quotes (the text fields of the rejects file,
+ * whose raw rows and messages are quoted whatever they hold). */
+void gpi_csv_quoted(FILE *f, const char *s);
 /* The same for free text from the input (provider, group, source, region,
  * account) in a file people open in spreadsheets: a text that starts with
  * '=', '+', '-', '@', TAB or CR -- which a spreadsheet would run as a

@@ -23,6 +23,23 @@
 #include <stdio.h>
 #include <string.h>
 
+int gpi_fold_gpu(const char *s, char *out, size_t cap)
+{
+    size_t n = 0;
+    int fits = 1;
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == ' ' || c == '-' || c == '_' || c == '\t') continue;
+        if (n + 1 >= cap) {
+            fits = 0;
+            break;
+        }
+        out[n++] = (char)tolower(c);
+    }
+    if (cap) out[n] = '\0';
+    return fits ? (int)n : -1;
+}
+
 int gpi_fold_name(const char *s, char *out, size_t cap)
 {
     size_t n = 0;

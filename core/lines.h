@@ -1,6 +1,6 @@
-/* core/lines.h -- physical lines of a text held in memory, for the small
- * line-oriented readers (deployments in cost/, rent and forward prices in
- * hedge/).
+/* core/lines.h -- physical lines of a text held in memory, for what is
+ * checked line by line before a text goes to the CSV reader (hedge/rent.c:
+ * NUL bytes, overlong lines, '#' comment lines).
  *
  * gpi_lines_next copies the next line, without its LF or CRLF, into the
  * caller's buffer and counts it (it->line is the number of the line just

@@ -35,6 +35,11 @@ uint64_t gpi_store_key(int kind, uint64_t identity_hash);
  * runs of spaces and tabs as one space.  Returns its length, or -1 when
  * it does not fit in cap bytes. */
 int gpi_fold_name(const char *s, char *out, size_t cap);
+/* Folds a GPU name or alias for matching (gpus.csv, feeds, grade files):
+ * lower case, without blanks, '-' and '_' ("H100 SXM" = "h100-sxm" =
+ * "h100sxm").  Returns the folded length, or -1 when it does not fit in
+ * cap - 1 bytes (out then holds as much as fits, NUL-terminated). */
+int gpi_fold_gpu(const char *s, char *out, size_t cap);
 /* s with '|' and '\\' escaped by '\\': s itself when it has neither,
  * else the copy in out; NULL when that does not fit.  NULL s is "". */
 const char *gpi_ident_escape(const char *s, char *out, size_t cap);

@@ -1,4 +1,5 @@
-/* core/text.c -- the text encoding of input files (issue 12).
+/* core/text.c -- the text encoding of input files (issue 12), and the
+ * whole-file reader of the small inputs read into memory.
  *
  * gpuidx reads UTF-8 (with or without a byte-order mark).  A file saved as
  * UTF-16 or UTF-32 -- what "Unicode text" means in several spreadsheet and
@@ -15,8 +16,11 @@
  * another encoding.
  */
 #include "core/gpi.h"
+#include "core/vec.h"
 
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 const char *gpi_wide_encoding(const void *head, size_t n)
@@ -53,4 +57,45 @@ gpi_status gpi_text_check(FILE *f, const char *path, gpi_diag *d)
                                 path);
     const char *enc = gpi_wide_encoding(b, n);
     return enc ? gpi_diag_encoding(d, path, enc) : GPI_OK;
+}
+
+gpi_status gpi_file_read_all(FILE *f, const char *path, size_t max_mib, char **buf, size_t *len,
+                             gpi_diag *d)
+{
+    *buf = NULL;
+    *len = 0;
+    size_t max = max_mib << 20, cap = 0, n = 0, k;
+    char *b = NULL;
+    do {
+        if (GPI_VEC_RESERVE(b, cap, n + 65536) != 0) {
+            free(b);
+            return gpi_diag_set(d, GPI_ENOMEM, "%s: out of memory", path);
+        }
+        k = fread(b + n, 1, cap - n - 1, f);
+        n += k;
+        if (max_mib && n >= max) {
+            free(b);
+            return gpi_diag_set(d, GPI_EINPUT, "%s: file too large (over %zu MiB)", path, max_mib);
+        }
+    } while (k > 0);
+    if (ferror(f)) {
+        free(b);
+        return gpi_diag_set(d, GPI_EIO, "%s: read error", path);
+    }
+    b[n] = '\0';
+    *buf = b;
+    *len = n;
+    return GPI_OK;
+}
+
+gpi_status gpi_text_read(const char *path, size_t max_mib, char **buf, size_t *len, gpi_diag *d)
+{
+    *buf = NULL;
+    *len = 0;
+    FILE *f = fopen(path, "rb");
+    if (!f) return gpi_diag_set(d, GPI_EIO, "%s: cannot open: %s", path, strerror(errno));
+    gpi_status st = gpi_text_check(f, path, d); /* UTF-16 and UTF-32 */
+    if (st == GPI_OK) st = gpi_file_read_all(f, path, max_mib, buf, len, d);
+    fclose(f);
+    return st;
 }

@@ -1,10 +1,10 @@
 /* cost/deploy.c -- the deployments CSV, validated with file:line errors.
  *
- * The file is small, so it is split by hand, line by line, which keeps the
- * physical line numbers exact: a field may be double-quoted (commas and
- * doubled quotes inside; a quoted field may not span lines); spaces
- * around a field, a UTF-8 BOM, CRLF line ends and blank lines are
- * accepted.  The first non-blank line is the header; columns are found by
+ * The file goes through core's CSV reader (core/csv_reader.h): RFC 4180
+ * quoting (commas, doubled quotes and line breaks inside quotes), spaces
+ * around a field, a UTF-8 BOM, CRLF line ends and blank lines; a row is
+ * placed at the line where it starts.  A row that holds a NUL byte or is
+ * over 4095 bytes is refused.  The first row is the header; columns are found by
  * name (case-insensitive), so optional columns may be left out and the
  * order is free.  An unknown or repeated column is an error: a misspelt
  * optional column must not be dropped silently.
@@ -24,11 +24,10 @@
  * share a day are reported at the later row ("overlaps line N").
  */
 #include "cost/cost.h"
-#include "core/lines.h"
+#include "core/csv_reader.h"
 #include "core/vec.h"
 
 #include <ctype.h>
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,7 +35,7 @@
 
 #define MAX_LINE 4096
 #define MAX_COLS 32
-#define MAX_FILE_BYTES (64L * 1024 * 1024)
+#define MAX_FILE_MIB 64
 #define MAX_RANGE_DAYS 3660
 
 enum { C_OPERATOR, C_DEPLOYMENT, C_WORKLOAD, C_LATENCY, C_GPU, C_GRADE, C_RENT, C_DATE,
@@ -46,52 +45,6 @@ static const char *const col_names[C__N] = {
     "operator", "deployment", "workload", "latency_target", "gpu",       "grade",
     "rent",     "date",       "from",     "to",             "tokens_per_s",
     "acceptance", "gpus",     "other_cost", "api_price"};
-
-/* Splits buf into fields in place (quotes removed, "" -> ").  Returns the
- * field count (only max are stored), or -1 for an unterminated quote. */
-static int split(char *buf, char **f, int max)
-{
-    int n = 0;
-    char *r = buf, *w = buf;
-    for (;;) {
-        while (*r == ' ' || *r == '\t') r++;
-        char *start = w;
-        if (*r == '"') {
-            r++;
-            for (;;) {
-                if (!*r) return -1;
-                if (*r == '"' && r[1] == '"') {
-                    *w++ = '"';
-                    r += 2;
-                } else if (*r == '"') {
-                    r++;
-                    break;
-                } else {
-                    *w++ = *r++;
-                }
-            }
-            while (*r == ' ' || *r == '\t') r++;
-            if (*r && *r != ',') return -1;
-        } else {
-            while (*r && *r != ',') *w++ = *r++;
-            while (w > start && (w[-1] == ' ' || w[-1] == '\t')) w--;
-        }
-        int more = *r == ',';
-        if (more) r++;
-        *w++ = '\0';
-        if (n < max) f[n] = start;
-        n++;
-        if (!more) break;
-    }
-    return n;
-}
-
-static int blank(const char *s)
-{
-    for (; *s; s++)
-        if (!isspace((unsigned char)*s)) return 0;
-    return 1;
-}
 
 /* A name: 1..64 bytes, no control characters. */
 static const char *parse_name(const char *s, int required, char out[COST_NAME_MAX + 1])
@@ -175,7 +128,8 @@ static const char *parse_field(int c, const char *s, cost_deployment *r)
     return "unknown column";
 }
 
-static gpi_status read_header(const char *path, long line, char **f, int nf, int *colpos,
+static gpi_status read_header(const char *path, long line, const char *const *f, int nf,
+                              int *colpos,
                               gpi_diag *d)
 {
     for (int c = 0; c < C__N; c++) colpos[c] = -1;
@@ -213,7 +167,8 @@ static gpi_status read_header(const char *path, long line, char **f, int nf, int
 
 /* Parses one data row into *r; returns GPI_OK or an error naming the
  * column by its header spelling. */
-static gpi_status read_row(const char *path, long line, char **f, int nf, char **hdr,
+static gpi_status read_row(const char *path, long line, const char *const *f, int nf,
+                           const char *const *hdr,
                            const int *colpos, cost_deployment *r, gpi_diag *d)
 {
     memset(r, 0, sizeof *r);
@@ -305,120 +260,82 @@ static gpi_status check_overlaps(const char *path, const cost_deployments *ds, g
     return GPI_OK;
 }
 
+typedef struct deploy_ctx {
+    const char *path;
+    cost_deployments *out;
+    size_t cap;
+    int colpos[C__N], ncol;     /* ncol 0 until the header is read */
+    const char *hdr[MAX_COLS];  /* the header's names, in hdrbuf */
+    char hdrbuf[MAX_LINE];
+} deploy_ctx;
+
+static gpi_status deploy_rec(void *ud, const gpi_csv_rec *r, gpi_diag *d)
+{
+    deploy_ctx *c = ud;
+    if (gpi_csv_rec_nul(r))
+        return gpi_diag_set(d, GPI_EINPUT, "%s:%ld: row: contains a NUL byte", c->path, r->line);
+    if (r->raw_len >= MAX_LINE)
+        return gpi_diag_set(d, GPI_EINPUT, "%s:%ld: row: longer than %d bytes", c->path, r->line,
+                            MAX_LINE - 1);
+    if (c->ncol == 0) {
+        gpi_status st = read_header(c->path, r->line, r->f, r->n, c->colpos, d);
+        if (st != GPI_OK) return st;
+        size_t o = 0; /* the names fit: their bytes and NULs are at most raw_len + 1 */
+        for (int i = 0; i < r->n; i++) {
+            memcpy(c->hdrbuf + o, r->f[i], r->len[i] + 1);
+            c->hdr[i] = c->hdrbuf + o;
+            o += r->len[i] + 1;
+        }
+        c->ncol = r->n;
+        return GPI_OK;
+    }
+    if (r->n != c->ncol)
+        return gpi_diag_set(d, GPI_EINPUT, "%s:%ld: row: expected %d fields, found %d", c->path,
+                            r->line, c->ncol, r->n);
+    cost_deployments *out = c->out;
+    if (GPI_VEC_RESERVE(out->v, c->cap, out->n + 1) != 0)
+        return gpi_diag_set(d, GPI_ENOMEM, "%s: out of memory", c->path);
+    gpi_status st =
+        read_row(c->path, r->line, r->f, r->n, c->hdr, c->colpos, &out->v[out->n], d);
+    if (st == GPI_OK) out->n++;
+    return st;
+}
+
 gpi_status cost_deployments_parse(const char *path, const char *text, size_t len,
                                   cost_deployments *out, gpi_diag *d)
 {
     memset(out, 0, sizeof *out);
     if (!path || (!text && len))
         return gpi_diag_set(d, GPI_EUSAGE, "cost_deployments_parse: bad arguments");
-    gpi_lines it;
-    gpi_lines_init(&it, text, len);
-    if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0) it.p += 3;
-    char *line = malloc(2 * MAX_LINE);
-    if (!line) return gpi_diag_set(d, GPI_ENOMEM, "%s: out of memory", path);
-    char *hdrbuf = line + MAX_LINE;
-    char *f[MAX_COLS + 1], *hdr[MAX_COLS + 1];
-    int colpos[C__N], ncol = 0;
-    const char *bad;
-    size_t cap = 0;
-    gpi_status st = GPI_OK;
-    while (gpi_lines_next(&it, line, MAX_LINE, &bad)) {
-        if (bad) {
-            st = gpi_diag_set(d, GPI_EINPUT, "%s:%ld: row: %s", path, it.line, bad);
-            goto fail;
-        }
-        if (blank(line)) continue;
-        if (ncol == 0) {
-            memcpy(hdrbuf, line, MAX_LINE);
-            int nf = split(hdrbuf, hdr, MAX_COLS + 1);
-            if (nf < 0) {
-                st = gpi_diag_set(d, GPI_EINPUT, "%s:%ld: header: unterminated quoted field",
-                                  path, it.line);
-                goto fail;
-            }
-            if ((st = read_header(path, it.line, hdr, nf, colpos, d)) != GPI_OK) goto fail;
-            ncol = nf;
-            continue;
-        }
-        int nf = split(line, f, MAX_COLS + 1);
-        if (nf < 0) {
-            st = gpi_diag_set(d, GPI_EINPUT,
-                              "%s:%ld: row: unterminated quoted field (a field may not span lines)",
-                              path, it.line);
-            goto fail;
-        }
-        if (nf != ncol) {
-            st = gpi_diag_set(d, GPI_EINPUT, "%s:%ld: row: expected %d fields, found %d", path,
-                              it.line, ncol, nf);
-            goto fail;
-        }
-        if (GPI_VEC_RESERVE(out->v, cap, out->n + 1) != 0) {
-            st = gpi_diag_set(d, GPI_ENOMEM, "%s: out of memory", path);
-            goto fail;
-        }
-        if ((st = read_row(path, it.line, f, nf, hdr, colpos, &out->v[out->n], d)) != GPI_OK)
-            goto fail;
-        out->n++;
-    }
-    if (ncol == 0) {
+    deploy_ctx *c = calloc(1, sizeof *c);
+    if (!c) return gpi_diag_set(d, GPI_ENOMEM, "%s: out of memory", path);
+    c->path = path;
+    c->out = out;
+    gpi_status st = gpi_csv_read_recs(path, text ? text : "", len, 0, deploy_rec, c, d);
+    if (st == GPI_OK && c->ncol == 0)
         st = gpi_diag_set(d, GPI_EINPUT, "%s: empty file (no header)", path);
-        goto fail;
-    }
-    if (out->n == 0) {
+    else if (st == GPI_OK && out->n == 0)
         st = gpi_diag_set(d, GPI_EINPUT, "%s: no deployment rows", path);
-        goto fail;
+    if (st == GPI_OK) st = check_overlaps(path, out, d);
+    if (st == GPI_OK) {
+        out->has_other = c->colpos[C_OTHER] >= 0;
+        out->has_api = c->colpos[C_API] >= 0;
+    } else {
+        cost_deployments_free(out);
     }
-    if ((st = check_overlaps(path, out, d)) != GPI_OK) goto fail;
-    out->has_other = colpos[C_OTHER] >= 0;
-    out->has_api = colpos[C_API] >= 0;
-    free(line);
-    return GPI_OK;
-fail:
-    free(line);
-    cost_deployments_free(out);
+    free(c);
     return st;
 }
 
 gpi_status cost_deployments_load(const char *path, cost_deployments *out, gpi_diag *d)
 {
     memset(out, 0, sizeof *out);
-    FILE *fp = fopen(path, "rb");
-    if (!fp) return gpi_diag_set(d, GPI_EIO, "%s: cannot open: %s", path, strerror(errno));
-    gpi_status text_rc = gpi_text_check(fp, path, d); /* UTF-16 and UTF-32 */
-    if (text_rc != GPI_OK) {
-        fclose(fp);
-        return text_rc;
-    }
-    size_t cap = 4096, n = 0, got;
-    char *b = malloc(cap);
-    gpi_status st = GPI_OK;
-    if (!b) {
-        st = gpi_diag_set(d, GPI_ENOMEM, "%s: out of memory", path);
-        goto done;
-    }
-    while ((got = fread(b + n, 1, cap - n, fp)) > 0) {
-        n += got;
-        if (n < cap) continue;
-        if (cap >= (size_t)MAX_FILE_BYTES) {
-            st = gpi_diag_set(d, GPI_EINPUT, "%s: file too large (over 64 MiB)", path);
-            goto done;
-        }
-        char *nb = realloc(b, cap * 2);
-        if (!nb) {
-            st = gpi_diag_set(d, GPI_ENOMEM, "%s: out of memory", path);
-            goto done;
-        }
-        b = nb;
-        cap *= 2;
-    }
-    if (ferror(fp)) {
-        st = gpi_diag_set(d, GPI_EIO, "%s: read error", path);
-        goto done;
-    }
-    st = cost_deployments_parse(path, b, n, out, d);
-done:
-    free(b);
-    fclose(fp);
+    char *text;
+    size_t len;
+    gpi_status st = gpi_text_read(path, MAX_FILE_MIB, &text, &len, d);
+    if (st != GPI_OK) return st;
+    st = cost_deployments_parse(path, text, len, out, d);
+    free(text);
     return st;
 }
 

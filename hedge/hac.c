@@ -49,10 +49,10 @@ double hedge_nw_se(const double *x, const double *y, size_t n, int lag)
     if (!(det > 0)) return NAN;
     double i01 = -sx / det, i11 = (double)n / det; /* row 1 of (X'X)^-1 */
     double s00 = 0, s01 = 0, s11 = 0;
-    for (int l = 0; l <= lag && (size_t)l < n; l++) {
+    for (size_t l = 0; l <= (size_t)lag && l < n; l++) { /* lag >= 0: checked above */
         double w = l == 0 ? 1.0 : 1.0 - (double)l / (double)(lag + 1);
         double g00 = 0, g01 = 0, g10 = 0, g11 = 0;
-        for (size_t t = (size_t)l; t < n; t++) {
+        for (size_t t = l; t < n; t++) {
             double et = y[t] - a - b * x[t];
             double es = y[t - l] - a - b * x[t - l];
             double u0 = et, u1 = et * x[t], v0 = es, v1 = es * x[t - l];

@@ -164,12 +164,13 @@ gpi_status hedge_changes_make(const hedge_series *s, int k, hedge_changes *out, 
         hedge_changes_free(out);
         return gpi_diag_set(d, GPI_ENOMEM, "hedge: out of memory");
     }
-    size_t run = 0; /* adjacent predecessors of period t in an unbroken chain */
+    size_t lag = (size_t)k; /* k >= 1: checked above */
+    size_t run = 0;         /* adjacent predecessors of period t in an unbroken chain */
     for (size_t t = 1; t < s->n; t++) {
         run = s->p[t].start == hedge_period_next(s->freq, s->p[t - 1].start) ? run + 1 : 0;
-        if (run >= (size_t)k) {
-            out->di[out->n] = s->p[t].index - s->p[t - k].index;
-            out->dr[out->n] = s->p[t].rent - s->p[t - k].rent;
+        if (run >= lag) {
+            out->di[out->n] = s->p[t].index - s->p[t - lag].index;
+            out->dr[out->n] = s->p[t].rent - s->p[t - lag].rent;
             out->end[out->n] = t;
             out->n++;
         }

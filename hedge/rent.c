@@ -1,35 +1,40 @@
 /* hedge/rent.c -- the user's rent history and forward prices, from CSV.
  *
- * Both files are tiny and numeric, so they are split by hand rather than
- * with libcsv: that keeps exact physical line numbers for errors.  A field
- * may be wrapped in double quotes (no embedded commas); spaces around a
- * field, a UTF-8 BOM, CRLF line ends and blank lines are accepted.
+ * Both files go through core's CSV reader (core/csv_reader.h), so quoting
+ * is RFC 4180 as everywhere else ("2024-01-02","2.5"; a quoted field may
+ * hold a comma); spaces around a field, a UTF-8 BOM, CRLF line ends and
+ * blank lines are accepted.  Before that, each physical line is screened
+ * (screen_lines): a line with a NUL byte or over 1023 bytes is refused at
+ * its line, and in a rent file a line whose first non-blank byte is '#' is
+ * a comment -- read for "# key: value" fields, then blanked in the copy
+ * the reader gets, so the lines of the rows keep their numbers.
  *
  * Rent: `date,price[,quantity]`, an optional header naming those columns.
  * The column count is fixed by the header, else by the first row.  A first
  * line that starts with a word is a header: any other than those columns
  * is reported as a wrong header (not as a bad date in line 1).  Prices
- * are exact decimals stored in micro-USD; quantities are GPU-hours.  Lines
- * starting with '#' are comments, and "# key: value" ones describe what
- * is rented (gpu, term, scope, region, provider, instance_type), which
- * compare --suggest builds grades around.
+ * are exact decimals stored in micro-USD; quantities are GPU-hours.  The
+ * "# key: value" comments describe what is rented (gpu, term, scope,
+ * region, provider, instance_type), which compare --suggest builds grades
+ * around.
  *
- * Errors are "path:line: field: reason (got "raw")"; the first error wins
- * (a duplicated date is reported at its second, later occurrence).
+ * Errors are "path:line: field: reason (got "raw")"; the first error in
+ * file order wins (a duplicated date is reported at its second, later
+ * occurrence).
  */
 #include "hedge/hedge.h"
+#include "core/csv_reader.h"
 #include "core/lines.h"
 #include "core/vec.h"
 
 #include <ctype.h>
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-#define MAX_FIELDS 4
-#define MAX_FILE_BYTES (64L * 1024 * 1024)
+#define MAX_LINE 1024 /* a longer line is refused */
+#define MAX_FILE_MIB 64
 
 static char *trim(char *s)
 {
@@ -41,30 +46,6 @@ static char *trim(char *s)
         s++;
     }
     return s;
-}
-
-/* Splits buf at commas in place; returns the field count (may exceed max,
- * then only max are stored). */
-static int split(char *buf, char **f, int max)
-{
-    int n = 0;
-    char *s = buf;
-    for (;;) {
-        char *c = strchr(s, ',');
-        if (c) *c = '\0';
-        if (n < max) f[n] = trim(s);
-        n++;
-        if (!c) break;
-        s = c + 1;
-    }
-    return n;
-}
-
-static int blank(const char *s)
-{
-    for (; *s; s++)
-        if (!isspace((unsigned char)*s)) return 0;
-    return 1;
 }
 
 /* A positive price below 10^6 USD, rounded once, half-up, to `digits`
@@ -96,53 +77,6 @@ static const char *parse_quantity(const char *s, double *out)
     for (int k = 0; k < v.scale; k++) q /= 10.0;
     *out = q;
     return NULL;
-}
-
-static gpi_status read_file(const char *path, char **buf, size_t *len, gpi_diag *d)
-{
-    *buf = NULL;
-    *len = 0;
-    FILE *f = fopen(path, "rb");
-    if (!f) return gpi_diag_set(d, GPI_EIO, "%s: cannot open: %s", path, strerror(errno));
-    gpi_status text_rc = gpi_text_check(f, path, d); /* UTF-16 and UTF-32 */
-    if (text_rc != GPI_OK) {
-        fclose(f);
-        return text_rc;
-    }
-    size_t cap = 4096, n = 0;
-    char *b = malloc(cap);
-    if (!b) {
-        fclose(f);
-        return gpi_diag_set(d, GPI_ENOMEM, "%s: out of memory", path);
-    }
-    size_t got;
-    while ((got = fread(b + n, 1, cap - n, f)) > 0) {
-        n += got;
-        if (n == cap) {
-            if (cap >= (size_t)MAX_FILE_BYTES) {
-                free(b);
-                fclose(f);
-                return gpi_diag_set(d, GPI_EINPUT, "%s: file too large (over 64 MiB)", path);
-            }
-            char *nb = realloc(b, cap * 2);
-            if (!nb) {
-                free(b);
-                fclose(f);
-                return gpi_diag_set(d, GPI_ENOMEM, "%s: out of memory", path);
-            }
-            b = nb;
-            cap *= 2;
-        }
-    }
-    int bad = ferror(f);
-    fclose(f);
-    if (bad) {
-        free(b);
-        return gpi_diag_set(d, GPI_EIO, "%s: read error", path);
-    }
-    *buf = b;
-    *len = n;
-    return GPI_OK;
 }
 
 /* "# key: value" (design: the file's own description of the rent).
@@ -210,93 +144,134 @@ static int row_cmp(const void *a, const void *b)
     return (x->line > y->line) - (x->line < y->line);
 }
 
+/* The lines of text[0, len) screened before the CSV reader sees them (see
+ * the top of the file): *out is a copy (free()) with the comment lines
+ * blanked when info is given, cut before the first line refused on its
+ * own; that line's error is in *late (GPI_OK when none), to be reported
+ * only when the rows before it are good. */
+static gpi_status screen_lines(const char *path, const char *text, size_t len,
+                               hedge_rent_info *info, char **out, size_t *out_len,
+                               gpi_status *late, gpi_diag *late_d, gpi_diag *d)
+{
+    *late = GPI_OK;
+    if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0) {
+        text += 3;
+        len -= 3;
+    }
+    char *copy = malloc(len + 1);
+    if (!copy) return gpi_diag_set(d, GPI_ENOMEM, "%s: out of memory", path);
+    if (len) memcpy(copy, text, len);
+    gpi_lines it;
+    gpi_lines_init(&it, text, len);
+    char buf[MAX_LINE];
+    const char *bad;
+    long seen[6] = {0};
+    const char *start = it.p;
+    while (gpi_lines_next(&it, buf, sizeof buf, &bad)) {
+        size_t at = (size_t)(start - text), n = (size_t)(it.p - start);
+        start = it.p;
+        if (bad) {
+            *late = gpi_diag_set(late_d, GPI_EINPUT, "%s:%ld: row: %s", path, it.line, bad);
+        } else if (info && buf[strspn(buf, " \t")] == '#') {
+            if (header_field(path, it.line, buf, info, seen, late_d) < 0) *late = GPI_EINPUT;
+            else memset(copy + at, ' ', n && text[at + n - 1] == '\n' ? n - 1 : n);
+        }
+        if (*late != GPI_OK) {
+            len = at;
+            break;
+        }
+    }
+    *out = copy;
+    *out_len = len;
+    return GPI_OK;
+}
+
+typedef struct rent_ctx {
+    const char *path;
+    hedge_rent *out;
+    size_t cap;
+    int ncol; /* 2 or 3 once known */
+} rent_ctx;
+
+static gpi_status rent_rec(void *ud, const gpi_csv_rec *r, gpi_diag *d)
+{
+    rent_ctx *c = ud;
+    hedge_rent *out = c->out;
+    const char *path = c->path, *const *f = r->f;
+    int nf = r->n;
+    /* a first line of words that is not the header ("day,rent_usd") is
+     * a wrong header, not a bad date */
+    int32_t day0;
+    int wordy = c->ncol == 0 && out->n == 0 && isalpha((unsigned char)f[0][0]) &&
+                gpi_date_parse(f[0], &day0) != NULL;
+    if (wordy && strcasecmp(f[0], "date") != 0)
+        return gpi_diag_set(d, GPI_EINPUT,
+                            "%s:%ld: header: expected date,price[,quantity] (got \"%s\")", path,
+                            r->line, r->raw);
+    if (c->ncol == 0 && strcasecmp(f[0], "date") == 0) {
+        int ok = (nf == 2 || nf == 3) && strcasecmp(f[1], "price") == 0 &&
+                 (nf == 2 || strcasecmp(f[2], "quantity") == 0);
+        if (!ok)
+            return gpi_diag_set(d, GPI_EINPUT,
+                                "%s:%ld: header: expected date,price[,quantity] (got \"%s\")",
+                                path, r->line, r->raw);
+        c->ncol = nf;
+        return GPI_OK;
+    }
+    if (c->ncol == 0) c->ncol = nf == 3 ? 3 : 2;
+    if (nf != c->ncol)
+        return gpi_diag_set(d, GPI_EINPUT, "%s:%ld: row: expected %d fields, found %d (got \"%s\")",
+                            path, r->line, c->ncol, nf, r->raw);
+    hedge_rent_row row = {0, 0, 0.0, r->line};
+    const char *why = gpi_date_parse(f[0], &row.day);
+    if (why)
+        return gpi_diag_set(d, GPI_EINPUT, "%s:%ld: date: %s (got \"%s\")", path, r->line, why,
+                            f[0]);
+    if ((why = parse_price(f[1], 6, &row.price_micro)))
+        return gpi_diag_set(d, GPI_EINPUT, "%s:%ld: price: %s (got \"%s\")", path, r->line, why,
+                            f[1]);
+    if (c->ncol == 3 && (why = parse_quantity(f[2], &row.quantity)))
+        return gpi_diag_set(d, GPI_EINPUT, "%s:%ld: quantity: %s (got \"%s\")", path, r->line,
+                            why, f[2]);
+    if (GPI_VEC_RESERVE(out->rows, c->cap, out->n + 1) != 0)
+        return gpi_diag_set(d, GPI_ENOMEM, "%s: out of memory", path);
+    out->rows[out->n++] = row;
+    return GPI_OK;
+}
+
+/* The CSV rows of text through fn, after screen_lines; the first error in
+ * file order. */
+static gpi_status read_rows(const char *path, const char *text, size_t len,
+                            hedge_rent_info *info, gpi_csv_rec_fn fn, void *ctx, gpi_diag *d)
+{
+    char *copy = NULL;
+    size_t n = 0;
+    gpi_status late;
+    gpi_diag late_d = {{0}};
+    gpi_status st = screen_lines(path, text, len, info, &copy, &n, &late, &late_d, d);
+    if (st != GPI_OK) return st;
+    st = gpi_csv_read_recs(path, copy, n, 0, fn, ctx, d);
+    free(copy);
+    if (st == GPI_OK && late != GPI_OK) {
+        if (d) *d = late_d;
+        st = late;
+    }
+    return st;
+}
+
 gpi_status hedge_rent_parse(const char *path, const char *text, size_t len, hedge_rent *out,
                             gpi_diag *d)
 {
     memset(out, 0, sizeof *out);
     if (!path || (!text && len)) return gpi_diag_set(d, GPI_EUSAGE, "hedge_rent_parse: bad arguments");
-    gpi_lines it;
-    gpi_lines_init(&it, text, len);
-    if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0) it.p += 3;
-    char buf[1024], raw[1024];
-    char *f[MAX_FIELDS];
-    int ncol = 0;
-    const char *bad;
-    size_t cap = 0;
-    long seen[6] = {0};
-    gpi_status st = GPI_OK;
-    while (gpi_lines_next(&it, buf, sizeof buf, &bad)) {
-        if (bad) {
-            st = gpi_diag_set(d, GPI_EINPUT, "%s:%ld: row: %s", path, it.line, bad);
-            goto fail;
-        }
-        if (blank(buf)) continue;
-        if (buf[strspn(buf, " \t")] == '#') {
-            if (header_field(path, it.line, buf, &out->info, seen, d) < 0) {
-                st = GPI_EINPUT;
-                goto fail;
-            }
-            continue;
-        }
-        snprintf(raw, sizeof raw, "%s", buf);
-        int nf = split(buf, f, MAX_FIELDS);
-        /* a first line of words that is not the header ("day,rent_usd") is
-         * a wrong header, not a bad date */
-        int32_t day0;
-        int wordy = ncol == 0 && out->n == 0 && nf >= 1 && isalpha((unsigned char)f[0][0]) &&
-                    gpi_date_parse(f[0], &day0) != NULL;
-        if (wordy && strcasecmp(f[0], "date") != 0) {
-            st = gpi_diag_set(d, GPI_EINPUT,
-                              "%s:%ld: header: expected date,price[,quantity] (got \"%s\")", path,
-                              it.line, raw);
-            goto fail;
-        }
-        if (ncol == 0 && nf >= 1 && strcasecmp(f[0], "date") == 0) {
-            int ok = (nf == 2 || nf == 3) && strcasecmp(f[1], "price") == 0 &&
-                     (nf == 2 || strcasecmp(f[2], "quantity") == 0);
-            if (!ok) {
-                st = gpi_diag_set(d, GPI_EINPUT,
-                                  "%s:%ld: header: expected date,price[,quantity] (got \"%s\")",
-                                  path, it.line, raw);
-                goto fail;
-            }
-            ncol = nf;
-            continue;
-        }
-        if (ncol == 0) ncol = nf == 3 ? 3 : 2;
-        if (nf != ncol) {
-            st = gpi_diag_set(d, GPI_EINPUT, "%s:%ld: row: expected %d fields, found %d (got \"%s\")",
-                              path, it.line, ncol, nf, raw);
-            goto fail;
-        }
-        hedge_rent_row r = {0, 0, 0.0, it.line};
-        const char *why = gpi_date_parse(f[0], &r.day);
-        if (why) {
-            st = gpi_diag_set(d, GPI_EINPUT, "%s:%ld: date: %s (got \"%s\")", path, it.line, why,
-                              f[0]);
-            goto fail;
-        }
-        if ((why = parse_price(f[1], 6, &r.price_micro))) {
-            st = gpi_diag_set(d, GPI_EINPUT, "%s:%ld: price: %s (got \"%s\")", path, it.line, why,
-                              f[1]);
-            goto fail;
-        }
-        if (ncol == 3 && (why = parse_quantity(f[2], &r.quantity))) {
-            st = gpi_diag_set(d, GPI_EINPUT, "%s:%ld: quantity: %s (got \"%s\")", path, it.line,
-                              why, f[2]);
-            goto fail;
-        }
-        if (GPI_VEC_RESERVE(out->rows, cap, out->n + 1) != 0) {
-            st = gpi_diag_set(d, GPI_ENOMEM, "%s: out of memory", path);
-            goto fail;
-        }
-        out->rows[out->n++] = r;
-    }
+    rent_ctx c = {path, out, 0, 0};
+    gpi_status st = read_rows(path, text ? text : "", len, &out->info, rent_rec, &c, d);
+    if (st != GPI_OK) goto fail;
     if (out->n == 0) {
         st = gpi_diag_set(d, GPI_EINPUT, "%s: no rent rows", path);
         goto fail;
     }
-    out->has_quantity = ncol == 3;
+    out->has_quantity = c.ncol == 3;
     qsort(out->rows, out->n, sizeof *out->rows, row_cmp);
     long dup_line = 0, first_line = 0;
     int32_t dup_day = 0;
@@ -329,7 +304,7 @@ gpi_status hedge_rent_load(const char *path, hedge_rent *out, gpi_diag *d)
     memset(out, 0, sizeof *out);
     char *buf;
     size_t len;
-    gpi_status st = read_file(path, &buf, &len, d);
+    gpi_status st = gpi_text_read(path, MAX_FILE_MIB, &buf, &len, d);
     if (st != GPI_OK) return st;
     st = hedge_rent_parse(path, buf, len, out, d);
     free(buf);
@@ -343,78 +318,60 @@ void hedge_rent_free(hedge_rent *r)
     memset(r, 0, sizeof *r);
 }
 
+typedef struct forward_ctx {
+    const char *path;
+    hedge_forward *out;
+    size_t cap_month, cap_price; /* of out->month_start, out->price_e4 */
+    int seen_row;
+} forward_ctx;
+
+static gpi_status forward_rec(void *ud, const gpi_csv_rec *r, gpi_diag *d)
+{
+    forward_ctx *c = ud;
+    hedge_forward *out = c->out;
+    const char *path = c->path;
+    int first = !c->seen_row;
+    c->seen_row = 1;
+    if (first && strcasecmp(r->f[0], "month") == 0) return GPI_OK; /* the header */
+    if (r->n != 2)
+        return gpi_diag_set(d, GPI_EINPUT, "%s:%ld: row: expected 2 fields, found %d (got \"%s\")",
+                            path, r->line, r->n, r->raw);
+    int y, m;
+    const char *why = gpi_month_parse(r->f[0], &y, &m);
+    if (why)
+        return gpi_diag_set(d, GPI_EINPUT, "%s:%ld: month: %s (got \"%s\")", path, r->line, why,
+                            r->f[0]);
+    int64_t e4;
+    if ((why = parse_price(r->f[1], 4, &e4)))
+        return gpi_diag_set(d, GPI_EINPUT, "%s:%ld: price: %s (got \"%s\")", path, r->line, why,
+                            r->f[1]);
+    int32_t ms = gpi_days_from_civil(y, m, 1);
+    for (size_t k = 0; k < out->n; k++)
+        if (out->month_start[k] == ms)
+            return gpi_diag_set(d, GPI_EINPUT, "%s:%ld: month: duplicate month (got \"%s\")",
+                                path, r->line, r->f[0]);
+    if (GPI_VEC_RESERVE(out->month_start, c->cap_month, out->n + 1) ||
+        GPI_VEC_RESERVE(out->price_e4, c->cap_price, out->n + 1))
+        return gpi_diag_set(d, GPI_ENOMEM, "%s: out of memory", path);
+    out->month_start[out->n] = ms;
+    out->price_e4[out->n] = e4; /* rounded once from the text, not via micro-USD */
+    out->n++;
+    return GPI_OK;
+}
+
 gpi_status hedge_forward_load(const char *path, hedge_forward *out, gpi_diag *d)
 {
     memset(out, 0, sizeof *out);
     char *text;
     size_t len;
-    gpi_status st = read_file(path, &text, &len, d);
+    gpi_status st = gpi_text_read(path, MAX_FILE_MIB, &text, &len, d);
     if (st != GPI_OK) return st;
-    gpi_lines it;
-    gpi_lines_init(&it, text, len);
-    if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0) it.p += 3;
-    char buf[1024], raw[1024];
-    char *f[MAX_FIELDS];
-    int seen_row = 0;
-    const char *bad;
-    size_t cap_month = 0, cap_price = 0;
-    while (gpi_lines_next(&it, buf, sizeof buf, &bad)) {
-        if (bad) {
-            st = gpi_diag_set(d, GPI_EINPUT, "%s:%ld: row: %s", path, it.line, bad);
-            goto fail;
-        }
-        if (blank(buf)) continue;
-        snprintf(raw, sizeof raw, "%s", buf);
-        int nf = split(buf, f, MAX_FIELDS);
-        if (!seen_row && nf >= 1 && strcasecmp(f[0], "month") == 0) {
-            seen_row = 1;
-            continue;
-        }
-        seen_row = 1;
-        if (nf != 2) {
-            st = gpi_diag_set(d, GPI_EINPUT, "%s:%ld: row: expected 2 fields, found %d (got \"%s\")",
-                              path, it.line, nf, raw);
-            goto fail;
-        }
-        int y, m;
-        const char *why = gpi_month_parse(f[0], &y, &m);
-        if (why) {
-            st = gpi_diag_set(d, GPI_EINPUT, "%s:%ld: month: %s (got \"%s\")", path, it.line, why,
-                              f[0]);
-            goto fail;
-        }
-        int64_t e4;
-        if ((why = parse_price(f[1], 4, &e4))) {
-            st = gpi_diag_set(d, GPI_EINPUT, "%s:%ld: price: %s (got \"%s\")", path, it.line, why,
-                              f[1]);
-            goto fail;
-        }
-        int32_t ms = gpi_days_from_civil(y, m, 1);
-        for (size_t k = 0; k < out->n; k++)
-            if (out->month_start[k] == ms) {
-                st = gpi_diag_set(d, GPI_EINPUT, "%s:%ld: month: duplicate month (got \"%s\")",
-                                  path, it.line, f[0]);
-                goto fail;
-            }
-        if (GPI_VEC_RESERVE(out->month_start, cap_month, out->n + 1) != 0 ||
-            GPI_VEC_RESERVE(out->price_e4, cap_price, out->n + 1) != 0) {
-            st = gpi_diag_set(d, GPI_ENOMEM, "%s: out of memory", path);
-            goto fail;
-        }
-        out->month_start[out->n] = ms;
-        out->price_e4[out->n] = e4; /* rounded once from the text, not via micro-USD */
-        out->n++;
-    }
-    if (out->n == 0) {
-        /* an empty --forward file would silently skip every month */
+    forward_ctx c = {path, out, 0, 0, 0};
+    st = read_rows(path, text, len, NULL, forward_rec, &c, d);
+    free(text);
+    if (st == GPI_OK && out->n == 0) /* an empty --forward file would silently skip every month */
         st = gpi_diag_set(d, GPI_EINPUT, "%s: no forward prices (want CSV month,price)", path);
-        goto fail;
-    }
-    free(text);
-    return GPI_OK;
-fail:
-    free(text);
-    hedge_forward_free(out);
+    if (st != GPI_OK) hedge_forward_free(out);
     return st;
 }
 

@@ -1,27 +1,24 @@
 /* index/grade_set.c -- grade files read into grade sets (SPEC §4): the
  * file's bytes (refused when UTF-16 or UTF-32), parsed by grades.c, with
- * the SHA-256 of the bytes parsed; the canonical GPU names of a gpus.csv;
- * and freeing what they return.
+ * the SHA-256 of the bytes parsed, and freeing what they return (and the
+ * names of idx_gpu_names_load, which grade_tables.c reads).
  *
  * NOTES ON THE DESIGN
  * (1) The set's sha256 is of the bytes read, the same bytes the parser
  *     saw: index.json records it as grades_sha256, so a published vintage
  *     names the exact grades file it was published with.
- * (2) A missing gpus.csv gives no names (the built-in SPEC §3 list
- *     applies); a missing or unreadable grade file is an error.
+ * (2) A missing or unreadable grade file is an error.
  * (3) A grade's canonical definition (stored with its rows, or published
  *     in index.json) is read back as a set of one grade, trusting its GPU
  *     names: it was validated when the grade was built.
  */
 #include "index/internal.h"
-#include "core/file.h"
 #include "core/vec.h"
 #include "store/grades.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 /* The file's bytes, NUL-terminated (*n of them), in *out (free()). */
 static gpi_status read_all(const char *path, char **out, size_t *n, gpi_diag *d)
@@ -82,53 +79,6 @@ void idx_grades_free(idx_grades *g)
     free(g->g);
     free(g->notes);
     free(g);
-}
-
-gpi_status idx_gpu_names_load(const char *path, char ***names, size_t *n, gpi_diag *d)
-{
-    *names = NULL;
-    *n = 0;
-    FILE *f = fopen(path, "r");
-    if (!f) return GPI_OK;
-    gpi_status text_rc = gpi_text_check(f, path, d); /* UTF-16 and UTF-32 */
-    if (text_rc != GPI_OK) {
-        fclose(f);
-        return text_rc;
-    }
-    char line[4096];
-    int col = -1;
-    size_t cap = 0;
-    while (fgets(line, sizeof line, f)) {
-        if (!strchr(line, '\n')) { /* a longer line: its rest is no row of its own */
-            int ch;
-            while ((ch = getc(f)) != EOF && ch != '\n') {
-            }
-        }
-        line[strcspn(line, "\r\n")] = '\0';
-        if (line[0] == '#' || line[0] == '\0') continue; /* comments */
-        int i = 0;
-        const char *field = NULL;
-        for (char *tok = line; tok; i++) { /* split on commas, keeping empty fields */
-            char *comma = strchr(tok, ',');
-            if (comma) *comma = '\0';
-            if (col < 0 && strcasecmp(tok, "canonical") == 0) col = i;
-            if (i == col) field = tok;
-            tok = comma ? comma + 1 : NULL;
-        }
-        if (col < 0) break; /* no canonical column in the header */
-        if (!field || !*field || strcasecmp(field, "canonical") == 0 || strcmp(field, "-") == 0)
-            continue;
-        int dup = 0;
-        for (size_t k = 0; k < *n; k++) dup |= strcasecmp((*names)[k], field) == 0;
-        if (dup) continue;
-        if (GPI_VEC_RESERVE(*names, cap, *n + 1) != 0) {
-            fclose(f);
-            return gpi_diag_set(d, GPI_ENOMEM, "%s: out of memory", path);
-        }
-        (*names)[(*n)++] = strdup(field);
-    }
-    fclose(f);
-    return GPI_OK;
 }
 
 void idx_names_free(char **names, size_t n)

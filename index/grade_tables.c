@@ -1,5 +1,7 @@
-/* index/grade_tables.c -- what a grade file is read with, and a check of
- * its filters against the stored observations.
+/* index/grade_tables.c -- what a grade file is read with (gpus.csv and
+ * regions.csv, through core's CSV reader; the canonical GPU names of a
+ * gpus.csv, idx_gpu_names_load), and a check of its filters against the
+ * stored observations.
  *
  * NOTES ON THE DESIGN
  * (1) gpus.csv gives the canonical GPU names a grade may list and the
@@ -20,6 +22,7 @@
  */
 #define _GNU_SOURCE 1 /* FNM_CASEFOLD */
 #include "index/internal.h"
+#include "core/csv_reader.h"
 #include "core/vec.h"
 #include "store/obs.h"
 
@@ -32,29 +35,7 @@
 
 /* ---- tables ------------------------------------------------------------------ */
 
-/* Splits a line at commas (no quoting: the columns read here never hold
- * one); returns the number of fields, at most max. */
-static int split(char *line, char **f, int max)
-{
-    int n = 0;
-    for (char *t = line; t && n < max; n++) {
-        char *comma = strchr(t, ',');
-        if (comma) *comma = '\0';
-        f[n] = t;
-        t = comma ? comma + 1 : NULL;
-    }
-    return n;
-}
-
-static void trim(char *s)
-{
-    size_t n = strlen(s);
-    while (n && isspace((unsigned char)s[n - 1])) s[--n] = '\0';
-    size_t k = strspn(s, " \t");
-    if (k) memmove(s, s + k, n - k + 1);
-}
-
-static int col_of(char **f, int n, const char *name)
+static int col_of(const char *const *f, int n, const char *name)
 {
     for (int i = 0; i < n; i++)
         if (strcasecmp(f[i], name) == 0) return i;
@@ -70,128 +51,136 @@ static gpi_status push(char ***v, size_t *n, size_t *cap, const char *s, gpi_dia
     return GPI_OK;
 }
 
-static void fold_gpu(const char *s, char *out, size_t cap)
+/* A table of data/ at path, through core's CSV reader ('#' comment lines,
+ * quoted fields: as ingest reads the same file); messages name it by its
+ * file name ("regions.csv:3: ..."), as ingest's do.  A missing table is
+ * no error (the tables are optional here: the built-in SPEC §3 GPU names
+ * apply, and no region groups). */
+static gpi_status read_table(const char *path, gpi_csv_rec_fn fn, void *ctx, gpi_diag *d)
 {
-    size_t n = 0;
-    for (; *s && n + 1 < cap; s++)
-        if (*s != ' ' && *s != '-' && *s != '_' && *s != '\t')
-            out[n++] = (char)tolower((unsigned char)*s);
-    out[n] = '\0';
-}
-
-static gpi_status load_gpus(const char *path, idx_grade_tables *tb, gpi_diag *d)
-{
-    FILE *f = fopen(path, "r");
+    const char *slash = strrchr(path, '/'), *name = slash ? slash + 1 : path;
+    FILE *f = fopen(path, "rb");
     if (!f) return GPI_OK; /* optional */
-    gpi_status text_rc = gpi_text_check(f, path, d); /* UTF-16 and UTF-32 */
-    if (text_rc != GPI_OK) {
-        fclose(f);
-        return text_rc;
-    }
-    char line[4096];
-    int c_alias = -1, c_canon = -1, c_prov = -1, c_sku = -1, header = 0;
-    size_t cap_g = 0, cap_a = 0, cap_t = 0;
-    gpi_status rc = GPI_OK;
-    while (rc == GPI_OK && fgets(line, sizeof line, f)) {
-        line[strcspn(line, "\r\n")] = '\0';
-        if (line[0] == '#' || line[0] == '\0') continue;
-        char *v[16];
-        int n = split(line, v, 16);
-        for (int i = 0; i < n; i++) trim(v[i]);
-        if (!header) {
-            header = 1;
-            c_alias = col_of(v, n, "alias");
-            c_canon = col_of(v, n, "canonical");
-            c_prov = col_of(v, n, "provider");
-            c_sku = col_of(v, n, "sku_glob");
-            if (c_canon < 0) break;
-            continue;
-        }
-        const char *canon = c_canon < n ? v[c_canon] : "";
-        if (!*canon) continue;
-        int dup = strcmp(canon, "-") == 0;
-        for (size_t k = 0; !dup && k < tb->n_gpus; k++) dup = strcasecmp(tb->gpus[k], canon) == 0;
-        if (!dup) rc = push(&tb->gpus, &tb->n_gpus, &cap_g, canon, d);
-        const char *prov = c_prov >= 0 && c_prov < n ? v[c_prov] : "";
-        const char *sku = c_sku >= 0 && c_sku < n ? v[c_sku] : "";
-        const char *alias = c_alias >= 0 && c_alias < n ? v[c_alias] : "";
-        if (rc != GPI_OK || *prov || *sku || !*alias || strpbrk(alias, "*?")) continue;
-        char fa[IDX_NAME_MAX + 1];
-        fold_gpu(alias, fa, sizeof fa);
-        int seen = 0; /* the first generic row of an alias wins, as at ingest */
-        for (size_t k = 0; k < tb->n_alias && !seen; k++) seen = strcmp(tb->alias[k], fa) == 0;
-        if (seen) continue;
-        size_t na = tb->n_alias;
-        rc = push(&tb->alias, &tb->n_alias, &cap_a, fa, d);
-        if (rc == GPI_OK) {
-            size_t nt = tb->n_alias - 1;
-            rc = push(&tb->alias_to, &nt, &cap_t, canon, d);
-        }
-        if (rc != GPI_OK) tb->n_alias = na;
-    }
+    gpi_status rc = gpi_text_check(f, path, d); /* UTF-16 and UTF-32 */
+    if (rc == GPI_OK) rc = gpi_csv_read_stream(f, name, 1, fn, ctx, d);
     fclose(f);
     return rc;
 }
 
-static gpi_status load_regions(const char *path, idx_grade_tables *tb, gpi_diag *d)
+typedef struct gpus_ctx {
+    idx_grade_tables *tb;
+    int header, skip;
+    int c_alias, c_canon, c_prov, c_sku;
+    size_t cap_g, cap_a, cap_t;
+} gpus_ctx;
+
+static const char *col(const gpi_csv_rec *r, int c)
 {
-    FILE *f = fopen(path, "r");
-    if (!f) return GPI_OK; /* optional */
-    gpi_status text_rc = gpi_text_check(f, path, d); /* UTF-16 and UTF-32 */
-    if (text_rc != GPI_OK) {
-        fclose(f);
-        return text_rc;
+    return c >= 0 && c < r->n ? r->f[c] : "";
+}
+
+static gpi_status gpus_rec(void *ud, const gpi_csv_rec *r, gpi_diag *d)
+{
+    gpus_ctx *c = ud;
+    idx_grade_tables *tb = c->tb;
+    if (c->skip) return GPI_OK;
+    if (!c->header) {
+        c->header = 1;
+        c->c_alias = col_of(r->f, r->n, "alias");
+        c->c_canon = col_of(r->f, r->n, "canonical");
+        c->c_prov = col_of(r->f, r->n, "provider");
+        c->c_sku = col_of(r->f, r->n, "sku_glob");
+        c->skip = c->c_canon < 0;
+        return GPI_OK;
     }
-    char line[4096];
-    int c_group = -1, c_region = -1, header = 0;
-    long ln = 0;
-    size_t cap_g = 0, cap_p = 0;
+    const char *canon = col(r, c->c_canon);
+    if (!*canon) return GPI_OK;
     gpi_status rc = GPI_OK;
-    while (rc == GPI_OK && fgets(line, sizeof line, f)) {
-        ln++;
-        line[strcspn(line, "\r\n")] = '\0';
-        if (line[0] == '#' || line[0] == '\0') continue;
-        char *v[8];
-        int n = split(line, v, 8);
-        for (int i = 0; i < n; i++) trim(v[i]);
-        if (!header) {
-            header = 1;
-            c_group = col_of(v, n, "group");
-            c_region = col_of(v, n, "region");
-            if (c_group < 0 || c_region < 0)
-                rc = gpi_diag_set(d, GPI_EINPUT, "regions.csv:%ld: header: missing column \"%s\"",
-                                  ln, c_group < 0 ? "group" : "region");
-            continue;
-        }
-        const char *g = c_group < n ? v[c_group] : "", *r = c_region < n ? v[c_region] : "";
-        if (!*g || strlen(g) > IDX_NAME_MAX)
-            rc = gpi_diag_set(d, GPI_EINPUT, "regions.csv:%ld: group: empty or longer than 64 "
-                              "(got \"%.80s\")", ln, g);
-        else if (!*r || strlen(r) > IDX_NAME_MAX)
-            rc = gpi_diag_set(d, GPI_EINPUT, "regions.csv:%ld: region: empty or longer than 64 "
-                              "(got \"%.80s\")", ln, r);
-        if (rc != GPI_OK) break;
-        size_t ng = tb->n_rgroup;
-        rc = push(&tb->rgroup, &tb->n_rgroup, &cap_g, g, d);
-        if (rc == GPI_OK) {
-            size_t np = tb->n_rgroup - 1;
-            rc = push(&tb->rpattern, &np, &cap_p, r, d);
-        }
-        if (rc != GPI_OK) tb->n_rgroup = ng;
+    int dup = strcmp(canon, "-") == 0;
+    for (size_t k = 0; !dup && k < tb->n_gpus; k++) dup = strcasecmp(tb->gpus[k], canon) == 0;
+    if (!dup) rc = push(&tb->gpus, &tb->n_gpus, &c->cap_g, canon, d);
+    const char *prov = col(r, c->c_prov), *sku = col(r, c->c_sku), *alias = col(r, c->c_alias);
+    if (rc != GPI_OK || *prov || *sku || !*alias || strpbrk(alias, "*?")) return rc;
+    char fa[IDX_NAME_MAX + 1];
+    gpi_fold_gpu(alias, fa, sizeof fa);
+    /* the first generic row of an alias wins, as at ingest */
+    for (size_t k = 0; k < tb->n_alias; k++)
+        if (strcmp(tb->alias[k], fa) == 0) return GPI_OK;
+    size_t na = tb->n_alias;
+    rc = push(&tb->alias, &tb->n_alias, &c->cap_a, fa, d);
+    if (rc == GPI_OK) {
+        size_t nt = tb->n_alias - 1;
+        rc = push(&tb->alias_to, &nt, &c->cap_t, canon, d);
     }
-    fclose(f);
+    if (rc != GPI_OK) tb->n_alias = na;
+    return rc;
+}
+
+typedef struct regions_ctx {
+    idx_grade_tables *tb;
+    int header, c_group, c_region;
+    size_t cap_g, cap_p;
+} regions_ctx;
+
+static gpi_status regions_rec(void *ud, const gpi_csv_rec *r, gpi_diag *d)
+{
+    regions_ctx *c = ud;
+    idx_grade_tables *tb = c->tb;
+    if (!c->header) {
+        c->header = 1;
+        c->c_group = col_of(r->f, r->n, "group");
+        c->c_region = col_of(r->f, r->n, "region");
+        if (c->c_group < 0 || c->c_region < 0)
+            return gpi_diag_set(d, GPI_EINPUT, "regions.csv:%ld: header: missing column \"%s\"",
+                                r->line, c->c_group < 0 ? "group" : "region");
+        return GPI_OK;
+    }
+    const char *g = col(r, c->c_group), *rg = col(r, c->c_region);
+    if (!*g || strlen(g) > IDX_NAME_MAX)
+        return gpi_diag_set(d, GPI_EINPUT, "regions.csv:%ld: group: empty or longer than 64 "
+                            "(got \"%.80s\")", r->line, g);
+    if (!*rg || strlen(rg) > IDX_NAME_MAX)
+        return gpi_diag_set(d, GPI_EINPUT, "regions.csv:%ld: region: empty or longer than 64 "
+                            "(got \"%.80s\")", r->line, rg);
+    size_t ng = tb->n_rgroup;
+    gpi_status rc = push(&tb->rgroup, &tb->n_rgroup, &c->cap_g, g, d);
+    if (rc == GPI_OK) {
+        size_t np = tb->n_rgroup - 1;
+        rc = push(&tb->rpattern, &np, &c->cap_p, rg, d);
+    }
+    if (rc != GPI_OK) tb->n_rgroup = ng;
     return rc;
 }
 
 gpi_status idx_grade_tables_load(const char *data_dir, idx_grade_tables *tb, gpi_diag *d)
 {
     memset(tb, 0, sizeof *tb);
+    gpus_ctx g = {.tb = tb};
+    regions_ctx r = {.tb = tb};
     char path[4096];
     snprintf(path, sizeof path, "%s/gpus.csv", data_dir);
-    gpi_status rc = load_gpus(path, tb, d);
+    gpi_status rc = read_table(path, gpus_rec, &g, d);
     snprintf(path, sizeof path, "%s/regions.csv", data_dir);
-    if (rc == GPI_OK) rc = load_regions(path, tb, d);
+    if (rc == GPI_OK) rc = read_table(path, regions_rec, &r, d);
     if (rc != GPI_OK) idx_grade_tables_free(tb);
+    return rc;
+}
+
+/* The canonical names of the gpus.csv at path: what the table reader
+ * above keeps of it. */
+gpi_status idx_gpu_names_load(const char *path, char ***names, size_t *n, gpi_diag *d)
+{
+    idx_grade_tables tb;
+    memset(&tb, 0, sizeof tb);
+    gpus_ctx g = {.tb = &tb};
+    gpi_status rc = read_table(path, gpus_rec, &g, d);
+    *names = rc == GPI_OK ? tb.gpus : NULL;
+    *n = rc == GPI_OK ? tb.n_gpus : 0;
+    if (rc == GPI_OK) {
+        tb.gpus = NULL;
+        tb.n_gpus = 0;
+    }
+    idx_grade_tables_free(&tb);
     return rc;
 }
 

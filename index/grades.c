@@ -92,17 +92,6 @@ static const char *got_text(const json_t *v, char *buf, size_t n)
     return buf;
 }
 
-/* A GPU name folded as gpus.csv matches aliases: lower case, without
- * spaces, '-' and '_'. */
-static void fold_gpu(const char *s, char *out, size_t cap)
-{
-    size_t n = 0;
-    for (; *s && n + 1 < cap; s++)
-        if (*s != ' ' && *s != '-' && *s != '_' && *s != '\t')
-            out[n++] = (char)tolower((unsigned char)*s);
-    out[n] = '\0';
-}
-
 /* The canonical name of a grade's GPU: a canonical name as is, else an
  * alias of gpus.csv that holds for every provider and sku ("H100" is
  * H100-SXM-80GB, as in a feed), with a note; NULL when unknown, *not_gpu
@@ -117,7 +106,7 @@ static const char *gpu_canonical(ctx *c, size_t gi, const char *s, int *not_gpu)
         if (strcasecmp(s, c->gpus[i]) == 0) return c->gpus[i];
     if (!c->tb) return NULL;
     char f[IDX_NAME_MAX + 1];
-    fold_gpu(s, f, sizeof f);
+    gpi_fold_gpu(s, f, sizeof f);
     for (size_t i = 0; i < c->tb->n_alias; i++) {
         if (strcmp(f, c->tb->alias[i]) != 0) continue;
         const char *to = c->tb->alias_to[i];

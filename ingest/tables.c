@@ -89,21 +89,6 @@ struct ingest_tables {
 #define MAX_TABLE_BYTES (16u << 20)
 #define MAX_ROWS 100000
 
-/* Folds a GPU name: lower case, without ' ', '-', '_'.  Returns the length
- * or -1 when it does not fit. */
-static int fold_gpu(const char *s, char *out, size_t cap)
-{
-    size_t n = 0;
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == ' ' || c == '-' || c == '_' || c == '\t') continue;
-        if (n + 1 >= cap) return -1;
-        out[n++] = (char)tolower(c);
-    }
-    out[n] = '\0';
-    return (int)n;
-}
-
 /* Folds a provider name: trimmed, lower case, runs of spaces as one (the
  * same fold is part of an identity: core/ident.c). */
 static int fold_name(const char *s, char *out, size_t cap)
@@ -161,7 +146,7 @@ static gpi_status gpu_row_fn(loader *l, const char *const *v, long line, gpi_dia
 {
     ingest_tables *t = l->t;
     char buf[256];
-    if (fold_gpu(v[0], buf, sizeof buf) <= 0) return bad(l, line, "alias", "empty or too long", v[0], d);
+    if (gpi_fold_gpu(v[0], buf, sizeof buf) <= 0) return bad(l, line, "alias", "empty or too long", v[0], d);
     if (!*v[1]) return bad(l, line, "canonical", "empty (use - for not a GPU)", v[1], d);
     if (t->n_gpus >= MAX_ROWS) return bad(l, line, "alias", "too many rows", v[0], d);
     if (GPI_VEC_RESERVE(t->gpus, t->cap_gpus, (size_t)t->n_gpus + 1) != 0)
@@ -536,7 +521,7 @@ int tables_gpu(const ingest_tables *t, const char *gpu, const char *provider,
                const char *sku, gpu_match *m)
 {
     char key[256], lsku[256];
-    int n = fold_gpu(gpu, key, sizeof key);
+    int n = gpi_fold_gpu(gpu, key, sizeof key);
     if (n <= 0) return 0;
     size_t k = 0;
     if (sku)

@@ -13,7 +13,6 @@
 #include "store/batches.h"
 #include "store/obs.h"
 
-#include <csv.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -29,11 +28,6 @@ typedef struct sink_ctx {
     int failed;
 } sink_ctx;
 
-static void csv_field(FILE *f, const char *s)
-{
-    csv_fwrite(f, s ? s : "", s ? strlen(s) : 0);
-}
-
 int load_rejects_header(FILE *f)
 {
     return fputs("file,line,column,reason,raw_row\n", f) < 0 ? -1 : 0;
@@ -45,13 +39,13 @@ static int on_reject(void *ud, long line, const char *column, const char *raw, c
     c->n.rejected++;
     if (c->ev->reject) c->ev->reject(c->ev->ud, msg);
     if (c->rej) {
-        csv_field(c->rej, c->name);
+        gpi_csv_quoted(c->rej, c->name);
         fprintf(c->rej, ",%ld,", line);
-        csv_field(c->rej, column);
+        gpi_csv_quoted(c->rej, column);
         fputc(',', c->rej);
-        csv_field(c->rej, msg);
+        gpi_csv_quoted(c->rej, msg);
         fputc(',', c->rej);
-        csv_field(c->rej, raw);
+        gpi_csv_quoted(c->rej, raw);
         fputc('\n', c->rej);
     }
     if (store_reject_put(c->st, c->batch, line, column, raw, msg, &c->err) != GPI_OK) {

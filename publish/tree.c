@@ -23,7 +23,6 @@
  */
 #define _GNU_SOURCE 1 /* renameat2, nftw */
 #include "publish/internal.h"
-#include "core/file.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -1,10 +1,10 @@
 /* settlement/ledger.c -- positions files and the variation-margin ledger.
  *
  * Positions are CSV `account,symbol,contracts[,entry_price]`, read with
- * libcsv.  libcsv reports no line numbers, so the file is read in fixed
- * chunks and fed to it one physical line (or piece of one) at a time, and a
- * row is located at the line where it ends.  Lines over 1 MiB and NUL
- * bytes are refused, so memory stays bounded on any input.
+ * core's CSV reader (core/csv_reader.h: quoting, BOM, CRLF, blank lines,
+ * "path:line:col:" for broken quoting), streamed in bounded pieces; a row
+ * is located at the line where it starts.  A record over 1 MiB and a NUL
+ * byte are refused, so memory stays bounded on any input.
  *
  * Margin is integer cents.  Every settlement price and entry price is a
  * whole number of ticks and size x tick is a whole number of cents
@@ -16,9 +16,9 @@
  * not fit the int64 cents of the output.
  */
 #include "settlement/settlement.h"
+#include "core/csv_reader.h"
 #include "core/vec.h"
 
-#include <csv.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,40 +26,25 @@
 #include <strings.h>
 
 #define MAX_FIELDS 8
-#define FIELD_CAP 128
-#define POS_CHUNK 65536
-#define POS_LINE_MAX (1024 * 1024) /* no real positions line comes near it */
+#define FIELD_CAP 128 /* a longer field is "too long" */
 
 typedef struct reader {
     const char *path;
     const settle_contract *cs;
     size_t nc;
-    long line;                       /* physical line being parsed        */
+    long line;                       /* physical line the row starts on   */
     long row;                        /* rows completed, header included   */
     int ncols;                       /* 3 or 4, from the header           */
-    char field[MAX_FIELDS][FIELD_CAP];
-    int too_long[MAX_FIELDS];
+    const char *const *field;        /* the row's fields (the reader's)   */
+    const size_t *flen;
     int nf;
     settle_position *pos;
     size_t n, cap;
     size_t *slot;                    /* hash of (contract, account): pos
                                         index + 1, 0 = empty; hcap slots  */
     size_t hcap;
-    gpi_status st;
     gpi_diag *d;
 } reader;
-
-static void on_field(void *s, size_t len, void *ud)
-{
-    reader *r = ud;
-    if (r->nf < MAX_FIELDS) {
-        size_t k = len < FIELD_CAP - 1 ? len : FIELD_CAP - 1;
-        if (k) memcpy(r->field[r->nf], s, k);
-        r->field[r->nf][k] = '\0';
-        r->too_long[r->nf] = len >= FIELD_CAP - 1;
-    }
-    r->nf++;
-}
 
 static gpi_status rerr(reader *r, const char *field, const char *why, const char *got)
 {
@@ -141,7 +126,7 @@ static gpi_status data_row(reader *r)
         return rerr(r, "row", why, NULL);
     }
     for (int i = 0; i < r->nf; i++)
-        if (r->too_long[i]) return rerr(r, i == 0 ? "account" : "field", "too long", NULL);
+        if (r->flen[i] >= FIELD_CAP - 1) return rerr(r, i == 0 ? "account" : "field", "too long", NULL);
     settle_position p;
     memset(&p, 0, sizeof p);
     p.line = r->line;
@@ -196,13 +181,18 @@ static gpi_status data_row(reader *r)
     return GPI_OK;
 }
 
-static void on_row(int term, void *ud)
+static gpi_status on_rec(void *ud, const gpi_csv_rec *rec, gpi_diag *d)
 {
-    (void)term;
+    (void)d; /* r->d */
     reader *r = ud;
-    if (r->st == GPI_OK) r->st = r->row == 0 ? header(r) : data_row(r);
+    r->line = rec->line;
+    r->field = rec->f;
+    r->flen = rec->len;
+    r->nf = rec->n;
+    if (gpi_csv_rec_nul(rec)) return rerr(r, "row", "contains a NUL byte", NULL);
+    gpi_status st = r->row == 0 ? header(r) : data_row(r);
     r->row++;
-    r->nf = 0;
+    return st;
 }
 
 gpi_status settle_positions_load(const char *path, const settle_contract *cs, size_t nc,
@@ -226,54 +216,12 @@ gpi_status settle_positions_load(const char *path, const settle_contract *cs, si
     r->cs = cs;
     r->nc = nc;
     r->d = d;
-    struct csv_parser p;
-    csv_init(&p, CSV_STRICT | CSV_STRICT_FINI);
-    /* Fixed-size reads, fed to libcsv one physical line (piece) at a time,
-     * so memory stays bounded whatever the input (an endless stream with
-     * no newline included); a line is counted when its first byte is fed. */
-    char *buf = malloc(POS_CHUNK);
-    size_t len, line_bytes = 0;
-    int at_line_start = 1, first = 1;
-    if (!buf) r->st = gpi_diag_set(d, GPI_ENOMEM, "%s: out of memory", path);
-    while (r->st == GPI_OK && (len = fread(buf, 1, POS_CHUNK, f)) > 0) {
-        const char *q = buf, *end = buf + len;
-        if (first && len >= 3 && memcmp(buf, "\xef\xbb\xbf", 3) == 0)
-            q += 3; /* a UTF-8 byte-order mark */
-        first = 0;
-        while (q < end && r->st == GPI_OK) {
-            const char *nl = memchr(q, '\n', (size_t)(end - q));
-            const char *e = nl ? nl + 1 : end;
-            size_t k = (size_t)(e - q);
-            if (at_line_start) {
-                r->line++;
-                line_bytes = 0;
-                at_line_start = 0;
-            }
-            line_bytes += k;
-            if (memchr(q, '\0', k)) {
-                r->st = rerr(r, "row", "contains a NUL byte", NULL);
-            } else if (line_bytes > POS_LINE_MAX) {
-                r->st = rerr(r, "row", "longer than 1048576 bytes", NULL);
-            } else if (csv_parse(&p, q, k, on_field, on_row, r) != k && r->st == GPI_OK) {
-                r->st = rerr(r, "row", csv_strerror(csv_error(&p)), NULL);
-            }
-            at_line_start = nl != NULL;
-            q = e;
-        }
-    }
-    if (r->st == GPI_OK && ferror(f))
-        r->st = gpi_diag_set(d, GPI_EIO, "%s: read error: %s", path, strerror(errno));
-    if (r->st == GPI_OK && csv_fini(&p, on_field, on_row, r) != 0 && r->st == GPI_OK)
-        r->st = rerr(r, "row", "unterminated quoted field", NULL);
-    if (r->st == GPI_OK && r->row == 0)
-        r->st = gpi_diag_set(d, GPI_EINPUT,
-                             "%s: empty (want a header account,symbol,contracts[,entry_price])",
-                             path);
-    csv_free(&p);
-    free(buf);
+    gpi_status st = gpi_csv_read_stream(f, path, 0, on_rec, r, d);
     fclose(f);
+    if (st == GPI_OK && r->row == 0)
+        st = gpi_diag_set(d, GPI_EINPUT,
+                          "%s: empty (want a header account,symbol,contracts[,entry_price])", path);
     free(r->slot);
-    gpi_status st = r->st;
     if (st == GPI_OK) {
         *out = r->pos;
         *n = r->n;

@@ -7,14 +7,17 @@
  * pusher's effect against the grade lab's leave-one-provider-out move.
  * The figures are statistics (doubles), shown as the file gives them to
  * two or four decimals; a grade with days 0 (no day with both a value and
- * a true price) is shown as "no data".  Bad input fails with "path:line:
- * field: reason (got "...")"; nothing is guessed.
+ * a true price) is shown as "no data".  The file goes through core's CSV
+ * reader (quoted fields as bench/accuracy.py's csv module writes them).
+ * Bad input fails with "path:line: field: reason (got "...")"; nothing is
+ * guessed.
  */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/csv_reader.h"
 #include "site/internal.h"
 #include "core/vec.h"
 
@@ -43,19 +46,6 @@ void site_accuracy_free(site_accuracy *a)
     free(a);
 }
 
-static int split(char *line, char **col, int max)
-{
-    int n = 0;
-    col[n++] = line;
-    for (char *p = line; *p; p++)
-        if (*p == ',') {
-            *p = '\0';
-            if (n == max) return -1;
-            col[n++] = p + 1;
-        }
-    return n;
-}
-
 static gpi_status bad(gpi_diag *d, const char *path, long line, const char *field,
                       const char *why, const char *got)
 {
@@ -71,81 +61,84 @@ static gpi_status text_field(char *dst, size_t cap, const char *s, const char *p
     return GPI_OK;
 }
 
+typedef struct load_ctx {
+    const char *path;
+    site_accuracy *a;
+    size_t cap;
+    int idx[C__N];          /* column of each name, from the header */
+    int header_done;
+} load_ctx;
+
+static gpi_status header(load_ctx *c, const gpi_csv_rec *r, gpi_diag *d)
+{
+    for (int k = 0; k < C__N; k++) {
+        c->idx[k] = -1;
+        for (int i = 0; i < r->n; i++)
+            if (strcmp(r->f[i], col_names[k]) == 0) c->idx[k] = i;
+        if (c->idx[k] < 0)
+            return bad(d, c->path, r->line, col_names[k], "column missing from the header", "");
+    }
+    c->header_done = 1;
+    return GPI_OK;
+}
+
+static gpi_status field(acc_row *row, int k, const char *s, const char *path, long line,
+                        gpi_diag *d)
+{
+    const char *name = col_names[k];
+    row->f[k] = NAN;
+    if (k == C_GRADE) return text_field(row->grade, sizeof row->grade, s, path, line, name, d);
+    if (k == C_METHOD) return text_field(row->method, sizeof row->method, s, path, line, name, d);
+    if (k == C_VARIANT)
+        return text_field(row->variant, sizeof row->variant, s, path, line, name, d);
+    if (k == C_MARKET) return text_field(row->market, sizeof row->market, s, path, line, name, d);
+    if (k == C_PUSH_DAY) {
+        snprintf(row->push_day, sizeof row->push_day, "%s", s);
+        return GPI_OK;
+    }
+    if (!*s) return GPI_OK;
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || *end || !isfinite(v)) return bad(d, path, line, name, "not a number", s);
+    row->f[k] = v;
+    return GPI_OK;
+}
+
+static gpi_status on_rec(void *ud, const gpi_csv_rec *r, gpi_diag *d)
+{
+    load_ctx *c = ud;
+    if (!c->header_done) return header(c, r, d);
+    site_accuracy *a = c->a;
+    if (GPI_VEC_RESERVE(a->v, c->cap, a->n + 1))
+        return gpi_diag_set(d, GPI_ENOMEM, "site: out of memory");
+    acc_row *row = &a->v[a->n];
+    memset(row, 0, sizeof *row);
+    for (int k = 0; k < C__N; k++) {
+        if (c->idx[k] >= r->n) return bad(d, c->path, r->line, col_names[k], "missing field", "");
+        gpi_status rc = field(row, k, r->f[c->idx[k]], c->path, r->line, d);
+        if (rc != GPI_OK) return rc;
+    }
+    a->n++;
+    return GPI_OK;
+}
+
 gpi_status site_accuracy_load(const char *path, site_accuracy **out, gpi_diag *d)
 {
     *out = NULL;
     FILE *f = fopen(path, "rb");
     if (!f) return gpi_diag_set(d, GPI_EIO, "%s: %s", path, strerror(errno));
-    site_accuracy *a = calloc(1, sizeof *a);
-    size_t cap = 0;
-    int idx[C__N];
-    char buf[4096], *c[64];
-    long line = 0;
-    gpi_status rc = a ? GPI_OK : gpi_diag_set(d, GPI_ENOMEM, "site: out of memory");
-    while (rc == GPI_OK && fgets(buf, sizeof buf, f)) {
-        line++;
-        size_t len = strlen(buf);
-        if (len && buf[len - 1] == '\n') buf[--len] = '\0';
-        else if (!feof(f)) rc = bad(d, path, line, "line", "longer than 4095 bytes", buf);
-        if (rc != GPI_OK) break;
-        if (strchr(buf, '"')) {
-            rc = bad(d, path, line, "line", "quoted fields are not expected", buf);
-            break;
-        }
-        int n = split(buf, c, 64);
-        if (line == 1) {
-            for (int k = 0; k < C__N; k++) {
-                idx[k] = -1;
-                for (int i = 0; i < n; i++)
-                    if (strcmp(c[i], col_names[k]) == 0) idx[k] = i;
-                if (idx[k] < 0) {
-                    rc = bad(d, path, line, col_names[k], "column missing from the header", "");
-                    break;
-                }
-            }
-            continue;
-        }
-        if (GPI_VEC_RESERVE(a->v, cap, a->n + 1) != 0) {
-            rc = gpi_diag_set(d, GPI_ENOMEM, "site: out of memory");
-            break;
-        }
-        acc_row *r = &a->v[a->n];
-        memset(r, 0, sizeof *r);
-        for (int k = 0; k < C__N && rc == GPI_OK; k++) {
-            if (idx[k] >= n) {
-                rc = bad(d, path, line, col_names[k], "missing field", "");
-                break;
-            }
-            const char *s = c[idx[k]];
-            r->f[k] = NAN;
-            const char *name = col_names[k];
-            if (k == C_GRADE) rc = text_field(r->grade, sizeof r->grade, s, path, line, name, d);
-            else if (k == C_METHOD)
-                rc = text_field(r->method, sizeof r->method, s, path, line, name, d);
-            else if (k == C_VARIANT)
-                rc = text_field(r->variant, sizeof r->variant, s, path, line, name, d);
-            else if (k == C_MARKET)
-                rc = text_field(r->market, sizeof r->market, s, path, line, name, d);
-            else if (k == C_PUSH_DAY) snprintf(r->push_day, sizeof r->push_day, "%s", s);
-            else if (*s) {
-                char *end;
-                errno = 0;
-                double v = strtod(s, &end);
-                if (errno || *end || !isfinite(v))
-                    rc = bad(d, path, line, col_names[k], "not a number", s);
-                r->f[k] = v;
-            }
-        }
-        if (rc == GPI_OK) a->n++;
-    }
-    if (rc == GPI_OK && ferror(f)) rc = gpi_diag_set(d, GPI_EIO, "%s: read error", path);
-    if (rc == GPI_OK && line == 0) rc = bad(d, path, 1, "header", "empty file", "");
+    load_ctx c = {path, calloc(1, sizeof *c.a), 0, {0}, 0};
+    gpi_status rc = c.a ? gpi_text_check(f, path, d) /* UTF-16 and UTF-32 */
+                        : gpi_diag_set(d, GPI_ENOMEM, "site: out of memory");
+    if (rc == GPI_OK) rc = gpi_csv_read_stream(f, path, 0, on_rec, &c, d);
+    if (rc == GPI_OK && !c.header_done) rc = bad(d, path, 1, "header", "empty file", "");
     fclose(f);
     if (rc != GPI_OK) {
-        site_accuracy_free(a);
+        site_accuracy_free(c.a);
         return rc;
     }
-    *out = a;
+    *out = c.a;
     return GPI_OK;
 }
 

@@ -39,6 +39,19 @@ typedef struct frame {
     double ylo, yhi;
 } frame;
 
+/* A fixed-point price in USD, as a plot coordinate (display only: the
+ * tooltips print the fixed-point value itself).  The conversion is exact
+ * while |units| < 2^53, which holds for any price by many orders. */
+static double e4_usd(int64_t e4)
+{
+    return (double)e4 / 1e4;
+}
+
+static double micro_usd(int64_t micro)
+{
+    return (double)micro / 1e6;
+}
+
 static double xof(const frame *fr, double day)
 {
     double span = fr->day1 > fr->day0 ? fr->day1 - fr->day0 : 1;
@@ -149,13 +162,13 @@ static void band(FILE *f, const frame *fr, const store_index_row *r, size_t n)
         while (j + 1 < n && has_band(&r[j + 1]) && r[j + 1].day == r[j].day + 1) j++;
         fputs("<polygon class=\"band\" points=\"", f);
         for (size_t k = i; k <= j; k++)
-            fprintf(f, "%.1f,%.1f ", xof(fr, r[k].day), yof(fr, r[k].p75_micro / 1e6));
+            fprintf(f, "%.1f,%.1f ", xof(fr, r[k].day), yof(fr, micro_usd(r[k].p75_micro)));
         for (size_t k = j + 1; k-- > i;)
-            fprintf(f, "%.1f,%.1f ", xof(fr, r[k].day), yof(fr, r[k].p25_micro / 1e6));
+            fprintf(f, "%.1f,%.1f ", xof(fr, r[k].day), yof(fr, micro_usd(r[k].p25_micro)));
         if (i == j) /* one day: a short vertical bar */
             fprintf(f, "%.1f,%.1f %.1f,%.1f", xof(fr, r[i].day) + 1.5,
-                    yof(fr, r[i].p25_micro / 1e6), xof(fr, r[i].day) + 1.5,
-                    yof(fr, r[i].p75_micro / 1e6));
+                    yof(fr, micro_usd(r[i].p25_micro)), xof(fr, r[i].day) + 1.5,
+                    yof(fr, micro_usd(r[i].p75_micro)));
         fputs("\"/>\n", f);
         i = j;
     }
@@ -169,7 +182,7 @@ static void line_and_dots(FILE *f, const frame *fr, const store_index_row *r, si
         while (j + 1 < n && has_value(&r[j + 1]) && r[j + 1].day == r[j].day + 1) j++;
         fputs("<polyline class=\"value\" points=\"", f);
         for (size_t k = i; k <= j; k++)
-            fprintf(f, "%.1f,%.1f ", xof(fr, r[k].day), yof(fr, r[k].value_e4 / 1e4));
+            fprintf(f, "%.1f,%.1f ", xof(fr, r[k].day), yof(fr, e4_usd(r[k].value_e4)));
         fputs("\"/>\n", f);
         i = j;
     }
@@ -182,7 +195,7 @@ static void line_and_dots(FILE *f, const frame *fr, const store_index_row *r, si
         gpi_fixed_format(r[i].value_e4, 4, val);
         fprintf(f, "<circle class=\"l%d\" cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\"><title>%s %s %s"
                    "</title></circle>\n",
-                lv, xof(fr, r[i].day), yof(fr, r[i].value_e4 / 1e4), rad, date,
+                lv, xof(fr, r[i].day), yof(fr, e4_usd(r[i].value_e4)), rad, date,
                 gpi_level_name(lv), val);
     }
 }
@@ -196,7 +209,7 @@ static void chain_marks(FILE *f, const frame *fr, const store_index_row *r, size
         while (j + 1 < n && has_xs(&r[j + 1]) && r[j + 1].day == r[j].day + 1) j++;
         fputs("<polyline class=\"xs\" points=\"", f);
         for (size_t k = i; k <= j; k++)
-            fprintf(f, "%.1f,%.1f ", xof(fr, r[k].day), yof(fr, r[k].xs_value_e4 / 1e4));
+            fprintf(f, "%.1f,%.1f ", xof(fr, r[k].day), yof(fr, e4_usd(r[k].xs_value_e4)));
         fputs("\"/>\n", f);
         i = j;
     }
@@ -244,17 +257,17 @@ void site_svg_chart(FILE *f, const store_index_row *r, size_t n, int32_t day0, i
     frame fr = {day0, day1, INFINITY, -INFINITY};
     for (size_t i = 0; i < n; i++) {
         if (has_value(&r[i])) {
-            double v = r[i].value_e4 / 1e4;
+            double v = e4_usd(r[i].value_e4);
             fr.ylo = fmin(fr.ylo, v);
             fr.yhi = fmax(fr.yhi, v);
         }
         if (has_band(&r[i])) {
-            fr.ylo = fmin(fr.ylo, r[i].p25_micro / 1e6);
-            fr.yhi = fmax(fr.yhi, r[i].p75_micro / 1e6);
+            fr.ylo = fmin(fr.ylo, micro_usd(r[i].p25_micro));
+            fr.yhi = fmax(fr.yhi, micro_usd(r[i].p75_micro));
         }
         if (has_xs(&r[i])) {
-            fr.ylo = fmin(fr.ylo, r[i].xs_value_e4 / 1e4);
-            fr.yhi = fmax(fr.yhi, r[i].xs_value_e4 / 1e4);
+            fr.ylo = fmin(fr.ylo, e4_usd(r[i].xs_value_e4));
+            fr.yhi = fmax(fr.yhi, e4_usd(r[i].xs_value_e4));
         }
     }
     int v2 = 0;

@@ -1,13 +1,15 @@
 /* tests/test_core.c -- dates, exact decimals, rounding, SHA-256, CSV cells. */
 #include "tests/testutil.h"
 
+#include <csv.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/file.h"
+#include "core/csv_reader.h"
 #include "core/gpi.h"
 #include "core/lines.h"
+#include "core/obs.h"
 #include "core/strbuf.h"
 #include "core/vec.h"
 
@@ -313,6 +315,161 @@ static void test_csv_cells(void **state)
     }
 }
 
+/* The always-quoted field of the rejects file writes what libcsv's
+ * csv_fwrite (its writer before) wrote for every text: the rejects file
+ * stays byte for byte the same. */
+static void test_csv_quoted(void **state)
+{
+    (void)state;
+    static const char *const cases[] = {
+        "", "aws", "a,b", "say \"hi\"", "\"", "\"\"", "x\ny", "x\r\ny", "=1+1", " pad ",
+        "good.csv:3: price: not a number (got \"abc\")",
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *got = NULL, *want = NULL;
+        size_t ng = 0, nw = 0;
+        FILE *f = open_memstream(&got, &ng);
+        gpi_csv_quoted(f, cases[i]);
+        fclose(f);
+        f = open_memstream(&want, &nw);
+        csv_fwrite(f, cases[i], strlen(cases[i]));
+        fclose(f);
+        if (strcmp(got, want) != 0) fail_msg("case %zu: got %s, want %s", i, got, want);
+        free(got);
+        free(want);
+    }
+    char *got = NULL;
+    size_t ng = 0;
+    FILE *f = open_memstream(&got, &ng);
+    gpi_csv_quoted(f, NULL);
+    fclose(f);
+    assert_string_equal(got, "\"\"");
+    free(got);
+}
+
+/* The records the small readers get: "line:field|field;" each, "!" after
+ * a record with a NUL byte (gpi_csv_rec_nul). */
+static gpi_status rec_dump(void *ud, const gpi_csv_rec *r, gpi_diag *d)
+{
+    (void)d;
+    char *out = ud;
+    size_t o = strlen(out);
+    o += (size_t)snprintf(out + o, 512 - o, "%ld:", r->line);
+    for (int i = 0; i < r->n; i++) {
+        const char *sep = i ? "|" : "";
+        if (r->len[i] > 40) o += (size_t)snprintf(out + o, 512 - o, "%s<%zu>", sep, r->len[i]);
+        else o += (size_t)snprintf(out + o, 512 - o, "%s%s", sep, r->f[i]);
+    }
+    snprintf(out + o, 512 - o, "%s;", gpi_csv_rec_nul(r) ? "!" : "");
+    return GPI_OK;
+}
+
+/* gpi_csv_read_recs (memory) and gpi_csv_read_stream (a file, in 64 KiB
+ * pieces) give the same records: quoting, BOM, CRLF, blank lines,
+ * comments, a record across the pieces, NUL bytes flagged. */
+static void test_csv_read_helpers(void **state)
+{
+    (void)state;
+    static char big[70010];
+    memset(big, 'a', 70000);
+    memcpy(big + 70000, ",\"b\nc\"\n", 7);
+    static const struct {
+        const char *text;
+        size_t len; /* 0: strlen */
+        int comments;
+        const char *want;
+    } cases[] = {
+        {"a,b\n\"x,y\",\"q\"\"\"\n", 0, 0, "1:a|b;2:x,y|q\";"},
+        {"\xEF\xBB\xBFh\r\n\r\n v ,w\r\n", 0, 0, "1:h;3:v|w;"},
+        {"# c,\"\nx\n#y\n", 0, 1, "2:x;"},
+        {"a\0b,c\nd\n", 8, 0, "1:a|c!;2:d;"},
+        {big, 70007, 0, "1:<70000>|b\nc;"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        size_t len = cases[i].len ? cases[i].len : strlen(cases[i].text);
+        char got[512] = "";
+        gpi_diag d = {{0}};
+        if (gpi_csv_read_recs("t.csv", cases[i].text, len, cases[i].comments, rec_dump, got, &d) !=
+            GPI_OK)
+            fail_msg("case %zu: %s", i, d.msg);
+        if (strcmp(got, cases[i].want) != 0)
+            fail_msg("case %zu: recs %s, want %s", i, got, cases[i].want);
+        FILE *f = tmpfile();
+        assert_non_null(f);
+        assert_int_equal(fwrite(cases[i].text, 1, len, f), len);
+        rewind(f);
+        got[0] = '\0';
+        if (gpi_csv_read_stream(f, "t.csv", cases[i].comments, rec_dump, got, &d) != GPI_OK)
+            fail_msg("case %zu: %s", i, d.msg);
+        fclose(f);
+        if (strcmp(got, cases[i].want) != 0)
+            fail_msg("case %zu: stream %s, want %s", i, got, cases[i].want);
+    }
+    /* errors keep the reader's place */
+    FILE *f = tmpfile();
+    fputs("a\n\"b\n", f);
+    rewind(f);
+    char got[512] = "";
+    gpi_diag d = {{0}};
+    assert_int_equal(gpi_csv_read_stream(f, "t.csv", 0, rec_dump, got, &d), GPI_EINPUT);
+    assert_string_equal(d.msg, "t.csv:2:1: unterminated quoted field");
+    fclose(f);
+}
+
+/* gpi_text_read: the whole file, NUL-terminated; the refusals in words. */
+static void test_text_read(void **state)
+{
+    (void)state;
+    char *dir = tu_mkdtemp("text-read");
+    char path[4200];
+    static const struct {
+        const char *name, *text;
+        size_t len, max_mib;
+        gpi_status st;
+        const char *msg; /* after "path" */
+    } cases[] = {
+        {"a.csv", "a,b\nc\n", 6, 1, GPI_OK, ""},
+        {"empty.csv", "", 0, 1, GPI_OK, ""},
+        {"u16.csv", "\xff\xfe" "a\0", 4, 1, GPI_EINPUT,
+         ":1:1: the file is UTF-16LE; gpuidx reads UTF-8 (convert it first, e.g. iconv -f "
+         "UTF-16LE -t UTF-8)"},
+        {"big.csv", NULL, 1 << 20, 1, GPI_EINPUT, ": file too large (over 1 MiB)"},
+        {"under.csv", NULL, (1 << 20) - 1, 1, GPI_OK, ""},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, cases[i].name);
+        FILE *f = fopen(path, "wb");
+        assert_non_null(f);
+        for (size_t k = 0; k < cases[i].len; k++) fputc(cases[i].text ? cases[i].text[k] : 'x', f);
+        fclose(f);
+        char *buf = NULL;
+        size_t len = 0;
+        gpi_diag d = {{0}};
+        gpi_status st = gpi_text_read(path, cases[i].max_mib, &buf, &len, &d);
+        char want[4400];
+        snprintf(want, sizeof want, "%s%s", path, cases[i].msg);
+        if (st != cases[i].st || (st != GPI_OK && strcmp(d.msg, want) != 0))
+            fail_msg("%s: status %d, %s", cases[i].name, (int)st, d.msg);
+        if (st == GPI_OK) {
+            assert_int_equal(len, cases[i].len);
+            assert_int_equal(buf[len], '\0');
+            if (cases[i].text) assert_memory_equal(buf, cases[i].text, len);
+        } else {
+            assert_null(buf);
+        }
+        free(buf);
+    }
+    snprintf(path, sizeof path, "%s/none.csv", dir);
+    char *buf = NULL;
+    size_t len = 0;
+    gpi_diag d = {{0}};
+    assert_int_equal(gpi_text_read(path, 1, &buf, &len, &d), GPI_EIO);
+    char want[4400];
+    snprintf(want, sizeof want, "%s: cannot open: No such file or directory", path);
+    assert_string_equal(d.msg, want);
+    free(dir);
+}
+
 static void test_enums(void **state)
 {
     (void)state;
@@ -416,8 +573,9 @@ static void test_lines(void **state)
 }
 
 /* gpi_file_read_all: the bytes to the end (across its 64 KiB reads),
- * NUL-terminated; a limit; and a stream that fails (a directory opened
- * for reading: fread sets the error) is a read error, not an empty file. */
+ * NUL-terminated, a NUL byte read like any other; and a stream that fails
+ * (a folder opened for reading: fread sets the error) is a read error, not
+ * an empty file.  (Its limit: test_text_read, through gpi_text_read.) */
 static void test_file_read_all(void **state)
 {
     (void)state;
@@ -425,47 +583,30 @@ static void test_file_read_all(void **state)
     size_t big = 200000;
     char *text = malloc(big + 1);
     for (size_t i = 0; i < big; i++) text[i] = (char)('a' + i % 26);
-    text[big] = '\0';
-    text[5] = '\0'; /* a NUL byte is read like any other */
+    text[5] = '\0';
     char *path = malloc(strlen(dir) + 16);
     sprintf(path, "%s/f.txt", dir);
     FILE *w = fopen(path, "wb");
     assert_non_null(w);
     assert_int_equal(fwrite(text, 1, big, w), big);
     fclose(w);
-    static const struct {
-        size_t max;
-        gpi_status rc;
-        const char *msg; /* after the path */
-    } cases[] = {{0, GPI_OK, ""}, {200000, GPI_OK, ""}, {199999, GPI_EINPUT, ": larger than 199999 bytes"}};
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        FILE *f = fopen(path, "rb");
-        char *out = (char *)"x";
-        size_t n = 7;
-        gpi_diag d = {{0}};
-        assert_int_equal(gpi_file_read_all(f, path, cases[i].max, &out, &n, &d), cases[i].rc);
-        fclose(f);
-        if (cases[i].rc == GPI_OK) {
-            assert_int_equal(n, big);
-            assert_memory_equal(out, text, big);
-            assert_int_equal(out[big], '\0');
-        } else {
-            assert_null(out);
-            assert_int_equal(n, 0);
-            char want[4200];
-            snprintf(want, sizeof want, "%s%s", path, cases[i].msg);
-            assert_string_equal(d.msg, want);
-        }
-        free(cases[i].rc == GPI_OK ? out : NULL);
-    }
-    FILE *f = fopen(dir, "rb");
-    assert_non_null(f);
+    FILE *f = fopen(path, "rb");
     char *out = NULL;
-    size_t n = 0;
+    size_t n = 7;
     gpi_diag d = {{0}};
+    assert_int_equal(gpi_file_read_all(f, path, 1, &out, &n, &d), GPI_OK);
+    fclose(f);
+    assert_int_equal(n, big);
+    assert_memory_equal(out, text, big);
+    assert_int_equal(out[big], '\0');
+    free(out);
+    f = fopen(dir, "rb");
+    assert_non_null(f);
+    out = (char *)"x";
     assert_int_equal(gpi_file_read_all(f, dir, 0, &out, &n, &d), GPI_EIO);
     fclose(f);
     assert_null(out);
+    assert_int_equal(n, 0);
     char want[4200];
     snprintf(want, sizeof want, "%s: read error", dir);
     assert_string_equal(d.msg, want);
@@ -474,16 +615,50 @@ static void test_file_read_all(void **state)
     free(dir);
 }
 
+/* The two name folds of core/ident.c, which ingest and the grade files
+ * share (a grade names a GPU as a feed or gpus.csv does): providers keep
+ * one blank between words, GPUs lose blanks, '-' and '_'; -1 when the
+ * fold does not fit. */
+static void test_name_folds(void **state)
+{
+    (void)state;
+    static const struct {
+        int gpu;
+        const char *in;
+        size_t cap;
+        int n;
+        const char *out;
+    } cases[] = {
+        {1, "H100 SXM", 32, 7, "h100sxm"},
+        {1, "A100-SXM_80GB\t", 32, 11, "a100sxm80gb"},
+        {1, " - _ ", 32, 0, ""},
+        {1, "H100-80GB", 8, -1, "h10080g"},
+        {1, "H100", 5, 4, "h100"},
+        {0, "  Lambda   Labs ", 32, 11, "lambda labs"},
+        {0, "AWS", 32, 3, "aws"},
+        {0, "Lambda Labs", 8, -1, NULL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char out[64];
+        int n = cases[i].gpu ? gpi_fold_gpu(cases[i].in, out, cases[i].cap)
+                             : gpi_fold_name(cases[i].in, out, cases[i].cap);
+        if (n != cases[i].n) fail_msg("case %zu (\"%s\"): %d, want %d", i, cases[i].in, n, cases[i].n);
+        if (cases[i].out) assert_string_equal(out, cases[i].out);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_date_parse_table),  cmocka_unit_test(test_time_parse_table),
         cmocka_unit_test(test_dec_parse_and_round), cmocka_unit_test(test_div_round_and_format),
         cmocka_unit_test(test_sha256_vectors),     cmocka_unit_test(test_enums),
-        cmocka_unit_test(test_csv_cells),         cmocka_unit_test(test_wide_encoding),
+        cmocka_unit_test(test_csv_cells),         cmocka_unit_test(test_csv_quoted),
+        cmocka_unit_test(test_csv_read_helpers),  cmocka_unit_test(test_text_read),
+        cmocka_unit_test(test_wide_encoding),
         cmocka_unit_test(test_strbuf),            cmocka_unit_test(test_lines),
         cmocka_unit_test(test_grade_id_rule),     cmocka_unit_test(test_vec_reserve),
-        cmocka_unit_test(test_vec_reserve_fill),  cmocka_unit_test(test_file_read_all),
+        cmocka_unit_test(test_vec_reserve_fill),  cmocka_unit_test(test_file_read_all), cmocka_unit_test(test_name_folds),
     };
     return cmocka_run_group_tests_name("core", tests, NULL, NULL);
 }

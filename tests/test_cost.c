@@ -109,8 +109,20 @@ static void test_cost_parse_errors(void **state)
          "\"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA\")"},
         {"field count", HDR "A,w,p50,B200,B200.OD,,2025-03-01,,300,1\n",
          "d.csv:2: row: expected 11 fields, found 10"},
+        /* quoting is core's CSV reader's: RFC 4180, the column of a fault */
         {"open quote", HDR "\"A,w,p50,B200,B200.OD,,2025-03-01,,300,1,8\n",
-         "d.csv:2: row: unterminated quoted field (a field may not span lines)"},
+         "d.csv:2:1: unterminated quoted field"},
+        {"text after a quote", HDR "\"A\"x,w,p50,B200,B200.OD,,2025-03-01,,300,1,8\n",
+         "d.csv:2:4: malformed quoting (a quote inside an unquoted field, or text after a "
+         "closing quote)"},
+        {"quote in an unquoted field", HDR "A\"b,w,p50,B200,B200.OD,,2025-03-01,,300,1,8\n",
+         "d.csv:2:2: malformed quoting (a quote inside an unquoted field, or text after a "
+         "closing quote)"},
+        /* a quoted line break is in its field (the row is at its first line) */
+        {"line break in a name", HDR "A,\"w\nx\",p50,B200,B200.OD,,2025-03-01,,300,1,8\n",
+         "d.csv:2: workload: contains a control character (got \"w\nx\")"},
+        {"NUL byte", HDR "A,w,p50,B200,B200.OD,,2025-03-01,,300,1,8\nA,w\0x\n",
+         "d.csv:3: row: contains a NUL byte"},
         {"first bad column in file order", HDR "A,w,p50,B200,B200.OD,,2025-03-01,,-1,2,0\n",
          "d.csv:2: tokens_per_s: must be positive (got \"-1\")"},
         {"first bad row wins", HDR "A,w,p50,B200,B200.OD,,2025-03-01,,300,1,8\n"
@@ -126,7 +138,9 @@ static void test_cost_parse_errors(void **state)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         cost_deployments ds;
         gpi_diag d = {{0}};
-        gpi_status st = cost_deployments_parse("d.csv", cases[i].csv, strlen(cases[i].csv), &ds, &d);
+        size_t len = strlen(cases[i].csv);
+        if (strcmp(cases[i].name, "NUL byte") == 0) len += 3; /* "\0x\n" */
+        gpi_status st = cost_deployments_parse("d.csv", cases[i].csv, len, &ds, &d);
         if (st != GPI_EINPUT) fail_msg("%s: status %d, want GPI_EINPUT", cases[i].name, (int)st);
         if (strcmp(d.msg, cases[i].msg) != 0)
             fail_msg("%s:\n got  %s\n want %s", cases[i].name, d.msg, cases[i].msg);

@@ -423,6 +423,20 @@ static void test_accuracy_table(void **state)
     expect(html, "<tr><td>N</td><td>0</td><td colspan=\"11\">no data (no day with both a "
                  "value and a true price)</td></tr>");
     free(html);
+    /* quoted fields (a csv module's QUOTE_ALL, CRLF) read as the same figures */
+    snprintf(text, sizeof text,
+             "%s\"G\",\"v2\",\"as shipped\",\"pusher on\",\"365\",\"0.0337\",\"1.64\",\"0.81\","
+             "\"1.76\",\"12\",\"0.96\",\"4.01\",\"0.0823\",\"2025-06-26\",\"0.2054\"\r\n"
+             "\"G\",\"v1\",\"as shipped\",\"pusher on\",365,0.03,1.48,0.7,1.84,12,0.78,1.81,0.127,"
+             "2025-06-26,0.247\r\n"
+             "G,v1,no provider cap,pusher on,365,0.03,1.86,1.1,1.9,12,0.8,1.9,1.1645,,\r\n",
+             hdr);
+    free(tu_write(dir, "quoted.csv", text));
+    html = site_statement(dir, db, "--accuracy quoted.csv");
+    expect(html, "<tr><td>G</td><td>365</td><td>1.64</td><td>1.48</td><td>0.81</td>"
+                 "<td>1.76</td><td>1.84</td><td>0.96 / 4.01</td><td>0.78 / 1.81</td>"
+                 "<td>0.0823</td><td>0.2054</td><td>0.1270</td><td>1.1645</td></tr>");
+    free(html);
     /* bad input: the file, line and field; nothing written */
     snprintf(text, sizeof text, "%sG,v2,as shipped,pusher on,365,0.03,x,0,0,0,0,0,0,,0\n", hdr);
     free(tu_write(dir, "bad.csv", text));

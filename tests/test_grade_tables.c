@@ -98,6 +98,48 @@ static void test_gpu_aliases(void **state)
     idx_grade_tables_free(&tb);
 }
 
+/* gpus.csv and regions.csv are CSV as ingest reads them: a quoted field
+ * may hold a comma or a doubled quote.  (A splitter at every comma read
+ * "H100 SXM, 80GB" as the alias "\"H100 SXM" of the GPU "80GB\"".) */
+static void test_quoted_tables(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *name, *gpus, *grade_gpu, *canonical;
+    } cases[] = {
+        {"a comma in a quoted alias",
+         "alias,canonical,provider,sku_glob,note\n\"H100 SXM, 80GB\",H100-SXM-80GB,,,\n",
+         "H100 SXM, 80GB", "H100-SXM-80GB"},
+        {"a quoted canonical name, a note with a comma",
+         "alias,canonical,provider,sku_glob,note\nB2,\"B200-SXM-192GB\",,,\"HGX, 8 GPUs\"\n", "b2",
+         "B200-SXM-192GB"},
+        {"a doubled quote in an alias, CRLF",
+         "alias,canonical,provider,sku_glob,note\r\n\"GB200 \"\"NVL\"\"\",GB200-NVL-186GB,,,\r\n",
+         "GB200 \\\"NVL\\\"", "GB200-NVL-186GB"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        idx_grade_tables tb;
+        tables(&tb, cases[i].gpus, NULL);
+        if (tb.n_gpus != 1 || strcmp(tb.gpus[0], cases[i].canonical) != 0)
+            fail_msg("%s: %zu GPU names, the first \"%s\"", cases[i].name, tb.n_gpus,
+                     tb.n_gpus ? tb.gpus[0] : "");
+        char json[256];
+        snprintf(json, sizeof json, "{\"grades\":[{\"id\":\"A\",\"gpu\":\"%s\"}]}",
+                 cases[i].grade_gpu);
+        idx_grades *g = parse_ok(json, &tb);
+        if (strcmp(g->g[0].gpu[0], cases[i].canonical) != 0)
+            fail_msg("%s: the grade's GPU is %s", cases[i].name, g->g[0].gpu[0]);
+        idx_grades_free(g);
+        idx_grade_tables_free(&tb);
+    }
+    idx_grade_tables tb;
+    tables(&tb, NULL, "group,region,note\n\"US\",\"us-*\",\"AWS, GCP\"\n");
+    assert_int_equal(tb.n_rgroup, 1);
+    assert_string_equal(tb.rgroup[0], "US");
+    assert_string_equal(tb.rpattern[0], "us-*");
+    idx_grade_tables_free(&tb);
+}
+
 static void test_region_groups(void **state)
 {
     (void)state;
@@ -391,6 +433,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_gpu_aliases),
+        cmocka_unit_test(test_quoted_tables),
         cmocka_unit_test(test_region_groups),
         cmocka_unit_test(test_shipped_region_groups),
         cmocka_unit_test(test_stored_regions_read_back),

@@ -468,6 +468,22 @@ static void test_rent_parse_errors(void **state)
         {"words later", "date,price\n2024-01-01,2.5\ntotal,2.5\n",
          "r.csv:3: date: not a date YYYY-MM-DD (got \"total\")"},
         {"empty", "date,price\n", "r.csv: no rent rows"},
+        /* RFC 4180 quoting (core's CSV reader): a quoted comma stays in its
+         * field, so the field is what is refused */
+        {"quoted comma in a date", "date,price\n\"Jan 2, 2024\",2.5\n",
+         "r.csv:2: date: not a date YYYY-MM-DD (got \"Jan 2, 2024\")"},
+        {"quoted decimal comma", "date,price\n2024-01-01,\"2,5\"\n",
+         "r.csv:2: price: not a number (got \"2,5\")"},
+        {"quoted comma, 3 columns", "date,price,quantity\n2024-01-01,2.5,\"1,000\"\n",
+         "r.csv:2: quantity: not a number (got \"1,000\")"},
+        {"unterminated quote", "date,price\n2024-01-01,2.5\n\"2024-01-02,2.5\n",
+         "r.csv:3:1: unterminated quoted field"},
+        {"text after a quote", "date,price\n\"2024-01-01\"x,2.5\n",
+         "r.csv:2:13: malformed quoting (a quote inside an unquoted field, or text after a "
+         "closing quote)"},
+        /* the first error in file order: a bad row before a bad comment */
+        {"row before comment", "date,price\n2024-01-01,x\n# gpu: T4\n# gpu: A100\n",
+         "r.csv:2: price: not a number (got \"x\")"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         hedge_rent r;
@@ -478,8 +494,9 @@ static void test_rent_parse_errors(void **state)
             fail_msg("%s: got '%s', want '%s'", cases[i].name, d.msg, cases[i].msg);
         assert_null(r.rows);
     }
-    /* accepted: BOM, quotes, spaces, no header, exact micro-USD */
-    const char *ok = "\xEF\xBB\xBF" "\"2024-01-02\", 2.7137\n2024-01-01,2.0000005\n";
+    /* accepted: BOM, quotes (a doubled quote in a comment is no CSV),
+     * spaces, no header, exact micro-USD */
+    const char *ok = "\xEF\xBB\xBF" "\"2024-01-02\", 2.7137\n# said \"hi\n2024-01-01,2.0000005\n";
     hedge_rent r;
     gpi_diag d = {{0}};
     assert_int_equal(hedge_rent_parse("r.csv", ok, strlen(ok), &r, &d), GPI_OK);

@@ -670,6 +670,9 @@ static void test_forward_file_and_nul(void **state)
         {"bad price", "month,price\n2024-12,-1\n", "2: price: must be positive (got \"-1\")"},
         {"fields", "2024-12\n", "1: row: expected 2 fields, found 1 (got \"2024-12\")"},
         {"no rows", "month,price\n\n", " no forward prices (want CSV month,price)"},
+        /* RFC 4180 quoting: the quoted comma is in the price */
+        {"quoted comma", "month,price\n\"2024-12\",\"2,4\"\n",
+         "2: price: not a number (got \"2,4\")"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char *path = tu_write(dir, "fw.csv", cases[i].text);

@@ -447,8 +447,18 @@ static void test_positions_load_errors(void **state)
          ":2: entry_price: too large (got \"10000000000000\")"},
         {"too few fields", "account,symbol,contracts\nx,GPUH-2503\n",
          ":2: row: want 3 fields, got 2"},
+        /* quoting is core's CSV reader's (its messages give the column) */
         {"unterminated quote", "account,symbol,contracts\n\"x,GPUH-2503,1\n",
-         ":2: row: unterminated quoted field"},
+         ":2:1: unterminated quoted field"},
+        {"quote inside a field", "account,symbol,contracts\nx\"y,GPUH-2503,1\n",
+         ":2:2: malformed quoting (a quote inside an unquoted field, or text after a closing "
+         "quote)"},
+        {"text after a quote", "account,symbol,contracts\n\"x\"y,GPUH-2503,1\n",
+         ":2:4: malformed quoting (a quote inside an unquoted field, or text after a closing "
+         "quote)"},
+        /* a row is placed at the line where it starts */
+        {"field over two lines", "account,symbol,contracts\n\"a\nb\",GPUH-2503,1\n",
+         ":2: account: empty or has control characters (got \"a\nb\")"},
     };
     char *dir = tu_mkdtemp("settle-bad-pos");
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -582,7 +592,7 @@ static void test_positions_load_bounded(void **state)
     gpi_diag d = {""};
     assert_int_equal(settle_positions_load(path, file_contracts, 2, &p, &n, &d), GPI_EINPUT);
     char want[4400];
-    snprintf(want, sizeof want, "%s:2: row: longer than 1048576 bytes", path);
+    snprintf(want, sizeof want, "%s:2:1: record longer than 1048576 bytes", path);
     assert_string_equal(d.msg, want);
     assert_null(p);
 

@@ -18,7 +18,6 @@
 #define _DEFAULT_SOURCE 1
 #include "verify/internal.h"
 #include "core/csv_reader.h"
-#include "core/file.h"
 #include "core/vec.h"
 
 #include <ctype.h>
