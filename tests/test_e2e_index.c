@@ -568,10 +568,9 @@ static void test_history_at_build_cut_off(void **state)
     tu_run r = tu_gpuidx(tmp, "--db h.db ingest --admit-providers a.csv");
     if (r.status != 0) fail_msg("ingest: %s", r.err);
     tu_run_free(&r);
-    /* a cut-off strictly after a.csv's second, and b.csv in a later one */
+    /* a cut-off at a.csv's second (inclusive), and b.csv in a later one */
     char cut[32];
-    tu_next_second(cut);
-    tu_next_second(NULL);
+    tu_wait_past(tu_last_batch_second(tmp, "h.db", cut));
     r = tu_gpuidx(tmp, "--db h.db ingest --admit-providers b.csv");
     assert_int_equal(r.status, 0);
     tu_run_free(&r);

@@ -319,16 +319,19 @@ static int setup(void **state)
     sh_ok("awk -f late.awk m/offers.csv > late.csv");
     gpuidx_ok("base.db", "ingest offers --admit-providers m/offers.csv");
     gpuidx_ok("base.db", "ingest trades --admit-providers m/trades.csv");
-    /* the cut-off: the first second after the last commit */
-    tu_next_second(as_of);
+    /* the cut-off: the second of the last commit (inclusive) */
+    int64_t base_s = tu_last_batch_second(dir, "base.db", as_of);
     copy_db("base.db", "built.db");
     char args[512];
     snprintf(args, sizeof args, "index build --grades k.json --from " FROM " --to " TO
                                 " --as-of %s", as_of);
     gpuidx_ok("built.db", args);
     copy_db("built.db", "late.db");
+    /* the late data in a later second than the cut-off (the build took
+     * some of the wait), and the rebuild's cut-off at its second */
+    tu_wait_past(base_s);
     gpuidx_ok("late.db", "ingest offers --admit-providers late.csv");
-    tu_next_second(late_as_of);
+    tu_last_batch_second(dir, "late.db", late_as_of);
     return 0;
 }
 
