@@ -488,8 +488,12 @@ static void test_real_data_slice(void **state)
         return;
     }
     char *tmp = tu_mkdtemp("e2e-index-real");
-    tu_run r = tu_sh(tmp, "(zcat '%s/skypilot_offers_canonical.csv.gz' | awk -F, 'NR == 1 || "
-                          "($3 >= \"2023-06-01\" && $3 <= \"2023-06-10\")' > slice.csv)",
+    /* the catalogue is in date order (one snapshot a day, appended; checked:
+     * no row's date is before the one above it), so reading stops at the
+     * first later day -- the same slice, from half the file */
+    tu_run r = tu_sh(tmp, "(zcat '%s/skypilot_offers_canonical.csv.gz' | awk -F, "
+                          "'NR > 1 && $3 > \"2023-06-10\" { exit } "
+                          "NR == 1 || $3 >= \"2023-06-01\"' > slice.csv)",
                      real);
     assert_int_equal(r.status, 0);
     tu_run_free(&r);
