@@ -94,7 +94,14 @@ static inline int record_read(const char **p, record *rec)
     if (!*s) return 0;
     rec->n = 0;
     for (;;) {
-        size_t cap = strlen(s) + 1, k = 0;
+        /* the field's own length bounds its text (the rest of the
+         * output did, which made reading a long output quadratic) */
+        size_t cap = strcspn(s, ",\n") + 1, k = 0;
+        if (*s == '"') {
+            const char *e = s + 1;
+            while (*e && !(*e == '"' && e[1] != '"')) e += *e == '"' ? 2 : 1;
+            cap = (size_t)(e - s) + 1;
+        }
         char *f = malloc(cap);
         if (*s == '"') {
             for (s++; *s && !(*s == '"' && s[1] != '"'); s++) {

@@ -274,8 +274,11 @@ static void test_migration_keeps_view_and_values(void **state)
                      0);
     sh_ok("sqlite3 -header -csv m8.db 'SELECT * FROM observations_readable ORDER BY day,"
           " key_hash, observed_at' > v8.csv");
-    sh_ok("sqlite3 -header -csv a.db 'SELECT * FROM observations_readable ORDER BY day,"
-          " key_hash, observed_at' > va.csv && cmp va.csv v8.csv");
+    /* a.db's view as dump() wrote it in the setup: its first table, up to
+     * the profiles' header (a.db is unchanged since; the query again took
+     * half a second) */
+    sh_ok("sed '/^profile_id,/,$d' a.dump > va.csv && test $(wc -l < va.csv) -gt 90000 &&"
+          " cmp va.csv v8.csv");
     const char *build = "index build --from 2025-01-01 --to 2025-04-30";
     tu_run r = tu_gpuidx(dir, "--db m8.db %s %s", data_opt, build); /* migrates first */
     if (r.status != 0) fail_msg("build: %s", r.err);

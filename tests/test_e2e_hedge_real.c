@@ -1,7 +1,8 @@
 /* tests/test_e2e_hedge_real.c -- `gpuidx hedge` on rent histories built
  * from the real SkyPilot catalogue (../shared/data/real; skipped when
  * absent), as a new user would: the T4/A100/H100/V100 offers (every raw
- * name of those models) since
+ * name of those models; of T4 and V100 the spot ones, all that the grades
+ * and rents read) since
  * 2022-11 ingested into a scratch database, shipped-style grades plus an
  * AWS-only T4 spot grade built, and two rents taken from one provider's
  * prices (AWS g4dn.xlarge T4 spot in use1-az1; p4d.24xlarge A100 spot in
@@ -55,8 +56,13 @@ static void test_real_rents(void **state)
         return;
     }
     char *tmp = tu_mkdtemp("e2e-hedge-real");
+    /* the T4 and V100 offers of other terms than spot (some 440,000 of
+     * 1,000,000 rows) are left out: no grade and no rent here reads them
+     * (checked when they were: every hedge output below and `index show`
+     * byte-identical with and without them) */
     tu_run r = tu_sh(tmp, "zcat '%s/skypilot_offers_canonical.csv.gz' | awk -F, 'NR == 1 || "
-                          "($7 ~ /^(T4|A100|H100|V100)/ && $7 != \"T4g\" && $3 >= \"2022-11-01\")' "
+                          "($7 ~ /^(T4|A100|H100|V100)/ && $7 != \"T4g\" && $3 >= \"2022-11-01\" "
+                          "&& !($7 ~ /^(T4|V100)/ && $14 != \"spot\"))' "
                           "> obs.csv && "
                           "awk -F, 'BEGIN { print \"date,price,quantity\" } "
                           "$2 == \"g4dn.xlarge@use1-az1/1x/spot\" { print $3 \",\" $10 \",240\" }' "

@@ -176,12 +176,15 @@ static void test_v2_market_verifies(void **state)
 
 /* The demo (tools/demo.sh, run in a scratch folder): every published day
  * verifies, and the December contract's prices from the published days
- * equal `gpuidx settle`'s. */
+ * equal `gpuidx settle`'s.  DEMO_QUICK=1 leaves out the demo's accuracy
+ * benchmark and screenshot (two thirds of its time; neither touches the
+ * published days or the settlement, and tests/test_e2e_accuracy.c and
+ * tests/test_e2e_browser.c run them). */
 static void test_demo_days_verify(void **state)
 {
     (void)state;
     char *tmp = tu_mkdtemp("e2e-verify-demo");
-    tu_run r = tu_sh(tmp, "sh '%s/tools/demo.sh' \"$GPUIDX_BIN\"", tu_srcdir());
+    tu_run r = tu_sh(tmp, "DEMO_QUICK=1 sh '%s/tools/demo.sh' \"$GPUIDX_BIN\"", tu_srcdir());
     ok(&r, "make demo");
     r = tu_gpuidx(tmp, "verify demo-out/publish");
     if (r.status != 0) fail_msg("verify: exit %d: %.2000s%s", r.status, r.out, r.err);

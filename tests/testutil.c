@@ -21,6 +21,14 @@ void tu_assert_close(double got, double want, double rel, const char *what)
         fail_msg("%s: got %.17g, want %.17g", what, got, want);
 }
 
+static void iso_second(int64_t t, char *iso)
+{
+    time_t tt = (time_t)t;
+    struct tm tm;
+    gmtime_r(&tt, &tm);
+    strftime(iso, 21, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
 int64_t tu_next_second(char *iso)
 {
     struct timespec now;
@@ -36,12 +44,25 @@ int64_t tu_next_second(char *iso)
     while (nanosleep(&t, &t) != 0 && errno == EINTR) {}
     for (struct timespec ms = {0, 1000000L}; time(NULL) <= s;) nanosleep(&ms, NULL);
     time_t got = time(NULL);
-    if (iso) {
-        struct tm tm;
-        gmtime_r(&got, &tm);
-        strftime(iso, 21, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    }
+    if (iso) iso_second((int64_t)got, iso);
     return (int64_t)got;
+}
+
+int64_t tu_last_batch_second(const char *dir, const char *db, char *iso)
+{
+    tu_run r = tu_sh(dir, "sqlite3 '%s' 'SELECT max(ingested_at) FROM batches'", db);
+    char *end = NULL;
+    long long t = strtoll(r.out, &end, 10);
+    if (r.status != 0 || end == r.out)
+        fail_msg("%s/%s: no batch's ingest time: %s%s", dir, db, r.out, r.err);
+    tu_run_free(&r);
+    if (iso) iso_second(t, iso);
+    return (int64_t)t;
+}
+
+void tu_wait_past(int64_t t)
+{
+    for (struct timespec ms = {0, 1000000L}; (int64_t)time(NULL) <= t;) nanosleep(&ms, NULL);
 }
 
 static char *slurp_fd(FILE *f)

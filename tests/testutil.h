@@ -61,6 +61,14 @@ const char *tu_real_data(void);
  * seconds: this replaces `sleep 1.1` by the wait for the observable tick
  * (half a second on average). */
 int64_t tu_next_second(char *iso);
+/* The second the last batch of dir/db was stamped with (its ingest time:
+ * what an inclusive --as-of needs to see it and nothing later); iso (when
+ * not NULL, 21 bytes) gets it as YYYY-MM-DDTHH:MM:SSZ.  Fails the test
+ * when the database has no batch. */
+int64_t tu_last_batch_second(const char *dir, const char *db, char *iso);
+/* Waits until the wall clock (time()) is past second t -- at once when
+ * it already is: work done since t counts, unlike tu_next_second. */
+void tu_wait_past(int64_t t);
 
 /* A FIFO at path, and a child process that opens it for writing n times
  * in turn, writing texts[i] (len[i] bytes; len NULL: strlen) on the i-th
