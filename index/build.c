@@ -89,7 +89,6 @@
 #include "index/internal.h"
 #include "core/vec.h"
 #include "store/batches.h"
-#include "store/chain_states.h"
 #include "store/grades.h"
 #include "store/index_values.h"
 #include "store/obs.h"
@@ -269,21 +268,6 @@ static gpi_status load_rows(store *st, const idx_grade *g, int32_t from, int32_t
 
 /* ---- the build ------------------------------------------------------------- */
 
-/* Design note 8: the chain state after day, for the next day's build and
- * this day's publication. */
-static gpi_status save_chain(store *st, const idx_chain *c, int32_t day, int64_t as_of,
-                             gpi_diag *d)
-{
-    unsigned char *p = NULL;
-    size_t n = 0;
-    gpi_status rc = idx_chain_encode(c, &p, &n, d);
-    if (rc == GPI_OK)
-        rc = store_chain_state_put(st, c->g->hash, day, as_of, IDX_CHAIN_STATE_FORMAT, p, n,
-                                   IDX_CHAIN_STATES_KEPT, d);
-    free(p);
-    return rc;
-}
-
 /* Buffers of days: the one fixed and the two read ahead. */
 enum { NPRE = 3 };
 
@@ -362,33 +346,6 @@ int32_t idx_v2_first_day(const idx_grade *g, int32_t from)
     return idx_period_start(from - 1 - g->p.max_carry_days, g->p.rebalance_months) - back;
 }
 
-/* Design note 8: *resumed = 1 when the chain state c's grade left after
- * from - 1 is stored and still current at as_of, and c now holds it. */
-static gpi_status resume_chain(store *st, idx_chain *c, int32_t from, int64_t as_of,
-                               int *resumed, gpi_diag *d)
-{
-    *resumed = 0;
-    unsigned char *p = NULL;
-    size_t n = 0;
-    int64_t t0 = 0;
-    int format = 0, late = 1;
-    gpi_status rc = store_chain_state_get(st, c->g->hash, from - 1, &p, &n, &t0, &format, d);
-    if (rc == GPI_OK && p && format == IDX_CHAIN_STATE_FORMAT)
-        rc = store_obs_reached(st, idx_v2_first_day(c->g, from), from - 1, t0, as_of, &late, d);
-    if (rc == GPI_OK && p && !late) {
-        gpi_diag ignored = {{0}};
-        if (idx_chain_decode(c, p, n, &ignored) == GPI_OK) {
-            *resumed = 1;
-        } else { /* malformed: replayed instead, from a fresh chain */
-            const idx_grade *g = c->g;
-            idx_chain_free(c);
-            if (idx_chain_init(c, g) != GPI_OK) rc = gpi_diag_set(d, GPI_ENOMEM, "out of memory");
-        }
-    }
-    free(p);
-    return rc;
-}
-
 /* Replays the days before from into the states (design notes 2, 7, 8). */
 static gpi_status replay_prefix(store *st, idx_day *dy, idx_seq *gst, idx_chain *gch,
                                 int32_t from, int P0, int64_t as_of, rowvec *rv, gpi_diag *d)
@@ -404,7 +361,7 @@ static gpi_status replay_prefix(store *st, idx_day *dy, idx_seq *gst, idx_chain 
         slow_from[gi] = INT32_MAX;
         if (g->method != 2) continue;
         int resumed = 0;
-        rc = resume_chain(st, &gch[gi], from, as_of, &resumed, d);
+        rc = idx_chain_resume(st, &gch[gi], from, as_of, &resumed, d);
         if (rc != GPI_OK || resumed) continue;
         slow_from[gi] = idx_v2_first_day(g, from);
         int p = from - slow_from[gi] + g->p.adj_lookback_days + g->p.max_carry_days + 1;
@@ -735,7 +692,7 @@ static gpi_status build_once(store *st, const idx_grades *gs, int32_t from, int3
             rc = fix_and_write(st, cur, gi, &gst[gi], &gch[gi], day, as_of, &r, d);
             stats->rows++;
             if (rc == GPI_OK && day == to && gs->g[gi].method == 2)
-                rc = save_chain(st, &gch[gi], day, as_of, d);
+                rc = idx_chain_save(st, &gch[gi], day, as_of, d);
         }
         if (rc == GPI_OK) rc = store_commit(st, d);
         if (rc != GPI_OK && began) store_rollback(st);

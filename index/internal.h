@@ -231,6 +231,14 @@ gpi_status idx_chain_step(idx_chain *c, int32_t day, const idx_eval *xs, const c
 enum { IDX_CHAIN_STATE_FORMAT = 1, IDX_CHAIN_STATES_KEPT = 3 };
 gpi_status idx_chain_encode(const idx_chain *c, unsigned char **out, size_t *n, gpi_diag *d);
 gpi_status idx_chain_decode(idx_chain *c, const unsigned char *p, size_t n, gpi_diag *d);
+/* build.c note 8: *resumed = 1 when the state c's grade left after
+ * from - 1 is stored and still current at cut-off as_of, and c (fresh from
+ * idx_chain_init) now holds it; idx_chain_save stores c's state after day
+ * (inside the caller's transaction), keeping IDX_CHAIN_STATES_KEPT days. */
+gpi_status idx_chain_resume(store *st, idx_chain *c, int32_t from, int64_t as_of, int *resumed,
+                            gpi_diag *d);
+gpi_status idx_chain_save(store *st, const idx_chain *c, int32_t day, int64_t as_of,
+                          gpi_diag *d);
 /* build.c: the first day a v2 grade's chain on day `from` can depend on
  * (design note 7 there). */
 int32_t idx_v2_first_day(const idx_grade *g, int32_t from);
