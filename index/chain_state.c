@@ -222,7 +222,9 @@ gpi_status idx_chain_decode(idx_chain *c, const unsigned char *p, size_t n, gpi_
     c->has = (int)(get_i64(&b) != 0);
     c->nano = get_i64(&b);
     c->value_e4 = get_i64(&b);
-    c->carry = (int)get_i64(&b);
+    int64_t carry = get_i64(&b); /* days carried: 0 .. max_carry_days (chain.c) */
+    if (carry < 0 || carry > c->g->p.max_carry_days) b.bad = 1;
+    c->carry = b.bad ? 0 : (int)carry;
     c->last_day = get_day(&b);
     c->anchor_day = get_day(&b);
     c->ref_day = get_day(&b);
