@@ -42,6 +42,20 @@ static int implausible(const idx_chain *c, const idx_member *m)
     return (__int128)m->now * 1000000 > f * m->ref || (__int128)m->ref * 1000000 > f * m->now;
 }
 
+/* A member of the matching on the day, unless its group is left out: a
+ * price today and at ref, no implausible move (design note 5), and both
+ * relatives to its base (m->rel_now, m->rel_ref) in range; m->matched is
+ * cleared for the caller to set.  The one rule for offers and trades. */
+static int relatives(const idx_chain *c, idx_member *m, const uint64_t *exclude)
+{
+    m->matched = 0;
+    if (m->now < 0 || m->ref < 0 || (exclude && m->group == *exclude) || implausible(c, m))
+        return 0;
+    m->rel_now = ratio_e12(m->now, m->base);
+    m->rel_ref = ratio_e12(m->ref, m->base);
+    return m->rel_now >= 0 && m->rel_ref >= 0;
+}
+
 static int cmp_i64(const void *a, const void *b)
 {
     int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
@@ -77,13 +91,7 @@ int64_t idx_chain_offers_relative(idx_chain *c, const uint64_t *exclude, long *n
     }
     for (size_t i = 0; i < n; i++) {
         idx_member *m = &mem[i];
-        m->matched = 0;
-        if (m->now < 0 || m->ref < 0 || (exclude && m->group == *exclude) ||
-            implausible(c, m))
-            continue;
-        m->rel_now = ratio_e12(m->now, m->base);
-        m->rel_ref = ratio_e12(m->ref, m->base);
-        if (m->rel_now < 0 || m->rel_ref < 0) continue;
+        if (!relatives(c, m, exclude)) continue;
         m->matched = 1;
         c->order[c->n_order++] = i;
     }
@@ -139,13 +147,7 @@ int64_t idx_chain_trades_relative(idx_chain *c, const uint64_t *exclude, long *n
     long k = 0, seen = 0;
     for (size_t i = 0; i < n; i++) {
         idx_member *m = &mem[i];
-        m->matched = 0;
-        if (m->now < 0 || m->ref < 0 || (exclude && m->group == *exclude) ||
-            implausible(c, m))
-            continue;
-        m->rel_now = ratio_e12(m->now, m->base);
-        m->rel_ref = ratio_e12(m->ref, m->base);
-        if (m->rel_now < 0 || m->rel_ref < 0 || m->now_vol <= 0 || m->ref_vol <= 0 ||
+        if (!relatives(c, m, exclude) || m->now_vol <= 0 || m->ref_vol <= 0 ||
             (m->seen && __builtin_add_overflow(vol, m->now_vol, &vol)))
             continue;
         m->matched = 1;

@@ -35,17 +35,14 @@ gpi_status store_chain_state_put(store *st, const char *hash, int32_t day, int64
     sqlite3_bind_int64(s, 3, as_of);
     sqlite3_bind_int(s, 4, format);
     sqlite3_bind_blob64(s, 5, state, (sqlite3_uint64)n, SQLITE_STATIC);
-    int ok = sqlite3_step(s) == SQLITE_DONE;
-    sqlite3_reset(s);
-    if (!ok) return store_err(st, d, "storing a chain state");
+    gpi_status rc = store_step_done(st, s, d, "storing a chain state");
+    if (rc != GPI_OK) return rc;
     s = store_stmt(st, CS_SLOT(CS_DROP),
                    "DELETE FROM chain_states WHERE grade_hash = ?1 AND day < ?2", d);
     if (!s) return GPI_ESTORE;
     sqlite3_bind_text(s, 1, hash, -1, SQLITE_STATIC);
     sqlite3_bind_int64(s, 2, (int64_t)day - keep_days + 1);
-    ok = sqlite3_step(s) == SQLITE_DONE;
-    sqlite3_reset(s);
-    return ok ? GPI_OK : store_err(st, d, "dropping old chain states");
+    return store_step_done(st, s, d, "dropping old chain states");
 }
 
 gpi_status store_chain_state_get(store *st, const char *hash, int32_t day, unsigned char **state,

@@ -192,6 +192,9 @@ void store_attrs_unpack(gpi_obs *o, int64_t attrs);
  * effort (a failure leaves the database as it was). */
 void store_vacuum(store *st);
 
+/* Steps the prepared statement s (no rows) and resets it; GPI_ESTORE with
+ * store_err(what) when it does not finish. */
+gpi_status store_step_done(store *st, sqlite3_stmt *s, gpi_diag *d, const char *what);
 /* Runs sql (no rows); GPI_ESTORE with "store: <error>" in d. */
 gpi_status store_exec(store *st, const char *sql, gpi_diag *d);
 

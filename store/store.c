@@ -323,6 +323,13 @@ sqlite3_stmt *store_stmt(store *st, int slot, const char *sql, gpi_diag *d)
     return st->extra[slot];
 }
 
+gpi_status store_step_done(store *st, sqlite3_stmt *s, gpi_diag *d, const char *what)
+{
+    int rc = sqlite3_step(s);
+    sqlite3_reset(s);
+    return rc == SQLITE_DONE ? GPI_OK : store_err(st, d, what);
+}
+
 /* ---- batches ------------------------------------------------------------- */
 
 static sqlite3_stmt *use(store *st, int i)

@@ -390,13 +390,6 @@ gpi_status store_grade_definition(store *st, const char *hash, char **out, gpi_d
 
 /* ---- fix detail ------------------------------------------------------------ */
 
-static gpi_status step_done(store *st, sqlite3_stmt *s, gpi_diag *d, const char *what)
-{
-    int rc = sqlite3_step(s);
-    sqlite3_reset(s);
-    return rc == SQLITE_DONE ? GPI_OK : store_err(st, d, what);
-}
-
 gpi_status store_index_clear_detail(store *st, const char *grade, int32_t day, int what,
                                     gpi_diag *d)
 {
@@ -408,7 +401,7 @@ gpi_status store_index_clear_detail(store *st, const char *grade, int32_t day, i
     if (!s) return GPI_ESTORE;
     sqlite3_bind_text(s, 1, grade, -1, SQLITE_STATIC);
     sqlite3_bind_int64(s, 2, day);
-    rc = step_done(st, s, d, "clearing exclusions");
+    rc = store_step_done(st, s, d, "clearing exclusions");
     if (rc != GPI_OK) return rc;
     }
     if (!(what & 2)) return rc;
@@ -417,7 +410,7 @@ gpi_status store_index_clear_detail(store *st, const char *grade, int32_t day, i
     if (!s) return GPI_ESTORE;
     sqlite3_bind_text(s, 1, grade, -1, SQLITE_STATIC);
     sqlite3_bind_int64(s, 2, day);
-    return step_done(st, s, d, "clearing adjustment days");
+    return store_step_done(st, s, d, "clearing adjustment days");
 }
 
 gpi_status store_index_put_exclusion(store *st, const char *grade, int32_t day, int kind,
@@ -438,7 +431,7 @@ gpi_status store_index_put_exclusion(store *st, const char *grade, int32_t day, 
     sqlite3_bind_text(s, 6, group ? group : "", -1, SQLITE_STATIC);
     sqlite3_bind_int64(s, 7, price_micro);
     sqlite3_bind_text(s, 8, reason, -1, SQLITE_STATIC);
-    return step_done(st, s, d, "storing exclusion");
+    return store_step_done(st, s, d, "storing exclusion");
 }
 
 gpi_status store_index_put_adj_day(store *st, const char *grade, int32_t day, int32_t src_day,
@@ -454,7 +447,7 @@ gpi_status store_index_put_adj_day(store *st, const char *grade, int32_t day, in
     sqlite3_bind_int64(s, 3, src_day);
     sqlite3_bind_int64(s, 4, trades_raw_q);
     sqlite3_bind_int64(s, 5, offers_raw_q);
-    return step_done(st, s, d, "storing adjustment day");
+    return store_step_done(st, s, d, "storing adjustment day");
 }
 
 gpi_status store_index_adj_days(store *st, const char *grade, int32_t day, store_adj_fn fn,
@@ -489,7 +482,7 @@ gpi_status store_index_log_build(store *st, int64_t started_at, int32_t from, in
     sqlite3_bind_int64(s, 3, to);
     sqlite3_bind_int64(s, 4, as_of);
     sqlite3_bind_text(s, 5, grade_hashes, -1, SQLITE_STATIC);
-    return step_done(st, s, d, "logging build");
+    return store_step_done(st, s, d, "logging build");
 }
 
 /* ---- vintages -------------------------------------------------------------- */
@@ -563,7 +556,7 @@ gpi_status store_vintage_put(store *st, int32_t day, int vintage, int format, in
     sqlite3_bind_text(s, 5, json_sha, -1, SQLITE_STATIC);
     sqlite3_bind_text(s, 6, obs_sha, -1, SQLITE_STATIC);
     sqlite3_bind_int(s, 7, format);
-    return step_done(st, s, d, "storing vintage");
+    return store_step_done(st, s, d, "storing vintage");
 }
 
 gpi_status store_vintage_rows(store *st, int32_t day, int vintage, store_pub_fn fn, void *ud,
@@ -628,7 +621,7 @@ gpi_status store_index_put_published_row(store *st, int32_t day, int vintage,
     if (r->row_tail && r->row_tail[0]) sqlite3_bind_text(s, 10, r->row_tail, -1, SQLITE_STATIC);
     if (r->ref_day != INT32_MIN) sqlite3_bind_int64(s, 11, r->ref_day);
     if (r->panel_day != INT32_MIN) sqlite3_bind_int64(s, 12, r->panel_day);
-    return step_done(st, s, d, "storing published row");
+    return store_step_done(st, s, d, "storing published row");
 }
 
 gpi_status store_restatement_put(store *st, int32_t day, const char *grade, int vintage,
@@ -645,7 +638,7 @@ gpi_status store_restatement_put(store *st, int32_t day, const char *grade, int 
     bind_opt(s, 4, old_e4);
     bind_opt(s, 5, new_e4);
     sqlite3_bind_text(s, 6, reason, -1, SQLITE_STATIC);
-    return step_done(st, s, d, "storing restatement");
+    return store_step_done(st, s, d, "storing restatement");
 }
 
 gpi_status store_restatements(store *st, store_restatement_fn fn, void *ud, gpi_diag *d)
@@ -682,7 +675,7 @@ gpi_status store_revision_put(store *st, int32_t day, const char *grade, int vin
     bind_opt(s, 4, old_e4);
     bind_opt(s, 5, new_e4);
     sqlite3_bind_int64(s, 6, now);
-    return step_done(st, s, d, "storing revision");
+    return store_step_done(st, s, d, "storing revision");
 }
 
 gpi_status store_day_batches(store *st, int32_t day, int64_t as_of, store_batch_fn fn, void *ud,
