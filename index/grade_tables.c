@@ -19,6 +19,13 @@
  *     against the distinct facets of the stored observations (one scan),
  *     and so is each grade as a whole.  These are warnings, not errors: a
  *     grade may be defined before its first observation arrives.
+ * (4) Observations are never deleted, so the facets only grow and a check
+ *     that warned of nothing never will.  Such a check is recorded under
+ *     a key, the SHA-256 of what it depends on besides the facets (each
+ *     grade's definition hash and its regions as written, the region
+ *     groups), and not run again: reading the 58,723 facets of the bench
+ *     market was a fifth of a one-day build.  A check that warns runs
+ *     every time, so its warnings are printed every time.
  */
 #define _GNU_SOURCE 1 /* FNM_CASEFOLD */
 #include "index/internal.h"
@@ -274,47 +281,91 @@ static int any_facet(const facets *fs, int what, const char *entry, const idx_gr
     return 0;
 }
 
+/* The key of the check of grade g with tb (note 4). */
+static void check_key(const idx_grade *g, const idx_grade_tables *tb, char key[65])
+{
+    gpi_sha256 h;
+    gpi_sha256_init(&h);
+    static const char tag[] = "gpuidx grade check 1\n";
+    gpi_sha256_update(&h, tag, sizeof tag - 1);
+    gpi_sha256_update(&h, g->hash, strlen(g->hash));
+    for (int i = 0; i < g->n_region_src; i++) {
+        gpi_sha256_update(&h, "\t", 1);
+        gpi_sha256_update(&h, g->region_src[i], strlen(g->region_src[i]));
+    }
+    gpi_sha256_update(&h, "\n", 1);
+    for (size_t i = 0; tb && i < tb->n_rgroup; i++) {
+        gpi_sha256_update(&h, tb->rgroup[i], strlen(tb->rgroup[i]) + 1);
+        gpi_sha256_update(&h, tb->rpattern[i], strlen(tb->rpattern[i]) + 1);
+    }
+    gpi_sha256_final(&h, key);
+}
+
+/* Checks grade gi against the facets; the number of warnings. */
+static int check_grade(const idx_grades *gs, size_t gi, const char *name, const facets *fs,
+                       const idx_grade_tables *tb, idx_warn_fn warn, void *ud)
+{
+    const idx_grade *g = &gs->g[gi];
+    char msg[512];
+    int warned = 0;
+    struct {
+        const char *field;
+        int what, n;
+        const char (*v)[IDX_NAME_MAX + 1];
+    } lists[] = {{"gpu", F_GPU, g->n_gpu, (const char (*)[IDX_NAME_MAX + 1])g->gpu},
+                 {"regions", F_REGION, g->n_region_src,
+                  (const char (*)[IDX_NAME_MAX + 1])g->region_src},
+                 {"providers", F_PROVIDER, g->n_provider,
+                  (const char (*)[IDX_NAME_MAX + 1])g->provider},
+                 {"segments", F_SEGMENT, g->n_segment,
+                  (const char (*)[IDX_NAME_MAX + 1])g->segment},
+                 {"skus", F_SKU, g->n_sku, (const char (*)[IDX_NAME_MAX + 1])g->sku}};
+    for (size_t k = 0; k < sizeof lists / sizeof lists[0]; k++)
+        for (int i = 0; i < lists[k].n; i++) {
+            if (any_facet(fs, lists[k].what, lists[k].v[i], tb)) continue;
+            snprintf(msg, sizeof msg, "%s: grades[%zu].%s: \"%s\" matches no stored observation",
+                     name, gi, lists[k].field, lists[k].v[i]);
+            warn(msg, ud);
+            warned++;
+        }
+    if (warned) return warned;
+    int any = 0;
+    for (size_t i = 0; i < fs->n && !any; i++) any = idx_grade_match(g, &fs->v[i].o);
+    if (any) return 0;
+    snprintf(msg, sizeof msg,
+             "%s: grades[%zu] (%s): no stored observation matches all of its filters "
+             "(gpu, term, tier, scope, covers, places)",
+             name, gi, g->id);
+    warn(msg, ud);
+    return 1;
+}
+
 gpi_status idx_grades_check(const idx_grades *gs, const char *name, const idx_grade_tables *tb,
                             store *st, idx_warn_fn warn, void *ud, gpi_diag *d)
 {
     facets fs = {0};
-    gpi_status rc = store_obs_facets(st, collect, &fs, d);
-    if (rc == GPI_OK && fs.oom) rc = gpi_diag_set(d, GPI_ENOMEM, "grades: out of memory");
-    char msg[512];
-    for (size_t gi = 0; rc == GPI_OK && fs.n > 0 && gi < gs->n; gi++) {
-        const idx_grade *g = &gs->g[gi];
-        int warned = 0;
-        struct {
-            const char *field;
-            int what, n;
-            const char (*v)[IDX_NAME_MAX + 1];
-        } lists[] = {{"gpu", F_GPU, g->n_gpu, (const char (*)[IDX_NAME_MAX + 1])g->gpu},
-                     {"regions", F_REGION, g->n_region_src,
-                      (const char (*)[IDX_NAME_MAX + 1])g->region_src},
-                     {"providers", F_PROVIDER, g->n_provider,
-                      (const char (*)[IDX_NAME_MAX + 1])g->provider},
-                     {"segments", F_SEGMENT, g->n_segment,
-                      (const char (*)[IDX_NAME_MAX + 1])g->segment},
-                     {"skus", F_SKU, g->n_sku, (const char (*)[IDX_NAME_MAX + 1])g->sku}};
-        for (size_t k = 0; k < sizeof lists / sizeof lists[0]; k++)
-            for (int i = 0; i < lists[k].n; i++) {
-                if (any_facet(&fs, lists[k].what, lists[k].v[i], tb)) continue;
-                snprintf(msg, sizeof msg, "%s: grades[%zu].%s: \"%s\" matches no stored observation",
-                         name, gi, lists[k].field, lists[k].v[i]);
-                warn(msg, ud);
-                warned = 1;
-            }
-        if (warned) continue;
-        int any = 0;
-        for (size_t i = 0; i < fs.n && !any; i++) any = idx_grade_match(g, &fs.v[i].o);
-        if (!any) {
-            snprintf(msg, sizeof msg,
-                     "%s: grades[%zu] (%s): no stored observation matches all of its filters "
-                     "(gpu, term, tier, scope, covers, places)",
-                     name, gi, g->id);
-            warn(msg, ud);
+    int loaded = 0;
+    char(*keys)[65] = calloc(gs->n ? gs->n : 1, sizeof *keys);
+    const char **clean_keys = calloc(gs->n ? gs->n : 1, sizeof *clean_keys);
+    size_t n_clean = 0;
+    gpi_status rc = keys && clean_keys ? GPI_OK
+                                       : gpi_diag_set(d, GPI_ENOMEM, "grades: out of memory");
+    for (size_t gi = 0; rc == GPI_OK && gi < gs->n; gi++) {
+        check_key(&gs->g[gi], tb, keys[gi]);
+        int clean = 0;
+        rc = store_facet_check_clean(st, keys[gi], &clean, d);
+        if (rc != GPI_OK || clean) continue;
+        if (!loaded) { /* the facets, once, when a grade needs them */
+            loaded = 1;
+            rc = store_obs_facets(st, collect, &fs, d);
+            if (rc == GPI_OK && fs.oom) rc = gpi_diag_set(d, GPI_ENOMEM, "grades: out of memory");
         }
+        if (rc != GPI_OK || fs.n == 0) break; /* nothing stored: nothing to check against */
+        if (check_grade(gs, gi, name, &fs, tb, warn, ud) == 0) clean_keys[n_clean++] = keys[gi];
     }
+    if (rc == GPI_OK && n_clean > 0) store_facet_check_record(st, clean_keys, n_clean);
     facets_free(&fs);
+    free(keys);
+    free(clean_keys);
     return rc;
 }

@@ -67,8 +67,8 @@ typedef struct store_profile {
     int64_t attrs;                      /* packed enumerations (store.c) */
     int32_t name[STORE_PROFILE_NAMES];  /* name ids, in STORE_P_* order */
     int32_t gpu_count;
-    /* the cache's own: known (the slot holds a profile) and whether this
-     * handle recorded its facet in obs_facets (store_sets.c note 2) */
+    /* known: the slot holds a profile (the cache's own); facet_noted:
+     * profiles.noted, a row with its facet is stored (profiles.c note 6) */
     unsigned char known, facet_noted;
 } store_profile;
 
@@ -82,6 +82,9 @@ typedef struct store_profiles {
     size_t nslots, n_slotted;
     int loaded;
     int64_t last;         /* memo: the last profile looked up (0 = none) */
+    /* packs to rewrite at commit (profiles.c note 5): dirty[k] for pack k */
+    unsigned char *dirty;
+    size_t cap_dirty, n_dirty;
 } store_profiles;
 
 struct store {
@@ -98,14 +101,11 @@ struct store {
     int lock_tried;
     int locked;
     int read_only;        /* opened with STORE_OPEN_READ */
+    int busy_ms;          /* SQLite's busy timeout (store_open_mode) */
     /* version 2 keys with a version 1 alias (alias.c), sorted */
     uint64_t *alias_keys;
     size_t n_alias;
     int alias_loaded;
-    /* facets known to be in obs_facets (store_sets.c note 2): an open
-     * addressing set of (attrs, gpu, provider, grp, segment, region, sku) */
-    int64_t (*facets)[7];
-    size_t n_facets, cap_facets;
     /* the days of the rows the open batch stored (batches.min_day, max_day) */
     int32_t batch_min_day, batch_max_day;
 };
@@ -135,6 +135,9 @@ extern const int store_n_migrations;
 /* Index of the migration that creates ident_aliases: store_alias_migrate
  * fills it in the same transaction. */
 extern const int store_migration_ident_aliases;
+/* Index of the migration that creates profile_packs:
+ * store_profiles_pack_all fills it in the same transaction. */
+extern const int store_migration_profile_packs;
 
 /* ---- identities of version 1 (alias.c) ----------------------------------- */
 
@@ -173,13 +176,22 @@ gpi_status store_profile_id(store *st, const store_profile *p, int64_t *id, gpi_
 store_profile *store_profile_get(store *st, int64_t id);
 /* Drops the cache (after a rollback, and on close). */
 void store_profiles_reset(store *st);
+/* Records that a row of profile id is stored (profiles.noted, profiles.c note 6). */
+gpi_status store_profile_noted(store *st, int64_t id, gpi_diag *d);
+/* Rewrites the packs of the profiles this transaction added or noted
+ * (profiles.c note 5); store_commit calls it before COMMIT. */
+gpi_status store_profiles_flush(store *st, gpi_diag *d);
+/* Packs every profile (migration 12). */
+gpi_status store_profiles_pack_all(store *st, gpi_diag *d);
 
-/* Records the facet of a stored observation in obs_facets unless this
- * handle knows it is there (store_sets.c note 2); attrs is masked to the
- * normalized bits by the caller.  store_facets_reset forgets what the
- * handle knows (after a rollback, and at close). */
-gpi_status store_facet_note(store *st, int64_t attrs, const int64_t ids[6], gpi_diag *d);
-void store_facets_reset(store *st);
+
+/* The bits of attrs that describe the observation, without those of what
+ * the row itself gave (store.c; a facet's attrs). */
+#define STORE_ATTRS_NORMALIZED ((INT64_C(1) << 20) - 1)
+/* Calls fn for every stored profile, in id order (loading the cache);
+ * stops when fn returns nonzero. */
+gpi_status store_profiles_each(store *st, int (*fn)(const store_profile *p, void *ud), void *ud,
+                               gpi_diag *d);
 
 /* Unpacks an observation's attrs (scan.c; layout in store.c, schema note 6). */
 void store_attrs_unpack(gpi_obs *o, int64_t attrs);

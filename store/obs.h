@@ -63,9 +63,22 @@ gpi_status store_obs_ingested_between(store *st, int32_t day, int64_t t1, int64_
 /* Every distinct combination of what a grade filters on among the stored
  * observations: calls fn with kind, scope, tier, term, term_months,
  * status, covers, gpu, provider, group, segment, region and sku filled
- * (the rest zero or NULL).  One pass over obs_facets.  The names are the
+ * (the rest zero or NULL): those of the noted profiles, from the profile
+ * cache (store_sets.c note 2).  The names are the
  * store's interned texts: they stay valid until the next rollback or
  * store_close, so fn may keep the pointers (no copy) for that long. */
 gpi_status store_obs_facets(store *st, store_obs_fn fn, void *ud, gpi_diag *d);
+
+/* Grade checks that found every filter of a grade matched
+ * (index/grade_tables.c note 4).  The facets only grow (observations are
+ * never deleted), so a check that warned of nothing never will: *clean = 1
+ * when `key` (a hash of what the check depends on besides the facets) was
+ * recorded clean. */
+gpi_status store_facet_check_clean(store *st, const char *key, int *clean, gpi_diag *d);
+/* Records the n keys as clean in one transaction, best effort: nothing on
+ * a read-only handle or inside a transaction, and nothing when another
+ * writer holds the database (no waiting); the checks then simply run
+ * again next time. */
+void store_facet_check_record(store *st, const char *const *keys, size_t n);
 
 #endif

@@ -134,6 +134,8 @@ static gpi_status migrate(store *st, gpi_diag *d)
             rc = store_exec(st, store_migrations[version], d);
             if (rc == GPI_OK && version == store_migration_ident_aliases)
                 rc = store_alias_migrate(st, d);
+            if (rc == GPI_OK && version == store_migration_profile_packs)
+                rc = store_profiles_pack_all(st, d);
             if (rc == GPI_OK) {
                 char pragma[64];
                 snprintf(pragma, sizeof pragma, "PRAGMA user_version = %d", version + 1);
@@ -220,7 +222,8 @@ gpi_status store_open_mode(const char *path, int mode, store **out, gpi_diag *d)
     /* the busy timeout, for writers other than gpuidx (tx.c) */
     const char *busy = getenv("GPUIDX_BUSY_TIMEOUT_MS");
     long busy_ms = busy && *busy ? strtol(busy, NULL, 10) : 10000;
-    sqlite3_busy_timeout(st->db, busy_ms >= 0 && busy_ms <= 3600000 ? (int)busy_ms : 10000);
+    st->busy_ms = busy_ms >= 0 && busy_ms <= 3600000 ? (int)busy_ms : 10000;
+    sqlite3_busy_timeout(st->db, st->busy_ms);
     gpi_status rc = foreign(st, d);
     /* read-only storage (readonly.c): a WAL database in a folder that
      * cannot be written is read as an immutable file */
@@ -298,7 +301,6 @@ void store_close(store *st)
     store_names_reset(st);
     store_profiles_reset(st);
     store_alias_reset(st);
-    store_facets_reset(st);
     for (int i = 0; i < ST__N; i++) sqlite3_finalize(st->stmt[i]);
     for (int i = 0; i < STORE_EXTRA_STMTS; i++) sqlite3_finalize(st->extra[i]);
     sqlite3_close(st->db);
@@ -504,7 +506,7 @@ static int str_eq(const char *a, const char *b)
  * unit 10-11, term_months 12-17, covers 18-19; then what the row itself
  * gave (note 7): tier given bit 20, status as written 21-22, and bit 23
  * set when 20-22 are known (rows stored before have 0 there). */
-#define ATTRS_NORMALIZED ((INT64_C(1) << 20) - 1)
+#define ATTRS_NORMALIZED STORE_ATTRS_NORMALIZED
 #define ATTRS_AS_WRITTEN (INT64_C(3) << 1 | INT64_C(3) << 6 | INT64_C(3) << 10 | INT64_C(63) << 12)
 #define ATTRS_GIVEN_SHIFT 20
 #define ATTRS_GIVEN_KNOWN (INT64_C(1) << 23)
@@ -668,16 +670,10 @@ gpi_status store_obs_put(store *st, int64_t batch_id, const gpi_obs *o, store_pu
         *res = STORE_PUT_STORED;
         if (o->day < st->batch_min_day) st->batch_min_day = o->day;
         if (o->day > st->batch_max_day) st->batch_max_day = o->day;
-        /* the profile's facet, once per profile and handle */
+        /* the profile's facet (profiles.c note 6), once per profile */
         store_profile *sp = store_profile_get(st, profile);
         if (!sp) return store_err(st, d, "reading profiles");
-        if (sp->facet_noted) return GPI_OK;
-        int64_t facet[6] = {p.name[STORE_P_GPU],    p.name[STORE_P_PROVIDER],
-                            p.name[STORE_P_GRP],    p.name[STORE_P_SEGMENT],
-                            p.name[STORE_P_REGION], p.name[STORE_P_SKU]};
-        gpi_status frc = store_facet_note(st, p.attrs & ATTRS_NORMALIZED, facet, d);
-        if (frc == GPI_OK) sp->facet_noted = 1;
-        return frc;
+        return sp->facet_noted ? GPI_OK : store_profile_noted(st, profile, d);
     }
     /* The key is taken: same identity and values is a duplicate. */
     sqlite3_stmt *g = use(st, ST_OBS_GET);

@@ -8,15 +8,15 @@
  *     restatements); grade_drops only records that it is no longer built,
  *     published or shown.  Restoring it deletes the record.
  * (2) The facets (distinct packed attrs and interned name ids of the
- *     stored observations) are kept in obs_facets as rows are stored:
- *     store_obs_put notes each stored row's facet, and a handle remembers
- *     the facets it knows are in the table (a few thousand), so the table
- *     is written once per new facet.  They used to be one SELECT DISTINCT
- *     over every observation, read by every build and evaluation: 1.3 s
- *     on the real catalog, three quarters of a one-day build on the demo.
- *     Observations are never deleted, so the table only grows; a rolled
- *     back file's facets leave with it and the handle forgets what it
- *     knew.
+ *     stored observations) are those of the noted profiles (profiles.c
+ *     note 6): store_obs_put notes a profile the first time a row of it
+ *     is stored, and store_obs_facets walks the profile cache, which a
+ *     build loads anyway.  They used to be one SELECT DISTINCT over every
+ *     observation (1.3 s on the real catalog, three quarters of a one-day
+ *     build on the demo), then a table of their own, obs_facets
+ *     (migrations 8-11), whose 58,723 rows on the bench market were still
+ *     a fifth of a one-day build.  Observations are never deleted, so the
+ *     facets only grow; a rolled back file's notes leave with it.
  * (3) Statements live in the extra slots STORE_SETS_SLOT(0..).
  */
 #include "store/internal.h"
@@ -26,7 +26,7 @@
 #include <string.h>
 
 enum { SS_FIND_SAME, SS_DROP, SS_RESTORE, SS_DROPPED, SS_LIST, SS_VINT_SET, SS_VINT_GET,
-       SS_FACETS, SS_FACET_PUT };
+       SS_CHECK_GET, SS_CHECK_PUT };
 
 static const char *const ss_sql[] = {
     [SS_FIND_SAME] = "SELECT batch_id FROM batches WHERE sha256 = ?1 AND tables_sha256 IS ?2"
@@ -48,9 +48,9 @@ static const char *const ss_sql[] = {
         " FROM ids ORDER BY ids.id COLLATE NOCASE",
     [SS_VINT_SET] = "UPDATE index_vintages SET grades_sha256 = ?3 WHERE day = ?1 AND vintage = ?2",
     [SS_VINT_GET] = "SELECT grades_sha256 FROM index_vintages WHERE day = ?1 AND vintage = ?2",
-    [SS_FACETS] = "SELECT attrs, gpu, provider, grp, segment, region, sku FROM obs_facets",
-    [SS_FACET_PUT] = "INSERT OR IGNORE INTO obs_facets(attrs, gpu, provider, grp, segment, region,"
-                     " sku) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+    [SS_CHECK_GET] = "SELECT 1 FROM facet_checks WHERE key = ?1",
+    [SS_CHECK_PUT] = "INSERT OR IGNORE INTO facet_checks(key, checked_at)"
+                     " VALUES (?1, CAST(strftime('%s', 'now') AS INTEGER))",
 };
 
 static sqlite3_stmt *ss(store *st, int i, gpi_diag *d)
@@ -174,30 +174,7 @@ gpi_status store_vintage_grades_sha(store *st, int32_t day, int vintage, char sh
                                                  : store_err(st, d, "reading the vintage's grades file");
 }
 
-gpi_status store_obs_facets(store *st, store_obs_fn fn, void *ud, gpi_diag *d)
-{
-    sqlite3_stmt *s = ss(st, SS_FACETS, d);
-    if (!s) return GPI_ESTORE;
-    int rc, bad = 0;
-    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-        gpi_obs o;
-        memset(&o, 0, sizeof o);
-        store_attrs_unpack(&o, sqlite3_column_int64(s, 0));
-        const char **dst[6] = {&o.gpu, &o.provider, &o.group, &o.segment, &o.region, &o.sku};
-        for (int i = 0; i < 6; i++) {
-            sqlite3_int64 id = sqlite3_column_int64(s, i + 1); /* 0: none */
-            *dst[i] = id > 0 ? store_name_text(st, id) : NULL;
-            if (!*dst[i] && id > 0) bad = 1;
-        }
-        if (bad || fn(&o, ud)) break;
-    }
-    sqlite3_reset(s);
-    if (bad) return store_err(st, d, "reading names");
-    return rc == SQLITE_ROW || rc == SQLITE_DONE ? GPI_OK
-                                                 : store_err(st, d, "reading observations");
-}
-
-/* ---- the facet memo (note 2) ------------------------------------------------ */
+/* ---- the set of facets seen ---------------------------------------------------- */
 
 static uint64_t facet_hash(const int64_t k[7])
 {
@@ -215,45 +192,91 @@ static size_t facet_slot(int64_t (*t)[7], size_t cap, const int64_t k[7])
     return j;
 }
 
-/* 1 when k is in the memo; else remembers it (when there is memory) and
- * returns 0. */
-static int facet_seen(store *st, const int64_t k[7])
+/* ---- the facets (note 2) ----------------------------------------------------- */
+
+typedef struct facet_walk {
+    store *st;
+    store_obs_fn fn;
+    void *ud;
+    int64_t (*seen)[7]; /* open addressing, attrs -1 = empty */
+    size_t cap;
+    int bad;
+} facet_walk;
+
+/* A noted profile's facet, unless an earlier profile had the same one. */
+static int walk_one(const store_profile *p, void *ud)
 {
-    if (2 * (st->n_facets + 1) > st->cap_facets) {
-        size_t cap = st->cap_facets ? 2 * st->cap_facets : 1024;
-        int64_t(*t)[7] = malloc(cap * sizeof *t);
-        if (!t) return 0; /* no memo: INSERT OR IGNORE does the work */
-        for (size_t i = 0; i < cap; i++) t[i][0] = -1;
-        for (size_t i = 0; i < st->cap_facets; i++)
-            if (st->facets[i][0] != -1)
-                memcpy(t[facet_slot(t, cap, st->facets[i])], st->facets[i], sizeof t[0]);
-        free(st->facets);
-        st->facets = t;
-        st->cap_facets = cap;
+    facet_walk *w = ud;
+    if (!p->facet_noted) return 0;
+    int64_t k[7] = {p->attrs & STORE_ATTRS_NORMALIZED, p->name[STORE_P_GPU],
+                    p->name[STORE_P_PROVIDER],         p->name[STORE_P_GRP],
+                    p->name[STORE_P_SEGMENT],          p->name[STORE_P_REGION],
+                    p->name[STORE_P_SKU]};
+    size_t j = facet_slot(w->seen, w->cap, k);
+    if (w->seen[j][0] != -1) return 0;
+    memcpy(w->seen[j], k, sizeof w->seen[j]);
+    gpi_obs o;
+    memset(&o, 0, sizeof o);
+    store_attrs_unpack(&o, k[0]);
+    const char **dst[6] = {&o.gpu, &o.provider, &o.group, &o.segment, &o.region, &o.sku};
+    for (int i = 0; i < 6; i++) {
+        *dst[i] = k[i + 1] > 0 ? store_name_text(w->st, k[i + 1]) : NULL;
+        if (!*dst[i] && k[i + 1] > 0) w->bad = 1;
     }
-    size_t j = facet_slot(st->facets, st->cap_facets, k);
-    if (st->facets[j][0] != -1) return 1;
-    memcpy(st->facets[j], k, sizeof st->facets[j]);
-    st->n_facets++;
-    return 0;
+    if (w->bad) return 1;
+    return w->fn(&o, w->ud) != 0;
 }
 
-gpi_status store_facet_note(store *st, int64_t attrs, const int64_t ids[6], gpi_diag *d)
+/* Note 2: distinct, in the order of the first profile of each. */
+gpi_status store_obs_facets(store *st, store_obs_fn fn, void *ud, gpi_diag *d)
 {
-    int64_t k[7] = {attrs};
-    for (int i = 0; i < 6; i++) k[i + 1] = ids[i] > 0 ? ids[i] : 0;
-    if (facet_seen(st, k)) return GPI_OK;
-    sqlite3_stmt *s = ss(st, SS_FACET_PUT, d);
+    gpi_status rc = store_profiles_each(st, NULL, NULL, d); /* the cache, at its size */
+    if (rc != GPI_OK) return rc;
+    facet_walk w = {.st = st, .fn = fn, .ud = ud};
+    w.cap = 1024;
+    while (w.cap < 2 * (st->profiles.n + 1)) w.cap *= 2;
+    w.seen = malloc(w.cap * sizeof *w.seen);
+    if (!w.seen) return gpi_diag_set(d, GPI_ENOMEM, "store: out of memory");
+    for (size_t i = 0; i < w.cap; i++) w.seen[i][0] = -1;
+    rc = store_profiles_each(st, walk_one, &w, d);
+    free(w.seen);
+    if (rc == GPI_OK && w.bad) rc = store_err(st, d, "reading names");
+    return rc;
+}
+
+/* ---- clean grade checks (obs.h) ------------------------------------------------- */
+
+gpi_status store_facet_check_clean(store *st, const char *key, int *clean, gpi_diag *d)
+{
+    *clean = 0;
+    sqlite3_stmt *s = ss(st, SS_CHECK_GET, d);
     if (!s) return GPI_ESTORE;
-    for (int i = 0; i < 7; i++) sqlite3_bind_int64(s, i + 1, k[i]);
+    bind_text(s, 1, key);
     int rc = sqlite3_step(s);
+    *clean = rc == SQLITE_ROW;
     sqlite3_reset(s);
-    return rc == SQLITE_DONE ? GPI_OK : store_err(st, d, "recording a facet");
+    return rc == SQLITE_ROW || rc == SQLITE_DONE ? GPI_OK
+                                                 : store_err(st, d, "reading grade checks");
 }
 
-void store_facets_reset(store *st)
+void store_facet_check_record(store *st, const char *const *keys, size_t n)
 {
-    free(st->facets);
-    st->facets = NULL;
-    st->n_facets = st->cap_facets = 0;
+    if (st->read_only || st->in_tx || n == 0) return;
+    /* a few rows outside the writers' queue: a writer holding the
+     * database makes BEGIN fail at once (busy) rather than wait */
+    sqlite3_busy_timeout(st->db, 0);
+    int ok = sqlite3_exec(st->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) == SQLITE_OK;
+    for (size_t i = 0; ok && i < n; i++) {
+        sqlite3_stmt *s = ss(st, SS_CHECK_PUT, NULL);
+        if (!s) {
+            ok = 0;
+            break;
+        }
+        bind_text(s, 1, keys[i]);
+        ok = sqlite3_step(s) == SQLITE_DONE;
+        sqlite3_reset(s);
+    }
+    if (ok) ok = sqlite3_exec(st->db, "COMMIT", NULL, NULL, NULL) == SQLITE_OK;
+    if (!ok && !sqlite3_get_autocommit(st->db)) sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+    sqlite3_busy_timeout(st->db, st->busy_ms);
 }

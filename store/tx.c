@@ -76,7 +76,8 @@ gpi_status store_begin(store *st, gpi_diag *d)
 
 gpi_status store_commit(store *st, gpi_diag *d)
 {
-    gpi_status rc = store_exec(st, "COMMIT", d);
+    gpi_status rc = store_profiles_flush(st, d); /* profiles.c note 5 */
+    if (rc == GPI_OK) rc = store_exec(st, "COMMIT", d);
     if (rc == GPI_OK) {
         st->in_tx = 0;
         writer_unlock(st);
@@ -92,7 +93,6 @@ void store_rollback(store *st)
     store_names_reset(st); /* names of the rolled-back transaction are gone */
     store_profiles_reset(st); /* and profiles */
     store_alias_reset(st);
-    store_facets_reset(st); /* so are its facets */
 }
 
 void store_vacuum(store *st)

@@ -4,8 +4,10 @@
  * Schema 9 (and every version before it) kept every value of an
  * observation in its row (NULL for no name); migration 10 moved what
  * repeats into `profiles`.  undo_10 takes a database of the current
- * schema (11) back: it drops what migration 11 added (chain_states and the
- * batches' day range), then rebuilds the schema 9 table and its readable
+ * schema (12) back: it undoes migration 12 (UNDO_12: obs_facets again, as
+ * the facets of the noted profiles; no packs, no grade checks), drops
+ * what migration 11 added (chain_states and the batches' day range),
+ * then rebuilds the schema 9 table and its readable
  * view (VIEW_9, the view as migration 5 created it), so a test can store
  * rows through the store, take the file back, and let store_open migrate
  * it again.  Run with sqlite3_exec on a closed store's file.
@@ -47,7 +49,23 @@
     " LEFT JOIN names c ON c.name_id = o.currency LEFT JOIN names k ON k.name_id = o.sku"         \
     " LEFT JOIN names x ON x.name_id = o.correction;"
 
+/* Schema 12 -> 11: obs_facets holds the facets of the noted profiles. */
+#define UNDO_12                                                                                   \
+    "CREATE TABLE obs_facets ("                                                                   \
+    "  attrs INTEGER NOT NULL, gpu INTEGER NOT NULL, provider INTEGER NOT NULL,"                  \
+    "  grp INTEGER NOT NULL, segment INTEGER NOT NULL, region INTEGER NOT NULL,"                  \
+    "  sku INTEGER NOT NULL,"                                                                     \
+    "  PRIMARY KEY (attrs, gpu, provider, grp, segment, region, sku)"                             \
+    ") WITHOUT ROWID;"                                                                            \
+    "INSERT OR IGNORE INTO obs_facets SELECT attrs & 1048575, gpu, provider, grp, segment,"       \
+    "  region, sku FROM profiles WHERE noted;"                                                    \
+    "DROP TABLE profile_packs; DROP TABLE facet_checks;"                                          \
+    "ALTER TABLE profiles DROP COLUMN noted;"
+
+static const char undo_12[] __attribute__((unused)) = UNDO_12 "PRAGMA user_version = 11;";
+
 static const char undo_10[] __attribute__((unused)) =
+    UNDO_12
     "DROP TABLE chain_states;"
     "ALTER TABLE batches DROP COLUMN min_day;"
     "ALTER TABLE batches DROP COLUMN max_day;"

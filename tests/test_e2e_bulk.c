@@ -52,7 +52,8 @@ static void dump(const char *db, const char *out)
     tu_run r = tu_sh(dir,
                      "sqlite3 -header -csv %s \"SELECT * FROM observations_readable ORDER BY day,"
                      " key_hash, observed_at; SELECT * FROM profiles ORDER BY profile_id;"
-                     " SELECT * FROM names ORDER BY name_id; SELECT * FROM obs_facets;"
+                     " SELECT * FROM names ORDER BY name_id;"
+                     " SELECT pack, format, n, hex(data) FROM profile_packs ORDER BY pack;"
                      " SELECT batch_id, path, sha256, n_read, n_stored, n_duplicates, n_rejected"
                      " FROM batches ORDER BY batch_id;\" > %s",
                      db, out);
@@ -283,7 +284,13 @@ static void test_migration_keeps_view_and_values(void **state)
     tu_run r = tu_gpuidx(dir, "--db m8.db %s %s", data_opt, build); /* migrates first */
     if (r.status != 0) fail_msg("build: %s", r.err);
     tu_run_free(&r);
-    assert_int_equal(sql_long("m8.db", "PRAGMA user_version"), 11);
+    assert_int_equal(sql_long("m8.db", "PRAGMA user_version"), 12);
+    /* migration 12: every profile has stored rows, so every one is noted,
+     * and each is in a pack */
+    assert_int_equal(sql_long("m8.db", "SELECT count(*) FROM profiles WHERE NOT noted"), 0);
+    assert_int_equal(sql_long("m8.db", "SELECT (SELECT sum(n) FROM profile_packs) ="
+                                       " (SELECT count(*) FROM profiles)"),
+                     1);
     /* the old rows' pages went back to the file system (store.c compact) */
     assert_true(sql_long("m8.db", "PRAGMA freelist_count") * 10 <
                 sql_long("m8.db", "PRAGMA page_count"));

@@ -7,6 +7,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -423,6 +424,42 @@ static void test_filters_matching_nothing(void **state)
     /* each filter matches something, but not together */
     assert_string_equal(w.msg[2], "g.json: grades[2] (NONE): no stored observation matches all "
                                   "of its filters (gpu, term, tier, scope, covers, places)");
+    store_close(st);
+    /* note 4: the clean grade is recorded, the others are not */
+    sqlite3 *db = NULL;
+    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+    sqlite3_stmt *q = NULL;
+    assert_int_equal(sqlite3_prepare_v2(db, "SELECT count(*) FROM facet_checks", -1, &q, NULL),
+                     SQLITE_OK);
+    assert_int_equal(sqlite3_step(q), SQLITE_ROW);
+    assert_int_equal(sqlite3_column_int(q, 0), 1);
+    sqlite3_finalize(q);
+    /* the facets shrink behind the store's back (they never do: rows are
+     * never deleted): lambda's only US row is no longer noted */
+    assert_int_equal(sqlite3_exec(db,
+                                  "UPDATE profiles SET noted = 0 WHERE region = (SELECT name_id"
+                                  " FROM names WHERE name = 'us-east-1');"
+                                  "DELETE FROM profile_packs;",
+                                  NULL, NULL, NULL),
+                     SQLITE_OK);
+    sqlite3_close(db);
+    if (store_open(path, &st, &d) != GPI_OK) fail_msg("%s", d.msg);
+    /* OK was found clean: not checked again; the others warn as before */
+    w.n = 0;
+    assert_int_equal(idx_grades_check(gs, "g.json", &tb, st, on_warn, &w, &d), GPI_OK);
+    assert_int_equal(w.n, 3);
+    assert_string_equal(w.msg[0], "g.json: grades[1].providers: \"lamda\" matches no stored "
+                                  "observation");
+    /* the same filters under another id are another grade: checked */
+    idx_grades *gs2 = parse_ok("{\"grades\":[{\"id\":\"OK2\",\"gpu\":\"H100-SXM-80GB\","
+                               "\"providers\":\"lambda\",\"regions\":\"US\"}]}",
+                               &tb);
+    w.n = 0;
+    assert_int_equal(idx_grades_check(gs2, "h.json", &tb, st, on_warn, &w, &d), GPI_OK);
+    assert_int_equal(w.n, 1);
+    assert_string_equal(w.msg[0], "h.json: grades[0].regions: \"US\" matches no stored "
+                                  "observation");
+    idx_grades_free(gs2);
     idx_grades_free(gs);
     idx_grade_tables_free(&tb);
     store_close(st);

@@ -331,7 +331,7 @@ static void test_migration_profiles(void **state)
     assert_string_equal(after, before);
     /* a, a2 | c | t | the two old rows */
     assert_int_equal(sql_count(path, "SELECT count(*) FROM profiles"), 4);
-    assert_int_equal(sql_count(path, "PRAGMA user_version"), 11);
+    assert_int_equal(sql_count(path, "PRAGMA user_version"), 12);
 
     /* the migrated rows are the stored ones for the duplicate check */
     assert_int_equal(store_open(path, &st, &d), GPI_OK);
