@@ -91,6 +91,24 @@ typedef struct gpi_obs {
                                  changed ("skus.csv:14: gpu_count 12 -> 8"),
                                  or NULL */
     long line;                /* physical line (CSV) or record (JSON) */
+    /* Hints from a producer that numbers what repeats within one file
+     * (ingest/pipe.c note 5); 0 = none, and a consumer may ignore them.
+     * profile_seq: the n-th distinct profile (gpi_obs_profile below);
+     * ident_seq: the n-th distinct ident text.  *_first is set on the
+     * first row of each number; every later row with that number has the
+     * same profile (the same ident) as that first row. */
+    uint32_t profile_seq, ident_seq;
+    unsigned char profile_first, ident_first;
 } gpi_obs;
+
+/* ---- the profile of an observation (core/obs.c) ----------------------------
+ * What the store keeps once for all the rows that share it
+ * (store/profiles.c): these texts, in this order (region NULL as "";
+ * other NULLs stay NULL), and these integers.  Every other field (key,
+ * times, price, quantity, id, ident, buyer, raw_price, line) is the row's
+ * own. */
+enum { GPI_PROFILE_TEXTS = 11, GPI_PROFILE_INTS = 11 };
+void gpi_obs_profile(const gpi_obs *o, const char *text[GPI_PROFILE_TEXTS],
+                     int32_t ints[GPI_PROFILE_INTS]);
 
 #endif

@@ -106,6 +106,10 @@ struct store {
     uint64_t *alias_keys;
     size_t n_alias;
     int alias_loaded;
+    /* the producer's numbers (gpi_obs.profile_seq, ident_seq; store.c
+     * note 9) -> profile id and interned ident id, for the open batch */
+    int64_t *hint_profile, *hint_ident;
+    size_t cap_hint_profile, cap_hint_ident;
     /* the days of the rows the open batch stored (batches.min_day, max_day) */
     int32_t batch_min_day, batch_max_day;
 };
@@ -176,6 +180,9 @@ gpi_status store_profile_id(store *st, const store_profile *p, int64_t *id, gpi_
 store_profile *store_profile_get(store *st, int64_t id);
 /* Drops the cache (after a rollback, and on close). */
 void store_profiles_reset(store *st);
+/* Forgets the producer's numbers (store.c note 9): at a batch's begin, a
+ * rollback and close. */
+void store_hints_reset(store *st);
 /* Records that a row of profile id is stored (profiles.noted, profiles.c note 6). */
 gpi_status store_profile_noted(store *st, int64_t id, gpi_diag *d);
 /* Rewrites the packs of the profiles this transaction added or noted

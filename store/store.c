@@ -28,8 +28,17 @@
  *     profile (store/profiles.c): the stored row's values are read from
  *     the handle's profile cache, not from SQL.
  * (8) The scans (store_obs_scan, store_obs_scan_core) are in scan.c.
+ * (9) A producer may number the distinct profiles and identities of a
+ *     file (gpi_obs.profile_seq, ident_seq; ingest/pipe.c note 5):
+ *     store_obs_put resolves a number on its first row as before (names
+ *     interned, profile found or inserted) and keeps the id for the rest
+ *     of the batch, so later rows with that number skip the twelve lookups
+ *     by text.  A first row always resolves afresh, so two numberings in
+ *     one batch cannot mix; store_batch_begin, a rollback and close forget
+ *     the numbers.
  */
 #include "store/internal.h"
+#include "core/vec.h"
 #include "store/testing.h"
 
 #include <stdio.h>
@@ -300,6 +309,7 @@ void store_close(store *st)
     if (st->in_tx) store_rollback(st);
     store_names_reset(st);
     store_profiles_reset(st);
+    store_hints_reset(st);
     store_alias_reset(st);
     for (int i = 0; i < ST__N; i++) sqlite3_finalize(st->stmt[i]);
     for (int i = 0; i < STORE_EXTRA_STMTS; i++) sqlite3_finalize(st->extra[i]);
@@ -398,6 +408,7 @@ gpi_status store_batch_begin(store *st, const store_batch_info *info, int64_t *b
     }
     sqlite3_reset(s);
     *batch_id = sqlite3_last_insert_rowid(st->db);
+    store_hints_reset(st);
     st->batch_min_day = INT32_MAX;
     st->batch_max_day = INT32_MIN;
     return GPI_OK;
@@ -612,33 +623,73 @@ static gpi_status legacy_row(store *st, const gpi_obs *o, const store_profile *p
     return rc;
 }
 
-gpi_status store_obs_put(store *st, int64_t batch_id, const gpi_obs *o, store_put_result *res,
-                         gpi_diag *d)
+void store_hints_reset(store *st)
 {
+    free(st->hint_profile);
+    free(st->hint_ident);
+    st->hint_profile = st->hint_ident = NULL;
+    st->cap_hint_profile = st->cap_hint_ident = 0;
+}
+
+/* Note 9: what number seq (0: none) was resolved to in this batch, or 0;
+ * a first row resolves its number afresh. */
+static int64_t hinted(const int64_t *v, size_t cap, uint32_t seq, unsigned char first)
+{
+    return seq && !first && seq < cap ? v[seq] : 0;
+}
+
+/* Note 9: records that number seq is id (best effort: without memory the
+ * number is simply resolved again next time). */
+static void hint(int64_t **v, size_t *cap, uint32_t seq, int64_t id)
+{
+    if (seq && GPI_VEC_RESERVE_ZERO(*v, *cap, (size_t)seq + 1) == 0) (*v)[seq] = id;
+}
+
+/* The profile of o, its id in *profile and its values in *p. */
+static gpi_status profile_of(store *st, const gpi_obs *o, int64_t *profile, store_profile *p,
+                             gpi_diag *d)
+{
+    *profile = hinted(st->hint_profile, st->cap_hint_profile, o->profile_seq, o->profile_first);
+    const store_profile *known = *profile ? store_profile_get(st, *profile) : NULL;
+    if (known) {
+        *p = *known;
+        return GPI_OK;
+    }
     /* the profile's interned columns, in the order of STORE_P_* */
-    const char *text[STORE_PROFILE_NAMES] = {
-        o->gpu,    o->provider,     o->group,        o->segment, o->region ? o->region : "",
-        o->source, o->raw_gpu,      o->raw_provider, o->currency, o->sku,
-        o->correction};
-    store_profile p;
-    memset(&p, 0, sizeof p);
+    const char *text[GPI_PROFILE_TEXTS];
+    int32_t ints[GPI_PROFILE_INTS];
+    gpi_obs_profile(o, text, ints);
+    memset(p, 0, sizeof *p);
     for (int i = 0; i < STORE_PROFILE_NAMES; i++) {
         int64_t id;
         gpi_status rc = store_name_id_memo(st, i, text[i], &id, d);
         if (rc != GPI_OK) return rc;
-        p.name[i] = (int32_t)id; /* names.c keeps ids <= INT32_MAX */
+        p->name[i] = (int32_t)id; /* names.c keeps ids <= INT32_MAX */
     }
-    p.attrs = store_obs_attrs(o);
-    p.gpu_count = o->gpu_count;
+    p->attrs = store_obs_attrs(o);
+    p->gpu_count = o->gpu_count;
+    gpi_status rc = store_profile_id(st, p, profile, d);
+    if (rc == GPI_OK) hint(&st->hint_profile, &st->cap_hint_profile, o->profile_seq, *profile);
+    return rc;
+}
+
+gpi_status store_obs_put(store *st, int64_t batch_id, const gpi_obs *o, store_put_result *res,
+                         gpi_diag *d)
+{
+    store_profile p;
     int64_t profile;
-    gpi_status prc = store_profile_id(st, &p, &profile, d);
+    gpi_status prc = profile_of(st, o, &profile, &p, d);
     if (prc != GPI_OK) return prc;
     /* An offer's ident repeats in every snapshot: intern it.  A trade's is
      * usually unique: keep it as text (schema note 4). */
     int64_t ident_id = 0;
     if (o->kind == GPI_OFFER && st->names.n < STORE_MAX_INTERNED) {
-        gpi_status rc = store_name_id_memo(st, STORE_PROFILE_NAMES, o->ident, &ident_id, d);
-        if (rc != GPI_OK) return rc;
+        ident_id = hinted(st->hint_ident, st->cap_hint_ident, o->ident_seq, o->ident_first);
+        if (!ident_id) {
+            gpi_status rc = store_name_id_memo(st, STORE_PROFILE_NAMES, o->ident, &ident_id, d);
+            if (rc != GPI_OK) return rc;
+            hint(&st->hint_ident, &st->cap_hint_ident, o->ident_seq, ident_id);
+        }
     }
     if (!o->id) { /* stored under its version 1 identity? */
         int found = 0;

@@ -92,6 +92,7 @@ void store_rollback(store *st)
     writer_unlock(st);
     store_names_reset(st); /* names of the rolled-back transaction are gone */
     store_profiles_reset(st); /* and profiles */
+    store_hints_reset(st);
     store_alias_reset(st);
 }
 

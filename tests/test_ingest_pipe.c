@@ -265,6 +265,96 @@ static void test_pipe_sink_stops(void **state)
     free(dir);
 }
 
+/* Note 5 of ingest/pipe.c: what the numbers promise, on the two-thread
+ * run of a market with repeats.  Profiles and offer identities are
+ * numbered 1, 2, ... in order of first sight, the first row of each
+ * number says so, every later row with a number has that first row's
+ * profile (identity), and two numbers never share one. */
+typedef struct numbers {
+    char *profile[4096], *ident[4096];
+    uint32_t n_profile, n_ident;
+    long rows, bad;
+    char why[256];
+} numbers;
+
+static void profile_text(const gpi_obs *o, char *out, size_t cap)
+{
+    const char *text[GPI_PROFILE_TEXTS];
+    int32_t ints[GPI_PROFILE_INTS];
+    gpi_obs_profile(o, text, ints);
+    size_t at = 0;
+    for (int i = 0; i < GPI_PROFILE_INTS; i++)
+        at += (size_t)snprintf(out + at, cap - at, "%d,", ints[i]);
+    for (int i = 0; i < GPI_PROFILE_TEXTS; i++)
+        at += (size_t)snprintf(out + at, cap - at, "%s|", text[i] ? text[i] : "(null)");
+}
+
+/* Checks one number against its map; 0 when it breaks the promise. */
+static int check_number(char **seen, uint32_t *n, uint32_t seq, unsigned char first,
+                        const char *value)
+{
+    if (seq == 0 || seq > 4096) return 0;
+    if (first) {
+        if (seq != *n + 1) return 0; /* in order of first sight */
+        for (uint32_t i = 1; i <= *n; i++)
+            if (strcmp(seen[i - 1], value) == 0) return 0; /* one value, one number */
+        seen[(*n)++] = strdup(value);
+        return 1;
+    }
+    return seq <= *n && strcmp(seen[seq - 1], value) == 0;
+}
+
+static int n_obs(void *ud, const gpi_obs *o, const char *raw)
+{
+    (void)raw;
+    numbers *nb = ud;
+    char text[1024];
+    profile_text(o, text, sizeof text);
+    nb->rows++;
+    int ok = check_number(nb->profile, &nb->n_profile, o->profile_seq, o->profile_first, text);
+    if (ok && o->kind == GPI_OFFER)
+        ok = check_number(nb->ident, &nb->n_ident, o->ident_seq, o->ident_first, o->ident);
+    if (!ok && !nb->bad++)
+        snprintf(nb->why, sizeof nb->why, "line %ld: profile %u%s ident %u%s", o->line,
+                 o->profile_seq, o->profile_first ? " (first)" : "", o->ident_seq,
+                 o->ident_first ? " (first)" : "");
+    return 0;
+}
+
+static int n_rej(void *ud, long line, const char *col, const char *raw, const char *msg)
+{
+    (void)ud, (void)line, (void)col, (void)raw, (void)msg;
+    return 0;
+}
+
+static void test_pipe_numbers(void **state)
+{
+    (void)state;
+    ingest_tables *t = fixture_tables();
+    char *dir = tu_mkdtemp("pipe");
+    char *text = market(30000, 0);
+    char *path = tu_write(dir, "n.csv", text);
+    numbers *nb = calloc(1, sizeof *nb);
+    assert_non_null(nb);
+    ingest_sink sink = {n_obs, n_rej, NULL, NULL, nb};
+    ingest_opts opt = {.path = path, .kind = GPI_OFFER, .threads = 2};
+    ingest_result res;
+    gpi_diag d = {{0}};
+    assert_int_equal(ingest_file(t, &opt, &sink, &res, &d), GPI_OK);
+    if (nb->bad) fail_msg("%ld rows break the numbering; first: %s", nb->bad, nb->why);
+    assert_true(nb->rows > 29000);
+    /* repeats, so fewer numbers than rows, and more than one */
+    assert_true(nb->n_profile > 10 && nb->n_profile < 2000);
+    assert_true(nb->n_ident > 10 && (long)nb->n_ident < nb->rows);
+    for (uint32_t i = 0; i < nb->n_profile; i++) free(nb->profile[i]);
+    for (uint32_t i = 0; i < nb->n_ident; i++) free(nb->ident[i]);
+    free(nb);
+    free(path);
+    free(text);
+    ingest_tables_free(t);
+    free(dir);
+}
+
 /* NDJSON goes through the same pipe. */
 static void test_pipe_ndjson(void **state)
 {
@@ -294,6 +384,7 @@ int main(void)
         cmocka_unit_test(test_pipe_structural_error),
         cmocka_unit_test(test_pipe_sink_stops),
         cmocka_unit_test(test_pipe_ndjson),
+        cmocka_unit_test(test_pipe_numbers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -520,6 +520,71 @@ static void test_profile_packs(void **state)
     free(path);
 }
 
+/* Note 9 of store.c: rows numbered by their producer store what rows
+ * without numbers store, also when a second numbering in the same batch
+ * gives a number to another profile (its first row says so), and in the
+ * next batch, where the numbers mean nothing any more. */
+static void test_numbered_rows(void **state)
+{
+    (void)state;
+    char *pa = NULL, *pb = NULL;
+    store *sa = open_tmp(&pa), *sb = open_tmp(&pb);
+    static const struct {
+        const char *day, *ident, *gpu;
+        uint32_t pseq, iseq;
+        unsigned char pfirst, ifirst;
+        int batch;
+    } rows[] = {
+        {"2024-03-01", "A", "H100-SXM-80GB", 1, 1, 1, 1, 1},
+        {"2024-03-01", "B", "A100-SXM-40GB", 2, 2, 1, 1, 1},
+        {"2024-03-02", "A", "H100-SXM-80GB", 1, 1, 0, 0, 1},
+        /* a second numbering: 1 is now B200 and "C" */
+        {"2024-03-02", "C", "B200", 1, 1, 1, 1, 1},
+        {"2024-03-03", "C", "B200", 1, 1, 0, 0, 1},
+        {"2024-03-03", "B", "A100-SXM-40GB", 2, 2, 0, 0, 1},
+        /* the next batch: its numbering starts afresh */
+        {"2024-03-04", "D", "L40S", 2, 2, 1, 1, 2},
+        {"2024-03-05", "D", "L40S", 2, 2, 0, 0, 2},
+    };
+    int64_t ba = 0, bb = 0;
+    int batch = 0;
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        if (rows[i].batch != batch) {
+            if (batch) {
+                commit(sa, ba, 6, 6, 0, 0);
+                commit(sb, bb, 6, 6, 0, 0);
+            }
+            batch = rows[i].batch;
+            ba = begin(sa, batch == 1 ? "sha-1" : "sha-2", 100 * batch);
+            bb = begin(sb, batch == 1 ? "sha-1" : "sha-2", 100 * batch);
+        }
+        gpi_obs o = obs(rows[i].day, 10 + i, rows[i].ident, 2490000);
+        o.gpu = rows[i].gpu;
+        assert_int_equal(put(sa, ba, &o), STORE_PUT_STORED);
+        o.profile_seq = rows[i].pseq;
+        o.ident_seq = rows[i].iseq;
+        o.profile_first = rows[i].pfirst;
+        o.ident_first = rows[i].ifirst;
+        assert_int_equal(put(sb, bb, &o), STORE_PUT_STORED);
+    }
+    commit(sa, ba, 2, 2, 0, 0);
+    commit(sb, bb, 2, 2, 0, 0);
+    store_close(sa);
+    store_close(sb);
+    char *a = view_profiles(pa), *b = view_profiles(pb);
+    assert_string_equal(b, a);
+    assert_non_null(strstr(b, "14 us-east-1 8 B200\n"));
+    assert_non_null(strstr(b, "17 us-east-1 8 L40S\n"));
+    assert_int_equal(sql_count(pb, "SELECT count(*) FROM observations_readable WHERE"
+                                   " (key_hash, ident) IN (VALUES (10, 'A'), (11, 'B'), (12, 'A'),"
+                                   " (13, 'C'), (14, 'C'), (15, 'B'), (16, 'D'), (17, 'D'))"),
+                     8);
+    free(a);
+    free(b);
+    free(pa);
+    free(pb);
+}
+
 /* Profiles stored in a transaction that is rolled back leave with it: the
  * next profile takes the same id, so a handle that remembered the rolled
  * back one would store a row under another row's values. */
@@ -703,6 +768,7 @@ int main(void)
         cmocka_unit_test(test_facets_follow_the_observations),
         cmocka_unit_test(test_profile_after_rollback),
         cmocka_unit_test(test_profile_packs),
+        cmocka_unit_test(test_numbered_rows),
         cmocka_unit_test(test_batch_hash_placeholder),
         cmocka_unit_test(test_batch_days_and_chain_states),
     };
