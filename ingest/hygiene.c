@@ -109,14 +109,20 @@ int hygiene_provider(norm_ctx *c, const norm_row *r, const provider_match *pm, c
 
 const sku_rule *hygiene_rule(norm_ctx *c, const char *provider, const char *sku)
 {
+    /* the memo's key: provider, 0x1f, sku (a snprintf here was a tenth of
+     * a row's normalization) */
     char key[600];
-    int n = snprintf(key, sizeof key, "%s\x1f%s", provider ? provider : "", sku ? sku : "");
-    if (n < 0 || (size_t)n >= sizeof key) return tables_sku_rule(c->t, tables_sku(c->t, provider, sku));
-    int i = strmap_get(&c->sku_memo, key, (size_t)n);
+    size_t np = provider ? strlen(provider) : 0, ns = sku ? strlen(sku) : 0, n = np + 1 + ns;
+    if (n >= sizeof key) return tables_sku_rule(c->t, tables_sku(c->t, provider, sku));
+    memcpy(key, provider ? provider : "", np);
+    key[np] = '\x1f';
+    memcpy(key + np + 1, sku ? sku : "", ns);
+    key[n] = '\0';
+    int i = strmap_get(&c->sku_memo, key, n);
     if (i < 0) {
         i = tables_sku(c->t, provider, sku) + 1; /* 0: no rule */
-        char *k = arena_strndup(&c->scratch, key, (size_t)n);
-        if (k) strmap_put(&c->sku_memo, k, (size_t)n, i); /* out of memory: no memo */
+        char *k = arena_strndup(&c->scratch, key, n);
+        if (k) strmap_put(&c->sku_memo, k, n, i); /* out of memory: no memo */
     }
     return tables_sku_rule(c->t, i - 1);
 }
