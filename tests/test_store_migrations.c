@@ -375,12 +375,62 @@ static void test_migration_profiles(void **state)
     free(path);
 }
 
+static int count_facet(const gpi_obs *o, void *ud)
+{
+    (void)o;
+    ++*(int *)ud;
+    return 0;
+}
+
+/* Migration 12 on a database of schema 11: a profile is noted exactly when
+ * its facet is in obs_facets (a profile whose only row was refused as a
+ * conflict is not), every profile is in a pack, the facets read from the
+ * noted profiles are obs_facets' rows, and obs_facets goes. */
+static void test_migration_noted_profiles(void **state)
+{
+    (void)state;
+    char *path = NULL;
+    store *st = open_tmp(&path);
+    int64_t b = begin(st, "sha-1", 100);
+    gpi_obs a = obs("2024-03-01", 1, "A", 2490000);
+    gpi_obs c = obs("2024-03-01", 2, "C", 2490000);
+    c.gpu = "A100-SXM-40GB";
+    gpi_obs x = a; /* a's key, identity and time, another region: refused */
+    x.region = "eu-west-1";
+    assert_int_equal(put(st, b, &a), STORE_PUT_STORED);
+    assert_int_equal(put(st, b, &c), STORE_PUT_STORED);
+    assert_int_equal(put(st, b, &x), STORE_PUT_CONFLICT);
+    commit(st, b, 3, 2, 0, 0);
+    store_close(st);
+    assert_int_equal(sql_count(path, "SELECT count(*) FROM profiles"), 3);
+    sqlite3 *db = NULL;
+    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(db, undo_12, NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(db);
+    assert_int_equal(sql_count(path, "SELECT count(*) FROM obs_facets"), 2);
+    gpi_diag d = {{0}};
+    assert_int_equal(store_open(path, &st, &d), GPI_OK); /* migration 12 */
+    int n = 0;
+    assert_int_equal(store_obs_facets(st, count_facet, &n, &d), GPI_OK);
+    assert_int_equal(n, 2);
+    store_close(st);
+    assert_int_equal(sql_count(path, "PRAGMA user_version"), 12);
+    assert_int_equal(sql_count(path, "SELECT group_concat(noted, '') FROM (SELECT noted FROM"
+                                     " profiles ORDER BY profile_id)"),
+                     110);
+    assert_int_equal(sql_count(path, "SELECT sum(n) FROM profile_packs"), 3);
+    assert_int_equal(sql_count(path, "SELECT count(*) FROM sqlite_master WHERE name = 'obs_facets'"),
+                     0);
+    free(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_migration_key_kind_bit),
         cmocka_unit_test(test_migration_identity_aliases),
         cmocka_unit_test(test_migration_profiles),
+        cmocka_unit_test(test_migration_noted_profiles),
     };
     return cmocka_run_group_tests_name("store_migrations", tests, NULL, NULL);
 }
