@@ -120,7 +120,7 @@ void idx_chain_free(idx_chain *c)
     free(c->mem[1]);
     free(c->w);
     free(c->witems);
-    free(c->order);
+    free(c->grel);
     free(c->act);
     free(c->act_now);
     free(c->prev_act);

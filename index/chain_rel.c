@@ -13,6 +13,12 @@
  *     state chain.c's step commits and chain_detail.c shows) and use the
  *     chain's scratch arrays, but move nothing else: chain.c decides
  *     whether the day is a change, an anchor, a carry or a suspension.
+ * (3) The offers statistic groups the matched members by provider with one
+ *     sort of (provider, relative) pairs, O(n log n): the panel holds every
+ *     screened offer of its anchor day (thousands), in key order, and the
+ *     day's leave-one-out peeks (manip.c) recompute it once per provider.
+ *     The provider medians are of the same values whatever the order
+ *     within a provider.
  */
 #include "index/internal.h"
 #include "core/vec.h"
@@ -70,11 +76,45 @@ static int64_t median2(int64_t *v, size_t n)
 }
 
 
+static int cmp_grel(const void *a, const void *b)
+{
+    const idx_grel *x = a, *y = b;
+    if (x->group != y->group) return x->group < y->group ? -1 : 1;
+    return (x->now > y->now) - (x->now < y->now);
+}
+
+/* Design note 3: the provider medians of v[0..n) (sorted here by group,
+ * then relative now), doubled: mn[k] of the relatives now and, when mr is
+ * not NULL, mr[k] of those at ref (py: n of scratch), for the k-th group
+ * in ascending order (grp[k] and cnt[k] its members, when not NULL).
+ * Returns the number of groups. */
+static size_t provider_medians(idx_grel *v, size_t n, int64_t *mn, int64_t *mr, int64_t *py,
+                               uint64_t *grp, long *cnt)
+{
+    if (n > 1) qsort(v, n, sizeof *v, cmp_grel);
+    size_t np = 0;
+    for (size_t i = 0; i < n;) {
+        size_t j = i;
+        while (j < n && v[j].group == v[i].group) j++;
+        size_t m = j - i;
+        const idx_grel *r = v + i; /* ascending by now */
+        mn[np] = m % 2 ? 2 * r[m / 2].now : r[m / 2 - 1].now + r[m / 2].now;
+        if (mr) {
+            for (size_t k = 0; k < m; k++) py[k] = r[k].ref;
+            mr[np] = median2(py, m);
+        }
+        if (grp) grp[np] = v[i].group;
+        if (cnt) cnt[np] = (long)m;
+        np++;
+        i = j;
+    }
+    return np;
+}
+
 /* Offers (design note 2): the members priced today and at ref (the
- * matched sample, c->order: indices into mem[0], by group) and S of their
- * relatives to base on each day (quarter units of 1e-12: the median of
- * provider medians).  Returns the day's relative, or -1 when fewer than
- * min_providers providers matched. */
+ * matched sample) and S of their relatives to base on each day (quarter
+ * units of 1e-12: the median of provider medians).  Returns the day's
+ * relative, or -1 when fewer than min_providers providers matched. */
 int64_t idx_chain_offers_relative(idx_chain *c, const uint64_t *exclude, long *n_matched,
                                long *n_prov, int64_t *now_q, int64_t *ref_q, gpi_diag *d,
                                gpi_status *rc)
@@ -83,41 +123,21 @@ int64_t idx_chain_offers_relative(idx_chain *c, const uint64_t *exclude, long *n
     size_t n = c->n_mem[0], cap = n + 1;
     *n_matched = *n_prov = 0;
     *now_q = *ref_q = -1;
-    c->n_order = 0;
-    if (GPI_VEC_RESERVE(c->order, c->cap_order, cap) ||
-        GPI_VEC_RESERVE(c->w, c->cap_w, 4 * cap)) {
+    if (GPI_VEC_RESERVE(c->grel, c->cap_grel, cap) ||
+        GPI_VEC_RESERVE(c->w, c->cap_w, 3 * cap)) {
         *rc = gpi_diag_set(d, GPI_ENOMEM, "index: out of memory");
         return -1;
     }
+    size_t nm = 0;
     for (size_t i = 0; i < n; i++) {
         idx_member *m = &mem[i];
         if (!relatives(c, m, exclude)) continue;
         m->matched = 1;
-        c->order[c->n_order++] = i;
+        c->grel[nm++] = (idx_grel){m->group, m->rel_now, m->rel_ref};
     }
-    /* by group (insertion into runs: members are sorted by key) */
-    for (size_t i = 1; i < c->n_order; i++) {
-        size_t x = c->order[i], j = i;
-        while (j > 0 && mem[c->order[j - 1]].group > mem[x].group) {
-            c->order[j] = c->order[j - 1];
-            j--;
-        }
-        c->order[j] = x;
-    }
-    int64_t *mn = c->w, *mr = c->w + cap, *px = c->w + 2 * cap, *py = c->w + 3 * cap;
-    size_t np = 0;
-    for (size_t i = 0; i < c->n_order;) {
-        size_t j = i;
-        uint64_t g = mem[c->order[i]].group;
-        for (; j < c->n_order && mem[c->order[j]].group == g; j++) {
-            px[j - i] = mem[c->order[j]].rel_now;
-            py[j - i] = mem[c->order[j]].rel_ref;
-        }
-        mn[np] = median2(px, j - i);
-        mr[np++] = median2(py, j - i);
-        i = j;
-    }
-    *n_matched = (long)c->n_order;
+    int64_t *mn = c->w, *mr = c->w + cap, *py = c->w + 2 * cap;
+    size_t np = provider_medians(c->grel, nm, mn, mr, py, NULL, NULL);
+    *n_matched = (long)nm;
     *n_prov = (long)np;
     if (np == 0 || (long)np < c->g->p.min_providers) return -1;
     *now_q = median2(mn, np);
@@ -183,9 +203,8 @@ static int64_t snap_change(idx_chain *c, const idx_snap *base, const idx_snap *t
 {
     const idx_params *p = &c->g->p;
     size_t cap = base->no + base->nt + 1;
-    if (GPI_VEC_RESERVE(c->w, c->cap_w, 4 * cap) ||
-        GPI_VEC_RESERVE(c->witems, c->cap_witems, cap) ||
-        GPI_VEC_RESERVE(c->order, c->cap_order, cap)) {
+    if (GPI_VEC_RESERVE(c->w, c->cap_w, cap) || GPI_VEC_RESERVE(c->grel, c->cap_grel, cap) ||
+        GPI_VEC_RESERVE(c->witems, c->cap_witems, cap)) {
         *rc = gpi_diag_set(d, GPI_ENOMEM, "index: out of memory");
         return -1;
     }
@@ -212,7 +231,7 @@ static int64_t snap_change(idx_chain *c, const idx_snap *base, const idx_snap *t
         return *rc == GPI_OK ? q : -1;
     }
     /* offers: relatives by group, as the matched statistic */
-    int64_t *rel = c->w, *grp = c->w + cap, *med = c->w + 2 * cap;
+    int64_t *med = c->w;
     n = 0;
     for (size_t i = 0, j = 0; i < base->no && j < then->no;) {
         if (base->o[i].key != then->o[j].key) {
@@ -220,32 +239,12 @@ static int64_t snap_change(idx_chain *c, const idx_snap *base, const idx_snap *t
             continue;
         }
         int64_t r = ratio_e12(then->o[j].price, base->o[i].price);
-        if (r > 0 && !(exclude && base->o[i].group == *exclude)) {
-            rel[n] = r;
-            grp[n] = (int64_t)base->o[i].group;
-            c->order[n] = n;
-            n++;
-        }
+        if (r > 0 && !(exclude && base->o[i].group == *exclude))
+            c->grel[n++] = (idx_grel){base->o[i].group, r, 0};
         i++;
         j++;
     }
-    /* by group (insertion: few constituents), then provider medians */
-    for (size_t i = 1; i < n; i++) {
-        size_t x = c->order[i], j = i;
-        while (j > 0 && (uint64_t)grp[c->order[j - 1]] > (uint64_t)grp[x]) {
-            c->order[j] = c->order[j - 1];
-            j--;
-        }
-        c->order[j] = x;
-    }
-    int64_t *px = c->w + 3 * cap;
-    size_t np = 0;
-    for (size_t i = 0; i < n;) {
-        size_t j = i;
-        for (; j < n && grp[c->order[j]] == grp[c->order[i]]; j++) px[j - i] = rel[c->order[j]];
-        med[np++] = median2(px, j - i);
-        i = j;
-    }
+    size_t np = provider_medians(c->grel, n, med, NULL, NULL, NULL, NULL);
     if (np == 0 || (long)np < p->min_providers) return -1;
     return median2(med, np);
 }

@@ -166,6 +166,12 @@ typedef struct idx_window {
     int64_t xs_e4, change_q, est_nano;
 } idx_window;
 
+/* chain_rel.c: a matched member's provider and relatives (scratch). */
+typedef struct idx_grel {
+    uint64_t group;
+    int64_t now, ref;
+} idx_grel;
+
 typedef struct idx_chain {
     const idx_grade *g;
     int has;                    /* a chained value exists */
@@ -188,12 +194,12 @@ typedef struct idx_chain {
     idx_window *win;            /* the last anchor's window days before it, ascending */
     int n_win;
     char *refvol, *window;      /* idx_chain_detail's text */
-    size_t *order;              /* scratch */
-    size_t n_order, cap_order;
     int64_t *w;
     size_t cap_w;
     idx_item *witems;
     size_t cap_witems;
+    idx_grel *grel;             /* scratch of chain_rel.c's provider medians */
+    size_t cap_grel;
     char *carried;              /* idx_chain_carried_json's text */
 } idx_chain;
 
