@@ -19,6 +19,18 @@
  *     day's leave-one-out peeks (manip.c) recompute it once per provider.
  *     The provider medians are of the same values whatever the order
  *     within a provider.
+ * (4) Leave one provider out (manip.c): each matched member belongs to one
+ *     provider and a provider's median is of its own members only, so the
+ *     offers statistic without provider g is the median of the other
+ *     providers' medians of the day's sample without exclusion.  Between
+ *     idx_chain_loo_begin and _end that sample is kept (c->loo: each
+ *     member's matching rule, each provider's members and medians, the
+ *     medians sorted) and a peek without g reads it: O(members) to mark
+ *     them, O(log providers) for the statistic, instead of the sample
+ *     again.  The marks and relatives the members are left with are those
+ *     of a peek from scratch (relatives() skips g's members without
+ *     touching their relatives, and gives the others the same ones).
+ *     tests/test_index_loo.c checks both ways on random panels.
  */
 #include "index/internal.h"
 #include "core/vec.h"
@@ -111,6 +123,101 @@ static size_t provider_medians(idx_grel *v, size_t n, int64_t *mn, int64_t *mr, 
     return np;
 }
 
+/* Room for np providers in the leave-one-out sample; -1 out of memory. */
+static int loo_reserve(idx_loo *L, size_t np)
+{
+    if (np <= L->cap) return 0;
+    size_t cap = np > 2 * L->cap ? np : 2 * L->cap;
+    uint64_t *grp = realloc(L->grp, cap * sizeof *grp);
+    if (grp) L->grp = grp;
+    long *cnt = realloc(L->cnt, cap * sizeof *cnt);
+    if (cnt) L->cnt = cnt;
+    int64_t **a[4] = {&L->mn, &L->mr, &L->smn, &L->smr};
+    int ok = grp && cnt;
+    for (int k = 0; k < 4; k++) {
+        int64_t *x = realloc(*a[k], cap * sizeof *x);
+        if (x) *a[k] = x;
+        ok &= x != NULL;
+    }
+    if (!ok) return -1;
+    L->cap = cap;
+    return 0;
+}
+
+void idx_loo_free(idx_loo *L)
+{
+    free(L->grp);
+    free(L->cnt);
+    free(L->mn);
+    free(L->mr);
+    free(L->smn);
+    free(L->smr);
+    free(L->ok);
+    memset(L, 0, sizeof *L);
+}
+
+/* Keeps the sample just computed (the providers' medians mn, mr, in the
+ * group order of L->grp and L->cnt, filled by provider_medians). */
+static void loo_keep(idx_loo *L, size_t nm, size_t np, const int64_t *mn, const int64_t *mr)
+{
+    L->n_matched = (long)nm;
+    L->np = np;
+    memcpy(L->mn, mn, np * sizeof *mn);
+    memcpy(L->mr, mr, np * sizeof *mr);
+    memcpy(L->smn, mn, np * sizeof *mn);
+    memcpy(L->smr, mr, np * sizeof *mr);
+    if (np > 1) {
+        qsort(L->smn, np, sizeof *L->smn, cmp_i64);
+        qsort(L->smr, np, sizeof *L->smr, cmp_i64);
+    }
+}
+
+/* The doubled median of sorted s[0..n) without one element equal to v
+ * (skip; else of all of them). */
+static int64_t median2_without(const int64_t *s, size_t n, int skip, int64_t v)
+{
+    size_t p = n; /* the element left out: the first equal to v */
+    if (skip) {
+        size_t lo = 0, hi = n;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (s[mid] < v) lo = mid + 1;
+            else hi = mid;
+        }
+        p = lo;
+        n--;
+    }
+#define AT(i) ((i) < p ? s[(i)] : s[(i) + 1])
+    int64_t m = n % 2 ? 2 * AT(n / 2) : AT(n / 2 - 1) + AT(n / 2);
+#undef AT
+    return m;
+}
+
+/* Design note 4: the offers relative without group g from the day's
+ * sample (c->loo), as idx_chain_offers_relative computes it from scratch:
+ * the same members marked, the other providers' medians unchanged. */
+static int64_t offers_without(idx_chain *c, uint64_t g, long *n_matched, long *n_prov,
+                              int64_t *now_q, int64_t *ref_q)
+{
+    const idx_loo *L = &c->loo;
+    idx_member *mem = c->mem[0];
+    for (size_t i = 0; i < c->n_mem[0]; i++) mem[i].matched = L->ok[i] && mem[i].group != g;
+    size_t lo = 0, hi = L->np;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (L->grp[mid] < g) lo = mid + 1;
+        else hi = mid;
+    }
+    int found = lo < L->np && L->grp[lo] == g;
+    size_t np = L->np - (size_t)found;
+    *n_matched = L->n_matched - (found ? L->cnt[lo] : 0);
+    *n_prov = (long)np;
+    if (np == 0 || (long)np < c->g->p.min_providers) return -1;
+    *now_q = median2_without(L->smn, L->np, found, found ? L->mn[lo] : 0);
+    *ref_q = median2_without(L->smr, L->np, found, found ? L->mr[lo] : 0);
+    return ratio_e12(*now_q, *ref_q);
+}
+
 /* Offers (design note 2): the members priced today and at ref (the
  * matched sample) and S of their relatives to base on each day (quarter
  * units of 1e-12: the median of provider medians).  Returns the day's
@@ -121,22 +228,30 @@ int64_t idx_chain_offers_relative(idx_chain *c, const uint64_t *exclude, long *n
 {
     idx_member *mem = c->mem[0];
     size_t n = c->n_mem[0], cap = n + 1;
+    idx_loo *L = &c->loo;
     *n_matched = *n_prov = 0;
     *now_q = *ref_q = -1;
+    if (exclude && L->on) return offers_without(c, *exclude, n_matched, n_prov, now_q, ref_q);
+    int keep = L->record && !exclude;
     if (GPI_VEC_RESERVE(c->grel, c->cap_grel, cap) ||
-        GPI_VEC_RESERVE(c->w, c->cap_w, 3 * cap)) {
+        GPI_VEC_RESERVE(c->w, c->cap_w, 3 * cap) ||
+        (keep && (GPI_VEC_RESERVE(L->ok, L->cap_ok, cap) || loo_reserve(L, cap)))) {
         *rc = gpi_diag_set(d, GPI_ENOMEM, "index: out of memory");
         return -1;
     }
     size_t nm = 0;
     for (size_t i = 0; i < n; i++) {
         idx_member *m = &mem[i];
-        if (!relatives(c, m, exclude)) continue;
+        int ok = relatives(c, m, exclude);
+        if (keep) L->ok[i] = (unsigned char)ok;
+        if (!ok) continue;
         m->matched = 1;
         c->grel[nm++] = (idx_grel){m->group, m->rel_now, m->rel_ref};
     }
     int64_t *mn = c->w, *mr = c->w + cap, *py = c->w + 2 * cap;
-    size_t np = provider_medians(c->grel, nm, mn, mr, py, NULL, NULL);
+    size_t np = provider_medians(c->grel, nm, mn, mr, py, keep ? L->grp : NULL,
+                                 keep ? L->cnt : NULL);
+    if (keep) loo_keep(L, nm, np, mn, mr);
     *n_matched = (long)nm;
     *n_prov = (long)np;
     if (np == 0 || (long)np < c->g->p.min_providers) return -1;
