@@ -54,7 +54,6 @@ typedef struct idx_day {
      * -1 not yet known (idx_day_collect's memo of idx_grade_match_gpu) */
     signed char *gpu_ok;
     size_t cap_gpu_ok;          /* names covered */
-    int need_sku;               /* a grade filters on skus: read them too */
 } idx_day;
 
 /* idx_grade_match in three parts, cheapest first: term, tenor, tier and
