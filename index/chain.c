@@ -120,7 +120,8 @@ void idx_chain_free(idx_chain *c)
     free(c->mem[1]);
     free(c->w);
     free(c->witems);
-    free(c->order);
+    free(c->grel);
+    idx_loo_free(&c->loo);
     free(c->act);
     free(c->act_now);
     free(c->prev_act);
@@ -293,6 +294,7 @@ static gpi_status decide(idx_chain *c, int32_t day, const idx_eval *xs, const ch
     long nm_o = 0, np_o = 0, nm_t = 0;
     out->chain_prev = has ? c->nano : -1;
     out->carry_prev = has ? c->carry : 0;
+    if (c->loo.on && c->loo.day != day) c->loo.on = 0; /* another day's sample */
     if (has) {
         out->ref_day = c->ref_day;
         out->panel_day = c->anchor_day;
@@ -370,6 +372,7 @@ static gpi_status commit(idx_chain *c, int32_t day, int level, int event, int64_
                          int64_t value_e4, int carry, int64_t xs_e4, gpi_diag *d)
 {
     gpi_status rc = GPI_OK;
+    c->loo.on = 0; /* the day's sample is no longer the chain's */
     c->last_day = day;
     if (c->hist) { /* every day, whatever happens to the chain */
         idx_hist *h = &c->hist[(uint32_t)day % (uint32_t)c->g->p.anchor_days];
@@ -436,6 +439,27 @@ gpi_status idx_chain_peek(idx_chain *c, int32_t day, const idx_eval *xs, uint64_
                           idx_v2eval *out, gpi_diag *d)
 {
     return decide(c, day, xs, NULL, exclude ? &exclude : NULL, out, d);
+}
+
+gpi_status idx_chain_loo_begin(idx_chain *c, int32_t day, gpi_diag *d)
+{
+    gpi_status rc = GPI_OK;
+    long nm, np;
+    int64_t a, b;
+    c->loo.on = 0;
+    if (!c->has || c->last_day != day - 1) return GPI_OK; /* decide() matches nothing */
+    prepare(c, day);
+    c->loo.record = 1;
+    idx_chain_offers_relative(c, NULL, &nm, &np, &a, &b, d, &rc);
+    c->loo.record = 0;
+    c->loo.on = rc == GPI_OK;
+    c->loo.day = day;
+    return rc;
+}
+
+void idx_chain_loo_end(idx_chain *c)
+{
+    c->loo.on = 0;
 }
 
 /* ---- publication detail ------------------------------------------------------ */

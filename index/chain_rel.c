@@ -13,6 +13,24 @@
  *     state chain.c's step commits and chain_detail.c shows) and use the
  *     chain's scratch arrays, but move nothing else: chain.c decides
  *     whether the day is a change, an anchor, a carry or a suspension.
+ * (3) The offers statistic groups the matched members by provider with one
+ *     sort of (provider, relative) pairs, O(n log n): the panel holds every
+ *     screened offer of its anchor day (thousands), in key order, and the
+ *     day's leave-one-out peeks (manip.c) recompute it once per provider.
+ *     The provider medians are of the same values whatever the order
+ *     within a provider.
+ * (4) Leave one provider out (manip.c): each matched member belongs to one
+ *     provider and a provider's median is of its own members only, so the
+ *     offers statistic without provider g is the median of the other
+ *     providers' medians of the day's sample without exclusion.  Between
+ *     idx_chain_loo_begin and _end that sample is kept (c->loo: each
+ *     member's matching rule, each provider's members and medians, the
+ *     medians sorted) and a peek without g reads it: O(members) to mark
+ *     them, O(log providers) for the statistic, instead of the sample
+ *     again.  The marks and relatives the members are left with are those
+ *     of a peek from scratch (relatives() skips g's members without
+ *     touching their relatives, and gives the others the same ones).
+ *     tests/test_index_loo.c checks both ways on random panels.
  */
 #include "index/internal.h"
 #include "core/vec.h"
@@ -70,54 +88,171 @@ static int64_t median2(int64_t *v, size_t n)
 }
 
 
+static int cmp_grel(const void *a, const void *b)
+{
+    const idx_grel *x = a, *y = b;
+    if (x->group != y->group) return x->group < y->group ? -1 : 1;
+    return (x->now > y->now) - (x->now < y->now);
+}
+
+/* Design note 3: the provider medians of v[0..n) (sorted here by group,
+ * then relative now), doubled: mn[k] of the relatives now and, when mr is
+ * not NULL, mr[k] of those at ref (py: n of scratch), for the k-th group
+ * in ascending order (grp[k] and cnt[k] its members, when not NULL).
+ * Returns the number of groups. */
+static size_t provider_medians(idx_grel *v, size_t n, int64_t *mn, int64_t *mr, int64_t *py,
+                               uint64_t *grp, long *cnt)
+{
+    if (n > 1) qsort(v, n, sizeof *v, cmp_grel);
+    size_t np = 0;
+    for (size_t i = 0; i < n;) {
+        size_t j = i;
+        while (j < n && v[j].group == v[i].group) j++;
+        size_t m = j - i;
+        const idx_grel *r = v + i; /* ascending by now */
+        mn[np] = m % 2 ? 2 * r[m / 2].now : r[m / 2 - 1].now + r[m / 2].now;
+        if (mr) {
+            for (size_t k = 0; k < m; k++) py[k] = r[k].ref;
+            mr[np] = median2(py, m);
+        }
+        if (grp) grp[np] = v[i].group;
+        if (cnt) cnt[np] = (long)m;
+        np++;
+        i = j;
+    }
+    return np;
+}
+
+/* Room for np providers in the leave-one-out sample; -1 out of memory. */
+static int loo_reserve(idx_loo *L, size_t np)
+{
+    if (np <= L->cap) return 0;
+    size_t cap = np > 2 * L->cap ? np : 2 * L->cap;
+    uint64_t *grp = realloc(L->grp, cap * sizeof *grp);
+    if (grp) L->grp = grp;
+    long *cnt = realloc(L->cnt, cap * sizeof *cnt);
+    if (cnt) L->cnt = cnt;
+    int64_t **a[4] = {&L->mn, &L->mr, &L->smn, &L->smr};
+    int ok = grp && cnt;
+    for (int k = 0; k < 4; k++) {
+        int64_t *x = realloc(*a[k], cap * sizeof *x);
+        if (x) *a[k] = x;
+        ok &= x != NULL;
+    }
+    if (!ok) return -1;
+    L->cap = cap;
+    return 0;
+}
+
+void idx_loo_free(idx_loo *L)
+{
+    free(L->grp);
+    free(L->cnt);
+    free(L->mn);
+    free(L->mr);
+    free(L->smn);
+    free(L->smr);
+    free(L->ok);
+    memset(L, 0, sizeof *L);
+}
+
+/* Keeps the sample just computed (the providers' medians mn, mr, in the
+ * group order of L->grp and L->cnt, filled by provider_medians). */
+static void loo_keep(idx_loo *L, size_t nm, size_t np, const int64_t *mn, const int64_t *mr)
+{
+    L->n_matched = (long)nm;
+    L->np = np;
+    memcpy(L->mn, mn, np * sizeof *mn);
+    memcpy(L->mr, mr, np * sizeof *mr);
+    memcpy(L->smn, mn, np * sizeof *mn);
+    memcpy(L->smr, mr, np * sizeof *mr);
+    if (np > 1) {
+        qsort(L->smn, np, sizeof *L->smn, cmp_i64);
+        qsort(L->smr, np, sizeof *L->smr, cmp_i64);
+    }
+}
+
+/* The doubled median of sorted s[0..n) without one element equal to v
+ * (skip; else of all of them). */
+static int64_t median2_without(const int64_t *s, size_t n, int skip, int64_t v)
+{
+    size_t p = n; /* the element left out: the first equal to v */
+    if (skip) {
+        size_t lo = 0, hi = n;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (s[mid] < v) lo = mid + 1;
+            else hi = mid;
+        }
+        p = lo;
+        n--;
+    }
+#define AT(i) ((i) < p ? s[(i)] : s[(i) + 1])
+    int64_t m = n % 2 ? 2 * AT(n / 2) : AT(n / 2 - 1) + AT(n / 2);
+#undef AT
+    return m;
+}
+
+/* Design note 4: the offers relative without group g from the day's
+ * sample (c->loo), as idx_chain_offers_relative computes it from scratch:
+ * the same members marked, the other providers' medians unchanged. */
+static int64_t offers_without(idx_chain *c, uint64_t g, long *n_matched, long *n_prov,
+                              int64_t *now_q, int64_t *ref_q)
+{
+    const idx_loo *L = &c->loo;
+    idx_member *mem = c->mem[0];
+    for (size_t i = 0; i < c->n_mem[0]; i++) mem[i].matched = L->ok[i] && mem[i].group != g;
+    size_t lo = 0, hi = L->np;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (L->grp[mid] < g) lo = mid + 1;
+        else hi = mid;
+    }
+    int found = lo < L->np && L->grp[lo] == g;
+    size_t np = L->np - (size_t)found;
+    *n_matched = L->n_matched - (found ? L->cnt[lo] : 0);
+    *n_prov = (long)np;
+    if (np == 0 || (long)np < c->g->p.min_providers) return -1;
+    *now_q = median2_without(L->smn, L->np, found, found ? L->mn[lo] : 0);
+    *ref_q = median2_without(L->smr, L->np, found, found ? L->mr[lo] : 0);
+    return ratio_e12(*now_q, *ref_q);
+}
+
 /* Offers (design note 2): the members priced today and at ref (the
- * matched sample, c->order: indices into mem[0], by group) and S of their
- * relatives to base on each day (quarter units of 1e-12: the median of
- * provider medians).  Returns the day's relative, or -1 when fewer than
- * min_providers providers matched. */
+ * matched sample) and S of their relatives to base on each day (quarter
+ * units of 1e-12: the median of provider medians).  Returns the day's
+ * relative, or -1 when fewer than min_providers providers matched. */
 int64_t idx_chain_offers_relative(idx_chain *c, const uint64_t *exclude, long *n_matched,
                                long *n_prov, int64_t *now_q, int64_t *ref_q, gpi_diag *d,
                                gpi_status *rc)
 {
     idx_member *mem = c->mem[0];
     size_t n = c->n_mem[0], cap = n + 1;
+    idx_loo *L = &c->loo;
     *n_matched = *n_prov = 0;
     *now_q = *ref_q = -1;
-    c->n_order = 0;
-    if (GPI_VEC_RESERVE(c->order, c->cap_order, cap) ||
-        GPI_VEC_RESERVE(c->w, c->cap_w, 4 * cap)) {
+    if (exclude && L->on) return offers_without(c, *exclude, n_matched, n_prov, now_q, ref_q);
+    int keep = L->record && !exclude;
+    if (GPI_VEC_RESERVE(c->grel, c->cap_grel, cap) ||
+        GPI_VEC_RESERVE(c->w, c->cap_w, 3 * cap) ||
+        (keep && (GPI_VEC_RESERVE(L->ok, L->cap_ok, cap) || loo_reserve(L, cap)))) {
         *rc = gpi_diag_set(d, GPI_ENOMEM, "index: out of memory");
         return -1;
     }
+    size_t nm = 0;
     for (size_t i = 0; i < n; i++) {
         idx_member *m = &mem[i];
-        if (!relatives(c, m, exclude)) continue;
+        int ok = relatives(c, m, exclude);
+        if (keep) L->ok[i] = (unsigned char)ok;
+        if (!ok) continue;
         m->matched = 1;
-        c->order[c->n_order++] = i;
+        c->grel[nm++] = (idx_grel){m->group, m->rel_now, m->rel_ref};
     }
-    /* by group (insertion into runs: members are sorted by key) */
-    for (size_t i = 1; i < c->n_order; i++) {
-        size_t x = c->order[i], j = i;
-        while (j > 0 && mem[c->order[j - 1]].group > mem[x].group) {
-            c->order[j] = c->order[j - 1];
-            j--;
-        }
-        c->order[j] = x;
-    }
-    int64_t *mn = c->w, *mr = c->w + cap, *px = c->w + 2 * cap, *py = c->w + 3 * cap;
-    size_t np = 0;
-    for (size_t i = 0; i < c->n_order;) {
-        size_t j = i;
-        uint64_t g = mem[c->order[i]].group;
-        for (; j < c->n_order && mem[c->order[j]].group == g; j++) {
-            px[j - i] = mem[c->order[j]].rel_now;
-            py[j - i] = mem[c->order[j]].rel_ref;
-        }
-        mn[np] = median2(px, j - i);
-        mr[np++] = median2(py, j - i);
-        i = j;
-    }
-    *n_matched = (long)c->n_order;
+    int64_t *mn = c->w, *mr = c->w + cap, *py = c->w + 2 * cap;
+    size_t np = provider_medians(c->grel, nm, mn, mr, py, keep ? L->grp : NULL,
+                                 keep ? L->cnt : NULL);
+    if (keep) loo_keep(L, nm, np, mn, mr);
+    *n_matched = (long)nm;
     *n_prov = (long)np;
     if (np == 0 || (long)np < c->g->p.min_providers) return -1;
     *now_q = median2(mn, np);
@@ -183,9 +318,8 @@ static int64_t snap_change(idx_chain *c, const idx_snap *base, const idx_snap *t
 {
     const idx_params *p = &c->g->p;
     size_t cap = base->no + base->nt + 1;
-    if (GPI_VEC_RESERVE(c->w, c->cap_w, 4 * cap) ||
-        GPI_VEC_RESERVE(c->witems, c->cap_witems, cap) ||
-        GPI_VEC_RESERVE(c->order, c->cap_order, cap)) {
+    if (GPI_VEC_RESERVE(c->w, c->cap_w, cap) || GPI_VEC_RESERVE(c->grel, c->cap_grel, cap) ||
+        GPI_VEC_RESERVE(c->witems, c->cap_witems, cap)) {
         *rc = gpi_diag_set(d, GPI_ENOMEM, "index: out of memory");
         return -1;
     }
@@ -212,7 +346,7 @@ static int64_t snap_change(idx_chain *c, const idx_snap *base, const idx_snap *t
         return *rc == GPI_OK ? q : -1;
     }
     /* offers: relatives by group, as the matched statistic */
-    int64_t *rel = c->w, *grp = c->w + cap, *med = c->w + 2 * cap;
+    int64_t *med = c->w;
     n = 0;
     for (size_t i = 0, j = 0; i < base->no && j < then->no;) {
         if (base->o[i].key != then->o[j].key) {
@@ -220,32 +354,12 @@ static int64_t snap_change(idx_chain *c, const idx_snap *base, const idx_snap *t
             continue;
         }
         int64_t r = ratio_e12(then->o[j].price, base->o[i].price);
-        if (r > 0 && !(exclude && base->o[i].group == *exclude)) {
-            rel[n] = r;
-            grp[n] = (int64_t)base->o[i].group;
-            c->order[n] = n;
-            n++;
-        }
+        if (r > 0 && !(exclude && base->o[i].group == *exclude))
+            c->grel[n++] = (idx_grel){base->o[i].group, r, 0};
         i++;
         j++;
     }
-    /* by group (insertion: few constituents), then provider medians */
-    for (size_t i = 1; i < n; i++) {
-        size_t x = c->order[i], j = i;
-        while (j > 0 && (uint64_t)grp[c->order[j - 1]] > (uint64_t)grp[x]) {
-            c->order[j] = c->order[j - 1];
-            j--;
-        }
-        c->order[j] = x;
-    }
-    int64_t *px = c->w + 3 * cap;
-    size_t np = 0;
-    for (size_t i = 0; i < n;) {
-        size_t j = i;
-        for (; j < n && grp[c->order[j]] == grp[c->order[i]]; j++) px[j - i] = rel[c->order[j]];
-        med[np++] = median2(px, j - i);
-        i = j;
-    }
+    size_t np = provider_medians(c->grel, n, med, NULL, NULL, NULL, NULL);
     if (np == 0 || (long)np < p->min_providers) return -1;
     return median2(med, np);
 }

@@ -41,7 +41,17 @@ typedef struct wbuf {
 static void put_u64(wbuf *b, uint64_t v)
 {
     if (b->oom || (b->oom = GPI_VEC_RESERVE(b->p, b->cap, b->n + 8) != 0)) return;
-    for (int i = 0; i < 8; i++) b->p[b->n++] = (unsigned char)(v >> (8 * i));
+    /* byte by byte, written out: the compiler makes one store of it */
+    unsigned char *q = b->p + b->n;
+    q[0] = (unsigned char)v;
+    q[1] = (unsigned char)(v >> 8);
+    q[2] = (unsigned char)(v >> 16);
+    q[3] = (unsigned char)(v >> 24);
+    q[4] = (unsigned char)(v >> 32);
+    q[5] = (unsigned char)(v >> 40);
+    q[6] = (unsigned char)(v >> 48);
+    q[7] = (unsigned char)(v >> 56);
+    b->n += 8;
 }
 
 static void put_i64(wbuf *b, int64_t v)
@@ -143,8 +153,10 @@ static uint64_t get_u64(rbuf *b)
         b->bad = 1;
         return 0;
     }
-    uint64_t v = 0;
-    for (int i = 0; i < 8; i++) v |= (uint64_t)b->p[b->at + (size_t)i] << (8 * i);
+    const unsigned char *q = b->p + b->at; /* one load (as put_u64) */
+    uint64_t v = (uint64_t)q[0] | (uint64_t)q[1] << 8 | (uint64_t)q[2] << 16 |
+                 (uint64_t)q[3] << 24 | (uint64_t)q[4] << 32 | (uint64_t)q[5] << 40 |
+                 (uint64_t)q[6] << 48 | (uint64_t)q[7] << 56;
     b->at += 8;
     return v;
 }

@@ -30,7 +30,6 @@ gpi_status idx_day_init(idx_day *dy, const idx_grades *gs)
     dy->ng = gs->n;
     dy->offers = calloc(gs->n ? gs->n : 1, sizeof *dy->offers);
     dy->trades = calloc(gs->n ? gs->n : 1, sizeof *dy->trades);
-    for (size_t i = 0; i < gs->n; i++) dy->need_sku |= gs->g[i].n_sku > 0;
     dy->n_slots = 256;
     dy->slots = malloc(dy->n_slots * sizeof *dy->slots);
     if (!dy->offers || !dy->trades || !dy->slots) return GPI_ENOMEM;
@@ -160,10 +159,9 @@ gpi_status idx_day_collect(idx_day *dy, store *st, int32_t day, int64_t as_of, g
 {
     for (size_t i = 0; i < dy->ng; i++) dy->offers[i].n = dy->trades[i].n = 0;
     dy->err = GPI_OK;
-    /* the core scan leaves sku out (design note 5 of build.c: reading is
-     * most of a build); only a grade that filters on it pays for it */
-    gpi_status rc = dy->need_sku ? store_obs_scan(st, day, day, as_of, on_obs, dy, d)
-                                 : store_obs_scan_core(st, day, day, as_of, on_obs, dy, d);
+    /* the core scan: no audit columns (design note 5 of build.c: reading
+     * is most of a build); the sku comes with the profile */
+    gpi_status rc = store_obs_scan_core(st, day, day, as_of, on_obs, dy, d);
     if (rc == GPI_OK && dy->err != GPI_OK)
         rc = gpi_diag_set(d, dy->err, "index: out of memory reading a day");
     return rc;

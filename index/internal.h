@@ -54,7 +54,6 @@ typedef struct idx_day {
      * -1 not yet known (idx_day_collect's memo of idx_grade_match_gpu) */
     signed char *gpu_ok;
     size_t cap_gpu_ok;          /* names covered */
-    int need_sku;               /* a grade filters on skus: read them too */
 } idx_day;
 
 /* idx_grade_match in three parts, cheapest first: term, tenor, tier and
@@ -166,6 +165,28 @@ typedef struct idx_window {
     int64_t xs_e4, change_q, est_nano;
 } idx_window;
 
+/* chain_rel.c: a matched member's provider and relatives (scratch). */
+typedef struct idx_grel {
+    uint64_t group;
+    int64_t now, ref;
+} idx_grel;
+
+/* chain_rel.c: the day's offers sample without exclusion, by provider,
+ * while leave-one-out peeks run (idx_chain_loo_begin .. _end). */
+typedef struct idx_loo {
+    int on;                     /* the sample below is that of `day` */
+    int record;                 /* the next offers relative fills it */
+    int32_t day;
+    long n_matched;             /* matched members, all providers */
+    size_t np, cap;             /* providers; room in the arrays */
+    uint64_t *grp;              /* [np] ascending */
+    long *cnt;                  /* matched members of each */
+    int64_t *mn, *mr;           /* each one's median relative now and at ref, doubled */
+    int64_t *smn, *smr;         /* mn and mr sorted ascending */
+    unsigned char *ok;          /* per offers member: relatives() held */
+    size_t cap_ok;
+} idx_loo;
+
 typedef struct idx_chain {
     const idx_grade *g;
     int has;                    /* a chained value exists */
@@ -188,12 +209,13 @@ typedef struct idx_chain {
     idx_window *win;            /* the last anchor's window days before it, ascending */
     int n_win;
     char *refvol, *window;      /* idx_chain_detail's text */
-    size_t *order;              /* scratch */
-    size_t n_order, cap_order;
     int64_t *w;
     size_t cap_w;
     idx_item *witems;
     size_t cap_witems;
+    idx_grel *grel;             /* scratch of chain_rel.c's provider medians */
+    size_t cap_grel;
+    idx_loo loo;                /* chain_rel.c: leave-one-out peeks (idx_chain_loo_begin) */
     char *carried;              /* idx_chain_carried_json's text */
 } idx_chain;
 
@@ -267,6 +289,14 @@ void idx_chain_detail(const idx_chain *c, const char **ref_volumes, const char *
  * left out of c->cur's matching, without advancing c (grade lab). */
 gpi_status idx_chain_peek(idx_chain *c, int32_t day, const idx_eval *xs, uint64_t exclude,
                           idx_v2eval *out, gpi_diag *d);
+/* Leave-one-out (manip.c): between idx_chain_loo_begin and _end, a peek
+ * at `day` that leaves a group out takes the offers relative from the
+ * day's sample without exclusion, read once by begin (chain_rel.c note
+ * 4): the same numbers and member marks as from scratch.  Nothing may
+ * change c (but peeks) or c->cur in between; a step ends it. */
+gpi_status idx_chain_loo_begin(idx_chain *c, int32_t day, gpi_diag *d);
+void idx_chain_loo_end(idx_chain *c);
+void idx_loo_free(idx_loo *L);
 
 /* chain_rel.c (chain.c's design notes 2-5): the matched sample of the
  * members' day prices (set by chain.c's prepare) and its relative, -1

@@ -16,7 +16,9 @@
  *     no value is a void.  Only days whose level (the cross-section's, for
  *     v2) is trades or offers and that have a value are measured: a carried
  *     or suspended day has no fix to move.  The grade lab (evaluate.c)
- *     reports the same numbers.
+ *     reports the same numbers.  The chain's peeks read the day's offers
+ *     sample once (idx_chain_loo_begin, chain_rel.c note 4): a provider's
+ *     absence only drops its own median from the median of medians.
  * (2) A new participant is one provider group not yet in the grade-day.
  *     It adds trades of x GPU-hours at one price, or offers at one price.
  *     Its prices pass the screen (a provider is screened against its own
@@ -532,7 +534,8 @@ static gpi_status leave_one_out(idx_day *dy, size_t gi, idx_seq *s, idx_chain *c
             while (j < n && ids[j] != b[k]->v[i].group) j++;
             if (j == n) ids[n++] = b[k]->v[i].group;
         }
-    gpi_status rc = GPI_OK;
+    /* the chain's offers sample of the day, kept for the peeks below */
+    gpi_status rc = c ? idx_chain_loo_begin(c, day, d) : GPI_OK;
     for (size_t k = 0; k < n && rc == GPI_OK; k++) {
         idx_eval e2;
         int64_t t_q, o_q;
@@ -559,6 +562,7 @@ static gpi_status leave_one_out(idx_day *dy, size_t gi, idx_seq *s, idx_chain *c
             out->loo_group = ids[k];
         }
     }
+    if (c) idx_chain_loo_end(c);
     free(ids);
     return rc;
 }

@@ -49,7 +49,8 @@ gpi_status store_obs_scan(store *st, int32_t day_from, int32_t day_to,
  * term_months, status, unit, covers, observed_at, day, key_hash, price,
  * quantity, gpu_count and every name (gpu, provider, group, segment,
  * region, source, sku, raw gpu and provider, currency, correction) are
- * filled.  It reads 7 of the row's 11 columns. */
+ * filled.  It reads 7 of the row's 11 columns, or 5 (not day and batch)
+ * for one day at a cut-off after every batch (scan.c note 4). */
 gpi_status store_obs_scan_core(store *st, int32_t day_from, int32_t day_to,
                                int64_t as_of, store_obs_fn fn, void *ud, gpi_diag *d);
 

@@ -213,6 +213,27 @@ static void test_scan_by_day_as_of(void **state)
     assert_string_equal(core.gpu[0], "H100-SXM-80GB");
     assert_string_equal(core.region[1], "us-east-1");
     assert_string_equal(core.sku[1], "gpu_8x_h100_sxm5"); /* grades filter on the sku */
+    /* the core scan of one day after every batch reads neither day nor
+     * batch (scan.c note 4): the same rows and fields, the day included;
+     * with a batch after the cut-off, that batch's rows are out */
+    seen one = {0};
+    memset(&s, 0, sizeof s);
+    assert_int_equal(store_obs_scan(st, d1, d1, 200, collect, &s, &d), GPI_OK);
+    assert_int_equal(store_obs_scan_core(st, d1, d1, 200, collect, &one, &d), GPI_OK);
+    assert_int_equal(one.n, 3);
+    assert_memory_equal(one.day, s.day, sizeof s.day);
+    assert_memory_equal(one.key, s.key, sizeof s.key);
+    assert_memory_equal(one.attrs, s.attrs, sizeof s.attrs);
+    assert_memory_equal(one.price, s.price, sizeof s.price);
+    assert_memory_equal(one.qty, s.qty, sizeof s.qty);
+    assert_memory_equal(one.sku, s.sku, sizeof s.sku);
+    assert_int_equal(one.day[0], d1);
+    assert_int_equal(one.qty[2], -1); /* no quantity */
+    memset(&one, 0, sizeof one);
+    assert_int_equal(store_obs_scan_core(st, d1, d1, 150, collect, &one, &d), GPI_OK);
+    assert_int_equal(one.n, 2);
+    assert_int_equal(one.key[0], 3);
+    assert_int_equal(one.key[1], 5);
     memset(&s, 0, sizeof s);
     assert_int_equal(store_obs_scan(st, d1, d2, 200, collect, &s, &d), GPI_OK);
     assert_int_equal(s.n, 3);
