@@ -178,8 +178,10 @@ static uint64_t key_hash(const unsigned char *p, size_t n)
     }
     uint64_t w = 0;
     memcpy(&w, p, n);
-    h = (h ^ w) * 0xc4ceb9fe1a85ec53u;
-    return (h ^ (h >> 29)) | 1;
+    h ^= w; /* splitmix64's finalizer: every bit reaches the low ones (the slot) */
+    h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9u;
+    h = (h ^ (h >> 27)) * 0x94d049bb133111ebu;
+    return h ^ (h >> 31);
 }
 
 static void map_free(seq_map *m)
@@ -248,14 +250,24 @@ static uint32_t seq_of(seq_map *m, const unsigned char *k, size_t n, unsigned ch
     return m->seq[j];
 }
 
-/* Numbers o's profile and, for an offer, its identity (note 5). */
-static void number(pipe_ctx *p, gpi_obs *o)
+/* w_obs's strings (their order there) that are the profile's texts, in
+ * gpi_obs_profile's order, and the identity */
+static const int profile_src[GPI_PROFILE_TEXTS] = {0, 1, 2, 3, 4, 5, 9, 10, 12, 13, 15};
+enum { IDENT_SRC = 7 };
+
+/* Numbers o's profile and, for an offer, its identity (note 5); slen:
+ * the lengths w_obs measured of its strings (length + 1, 0 for NULL). */
+static void number(pipe_ctx *p, gpi_obs *o, const size_t *slen)
 {
     const char *text[GPI_PROFILE_TEXTS];
     int32_t ints[GPI_PROFILE_INTS];
     gpi_obs_profile(o, text, ints);
     size_t len[GPI_PROFILE_TEXTS], n = sizeof ints;
-    for (int i = 0; i < GPI_PROFILE_TEXTS; i++) n += 1 + (len[i] = text[i] ? strlen(text[i]) + 1 : 0);
+    for (int i = 0; i < GPI_PROFILE_TEXTS; i++) {
+        size_t l = slen[profile_src[i]];
+        len[i] = text[i] && !l ? 1 : l; /* a NULL region is "" */
+        n += 1 + len[i];
+    }
     if (GPI_VEC_RESERVE(p->scratch, p->scratch_cap, n) != 0) return;
     unsigned char *k = p->scratch;
     memcpy(k, ints, sizeof ints);
@@ -267,7 +279,7 @@ static void number(pipe_ctx *p, gpi_obs *o)
     }
     o->profile_seq = seq_of(&p->profiles, k, at, &o->profile_first);
     if (o->kind == GPI_OFFER && o->ident)
-        o->ident_seq = seq_of(&p->idents, (const unsigned char *)o->ident, strlen(o->ident),
+        o->ident_seq = seq_of(&p->idents, (const unsigned char *)o->ident, slen[IDENT_SRC] - 1,
                               &o->ident_first);
 }
 
@@ -288,7 +300,7 @@ static int w_obs(void *ud, const gpi_obs *o, const char *raw)
     event *e = &b->ev[b->n++];
     e->type = EV_OBS;
     e->o = *o;
-    number(p, &e->o);
+    number(p, &e->o, len);
     const char **dst[N] = {&e->o.gpu,      &e->o.provider,     &e->o.group,     &e->o.segment,
                            &e->o.region,   &e->o.source,       &e->o.id,        &e->o.ident,
                            &e->o.buyer,    &e->o.raw_gpu,      &e->o.raw_provider,
