@@ -55,6 +55,7 @@ typedef struct idx_day {
     signed char *gpu_ok;
     size_t cap_gpu_ok;          /* names covered */
     int need_sku;               /* a grade filters on skus: read them too */
+    struct idx_kept *keep;      /* day.c's detail: the observations kept (NULL: none) */
 } idx_day;
 
 /* idx_grade_match in three parts, cheapest first: term, tenor, tier and
