@@ -28,7 +28,8 @@
  *     normalization tables each was read with.  All of it is derived from
  *     the stored rows and observations, so a vintage of format 3
  *     regenerates byte for byte too.  observations.csv is therefore made
- *     first.
+ *     first.  The batches depend on the day and cut-off only: they are
+ *     read once per cut-off (normally once a vintage), not once a row.
  */
 #include "publish/internal.h"
 #include "core/vec.h"
@@ -256,14 +257,21 @@ gpi_status pub_files_make(store *st, int32_t day, int vintage, int format, const
         fprintf(f[1], "{\"date\":\"%s\",\"vintage\":%d,", date, vintage);
     if (grades_sha && *grades_sha) fprintf(f[1], "\"grades_sha256\":\"%s\",", grades_sha);
     fputs("\"rows\":[\n", f[1]);
+    char *batches = NULL; /* of the cut-off batches_as_of: rows share their cut-off */
+    int64_t batches_as_of = 0;
     for (size_t i = 0; i < p->n && rc == GPI_OK; i++) {
         pub_csv_line(f[0], p->v[i].csv, vintage, p->v[i].tail, format);
         fprintf(f[1], "{%s,\"vintage\":%d", p->v[i].json, vintage);
-        if (format >= 3)
-            rc = pub_receipt_json(st, day, p->v[i].grade, p->v[i].hash, p->v[i].as_of, receipts[i],
-                                  f[1], d);
+        if (format >= 3 && (!batches || batches_as_of != p->v[i].as_of)) {
+            free(batches);
+            batches_as_of = p->v[i].as_of;
+            rc = pub_receipt_batches(st, day, batches_as_of, &batches, d);
+        }
+        if (format >= 3 && rc == GPI_OK)
+            rc = pub_receipt_json(st, p->v[i].grade, p->v[i].hash, receipts[i], batches, f[1], d);
         fprintf(f[1], "}%s\n", i + 1 < p->n ? "," : "");
     }
+    free(batches);
     fputs("]}\n", f[1]);
     for (int i = 0; i < 2; i++) fclose(f[i]);
     for (size_t i = 0; receipts && i < p->n; i++) free(receipts[i]);

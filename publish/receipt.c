@@ -99,8 +99,24 @@ static int batch_json(const char *sha, const char *tables, void *ud)
     return 0;
 }
 
-gpi_status pub_receipt_json(store *st, int32_t day, const char *grade, const char *hash,
-                            int64_t as_of, const char *obs, FILE *f, gpi_diag *d)
+gpi_status pub_receipt_batches(store *st, int32_t day, int64_t as_of, char **out, gpi_diag *d)
+{
+    size_t len = 0;
+    *out = NULL;
+    FILE *f = open_memstream(out, &len);
+    if (!f) return gpi_diag_set(d, GPI_ENOMEM, "receipt: out of memory");
+    batch_ctx b = {f, 0};
+    gpi_status rc = store_day_batches(st, day, as_of, batch_json, &b, d);
+    if (fclose(f) != 0 || !*out) rc = gpi_diag_set(d, GPI_ENOMEM, "receipt: out of memory");
+    if (rc != GPI_OK) {
+        free(*out);
+        *out = NULL;
+    }
+    return rc;
+}
+
+gpi_status pub_receipt_json(store *st, const char *grade, const char *hash, const char *obs,
+                            const char *batches, FILE *f, gpi_diag *d)
 {
     char *canon = NULL;
     gpi_status rc = store_grade_definition(st, hash, &canon, d);
@@ -110,11 +126,8 @@ gpi_status pub_receipt_json(store *st, int32_t day, const char *grade, const cha
     json_decref(js);
     free(canon);
     if (!text) return gpi_diag_set(d, GPI_ESTORE, "publish: no stored definition of grade %s", grade);
-    fprintf(f, ",\"grade_definition\":%s,\"receipt\":{\"observations\":%s,\"batches\":[", text,
-            obs ? obs : "null");
+    fprintf(f, ",\"grade_definition\":%s,\"receipt\":{\"observations\":%s,\"batches\":[%s]}",
+            text, obs ? obs : "null", batches);
     free(text);
-    batch_ctx b = {f, 0};
-    rc = store_day_batches(st, day, as_of, batch_json, &b, d);
-    fputs("]}", f);
-    return rc;
+    return GPI_OK;
 }

@@ -1,9 +1,10 @@
-/* tests/test_e2e_detail.c -- observations.csv lists exactly the
- * observations each published fix was computed from (SPEC §7,
- * METHODOLOGY.md §10.6), checked through the binary against the stored
- * observations read independently with SQL.
+/* tests/test_e2e_detail.c -- what a published row says it was computed
+ * from: its lines of observations.csv and its receipt's batches (SPEC §7,
+ * METHODOLOGY.md §7.1, §10.6), checked through the binary.
  *
- * The property, per published day and grade: the grade's lines are the
+ * observations.csv lists exactly the observations each published fix was
+ * computed from, checked against the stored observations read
+ * independently with SQL.  The property, per published day and grade: the grade's lines are the
  * day's trades of the grade and, of each offer key, its latest snapshot of
  * the day when that snapshot is of the grade (an earlier snapshot is never
  * listed) -- for a methodology v2 grade all of them; for a v1 grade those
@@ -318,10 +319,80 @@ static void test_lines_are_the_fix_observations(void **state)
     free(dir);
 }
 
+/* The receipts of one vintage whose rows have different cut-offs: a
+ * batch of H200 offers arrives after the first publication and restates
+ * T.H200.OD; T.H100.OD's row, whose value did not move, is carried from
+ * vintage 1 with its cut-off.  Each row's "batches" are those of its own
+ * cut-off (files.c makes them once per cut-off): T.H100.OD the first
+ * file only, T.H200.OD both. */
+static void test_receipt_batches_per_cut_off(void **state)
+{
+    (void)state;
+    char *dir = tu_mkdtemp("e2e-receipt-cutoffs");
+    free(tu_write(dir, "g.json",
+                  "{\"grades\": [\n"
+                  " {\"id\": \"T.H100.OD\", \"gpu\": \"H100-SXM-80GB\", \"term\": \"on-demand\"},\n"
+                  " {\"id\": \"T.H200.OD\", \"gpu\": \"H200-SXM-141GB\", \"term\": \"on-demand\"}]}\n"));
+    char a[2048], b[1024];
+    size_t n = (size_t)snprintf(a, sizeof a, "kind,id,observed_at,provider,gpu,price,term\n");
+    static const char *const prov[3] = {"aws", "lambda", "coreweave"};
+    for (int p = 0; p < 3; p++)
+        n += (size_t)snprintf(a + n, sizeof a - n,
+                              "offer,h100-%d,2025-01-02,%s,H100-SXM-80GB,%.2f,on-demand\n"
+                              "offer,h200-%d,2025-01-02,%s,H200-SXM-141GB,%.2f,on-demand\n",
+                              p, prov[p], 2.0 + 0.1 * p, p, prov[p], 3.0 + 0.1 * p);
+    free(tu_write(dir, "m1.csv", a));
+    n = (size_t)snprintf(b, sizeof b, "kind,id,observed_at,provider,gpu,price,term\n");
+    static const char *const more[3] = {"nebius", "vultr", "oracle"};
+    for (int p = 0; p < 3; p++)
+        n += (size_t)snprintf(b + n, sizeof b - n,
+                              "offer,h200-late-%d,2025-01-02,%s,H200-SXM-141GB,%.2f,on-demand\n", p,
+                              more[p], 9.0 + 0.1 * p);
+    free(tu_write(dir, "m2.csv", b));
+    static const char *const steps[] = {
+        "\"$GPUIDX_BIN\" --db t.db ingest --admit-providers m1.csv",
+        "\"$GPUIDX_BIN\" --db t.db index build --grades g.json --from 2025-01-02 --to 2025-01-02",
+        "\"$GPUIDX_BIN\" --db t.db index publish --grades g.json --date 2025-01-02 --out pub",
+        "\"$GPUIDX_BIN\" --db t.db ingest --admit-providers m2.csv",
+        "\"$GPUIDX_BIN\" --db t.db index build --grades g.json --from 2025-01-02 --to 2025-01-02",
+        "\"$GPUIDX_BIN\" --db t.db index publish --grades g.json --date 2025-01-02 --out pub",
+    };
+    tu_run r = tu_sh_all(dir, steps, sizeof steps / sizeof steps[0]);
+    if (!strstr(r.err, "vintage 2 (new; 1 restated")) fail_msg("publish: %s", r.err);
+    tu_run_free(&r);
+    r = tu_sh(dir, "sha256sum m1.csv m2.csv");
+    char sha1[65], sha2[65];
+    if (sscanf(r.out, "%64s %*s %64s", sha1, sha2) != 2) fail_msg("sha256sum: %s%s", r.out, r.err);
+    tu_run_free(&r);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/pub/2025-01-02/index.json", dir);
+    char *json = tu_read(path);
+    assert_non_null(json);
+    char one[256], both[512];
+    snprintf(one, sizeof one, "\"batches\":[{\"sha256\":\"%s\",\"tables_sha256\":", sha1);
+    const char *lo = strcmp(sha1, sha2) < 0 ? sha1 : sha2, *hi = lo == sha1 ? sha2 : sha1;
+    snprintf(both, sizeof both, "\"sha256\":\"%s\",\"tables_sha256\":", hi);
+    /* rows in grade order: T.H100.OD (carried) then T.H200.OD (restated) */
+    const char *h100 = strstr(json, "{\"date\":\"2025-01-02\",\"grade\":\"T.H100.OD\"");
+    const char *h200 = strstr(json, "{\"date\":\"2025-01-02\",\"grade\":\"T.H200.OD\"");
+    if (!h100 || !h200 || h100 > h200) fail_msg("rows not found in order:\n%s", json);
+    const char *b100 = strstr(h100, "\"batches\":["), *b200 = strstr(h200, "\"batches\":[");
+    assert_true(b100 && b100 < h200 && b200);
+    if (strncmp(b100, one, strlen(one)) != 0 || strncmp(strstr(b100, "}") + 1, "]", 1) != 0)
+        fail_msg("T.H100.OD's batches are not m1.csv's alone:\n%.400s", b100);
+    char first[256];
+    snprintf(first, sizeof first, "\"batches\":[{\"sha256\":\"%s\",\"tables_sha256\":", lo);
+    if (strncmp(b200, first, strlen(first)) != 0 || !strstr(b200, both))
+        fail_msg("T.H200.OD's batches are not both files:\n%.400s", b200);
+    free(json);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_lines_are_the_fix_observations),
+        cmocka_unit_test(test_receipt_batches_per_cut_off),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
