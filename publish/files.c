@@ -202,6 +202,9 @@ static gpi_status gen_observations(store *st, int32_t day, const char *date, con
         rc = idx_day_detail(st, &gs, level, day, p->v[i].as_of, obs_line, &oc, d);
         if (rc == GPI_OK && oc.oom) rc = gpi_diag_set(d, GPI_ENOMEM, "out of memory");
     }
+    size_t total = 0; /* the file's room, taken once */
+    for (size_t i = 0; i < n && rc == GPI_OK; i++) total += buf[i].n;
+    if (rc == GPI_OK && !gpi_sbuf_room(out, total)) rc = gpi_diag_set(d, GPI_ENOMEM, "out of memory");
     for (size_t i = 0; i < n && rc == GPI_OK; i++) {
         line_vec *lv = &lines[i];
         if (lv->n > 1) qsort(lv->v, lv->n, sizeof *lv->v, cmp_line);
