@@ -16,9 +16,10 @@
  * (4) Cancelled and affiliate trades are kept with their reason so that
  *     publication can list them; they are not eligible and count nowhere.
  * (5) The detail for publication (idx_day_detail) reads the day once: the
- *     collecting scan also keeps each observation some grade took (a copy
- *     of it, its identity text copied aside: the scan's text lives only
- *     until the next row) and, in scan order, which grades took it.  After
+ *     collecting scan also keeps each observation some grade took (what
+ *     its listing shows, ~90 bytes, its identity text copied aside: the
+ *     scan's text lives only until the next row) and, in scan order,
+ *     which grades took it.  After
  *     the fixes, those (observation, grade) pairs are listed in that order
  *     -- the order of a second scan testing every grade, which it used to
  *     be (two day scans: 56 % of a publication).  An earlier snapshot of
@@ -34,10 +35,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* What the detail keeps of a day (note 5). */
+/* What the detail keeps of a day (note 5): of an observation, what its
+ * listing shows (index.h, idx_obs_fn). */
 typedef struct kept_obs {
-    gpi_obs o;
+    int64_t observed_at, price_micro, quantity_micro;
+    uint64_t key_hash;
+    const char *provider, *group, *source, *region; /* the store's names */
     size_t ident; /* offset in text; SIZE_MAX: no identity text */
+    int kind;
 } kept_obs;
 typedef struct kept_hit {
     size_t obs, gi; /* observation obs[obs] is an item of grade gi */
@@ -156,11 +161,10 @@ static int keep_hit(idx_kept *k, const gpi_obs *o, size_t gi, size_t *at)
             k->n_text += n;
         }
         if (GPI_VEC_RESERVE(k->obs, k->cap_obs, k->n_obs + 1) != 0) return -1;
-        kept_obs *ko = &k->obs[k->n_obs];
-        ko->o = *o;
-        ko->o.ident = NULL; /* set once the text stops moving */
-        ko->o.buyer = ko->o.raw_price = NULL; /* the scan's, gone after the row */
-        ko->ident = off;
+        k->obs[k->n_obs] = (kept_obs){o->observed_at, o->price_micro, o->quantity_micro,
+                                      o->key_hash,    o->provider,    o->group,
+                                      o->source,      o->region,      off,
+                                      o->kind};
         *at = k->n_obs++;
     }
     if (GPI_VEC_RESERVE(k->hit, k->cap_hit, k->n_hit + 1) != 0) return -1;
@@ -424,8 +428,6 @@ gpi_status idx_day_detail(store *st, const idx_grades *gs, const idx_detail *row
         rc = idx_day_collect(&dy, st, day, as_of, d);
         dy.keep = NULL;
     }
-    for (size_t k = 0; k < kept.n_obs; k++)
-        kept.obs[k].o.ident = kept.obs[k].ident == SIZE_MAX ? NULL : kept.text + kept.obs[k].ident;
     for (size_t gi = 0; gi < gs->n && rc == GPI_OK; gi++) {
         idx_fix f;
         rc = idx_day_fix(&dy, gi, &f, d);
@@ -438,8 +440,23 @@ gpi_status idx_day_detail(store *st, const idx_grades *gs, const idx_detail *row
             if (b[k]->n > 1) qsort(b[k]->v, b[k]->n, sizeof(idx_item), cmp_key);
     }
     detail dt = {&dy, rows, ch, fn, ud};
-    for (size_t h = 0; h < kept.n_hit && rc == GPI_OK; h++)
-        if (list_obs(&dt, kept.hit[h].gi, &kept.obs[kept.hit[h].obs].o)) break;
+    gpi_obs o;
+    memset(&o, 0, sizeof o);
+    o.day = day;
+    for (size_t h = 0; h < kept.n_hit && rc == GPI_OK; h++) {
+        const kept_obs *ko = &kept.obs[kept.hit[h].obs];
+        o.kind = ko->kind;
+        o.observed_at = ko->observed_at;
+        o.key_hash = ko->key_hash;
+        o.price_micro = ko->price_micro;
+        o.quantity_micro = ko->quantity_micro;
+        o.provider = ko->provider;
+        o.group = ko->group;
+        o.source = ko->source;
+        o.region = ko->region;
+        o.ident = ko->ident == SIZE_MAX ? NULL : kept.text + ko->ident;
+        if (list_obs(&dt, kept.hit[h].gi, &o)) break;
+    }
     for (size_t gi = 0; gi < gs->n; gi++) {
         if (ch) idx_chain_free(&ch[gi]);
         if (sq) idx_seq_free(&sq[gi]);
