@@ -133,8 +133,8 @@ static int obs_line(size_t gi, const gpi_obs *o, const char *role, const char *r
     gpi_sbuf_csv_field(b, reason);
     if (oc->format >= 2) {
         if (m && m->v2) {
-            char t[16];
-            snprintf(t, sizeof t, ",%d,", m->matched);
+            char t[16] = {',', (char)('0' + m->matched), ',', '\0'}; /* 0 or 1 */
+            if (m->matched < 0 || m->matched > 9) snprintf(t, sizeof t, ",%d,", m->matched);
             put_str(b, t);
             put_fixed(b, m->matched ? m->ref_price_e8 : -1, 8);
             gpi_sbuf_put(b, ",", 1);
