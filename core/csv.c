@@ -2,8 +2,10 @@
  * gpuidx writes uses (RFC 4180 quoting: a field holding a comma, a quote,
  * CR or LF is quoted, quotes doubled), its variant for free text a
  * spreadsheet would run as a formula, and the always-quoted one of the
- * rejects file (gpi.h). */
+ * rejects file (gpi.h); the first two also append to a gpi_sbuf
+ * (core/strbuf.h: observations.csv, built in memory). */
 #include "core/gpi.h"
+#include "core/strbuf.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -25,6 +27,43 @@ static void csv_cell(FILE *f, const char *prefix, const char *s, int always)
         fputc(*s, f);
     }
     fputc('"', f);
+}
+
+/* csv_cell appending to b (gpi_sbuf_csv_field, gpi_sbuf_csv_text): the
+ * same bytes, tests/test_core.c checks it on every kind of text. */
+static void sbuf_cell(gpi_sbuf *b, const char *prefix, const char *s)
+{
+    if (!s) s = "";
+    size_t np = strlen(prefix);
+    if (!strpbrk(s, ",\"\r\n")) {
+        gpi_sbuf_put(b, prefix, np);
+        gpi_sbuf_put(b, s, strlen(s));
+        return;
+    }
+    size_t n = strlen(s), q = 0;
+    for (const char *c = s; *c; c++) q += *c == '"';
+    char *o = gpi_sbuf_room(b, n + q + np + 2);
+    if (!o) return;
+    char *start = o;
+    *o++ = '"';
+    memcpy(o, prefix, np);
+    o += np;
+    for (; *s; s++) {
+        if (*s == '"') *o++ = '"';
+        *o++ = *s;
+    }
+    *o++ = '"';
+    b->n += (size_t)(o - start);
+}
+
+void gpi_sbuf_csv_field(gpi_sbuf *b, const char *s)
+{
+    sbuf_cell(b, "", s);
+}
+
+void gpi_sbuf_csv_text(gpi_sbuf *b, const char *s)
+{
+    sbuf_cell(b, gpi_csv_text_risky(s) ? "'" : "", s);
 }
 
 void gpi_csv_field(FILE *f, const char *s)

@@ -163,16 +163,40 @@ void gpi_date_format(int32_t day, char out[11])
     out[10] = '\0';
 }
 
+static void put2(char *o, int v)
+{
+    o[0] = (char)('0' + v / 10);
+    o[1] = (char)('0' + v % 10);
+}
+
 void gpi_time_format(int64_t t, char out[21])
 {
     int32_t day = gpi_day_of_time(t);
-    int64_t sec = t - (int64_t)day * 86400;
+    int sec = (int)(t - (int64_t)day * 86400);
     int y, m, d;
     gpi_civil_from_days(day, &y, &m, &d);
-    char buf[80];
-    snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02dZ", y, m, d, (int)(sec / 3600),
-             (int)(sec / 60 % 60), (int)(sec % 60));
-    memcpy(out, buf, 20);
+    if (y < 0 || y > 9999) { /* printf's text, cut to 20 characters */
+        char buf[80];
+        snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02dZ", y, m, d, sec / 3600,
+                 sec / 60 % 60, sec % 60);
+        memcpy(out, buf, 20);
+        out[20] = '\0';
+        return;
+    }
+    /* by hand: observations.csv writes one per line */
+    put2(out, y / 100);
+    put2(out + 2, y % 100);
+    out[4] = '-';
+    put2(out + 5, m);
+    out[7] = '-';
+    put2(out + 8, d);
+    out[10] = 'T';
+    put2(out + 11, sec / 3600);
+    out[13] = ':';
+    put2(out + 14, sec / 60 % 60);
+    out[16] = ':';
+    put2(out + 17, sec % 60);
+    out[19] = 'Z';
     out[20] = '\0';
 }
 

@@ -74,13 +74,31 @@ int64_t gpi_dec_to_units(gpi_dec d, int digits)
 char *gpi_fixed_format(int64_t v, int digits, char out[32])
 {
     uint64_t a = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
-    uint64_t p = 1;
-    for (int i = 0; i < digits; i++) p *= 10;
-    if (digits == 0)
-        snprintf(out, 32, "%s%llu", v < 0 ? "-" : "", (unsigned long long)a);
-    else
-        snprintf(out, 32, "%s%llu.%0*llu", v < 0 ? "-" : "", (unsigned long long)(a / p),
-                 digits, (unsigned long long)(a % p));
+    if (digits < 0 || digits > 18) { /* no caller; printf's output as before */
+        uint64_t p = 1;
+        for (int i = 0; i < digits; i++) p *= 10;
+        if (digits <= 0)
+            snprintf(out, 32, "%s%llu", v < 0 ? "-" : "", (unsigned long long)a);
+        else
+            snprintf(out, 32, "%s%llu.%0*llu", v < 0 ? "-" : "", (unsigned long long)(a / p),
+                     digits, (unsigned long long)(a % p));
+        return out;
+    }
+    /* by hand (observations.csv writes three per line): the digits of a,
+     * least significant first, at least digits + 1 of them */
+    char t[24];
+    int n = 0;
+    do {
+        t[n++] = (char)('0' + a % 10);
+        a /= 10;
+    } while (a || n <= digits);
+    char *o = out;
+    if (v < 0) *o++ = '-';
+    while (n > 0) {
+        *o++ = t[--n];
+        if (n == digits && n > 0) *o++ = '.';
+    }
+    *o = '\0';
     return out;
 }
 

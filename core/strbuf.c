@@ -7,8 +7,28 @@
 #include "core/vec.h"
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+
+char *gpi_sbuf_room(gpi_sbuf *b, size_t n)
+{
+    if (b->oom) return NULL;
+    if (n > SIZE_MAX - b->n || GPI_VEC_RESERVE(b->p, b->cap, b->n + n) != 0) {
+        b->oom = 1;
+        return NULL;
+    }
+    return b->p + b->n;
+}
+
+void gpi_sbuf_put(gpi_sbuf *b, const char *s, size_t n)
+{
+    char *o = gpi_sbuf_room(b, n);
+    if (!o) return;
+    memcpy(o, s, n);
+    b->n += n;
+}
 
 void gpi_sbuf_printf(gpi_sbuf *b, const char *fmt, ...)
 {

@@ -15,6 +15,18 @@
  *     distinct group name per build).
  * (4) Cancelled and affiliate trades are kept with their reason so that
  *     publication can list them; they are not eligible and count nowhere.
+ * (5) The detail for publication (idx_day_detail) reads the day once: the
+ *     collecting scan also keeps each observation some grade took (what
+ *     its listing shows, ~90 bytes, its identity text copied aside: the
+ *     scan's text lives only until the next row) and, in scan order,
+ *     which grades took it.  After
+ *     the fixes, those (observation, grade) pairs are listed in that order
+ *     -- the order of a second scan testing every grade, which it used to
+ *     be (two day scans: 56 % of a publication).  An earlier snapshot of
+ *     an offer key was kept too but is no longer among the grade's items
+ *     (note 2): it is found there by key and time or skipped, as before.
+ *     The names of a kept observation are the store's interned texts,
+ *     valid for the store handle's transaction (store/obs.h).
  */
 #include "index/internal.h"
 #include "core/vec.h"
@@ -22,6 +34,27 @@
 
 #include <stdlib.h>
 #include <string.h>
+
+/* What the detail keeps of a day (note 5): of an observation, what its
+ * listing shows (index.h, idx_obs_fn). */
+typedef struct kept_obs {
+    int64_t observed_at, price_micro, quantity_micro;
+    uint64_t key_hash;
+    const char *provider, *group, *source, *region; /* the store's names */
+    size_t ident; /* offset in text; SIZE_MAX: no identity text */
+    int kind;
+} kept_obs;
+typedef struct kept_hit {
+    size_t obs, gi; /* observation obs[obs] is an item of grade gi */
+} kept_hit;
+typedef struct idx_kept {
+    kept_obs *obs;
+    size_t n_obs, cap_obs;
+    char *text;
+    size_t n_text, cap_text;
+    kept_hit *hit;
+    size_t n_hit, cap_hit;
+} idx_kept;
 
 gpi_status idx_day_init(idx_day *dy, const idx_grades *gs)
 {
@@ -113,10 +146,36 @@ static signed char *gpu_row(idx_day *dy, int32_t id)
     return dy->gpu_ok + (size_t)id * dy->ng;
 }
 
+/* Records that grade gi took o; *at: o's place among the kept
+ * observations (SIZE_MAX: not kept yet; it is then copied). */
+static int keep_hit(idx_kept *k, const gpi_obs *o, size_t gi, size_t *at)
+{
+    if (*at == SIZE_MAX) {
+        size_t off = SIZE_MAX;
+        if (o->ident) {
+            size_t n = strlen(o->ident) + 1;
+            if (GPI_VEC_RESERVE(k->text, k->cap_text, k->n_text + n) != 0) return -1;
+            memcpy(k->text + k->n_text, o->ident, n);
+            off = k->n_text;
+            k->n_text += n;
+        }
+        if (GPI_VEC_RESERVE(k->obs, k->cap_obs, k->n_obs + 1) != 0) return -1;
+        k->obs[k->n_obs] = (kept_obs){o->observed_at, o->price_micro, o->quantity_micro,
+                                      o->key_hash,    o->provider,    o->group,
+                                      o->source,      o->region,      off,
+                                      o->kind};
+        *at = k->n_obs++;
+    }
+    if (GPI_VEC_RESERVE(k->hit, k->cap_hit, k->n_hit + 1) != 0) return -1;
+    k->hit[k->n_hit++] = (kept_hit){*at, gi};
+    return 0;
+}
+
 static int on_obs(const gpi_obs *o, void *ud)
 {
     idx_day *dy = ud;
     dy->n_scanned++;
+    size_t kept_at = SIZE_MAX;
     int32_t gid = -2;
     signed char *gpu_ok = NULL;
     for (size_t i = 0; i < dy->ng; i++) {
@@ -147,7 +206,7 @@ static int on_obs(const gpi_obs *o, void *ud)
             if (o->status == GPI_STATUS_AFFILIATE) it.reason = IDX_EX_AFFILIATE;
             if (it.qty_micro < 0) it.qty_micro = 0;
         }
-        if (push(b, &it)) {
+        if (push(b, &it) || (dy->keep && keep_hit(dy->keep, o, i, &kept_at))) {
             dy->err = GPI_ENOMEM;
             return 1;
         }
@@ -159,9 +218,12 @@ gpi_status idx_day_collect(idx_day *dy, store *st, int32_t day, int64_t as_of, g
 {
     for (size_t i = 0; i < dy->ng; i++) dy->offers[i].n = dy->trades[i].n = 0;
     dy->err = GPI_OK;
+    if (dy->keep) dy->keep->n_obs = dy->keep->n_text = dy->keep->n_hit = 0;
     /* the core scan: no audit columns (design note 5 of build.c: reading
-     * is most of a build); the sku comes with the profile */
-    gpi_status rc = store_obs_scan_core(st, day, day, as_of, on_obs, dy, d);
+     * is most of a build); the sku comes with the profile.  The detail
+     * publishes the identity (note 5): it takes the full scan */
+    gpi_status rc = dy->keep ? store_obs_scan(st, day, day, as_of, on_obs, dy, d)
+                             : store_obs_scan_core(st, day, day, as_of, on_obs, dy, d);
     if (rc == GPI_OK && dy->err != GPI_OK)
         rc = gpi_diag_set(d, dy->err, "index: out of memory reading a day");
     return rc;
@@ -297,7 +359,7 @@ gpi_status idx_day_fix_without(idx_day *dy, size_t gi, int32_t group, idx_fix *f
     return fix_bufs(dy, &dy->gs->g[gi], &dy->loo_t, &dy->loo_o, f, d);
 }
 
-/* ---- detail for publication ------------------------------------------------ */
+/* ---- detail for publication (note 5) ---------------------------------------- */
 
 typedef struct detail {
     idx_day *dy;
@@ -305,7 +367,6 @@ typedef struct detail {
     idx_chain *ch;     /* per grade; has = 0 for v1 grades and days without a chain */
     idx_obs_fn fn;
     void *ud;
-    int stop;
 } detail;
 
 static int cmp_key(const void *a, const void *b)
@@ -315,41 +376,38 @@ static int cmp_key(const void *a, const void *b)
     return (x->observed_at > y->observed_at) - (x->observed_at < y->observed_at);
 }
 
-static int on_detail(const gpi_obs *o, void *ud)
+/* Lists observation o of grade gi (its items sorted by cmp_key); non-zero
+ * from the callback stops. */
+static int list_obs(detail *dt, size_t gi, const gpi_obs *o)
 {
-    detail *dt = ud;
-    for (size_t gi = 0; gi < dt->dy->ng && !dt->stop; gi++) {
-        const idx_grade *g = &dt->dy->gs->g[gi];
-        if (!idx_grade_match(g, o)) continue;
-        idx_buf *b = o->kind == GPI_OFFER ? &dt->dy->offers[gi] : &dt->dy->trades[gi];
-        idx_item key = {0, 0, o->key_hash, o->observed_at, 0, 0};
-        idx_item *it = b->n ? bsearch(&key, b->v, b->n, sizeof *b->v, cmp_key) : NULL;
-        if (!it) continue; /* an earlier snapshot of an offer key */
-        int lv = dt->rows[gi].level;
-        int of_level = (lv == GPI_LEVEL_TRADES && o->kind == GPI_TRADE) ||
-                       (lv == GPI_LEVEL_OFFERS && o->kind == GPI_OFFER);
-        idx_obs_match m = {0, 0, -1, -1, -1};
-        if (g->method == 2) {
-            m.v2 = 1;
-            if (it->reason == IDX_OK)
-                idx_chain_lookup(&dt->ch[gi], o->kind, o->kind == GPI_OFFER
-                                                           ? o->key_hash
-                                                           : idx_group_hash(o->group),
-                                 &m);
-        } else if (it->reason == IDX_OK && !of_level) {
-            continue; /* did not enter the fix */
-        }
-        const char *role = it->reason != IDX_OK ? "excluded" : "used";
-        if (dt->fn(gi, o, role, idx_reason_name(it->reason), &m, dt->ud)) dt->stop = 1;
+    const idx_grade *g = &dt->dy->gs->g[gi];
+    idx_buf *b = o->kind == GPI_OFFER ? &dt->dy->offers[gi] : &dt->dy->trades[gi];
+    idx_item key = {0, 0, o->key_hash, o->observed_at, 0, 0};
+    idx_item *it = b->n ? bsearch(&key, b->v, b->n, sizeof *b->v, cmp_key) : NULL;
+    if (!it) return 0; /* an earlier snapshot of an offer key */
+    int lv = dt->rows[gi].level;
+    int of_level = (lv == GPI_LEVEL_TRADES && o->kind == GPI_TRADE) ||
+                   (lv == GPI_LEVEL_OFFERS && o->kind == GPI_OFFER);
+    idx_obs_match m = {0, 0, -1, -1, -1};
+    if (g->method == 2) {
+        m.v2 = 1;
+        if (it->reason == IDX_OK)
+            idx_chain_lookup(&dt->ch[gi], o->kind, o->kind == GPI_OFFER
+                                                       ? o->key_hash
+                                                       : idx_group_hash(o->group),
+                             &m);
+    } else if (it->reason == IDX_OK && !of_level) {
+        return 0; /* did not enter the fix */
     }
-    return dt->stop;
+    const char *role = it->reason != IDX_OK ? "excluded" : "used";
+    return dt->fn(gi, o, role, idx_reason_name(it->reason), &m, dt->ud);
 }
 
 gpi_status idx_day_detail(store *st, const idx_grades *gs, const idx_detail *rows, int32_t day,
                           int64_t as_of, idx_obs_fn fn, void *ud, gpi_diag *d)
 {
-    (void)rows;
     idx_day dy;
+    idx_kept kept = {0};
     size_t ng = gs->n ? gs->n : 1;
     idx_chain *ch = calloc(ng, sizeof *ch);
     idx_seq *sq = calloc(ng, sizeof *sq);
@@ -363,7 +421,11 @@ gpi_status idx_day_detail(store *st, const idx_grades *gs, const idx_detail *row
     if (rc != GPI_OK || !ch || !sq) rc = gpi_diag_set(d, GPI_ENOMEM, "index: out of memory");
     /* v2: the chains as the build left them before `day` */
     if (rc == GPI_OK && any_v2) rc = idx_replay(st, &dy, sq, ch, day, as_of, d);
-    if (rc == GPI_OK) rc = idx_day_collect(&dy, st, day, as_of, d);
+    if (rc == GPI_OK) {
+        dy.keep = &kept; /* this day's scan only, not the replay's */
+        rc = idx_day_collect(&dy, st, day, as_of, d);
+        dy.keep = NULL;
+    }
     for (size_t gi = 0; gi < gs->n && rc == GPI_OK; gi++) {
         idx_fix f;
         rc = idx_day_fix(&dy, gi, &f, d);
@@ -375,9 +437,23 @@ gpi_status idx_day_detail(store *st, const idx_grades *gs, const idx_detail *row
         for (int k = 0; k < 2; k++)
             if (b[k]->n > 1) qsort(b[k]->v, b[k]->n, sizeof(idx_item), cmp_key);
     }
-    if (rc == GPI_OK) {
-        detail dt = {&dy, rows, ch, fn, ud, 0};
-        rc = store_obs_scan(st, day, day, as_of, on_detail, &dt, d);
+    detail dt = {&dy, rows, ch, fn, ud};
+    gpi_obs o;
+    memset(&o, 0, sizeof o);
+    o.day = day;
+    for (size_t h = 0; h < kept.n_hit && rc == GPI_OK; h++) {
+        const kept_obs *ko = &kept.obs[kept.hit[h].obs];
+        o.kind = ko->kind;
+        o.observed_at = ko->observed_at;
+        o.key_hash = ko->key_hash;
+        o.price_micro = ko->price_micro;
+        o.quantity_micro = ko->quantity_micro;
+        o.provider = ko->provider;
+        o.group = ko->group;
+        o.source = ko->source;
+        o.region = ko->region;
+        o.ident = ko->ident == SIZE_MAX ? NULL : kept.text + ko->ident;
+        if (list_obs(&dt, kept.hit[h].gi, &o)) break;
     }
     for (size_t gi = 0; gi < gs->n; gi++) {
         if (ch) idx_chain_free(&ch[gi]);
@@ -385,6 +461,9 @@ gpi_status idx_day_detail(store *st, const idx_grades *gs, const idx_detail *row
     }
     free(ch);
     free(sq);
+    free(kept.obs);
+    free(kept.text);
+    free(kept.hit);
     idx_day_free(&dy);
     return rc;
 }

@@ -263,7 +263,10 @@ gpi_status idx_build(store *st, const idx_grades *g, int32_t from, int32_t to, i
  * either kind, with whether it matched the reference day rows[gi].ref_day
  * within the panel of rows[gi].panel_day, its reference price and its
  * relative (METHODOLOGY.md §10).  Earlier snapshots of an offer key are
- * not listed. */
+ * not listed.  o holds what a listing shows: kind, day, observed_at,
+ * key_hash, price, quantity, provider, group, source, region and ident
+ * (the rest zero or NULL); it and its texts are valid during the call.
+ * One scan of the day (day.c note 5). */
 typedef struct idx_detail {
     int level;                      /* the row's level (gpi_level) */
     int32_t ref_day, panel_day;     /* v2 rows; INT32_MIN none */

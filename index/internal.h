@@ -54,6 +54,7 @@ typedef struct idx_day {
      * -1 not yet known (idx_day_collect's memo of idx_grade_match_gpu) */
     signed char *gpu_ok;
     size_t cap_gpu_ok;          /* names covered */
+    struct idx_kept *keep;      /* day.c's detail: the observations kept (NULL: none) */
 } idx_day;
 
 /* idx_grade_match in three parts, cheapest first: term, tenor, tier and

@@ -28,9 +28,18 @@
  *     normalization tables each was read with.  All of it is derived from
  *     the stored rows and observations, so a vintage of format 3
  *     regenerates byte for byte too.  observations.csv is therefore made
- *     first.
+ *     first.  The batches depend on the day and cut-off only: they are
+ *     read once per cut-off (normally once a vintage), not once a row.
+ * (4) observations.csv is most of a publication's bytes (15 k lines on a
+ *     day of the bench market): its lines are written by hand into
+ *     growing buffers (core/strbuf.h; the CSV cells by core/csv.c's
+ *     writers, times and fixed-point numbers by core's formatters), not
+ *     with printf to memory streams -- the same bytes for under a third
+ *     of the instructions -- and each grade's sorted lines are appended
+ *     to the file's buffer once, its receipt read from there.
  */
 #include "publish/internal.h"
+#include "core/strbuf.h"
 #include "core/vec.h"
 #include "store/vintages.h"
 
@@ -56,7 +65,7 @@ typedef struct line_vec {
 } line_vec;
 
 typedef struct obs_ctx {
-    FILE **f;          /* per grade of the group */
+    gpi_sbuf **buf;    /* per grade of the group: its lines */
     line_vec **lines;  /* per grade of the group */
     const char *date;
     const char **grade;
@@ -65,56 +74,84 @@ typedef struct obs_ctx {
     int verbatim;      /* note 2: text cells as stored (older vintages) */
 } obs_ctx;
 
+static void put_str(gpi_sbuf *b, const char *s)
+{
+    gpi_sbuf_put(b, s, strlen(s));
+}
+
+static void put_fixed(gpi_sbuf *b, int64_t v, int digits)
+{
+    char t[32];
+    if (v >= 0) put_str(b, gpi_fixed_format(v, digits, t)); /* idx_put_fixed's text */
+}
+
+/* A line of observations.csv, written by hand into the grade's buffer
+ * (note 4). */
 static int obs_line(size_t gi, const gpi_obs *o, const char *role, const char *reason,
                     const idx_obs_match *m, void *ud)
 {
     obs_ctx *oc = ud;
-    FILE *f = oc->f[gi];
-    char t[21], b[32];
+    gpi_sbuf *b = oc->buf[gi];
     /* the identity as its hash: a trade's identity text may hold the buyer,
      * which is never published.  Not the store's key: that one carries the
      * kind in its top bit, a storage layout published files must not
      * depend on (schema migration 3 changed it under published vintages). */
     uint64_t key = gpi_identity_hash(o->kind, o->source, o->ident);
-    long off = ftell(f);
-    gpi_time_format(o->observed_at, t);
-    void (*text)(FILE *, const char *) = oc->verbatim ? gpi_csv_field : gpi_csv_text;
-    fprintf(f, "%s,%s,%s,%s,", oc->date, oc->grade[gi], gpi_kind_name(o->kind), t);
-    text(f, o->provider);
-    fputc(',', f);
-    text(f, o->group);
-    fputc(',', f);
-    text(f, o->source);
-    fprintf(f, ",%016llx,", (unsigned long long)key);
-    text(f, o->region);
-    fprintf(f, ",%s,", gpi_fixed_format(o->price_micro, 6, b));
-    if (o->quantity_micro >= 0) fputs(gpi_fixed_format(o->quantity_micro, 6, b), f);
-    fprintf(f, ",%s,", role);
-    gpi_csv_field(f, reason);
+    size_t off = b->n;
+    void (*text)(gpi_sbuf *, const char *) = oc->verbatim ? gpi_sbuf_csv_field : gpi_sbuf_csv_text;
+    put_str(b, oc->date);
+    gpi_sbuf_put(b, ",", 1);
+    put_str(b, oc->grade[gi]);
+    gpi_sbuf_put(b, ",", 1);
+    put_str(b, gpi_kind_name(o->kind));
+    char *w = gpi_sbuf_room(b, 22);
+    if (w) {
+        w[0] = ',';
+        gpi_time_format(o->observed_at, w + 1);
+        w[21] = ',';
+        b->n += 22;
+    }
+    text(b, o->provider);
+    gpi_sbuf_put(b, ",", 1);
+    text(b, o->group);
+    gpi_sbuf_put(b, ",", 1);
+    text(b, o->source);
+    static const char hex[] = "0123456789abcdef";
+    if ((w = gpi_sbuf_room(b, 18)) != NULL) {
+        w[0] = w[17] = ',';
+        for (int k = 0; k < 16; k++) w[16 - k] = hex[(key >> (4 * k)) & 15];
+        b->n += 18;
+    }
+    text(b, o->region);
+    gpi_sbuf_put(b, ",", 1);
+    put_fixed(b, o->price_micro, 6);
+    gpi_sbuf_put(b, ",", 1);
+    put_fixed(b, o->quantity_micro, 6); /* -1 none: empty */
+    gpi_sbuf_put(b, ",", 1);
+    put_str(b, role);
+    gpi_sbuf_put(b, ",", 1);
+    gpi_sbuf_csv_field(b, reason);
     if (oc->format >= 2) {
         if (m && m->v2) {
-            fprintf(f, ",%d,", m->matched);
-            idx_put_fixed(f, m->matched ? m->ref_price_e8 : -1, 8, 0);
-            fputc(',', f);
-            idx_put_fixed(f, m->matched ? m->base_price_e8 : -1, 8, 0);
-            fputc(',', f);
-            idx_put_fixed(f, m->matched ? m->relative_e12 : -1, 12, 0);
+            char t[16] = {',', (char)('0' + m->matched), ',', '\0'}; /* 0 or 1 */
+            if (m->matched < 0 || m->matched > 9) snprintf(t, sizeof t, ",%d,", m->matched);
+            put_str(b, t);
+            put_fixed(b, m->matched ? m->ref_price_e8 : -1, 8);
+            gpi_sbuf_put(b, ",", 1);
+            put_fixed(b, m->matched ? m->base_price_e8 : -1, 8);
+            gpi_sbuf_put(b, ",", 1);
+            put_fixed(b, m->matched ? m->relative_e12 : -1, 12);
         } else {
-            fputs(",,,,", f);
+            gpi_sbuf_put(b, ",,,,", 4);
         }
     }
-    fputc('\n', f);
-    long end = ftell(f);
+    gpi_sbuf_put(b, "\n", 1);
     line_vec *lv = oc->lines[gi];
-    if (GPI_VEC_RESERVE(lv->v, lv->cap, lv->n + 1) != 0) {
+    if (b->oom || GPI_VEC_RESERVE(lv->v, lv->cap, lv->n + 1) != 0) {
         oc->oom = 1;
         return 1;
     }
-    if (off < 0 || end < off) {
-        oc->oom = 1;
-        return 1;
-    }
-    lv->v[lv->n++] = (line_ref){(int64_t)key, o->observed_at, (size_t)off, (size_t)(end - off)};
+    lv->v[lv->n++] = (line_ref){(int64_t)key, o->observed_at, off, b->n - off};
     return 0;
 }
 
@@ -126,35 +163,28 @@ static int cmp_line(const void *a, const void *b)
 }
 
 /* observations.csv rows of every grade of p, in p's order, each grade's
- * rows by identity hash and time: one day scan per distinct cut-off
- * (normally one).  receipts (format 3; else NULL): per row of p, the
- * receipt of its lines (malloc'd). */
+ * rows by identity hash and time, appended to out: one day scan per
+ * distinct cut-off (normally one).  receipts (format 3; else NULL): per
+ * row of p, the receipt of its lines (malloc'd). */
 static gpi_status gen_observations(store *st, int32_t day, const char *date, const pub_rows *p,
-                                   int format, int verbatim, FILE *out, char **receipts,
+                                   int format, int verbatim, gpi_sbuf *out, char **receipts,
                                    gpi_diag *d)
 {
     size_t n = p->n;
     idx_grades **defs = calloc(n ? n : 1, sizeof *defs);
-    char **buf = calloc(n ? n : 1, sizeof *buf);
-    size_t *len = calloc(n ? n : 1, sizeof *len);
-    FILE **fs = calloc(n ? n : 1, sizeof *fs);
+    gpi_sbuf *buf = calloc(n ? n : 1, sizeof *buf);
     line_vec *lines = calloc(n ? n : 1, sizeof *lines);
     char *done = calloc(n ? n : 1, 1);
     idx_grade *sub = calloc(n ? n : 1, sizeof *sub);
     idx_detail *level = calloc(n ? n : 1, sizeof *level);
     const char **names = calloc(n ? n : 1, sizeof *names);
-    size_t *map = calloc(n ? n : 1, sizeof *map);
-    FILE **subf = calloc(n ? n : 1, sizeof *subf);
+    gpi_sbuf **subb = calloc(n ? n : 1, sizeof *subb);
     line_vec **subl = calloc(n ? n : 1, sizeof *subl);
-    gpi_status rc = defs && buf && len && fs && lines && done && sub && level && names && map &&
-                            subf && subl
+    gpi_status rc = defs && buf && lines && done && sub && level && names && subb && subl
                         ? GPI_OK
                         : gpi_diag_set(d, GPI_ENOMEM, "out of memory");
-    for (size_t i = 0; i < n && rc == GPI_OK; i++) {
+    for (size_t i = 0; i < n && rc == GPI_OK; i++)
         rc = pub_grade_load(st, p->v[i].hash, &defs[i], d);
-        if (rc == GPI_OK && !(fs[i] = open_memstream(&buf[i], &len[i])))
-            rc = gpi_diag_set(d, GPI_ENOMEM, "out of memory");
-    }
     for (size_t i = 0; i < n && rc == GPI_OK; i++) {
         if (done[i]) continue;
         size_t m = 0;
@@ -164,48 +194,40 @@ static gpi_status gen_observations(store *st, int32_t day, const char *date, con
             sub[m] = defs[j]->g[0];
             level[m] = (idx_detail){p->v[j].level, p->v[j].ref_day, p->v[j].panel_day};
             names[m] = p->v[j].grade;
-            subf[m] = fs[j];
-            subl[m] = &lines[j];
-            map[m++] = j;
+            subb[m] = &buf[j];
+            subl[m++] = &lines[j];
         }
         idx_grades gs = {.n = m, .g = sub};
-        obs_ctx oc = {subf, subl, date, names, format, 0, verbatim};
+        obs_ctx oc = {subb, subl, date, names, format, 0, verbatim};
         rc = idx_day_detail(st, &gs, level, day, p->v[i].as_of, obs_line, &oc, d);
         if (rc == GPI_OK && oc.oom) rc = gpi_diag_set(d, GPI_ENOMEM, "out of memory");
     }
+    size_t total = 0; /* the file's room, taken once */
+    for (size_t i = 0; i < n && rc == GPI_OK; i++) total += buf[i].n;
+    if (rc == GPI_OK && !gpi_sbuf_room(out, total)) rc = gpi_diag_set(d, GPI_ENOMEM, "out of memory");
+    for (size_t i = 0; i < n && rc == GPI_OK; i++) {
+        line_vec *lv = &lines[i];
+        if (lv->n > 1) qsort(lv->v, lv->n, sizeof *lv->v, cmp_line);
+        size_t start = out->n;
+        for (size_t k = 0; k < lv->n; k++) gpi_sbuf_put(out, buf[i].p + lv->v[k].off, lv->v[k].len);
+        if (out->oom) rc = gpi_diag_set(d, GPI_ENOMEM, "out of memory");
+        else if (receipts)
+            rc = pub_receipt_rows(out->p ? out->p + start : "", out->n - start, obs_cols, 17,
+                                  &receipts[i], d);
+    }
     for (size_t i = 0; i < n; i++) {
-        if (fs && fs[i]) fclose(fs[i]);
-        if (rc == GPI_OK && buf[i]) {
-            line_vec *lv = &lines[i];
-            if (lv->n > 1) qsort(lv->v, lv->n, sizeof *lv->v, cmp_line);
-            char *seg = NULL;
-            size_t seg_len = 0;
-            FILE *sf = receipts ? open_memstream(&seg, &seg_len) : NULL;
-            FILE *to = sf ? sf : out;
-            for (size_t k = 0; k < lv->n; k++) fwrite(buf[i] + lv->v[k].off, 1, lv->v[k].len, to);
-            if (receipts && (!sf || fclose(sf) != 0 || !seg)) {
-                rc = gpi_diag_set(d, GPI_ENOMEM, "out of memory");
-            } else if (receipts) {
-                fwrite(seg, 1, seg_len, out);
-                rc = pub_receipt_rows(seg, seg_len, obs_cols, 17, &receipts[i], d);
-            }
-            free(seg);
-        }
-        if (buf) free(buf[i]);
+        if (buf) free(buf[i].p);
         if (lines) free(lines[i].v);
         if (defs) idx_grades_free(defs[i]);
     }
     free(defs);
     free(buf);
-    free(len);
-    free(fs);
     free(lines);
     free(done);
     free(sub);
     free(level);
     free(names);
-    free(map);
-    free(subf);
+    free(subb);
     free(subl);
     return rc;
 }
@@ -224,10 +246,10 @@ gpi_status pub_files_make(store *st, int32_t day, int vintage, int format, const
                           const char *grades_sha, int verbatim, pub_files *fs, gpi_diag *d)
 {
     memset(fs, 0, sizeof *fs);
-    FILE *f[3];
-    for (int i = 0; i < 3; i++) f[i] = open_memstream(&fs->buf[i], &fs->len[i]);
-    if (!f[0] || !f[1] || !f[2]) {
-        for (int i = 0; i < 3; i++)
+    FILE *f[2];
+    for (int i = 0; i < 2; i++) f[i] = open_memstream(&fs->buf[i], &fs->len[i]);
+    if (!f[0] || !f[1]) {
+        for (int i = 0; i < 2; i++)
             if (f[i]) fclose(f[i]);
         pub_files_free(fs);
         return gpi_diag_set(d, GPI_ENOMEM, "index: out of memory");
@@ -235,16 +257,18 @@ gpi_status pub_files_make(store *st, int32_t day, int vintage, int format, const
     char date[11];
     gpi_date_format(day, date);
     /* observations.csv first: index.json of format 3 holds its receipts */
-    fprintf(f[2], "date,grade,kind,observed_at,provider,group,source,key,region,price,quantity,"
-                  "role,reason%s\n",
-            format >= 2 ? ",matched,ref_price,base_price,relative" : "");
+    gpi_sbuf obs = {0};
+    gpi_sbuf_printf(&obs, "date,grade,kind,observed_at,provider,group,source,key,region,price,"
+                          "quantity,role,reason%s\n",
+                    format >= 2 ? ",matched,ref_price,base_price,relative" : "");
     char **receipts = format >= 3 ? calloc(p->n ? p->n : 1, sizeof *receipts) : NULL;
-    gpi_status rc = format >= 3 && !receipts ? gpi_diag_set(d, GPI_ENOMEM, "out of memory")
-                                             : GPI_OK;
-    if (rc == GPI_OK) rc = gen_observations(st, day, date, p, format, verbatim, f[2], receipts, d);
-    fclose(f[2]);
-    f[2] = NULL;
-    if (rc == GPI_OK && fs->buf[2]) gpi_sha256_hex(fs->buf[2], fs->len[2], fs->sha[2]);
+    gpi_status rc = (format >= 3 && !receipts) || obs.oom
+                        ? gpi_diag_set(d, GPI_ENOMEM, "out of memory")
+                        : GPI_OK;
+    if (rc == GPI_OK) rc = gen_observations(st, day, date, p, format, verbatim, &obs, receipts, d);
+    fs->buf[2] = obs.p;
+    fs->len[2] = obs.n;
+    if (rc == GPI_OK) gpi_sha256_hex(fs->buf[2], fs->len[2], fs->sha[2]);
     pub_csv_header(f[0], format);
     if (format >= 3)
         fprintf(f[1], "{\"format\":%d,\"date\":\"%s\",\"vintage\":%d,"
@@ -256,14 +280,21 @@ gpi_status pub_files_make(store *st, int32_t day, int vintage, int format, const
         fprintf(f[1], "{\"date\":\"%s\",\"vintage\":%d,", date, vintage);
     if (grades_sha && *grades_sha) fprintf(f[1], "\"grades_sha256\":\"%s\",", grades_sha);
     fputs("\"rows\":[\n", f[1]);
+    char *batches = NULL; /* of the cut-off batches_as_of: rows share their cut-off */
+    int64_t batches_as_of = 0;
     for (size_t i = 0; i < p->n && rc == GPI_OK; i++) {
         pub_csv_line(f[0], p->v[i].csv, vintage, p->v[i].tail, format);
         fprintf(f[1], "{%s,\"vintage\":%d", p->v[i].json, vintage);
-        if (format >= 3)
-            rc = pub_receipt_json(st, day, p->v[i].grade, p->v[i].hash, p->v[i].as_of, receipts[i],
-                                  f[1], d);
+        if (format >= 3 && (!batches || batches_as_of != p->v[i].as_of)) {
+            free(batches);
+            batches_as_of = p->v[i].as_of;
+            rc = pub_receipt_batches(st, day, batches_as_of, &batches, d);
+        }
+        if (format >= 3 && rc == GPI_OK)
+            rc = pub_receipt_json(st, p->v[i].grade, p->v[i].hash, receipts[i], batches, f[1], d);
         fprintf(f[1], "}%s\n", i + 1 < p->n ? "," : "");
     }
+    free(batches);
     fputs("]}\n", f[1]);
     for (int i = 0; i < 2; i++) fclose(f[i]);
     for (size_t i = 0; receipts && i < p->n; i++) free(receipts[i]);

@@ -48,12 +48,16 @@ void pub_csv_line(FILE *f, const char *head, int vintage, const char *tail, int 
  * column's values, each followed by a NUL}}; *out is malloc'd. */
 gpi_status pub_receipt_rows(const char *text, size_t len, const char *const *cols, int ncols,
                             char **out, gpi_diag *d);
+/* The members of the "batches" array of a row of day with cut-off as_of
+ * (design note 3 there): *out is malloc'd ("" when none).  Rows with one
+ * cut-off share it (files.c makes it once per cut-off). */
+gpi_status pub_receipt_batches(store *st, int32_t day, int64_t as_of, char **out, gpi_diag *d);
 /* Writes a published row's members ",\"grade_definition\":...,\"receipt\":{...}"
  * (design note 3 there): grade hash's stored definition, the receipt obs
- * of its lines (pub_receipt_rows; NULL writes null) and the batches of
- * day at cut-off as_of. */
-gpi_status pub_receipt_json(store *st, int32_t day, const char *grade, const char *hash,
-                            int64_t as_of, const char *obs, FILE *f, gpi_diag *d);
+ * of its lines (pub_receipt_rows; NULL writes null) and its batches
+ * (pub_receipt_batches). */
+gpi_status pub_receipt_json(store *st, const char *grade, const char *hash, const char *obs,
+                            const char *batches, FILE *f, gpi_diag *d);
 
 /* ---- vintage.c ------------------------------------------------------------ */
 

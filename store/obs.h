@@ -41,7 +41,11 @@ typedef int (*store_obs_fn)(const gpi_obs *o, void *ud);
 /* Calls fn for every observation with day in [day_from, day_to] whose
  * batch was ingested at or before as_of (Unix seconds), in primary-key
  * order (day, key_hash, observed_at).  A non-zero return from fn stops the
- * scan (status GPI_OK). This is a range scan of the primary key. */
+ * scan (status GPI_OK). This is a range scan of the primary key.
+ * o's names (gpu ... correction, and ident when it is a name) are the
+ * store's interned texts, valid until the next rollback or store_close
+ * (as store_obs_facets's); ident when it is not a name, buyer and
+ * raw_price live only until fn returns. */
 gpi_status store_obs_scan(store *st, int32_t day_from, int32_t day_to,
                           int64_t as_of, store_obs_fn fn, void *ud, gpi_diag *d);
 /* The same scan without the row's audit columns: everything but ident,

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "core/csv_reader.h"
 #include "core/gpi.h"
@@ -544,6 +545,99 @@ static void test_strbuf(void **state)
     free(b.p);
 }
 
+/* The formatters observations.csv writes by hand (publish/files.c note 4)
+ * give printf's text: gpi_fixed_format against "%llu.%0*llu", and
+ * gpi_time_format against gmtime_r's fields in "%04d-...Z" cut to 20
+ * characters, on values of every size (a fixed xorshift sequence). */
+static void test_formatters_by_hand(void **state)
+{
+    (void)state;
+    uint64_t x = 88172645463325252ull;
+    char got[32], want[96];
+    static const int64_t edges[] = {0, 1, -1, 9, 10, -10, 999999, 1000000, -1000000,
+                                    INT64_MAX, INT64_MIN, INT64_MIN + 1};
+    for (int i = 0; i < 50000; i++) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        int64_t v = i < 12 ? edges[i] : (int64_t)(x >> (x % 64)) * ((x & 1) ? -1 : 1);
+        for (int digits = 0; digits <= 18; digits++) {
+            uint64_t a = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v, p = 1;
+            for (int k = 0; k < digits; k++) p *= 10;
+            if (digits == 0)
+                snprintf(want, sizeof want, "%s%llu", v < 0 ? "-" : "", (unsigned long long)a);
+            else
+                snprintf(want, sizeof want, "%s%llu.%0*llu", v < 0 ? "-" : "",
+                         (unsigned long long)(a / p), digits, (unsigned long long)(a % p));
+            if (strcmp(gpi_fixed_format(v, digits, got), want) != 0)
+                fail_msg("gpi_fixed_format(%lld, %d): %s, want %s", (long long)v, digits, got,
+                         want);
+        }
+        /* times from year -100 to 10100 */
+        int64_t lo = -65309356800LL, hi = 256557312000LL;
+        int64_t t = i < 12 ? edges[i] % 100000 : lo + (int64_t)(x % (uint64_t)(hi - lo));
+        if (i == 12) t = 253402300799LL; /* 9999-12-31T23:59:59Z */
+        if (i == 13) t = -62167219200LL; /* 0000-01-01T00:00:00Z */
+        time_t tt = (time_t)t;
+        struct tm tm;
+        assert_non_null(gmtime_r(&tt, &tm));
+        snprintf(want, sizeof want, "%04d-%02d-%02dT%02d:%02d:%02dZ", tm.tm_year + 1900,
+                 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
+        want[20] = '\0';
+        gpi_time_format(t, got);
+        if (strcmp(got, want) != 0) fail_msg("gpi_time_format(%lld): %s, want %s", (long long)t, got, want);
+    }
+}
+
+/* The CSV cells appended to a gpi_sbuf are the bytes the FILE writers
+ * write, on random texts of the characters that matter (quotes, commas,
+ * line ends, formula starters); gpi_sbuf_put and gpi_sbuf_room append. */
+static void test_strbuf_csv(void **state)
+{
+    (void)state;
+    static const char alpha[] = "a,\"\r\n=+-@\t' x";
+    uint64_t x = 2463534242ull;
+    for (int i = 0; i < 20000; i++) {
+        char in[12];
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        size_t n = x % sizeof in;
+        for (size_t k = 0; k < n; k++) in[k] = alpha[(x >> (4 * k + 4)) % (sizeof alpha - 1)];
+        in[n] = '\0';
+        const char *s = i == 0 ? NULL : in;
+        char *fb = NULL;
+        size_t fn = 0;
+        FILE *f = open_memstream(&fb, &fn);
+        assert_non_null(f);
+        gpi_csv_field(f, s);
+        fputc('|', f);
+        gpi_csv_text(f, s);
+        fclose(f);
+        gpi_sbuf b = {0};
+        gpi_sbuf_csv_field(&b, s);
+        gpi_sbuf_put(&b, "|", 1);
+        gpi_sbuf_csv_text(&b, s);
+        assert_false(b.oom);
+        if (b.n != fn || memcmp(b.p, fb, fn) != 0)
+            fail_msg("case %d (%s): sbuf %.*s, FILE %s", i, in, (int)b.n, b.p, fb);
+        free(fb);
+        free(b.p);
+    }
+    gpi_sbuf b = {0};
+    char *w = gpi_sbuf_room(&b, 3);
+    assert_non_null(w);
+    memcpy(w, "abc", 3);
+    b.n += 3;
+    gpi_sbuf_put(&b, "de", 2);
+    assert_int_equal(b.n, 5);
+    assert_memory_equal(b.p, "abcde", 5);
+    assert_null(gpi_sbuf_room(&b, SIZE_MAX)); /* too much: oom, nothing changes */
+    assert_true(b.oom);
+    assert_int_equal(b.n, 5);
+    free(b.p);
+}
+
 /* core/lines.c: LF and CRLF ends, a last line without one, a NUL byte and
  * a line that does not fit refused in words (with its number), the text
  * never changed. */
@@ -657,6 +751,7 @@ int main(void)
         cmocka_unit_test(test_csv_read_helpers),  cmocka_unit_test(test_text_read),
         cmocka_unit_test(test_wide_encoding),
         cmocka_unit_test(test_strbuf),            cmocka_unit_test(test_lines),
+        cmocka_unit_test(test_formatters_by_hand), cmocka_unit_test(test_strbuf_csv),
         cmocka_unit_test(test_grade_id_rule),     cmocka_unit_test(test_vec_reserve),
         cmocka_unit_test(test_vec_reserve_fill),  cmocka_unit_test(test_file_read_all), cmocka_unit_test(test_name_folds),
     };

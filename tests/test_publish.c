@@ -1,6 +1,7 @@
 /* tests/test_publish.c -- the publish module's own parts (publish/):
  * the one index.csv line writer and its headers per file format, a stored
- * row as its published line, and the atomic file writer (tree.c).
+ * row as its published line, the atomic file writer (tree.c) and the
+ * receipt of a grade's lines (receipt.c).
  *
  * The expected headers and lines are written out here by hand from SPEC
  * §13 and METHODOLOGY.md §10.6 (column names, decimals, empty fields), not
@@ -16,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/strbuf.h"
 #include "publish/internal.h"
 
 #define H1 "date,grade,value,level,n_obs,n_excluded,n_providers,trade_volume_gpu_hours," \
@@ -322,13 +324,80 @@ static void test_replace(void **state)
     free(dir);
 }
 
+/* A receipt of lines (receipt.c note 1), against the definition computed
+ * here: per column the fields as written (quotes included), each followed
+ * by a NUL, hashed; a short line's missing fields are empty; fields past
+ * the columns are not hashed.  A field longer than the receipt's staging
+ * buffer and hundreds of lines (many flushes) are among them. */
+static void test_receipt_rows(void **state)
+{
+    (void)state;
+    static const char *const cols[] = {"a", "b", "c"};
+    gpi_sbuf text = {0};
+    gpi_sbuf_printf(&text, "x,y,z\n\"q,1\",,w\nshort\n\"say \"\"hi\"\"\",\"l\nf\",3\n1,2,3,4\n");
+    gpi_sbuf_printf(&text, "a,");
+    for (int k = 0; k < 3000; k++) gpi_sbuf_printf(&text, "%c", 'A' + k % 26);
+    gpi_sbuf_printf(&text, ",c\n");
+    for (int k = 0; k < 700; k++) gpi_sbuf_printf(&text, "k%d,v%d,w\n", k, k * 7);
+    assert_false(text.oom);
+    /* the definition */
+    gpi_sbuf col[3] = {{0}};
+    long rows = 0;
+    const char *p = text.p, *end = text.p + text.n;
+    while (p < end) {
+        const char *e = p;
+        for (int q = 0; e < end && (q || *e != '\n'); e++)
+            if (*e == '"') q = !q;
+        int k = 0, q = 0;
+        const char *a = p;
+        for (const char *c = p;; c++) {
+            if (c == e || (!q && *c == ',')) {
+                if (k < 3) {
+                    gpi_sbuf_put(&col[k], a, (size_t)(c - a));
+                    gpi_sbuf_put(&col[k], "", 1);
+                }
+                k++;
+                a = c + 1;
+                if (c == e) break;
+            } else if (*c == '"') {
+                q = !q;
+            }
+        }
+        for (; k < 3; k++) gpi_sbuf_put(&col[k], "", 1);
+        rows++;
+        p = e + 1;
+    }
+    assert_int_equal(rows, 706);
+    char h[4][65], want[512];
+    gpi_sha256_hex(text.p, text.n, h[0]);
+    for (int k = 0; k < 3; k++) gpi_sha256_hex(col[k].p, col[k].n, h[k + 1]);
+    snprintf(want, sizeof want,
+             "{\"rows\":%ld,\"sha256\":\"%s\",\"columns\":{\"a\":\"%s\",\"b\":\"%s\",\"c\":\"%s\"}}",
+             rows, h[0], h[1], h[2], h[3]);
+    char *got = NULL;
+    gpi_diag d = {{0}};
+    assert_int_equal(pub_receipt_rows(text.p, text.n, cols, 3, &got, &d), GPI_OK);
+    assert_string_equal(got, want);
+    free(got);
+    /* no lines: each column the hash of nothing */
+    assert_int_equal(pub_receipt_rows("", 0, cols, 3, &got, &d), GPI_OK);
+    gpi_sha256_hex("", 0, h[0]);
+    snprintf(want, sizeof want,
+             "{\"rows\":0,\"sha256\":\"%s\",\"columns\":{\"a\":\"%s\",\"b\":\"%s\",\"c\":\"%s\"}}",
+             h[0], h[0], h[0], h[0]);
+    assert_string_equal(got, want);
+    free(got);
+    for (int k = 0; k < 3; k++) free(col[k].p);
+    free(text.p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_headers), cmocka_unit_test(test_line),
         cmocka_unit_test(test_row),     cmocka_unit_test(test_swap),
         cmocka_unit_test(test_read_sha), cmocka_unit_test(test_lock),
-        cmocka_unit_test(test_replace),
+        cmocka_unit_test(test_replace), cmocka_unit_test(test_receipt_rows),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

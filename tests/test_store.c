@@ -777,6 +777,98 @@ static void test_batch_days_and_chain_states(void **state)
     free(path);
 }
 
+/* store_day_batches (a published row's receipt): the batches ingested at
+ * or before the cut-off holding rows of the day -- the definition, run
+ * here as SQL over the observations, on every day around the batches and
+ * every cut-off.  The batches: one spanning days with gaps (its range
+ * says nothing of a day inside it), one of a single day, one without a
+ * recorded range (committed before migration 11), one that stored
+ * nothing, one ingested later. */
+static int day_batch(const char *sha, const char *tables, void *ud)
+{
+    char *out = ud;
+    assert_string_equal(tables, "tables");
+    strcat(out, sha);
+    strcat(out, " ");
+    return 0;
+}
+
+static void test_day_batches(void **state)
+{
+    (void)state;
+    char *path = NULL;
+    store *st = open_tmp(&path);
+    static const struct {
+        const char *sha;
+        int64_t at;
+        const char *days[3]; /* of its rows */
+    } batches[] = {
+        {"sha-span", 100, {"2024-03-01", "2024-03-03", "2024-03-05"}},
+        {"sha-day", 200, {"2024-03-02", NULL, NULL}},
+        {"sha-old", 300, {"2024-03-04", "2024-03-07", NULL}},
+        {"sha-none", 400, {NULL, NULL, NULL}}, /* a duplicate only */
+        {"sha-late", 500, {"2024-03-03", NULL, NULL}},
+    };
+    uint64_t key = 1;
+    for (size_t i = 0; i < sizeof batches / sizeof batches[0]; i++) {
+        int64_t b = begin(st, batches[i].sha, batches[i].at);
+        long n = 0;
+        for (int k = 0; k < 3 && batches[i].days[k]; k++, n++) {
+            char ident[16];
+            snprintf(ident, sizeof ident, "K%llu", (unsigned long long)key);
+            gpi_obs o = obs(batches[i].days[k], key++, ident, 1000000);
+            assert_int_equal(put(st, b, &o), STORE_PUT_STORED);
+        }
+        if (n == 0) {
+            gpi_obs o = obs("2024-03-01", 1, "K1", 1000000);
+            assert_int_equal(put(st, b, &o), STORE_PUT_DUPLICATE);
+        }
+        commit(st, b, n ? n : 1, n, n ? 0 : 1, 0);
+    }
+    store_close(st);
+    sqlite3 *db = NULL;
+    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(db, "UPDATE batches SET min_day = NULL, max_day = NULL"
+                                      " WHERE sha256 = 'sha-old'",
+                                  NULL, NULL, NULL),
+                     SQLITE_OK);
+    sqlite3_stmt *q = NULL;
+    assert_int_equal(sqlite3_prepare_v2(db,
+                                        "SELECT group_concat(sha256 || ' ', '') FROM (SELECT"
+                                        " sha256 FROM batches WHERE ingested_at <= ?2 AND"
+                                        " batch_id IN (SELECT batch_id FROM observations"
+                                        " WHERE day = ?1) ORDER BY sha256)",
+                                        -1, &q, NULL),
+                     SQLITE_OK);
+    gpi_diag d = {{0}};
+    assert_int_equal(store_open(path, &st, &d), GPI_OK);
+    int32_t d1;
+    gpi_date_parse("2024-03-01", &d1);
+    static const int64_t cuts[] = {50, 100, 250, 350, 450, 999};
+    int inside_gap = 0, old_found = 0;
+    for (int32_t day = d1 - 1; day <= d1 + 7; day++)
+        for (size_t c = 0; c < sizeof cuts / sizeof cuts[0]; c++) {
+            char got[256] = "";
+            assert_int_equal(store_day_batches(st, day, cuts[c], day_batch, got, &d), GPI_OK);
+            sqlite3_reset(q);
+            sqlite3_bind_int64(q, 1, day);
+            sqlite3_bind_int64(q, 2, cuts[c]);
+            assert_int_equal(sqlite3_step(q), SQLITE_ROW);
+            const char *want = (const char *)sqlite3_column_text(q, 0);
+            if (strcmp(got, want ? want : "") != 0)
+                fail_msg("day +%d, cut-off %lld: %s, want %s", (int)(day - d1),
+                         (long long)cuts[c], got, want ? want : "");
+            inside_gap += cuts[c] == 999 && (day == d1 + 1 || day == d1 + 3) && !strstr(got, "span");
+            old_found += strstr(got, "sha-old") != NULL;
+        }
+    assert_int_equal(inside_gap, 2); /* days inside sha-span's range without its rows */
+    assert_true(old_found > 0);
+    sqlite3_finalize(q);
+    sqlite3_close(db);
+    store_close(st);
+    free(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -792,6 +884,7 @@ int main(void)
         cmocka_unit_test(test_numbered_rows),
         cmocka_unit_test(test_batch_hash_placeholder),
         cmocka_unit_test(test_batch_days_and_chain_states),
+        cmocka_unit_test(test_day_batches),
     };
     return cmocka_run_group_tests_name("store", tests, NULL, NULL);
 }
