@@ -47,9 +47,11 @@ typedef struct store_name_slot {
 typedef struct store_names {
     char **text;          /* id -> text; NULL where unknown */
     size_t cap_ids;
-    store_name_slot *slots; /* open addressing on the text's hash */
-    size_t nslots, n;
-    int loaded;
+    store_name_slot *slots; /* open addressing on the text's hash: built
+                               on the first lookup by text (writers) */
+    size_t nslots, n;     /* n: names in slots */
+    size_t n_text;        /* names known */
+    int loaded, indexed;
     /* memo[k]: the last text looked up for column k and its id (0 = none);
      * consecutive rows of a feed mostly repeat provider, gpu, region... */
     char memo_text[STORE_MEMO_N][STORE_MEMO_LEN];

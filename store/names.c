@@ -68,15 +68,28 @@ static int slot_insert(store_names *nm, int64_t id)
     return 0;
 }
 
-/* Records id -> text in the cache. */
-static int remember(store_names *nm, int64_t id, const char *text)
+/* Records id -> text in the cache (and text -> id once a lookup by text
+ * asked for that table: a reading handle never does). */
+static int remember(store_names *nm, int64_t id, const char *text, size_t len)
 {
     if (id <= 0 || id > INT32_MAX) return -1;
     if (GPI_VEC_RESERVE_ZERO(nm->text, nm->cap_ids, (size_t)id + 1) != 0) return -1;
     if (nm->text[id]) return 0;
-    nm->text[id] = strdup(text);
+    nm->text[id] = malloc(len + 1);
     if (!nm->text[id]) return -1;
-    return slot_insert(nm, id);
+    memcpy(nm->text[id], text, len + 1);
+    nm->n_text++;
+    return nm->indexed ? slot_insert(nm, id) : 0;
+}
+
+/* Builds the text -> id table of every known name (the first lookup by
+ * text); -1 out of memory. */
+static int index_all(store_names *nm)
+{
+    nm->indexed = 1;
+    for (size_t id = 1; id < nm->cap_ids; id++)
+        if (nm->text[id] && slot_insert(nm, (int64_t)id) != 0) return -1;
+    return 0;
 }
 
 /* Adds every stored name missing from the cache; never frees one, so
@@ -88,7 +101,8 @@ static gpi_status load(store *st, gpi_diag *d)
     int rc;
     while ((rc = sqlite3_step(s)) == SQLITE_ROW)
         if (remember(&st->names, sqlite3_column_int64(s, 0),
-                     (const char *)sqlite3_column_text(s, 1)) != 0) {
+                     (const char *)sqlite3_column_text(s, 1),
+                     (size_t)sqlite3_column_bytes(s, 1)) != 0) {
             sqlite3_reset(s);
             return gpi_diag_set(d, GPI_ENOMEM, "store: out of memory");
         }
@@ -107,6 +121,8 @@ gpi_status store_name_id(store *st, const char *text, int64_t *id, gpi_diag *d)
         gpi_status rc = load(st, d);
         if (rc != GPI_OK) return rc;
     }
+    if (!nm->indexed && index_all(nm) != 0)
+        return gpi_diag_set(d, GPI_ENOMEM, "store: out of memory");
     if (nm->nslots) {
         uint64_t h = hash(text);
         size_t j = h & (nm->nslots - 1);
@@ -132,7 +148,8 @@ gpi_status store_name_id(store *st, const char *text, int64_t *id, gpi_diag *d)
         if (rc != SQLITE_DONE) return store_err(st, d, "storing a name");
         *id = sqlite3_last_insert_rowid(st->db);
     }
-    if (remember(nm, *id, text) != 0) return gpi_diag_set(d, GPI_ENOMEM, "store: out of memory");
+    if (remember(nm, *id, text, strlen(text)) != 0)
+        return gpi_diag_set(d, GPI_ENOMEM, "store: out of memory");
     return GPI_OK;
 }
 

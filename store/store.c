@@ -683,7 +683,7 @@ gpi_status store_obs_put(store *st, int64_t batch_id, const gpi_obs *o, store_pu
     /* An offer's ident repeats in every snapshot: intern it.  A trade's is
      * usually unique: keep it as text (schema note 4). */
     int64_t ident_id = 0;
-    if (o->kind == GPI_OFFER && st->names.n < STORE_MAX_INTERNED) {
+    if (o->kind == GPI_OFFER && st->names.n_text < STORE_MAX_INTERNED) {
         ident_id = hinted(st->hint_ident, st->cap_hint_ident, o->ident_seq, o->ident_first);
         if (!ident_id) {
             gpi_status rc = store_name_id_memo(st, STORE_PROFILE_NAMES, o->ident, &ident_id, d);
