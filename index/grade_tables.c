@@ -209,8 +209,13 @@ void idx_grade_tables_free(idx_grade_tables *tb)
 
 /* ---- the check (note 3) ---------------------------------------------------------- */
 
+/* A facet as the check needs it: what idx_grade_match reads, the names
+ * as the store's interned texts (store_obs_facets: valid until the next
+ * rollback or close; nothing here writes).  58,723 facets on the bench
+ * market: a whole gpi_obs each was 12 MB of fresh pages in every build. */
 typedef struct facet {
-    gpi_obs o;          /* names: the store's interned texts (collect) */
+    const char *gpu, *provider, *group, *segment, *region, *sku;
+    signed char kind, scope, tier, term, term_months, covers;
 } facet;
 
 typedef struct facets {
@@ -219,9 +224,6 @@ typedef struct facets {
     int oom;
 } facets;
 
-/* Keeps each facet with its names as the store's (store_obs_facets: valid
- * until the next rollback or close; nothing here writes): 58,723 facets on
- * the bench market, whose six copied names were a tenth of a daily build. */
 static int collect(const gpi_obs *o, void *ud)
 {
     facets *fs = ud;
@@ -229,8 +231,37 @@ static int collect(const gpi_obs *o, void *ud)
         fs->oom = 1;
         return 1;
     }
-    fs->v[fs->n++].o = *o;
+    fs->v[fs->n++] = (facet){o->gpu,
+                             o->provider,
+                             o->group,
+                             o->segment,
+                             o->region,
+                             o->sku,
+                             (signed char)o->kind,
+                             (signed char)o->scope,
+                             (signed char)o->tier,
+                             (signed char)o->term,
+                             (signed char)o->term_months,
+                             (signed char)o->covers};
     return 0;
+}
+
+/* The facet as an observation, for idx_grade_match. */
+static void as_obs(const facet *f, gpi_obs *o)
+{
+    memset(o, 0, sizeof *o);
+    o->gpu = f->gpu;
+    o->provider = f->provider;
+    o->group = f->group;
+    o->segment = f->segment;
+    o->region = f->region;
+    o->sku = f->sku;
+    o->kind = f->kind;
+    o->scope = f->scope;
+    o->tier = f->tier;
+    o->term = f->term;
+    o->term_months = f->term_months;
+    o->covers = f->covers;
 }
 
 static void facets_free(facets *fs)
@@ -254,7 +285,7 @@ static int any_facet(const facets *fs, int what, const char *entry, const idx_gr
     int group = 0;
     for (size_t i = 0; what == F_REGION && tb && i < tb->n_rgroup; i++) group |= strcasecmp(tb->rgroup[i], entry) == 0;
     for (size_t i = 0; i < fs->n; i++) {
-        const gpi_obs *o = &fs->v[i].o;
+        const facet *o = &fs->v[i];
         switch (what) {
         case F_GPU:
             if (o->gpu && strcasecmp(o->gpu, entry) == 0) return 1;
@@ -330,7 +361,11 @@ static int check_grade(const idx_grades *gs, size_t gi, const char *name, const 
         }
     if (warned) return warned;
     int any = 0;
-    for (size_t i = 0; i < fs->n && !any; i++) any = idx_grade_match(g, &fs->v[i].o);
+    for (size_t i = 0; i < fs->n && !any; i++) {
+        gpi_obs o;
+        as_obs(&fs->v[i], &o);
+        any = idx_grade_match(g, &o);
+    }
     if (any) return 0;
     snprintf(msg, sizeof msg,
              "%s: grades[%zu] (%s): no stored observation matches all of its filters "
