@@ -30,8 +30,10 @@
  *     the file, flagging the first row of each; the store resolves a
  *     number once and then reads it from an array.  A trade's identity
  *     is usually its own, so trades' are not numbered.  Each map holds at
- *     most MAP_MAX entries (about 12 MB for the bench year's 58,760
- *     profiles); past that, rows go without hints, which only costs time.
+ *     most MAP_MAX (131,072) entries, so a file of ever-new profiles or
+ *     identities holds at most ~25 MB here (the bench year's 58,760
+ *     profiles take ~12 MB); past that, rows go without hints, which only
+ *     costs time.
  */
 #include "ingest/internal.h"
 #include "core/vec.h"
@@ -41,7 +43,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { NBATCH = 4, BATCH_EVENTS = 2048, ARENA = 512u << 10, MAP_MAX = 1u << 20 };
+enum { NBATCH = 4, BATCH_EVENTS = 2048, ARENA = 512u << 10, MAP_MAX = 1u << 17 };
 
 typedef enum { EV_OBS, EV_REJECT, EV_WARN, EV_PROGRESS } ev_type;
 
