@@ -198,7 +198,7 @@ gpi_status store_profiles_pack_all(store *st, gpi_diag *d);
  * the row itself gave (store.c; a facet's attrs). */
 #define STORE_ATTRS_NORMALIZED ((INT64_C(1) << 20) - 1)
 /* Calls fn for every stored profile, in id order (loading the cache);
- * stops when fn returns nonzero. */
+ * stops when fn returns nonzero.  With fn NULL it only loads the cache. */
 gpi_status store_profiles_each(store *st, int (*fn)(const store_profile *p, void *ud), void *ud,
                                gpi_diag *d);
 

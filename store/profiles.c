@@ -294,16 +294,24 @@ static int load_packs(store *st, int64_t *n, int64_t *last, gpi_diag *d)
     return ok;
 }
 
+/* The largest profile id (0: none). */
+static gpi_status max_id(store *st, int64_t *max, gpi_diag *d)
+{
+    sqlite3_stmt *s = store_stmt(st, PF_SLOT(PF_STAT), pf_sql[PF_STAT], d);
+    if (!s) return GPI_ESTORE;
+    int rc = sqlite3_step(s);
+    *max = rc == SQLITE_ROW ? sqlite3_column_int64(s, 0) : 0;
+    sqlite3_reset(s);
+    return rc == SQLITE_ROW ? GPI_OK : store_err(st, d, "reading profiles");
+}
+
 /* Adds every stored profile missing from the cache (note 5). */
 static gpi_status load(store *st, gpi_diag *d)
 {
     store_profiles *pf = &st->profiles;
-    sqlite3_stmt *s = store_stmt(st, PF_SLOT(PF_STAT), pf_sql[PF_STAT], d);
-    if (!s) return GPI_ESTORE;
-    int rc = sqlite3_step(s);
-    int64_t max = rc == SQLITE_ROW ? sqlite3_column_int64(s, 0) : 0;
-    sqlite3_reset(s);
-    if (rc != SQLITE_ROW) return store_err(st, d, "reading profiles");
+    int64_t max;
+    gpi_status rc = max_id(st, &max, d);
+    if (rc != GPI_OK) return rc;
     /* the array at its size at once (ids are dense: 1..max, note 5) */
     if (grow(pf, max) != 0) return gpi_diag_set(d, GPI_ENOMEM, "store: out of memory");
     int64_t n = 0, last = 0;
@@ -384,12 +392,9 @@ gpi_status store_profiles_flush(store *st, gpi_diag *d)
 
 gpi_status store_profiles_pack_all(store *st, gpi_diag *d)
 {
-    sqlite3_stmt *s = store_stmt(st, PF_SLOT(PF_STAT), pf_sql[PF_STAT], d);
-    if (!s) return GPI_ESTORE;
-    int rc = sqlite3_step(s);
-    int64_t max = rc == SQLITE_ROW ? sqlite3_column_int64(s, 0) : 0;
-    sqlite3_reset(s);
-    if (rc != SQLITE_ROW) return store_err(st, d, "reading profiles");
+    int64_t max;
+    gpi_status rc = max_id(st, &max, d);
+    if (rc != GPI_OK) return rc;
     for (int64_t id = 1; id <= max; id += PACK_IDS)
         if (mark_dirty(&st->profiles, id) != 0)
             return gpi_diag_set(d, GPI_ENOMEM, "store: out of memory");

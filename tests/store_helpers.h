@@ -112,6 +112,15 @@ static inline long sql_count(const char *path, const char *sql)
     return v;
 }
 
+/* Runs sql on the closed database at path (behind the store's back). */
+static inline void sql_ok(const char *path, const char *sql)
+{
+    sqlite3 *db = NULL;
+    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+    if (sqlite3_exec(db, sql, NULL, NULL, NULL) != SQLITE_OK) fail_msg("%s", sqlite3_errmsg(db));
+    sqlite3_close(db);
+}
+
 typedef struct seen {
     int n;
     int32_t day[8];

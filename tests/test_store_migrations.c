@@ -403,10 +403,7 @@ static void test_migration_noted_profiles(void **state)
     commit(st, b, 3, 2, 0, 0);
     store_close(st);
     assert_int_equal(sql_count(path, "SELECT count(*) FROM profiles"), 3);
-    sqlite3 *db = NULL;
-    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-    assert_int_equal(sqlite3_exec(db, undo_12, NULL, NULL, NULL), SQLITE_OK);
-    sqlite3_close(db);
+    sql_ok(path, undo_12);
     assert_int_equal(sql_count(path, "SELECT count(*) FROM obs_facets"), 2);
     gpi_diag d = {{0}};
     assert_int_equal(store_open(path, &st, &d), GPI_OK); /* migration 12 */

@@ -135,14 +135,6 @@ static char *view_profiles(const char *path)
     return b.p;
 }
 
-static void sql_ok(const char *path, const char *sql)
-{
-    sqlite3 *db = NULL;
-    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-    if (sqlite3_exec(db, sql, NULL, NULL, NULL) != SQLITE_OK) fail_msg("%s", sqlite3_errmsg(db));
-    sqlite3_close(db);
-}
-
 /* Issue 15: a handle loads the profiles from their packs (profiles.c note
  * 5).  1,100 profiles span two packs; a second batch adds to the last one.
  * Whatever happens to the packs -- one missing, one cut short, profiles
