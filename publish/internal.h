@@ -139,6 +139,10 @@ gpi_status pub_record(store *st, int32_t day, int vintage, int is_new, const pub
 gpi_status pub_file_write(const char *path, const char *buf, size_t len, gpi_diag *d);
 /* Creates dir if need be and writes the three files of fs into it. */
 gpi_status pub_files_write(const char *dir, const pub_files *fs, gpi_diag *d);
+/* Creates dir if need be and puts there the three files of fs that
+ * pub_files_write wrote into `from`: hard links (note 3 of tree.c), or
+ * written again where the file system has no links. */
+gpi_status pub_files_link(const char *from, const char *dir, const pub_files *fs, gpi_diag *d);
 /* The file at path when its SHA-256 is sha (malloc'd, *len bytes), else NULL. */
 char *pub_file_read_sha(const char *path, const char *sha, size_t *len);
 /* Removes the tree at path (nothing when absent). */

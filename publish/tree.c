@@ -20,6 +20,14 @@
  *     single files (DIR/restatements.csv) are written to a .tmp- name and
  *     renamed into place; the caller fsyncs DIR after the renames
  *     (pub_dir_sync).
+ * (3) The newest vintage's folder DIR/D/v<n>/ holds the same bytes as the
+ *     current files of DIR/D: pub_files_link makes its three files hard
+ *     links of the current ones (one write and fsync of observations.csv
+ *     instead of two: ~2.5 MB a day on the bench market).  Nothing here
+ *     ever writes into a published file (a tree is written aside and
+ *     swapped; a restatement writes new current files, new inodes), so the
+ *     vintage's bytes cannot change through the other name.  Where the
+ *     file system refuses a link, the files are written instead.
  */
 #define _GNU_SOURCE 1 /* renameat2, nftw */
 #include "publish/internal.h"
@@ -66,6 +74,20 @@ gpi_status pub_files_write(const char *dir, const pub_files *fs, gpi_diag *d)
     for (int i = 0; i < 3 && rc == GPI_OK; i++) {
         snprintf(path, sizeof path, "%s/%s", dir, pub_file_names[i]);
         rc = pub_file_write(path, fs->buf[i], fs->len[i], d);
+    }
+    return rc;
+}
+
+gpi_status pub_files_link(const char *from, const char *dir, const pub_files *fs, gpi_diag *d)
+{
+    char src[4096], dst[4096];
+    if (mkdir(dir, 0755) != 0 && errno != EEXIST)
+        return gpi_diag_set(d, GPI_EIO, "%s: cannot create: %s", dir, strerror(errno));
+    gpi_status rc = GPI_OK;
+    for (int i = 0; i < 3 && rc == GPI_OK; i++) {
+        snprintf(src, sizeof src, "%s/%s", from, pub_file_names[i]);
+        snprintf(dst, sizeof dst, "%s/%s", dir, pub_file_names[i]);
+        if (link(src, dst) != 0) rc = pub_file_write(dst, fs->buf[i], fs->len[i], d);
     }
     return rc;
 }

@@ -249,6 +249,13 @@ static void test_build_show_publish_restate(void **state)
     assert_string_equal(v1b, csv7); /* vintage 1 is kept unchanged */
     char *v2 = read_rel("pub/2025-01-07/v2/index.csv");
     assert_string_equal(v2, csv7b);
+    /* the newest vintage's folder links the current files; vintage 1
+     * keeps its own (publish/tree.c note 3) */
+    r = tu_sh(dir, "cd pub/2025-01-07 && for f in index.csv index.json observations.csv; do"
+                   " [ $f -ef v2/$f ] && ! [ $f -ef v1/$f ] || echo $f; done");
+    assert_int_equal(r.status, 0);
+    assert_string_equal(r.out, "");
+    tu_run_free(&r);
     char *rs = read_rel("pub/restatements.csv");
     assert_string_equal(rs, "date,grade,vintage,old,new,reason\n"
                             "2025-01-07,T,2,2.4580,2.5000,value moved by 1.71 % (more than "

@@ -237,6 +237,46 @@ static void test_swap(void **state)
     free(dir);
 }
 
+/* The newest vintage's folder holds hard links of the current files
+ * (tree.c note 3); where no link can be made, the files are written. */
+static void test_link(void **state)
+{
+    (void)state;
+    char *dir = tu_mkdtemp("publish-link");
+    char cur[4096], sub[4096], none[4096], sub2[4096];
+    snprintf(cur, sizeof cur, "%s/D", dir);
+    snprintf(sub, sizeof sub, "%s/D/v1", dir);
+    snprintf(none, sizeof none, "%s/absent", dir);
+    snprintf(sub2, sizeof sub2, "%s/D/v2", dir);
+    char a[] = "a\n", b[] = "{}\n", c[] = "x,y\n";
+    pub_files fs = {{a, b, c}, {2, 3, 4}, {{0}}};
+    gpi_diag d = {{0}};
+    assert_int_equal(pub_files_write(cur, &fs, &d), GPI_OK);
+    assert_int_equal(pub_files_link(cur, sub, &fs, &d), GPI_OK);
+    for (int i = 0; i < 3; i++) {
+        char p1[4200], p2[4200];
+        snprintf(p1, sizeof p1, "%s/%s", cur, pub_file_names[i]);
+        snprintf(p2, sizeof p2, "%s/%s", sub, pub_file_names[i]);
+        struct stat s1, s2;
+        assert_int_equal(stat(p1, &s1), 0);
+        assert_int_equal(stat(p2, &s2), 0);
+        assert_true(s1.st_ino == s2.st_ino); /* one file, two names */
+        assert_int_equal(s2.st_nlink, 2);
+        char *got = get(sub, pub_file_names[i]);
+        assert_string_equal(got, fs.buf[i]);
+        free(got);
+    }
+    /* nothing to link from: the bytes are written */
+    assert_int_equal(pub_files_link(none, sub2, &fs, &d), GPI_OK);
+    for (int i = 0; i < 3; i++) {
+        char *got = get(sub2, pub_file_names[i]);
+        assert_string_equal(got, fs.buf[i]);
+        free(got);
+    }
+    pub_tree_remove(cur);
+    free(dir);
+}
+
 static void test_read_sha(void **state)
 {
     (void)state;
@@ -394,10 +434,11 @@ static void test_receipt_rows(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_headers), cmocka_unit_test(test_line),
-        cmocka_unit_test(test_row),     cmocka_unit_test(test_swap),
-        cmocka_unit_test(test_read_sha), cmocka_unit_test(test_lock),
-        cmocka_unit_test(test_replace), cmocka_unit_test(test_receipt_rows),
+        cmocka_unit_test(test_headers),  cmocka_unit_test(test_line),
+        cmocka_unit_test(test_row),      cmocka_unit_test(test_swap),
+        cmocka_unit_test(test_link),     cmocka_unit_test(test_read_sha),
+        cmocka_unit_test(test_lock),     cmocka_unit_test(test_replace),
+        cmocka_unit_test(test_receipt_rows),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
