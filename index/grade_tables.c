@@ -26,6 +26,14 @@
  *     groups), and not run again: reading the 58,723 facets of the bench
  *     market was a fifth of a one-day build.  A check that warns runs
  *     every time, so its warnings are printed every time.
+ * (5) Each entry of a filter is about one field, so it is checked against
+ *     that field's distinct values (store_obs_facet_values: a few hundred
+ *     texts), which is the same question as "some facet has it" and needs
+ *     no facets.  Only a grade whose entries all match is checked as a
+ *     whole against the facets themselves; it is then usually clean and
+ *     recorded.  A grade that warns about an entry (one defined before its
+ *     GPU is traded, say) so costs a walk over the profiles, not ~58,000
+ *     facets, every build.
  */
 #define _GNU_SOURCE 1 /* FNM_CASEFOLD */
 #include "index/internal.h"
@@ -279,36 +287,64 @@ static int like(const char *pattern, const char *s)
 
 enum { F_GPU, F_PROVIDER, F_SEGMENT, F_SKU, F_REGION };
 
-/* 1 when some facet has a value of field `what` that entry matches. */
-static int any_facet(const facets *fs, int what, const char *entry, const idx_grade_tables *tb)
+/* Each facet field's distinct values (note 5; NULL: a facet without one). */
+typedef struct values {
+    const char **v[STORE_FACET_FIELDS];
+    size_t n[STORE_FACET_FIELDS], cap[STORE_FACET_FIELDS];
+    size_t noted; /* the facets' profiles */
+    int oom;
+} values;
+
+static int collect_value(int field, const char *text, void *ud)
 {
-    int group = 0;
-    for (size_t i = 0; what == F_REGION && tb && i < tb->n_rgroup; i++) group |= strcasecmp(tb->rgroup[i], entry) == 0;
-    for (size_t i = 0; i < fs->n; i++) {
-        const facet *o = &fs->v[i];
-        switch (what) {
-        case F_GPU:
-            if (o->gpu && strcasecmp(o->gpu, entry) == 0) return 1;
-            break;
-        case F_PROVIDER:
-            if (like(entry, o->provider) || like(entry, o->group)) return 1;
-            break;
-        case F_SEGMENT:
-            if (like(entry, o->segment)) return 1;
-            break;
-        case F_SKU:
-            if (like(entry, o->sku)) return 1;
-            break;
-        default:
-            if (!group) {
-                if (like(entry, o->region)) return 1;
-                break;
-            }
-            for (size_t k = 0; k < tb->n_rgroup; k++)
-                if (strcasecmp(tb->rgroup[k], entry) == 0 && like(tb->rpattern[k], o->region))
-                    return 1;
-        }
+    values *vs = ud;
+    if (GPI_VEC_RESERVE(vs->v[field], vs->cap[field], vs->n[field] + 1) != 0) {
+        vs->oom = 1;
+        return 1;
     }
+    vs->v[field][vs->n[field]++] = text;
+    return 0;
+}
+
+static void values_free(values *vs)
+{
+    for (int f = 0; f < STORE_FACET_FIELDS; f++) free(vs->v[f]);
+}
+
+/* 1 when some value of field f matches the glob or name entry. */
+static int any_like(const values *vs, int f, const char *entry)
+{
+    for (size_t i = 0; i < vs->n[f]; i++)
+        if (like(entry, vs->v[f][i])) return 1;
+    return 0;
+}
+
+/* 1 when some facet has a value of field `what` that entry matches: the
+ * same answer as asking every facet, from the distinct values (note 5). */
+static int any_value(const values *vs, int what, const char *entry, const idx_grade_tables *tb)
+{
+    switch (what) {
+    case F_GPU:
+        for (size_t i = 0; i < vs->n[STORE_FACET_GPU]; i++) {
+            const char *g = vs->v[STORE_FACET_GPU][i];
+            if (g && strcasecmp(g, entry) == 0) return 1;
+        }
+        return 0;
+    case F_PROVIDER:
+        return any_like(vs, STORE_FACET_PROVIDER, entry) || any_like(vs, STORE_FACET_GROUP, entry);
+    case F_SEGMENT:
+        return any_like(vs, STORE_FACET_SEGMENT, entry);
+    case F_SKU:
+        return any_like(vs, STORE_FACET_SKU, entry);
+    default:
+        break;
+    }
+    int group = 0;
+    for (size_t k = 0; tb && k < tb->n_rgroup; k++) group |= strcasecmp(tb->rgroup[k], entry) == 0;
+    if (!group) return any_like(vs, STORE_FACET_REGION, entry);
+    for (size_t k = 0; k < tb->n_rgroup; k++)
+        if (strcasecmp(tb->rgroup[k], entry) == 0 && any_like(vs, STORE_FACET_REGION, tb->rpattern[k]))
+            return 1;
     return 0;
 }
 
@@ -332,9 +368,10 @@ static void check_key(const idx_grade *g, const idx_grade_tables *tb, char key[6
     gpi_sha256_final(&h, key);
 }
 
-/* Checks grade gi against the facets; the number of warnings. */
-static int check_grade(const idx_grades *gs, size_t gi, const char *name, const facets *fs,
-                       const idx_grade_tables *tb, idx_warn_fn warn, void *ud)
+/* Checks each entry of grade gi's filters against the values; the number
+ * of warnings. */
+static int check_entries(const idx_grades *gs, size_t gi, const char *name, const values *vs,
+                         const idx_grade_tables *tb, idx_warn_fn warn, void *ud)
 {
     const idx_grade *g = &gs->g[gi];
     char msg[512];
@@ -353,13 +390,20 @@ static int check_grade(const idx_grades *gs, size_t gi, const char *name, const 
                  {"skus", F_SKU, g->n_sku, (const char (*)[IDX_NAME_MAX + 1])g->sku}};
     for (size_t k = 0; k < sizeof lists / sizeof lists[0]; k++)
         for (int i = 0; i < lists[k].n; i++) {
-            if (any_facet(fs, lists[k].what, lists[k].v[i], tb)) continue;
+            if (any_value(vs, lists[k].what, lists[k].v[i], tb)) continue;
             snprintf(msg, sizeof msg, "%s: grades[%zu].%s: \"%s\" matches no stored observation",
                      name, gi, lists[k].field, lists[k].v[i]);
             warn(msg, ud);
             warned++;
         }
-    if (warned) return warned;
+    return warned;
+}
+
+/* Checks grade gi as a whole against the facets; the number of warnings. */
+static int check_whole(const idx_grades *gs, size_t gi, const char *name, const facets *fs,
+                       idx_warn_fn warn, void *ud)
+{
+    const idx_grade *g = &gs->g[gi];
     int any = 0;
     for (size_t i = 0; i < fs->n && !any; i++) {
         gpi_obs o;
@@ -367,6 +411,7 @@ static int check_grade(const idx_grades *gs, size_t gi, const char *name, const 
         any = idx_grade_match(g, &o);
     }
     if (any) return 0;
+    char msg[512];
     snprintf(msg, sizeof msg,
              "%s: grades[%zu] (%s): no stored observation matches all of its filters "
              "(gpu, term, tier, scope, covers, places)",
@@ -378,8 +423,9 @@ static int check_grade(const idx_grades *gs, size_t gi, const char *name, const 
 gpi_status idx_grades_check(const idx_grades *gs, const char *name, const idx_grade_tables *tb,
                             store *st, idx_warn_fn warn, void *ud, gpi_diag *d)
 {
+    values vs = {0};
     facets fs = {0};
-    int loaded = 0;
+    int have_values = 0, have_facets = 0;
     char(*keys)[65] = calloc(gs->n ? gs->n : 1, sizeof *keys);
     const char **clean_keys = calloc(gs->n ? gs->n : 1, sizeof *clean_keys);
     size_t n_clean = 0;
@@ -390,15 +436,23 @@ gpi_status idx_grades_check(const idx_grades *gs, const char *name, const idx_gr
         int clean = 0;
         rc = store_facet_check_clean(st, keys[gi], &clean, d);
         if (rc != GPI_OK || clean) continue;
-        if (!loaded) { /* the facets, once, when a grade needs them */
-            loaded = 1;
+        if (!have_values) { /* once, when a grade needs them (note 5) */
+            have_values = 1;
+            rc = store_obs_facet_values(st, collect_value, &vs, &vs.noted, d);
+            if (rc == GPI_OK && vs.oom) rc = gpi_diag_set(d, GPI_ENOMEM, "grades: out of memory");
+        }
+        if (rc != GPI_OK || vs.noted == 0) break; /* nothing stored: nothing to check against */
+        if (check_entries(gs, gi, name, &vs, tb, warn, ud) > 0) continue;
+        if (!have_facets) {
+            have_facets = 1;
             rc = store_obs_facets(st, collect, &fs, d);
             if (rc == GPI_OK && fs.oom) rc = gpi_diag_set(d, GPI_ENOMEM, "grades: out of memory");
+            if (rc != GPI_OK) break;
         }
-        if (rc != GPI_OK || fs.n == 0) break; /* nothing stored: nothing to check against */
-        if (check_grade(gs, gi, name, &fs, tb, warn, ud) == 0) clean_keys[n_clean++] = keys[gi];
+        if (check_whole(gs, gi, name, &fs, warn, ud) == 0) clean_keys[n_clean++] = keys[gi];
     }
     if (rc == GPI_OK && n_clean > 0) store_facet_check_record(st, clean_keys, n_clean);
+    values_free(&vs);
     facets_free(&fs);
     free(keys);
     free(clean_keys);

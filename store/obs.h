@@ -74,6 +74,27 @@ gpi_status store_obs_ingested_between(store *st, int32_t day, int64_t t1, int64_
  * store_close, so fn may keep the pointers (no copy) for that long. */
 gpi_status store_obs_facets(store *st, store_obs_fn fn, void *ud, gpi_diag *d);
 
+/* The fields of a facet store_obs_facet_values reports, in gpi_obs's names. */
+enum {
+    STORE_FACET_GPU,
+    STORE_FACET_PROVIDER,
+    STORE_FACET_GROUP,
+    STORE_FACET_SEGMENT,
+    STORE_FACET_REGION,
+    STORE_FACET_SKU,
+    STORE_FACET_FIELDS
+};
+/* fn(field, text, ud): a non-zero return stops the walk (status GPI_OK). */
+typedef int (*store_facet_value_fn)(int field, const char *text, void *ud);
+/* Each field's distinct values among the facets store_obs_facets would
+ * report, one call per (field, value), field by field: text NULL when some
+ * facet has none in that field, else the store's interned text (valid as
+ * store_obs_facets's).  *n_noted: the facets' profiles (0: nothing stored).
+ * Answers "does some facet have a value of this field that ..." without
+ * the facets themselves (store_sets.c note 2). */
+gpi_status store_obs_facet_values(store *st, store_facet_value_fn fn, void *ud, size_t *n_noted,
+                                  gpi_diag *d);
+
 /* Grade checks that found every filter of a grade matched
  * (index/grade_tables.c note 4).  The facets only grow (observations are
  * never deleted), so a check that warned of nothing never will: *clean = 1

@@ -2,14 +2,18 @@
  * (index/grade_tables.c) and the grade fields that use it: GPU aliases of
  * gpus.csv, region groups of regions.csv, the skus and covers filters, and
  * the warnings about filters that match no stored observation. */
+#define _GNU_SOURCE 1 /* FNM_CASEFOLD */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <fnmatch.h>
 #include <sqlite3.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "index/index.h"
 #include "store/store.h"
@@ -466,6 +470,155 @@ static void test_filters_matching_nothing(void **state)
     free(dir);
 }
 
+/* ---- property: an entry's check is "some stored row has it" ---------------------- */
+
+typedef struct row5 {
+    const char *gpu, *provider, *region, *sku;
+} row5;
+
+/* The reference's match of one value, written from note 3 of
+ * index/grade_tables.c: a glob (* ? [) by fnmatch, else the name,
+ * ignoring case; a missing value is "". */
+static int ref_like(const char *pattern, const char *s)
+{
+    if (!s) s = "";
+    if (strpbrk(pattern, "*?[")) return fnmatch(pattern, s, FNM_CASEFOLD) == 0;
+    return strcasecmp(pattern, s) == 0;
+}
+
+/* 1 when row r has a value of field f (0 gpu, 1 regions, 2 providers,
+ * 3 skus) that entry e matches; a region group stands for its globs. */
+static int ref_row(const row5 *r, int f, const char *e, const idx_grade_tables *tb)
+{
+    switch (f) {
+    case 0:
+        return r->gpu && strcasecmp(r->gpu, e) == 0;
+    case 1: {
+        int group = 0, hit = 0;
+        for (size_t k = 0; k < tb->n_rgroup; k++)
+            if (strcasecmp(tb->rgroup[k], e) == 0) {
+                group = 1;
+                hit |= ref_like(tb->rpattern[k], r->region);
+            }
+        return group ? hit : ref_like(e, r->region);
+    }
+    case 2:
+        return ref_like(e, r->provider); /* the group is the provider here */
+    default:
+        return ref_like(e, r->sku);
+    }
+}
+
+static size_t rnd(uint64_t *x, size_t n)
+{
+    *x ^= *x << 13;
+    *x ^= *x >> 7;
+    *x ^= *x << 17;
+    return (size_t)(*x % n);
+}
+
+/* Random rows and grades: every entry warning is exactly the entries no
+ * stored row matches, row by row (grade_tables.c answers it from each
+ * field's distinct values: note 5). */
+static void test_entry_checks_property(void **state)
+{
+    (void)state;
+    static const char *const gpus[] = {"H100-SXM-80GB", "B200", "A100-SXM-80GB"};
+    static const char *const provs[] = {"lambda", "runpod", "CoreWeave"};
+    static const char *const regions[] = {"us-east-1", "EU-RO-1", "eu-west-1", NULL, "eastus"};
+    static const char *const skus[] = {"gpu_8x_h100", NULL, "p5.48xlarge"};
+    static const char *const g_prov[] = {"lambda", "lamda", "run*", "*", "coreweave", "[cr]*"};
+    static const char *const g_reg[] = {"US", "EU", "eu-*", "us-east-1", "*", "ap-south-1", "?"};
+    static const char *const g_sku[] = {"p5*", "gpu_*", "*", "GPU_8X_H100", "x"};
+    char *dir = tu_mkdtemp("gprop");
+    idx_grade_tables tb;
+    tables(&tb, NULL, regions_csv);
+    uint64_t x = 0x9E3779B97F4A7C15u;
+    int warned_total = 0, quiet_total = 0;
+    for (int round = 0; round < 40; round++) {
+        char path[4200];
+        snprintf(path, sizeof path, "%s/p%d.db", dir, round);
+        store *st = NULL;
+        gpi_diag d = {{0}};
+        if (store_open(path, &st, &d) != GPI_OK) fail_msg("%s", d.msg);
+        store_batch_info info = {.path = "f", .sha256 = "s", .ingested_at = 1, .n_bytes = 1};
+        int64_t b = 0;
+        if (store_batch_begin(st, &info, &b, &d) != GPI_OK) fail_msg("%s", d.msg);
+        row5 rows[6];
+        size_t n = 1 + rnd(&x, 6);
+        for (size_t i = 0; i < n; i++) {
+            rows[i].gpu = gpus[rnd(&x, 3)];
+            rows[i].provider = provs[rnd(&x, 3)];
+            rows[i].region = regions[rnd(&x, 5)];
+            rows[i].sku = skus[rnd(&x, 3)];
+            if (round == 0) /* no sku: "**" matches "" ("*" is no filter at all) */
+                rows[i].region = rows[i].sku = NULL;
+            put(st, b, 100 + i, rows[i].gpu, rows[i].provider, rows[i].region, rows[i].sku,
+                GPI_TERM_ON_DEMAND);
+        }
+        store_batch_counts cnt = {(long)n, (long)n, 0, 0};
+        if (store_batch_commit(st, b, &cnt, 2, &d) != GPI_OK) fail_msg("%s", d.msg);
+        char json[1024];
+        const char *gg = gpus[rnd(&x, 3)], *p1 = g_prov[rnd(&x, 6)], *p2 = g_prov[rnd(&x, 6)];
+        int at = snprintf(json, sizeof json, "{\"grades\":[{\"id\":\"G\",\"gpu\":\"%s\""
+                          ",\"providers\":[\"%s\",\"%s\"]", gg, p1, p2);
+        if (round == 0) {
+            at += snprintf(json + at, sizeof json - (size_t)at,
+                           ",\"regions\":[\"**\"],\"skus\":[\"**\"]");
+        } else if (rnd(&x, 3)) {
+            const char *r = g_reg[rnd(&x, 7)];
+            at += snprintf(json + at, sizeof json - (size_t)at, ",\"regions\":[\"%s\"]", r);
+        }
+        if (round > 0 && rnd(&x, 2)) {
+            const char *k = g_sku[rnd(&x, 5)];
+            at += snprintf(json + at, sizeof json - (size_t)at, ",\"skus\":[\"%s\"]", k);
+        }
+        snprintf(json + at, sizeof json - (size_t)at, "}]}");
+        idx_grades *gs = parse_ok(json, &tb);
+        const idx_grade *g = &gs->g[0];
+        /* the reference, in the check's order: gpu, regions, providers, skus */
+        char want[16][512];
+        int nw = 0;
+        struct {
+            const char *field;
+            int n;
+            const char (*v)[IDX_NAME_MAX + 1];
+        } lists[] = {{"gpu", g->n_gpu, (const char (*)[IDX_NAME_MAX + 1])g->gpu},
+                     {"regions", g->n_region_src, (const char (*)[IDX_NAME_MAX + 1])g->region_src},
+                     {"providers", g->n_provider, (const char (*)[IDX_NAME_MAX + 1])g->provider},
+                     {"skus", g->n_sku, (const char (*)[IDX_NAME_MAX + 1])g->sku}};
+        for (int f = 0; f < 4; f++)
+            for (int i = 0; i < lists[f].n; i++) {
+                int any = 0;
+                for (size_t r = 0; r < n && !any; r++) any = ref_row(&rows[r], f, lists[f].v[i], &tb);
+                if (!any)
+                    snprintf(want[nw++], sizeof want[0],
+                             "g.json: grades[0].%s: \"%s\" matches no stored observation",
+                             lists[f].field, lists[f].v[i]);
+            }
+        warns w = {0};
+        assert_int_equal(idx_grades_check(gs, "g.json", &tb, st, on_warn, &w, &d), GPI_OK);
+        int ne = 0; /* the entry warnings; a whole-grade warning may follow them */
+        for (int i = 0; i < w.n; i++)
+            if (!strstr(w.msg[i], "matches all of its filters")) {
+                if (ne >= nw) fail_msg("round %d: %s: unexpected %s", round, json, w.msg[i]);
+                if (strcmp(w.msg[i], want[ne]) != 0)
+                    fail_msg("round %d: %s: got %s, want %s", round, json, w.msg[i], want[ne]);
+                ne++;
+            }
+        if (ne != nw) fail_msg("round %d: %s: %d entry warnings, want %d", round, json, ne, nw);
+        warned_total += nw > 0;
+        quiet_total += nw == 0;
+        idx_grades_free(gs);
+        store_close(st);
+    }
+    /* the draws reach both outcomes */
+    assert_true(warned_total >= 5);
+    assert_true(quiet_total >= 5);
+    idx_grade_tables_free(&tb);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -476,6 +629,7 @@ int main(void)
         cmocka_unit_test(test_stored_regions_read_back),
         cmocka_unit_test(test_skus_and_covers),
         cmocka_unit_test(test_filters_matching_nothing),
+        cmocka_unit_test(test_entry_checks_property),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
