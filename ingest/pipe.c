@@ -66,12 +66,20 @@ typedef struct batch {
 } batch;
 
 /* Distinct keys (byte strings) -> their number, 1, 2, ... in order of
- * first sight (note 5).  Open addressing; slot i is empty when seq[i] = 0. */
+ * first sight (note 5).  Open addressing over 24-byte slots (a probe is one
+ * cache line, not three arrays'); slot i is empty when its seq is 0.  The
+ * keys lie end to end in one arena (no allocation per key). */
+typedef struct seq_slot {
+    uint64_t hash;
+    uint32_t seq, len;
+    size_t off; /* the key's bytes: keys + off */
+} seq_slot;
+
 typedef struct seq_map {
-    uint64_t *hash;
-    uint32_t *seq;
-    unsigned char **key; /* owned: a size_t length, then the bytes */
+    seq_slot *slot;
     size_t cap, n;
+    unsigned char *keys;
+    size_t keys_len, keys_cap;
 } seq_map;
 
 typedef struct pipe_ctx {
@@ -188,11 +196,8 @@ static uint64_t key_hash(const unsigned char *p, size_t n)
 
 static void map_free(seq_map *m)
 {
-    for (size_t i = 0; i < m->cap; i++)
-        if (m->seq[i]) free(m->key[i]);
-    free(m->hash);
-    free(m->seq);
-    free(m->key);
+    free(m->slot);
+    free(m->keys);
     memset(m, 0, sizeof *m);
 }
 
@@ -200,26 +205,17 @@ static void map_free(seq_map *m)
 static int map_grow(seq_map *m)
 {
     size_t cap = m->cap ? 2 * m->cap : 4096;
-    seq_map g = {calloc(cap, sizeof *g.hash), calloc(cap, sizeof *g.seq),
-                 calloc(cap, sizeof *g.key), cap, m->n};
-    if (!g.hash || !g.seq || !g.key) {
-        free(g.hash);
-        free(g.seq);
-        free(g.key);
-        return -1;
-    }
+    seq_slot *g = calloc(cap, sizeof *g);
+    if (!g) return -1;
     for (size_t i = 0; i < m->cap; i++) {
-        if (!m->seq[i]) continue;
-        size_t j = m->hash[i] & (cap - 1);
-        while (g.seq[j]) j = (j + 1) & (cap - 1);
-        g.hash[j] = m->hash[i];
-        g.seq[j] = m->seq[i];
-        g.key[j] = m->key[i];
+        if (!m->slot[i].seq) continue;
+        size_t j = m->slot[i].hash & (cap - 1);
+        while (g[j].seq) j = (j + 1) & (cap - 1);
+        g[j] = m->slot[i];
     }
-    free(m->hash);
-    free(m->seq);
-    free(m->key);
-    *m = g;
+    free(m->slot);
+    m->slot = g;
+    m->cap = cap;
     return 0;
 }
 
@@ -228,28 +224,23 @@ static int map_grow(seq_map *m)
 static uint32_t seq_of(seq_map *m, const unsigned char *k, size_t n, unsigned char *first)
 {
     *first = 0;
-    if (!m->cap && map_grow(m) != 0) return 0;
+    if (n > UINT32_MAX || (!m->cap && map_grow(m) != 0)) return 0;
     uint64_t h = key_hash(k, n);
     size_t j = h & (m->cap - 1);
-    for (; m->seq[j]; j = (j + 1) & (m->cap - 1)) {
-        size_t len;
-        memcpy(&len, m->key[j], sizeof len);
-        if (m->hash[j] == h && len == n && memcmp(m->key[j] + sizeof len, k, n) == 0)
-            return m->seq[j];
+    for (; m->slot[j].seq; j = (j + 1) & (m->cap - 1)) {
+        const seq_slot *e = &m->slot[j];
+        if (e->hash == h && e->len == n && memcmp(m->keys + e->off, k, n) == 0) return e->seq;
     }
     if ((m->n + 1) * 2 > m->cap) { /* full: known keys keep their numbers */
         if (m->n >= MAP_MAX || map_grow(m) != 0) return 0;
-        for (j = h & (m->cap - 1); m->seq[j]; j = (j + 1) & (m->cap - 1)) {}
+        for (j = h & (m->cap - 1); m->slot[j].seq; j = (j + 1) & (m->cap - 1)) {}
     }
-    unsigned char *copy = malloc(sizeof n + n);
-    if (!copy) return 0;
-    memcpy(copy, &n, sizeof n);
-    memcpy(copy + sizeof n, k, n);
-    m->hash[j] = h;
-    m->key[j] = copy;
-    m->seq[j] = (uint32_t)++m->n;
+    if (GPI_VEC_RESERVE(m->keys, m->keys_cap, m->keys_len + n + 1) != 0) return 0;
+    memcpy(m->keys + m->keys_len, k, n);
+    m->slot[j] = (seq_slot){h, (uint32_t)++m->n, (uint32_t)n, m->keys_len};
+    m->keys_len += n;
     *first = 1;
-    return m->seq[j];
+    return m->slot[j].seq;
 }
 
 /* w_obs's strings (their order there) that are the profile's texts, in
