@@ -89,6 +89,14 @@ typedef struct store_profiles {
     size_t cap_dirty, n_dirty;
 } store_profiles;
 
+/* The page cache (store.c note 10), in KiB, and the file size (bytes)
+ * above which a batch gets the large one. */
+#define STORE_CACHE_KIB 2048
+#define STORE_BULK_CACHE_KIB 16384
+#define STORE_BULK_BYTES (32 << 20)
+#define STORE_STR_(x) #x
+#define STORE_STR(x) STORE_STR_(x)
+
 struct store {
     sqlite3 *db;
     store_names names;
@@ -104,6 +112,7 @@ struct store {
     int locked;
     int read_only;        /* opened with STORE_OPEN_READ */
     int busy_ms;          /* SQLite's busy timeout (store_open_mode) */
+    int bulk_cache;       /* the page cache is STORE_BULK_CACHE_KIB (store.c note 10) */
     /* version 2 keys with a version 1 alias (alias.c), sorted */
     uint64_t *alias_keys;
     size_t n_alias;

@@ -22,6 +22,8 @@
 gpi_status store_batch_find(store *st, const char *sha256, int *found,
                             int64_t *batch_id, gpi_diag *d);
 
+/* The page cache's size in KiB (store.c note 10). */
+long store_cache_kib(store *st);
 /* Totals for reports and tests. */
 gpi_status store_count(store *st, const char *table, long *n, gpi_diag *d);
 

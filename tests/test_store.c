@@ -129,6 +129,39 @@ static void test_rollback_leaves_nothing(void **state)
     store_close(st);
 }
 
+/* store.c note 10: a small page cache, the large one from the first
+ * batch of a large file (or of unknown size) on. */
+static void test_cache_size(void **state)
+{
+    (void)state;
+    static const struct {
+        int64_t first, second; /* the two batches' file sizes */
+        long after_first, after_second;
+    } cases[] = {
+        {1234, 1234, 2048, 2048},
+        {32 << 20, (32 << 20) + 1, 2048, 16384}, /* over 32 MiB */
+        {-1, 10, 16384, 16384},                   /* standard input: unknown */
+        {(int64_t)1 << 40, 10, 16384, 16384},     /* kept for the handle's life */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        store *st = open_tmp(NULL);
+        assert_int_equal(store_cache_kib(st), 2048);
+        int64_t size[2] = {cases[i].first, cases[i].second};
+        long want[2] = {cases[i].after_first, cases[i].after_second};
+        for (int k = 0; k < 2; k++) {
+            store_batch_info info = {"f.csv", k ? "sha-b" : "sha-a", NULL, "offers", "tables",
+                                     100, size[k], NULL};
+            int64_t id = 0;
+            gpi_diag d = {{0}};
+            if (store_batch_begin(st, &info, &id, &d) != GPI_OK) fail_msg("%s", d.msg);
+            store_batch_rollback(st);
+            if (store_cache_kib(st) != want[k])
+                fail_msg("case %zu batch %d: %ld KiB, want %ld", i, k, store_cache_kib(st), want[k]);
+        }
+        store_close(st);
+    }
+}
+
 static void test_reingest_stores_nothing(void **state)
 {
     (void)state;
@@ -573,6 +606,7 @@ int main(void)
         cmocka_unit_test(test_batch_hash_placeholder),
         cmocka_unit_test(test_batch_days_and_chain_states),
         cmocka_unit_test(test_day_batches),
+        cmocka_unit_test(test_cache_size),
     };
     return cmocka_run_group_tests_name("store", tests, NULL, NULL);
 }
