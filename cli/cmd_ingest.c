@@ -183,7 +183,7 @@ int cmd_ingest(cli_ctx *ctx, int argc, char **argv)
     }
     int with_rejects = 0;
     for (int k = 0; k < nfiles; k++) {
-        ingest_opts opt = {files[k], kind, source, 2, admit};
+        ingest_opts opt = {files[k], kind, source, 2, admit, 0};
         if (one_file(st, t, &opt, kind_hint, rejects, &with_rejects) != 0) status = 1;
     }
     if (strict && with_rejects) status = 1;

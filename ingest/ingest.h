@@ -75,7 +75,14 @@ typedef struct ingest_opts {
     int admit_providers;  /* 1: a provider providers.csv does not list is
                              stored as its own group (one warning per new
                              name); 0: such rows are rejected */
+    long number_after;    /* threads 2: observations read before the parser
+                             starts numbering profiles and identities
+                             (pipe.c note 5); 0: INGEST_NUMBER_AFTER */
 } ingest_opts;
+
+/* Numbering pays when a file holds many days of the same offers; a day's
+ * file (one row per offer) has as many profiles as rows. */
+#define INGEST_NUMBER_AFTER 65536L
 
 typedef struct ingest_result {
     long rows_read;       /* data rows seen (records, not physical lines),

@@ -663,7 +663,7 @@ static void test_many_unknown_columns(void **state)
     char *path = tu_write(dir, "t.csv", text);
     warn_count w = {0};
     ingest_sink sink = {wc_obs, wc_rej, wc_warn, NULL, &w};
-    ingest_opts opt = {path, GPI_OFFER, "feed", 1, 0};
+    ingest_opts opt = {path, GPI_OFFER, "feed", 1, 0, 0};
     ingest_result res;
     gpi_diag d = {{0}};
     clock_t c0 = clock();

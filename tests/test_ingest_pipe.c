@@ -274,6 +274,7 @@ typedef struct numbers {
     char *profile[4096], *ident[4096];
     uint32_t n_profile, n_ident;
     long rows, bad;
+    long after; /* the first `after` observations carry no numbers */
     char why[256];
 } numbers;
 
@@ -310,7 +311,12 @@ static int n_obs(void *ud, const gpi_obs *o, const char *raw)
     numbers *nb = ud;
     char text[1024];
     profile_text(o, text, sizeof text);
-    nb->rows++;
+    if (++nb->rows <= nb->after) {
+        if ((o->profile_seq || o->profile_first || o->ident_seq || o->ident_first) && !nb->bad++)
+            snprintf(nb->why, sizeof nb->why, "line %ld: numbered before row %ld", o->line,
+                     nb->after);
+        return 0;
+    }
     int ok = check_number(nb->profile, &nb->n_profile, o->profile_seq, o->profile_first, text);
     if (ok && o->kind == GPI_OFFER)
         ok = check_number(nb->ident, &nb->n_ident, o->ident_seq, o->ident_first, o->ident);
@@ -334,21 +340,35 @@ static void test_pipe_numbers(void **state)
     char *dir = tu_mkdtemp("pipe");
     char *text = market(30000, 0);
     char *path = tu_write(dir, "n.csv", text);
-    numbers *nb = calloc(1, sizeof *nb);
-    assert_non_null(nb);
-    ingest_sink sink = {n_obs, n_rej, NULL, NULL, nb};
-    ingest_opts opt = {.path = path, .kind = GPI_OFFER, .threads = 2};
-    ingest_result res;
-    gpi_diag d = {{0}};
-    assert_int_equal(ingest_file(t, &opt, &sink, &res, &d), GPI_OK);
-    if (nb->bad) fail_msg("%ld rows break the numbering; first: %s", nb->bad, nb->why);
-    assert_true(nb->rows > 29000);
-    /* repeats, so fewer numbers than rows, and more than one */
-    assert_true(nb->n_profile > 10 && nb->n_profile < 2000);
-    assert_true(nb->n_ident > 10 && (long)nb->n_ident < nb->rows);
-    for (uint32_t i = 0; i < nb->n_profile; i++) free(nb->profile[i]);
-    for (uint32_t i = 0; i < nb->n_ident; i++) free(nb->ident[i]);
-    free(nb);
+    /* numbered after the first 1,000 observations; by default (65,536)
+     * not at all in a file this size */
+    static const struct {
+        long number_after, want_after;
+    } cases[] = {{1000, 1000}, {0, 1L << 30}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        numbers *nb = calloc(1, sizeof *nb);
+        assert_non_null(nb);
+        nb->after = cases[c].want_after;
+        ingest_sink sink = {n_obs, n_rej, NULL, NULL, nb};
+        ingest_opts opt = {.path = path, .kind = GPI_OFFER, .threads = 2,
+                           .number_after = cases[c].number_after};
+        ingest_result res;
+        gpi_diag d = {{0}};
+        assert_int_equal(ingest_file(t, &opt, &sink, &res, &d), GPI_OK);
+        if (nb->bad) fail_msg("case %zu: %ld rows break the numbering; first: %s", c, nb->bad,
+                              nb->why);
+        assert_true(nb->rows > 29000);
+        if (c == 0) { /* repeats, so fewer numbers than rows, and more than one */
+            assert_true(nb->n_profile > 10 && nb->n_profile < 2000);
+            assert_true(nb->n_ident > 10 && (long)nb->n_ident < nb->rows);
+        } else {
+            assert_int_equal(nb->n_profile, 0);
+            assert_int_equal(nb->n_ident, 0);
+        }
+        for (uint32_t i = 0; i < nb->n_profile; i++) free(nb->profile[i]);
+        for (uint32_t i = 0; i < nb->n_ident; i++) free(nb->ident[i]);
+        free(nb);
+    }
     free(path);
     free(text);
     ingest_tables_free(t);

@@ -176,7 +176,7 @@ static void run_case(const lcase *c, const ingest_tables *t)
     for (int i = 0; i < 3 && c->steps[i].file; i++) {
         const step *s = &c->steps[i];
         if (s->text) write_file(s->file, s->text, s->gz);
-        ingest_opts in = {s->file, -1, "feed", 1 + i % 2, s->admit};
+        ingest_opts in = {s->file, -1, "feed", 1 + i % 2, s->admit, 0};
         load_opts lo = {NULL, rej, s->reader};
         load_result r;
         memset(&d, 0, sizeof d);
@@ -247,7 +247,7 @@ static void test_batch_and_header(void **state)
     if (ingest_tables_load(tables, &t, &d) != GPI_OK) fail_msg("tables: %s", d.msg);
     snprintf(db, sizeof db, "%s/t.db", dir);
     if (store_open(db, &st, &d) != GPI_OK) fail_msg("%s", d.msg);
-    ingest_opts in = {path, GPI_OFFER, NULL, 2, 0};
+    ingest_opts in = {path, GPI_OFFER, NULL, 2, 0, 0};
     load_opts lo = {"offers", NULL, NULL};
     load_result r;
     assert_int_equal(load_file(st, t, &in, &lo, NULL, &r, &d), GPI_OK);
