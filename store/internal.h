@@ -45,7 +45,12 @@ typedef struct store_name_slot {
 #define STORE_MEMO_LEN 64
 
 typedef struct store_names {
-    char **text;          /* id -> text; NULL where unknown */
+    char **text;          /* id -> text (in chunks); NULL where unknown */
+    char **chunks;        /* the texts' storage: blocks never moved or freed
+                             before a reset, so texts handed out stay valid */
+    size_t n_chunks, cap_chunks;
+    char *chunk_at;       /* the current chunk's free bytes: chunk_left */
+    size_t chunk_left;
     size_t cap_ids;
     store_name_slot *slots; /* open addressing on the text's hash: built
                                on the first lookup by text (writers) */

@@ -162,6 +162,67 @@ static void test_cache_size(void **state)
     }
 }
 
+/* Interned texts live in 64 KiB chunks (names.c): texts over a chunk get
+ * one of their own, and every text reads back the same on the handle that
+ * stored it and on a fresh one. */
+typedef struct texts_seen {
+    long n, bad;
+} texts_seen;
+
+static void region_of(long k, char *out, size_t cap)
+{
+    snprintf(out, cap, "region-%05ld-%s", k, k % 3 ? "abcdefghijklmnop" : "q");
+}
+
+static int check_texts(const gpi_obs *o, void *ud)
+{
+    texts_seen *t = ud;
+    char want[64];
+    region_of((long)o->key_hash, want, sizeof want);
+    size_t glen = o->gpu ? strlen(o->gpu) : 0;
+    int gpu_ok = o->key_hash % 1000 == 7 ? glen == 70000 && o->gpu[69999] == 'x'
+                                          : o->gpu && strcmp(o->gpu, "H100-SXM-80GB") == 0;
+    if (!o->region || strcmp(o->region, want) != 0 || !gpu_ok) t->bad++;
+    t->n++;
+    return 0;
+}
+
+static void test_name_chunks(void **state)
+{
+    (void)state;
+    char *path = NULL;
+    store *st = open_tmp(&path);
+    char *big = malloc(70001);
+    assert_non_null(big);
+    memset(big, 'x', 70000);
+    big[70000] = '\0';
+    int64_t b = begin(st, "sha-1", 100);
+    enum { N = 3000 };
+    static char regions[N][64];
+    for (long k = 1; k <= N; k++) {
+        gpi_obs o = obs("2024-03-01", (uint64_t)k, "I", 1000000);
+        region_of(k, regions[k - 1], sizeof regions[0]);
+        o.region = regions[k - 1];
+        if (k % 1000 == 7) o.gpu = big; /* a text larger than a chunk, now and then */
+        assert_int_equal(put(st, b, &o), STORE_PUT_STORED);
+    }
+    commit(st, b, N, N, 0, 0);
+    int32_t day;
+    gpi_date_parse("2024-03-01", &day);
+    gpi_diag d = {{0}};
+    for (int pass = 0; pass < 2; pass++) {
+        texts_seen t = {0};
+        assert_int_equal(store_obs_scan(st, day, day, 200, check_texts, &t, &d), GPI_OK);
+        assert_int_equal(t.n, N);
+        assert_int_equal(t.bad, 0);
+        store_close(st); /* then a fresh handle loads them from the database */
+        assert_int_equal(store_open(path, &st, &d), GPI_OK);
+    }
+    store_close(st);
+    free(big);
+    free(path);
+}
+
 static void test_reingest_stores_nothing(void **state)
 {
     (void)state;
@@ -607,6 +668,7 @@ int main(void)
         cmocka_unit_test(test_batch_days_and_chain_states),
         cmocka_unit_test(test_day_batches),
         cmocka_unit_test(test_cache_size),
+        cmocka_unit_test(test_name_chunks),
     };
     return cmocka_run_group_tests_name("store", tests, NULL, NULL);
 }
