@@ -290,7 +290,7 @@ gpi_status store_obs_facet_values(store *st, store_facet_value_fn fn, void *ud, 
     for (int f = 0; f < STORE_FACET_FIELDS && rc == GPI_OK; f++) {
         if ((none >> f & 1u) && fn(f, NULL, ud) != 0) break;
         for (size_t id = 1; id < cap; id++) {
-            if (!(seen[id] >> f & 1u)) continue;
+            if (!((unsigned)seen[id] >> f & 1u)) continue;
             const char *text = store_name_text(st, (int64_t)id);
             if (!text) {
                 rc = store_err(st, d, "reading names");
