@@ -41,11 +41,14 @@ DEP_LIBS := -lsqlite3 $(CSV_LIBS) -ljansson -lgsl -lgslcblas -lcrypto -lz
 # a system without the archives.  Recursive (=): evaluated at link time,
 # after `deps` has installed the packages.
 STATIC_DEPS ?= 1
-DEP_AR    = $(shell for l in $(patsubst -l%,%,$(DEP_LIBS)); do \
-              f=$$($(CC) -print-file-name=lib$$l.a); [ -f "$$f" ] || echo missing; done)
+# "missing" once per archive not found (resolved once, at the first link)
+DEP_AR    = $(eval DEP_AR := $(shell for l in $(patsubst -l%,%,$(DEP_LIBS)); do \
+              f=$$($(CC) -print-file-name=lib$$l.a); [ -f "$$f" ] || echo missing; done))$(DEP_AR)
 comma    := ,
+# -ldl: libsqlite3.a and libcrypto.a call dlopen, which glibc < 2.34 keeps
+# in libdl (an empty library since)
 LDLIBS    = $(if $(and $(filter 1,$(STATIC_DEPS)),$(if $(DEP_AR),,ok)),\
-              -Wl$(comma)-Bstatic $(DEP_LIBS) -Wl$(comma)-Bdynamic,$(DEP_LIBS)) -lm -pthread
+              -Wl$(comma)-Bstatic $(DEP_LIBS) -Wl$(comma)-Bdynamic -ldl,$(DEP_LIBS)) -lm -pthread
 BUILD    ?= build
 
 MODULES  := core ingest load store index publish settlement hedge cost sim site verify
@@ -59,8 +62,18 @@ TEST_UTIL := $(BUILD)/tests/testutil.o
 
 all: $(BUILD)/gpuidx
 
-$(BUILD)/gpuidx: $(CLI_OBJ) $(BUILD)/libgpuidx.a
+$(BUILD)/gpuidx: $(CLI_OBJ) $(BUILD)/libgpuidx.a $(BUILD)/link.flags
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJ) $(BUILD)/libgpuidx.a $(LDLIBS)
+
+# What a link takes besides the objects: the flags and, linked statically,
+# the archives themselves (size and time).  Rewritten only when that
+# changes, so STATIC_DEPS=0 or an updated -dev package relinks everything.
+$(BUILD)/link.flags: FORCE
+	@mkdir -p $(@D)
+	@{ echo '$(CC) $(CFLAGS) $(LDFLAGS) $(LDLIBS)'; \
+	  for l in $(patsubst -l%,%,$(DEP_LIBS)); do f=$$($(CC) -print-file-name=lib$$l.a); \
+	    [ -f "$$f" ] && ls -lL --time-style=+%s "$$f"; done; true; } > $@.new
+	@if cmp -s $@.new $@; then rm -f $@.new; else mv $@.new $@; fi
 
 $(BUILD)/libgpuidx.a: $(OBJ)
 	@rm -f $@
@@ -77,7 +90,7 @@ $(BUILD)/tests/%.o $(BUILD)/store/%.o: CPPFLAGS += -DGPI_STORE_TESTING
 # A static pattern rule, so the test objects are explicit prerequisites:
 # with an implicit chain make deleted them as intermediates after each
 # build, and the next `make test` compiled and linked every test again.
-$(TESTS): $(BUILD)/tests/%: $(BUILD)/tests/%.o $(TEST_UTIL) $(BUILD)/libgpuidx.a
+$(TESTS): $(BUILD)/tests/%: $(BUILD)/tests/%.o $(TEST_UTIL) $(BUILD)/libgpuidx.a $(BUILD)/link.flags
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(TEST_UTIL) $(BUILD)/libgpuidx.a $(LDLIBS) -lcmocka
 
 deps:
@@ -149,5 +162,5 @@ install: all
 clean:
 	rm -rf build build-san build-tsan build-fuzz
 
-.PHONY: all deps test all-tests check tsan fuzz fuzz-run fuzz-bins demo bench install clean
+.PHONY: FORCE all deps test all-tests check tsan fuzz fuzz-run fuzz-bins demo bench install clean
 -include $(OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TESTS:=.d) $(TEST_UTIL:.o=.d)

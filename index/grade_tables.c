@@ -16,8 +16,8 @@
  *     is a changed definition, which needs a new grade version).
  * (3) A filter that matches nothing is almost always a typo ("lamda", a
  *     region spelt the way another feed spells it): each entry is checked
- *     against the distinct facets of the stored observations (one scan),
- *     and so is each grade as a whole.  These are warnings, not errors: a
+ *     against the stored observations (the distinct values of its field:
+ *     note 5), and so is each grade as a whole (the distinct facets).  These are warnings, not errors: a
  *     grade may be defined before its first observation arrives.
  * (4) Observations are never deleted, so the facets only grow and a check
  *     that warned of nothing never will.  Such a check is recorded under

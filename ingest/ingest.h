@@ -77,7 +77,8 @@ typedef struct ingest_opts {
                              name); 0: such rows are rejected */
     long number_after;    /* threads 2: observations read before the parser
                              starts numbering profiles and identities
-                             (pipe.c note 5); 0: INGEST_NUMBER_AFTER */
+                             (pipe.c note 5): 1 numbers from the second
+                             on; 0 or less: INGEST_NUMBER_AFTER */
 } ingest_opts;
 
 /* Numbering pays when a file holds many days of the same offers; a day's

@@ -31,13 +31,14 @@
  *     number once and then reads it from an array.  A trade's identity
  *     is usually its own, so trades' are not numbered.  Each map holds at
  *     most MAP_MAX (131,072) entries, so a file of ever-new profiles or
- *     identities holds at most ~25 MB here (the bench year's 58,760
- *     profiles take ~12 MB); past that, rows go without hints, which only
+ *     identities holds at most ~30 MB here (24-byte slots and the keys;
+ *     the bench year's 58,760 profiles take ~11 MB); past that, rows go without hints, which only
  *     costs time.  Numbering starts after the first number_after
  *     observations (65,536 by default): a day's file, where each offer
  *     appears once (17,168 profiles in 18,796 rows on the bench market),
  *     saves nothing by it and spent ~15 ms of a 50 ms ingest building the
- *     maps; a year's file is numbered from its second day or so on.
+ *     maps; a year's file of the bench market is numbered from its fourth
+ *     day on.
  */
 #include "ingest/internal.h"
 #include "core/vec.h"

@@ -71,7 +71,10 @@ gpi_status store_chain_state_get(store *st, const char *hash, int32_t day, unsig
     if (own_tx && sqlite3_exec(st->db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK)
         return store_err(st, d, "reading a chain state");
     gpi_status out = get_state(st, s, hash, day, state, n, as_of, format, d);
-    if (own_tx) sqlite3_exec(st->db, "COMMIT", NULL, NULL, NULL); /* a read: nothing to lose */
+    /* a read: nothing to lose, but the handle must leave its transaction */
+    if (own_tx && sqlite3_exec(st->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK &&
+        !sqlite3_get_autocommit(st->db))
+        sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
     return out;
 }
 
@@ -97,11 +100,16 @@ static gpi_status get_state(store *st, sqlite3_stmt *s, const char *hash, int32_
     *state = malloc(len > 0 ? (size_t)len : 1);
     if (!*state) return gpi_diag_set(d, GPI_ENOMEM, "store: out of memory");
     sqlite3_blob *b = NULL;
-    if (len > 0 && (sqlite3_blob_open(st->db, "main", "chain_states", "state", rowid, 0, &b) !=
-                        SQLITE_OK ||
-                    sqlite3_blob_bytes(b) != (int)len ||
-                    sqlite3_blob_read(b, *state, (int)len, 0) != SQLITE_OK)) {
-        gpi_status out = store_err(st, d, "reading a chain state");
+    gpi_status out = GPI_OK;
+    if (len > 0 && sqlite3_blob_open(st->db, "main", "chain_states", "state", rowid, 0, &b) !=
+                       SQLITE_OK)
+        out = store_err(st, d, "reading a chain state");
+    else if (len > 0 && sqlite3_blob_bytes(b) != (int)len)
+        out = gpi_diag_set(d, GPI_ESTORE, "store: reading a chain state: %d bytes, not %lld",
+                           sqlite3_blob_bytes(b), (long long)len);
+    else if (len > 0 && sqlite3_blob_read(b, *state, (int)len, 0) != SQLITE_OK)
+        out = store_err(st, d, "reading a chain state");
+    if (out != GPI_OK) {
         sqlite3_blob_close(b);
         free(*state);
         *state = NULL;

@@ -6,7 +6,10 @@
  * small (faster ingest, smaller file) and lets the duplicate check compare
  * integers.  The handle keeps every name in memory in both directions:
  * id -> text (an array; ids are INTEGER PRIMARY KEY values) and text -> id
- * (an open-addressing table), loaded lazily from the table.
+ * (an open-addressing table), loaded lazily from the table.  The texts
+ * lie in 64 KiB chunks (one allocation per chunk, not per name: every
+ * process of a daily job loads the bench market's 18,515 names), which
+ * never move or go before a reset, so a text handed out stays valid.
  *
  * Names inserted inside a transaction that is rolled back disappear from
  * the database, so store_rollback() drops the cache (store_names_reset);

@@ -16,16 +16,6 @@
  *     process crash (the file is either in or out), and an OS crash can at
  *     worst lose the last committed files, never corrupt the database.
  * (6) Writers queue on a lock file: store/tx.c.
- * (10) The page cache is small (STORE_CACHE_KIB, 2 MiB) until a batch of
- *     a large file (over STORE_BULK_BYTES, or of unknown size) begins; it
- *     is then STORE_BULK_CACHE_KIB (16 MiB) for the rest of the handle's
- *     life.  SQLite allocates a cache page when it first reads one, so
- *     every page a process reads is fresh memory until the cache is full,
- *     and on this machine a fresh page costs more to fault in than a
- *     16 KiB page costs to read again from the OS: the daily job's five
- *     processes faulted 29,600 pages with 16 MiB and 23,600 with 2 MiB,
- *     a sixth of their CPU (BENCHMARKS.md).  Bulk inserts keep the large
- *     cache for the b-tree pages they revisit.
  * (7) Duplicates (SPEC §3): the same key, time and identity with the same
  *     values.  "The same values" is every stored value, or else every
  *     value the row itself gave (raw gpu, provider, price, currency, sku,
@@ -46,6 +36,17 @@
  *     by text.  A first row always resolves afresh, so two numberings in
  *     one batch cannot mix; store_batch_begin, a rollback and close forget
  *     the numbers.
+ * (10) The page cache is small (STORE_CACHE_KIB, 2 MiB) until a batch of
+ *     a large file (over STORE_BULK_BYTES, or of unknown size: standard
+ *     input, a gzip file, load/load.c) begins; it
+ *     is then STORE_BULK_CACHE_KIB (16 MiB) for the rest of the handle's
+ *     life.  SQLite allocates a cache page when it first reads one, so
+ *     every page a process reads is fresh memory until the cache is full,
+ *     and on this machine a fresh page costs more to fault in than a
+ *     16 KiB page costs to read again from the OS: the daily job's five
+ *     processes faulted 29,600 pages with 16 MiB and 23,600 with 2 MiB,
+ *     a sixth of their CPU (BENCHMARKS.md).  Bulk inserts keep the large
+ *     cache for the b-tree pages they revisit.
  */
 #include "store/internal.h"
 #include "core/vec.h"

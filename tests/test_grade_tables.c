@@ -351,14 +351,14 @@ static void test_skus_and_covers(void **state)
 /* ---- filters that match nothing -------------------------------------------- */
 
 typedef struct warns {
-    char msg[8][256];
+    char msg[24][256];
     int n;
 } warns;
 
 static void on_warn(const char *msg, void *ud)
 {
     warns *w = ud;
-    if (w->n < 8) snprintf(w->msg[w->n++], 256, "%s", msg);
+    if (w->n < 24) snprintf(w->msg[w->n++], 256, "%s", msg);
 }
 
 static void put(store *st, int64_t batch, uint64_t key, const char *gpu, const char *provider,
@@ -473,7 +473,8 @@ static void test_filters_matching_nothing(void **state)
 /* ---- property: an entry's check is "some stored row has it" ---------------------- */
 
 typedef struct row5 {
-    const char *gpu, *provider, *region, *sku;
+    const char *gpu, *provider, *group, *region, *sku;
+    int term;
 } row5;
 
 /* The reference's match of one value, written from note 3 of
@@ -487,7 +488,8 @@ static int ref_like(const char *pattern, const char *s)
 }
 
 /* 1 when row r has a value of field f (0 gpu, 1 regions, 2 providers,
- * 3 skus) that entry e matches; a region group stands for its globs. */
+ * 3 skus) that entry e matches; a region group stands for its globs, a
+ * provider entry matches the provider or its group. */
 static int ref_row(const row5 *r, int f, const char *e, const idx_grade_tables *tb)
 {
     switch (f) {
@@ -503,10 +505,37 @@ static int ref_row(const row5 *r, int f, const char *e, const idx_grade_tables *
         return group ? hit : ref_like(e, r->region);
     }
     case 2:
-        return ref_like(e, r->provider); /* the group is the provider here */
+        return ref_like(e, r->provider) || ref_like(e, r->group);
     default:
         return ref_like(e, r->sku);
     }
+}
+
+/* Row r as the observation it was stored as (put5). */
+static gpi_obs row_obs(const row5 *r, uint64_t key)
+{
+    gpi_obs o;
+    memset(&o, 0, sizeof o);
+    o.kind = GPI_OFFER;
+    o.scope = GPI_SCOPE_VM;
+    o.term = r->term;
+    o.observed_at = 1735689600; /* 2025-01-01 */
+    o.day = gpi_day_of_time(o.observed_at);
+    o.key_hash = key;
+    o.price_micro = 2000000;
+    o.quantity_micro = -1;
+    o.gpu_count = 1;
+    o.gpu = r->gpu;
+    o.provider = r->provider;
+    o.group = r->group;
+    o.segment = "neocloud";
+    o.region = r->region;
+    o.source = "t";
+    o.ident = o.raw_gpu = o.raw_provider = r->gpu;
+    o.raw_price = "2";
+    o.currency = "USD";
+    o.sku = r->sku;
+    return o;
 }
 
 static size_t rnd(uint64_t *x, size_t n)
@@ -517,24 +546,31 @@ static size_t rnd(uint64_t *x, size_t n)
     return (size_t)(*x % n);
 }
 
-/* Random rows and grades: every entry warning is exactly the entries no
- * stored row matches, row by row (grade_tables.c answers it from each
- * field's distinct values: note 5). */
+/* Random rows and three random grades a round: every entry warning is
+ * exactly the entries no stored row matches, row by row (grade_tables.c
+ * answers it from each field's distinct values: note 5), and a grade
+ * whose entries all match warns as a whole exactly when no row matches
+ * all its filters at once (idx_grade_match, row by row: the check reads
+ * the facets). */
 static void test_entry_checks_property(void **state)
 {
     (void)state;
     static const char *const gpus[] = {"H100-SXM-80GB", "B200", "A100-SXM-80GB"};
     static const char *const provs[] = {"lambda", "runpod", "CoreWeave"};
+    static const char *const groups[] = {NULL, "hyperscaler", "neo"}; /* NULL: the provider */
     static const char *const regions[] = {"us-east-1", "EU-RO-1", "eu-west-1", NULL, "eastus"};
     static const char *const skus[] = {"gpu_8x_h100", NULL, "p5.48xlarge"};
-    static const char *const g_prov[] = {"lambda", "lamda", "run*", "*", "coreweave", "[cr]*"};
+    static const char *const g_prov[] = {"lambda", "lamda", "run*", "hyper*", "coreweave",
+                                         "[cr]*", "neo"};
     static const char *const g_reg[] = {"US", "EU", "eu-*", "us-east-1", "*", "ap-south-1", "?"};
     static const char *const g_sku[] = {"p5*", "gpu_*", "*", "GPU_8X_H100", "x"};
+    static const char *const g_term[] = {"", ",\"term\":\"spot\""};
+    enum { NG = 3 };
     char *dir = tu_mkdtemp("gprop");
     idx_grade_tables tb;
     tables(&tb, NULL, regions_csv);
     uint64_t x = 0x9E3779B97F4A7C15u;
-    int warned_total = 0, quiet_total = 0;
+    int warned_total = 0, quiet_total = 0, whole_total = 0;
     for (int round = 0; round < 40; round++) {
         char path[4200];
         snprintf(path, sizeof path, "%s/p%d.db", dir, round);
@@ -549,72 +585,101 @@ static void test_entry_checks_property(void **state)
         for (size_t i = 0; i < n; i++) {
             rows[i].gpu = gpus[rnd(&x, 3)];
             rows[i].provider = provs[rnd(&x, 3)];
+            rows[i].group = groups[rnd(&x, 3)];
+            if (!rows[i].group) rows[i].group = rows[i].provider;
             rows[i].region = regions[rnd(&x, 5)];
             rows[i].sku = skus[rnd(&x, 3)];
+            rows[i].term = GPI_TERM_ON_DEMAND;
             if (round == 0) /* no sku: "**" matches "" ("*" is no filter at all) */
                 rows[i].region = rows[i].sku = NULL;
-            put(st, b, 100 + i, rows[i].gpu, rows[i].provider, rows[i].region, rows[i].sku,
-                GPI_TERM_ON_DEMAND);
+            gpi_obs o = row_obs(&rows[i], 100 + i);
+            store_put_result res;
+            if (store_obs_put(st, b, &o, &res, &d) != GPI_OK) fail_msg("%s", d.msg);
         }
         store_batch_counts cnt = {(long)n, (long)n, 0, 0};
         if (store_batch_commit(st, b, &cnt, 2, &d) != GPI_OK) fail_msg("%s", d.msg);
-        char json[1024];
-        const char *gg = gpus[rnd(&x, 3)], *p1 = g_prov[rnd(&x, 6)], *p2 = g_prov[rnd(&x, 6)];
-        int at = snprintf(json, sizeof json, "{\"grades\":[{\"id\":\"G\",\"gpu\":\"%s\""
-                          ",\"providers\":[\"%s\",\"%s\"]", gg, p1, p2);
-        if (round == 0) {
+        char json[2048];
+        int at = snprintf(json, sizeof json, "{\"grades\":[");
+        for (int k = 0; k < NG; k++) {
+            const char *gg = gpus[rnd(&x, 3)], *p1 = g_prov[rnd(&x, 7)], *p2 = g_prov[rnd(&x, 7)];
+            const char *term = g_term[rnd(&x, 4) == 0];
             at += snprintf(json + at, sizeof json - (size_t)at,
-                           ",\"regions\":[\"**\"],\"skus\":[\"**\"]");
-        } else if (rnd(&x, 3)) {
-            const char *r = g_reg[rnd(&x, 7)];
-            at += snprintf(json + at, sizeof json - (size_t)at, ",\"regions\":[\"%s\"]", r);
-        }
-        if (round > 0 && rnd(&x, 2)) {
-            const char *k = g_sku[rnd(&x, 5)];
-            at += snprintf(json + at, sizeof json - (size_t)at, ",\"skus\":[\"%s\"]", k);
-        }
-        snprintf(json + at, sizeof json - (size_t)at, "}]}");
-        idx_grades *gs = parse_ok(json, &tb);
-        const idx_grade *g = &gs->g[0];
-        /* the reference, in the check's order: gpu, regions, providers, skus */
-        char want[16][512];
-        int nw = 0;
-        struct {
-            const char *field;
-            int n;
-            const char (*v)[IDX_NAME_MAX + 1];
-        } lists[] = {{"gpu", g->n_gpu, (const char (*)[IDX_NAME_MAX + 1])g->gpu},
-                     {"regions", g->n_region_src, (const char (*)[IDX_NAME_MAX + 1])g->region_src},
-                     {"providers", g->n_provider, (const char (*)[IDX_NAME_MAX + 1])g->provider},
-                     {"skus", g->n_sku, (const char (*)[IDX_NAME_MAX + 1])g->sku}};
-        for (int f = 0; f < 4; f++)
-            for (int i = 0; i < lists[f].n; i++) {
-                int any = 0;
-                for (size_t r = 0; r < n && !any; r++) any = ref_row(&rows[r], f, lists[f].v[i], &tb);
-                if (!any)
-                    snprintf(want[nw++], sizeof want[0],
-                             "g.json: grades[0].%s: \"%s\" matches no stored observation",
-                             lists[f].field, lists[f].v[i]);
+                           "%s{\"id\":\"G%d\",\"gpu\":\"%s\",\"providers\":[\"%s\",\"%s\"]%s",
+                           k ? "," : "", k, gg, p1, p2, term);
+            if (round == 0) {
+                at += snprintf(json + at, sizeof json - (size_t)at,
+                               ",\"regions\":[\"**\"],\"skus\":[\"**\"]");
+            } else {
+                if (rnd(&x, 3)) {
+                    const char *r = g_reg[rnd(&x, 7)];
+                    at += snprintf(json + at, sizeof json - (size_t)at, ",\"regions\":[\"%s\"]", r);
+                }
+                if (rnd(&x, 2)) {
+                    const char *q = g_sku[rnd(&x, 5)];
+                    at += snprintf(json + at, sizeof json - (size_t)at, ",\"skus\":[\"%s\"]", q);
+                }
             }
+            at += snprintf(json + at, sizeof json - (size_t)at, "}");
+        }
+        snprintf(json + at, sizeof json - (size_t)at, "]}");
+        idx_grades *gs = parse_ok(json, &tb);
+        /* the reference: per grade, in the check's order (gpu, regions,
+         * providers, skus), then the grade as a whole */
+        char want[24][256];
+        int nw = 0;
+        for (int k = 0; k < NG; k++) {
+            const idx_grade *g = &gs->g[k];
+            struct {
+                const char *field;
+                int n;
+                const char (*v)[IDX_NAME_MAX + 1];
+            } lists[] = {{"gpu", g->n_gpu, (const char (*)[IDX_NAME_MAX + 1])g->gpu},
+                         {"regions", g->n_region_src,
+                          (const char (*)[IDX_NAME_MAX + 1])g->region_src},
+                         {"providers", g->n_provider,
+                          (const char (*)[IDX_NAME_MAX + 1])g->provider},
+                         {"skus", g->n_sku, (const char (*)[IDX_NAME_MAX + 1])g->sku}};
+            int entries = 0;
+            for (int f = 0; f < 4; f++)
+                for (int i = 0; i < lists[f].n; i++) {
+                    int any = 0;
+                    for (size_t r = 0; r < n && !any; r++)
+                        any = ref_row(&rows[r], f, lists[f].v[i], &tb);
+                    if (any) continue;
+                    snprintf(want[nw++], sizeof want[0],
+                             "g.json: grades[%d].%s: \"%s\" matches no stored observation", k,
+                             lists[f].field, lists[f].v[i]);
+                    entries++;
+                }
+            warned_total += entries > 0;
+            if (entries) continue;
+            int whole = 0;
+            for (size_t r = 0; r < n && !whole; r++) {
+                gpi_obs o = row_obs(&rows[r], 100 + r);
+                whole = idx_grade_match(g, &o);
+            }
+            if (!whole) {
+                snprintf(want[nw++], sizeof want[0],
+                         "g.json: grades[%d] (G%d): no stored observation matches all of its "
+                         "filters (gpu, term, tier, scope, covers, places)",
+                         k, k);
+                whole_total++;
+            }
+            quiet_total += whole;
+        }
         warns w = {0};
         assert_int_equal(idx_grades_check(gs, "g.json", &tb, st, on_warn, &w, &d), GPI_OK);
-        int ne = 0; /* the entry warnings; a whole-grade warning may follow them */
-        for (int i = 0; i < w.n; i++)
-            if (!strstr(w.msg[i], "matches all of its filters")) {
-                if (ne >= nw) fail_msg("round %d: %s: unexpected %s", round, json, w.msg[i]);
-                if (strcmp(w.msg[i], want[ne]) != 0)
-                    fail_msg("round %d: %s: got %s, want %s", round, json, w.msg[i], want[ne]);
-                ne++;
-            }
-        if (ne != nw) fail_msg("round %d: %s: %d entry warnings, want %d", round, json, ne, nw);
-        warned_total += nw > 0;
-        quiet_total += nw == 0;
+        if (w.n != nw) fail_msg("round %d: %s: %d warnings, want %d", round, json, w.n, nw);
+        for (int i = 0; i < nw; i++)
+            if (strcmp(w.msg[i], want[i]) != 0)
+                fail_msg("round %d: %s:\n got  %s\n want %s", round, json, w.msg[i], want[i]);
         idx_grades_free(gs);
         store_close(st);
     }
-    /* the draws reach both outcomes */
+    /* the draws reach every outcome, grade by grade */
     assert_true(warned_total >= 5);
     assert_true(quiet_total >= 5);
+    assert_true(whole_total >= 2);
     idx_grade_tables_free(&tb);
     free(dir);
 }
