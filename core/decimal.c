@@ -71,6 +71,19 @@ int64_t gpi_dec_to_units(gpi_dec d, int digits)
     return gpi_div_round(num, den);
 }
 
+char *gpi_format_1f(double v, char out[32])
+{
+    /* below 1e6, v * 10 is within 1e-9 of the exact tenfold value (half
+     * an ulp of 1e7), so 1e-6 away from .5 the exact value rounds to the
+     * same side; -0.0, ties, large and odd values go to printf */
+    double t = v * 10.0, fl = floor(t), frac = t - fl;
+    if (signbit(v) || !(v < 1e6) || fabs(frac - 0.5) < 1e-6) {
+        snprintf(out, 32, "%.1f", v);
+        return out;
+    }
+    return gpi_fixed_format((int64_t)fl + (frac > 0.5), 1, out);
+}
+
 char *gpi_fixed_format(int64_t v, int digits, char out[32])
 {
     uint64_t a = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;

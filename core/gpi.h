@@ -184,6 +184,13 @@ int64_t gpi_dec_to_units(gpi_dec d, int digits);
  * must hold 32 bytes. Returns out. */
 char *gpi_fixed_format(int64_t v, int digits, char out[32]);
 
+/* printf's "%.1f" of v, the same bytes (the SVG charts write ~25,000
+ * coordinates a year of 8 grades): by integers when v * 10 lies clearly
+ * off a tie in [0, 1e6), which rounds the exact value the same way; by
+ * printf otherwise.  out must hold 32 bytes: a text longer than 31 (|v|
+ * of 1e29 and more) is cut.  Returns out. */
+char *gpi_format_1f(double v, char out[32]);
+
 /* Rounds a double to the nearest multiple of 10^-digits, halves up, and
  * returns it in those units, correcting binary error: the value is first
  * rounded to 12 significant decimals, so 2.36449999999999 (binary for

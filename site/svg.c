@@ -154,6 +154,17 @@ static void suspended(FILE *f, const frame *fr, const store_index_row *r, size_t
     }
 }
 
+/* "x,y " of a point, as fprintf's "%.1f,%.1f " (core's gpi_format_1f:
+ * printf's digits was a fifth of a site run's CPU). */
+static void put_xy(FILE *f, double x, double y)
+{
+    char a[32], b[32];
+    fputs(gpi_format_1f(x, a), f);
+    fputc(',', f);
+    fputs(gpi_format_1f(y, b), f);
+    fputc(' ', f);
+}
+
 static void band(FILE *f, const frame *fr, const store_index_row *r, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
@@ -162,9 +173,9 @@ static void band(FILE *f, const frame *fr, const store_index_row *r, size_t n)
         while (j + 1 < n && has_band(&r[j + 1]) && r[j + 1].day == r[j].day + 1) j++;
         fputs("<polygon class=\"band\" points=\"", f);
         for (size_t k = i; k <= j; k++)
-            fprintf(f, "%.1f,%.1f ", xof(fr, r[k].day), yof(fr, micro_usd(r[k].p75_micro)));
+            put_xy(f, xof(fr, r[k].day), yof(fr, micro_usd(r[k].p75_micro)));
         for (size_t k = j + 1; k-- > i;)
-            fprintf(f, "%.1f,%.1f ", xof(fr, r[k].day), yof(fr, micro_usd(r[k].p25_micro)));
+            put_xy(f, xof(fr, r[k].day), yof(fr, micro_usd(r[k].p25_micro)));
         if (i == j) /* one day: a short vertical bar */
             fprintf(f, "%.1f,%.1f %.1f,%.1f", xof(fr, r[i].day) + 1.5,
                     yof(fr, micro_usd(r[i].p25_micro)), xof(fr, r[i].day) + 1.5,
@@ -182,7 +193,7 @@ static void line_and_dots(FILE *f, const frame *fr, const store_index_row *r, si
         while (j + 1 < n && has_value(&r[j + 1]) && r[j + 1].day == r[j].day + 1) j++;
         fputs("<polyline class=\"value\" points=\"", f);
         for (size_t k = i; k <= j; k++)
-            fprintf(f, "%.1f,%.1f ", xof(fr, r[k].day), yof(fr, e4_usd(r[k].value_e4)));
+            put_xy(f, xof(fr, r[k].day), yof(fr, e4_usd(r[k].value_e4)));
         fputs("\"/>\n", f);
         i = j;
     }
@@ -193,9 +204,11 @@ static void line_and_dots(FILE *f, const frame *fr, const store_index_row *r, si
         char date[11], val[32];
         gpi_date_format(r[i].day, date);
         gpi_fixed_format(r[i].value_e4, 4, val);
-        fprintf(f, "<circle class=\"l%d\" cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\"><title>%s %s %s"
+        char cx[32], cy[32], cr[32];
+        fprintf(f, "<circle class=\"l%d\" cx=\"%s\" cy=\"%s\" r=\"%s\"><title>%s %s %s"
                    "</title></circle>\n",
-                lv, xof(fr, r[i].day), yof(fr, e4_usd(r[i].value_e4)), rad, date,
+                lv, gpi_format_1f(xof(fr, r[i].day), cx),
+                gpi_format_1f(yof(fr, e4_usd(r[i].value_e4)), cy), gpi_format_1f(rad, cr), date,
                 gpi_level_name(lv), val);
     }
 }
@@ -209,7 +222,7 @@ static void chain_marks(FILE *f, const frame *fr, const store_index_row *r, size
         while (j + 1 < n && has_xs(&r[j + 1]) && r[j + 1].day == r[j].day + 1) j++;
         fputs("<polyline class=\"xs\" points=\"", f);
         for (size_t k = i; k <= j; k++)
-            fprintf(f, "%.1f,%.1f ", xof(fr, r[k].day), yof(fr, e4_usd(r[k].xs_value_e4)));
+            put_xy(f, xof(fr, r[k].day), yof(fr, e4_usd(r[k].xs_value_e4)));
         fputs("\"/>\n", f);
         i = j;
     }

@@ -2,6 +2,7 @@
 #include "tests/testutil.h"
 
 #include <csv.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -589,6 +590,45 @@ static void test_formatters_by_hand(void **state)
     }
 }
 
+/* gpi_format_1f writes printf's "%.1f" (site/svg.c's coordinates): on
+ * the ties that printf rounds to even on the exact binary value (0.25,
+ * 0.35, 2.675 ...), numbers a hair off a tie, every k/20 up to 2,000,
+ * values outside [0, 1e6) and odd ones, and a million random values of
+ * every scale up to 2^20. */
+static void test_format_1f(void **state)
+{
+    (void)state;
+    char got[32], want[64];
+    static const double edges[] = {0.0, -0.0, 0.05, 0.15, 0.25, 0.35, 0.45, 1.05, 2.675,
+                                   0.04999999999, 0.0500000001, 12.349999999999, 12.35,
+                                   733.15, 999999999.95, 999999999.94, 1e9, 1e9 + 0.05, -0.04,
+                                   -1.25, -733.15, 1e-300, 5e-324, 1e20, 0.95, 9.95, 99.95,
+                                   999999.95, 999999.94, 1e6, 1e6 + 0.05,
+                                   HUGE_VAL, -HUGE_VAL, NAN};
+    for (size_t i = 0; i < sizeof edges / sizeof edges[0]; i++) {
+        snprintf(want, sizeof want, "%.1f", edges[i]);
+        if (strcmp(gpi_format_1f(edges[i], got), want) != 0)
+            fail_msg("gpi_format_1f(%.17g): %s, want %s", edges[i], got, want);
+    }
+    for (int k = 0; k <= 40000; k++) {
+        double v = k / 20.0;
+        snprintf(want, sizeof want, "%.1f", v);
+        if (strcmp(gpi_format_1f(v, got), want) != 0)
+            fail_msg("gpi_format_1f(%.17g): %s, want %s", v, got, want);
+    }
+    uint64_t x = 88172645463325252ull;
+    for (int i = 0; i < 1000000; i++) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        double scale = (double)(1ull << (x % 31)) / 1024.0; /* 2^-10 .. 2^20 */
+        double v = (double)(x >> 11) * 0x1p-53 * scale;
+        snprintf(want, sizeof want, "%.1f", v);
+        if (strcmp(gpi_format_1f(v, got), want) != 0)
+            fail_msg("gpi_format_1f(%.17g): %s, want %s", v, got, want);
+    }
+}
+
 /* The CSV cells appended to a gpi_sbuf are the bytes the FILE writers
  * write, on random texts of the characters that matter (quotes, commas,
  * line ends, formula starters); gpi_sbuf_put and gpi_sbuf_room append. */
@@ -752,6 +792,7 @@ int main(void)
         cmocka_unit_test(test_wide_encoding),
         cmocka_unit_test(test_strbuf),            cmocka_unit_test(test_lines),
         cmocka_unit_test(test_formatters_by_hand), cmocka_unit_test(test_strbuf_csv),
+        cmocka_unit_test(test_format_1f),
         cmocka_unit_test(test_grade_id_rule),     cmocka_unit_test(test_vec_reserve),
         cmocka_unit_test(test_vec_reserve_fill),  cmocka_unit_test(test_file_read_all), cmocka_unit_test(test_name_folds),
     };
