@@ -375,6 +375,48 @@ static void test_pipe_numbers(void **state)
     free(dir);
 }
 
+/* An offer whose profile changes under the same identity (pipe.c note 5:
+ * the identity's last profile is compared before the profile map is
+ * asked): the numbers still follow the profiles, row by row. */
+static void test_pipe_numbers_profile_moves(void **state)
+{
+    (void)state;
+    ingest_tables *t = fixture_tables();
+    char *dir = tu_mkdtemp("pipe");
+    size_t cap = 6000 * 120 + 128;
+    char *text = malloc(cap), *p = text;
+    assert_non_null(text);
+    p += sprintf(p, "id,observed_at,provider,gpu,sku,gpu_count,price,currency,unit,term,region\n");
+    /* 20 offers a day for 300 days; offer k moves region every 7th day
+     * and sku every 11th, and moves back */
+    for (int day = 0; day < 300; day++)
+        for (int k = 0; k < 20; k++)
+            p += sprintf(p, "o%d,2024-%02d-%02dT00:00:00Z,aws,H100,sku%d,8,%d.5,USD,gpu-hour,"
+                            "on-demand,%s\n",
+                         k, 1 + day / 28 % 12, 1 + day % 28, (day + k) % 11 == 0 ? 99 : k,
+                         1 + k, (day + k) % 7 == 0 ? "eu-west-1" : "us-east-1");
+    char *path = tu_write(dir, "m.csv", text);
+    numbers *nb = calloc(1, sizeof *nb);
+    assert_non_null(nb);
+    nb->after = 10;
+    ingest_sink sink = {n_obs, n_rej, NULL, NULL, nb};
+    ingest_opts opt = {.path = path, .kind = GPI_OFFER, .threads = 2, .number_after = 10};
+    ingest_result res;
+    gpi_diag d = {{0}};
+    assert_int_equal(ingest_file(t, &opt, &sink, &res, &d), GPI_OK);
+    if (nb->bad) fail_msg("%ld rows break the numbering; first: %s", nb->bad, nb->why);
+    assert_int_equal(nb->rows, 6000);
+    assert_int_equal(nb->n_ident, 20);
+    assert_true(nb->n_profile > 20); /* each offer had more than one */
+    for (uint32_t i = 0; i < nb->n_profile; i++) free(nb->profile[i]);
+    for (uint32_t i = 0; i < nb->n_ident; i++) free(nb->ident[i]);
+    free(nb);
+    free(path);
+    free(text);
+    ingest_tables_free(t);
+    free(dir);
+}
+
 /* NDJSON goes through the same pipe. */
 static void test_pipe_ndjson(void **state)
 {
@@ -405,6 +447,7 @@ int main(void)
         cmocka_unit_test(test_pipe_sink_stops),
         cmocka_unit_test(test_pipe_ndjson),
         cmocka_unit_test(test_pipe_numbers),
+        cmocka_unit_test(test_pipe_numbers_profile_moves),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
