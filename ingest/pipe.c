@@ -32,13 +32,13 @@
  *     is usually its own, so trades' are not numbered.  Each map holds at
  *     most MAP_MAX (131,072) entries, so a file of ever-new profiles or
  *     identities holds at most ~30 MB here (24-byte slots and the keys;
- *     the bench year's 58,760 profiles take ~11 MB); past that, rows go without hints, which only
- *     costs time.  Numbering starts after the first number_after
- *     observations (65,536 by default): a day's file, where each offer
- *     appears once (17,168 profiles in 18,796 rows on the bench market),
- *     saves nothing by it and spent ~15 ms of a 50 ms ingest building the
- *     maps; a year's file of the bench market is numbered from its fourth
- *     day on.  An offer mostly keeps its profile from one snapshot to the
+ *     the bench year's 58,760 profiles take ~11 MB); past that, rows go
+ *     without hints, which only costs time.  Numbering starts after the
+ *     first number_after observations (65,536 by default): a day's file,
+ *     where each offer appears once (17,168 profiles in 18,796 rows on the
+ *     bench market), saves nothing by it and spent ~15 ms of a 50 ms
+ *     ingest building the maps; a year's file of the bench market is
+ *     numbered from its fourth day on.  An offer mostly keeps its profile from one snapshot to the
  *     next, so each identity's number remembers its last profile, and a
  *     row's profile key is first compared with that one in place (equal:
  *     the same number, without hashing the key or probing the map).
@@ -106,7 +106,7 @@ typedef struct pipe_ctx {
     int oom;                /* worker: an event could not be copied */
     batch *cur;             /* worker: the batch being filled */
     seq_map profiles, idents; /* worker: note 5 */
-    struct ident_profile *last; /* worker: per identity number, its last profile */
+    ident_profile *last;    /* worker: per identity number, its last profile */
     size_t cap_last;
     long unnumbered, number_after; /* worker: observations before numbering */
     unsigned char *scratch; /* worker: a profile's key being built */
