@@ -17,8 +17,9 @@
  * (3) A filter that matches nothing is almost always a typo ("lamda", a
  *     region spelt the way another feed spells it): each entry is checked
  *     against the stored observations (the distinct values of its field:
- *     note 5), and so is each grade as a whole (the distinct facets).  These are warnings, not errors: a
- *     grade may be defined before its first observation arrives.
+ *     note 5), and so is each grade as a whole (the distinct facets).
+ *     These are warnings, not errors: a grade may be defined before its
+ *     first observation arrives.
  * (4) Observations are never deleted, so the facets only grow and a check
  *     that warned of nothing never will.  Such a check is recorded under
  *     a key, the SHA-256 of what it depends on besides the facets (each
@@ -343,7 +344,8 @@ static int any_value(const values *vs, int what, const char *entry, const idx_gr
     for (size_t k = 0; tb && k < tb->n_rgroup; k++) group |= strcasecmp(tb->rgroup[k], entry) == 0;
     if (!group) return any_like(vs, STORE_FACET_REGION, entry);
     for (size_t k = 0; k < tb->n_rgroup; k++)
-        if (strcasecmp(tb->rgroup[k], entry) == 0 && any_like(vs, STORE_FACET_REGION, tb->rpattern[k]))
+        if (strcasecmp(tb->rgroup[k], entry) == 0 &&
+            any_like(vs, STORE_FACET_REGION, tb->rpattern[k]))
             return 1;
     return 0;
 }

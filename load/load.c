@@ -160,8 +160,10 @@ gpi_status load_file(store *st, const ingest_tables *t, const ingest_opts *in,
         if (found) return skipped(out, other);
     }
     int64_t begin_size = size >= 0 && gzip_file(in->path) ? -1 : size;
-    store_batch_info info = {name,       "pending",           in->source, opt ? opt->kind_hint : NULL,
-                             tables_sha, (int64_t)time(NULL), begin_size, options};
+    store_batch_info info = {name,       "pending",
+                             in->source, opt ? opt->kind_hint : NULL,
+                             tables_sha, (int64_t)time(NULL),
+                             begin_size, options};
     if ((rc = store_batch_begin(st, &info, &batch, d)) != GPI_OK) return fail(out, rc);
     sink_ctx c;
     memset(&c, 0, sizeof c);
