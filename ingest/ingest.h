@@ -104,4 +104,8 @@ gpi_status ingest_file(const ingest_tables *t, const ingest_opts *opt,
  * "path: reason" if unreadable. */
 gpi_status ingest_file_sha256(const char *path, char out[65], gpi_diag *d);
 
+/* 1 when the file at path is gzip, as ingest_file decides it (its first
+ * bytes); 0 otherwise or when it cannot be read. */
+int ingest_is_gzip(const char *path);
+
 #endif

@@ -98,6 +98,22 @@ static FILE *gz_stream(int fd, ingest_source *src)
 }
 
 /* Names a compression gpuidx does not read, from the first bytes. */
+/* The gzip magic (1f 8b) at the start of b. */
+static int is_gzip(const unsigned char *b, size_t n)
+{
+    return n >= 2 && b[0] == 0x1f && b[1] == 0x8b;
+}
+
+int ingest_is_gzip(const char *path)
+{
+    unsigned char head[2];
+    FILE *f = fopen(path, "rb");
+    if (!f) return 0;
+    size_t n = fread(head, 1, sizeof head, f);
+    fclose(f);
+    return is_gzip(head, n);
+}
+
 static const char *other_compression(const unsigned char *b, size_t n)
 {
     if (n >= 6 && memcmp(b, "\xFD" "7zXZ\0", 6) == 0) return "xz";
@@ -180,7 +196,7 @@ gpi_status ingest_source_open(const char *path, ingest_source *src, gpi_diag *d)
                             "or gzip (decompress it first)",
                             path, other);
     }
-    if (n >= 2 && head[0] == 0x1f && head[1] == 0x8b) {
+    if (is_gzip(head, n)) {
         int fd = dup(fileno(f));
         fclose(f);
         if (fd < 0 || lseek(fd, 0, SEEK_SET) != 0 || !(src->f = gz_stream(fd, src))) {

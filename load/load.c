@@ -31,17 +31,6 @@ typedef struct sink_ctx {
     int failed;
 } sink_ctx;
 
-/* 1 when the file at path starts as gzip does (1f 8b). */
-static int gzip_file(const char *path)
-{
-    unsigned char m[2] = {0, 0};
-    FILE *f = fopen(path, "rb");
-    if (!f) return 0;
-    size_t n = fread(m, 1, 2, f);
-    fclose(f);
-    return n == 2 && m[0] == 0x1f && m[1] == 0x8b;
-}
-
 int load_rejects_header(FILE *f)
 {
     return fputs("file,line,column,reason,raw_row\n", f) < 0 ? -1 : 0;
@@ -159,7 +148,7 @@ gpi_status load_file(store *st, const ingest_tables *t, const ingest_opts *in,
             return fail(out, rc);
         if (found) return skipped(out, other);
     }
-    int64_t begin_size = size >= 0 && gzip_file(in->path) ? -1 : size;
+    int64_t begin_size = size >= 0 && ingest_is_gzip(in->path) ? -1 : size;
     store_batch_info info = {name,       "pending",
                              in->source, opt ? opt->kind_hint : NULL,
                              tables_sha, (int64_t)time(NULL),

@@ -361,32 +361,53 @@ static void on_warn(const char *msg, void *ud)
     if (w->n < 24) snprintf(w->msg[w->n++], 256, "%s", msg);
 }
 
-static void put(store *st, int64_t batch, uint64_t key, const char *gpu, const char *provider,
-                const char *region, const char *sku, int term)
+/* What a row of the checks' tests stores. */
+typedef struct row5 {
+    const char *gpu, *provider, *group, *region, *sku;
+    int term;
+} row5;
+
+/* A stored offer of the checks' tests: row r under key. */
+static gpi_obs row_obs(const row5 *r, uint64_t key)
 {
     gpi_obs o;
     memset(&o, 0, sizeof o);
     o.kind = GPI_OFFER;
     o.scope = GPI_SCOPE_VM;
-    o.term = term;
+    o.term = r->term;
     o.observed_at = 1735689600; /* 2025-01-01 */
     o.day = gpi_day_of_time(o.observed_at);
     o.key_hash = key;
     o.price_micro = 2000000;
     o.quantity_micro = -1;
     o.gpu_count = 1;
-    o.gpu = gpu;
-    o.provider = o.group = provider;
+    o.gpu = r->gpu;
+    o.provider = r->provider;
+    o.group = r->group;
     o.segment = "neocloud";
-    o.region = region;
+    o.region = r->region;
     o.source = "t";
-    o.ident = o.raw_gpu = o.raw_provider = gpu;
+    o.ident = o.raw_gpu = o.raw_provider = r->gpu;
     o.raw_price = "2";
     o.currency = "USD";
-    o.sku = sku;
+    o.sku = r->sku;
+    return o;
+}
+
+static void put_row(store *st, int64_t batch, uint64_t key, const row5 *r)
+{
+    gpi_obs o = row_obs(r, key);
     store_put_result res;
     gpi_diag d = {{0}};
     if (store_obs_put(st, batch, &o, &res, &d) != GPI_OK) fail_msg("%s", d.msg);
+}
+
+/* The same with the provider as its own group. */
+static void put(store *st, int64_t batch, uint64_t key, const char *gpu, const char *provider,
+                const char *region, const char *sku, int term)
+{
+    row5 r = {gpu, provider, provider, region, sku, term};
+    put_row(st, batch, key, &r);
 }
 
 static void test_filters_matching_nothing(void **state)
@@ -472,10 +493,6 @@ static void test_filters_matching_nothing(void **state)
 
 /* ---- property: an entry's check is "some stored row has it" ---------------------- */
 
-typedef struct row5 {
-    const char *gpu, *provider, *group, *region, *sku;
-    int term;
-} row5;
 
 /* The reference's match of one value, written from note 3 of
  * index/grade_tables.c: a glob (* ? [) by fnmatch, else the name,
@@ -509,33 +526,6 @@ static int ref_row(const row5 *r, int f, const char *e, const idx_grade_tables *
     default:
         return ref_like(e, r->sku);
     }
-}
-
-/* Row r as the observation it was stored as (put5). */
-static gpi_obs row_obs(const row5 *r, uint64_t key)
-{
-    gpi_obs o;
-    memset(&o, 0, sizeof o);
-    o.kind = GPI_OFFER;
-    o.scope = GPI_SCOPE_VM;
-    o.term = r->term;
-    o.observed_at = 1735689600; /* 2025-01-01 */
-    o.day = gpi_day_of_time(o.observed_at);
-    o.key_hash = key;
-    o.price_micro = 2000000;
-    o.quantity_micro = -1;
-    o.gpu_count = 1;
-    o.gpu = r->gpu;
-    o.provider = r->provider;
-    o.group = r->group;
-    o.segment = "neocloud";
-    o.region = r->region;
-    o.source = "t";
-    o.ident = o.raw_gpu = o.raw_provider = r->gpu;
-    o.raw_price = "2";
-    o.currency = "USD";
-    o.sku = r->sku;
-    return o;
 }
 
 static size_t rnd(uint64_t *x, size_t n)
@@ -592,9 +582,7 @@ static void test_entry_checks_property(void **state)
             rows[i].term = GPI_TERM_ON_DEMAND;
             if (round == 0) /* no sku: "**" matches "" ("*" is no filter at all) */
                 rows[i].region = rows[i].sku = NULL;
-            gpi_obs o = row_obs(&rows[i], 100 + i);
-            store_put_result res;
-            if (store_obs_put(st, b, &o, &res, &d) != GPI_OK) fail_msg("%s", d.msg);
+            put_row(st, b, 100 + i, &rows[i]);
         }
         store_batch_counts cnt = {(long)n, (long)n, 0, 0};
         if (store_batch_commit(st, b, &cnt, 2, &d) != GPI_OK) fail_msg("%s", d.msg);

@@ -333,46 +333,56 @@ static int n_rej(void *ud, long line, const char *col, const char *raw, const ch
     return 0;
 }
 
+/* The numbers of file `text` read in two threads, numbered after
+ * number_after observations (0: the default), each checked row by row by
+ * n_obs against `after` unnumbered rows first (fails the test when one
+ * breaks them).  Free with numbers_free. */
+static numbers *read_numbers(const char *text, long number_after, long after)
+{
+    ingest_tables *t = fixture_tables();
+    char *dir = tu_mkdtemp("pipe");
+    char *path = tu_write(dir, "n.csv", text);
+    numbers *nb = calloc(1, sizeof *nb);
+    assert_non_null(nb);
+    nb->after = after;
+    ingest_sink sink = {n_obs, n_rej, NULL, NULL, nb};
+    ingest_opts opt = {.path = path, .kind = GPI_OFFER, .threads = 2,
+                       .number_after = number_after};
+    ingest_result res;
+    gpi_diag d = {{0}};
+    assert_int_equal(ingest_file(t, &opt, &sink, &res, &d), GPI_OK);
+    if (nb->bad) fail_msg("%ld rows break the numbering; first: %s", nb->bad, nb->why);
+    free(path);
+    ingest_tables_free(t);
+    free(dir);
+    return nb;
+}
+
+static void numbers_free(numbers *nb)
+{
+    for (uint32_t i = 0; i < nb->n_profile; i++) free(nb->profile[i]);
+    for (uint32_t i = 0; i < nb->n_ident; i++) free(nb->ident[i]);
+    free(nb);
+}
+
 static void test_pipe_numbers(void **state)
 {
     (void)state;
-    ingest_tables *t = fixture_tables();
-    char *dir = tu_mkdtemp("pipe");
     char *text = market(30000, 0);
-    char *path = tu_write(dir, "n.csv", text);
-    /* numbered after the first 1,000 observations; by default (65,536)
-     * not at all in a file this size */
-    static const struct {
-        long number_after, want_after;
-    } cases[] = {{1000, 1000}, {0, 1L << 30}};
-    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
-        numbers *nb = calloc(1, sizeof *nb);
-        assert_non_null(nb);
-        nb->after = cases[c].want_after;
-        ingest_sink sink = {n_obs, n_rej, NULL, NULL, nb};
-        ingest_opts opt = {.path = path, .kind = GPI_OFFER, .threads = 2,
-                           .number_after = cases[c].number_after};
-        ingest_result res;
-        gpi_diag d = {{0}};
-        assert_int_equal(ingest_file(t, &opt, &sink, &res, &d), GPI_OK);
-        if (nb->bad) fail_msg("case %zu: %ld rows break the numbering; first: %s", c, nb->bad,
-                              nb->why);
-        assert_true(nb->rows > 29000);
-        if (c == 0) { /* repeats, so fewer numbers than rows, and more than one */
-            assert_true(nb->n_profile > 10 && nb->n_profile < 2000);
-            assert_true(nb->n_ident > 10 && (long)nb->n_ident < nb->rows);
-        } else {
-            assert_int_equal(nb->n_profile, 0);
-            assert_int_equal(nb->n_ident, 0);
-        }
-        for (uint32_t i = 0; i < nb->n_profile; i++) free(nb->profile[i]);
-        for (uint32_t i = 0; i < nb->n_ident; i++) free(nb->ident[i]);
-        free(nb);
-    }
-    free(path);
+    /* numbered after the first 1,000 observations: repeats, so fewer
+     * numbers than rows, and more than one */
+    numbers *nb = read_numbers(text, 1000, 1000);
+    assert_true(nb->rows > 29000);
+    assert_true(nb->n_profile > 10 && nb->n_profile < 2000);
+    assert_true(nb->n_ident > 10 && (long)nb->n_ident < nb->rows);
+    numbers_free(nb);
+    /* by default (65,536) not at all in a file this size */
+    nb = read_numbers(text, 0, 1L << 30);
+    assert_true(nb->rows > 29000);
+    assert_int_equal(nb->n_profile, 0);
+    assert_int_equal(nb->n_ident, 0);
+    numbers_free(nb);
     free(text);
-    ingest_tables_free(t);
-    free(dir);
 }
 
 /* An offer whose profile changes under the same identity (pipe.c note 5:
@@ -381,8 +391,6 @@ static void test_pipe_numbers(void **state)
 static void test_pipe_numbers_profile_moves(void **state)
 {
     (void)state;
-    ingest_tables *t = fixture_tables();
-    char *dir = tu_mkdtemp("pipe");
     size_t cap = 6000 * 120 + 128;
     char *text = malloc(cap), *p = text;
     assert_non_null(text);
@@ -395,26 +403,12 @@ static void test_pipe_numbers_profile_moves(void **state)
                             "on-demand,%s\n",
                          k, 1 + day / 28 % 12, 1 + day % 28, (day + k) % 11 == 0 ? 99 : k,
                          1 + k, (day + k) % 7 == 0 ? "eu-west-1" : "us-east-1");
-    char *path = tu_write(dir, "m.csv", text);
-    numbers *nb = calloc(1, sizeof *nb);
-    assert_non_null(nb);
-    nb->after = 10;
-    ingest_sink sink = {n_obs, n_rej, NULL, NULL, nb};
-    ingest_opts opt = {.path = path, .kind = GPI_OFFER, .threads = 2, .number_after = 10};
-    ingest_result res;
-    gpi_diag d = {{0}};
-    assert_int_equal(ingest_file(t, &opt, &sink, &res, &d), GPI_OK);
-    if (nb->bad) fail_msg("%ld rows break the numbering; first: %s", nb->bad, nb->why);
+    numbers *nb = read_numbers(text, 10, 10);
     assert_int_equal(nb->rows, 6000);
     assert_int_equal(nb->n_ident, 20);
     assert_true(nb->n_profile > 20); /* each offer had more than one */
-    for (uint32_t i = 0; i < nb->n_profile; i++) free(nb->profile[i]);
-    for (uint32_t i = 0; i < nb->n_ident; i++) free(nb->ident[i]);
-    free(nb);
-    free(path);
+    numbers_free(nb);
     free(text);
-    ingest_tables_free(t);
-    free(dir);
 }
 
 /* NDJSON goes through the same pipe. */

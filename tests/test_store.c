@@ -508,13 +508,7 @@ static void test_batch_days_and_chain_states(void **state)
     }
     store_close(st);
     /* a batch of before migration 11 that stored rows: every day */
-    sqlite3 *db = NULL;
-    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-    assert_int_equal(sqlite3_exec(db, "UPDATE batches SET min_day = NULL, max_day = NULL"
-                                      " WHERE sha256 = 'sha-b'",
-                                  NULL, NULL, NULL),
-                     SQLITE_OK);
-    sqlite3_close(db);
+    sql_ok(path, "UPDATE batches SET min_day = NULL, max_day = NULL WHERE sha256 = 'sha-b'");
     assert_int_equal(store_open(path, &st, &dd), GPI_OK);
     int any = -1;
     assert_int_equal(store_obs_reached(st, d1 + 50, d1 + 60, 100, 200, &any, &d), GPI_OK);
