@@ -341,7 +341,6 @@ static void test_scan_by_day_as_of(void **state)
     free(path);
 }
 
-/* Migration 3 gives keys stored before it the kind in their top bit. */
 /* A batch is stamped at commit, and index build's check finds the batches
  * above the last one it saw that fall inside its cut-off. */
 static void test_batch_stamp_and_since(void **state)
