@@ -96,7 +96,9 @@ typedef struct gpi_obs {
      * profile_seq: the n-th distinct profile (gpi_obs_profile below);
      * ident_seq: the n-th distinct ident text.  *_first is set on the
      * first row of each number; every later row with that number has the
-     * same profile (the same ident) as that first row. */
+     * same profile (the same ident) as that first row.  The store's scans
+     * (store/obs.h) set profile_seq to the row's stored profile id, the
+     * same number for the same profile in one database, and no *_first. */
     uint32_t profile_seq, ident_seq;
     unsigned char profile_first, ident_first;
 } gpi_obs;

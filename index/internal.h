@@ -55,6 +55,14 @@ typedef struct idx_day {
     signed char *gpu_ok;
     size_t cap_gpu_ok;          /* names covered */
     struct idx_kept *keep;      /* day.c's detail: the observations kept (NULL: none) */
+    /* day.c note 6: per stored profile id, what the grades make of it:
+     * pm_at[id] is 0 (not yet seen) or 1 + where pm holds its entry --
+     * the group's interned id (-1: no grade takes it), the number of
+     * grades that take it and their indices, ascending */
+    uint32_t *pm_at;
+    size_t cap_pm_at;
+    int32_t *pm;
+    size_t n_pm, cap_pm;
 } idx_day;
 
 /* idx_grade_match in three parts, cheapest first: term, tenor, tier and
@@ -63,6 +71,14 @@ int idx_grade_match_terms(const idx_grade *g, const gpi_obs *o);
 int idx_grade_match_gpu(const idx_grade *g, const char *gpu);
 int idx_grade_match_places(const idx_grade *g, const gpi_obs *o);
 
+/* sort.c: the fix's orders of items -- by group, price, key, time (the
+ * screen); by price, group, key (the weighted median); by price alone --
+ * each a stable sort (sort.c note 2). */
+typedef enum { IDX_BY_GROUP_PRICE, IDX_BY_PRICE_GROUP, IDX_BY_PRICE } idx_order;
+void idx_sort_items(idx_item *v, size_t n, idx_order order);
+
+/* An idx_day reads one database: its memo of what the grades take is
+ * keyed by that database's profile ids (day.c note 6). */
 gpi_status idx_day_init(idx_day *dy, const idx_grades *gs);
 void idx_day_free(idx_day *dy);
 /* Scans day (as_of cut-off) into the per-grade arrays. */

@@ -77,7 +77,8 @@
 #define P_LOW INT64_C(1)
 #define NEW_GROUP INT32_MAX           /* the participant's group id (never interned) */
 
-/* Design note 6: the day's screened trades sorted by price once. */
+/* Design note 6: the day's screened trades sorted by price once, and
+ * summed by price level (design note 7). */
 typedef struct fastw {
     size_t n, np;
     int64_t *price;             /* micro, ascending */
@@ -87,6 +88,13 @@ typedef struct fastw {
     size_t *desc;               /* providers by volume, descending */
     double *share;              /* scratch */
     double total;
+    /* note 7: the price levels: last item, the volume up to its end */
+    size_t nlev;
+    size_t *lev_end;
+    double *lev_cum;
+    double **prov_cum;          /* per provider, its volume up to each level's
+                                   end; NULL until the provider is capped */
+    size_t *capped;             /* scratch: the capped providers of a step */
 } fastw;
 
 /* Exact evaluations of one day, by price side and volume (shared by the
@@ -139,14 +147,6 @@ static int64_t value_of_raw(mctx *m, int64_t t_q, int64_t o_q)
     return gpi_div_round(nano, (__int128)100000 * step) * step;
 }
 
-static int cmp_item_price(const void *a, const void *b)
-{
-    const idx_item *x = a, *y = b;
-    if (x->price_micro != y->price_micro) return x->price_micro < y->price_micro ? -1 : 1;
-    if (x->group != y->group) return x->group < y->group ? -1 : 1;
-    return (x->key_hash > y->key_hash) - (x->key_hash < y->key_hash);
-}
-
 /* The screened trades of the day in dy->manip[1..n], sorted as the weighted
  * median sorts them (price, group, key), with slot 0 free for a
  * participant below all (and slot n+1 for one above). */
@@ -159,7 +159,7 @@ static gpi_status sorted_trades(idx_day *dy, size_t gi, gpi_diag *d)
     size_t n = 0;
     for (size_t i = 0; i < tb->n; i++)
         if (tb->v[i].reason == IDX_OK) w->v[1 + n++] = tb->v[i];
-    if (n > 1) qsort(w->v + 1, n, sizeof *w->v, cmp_item_price);
+    idx_sort_items(w->v + 1, n, IDX_BY_PRICE_GROUP);
     w->n = n;
     return GPI_OK;
 }
@@ -226,12 +226,6 @@ static int moved(const mctx *m, int64_t v, int dir, int target)
 
 /* ---- the hint (design note 6) ------------------------------------------------- */
 
-static int cmp_price_item(const void *a, const void *b)
-{
-    const idx_item *x = a, *y = b;
-    return (x->price_micro > y->price_micro) - (x->price_micro < y->price_micro);
-}
-
 static void fastw_free(fastw *f)
 {
     if (!f) return;
@@ -241,6 +235,11 @@ static void fastw_free(fastw *f)
     free(f->vol);
     free(f->desc);
     free(f->share);
+    free(f->lev_end);
+    free(f->lev_cum);
+    for (size_t j = 0; f->prov_cum && j < f->np; j++) free(f->prov_cum[j]);
+    free(f->prov_cum);
+    free(f->capped);
     free(f);
 }
 
@@ -276,7 +275,7 @@ static fastw *fastw_new(idx_day *dy, size_t gi)
     if (!f->price || !f->w || !f->prov || !f->vol || !f->desc || !f->share) goto fail;
     for (size_t i = 0; i < n; i++) f->vol[it[i].group] += (double)it[i].qty_micro;
     for (size_t j = 0; j < np; j++) f->total += f->vol[j];
-    if (n > 1) qsort(it, n, sizeof *it, cmp_price_item);
+    idx_sort_items(it, n, IDX_BY_PRICE);
     for (size_t i = 0; i < n; i++) {
         f->price[i] = it[i].price_micro;
         f->prov[i] = it[i].group;
@@ -290,6 +289,19 @@ static fastw *fastw_new(idx_day *dy, size_t gi)
         }
         f->desc[k] = j;
     }
+    /* note 7: the price levels */
+    f->lev_end = malloc((n + 1) * sizeof *f->lev_end);
+    f->lev_cum = malloc((n + 1) * sizeof *f->lev_cum);
+    f->prov_cum = calloc(np + 1, sizeof *f->prov_cum);
+    f->capped = malloc((np + 1) * sizeof *f->capped);
+    if (!f->lev_end || !f->lev_cum || !f->prov_cum || !f->capped) goto fail;
+    double cum = 0;
+    for (size_t i = 0; i < n; i++) {
+        cum += (double)it[i].qty_micro;
+        if (i + 1 < n && it[i + 1].price_micro == it[i].price_micro) continue;
+        f->lev_end[f->nlev] = i;
+        f->lev_cum[f->nlev++] = cum;
+    }
     free(it);
     return f;
 fail:
@@ -299,9 +311,67 @@ fail:
     return NULL;
 }
 
+/* Note 7: the volume of provider j up to each level's end (made on its
+ * first use); NULL when out of memory. */
+static const double *prov_levels(fastw *f, size_t j)
+{
+    if (f->prov_cum[j]) return f->prov_cum[j];
+    double *c = malloc((f->nlev + 1) * sizeof *c);
+    if (!c) return NULL;
+    double v = 0;
+    for (size_t i = 0, l = 0; l < f->nlev; l++) {
+        for (; i <= f->lev_end[l]; i++)
+            if ((size_t)f->prov[i] == j) v += f->w[i] * f->vol[j];
+        c[l] = v;
+    }
+    return f->prov_cum[j] = c;
+}
+
+/* Note 7: fast_raw's answer from the price levels: the first level whose
+ * end brings the weight from `base` to a half, each capped provider j
+ * (sh[j] >= 0) weighing s / vol_j per GPU-hour and every other provider
+ * `per` (rest / U); 0 when a provider's levels cannot be had (the caller
+ * then adds item by item). */
+static int level_search(fastw *f, const double *sh, double s, double per, double base,
+                        int64_t p, int64_t *out)
+{
+    size_t k = 0;
+    for (size_t j = 0; j < f->np; j++)
+        if (sh[j] >= 0) {
+            if (!prov_levels(f, j)) return 0;
+            f->capped[k++] = j;
+        }
+    size_t lo = 0, hi = f->nlev; /* the first level reaching a half, or nlev */
+    double at_hi = 0;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        double capped = 0, cw = 0;
+        for (size_t c = 0; c < k; c++) {
+            double v = f->prov_cum[f->capped[c]][mid];
+            capped += v;
+            cw += s / f->vol[f->capped[c]] * v;
+        }
+        double cum = base + cw + per * (f->lev_cum[mid] - capped);
+        if (cum >= 0.5 - 1e-12) {
+            hi = mid;
+            at_hi = cum;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    if (lo == f->nlev) {
+        *out = 4 * p;
+        return 1;
+    }
+    int64_t price = f->price[f->lev_end[lo]];
+    if (at_hi > 0.5 + 1e-12) *out = 4 * price;
+    else *out = 2 * (price + (lo + 1 < f->nlev ? f->price[f->lev_end[lo] + 1] : p));
+    return 1;
+}
+
 /* Approximate raw trades value (quarter-micro) with the participant's x
  * micro-GPU-hours at price p. */
-static int64_t fast_raw(const fastw *f, int64_t cap_floor_e6, int64_t p, double x)
+static int64_t fast_raw(fastw *f, int64_t cap_floor_e6, int64_t p, double x)
 {
     size_t np = f->np;
     double s = (double)cap_floor_e6 / 1e6;
@@ -326,6 +396,8 @@ static int64_t fast_raw(const fastw *f, int64_t cap_floor_e6, int64_t p, double 
     double wp = p_capped ? s : U > 0 ? rest * x / U : 0;
     double cum = p == P_LOW ? wp : 0;
     if (cum >= 0.5 - 1e-12) return 4 * p;
+    int64_t found;
+    if (level_search(f, sh, s, U > 0 ? rest / U : 0, cum, p, &found)) return found;
     for (size_t i = 0; i < f->n; i++) {
         int32_t q = f->prov[i];
         double share = sh[q] >= 0 ? sh[q] : U > 0 ? rest * f->vol[q] / U : 0;
@@ -526,13 +598,18 @@ static gpi_status leave_one_out(idx_day *dy, size_t gi, idx_seq *s, idx_chain *c
     int32_t *ids = malloc((b[0]->n + b[1]->n + 1) * sizeof *ids);
     if (!ids) return gpi_diag_set(d, GPI_ENOMEM, "index: out of memory");
     size_t n = 0;
+    if (++dy->stamp_now == 0) { /* the groups seen, by the day's stamps */
+        memset(dy->stamp, 0, dy->cap_stamp * sizeof *dy->stamp);
+        dy->stamp_now = 1;
+    }
     for (int k = 0; k < 2; k++)
         for (size_t i = 0; i < b[k]->n; i++) {
             int r = b[k]->v[i].reason;
-            if (r == IDX_EX_CANCELLED || r == IDX_EX_AFFILIATE) continue;
-            size_t j = 0;
-            while (j < n && ids[j] != b[k]->v[i].group) j++;
-            if (j == n) ids[n++] = b[k]->v[i].group;
+            int32_t q = b[k]->v[i].group;
+            if (r == IDX_EX_CANCELLED || r == IDX_EX_AFFILIATE || dy->stamp[q] == dy->stamp_now)
+                continue;
+            dy->stamp[q] = dy->stamp_now;
+            ids[n++] = q;
         }
     /* the chain's offers sample of the day, kept for the peeks below */
     gpi_status rc = c ? idx_chain_loo_begin(c, day, d) : GPI_OK;

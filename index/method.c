@@ -31,7 +31,7 @@
  *     compares at every price from the first, as it always did.  The
  *     result, overflow included, is the exact rule's.
  */
-#include "index/index.h"
+#include "index/internal.h"
 
 #include <gsl/gsl_statistics_double.h>
 #include <math.h>
@@ -73,7 +73,7 @@ size_t idx_screen(idx_item *v, size_t n, int64_t factor_e6, double *work)
      * (key and time are unique), so skipping the sort changes nothing */
     size_t sorted = 1;
     while (sorted < n && cmp_group_price(&v[sorted - 1], &v[sorted]) <= 0) sorted++;
-    if (sorted < n) qsort(v, n, sizeof *v, cmp_group_price);
+    if (sorted < n) idx_sort_items(v, n, IDX_BY_GROUP_PRICE);
     size_t excluded = 0;
     for (size_t i = 0; i < n;) {
         size_t j = i, m = 0;
@@ -267,16 +267,22 @@ gpi_status idx_weighted_quantile(idx_item *v, size_t n, int64_t cap_floor_e6, in
     gpi_status rc = GPI_OK;
     /* keep only the IDX_OK items, sorted by price */
     size_t m = 0;
+    int32_t gmin = INT32_MAX, gmax = INT32_MIN;
     for (size_t i = 0; i < n; i++)
         if (v[i].reason == IDX_OK) {
-            idx_item t = v[m];
-            v[m++] = v[i];
-            v[i] = t;
+            if (i != m) {
+                idx_item t = v[m];
+                v[m] = v[i];
+                v[i] = t;
+            }
+            if (v[m].group < gmin) gmin = v[m].group;
+            if (v[m].group > gmax) gmax = v[m].group;
+            m++;
         }
     if (m == 0) return gpi_diag_set(d, GPI_EMATH, "weighted median of no trades");
     size_t sorted = 1; /* callers that search (index/manip.c) pass them sorted */
     while (sorted < m && cmp_price(&v[sorted - 1], &v[sorted]) <= 0) sorted++;
-    if (sorted < m) qsort(v, m, sizeof *v, cmp_price);
+    if (sorted < m) idx_sort_items(v, m, IDX_BY_PRICE_GROUP);
     /* providers: distinct groups */
     int32_t *gid = malloc(m * sizeof *gid);
     int64_t *vol = calloc(m, sizeof *vol);
@@ -288,9 +294,14 @@ gpi_status idx_weighted_quantile(idx_item *v, size_t n, int64_t cap_floor_e6, in
     size_t np = 0;
     int32_t *pidx = malloc(m * sizeof *pidx); /* item -> provider index */
     /* providers numbered in order of first appearance, found through a
-     * table of group -> number (open addressing, at most half full) */
+     * table of group -> number: indexed by group when the groups span
+     * little more than the items (interned ids: every build), else open
+     * addressing, at most half full */
+    int direct = gmin >= 0 && (uint64_t)gmax - (uint64_t)gmin < 2 * (uint64_t)m + 64;
     size_t hs = 16;
-    while (hs < 2 * m) hs *= 2;
+    if (direct) hs = (size_t)(gmax - gmin) + 1;
+    else
+        while (hs < 2 * m) hs *= 2;
     int32_t *slot = malloc(hs * sizeof *slot);
     if (!pidx || !slot) {
         free(pidx);
@@ -300,9 +311,14 @@ gpi_status idx_weighted_quantile(idx_item *v, size_t n, int64_t cap_floor_e6, in
     }
     for (size_t i = 0; i < hs; i++) slot[i] = -1;
     for (size_t i = 0; i < m; i++) {
-        uint32_t h = (uint32_t)v[i].group * UINT32_C(2654435761);
-        size_t at = (size_t)(h ^ h >> 16) & (hs - 1);
-        while (slot[at] >= 0 && gid[slot[at]] != v[i].group) at = (at + 1) & (hs - 1);
+        size_t at;
+        if (direct) {
+            at = (size_t)(v[i].group - gmin);
+        } else {
+            uint32_t h = (uint32_t)v[i].group * UINT32_C(2654435761);
+            at = (size_t)(h ^ h >> 16) & (hs - 1);
+            while (slot[at] >= 0 && gid[slot[at]] != v[i].group) at = (at + 1) & (hs - 1);
+        }
         if (slot[at] < 0) {
             slot[at] = (int32_t)np;
             gid[np++] = v[i].group;
