@@ -77,6 +77,19 @@ int idx_grade_match_places(const idx_grade *g, const gpi_obs *o);
 typedef enum { IDX_BY_GROUP_PRICE, IDX_BY_PRICE_GROUP, IDX_BY_PRICE } idx_order;
 void idx_sort_items(idx_item *v, size_t n, idx_order order);
 
+/* manip_hint.c: the cost search's floating-point hint over trades v[0..n)
+ * (their IDX_OK items with a volume); NULL when out of memory or the
+ * groups are not small interned ids (the search is then exact only).
+ * idx_hint_raw: the approximate raw trades value (quarter-micro) with a
+ * participant's x micro-GPU-hours at price p, below every trade when
+ * `below`, else above; idx_hint_raw_items the same added item by item
+ * (manip_hint.c note 2). */
+typedef struct idx_hint idx_hint;
+idx_hint *idx_hint_new(const idx_item *v, size_t n);
+void idx_hint_free(idx_hint *h);
+int64_t idx_hint_raw(idx_hint *h, int64_t cap_floor_e6, int64_t p, int below, double x);
+int64_t idx_hint_raw_items(idx_hint *h, int64_t cap_floor_e6, int64_t p, int below, double x);
+
 /* An idx_day reads one database: its memo of what the grades take is
  * keyed by that database's profile ids (day.c note 6). */
 gpi_status idx_day_init(idx_day *dy, const idx_grades *gs);

@@ -48,11 +48,7 @@
  *     sorted once (design note 6), and then confirmed exactly at that step
  *     and the one below, with an exact bisection wherever the hint was
  *     wrong: the published cost is always the exact one.
- * (6) The hint: shares from water-filling in doubles (capped providers s,
- *     the others (1 - k s) v / U), each trade's weight its provider's share
- *     times its part of the provider's volume, the participant's weight at
- *     its end of the price order, the first price where the cumulative
- *     weight reaches half (within 1e-12: the mean with the next price).
+ * (6) The hint: index/manip_hint.c.
  * (4) "By one tick": the value changes (it is published in steps of the
  *     grade's rounding, so any change is at least one step); "by 1 %": by
  *     at least 1 % of the value (|new - old| x 100 >= old, and new != old).
@@ -77,25 +73,6 @@
 #define P_LOW INT64_C(1)
 #define NEW_GROUP INT32_MAX           /* the participant's group id (never interned) */
 
-/* Design note 6: the day's screened trades sorted by price once, and
- * summed by price level (design note 7). */
-typedef struct fastw {
-    size_t n, np;
-    int64_t *price;             /* micro, ascending */
-    double *w;                  /* item volume / its provider's volume */
-    int32_t *prov;              /* provider index per item */
-    double *vol;                /* per provider */
-    size_t *desc;               /* providers by volume, descending */
-    double *share;              /* scratch */
-    double total;
-    /* note 7: the price levels: last item, the volume up to its end */
-    size_t nlev;
-    size_t *lev_end;
-    double *lev_cum;
-    double **prov_cum;          /* per provider, its volume up to each level's
-                                   end; NULL until the provider is capped */
-    size_t *capped;             /* scratch: the capped providers of a step */
-} fastw;
 
 /* Exact evaluations of one day, by price side and volume (shared by the
  * tick and 1 % searches). */
@@ -116,7 +93,7 @@ typedef struct mctx {
     int64_t *est;           /* the window's other estimates (nano) */
     size_t n_est;
     int64_t v0;             /* the value to move (e4) */
-    fastw *fw;              /* the hint's trades, NULL: exact steps only */
+    idx_hint *fw;           /* the hint's trades (manip_hint.c), NULL: exact steps only */
     xcache cache;
 } mctx;
 
@@ -224,194 +201,6 @@ static int moved(const mctx *m, int64_t v, int dir, int target)
     return target == 0 || diff * 100 >= m->v0;
 }
 
-/* ---- the hint (design note 6) ------------------------------------------------- */
-
-static void fastw_free(fastw *f)
-{
-    if (!f) return;
-    free(f->price);
-    free(f->w);
-    free(f->prov);
-    free(f->vol);
-    free(f->desc);
-    free(f->share);
-    free(f->lev_end);
-    free(f->lev_cum);
-    for (size_t j = 0; f->prov_cum && j < f->np; j++) free(f->prov_cum[j]);
-    free(f->prov_cum);
-    free(f->capped);
-    free(f);
-}
-
-/* The screened trades of grade gi, providers numbered 0..np-1; NULL when
- * out of memory (the search is then exact only). */
-static fastw *fastw_new(idx_day *dy, size_t gi)
-{
-    const idx_buf *tb = &dy->trades[gi];
-    fastw *f = calloc(1, sizeof *f);
-    idx_item *it = malloc((tb->n + 1) * sizeof *it);
-    int32_t *pix = malloc((dy->n_names + 1) * sizeof *pix); /* group -> provider */
-    if (!f || !it || !pix) goto fail;
-    for (size_t i = 0; i <= dy->n_names; i++) pix[i] = -1;
-    size_t n = 0, np = 0;
-    for (size_t i = 0; i < tb->n; i++) {
-        int32_t q = tb->v[i].group;
-        if (tb->v[i].reason != IDX_OK || tb->v[i].qty_micro <= 0) continue;
-        if (q < 0 || (size_t)q >= dy->n_names) goto fail;
-        if (pix[q] < 0) pix[q] = (int32_t)np++;
-        it[n] = tb->v[i];
-        it[n++].group = pix[q];
-    }
-    free(pix);
-    pix = NULL;
-    f->n = n;
-    f->np = np;
-    f->price = malloc((n + 1) * sizeof *f->price);
-    f->w = malloc((n + 1) * sizeof *f->w);
-    f->prov = malloc((n + 1) * sizeof *f->prov);
-    f->vol = calloc(np + 2, sizeof *f->vol);
-    f->desc = malloc((np + 2) * sizeof *f->desc);
-    f->share = malloc((np + 2) * sizeof *f->share);
-    if (!f->price || !f->w || !f->prov || !f->vol || !f->desc || !f->share) goto fail;
-    for (size_t i = 0; i < n; i++) f->vol[it[i].group] += (double)it[i].qty_micro;
-    for (size_t j = 0; j < np; j++) f->total += f->vol[j];
-    idx_sort_items(it, n, IDX_BY_PRICE);
-    for (size_t i = 0; i < n; i++) {
-        f->price[i] = it[i].price_micro;
-        f->prov[i] = it[i].group;
-        f->w[i] = (double)it[i].qty_micro / f->vol[it[i].group];
-    }
-    for (size_t j = 0; j < np; j++) { /* insertion: few providers */
-        size_t k = j;
-        while (k > 0 && f->vol[f->desc[k - 1]] < f->vol[j]) {
-            f->desc[k] = f->desc[k - 1];
-            k--;
-        }
-        f->desc[k] = j;
-    }
-    /* note 7: the price levels */
-    f->lev_end = malloc((n + 1) * sizeof *f->lev_end);
-    f->lev_cum = malloc((n + 1) * sizeof *f->lev_cum);
-    f->prov_cum = calloc(np + 1, sizeof *f->prov_cum);
-    f->capped = malloc((np + 1) * sizeof *f->capped);
-    if (!f->lev_end || !f->lev_cum || !f->prov_cum || !f->capped) goto fail;
-    double cum = 0;
-    for (size_t i = 0; i < n; i++) {
-        cum += (double)it[i].qty_micro;
-        if (i + 1 < n && it[i + 1].price_micro == it[i].price_micro) continue;
-        f->lev_end[f->nlev] = i;
-        f->lev_cum[f->nlev++] = cum;
-    }
-    free(it);
-    return f;
-fail:
-    free(it);
-    free(pix);
-    fastw_free(f);
-    return NULL;
-}
-
-/* Note 7: the volume of provider j up to each level's end (made on its
- * first use); NULL when out of memory. */
-static const double *prov_levels(fastw *f, size_t j)
-{
-    if (f->prov_cum[j]) return f->prov_cum[j];
-    double *c = malloc((f->nlev + 1) * sizeof *c);
-    if (!c) return NULL;
-    double v = 0;
-    for (size_t i = 0, l = 0; l < f->nlev; l++) {
-        for (; i <= f->lev_end[l]; i++)
-            if ((size_t)f->prov[i] == j) v += f->w[i] * f->vol[j];
-        c[l] = v;
-    }
-    return f->prov_cum[j] = c;
-}
-
-/* Note 7: fast_raw's answer from the price levels: the first level whose
- * end brings the weight from `base` to a half, each capped provider j
- * (sh[j] >= 0) weighing s / vol_j per GPU-hour and every other provider
- * `per` (rest / U); 0 when a provider's levels cannot be had (the caller
- * then adds item by item). */
-static int level_search(fastw *f, const double *sh, double s, double per, double base,
-                        int64_t p, int64_t *out)
-{
-    size_t k = 0;
-    for (size_t j = 0; j < f->np; j++)
-        if (sh[j] >= 0) {
-            if (!prov_levels(f, j)) return 0;
-            f->capped[k++] = j;
-        }
-    size_t lo = 0, hi = f->nlev; /* the first level reaching a half, or nlev */
-    double at_hi = 0;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        double capped = 0, cw = 0;
-        for (size_t c = 0; c < k; c++) {
-            double v = f->prov_cum[f->capped[c]][mid];
-            capped += v;
-            cw += s / f->vol[f->capped[c]] * v;
-        }
-        double cum = base + cw + per * (f->lev_cum[mid] - capped);
-        if (cum >= 0.5 - 1e-12) {
-            hi = mid;
-            at_hi = cum;
-        } else {
-            lo = mid + 1;
-        }
-    }
-    if (lo == f->nlev) {
-        *out = 4 * p;
-        return 1;
-    }
-    int64_t price = f->price[f->lev_end[lo]];
-    if (at_hi > 0.5 + 1e-12) *out = 4 * price;
-    else *out = 2 * (price + (lo + 1 < f->nlev ? f->price[f->lev_end[lo] + 1] : p));
-    return 1;
-}
-
-/* Approximate raw trades value (quarter-micro) with the participant's x
- * micro-GPU-hours at price p. */
-static int64_t fast_raw(fastw *f, int64_t cap_floor_e6, int64_t p, double x)
-{
-    size_t np = f->np;
-    double s = (double)cap_floor_e6 / 1e6;
-    if (s * (double)(np + 1) < 1.0) s = 1.0 / (double)(np + 1);
-    /* water-filling over the providers by volume with the participant */
-    double U = f->total + x, capped_share = 0;
-    int p_capped = 0;
-    size_t k = 0, j = 0;
-    double *sh = f->share;
-    for (size_t i = 0; i < np; i++) sh[i] = -1;
-    for (;;) {
-        int take_p = !p_capped && (j >= np || x >= f->vol[f->desc[j]]);
-        double v = take_p ? x : j < np ? f->vol[f->desc[j]] : -1;
-        if (v < 0 || v * (1.0 - (double)k * s) <= s * U) break;
-        if (take_p) p_capped = 1;
-        else sh[f->desc[j++]] = s;
-        U -= v;
-        k++;
-        capped_share += s;
-    }
-    double rest = 1.0 - capped_share;
-    double wp = p_capped ? s : U > 0 ? rest * x / U : 0;
-    double cum = p == P_LOW ? wp : 0;
-    if (cum >= 0.5 - 1e-12) return 4 * p;
-    int64_t found;
-    if (level_search(f, sh, s, U > 0 ? rest / U : 0, cum, p, &found)) return found;
-    for (size_t i = 0; i < f->n; i++) {
-        int32_t q = f->prov[i];
-        double share = sh[q] >= 0 ? sh[q] : U > 0 ? rest * f->vol[q] / U : 0;
-        cum += share * f->w[i];
-        if (i + 1 < f->n && f->price[i + 1] == f->price[i]) continue;
-        if (cum >= 0.5 - 1e-12) {
-            if (cum > 0.5 + 1e-12) return 4 * f->price[i];
-            int64_t next = i + 1 < f->n ? f->price[i + 1] : p;
-            return 2 * (f->price[i] + next);
-        }
-    }
-    return 4 * p;
-}
-
 /* ---- the search (design notes 3 and 6) ----------------------------------------- */
 
 /* The exact value with the participant's trades of x_e2 in direction dir. */
@@ -442,7 +231,7 @@ static int64_t hint(mctx *m, int dir, int target, int64_t lo, int64_t hi, int64_
     int64_t a = lo - 1, b = hi; /* !moved(a) by definition, moved(b) assumed */
     while (b - a > 1) {
         int64_t mid = a + (b - a) / 2;
-        int64_t t_q = mid >= q_lo ? fast_raw(m->fw, P->cap_floor_e6, p, (double)mid * 10000)
+        int64_t t_q = mid >= q_lo ? idx_hint_raw(m->fw, P->cap_floor_e6, p, p == P_LOW, (double)mid * 10000)
                                   : m->f->trades_raw_q;
         int64_t v = value_of_raw(m, t_q, m->f->offers_raw_q);
         if (moved(m, v, dir, target))
@@ -521,14 +310,14 @@ static gpi_status cost_trades(mctx *m, int64_t out[2], gpi_diag *d)
         if (h > hi) hi = h;
     }
     gpi_status rc = GPI_OK;
-    m->fw = fastw_new(m->dy, m->gi);
+    m->fw = idx_hint_new(m->dy->trades[m->gi].v, m->dy->trades[m->gi].n);
     for (int target = 0; target < 2 && rc == GPI_OK; target++) {
         int64_t up = -1, down = -1;
         rc = bisect(m, +1, target, lo, hi, lo, &up, d);
         if (rc == GPI_OK) rc = bisect(m, -1, target, lo, hi, lo, &down, d);
         out[target] = up < 0 ? down : down < 0 ? up : up < down ? up : down;
     }
-    fastw_free(m->fw);
+    idx_hint_free(m->fw);
     m->fw = NULL;
     return rc;
 }
