@@ -8,23 +8,25 @@
  *     elements larger than 32 bytes through an array of pointers (a cache
  *     miss per comparison) and calls the comparator through a pointer.
  * (2) So each order is a merge sort of its own with the comparison
- *     inlined: runs of IDX_SORT_RUN sorted by insertion, then merged
- *     bottom-up between the array and a scratch copy.  Merge sort is
+ *     inlined: ascending runs as they come (each extended to IDX_SORT_RUN
+ *     items by insertion), merged pairwise, pass after pass, between the
+ *     array and a scratch copy; input already in order costs one pass of
+ *     comparisons (the searches of manip.c copy sorted items).  Merge sort is
  *     stable, as glibc's qsort is (it merge-sorts whenever it can
  *     allocate), so items that compare equal keep their order and every
  *     sort gives the order qsort gave.  The orders by group and by price
  *     and group are total on a day's items anyway (a key and time are one
  *     observation); the order by price alone is not, and keeps the input
  *     order of equal prices.
+ * (3) Without memory for the scratch copy the sort falls back to qsort
+ *     with the same comparison: the same order for the total orders; for
+ *     the price-only order (manip.c's hint, confirmed exactly) ties may
+ *     then come in another order.
  * (4) The screen's order is by group first, and groups are interned small
  *     integers: the items are first put in group order by counting
  *     (stable), then each group's are sorted -- shorter sorts than one of
  *     the whole day (groups beyond 4n, never seen in a build, take the
  *     plain sort).
- * (3) Without memory for the scratch copy the sort falls back to qsort
- *     with the same comparison: the same order for the total orders; for
- *     the price-only order (manip.c's hint, confirmed exactly) ties may
- *     then come in another order.
  */
 #include "index/internal.h"
 
