@@ -96,11 +96,12 @@ typedef struct gpi_obs {
      * profile_seq: the n-th distinct profile (gpi_obs_profile below);
      * ident_seq: the n-th distinct ident text.  *_first is set on the
      * first row of each number; every later row with that number has the
-     * same profile (the same ident) as that first row.  The store's scans
-     * (store/obs.h) set profile_seq to the row's stored profile id, the
-     * same number for the same profile in one database, and no *_first. */
+     * same profile (the same ident) as that first row. */
     uint32_t profile_seq, ident_seq;
     unsigned char profile_first, ident_first;
+    /* The store's scans (store/obs.h): the row's stored profile id, the
+     * same number for the same profile in one database; 0 elsewhere. */
+    uint32_t profile_id;
 } gpi_obs;
 
 /* ---- the profile of an observation (core/obs.c) ----------------------------

@@ -2,8 +2,9 @@
  *
  * NOTES ON THE DESIGN
  * (1) A day is read once for all grades (store_obs_scan of one day).  Each
- *     observation is tested against every grade and appended, as a small
- *     fixed-size idx_item, to that grade's offers or trades array.  Arrays
+ *     observation is tested against every grade (once per profile: note 6)
+ *     and appended, as a small fixed-size idx_item, to that grade's offers
+ *     or trades array.  Arrays
  *     live for the whole build and only grow, so memory is bounded by the
  *     largest day and there is no allocation per observation.
  * (2) Latest offer snapshot: the scan is in primary-key order (day,
@@ -30,7 +31,7 @@
  * (6) Whether a grade takes an observation depends on its profile only
  *     (kind, terms, GPU, provider, group, segment, region, sku: every
  *     filter of idx_grade_match), and a day's scan hands out the stored
- *     profile id as o->profile_seq (store/obs.h).  So the grades are
+ *     profile id as o->profile_id (store/obs.h).  So the grades are
  *     tried once per profile for the idx_day's life (per build: a
  *     profile recurs on every day of its offer), and the grades that
  *     take it and its interned group are kept by id (pm_at, pm); each
@@ -107,6 +108,15 @@ void idx_day_free(idx_day *dy)
 const char *idx_day_group(const idx_day *dy, int32_t gid)
 {
     return gid >= 0 && (size_t)gid < dy->n_names ? dy->names[gid] : "";
+}
+
+uint32_t idx_day_stamp_next(idx_day *dy)
+{
+    if (++dy->stamp_now == 0) {
+        memset(dy->stamp, 0, dy->cap_stamp * sizeof *dy->stamp);
+        dy->stamp_now = 1;
+    }
+    return dy->stamp_now;
 }
 
 static int32_t intern(idx_day *dy, const char *s)
@@ -216,11 +226,11 @@ static int grades_taking(idx_day *dy, const gpi_obs *o, int32_t *take, size_t *n
  * entry lies past the memo's end, valid until the next row. */
 static const int32_t *grades_of(idx_day *dy, const gpi_obs *o)
 {
-    uint32_t id = o->profile_seq;
+    uint32_t id = o->profile_id;
     if (id && (size_t)id < dy->cap_pm_at && dy->pm_at[id]) return dy->pm + dy->pm_at[id] - 1;
+    if (dy->n_pm + 2 + dy->ng >= UINT32_MAX) id = 0; /* a full memo: tried every time */
     if ((id && GPI_VEC_RESERVE_ZERO(dy->pm_at, dy->cap_pm_at, (size_t)id + 1) != 0) ||
-        GPI_VEC_RESERVE(dy->pm, dy->cap_pm, dy->n_pm + 2 + dy->ng) != 0 ||
-        dy->n_pm >= UINT32_MAX - 2 - dy->ng)
+        GPI_VEC_RESERVE(dy->pm, dy->cap_pm, dy->n_pm + 2 + dy->ng) != 0)
         return NULL;
     int32_t *e = dy->pm + dy->n_pm;
     size_t n;
@@ -288,12 +298,7 @@ gpi_status idx_day_collect(idx_day *dy, store *st, int32_t day, int64_t as_of, g
  * but the trade-status exclusions). */
 static long distinct_groups(idx_day *dy, const idx_buf *b, int eligible_only, int fresh)
 {
-    if (fresh) {
-        if (++dy->stamp_now == 0) {
-            memset(dy->stamp, 0, dy->cap_stamp * sizeof *dy->stamp);
-            dy->stamp_now = 1;
-        }
-    }
+    if (fresh) idx_day_stamp_next(dy);
     long n = 0;
     for (size_t i = 0; i < b->n; i++) {
         int r = b->v[i].reason;

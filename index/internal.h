@@ -78,14 +78,15 @@ typedef enum { IDX_BY_GROUP_PRICE, IDX_BY_PRICE_GROUP, IDX_BY_PRICE } idx_order;
 void idx_sort_items(idx_item *v, size_t n, idx_order order);
 
 /* manip_hint.c: the cost search's floating-point hint over trades v[0..n)
- * (their IDX_OK items with a volume); NULL when out of memory or the
- * groups are not small interned ids (the search is then exact only).
+ * (their IDX_OK items with a volume), whose groups lie in [0, n_groups);
+ * NULL when out of memory or a group does not (the search is then exact
+ * only).
  * idx_hint_raw: the approximate raw trades value (quarter-micro) with a
  * participant's x micro-GPU-hours at price p, below every trade when
  * `below`, else above; idx_hint_raw_items the same added item by item
  * (manip_hint.c note 2). */
 typedef struct idx_hint idx_hint;
-idx_hint *idx_hint_new(const idx_item *v, size_t n);
+idx_hint *idx_hint_new(const idx_item *v, size_t n, size_t n_groups);
 void idx_hint_free(idx_hint *h);
 int64_t idx_hint_raw(idx_hint *h, int64_t cap_floor_e6, int64_t p, int below, double x);
 int64_t idx_hint_raw_items(idx_hint *h, int64_t cap_floor_e6, int64_t p, int below, double x);
@@ -103,6 +104,9 @@ gpi_status idx_day_fix(idx_day *dy, size_t gi, idx_fix *f, gpi_diag *d);
  * are not changed.  group < 0 leaves nothing out. */
 gpi_status idx_day_fix_without(idx_day *dy, size_t gi, int32_t group, idx_fix *f, gpi_diag *d);
 const char *idx_day_group(const idx_day *dy, int32_t gid);
+/* A fresh stamp for counting distinct groups with dy->stamp (cleared when
+ * the counter wraps). */
+uint32_t idx_day_stamp_next(idx_day *dy);
 
 /* build.c: §6 steps 3-5 of one grade as a sequence of days -- a day's
  * level, adjustment and carried value from its raw values and those of

@@ -48,7 +48,6 @@
  *     sorted once (design note 6), and then confirmed exactly at that step
  *     and the one below, with an exact bisection wherever the hint was
  *     wrong: the published cost is always the exact one.
- * (6) The hint: index/manip_hint.c.
  * (4) "By one tick": the value changes (it is published in steps of the
  *     grade's rounding, so any change is at least one step); "by 1 %": by
  *     at least 1 % of the value (|new - old| x 100 >= old, and new != old).
@@ -62,6 +61,7 @@
  *     smallest volume that moves that median far enough.  A participant
  *     that causes an anchor by making a pending rebalance's cross-section
  *     fixed is not considered.
+ * (6) The hint: index/manip_hint.c.
  */
 #include "index/internal.h"
 #include "core/vec.h"
@@ -72,7 +72,6 @@
 #define P_HIGH INT64_C(1000000000000) /* 1,000,000 USD per GPU-hour, in micro */
 #define P_LOW INT64_C(1)
 #define NEW_GROUP INT32_MAX           /* the participant's group id (never interned) */
-
 
 /* Exact evaluations of one day, by price side and volume (shared by the
  * tick and 1 % searches). */
@@ -310,7 +309,7 @@ static gpi_status cost_trades(mctx *m, int64_t out[2], gpi_diag *d)
         if (h > hi) hi = h;
     }
     gpi_status rc = GPI_OK;
-    m->fw = idx_hint_new(m->dy->trades[m->gi].v, m->dy->trades[m->gi].n);
+    m->fw = idx_hint_new(m->dy->trades[m->gi].v, m->dy->trades[m->gi].n, m->dy->n_names);
     for (int target = 0; target < 2 && rc == GPI_OK; target++) {
         int64_t up = -1, down = -1;
         rc = bisect(m, +1, target, lo, hi, lo, &up, d);
@@ -356,10 +355,7 @@ static gpi_status raw_without(idx_day *dy, size_t gi, int32_t g, int64_t *t_q, i
     /* distinct groups of the screened trades but g (the weighted median of
      * the fix left tb in price order: counted with the day's stamps) */
     long prov = 0;
-    if (++dy->stamp_now == 0) {
-        memset(dy->stamp, 0, dy->cap_stamp * sizeof *dy->stamp);
-        dy->stamp_now = 1;
-    }
+    idx_day_stamp_next(dy);
     for (size_t i = 0; i < tb->n; i++) {
         int32_t q = tb->v[i].group;
         if (tb->v[i].reason != IDX_OK || q == g || dy->stamp[q] == dy->stamp_now) continue;
@@ -387,10 +383,7 @@ static gpi_status leave_one_out(idx_day *dy, size_t gi, idx_seq *s, idx_chain *c
     int32_t *ids = malloc((b[0]->n + b[1]->n + 1) * sizeof *ids);
     if (!ids) return gpi_diag_set(d, GPI_ENOMEM, "index: out of memory");
     size_t n = 0;
-    if (++dy->stamp_now == 0) { /* the groups seen, by the day's stamps */
-        memset(dy->stamp, 0, dy->cap_stamp * sizeof *dy->stamp);
-        dy->stamp_now = 1;
-    }
+    idx_day_stamp_next(dy); /* the groups seen, by the day's stamps */
     for (int k = 0; k < 2; k++)
         for (size_t i = 0; i < b[k]->n; i++) {
             int r = b[k]->v[i].reason;

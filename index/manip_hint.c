@@ -68,23 +68,18 @@ void idx_hint_free(idx_hint *f)
     free(f);
 }
 
-idx_hint *idx_hint_new(const idx_item *v, size_t nv)
+idx_hint *idx_hint_new(const idx_item *v, size_t nv, size_t n_groups)
 {
     idx_hint *f = calloc(1, sizeof *f);
     idx_item *it = malloc((nv + 1) * sizeof *it);
-    int32_t gmax = -1;
-    for (size_t i = 0; i < nv; i++)
-        if (v[i].group > gmax) gmax = v[i].group;
-    /* group -> provider number; interned groups are small */
-    int32_t *pix = gmax < 0 || (size_t)gmax <= 4 * nv + 64 ? malloc(((size_t)gmax + 2) * sizeof *pix)
-                                                           : NULL;
+    int32_t *pix = malloc((n_groups + 1) * sizeof *pix); /* group -> provider */
     if (!f || !it || !pix) goto fail;
-    for (int32_t i = 0; i <= gmax; i++) pix[i] = -1;
+    for (size_t i = 0; i <= n_groups; i++) pix[i] = -1;
     size_t n = 0, np = 0;
     for (size_t i = 0; i < nv; i++) {
         int32_t q = v[i].group;
         if (v[i].reason != IDX_OK || v[i].qty_micro <= 0) continue;
-        if (q < 0) goto fail;
+        if (q < 0 || (size_t)q >= n_groups) goto fail;
         if (pix[q] < 0) pix[q] = (int32_t)np++;
         it[n] = v[i];
         it[n++].group = pix[q];
@@ -154,7 +149,7 @@ static const double *prov_levels(idx_hint *f, size_t j)
     return f->prov_cum[j] = c;
 }
 
-/* Note 2: fast_raw's answer from the price levels: the first level whose
+/* Note 2: hint_raw's answer from the price levels: the first level whose
  * end brings the weight from `base` to a half, each capped provider j
  * (sh[j] >= 0) weighing s / vol_j per GPU-hour and every other provider
  * `per` (rest / U); 0 when a provider's levels cannot be had (the caller

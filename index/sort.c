@@ -20,13 +20,13 @@
  *     order of equal prices.
  * (3) Without memory for the scratch copy the sort falls back to qsort
  *     with the same comparison: the same order for the total orders; for
- *     the price-only order (manip.c's hint, confirmed exactly) ties may
+ *     the price-only order (manip_hint.c's, confirmed exactly) ties may
  *     then come in another order.
  * (4) The screen's order is by group first, and groups are interned small
  *     integers: the items are first put in group order by counting
  *     (stable), then each group's are sorted -- shorter sorts than one of
- *     the whole day (groups beyond 4n, never seen in a build, take the
- *     plain sort).
+ *     the whole day (an array with a group outside [0, 4n] -- negative, or
+ *     a late interned id in a small array -- takes the plain sort).
  */
 #include "index/internal.h"
 
@@ -55,6 +55,11 @@ static inline int before_price(const idx_item *a, const idx_item *b)
 {
     return a->price_micro < b->price_micro;
 }
+
+/* The three orders get their own functions from the two macros below, so
+ * that each sort's comparisons are inlined (a comparison through a
+ * pointer was most of qsort's cost, note 1); one element type, so no
+ * generic template beyond this. */
 
 /* qsort's comparisons of the same orders (note 3). */
 #define CMP_OF(before)                                                                           \
@@ -155,7 +160,9 @@ void idx_sort_items(idx_item *v, size_t n, idx_order order)
                                       : sorted_before_price(v, n))
         return;
     idx_item *tmp = malloc(n * sizeof *tmp);
-    size_t *at = malloc((4 * n + 2) * sizeof *at); /* run bounds, or group counts */
+    /* the run bounds (note 2), or the group counts (note 4) */
+    size_t *at = malloc((order == IDX_BY_GROUP_PRICE ? 4 * n + 2 : n / IDX_SORT_RUN + 2) *
+                        sizeof *at);
     if (!tmp || !at) { /* note 3 */
         free(tmp);
         free(at);

@@ -42,7 +42,7 @@ typedef int (*store_obs_fn)(const gpi_obs *o, void *ud);
  * batch was ingested at or before as_of (Unix seconds), in primary-key
  * order (day, key_hash, observed_at).  A non-zero return from fn stops the
  * scan (status GPI_OK). This is a range scan of the primary key.
- * o->profile_seq is the row's profile id (scan.c note 5): rows with the
+ * o->profile_id is the row's profile id (scan.c note 5): rows with the
  * same number have the same profile fields, in this database.
  * o's names (gpu ... correction, and ident when it is a name) are the
  * store's interned texts, valid until the next rollback or store_close

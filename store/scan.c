@@ -24,7 +24,7 @@
  *     SCAN_SLOT (store_stmt).
  * (5) Every field of a row but its key, times, price, quantity and audit
  *     columns is its profile's, so the scans hand out the profile's id as
- *     o->profile_seq (core/obs.h): a reader that decides by profile fields
+ *     o->profile_id (core/obs.h): a reader that decides by profile fields
  *     (the grades' filters, index/day.c note 6) decides once per id.
  */
 #include "store/internal.h"
@@ -138,7 +138,7 @@ static int fill(store *st, gpi_obs *o, const int64_t *c)
     o->sku = name_of(st, p->name[STORE_P_SKU], &bad);
     o->correction = name_of(st, p->name[STORE_P_CORRECTION], &bad);
     o->gpu_count = p->gpu_count;
-    if (c[SC_PROFILE] <= UINT32_MAX) o->profile_seq = (uint32_t)c[SC_PROFILE]; /* note 5 */
+    if (c[SC_PROFILE] <= UINT32_MAX) o->profile_id = (uint32_t)c[SC_PROFILE]; /* note 5 */
     o->price_micro = c[SC_PRICE];
     o->quantity_micro = c[SC_QTY];
     return !bad;

@@ -11,8 +11,9 @@
  * One idx_day collects the three days in turn (its memo carries over);
  * each grade's offers and trades must be, item for item, what the
  * reference gets from the day's full scan with idx_grade_match on each
- * row and the latest-snapshot rule (note 2).  The memo must hold one entry
- * per distinct profile of the three days.
+ * row and the latest-snapshot rule (note 2), the GPUs and groups interned
+ * in the same order.  The memo must hold one entry per distinct profile of
+ * the three days.
  */
 #include "tests/testutil.h"
 
@@ -123,7 +124,17 @@ typedef struct ref_buf {
 typedef struct ref_day {
     const idx_grades *gs;
     ref_buf *offers, *trades;
+    char names[64][32]; /* the interned names in order (GPUs and groups) */
+    size_t n_names;
 } ref_day;
+
+static void ref_intern(ref_day *r, const char *s)
+{
+    for (size_t i = 0; i < r->n_names; i++)
+        if (strcmp(r->names[i], s) == 0) return;
+    assert_true(r->n_names < 64);
+    snprintf(r->names[r->n_names++], sizeof r->names[0], "%s", s);
+}
 
 static int ref_obs(const gpi_obs *o, void *ud)
 {
@@ -132,7 +143,11 @@ static int ref_obs(const gpi_obs *o, void *ud)
         ref_buf *b = o->kind == GPI_OFFER ? &r->offers[i] : &r->trades[i];
         if (o->kind == GPI_OFFER && b->n > 0 && b->v[b->n - 1].it.key_hash == o->key_hash)
             b->n--;
-        if (!idx_grade_match(&r->gs->g[i], o)) continue;
+        const idx_grade *g = &r->gs->g[i];
+        if (idx_grade_match_terms(g, o)) ref_intern(r, o->gpu);
+        if (!idx_grade_match(g, o)) continue;
+        ref_intern(r, o->group);
+        assert_true(b->n < sizeof b->v / sizeof b->v[0]);
         ref_item *x = &b->v[b->n++];
         x->it = (idx_item){o->price_micro, o->quantity_micro, o->key_hash, o->observed_at, 0,
                            IDX_OK};
@@ -160,7 +175,7 @@ static void same(const idx_day *dy, const idx_buf *got, const ref_buf *want, con
     }
 }
 
-static void test_collect_is_row_by_row(void **state)
+static void test_idx_day_collect_is_row_by_row(void **state)
 {
     (void)state;
     char *dir = tu_mkdtemp("index-day");
@@ -200,7 +215,7 @@ static void test_collect_is_row_by_row(void **state)
 
     idx_day dy;
     assert_int_equal(idx_day_init(&dy, gs), GPI_OK);
-    ref_day r = {gs, calloc(gs->n, sizeof(ref_buf)), calloc(gs->n, sizeof(ref_buf))};
+    ref_day r = {gs, calloc(gs->n, sizeof(ref_buf)), calloc(gs->n, sizeof(ref_buf)), {{0}}, 0};
     assert_non_null(r.offers);
     assert_non_null(r.trades);
     size_t taken = 0;
@@ -216,6 +231,9 @@ static void test_collect_is_row_by_row(void **state)
         }
     }
     assert_true(taken > 400); /* the grades take a good part of the market (626) */
+    /* GPUs and groups interned in the same order as row by row */
+    assert_int_equal(dy.n_names, r.n_names);
+    for (size_t i = 0; i < r.n_names; i++) assert_string_equal(dy.names[i], r.names[i]);
     /* the memo: one entry per distinct profile of the three days */
     size_t entries = 0;
     for (size_t i = 0; i < dy.cap_pm_at; i++) entries += dy.pm_at[i] != 0;
@@ -241,7 +259,7 @@ static void test_collect_is_row_by_row(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_collect_is_row_by_row),
+        cmocka_unit_test(test_idx_day_collect_is_row_by_row),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

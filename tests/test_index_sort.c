@@ -28,26 +28,33 @@ static uint64_t lcg(uint64_t *s)
  * qty_micro holds it). */
 static idx_order ref_order;
 
+static int cmp_i64(int64_t x, int64_t y)
+{
+    return (x > y) - (x < y);
+}
+
+static int cmp_u64(uint64_t x, uint64_t y)
+{
+    return (x > y) - (x < y);
+}
+
 static int ref_cmp(const void *pa, const void *pb)
 {
     const idx_item *a = pa, *b = pb;
-#define KEY(x, y)                                                                                \
-    if ((x) != (y)) return (x) < (y) ? -1 : 1
+    int c = 0;
     if (ref_order == IDX_BY_GROUP_PRICE) {
-        KEY(a->group, b->group);
-        KEY(a->price_micro, b->price_micro);
-        KEY(a->key_hash, b->key_hash);
-        KEY(a->observed_at, b->observed_at);
+        c = cmp_i64(a->group, b->group);
+        if (!c) c = cmp_i64(a->price_micro, b->price_micro);
+        if (!c) c = cmp_u64(a->key_hash, b->key_hash);
+        if (!c) c = cmp_i64(a->observed_at, b->observed_at);
     } else if (ref_order == IDX_BY_PRICE_GROUP) {
-        KEY(a->price_micro, b->price_micro);
-        KEY(a->group, b->group);
-        KEY(a->key_hash, b->key_hash);
+        c = cmp_i64(a->price_micro, b->price_micro);
+        if (!c) c = cmp_i64(a->group, b->group);
+        if (!c) c = cmp_u64(a->key_hash, b->key_hash);
     } else {
-        KEY(a->price_micro, b->price_micro);
+        c = cmp_i64(a->price_micro, b->price_micro);
     }
-    KEY(a->qty_micro, b->qty_micro);
-#undef KEY
-    return 0;
+    return c ? c : cmp_i64(a->qty_micro, b->qty_micro);
 }
 
 enum { SHAPE_RANDOM, SHAPE_GROUP_RUNS, SHAPE_SORTED, SHAPE_REVERSED, SHAPE_WIDE_GROUPS,
@@ -85,7 +92,7 @@ static void make(idx_item *v, size_t n, int shape, uint64_t *seed)
     for (size_t i = 0; i < n; i++) v[i].qty_micro = (int64_t)i;
 }
 
-static void test_sort_is_the_stable_order(void **state)
+static void test_idx_sort_items_is_the_stable_order(void **state)
 {
     (void)state;
     idx_item *v = malloc(MAXN * sizeof *v), *want = malloc(MAXN * sizeof *want);
@@ -120,7 +127,7 @@ static void test_sort_is_the_stable_order(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_sort_is_the_stable_order),
+        cmocka_unit_test(test_idx_sort_items_is_the_stable_order),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
