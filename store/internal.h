@@ -115,6 +115,7 @@ struct store {
     int lock_fd;
     int lock_tried;
     int locked;
+    int lock_rw;          /* lock_fd is open for writing (tx.c: the waiting writers) */
     int read_only;        /* opened with STORE_OPEN_READ */
     int busy_ms;          /* SQLite's busy timeout (store_open_mode) */
     int bulk_cache;       /* the page cache is STORE_BULK_CACHE_KIB (store.c note 10) */

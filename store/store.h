@@ -76,4 +76,12 @@ gpi_status store_begin(store *st, gpi_diag *d);
 gpi_status store_commit(store *st, gpi_diag *d);
 void store_rollback(store *st);
 
+/* Inside a write transaction: 1 when another writer waits for the
+ * writers' lock, 0 when none does, -1 when it cannot be known (no lock
+ * file, or one this process cannot write).  After a commit that found
+ * writers waiting, store_writers_let_in returns once they all hold or had
+ * the lock (tx.c: the waiting writers). */
+int store_writers_waiting(store *st);
+void store_writers_let_in(store *st);
+
 #endif

@@ -5,11 +5,13 @@
  * and facets: test_store_profiles.c). */
 #include "tests/testutil.h"
 
+#include <pthread.h>
 #include <sqlite3.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "core/gpi.h"
 #include "store/store.h"
@@ -648,6 +650,69 @@ static void test_day_batches(void **state)
     free(path);
 }
 
+/* ---- waiting writers (store/tx.c) ------------------------------------------------ */
+
+typedef struct waiter {
+    store *st;
+    int began; /* store_begin returned (the writers' lock is held) */
+    pthread_mutex_t mu;
+} waiter;
+
+static void *wait_and_write(void *arg)
+{
+    waiter *w = arg;
+    gpi_diag d = {{0}};
+    int ok = store_begin(w->st, &d) == GPI_OK;
+    pthread_mutex_lock(&w->mu);
+    w->began = ok ? 1 : -1;
+    pthread_mutex_unlock(&w->mu);
+    if (ok) store_commit(w->st, &d);
+    return NULL;
+}
+
+static int began(waiter *w)
+{
+    pthread_mutex_lock(&w->mu);
+    int b = w->began;
+    pthread_mutex_unlock(&w->mu);
+    return b;
+}
+
+/* A holder of the writers' lock sees a writer waiting for it (none before,
+ * none once it got in), and store_writers_let_in returns only once that
+ * writer holds the lock. */
+static void test_writers_waiting(void **state)
+{
+    (void)state;
+    char *path;
+    store *a = open_tmp(&path), *b = NULL;
+    gpi_diag d = {{0}};
+    assert_int_equal(store_writers_waiting(a), -1); /* no transaction: no lock held */
+    assert_int_equal(store_begin(a, &d), GPI_OK);
+    assert_int_equal(store_writers_waiting(a), 0);
+    assert_int_equal(store_open(path, &b, &d), GPI_OK);
+    waiter w = {b, 0, PTHREAD_MUTEX_INITIALIZER};
+    pthread_t th;
+    assert_int_equal(pthread_create(&th, NULL, wait_and_write, &w), 0);
+    int queued = 0;
+    for (int i = 0; i < 5000 && !queued; i++) { /* up to 5 s for the thread to queue */
+        queued = store_writers_waiting(a) == 1;
+        if (!queued) nanosleep(&(struct timespec){0, 1000000}, NULL);
+    }
+    assert_true(queued);
+    assert_int_equal(began(&w), 0); /* it waits */
+    assert_int_equal(store_commit(a, &d), GPI_OK);
+    store_writers_let_in(a); /* returns once it holds the lock: */
+    assert_int_equal(store_begin(a, &d), GPI_OK); /* this waited for its commit */
+    assert_int_equal(began(&w), 1);
+    pthread_join(th, NULL);
+    assert_int_equal(store_writers_waiting(a), 0);
+    store_rollback(a);
+    store_close(b);
+    store_close(a);
+    free(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -660,6 +725,7 @@ int main(void)
         cmocka_unit_test(test_batch_hash_placeholder),
         cmocka_unit_test(test_batch_days_and_chain_states),
         cmocka_unit_test(test_day_batches),
+        cmocka_unit_test(test_writers_waiting),
         cmocka_unit_test(test_cache_size),
         cmocka_unit_test(test_name_chunks),
     };
