@@ -30,6 +30,12 @@ const char *cli_data_dir(cli_ctx *ctx);
 /* Prints "gpuidx: <msg>" to stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* Executes the program again with glibc's heap on huge pages when that
+ * helps and is not done yet; returns otherwise (cli/memory.c). */
+void cli_prefer_huge_pages(char **argv);
+/* Keeps freed memory in the process (cli/memory.c). */
+void cli_tune_memory(void);
+
 /* Formats a finite statistic with dp decimals, rounded once, halves away
  * from zero, after the binary error is corrected (gpi_double_to_units):
  * 5/16 at 3 decimals is "0.313", not printf's "0.312".  Values too large

@@ -121,6 +121,8 @@ static int take_global(const cli_args *a, int k, const char *value)
 
 int main(int argc, char **argv)
 {
+    cli_prefer_huge_pages(argv);
+    cli_tune_memory();
     gsl_set_error_handler_off();
     store_library_init();
     cli_ctx ctx = {NULL, NULL, argv[0], {0}, {0}};
