@@ -5,10 +5,10 @@
  * event batches, SQLite's page cache, the publication's buffers.  Every
  * 4 KiB page of it is a page fault, and on virtual machines a fault is
  * expensive: ~10 us on the machine of BENCHMARKS.md (a Firecracker guest),
- * where the five processes of the daily job took ~21,000 faults, about
+ * where the five processes of the daily job took ~20,000 faults, about
  * half of their CPU time.  Two settings of glibc's malloc, made here before
- * anything else runs, took the job from 0.48 s to 0.27 s there (median of
- * 7, the binaries alternating; BENCHMARKS.md):
+ * anything else runs, took the job from 0.489 s to 0.281 s there (median
+ * of 7 runs, the binaries interleaved; (1) alone: 0.471 s; BENCHMARKS.md):
  *
  * (1) Freed memory stays in the process (cli_tune_memory).  By default
  *     glibc gives a freed block of 128 KiB or more back to the kernel
@@ -18,7 +18,7 @@
  *     With M_MMAP_THRESHOLD at 32 MiB and M_TRIM_THRESHOLD at 64 MiB the
  *     heap keeps them for the next use.  The cost is a process that holds
  *     its peak heap until it exits; gpuidx processes are short, and the
- *     bench year's peak memory is unchanged (BENCHMARKS.md).
+ *     bench year's peak memory went from 46 to 48 MB (BENCHMARKS.md).
  *
  * (2) The heap on transparent huge pages (cli_prefer_huge_pages).  glibc
  *     (2.35 and later) puts its heap on 2 MiB pages when the tunable
@@ -36,9 +36,9 @@
  *     ~2 ms.  It does nothing (and the program runs on as it was started)
  *     when GPUIDX_HUGEPAGES=0; when the kernel gives huge pages to every
  *     large mapping ("[always]") or to none ("[never]"), or says nothing;
- *     under valgrind (which the second start would escape) or with
- *     AddressSanitizer's allocator (which ignores the tunable); or when
- *     the exec fails.
+ *     under valgrind (which the second start would escape) or with a
+ *     sanitizer's allocator (which ignores the tunable); or when the
+ *     exec fails.
  *
  * Neither changes a result: the same allocations, kept longer, on larger
  * pages.
@@ -53,11 +53,12 @@
 
 #define TUNABLE "glibc.malloc.hugetlb"
 
-#if defined(__SANITIZE_ADDRESS__)
-#define ASAN 1
+/* AddressSanitizer's and ThreadSanitizer's allocators replace glibc's */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define SANITIZER_MALLOC 1
 #elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define ASAN 1
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define SANITIZER_MALLOC 1
 #endif
 #endif
 
@@ -74,7 +75,7 @@ static int thp_on_request(void)
 
 void cli_prefer_huge_pages(char **argv)
 {
-#if defined(__linux__) && !defined(ASAN)
+#if defined(__linux__) && !defined(SANITIZER_MALLOC)
     const char *off = getenv("GPUIDX_HUGEPAGES");
     const char *t = getenv("GLIBC_TUNABLES");
     const char *pre = getenv("LD_PRELOAD");
@@ -93,7 +94,7 @@ void cli_prefer_huge_pages(char **argv)
 
 void cli_tune_memory(void)
 {
-#if defined(__GLIBC__) && !defined(ASAN)
+#if defined(__GLIBC__) && !defined(SANITIZER_MALLOC)
     mallopt(M_MMAP_THRESHOLD, 32 << 20);
     mallopt(M_TRIM_THRESHOLD, 64 << 20);
 #endif

@@ -8,8 +8,8 @@
  * MADV_HUGEPAGE: nothing else in gpuidx asks for them), read while the
  * process waits to open its input, a FIFO.  The answer depends on the
  * kernel's mode (read here from /sys/kernel/mm/transparent_hugepage/
- * enabled): only "[madvise]" makes gpuidx ask, and never under
- * AddressSanitizer (make check), whose allocator ignores the tunable.
+ * enabled): only "[madvise]" makes gpuidx ask, and never under a
+ * sanitizer (make check), whose allocator ignores the tunable.
  * The environment itself is not compared: glibc cuts GLIBC_TUNABLES's
  * text in place at its first ':' when it parses it.  The process keeps its
  * id ($! is the process read) and its program (/proc/PID/exe is
@@ -24,10 +24,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#if defined(__SANITIZE_ADDRESS__)
-#define UNDER_ASAN 1
+/* the binary under test is built with the tests' flags (make check, tsan) */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define UNDER_SANITIZER 1
 #else
-#define UNDER_ASAN 0
+#define UNDER_SANITIZER 0
 #endif
 
 /* Whether the binary under test adds the tunable on this machine. */
@@ -36,7 +37,7 @@ static int adds_tunable(void)
     char *mode = tu_read("/sys/kernel/mm/transparent_hugepage/enabled");
     int on_request = mode && strstr(mode, "[madvise]") != NULL;
     free(mode);
-    return on_request && !UNDER_ASAN;
+    return on_request && !UNDER_SANITIZER;
 }
 
 static const struct {
