@@ -62,6 +62,7 @@
 #endif
 #endif
 
+#if defined(__linux__) && !defined(SANITIZER_MALLOC)
 /* Whether the kernel gives transparent huge pages on request only. */
 static int thp_on_request(void)
 {
@@ -72,6 +73,7 @@ static int thp_on_request(void)
     fclose(f);
     return ok && strstr(mode, "[madvise]") != NULL;
 }
+#endif
 
 void cli_prefer_huge_pages(char **argv)
 {
