@@ -7,6 +7,7 @@
  * null in JSON and an empty field in CSV.
  */
 #include "cli/cli.h"
+#include "cli/grades_print.h"
 #include "core/vec.h"
 #include "store/grades.h"
 
@@ -21,7 +22,7 @@
 
 static const char usage[] =
     "usage: gpuidx grades evaluate [--grades FILE] --from YYYY-MM-DD --to YYYY-MM-DD\n"
-    "                              [--as-of TIME] [--json | --csv]\n"
+    "                              [--as-of TIME] [--json | --csv] [--no-split]\n"
     "       gpuidx grades list [--grades FILE]\n"
     "       gpuidx grades drop ID\n"
     "       gpuidx grades restore ID\n"
@@ -46,12 +47,18 @@ static const char usage[] =
     "monthly future could settle, and the correlation of daily changes between\n"
     "grades with its sample sizes (pairs with >= 10 common change days, >= 5\n"
     "on which both moved; the matrix up to 64 grades, beyond that each grade's\n"
-    "most correlated one).  Filters that match no stored observation are\n"
-    "warned about.  Days from 2000-01-01 to 2099-12-31.\n"
+    "most correlated one), the final settlement price's change from month to\n"
+    "month, and the provider segments: a grade whose segments' median prices\n"
+    "stand at least 2x apart on most days is bimodal, and its segment-only\n"
+    "grades (id + .HYP, .NEO, .MKT, ...) are evaluated after it.  Filters that\n"
+    "match no stored observation are warned about.  Days from 2000-01-01 to\n"
+    "2099-12-31.\n"
     "\n"
     "  --as-of TIME   use observations ingested at or before TIME (default now)\n"
     "  --json         one JSON object\n"
-    "  --csv          one CSV row per grade\n";
+    "  --csv          one CSV row per grade (the segment-only grades after the\n"
+    "                 file's, with split_of)\n"
+    "  --no-split     do not evaluate the segment-only grades (one pass)\n";
 
 static const char csv_header[] =
     "grade,days,trades_days,offers_days,carried_days,suspended_days,trades_share,"
@@ -64,7 +71,7 @@ static const char csv_header[] =
     "method,xs_vol_annualized,panel_change_days,rebalances,splice_mean_abs,splice_max_abs,"
     "drift_mean,drift_max,loo_median_abs,loo_median_rel,cost_days,cost_tick_median_gpu_hours,"
     "cost_tick_min_gpu_hours,cost_tick_none_days,cost_1pct_median_gpu_hours,"
-    "cost_1pct_min_gpu_hours,cost_1pct_none_days,cost_tick_offer_days,cost_1pct_offer_days\n";
+    "cost_1pct_min_gpu_hours,cost_1pct_none_days,cost_tick_offer_days,cost_1pct_offer_days";
 
 static const char *num(char buf[32], double v, int dp)
 {
@@ -98,7 +105,9 @@ static void put_csv_text(FILE *f, const char *s, int last)
 static void print_csv(FILE *f, const idx_evaluation *ev)
 {
     fputs(csv_header, f);
-    for (size_t i = 0; i < ev->n; i++) {
+    fputs(cli_eval_csv_tail_header, f);
+    fputc('\n', f);
+    for (size_t i = 0; i < ev->n + ev->n_split; i++) {
         const idx_grade_eval *g = &ev->g[i];
         put_csv_text(f, g->id, 0);
         fprintf(f, "%ld,", ev->days);
@@ -151,7 +160,9 @@ static void print_csv(FILE *f, const idx_evaluation *ev)
             put_csv_num(f, g->cost_min[t], 2);
             fprintf(f, "%ld,", g->cost_none[t]);
         }
-        fprintf(f, "%ld,%ld\n", g->cost_offer_days[0], g->cost_offer_days[1]);
+        fprintf(f, "%ld,%ld", g->cost_offer_days[0], g->cost_offer_days[1]);
+        cli_eval_csv_tail(f, ev, g);
+        fputc('\n', f);
     }
 }
 
@@ -163,6 +174,103 @@ static json_t *jreal(double v)
 static json_t *jvalue_e4(int64_t v)
 {
     return v >= 0 ? json_real((double)v / 1e4) : json_null();
+}
+
+/* One grade's object (a file's grade or a segment-only split). */
+static json_t *grade_json(const idx_evaluation *ev, const idx_grade_eval *g)
+{
+    char ds[11];
+    json_t *j = json_object();
+    json_object_set_new(j, "id", json_string(g->id));
+    json_t *lv = json_object();
+    for (int l = 0; l < GPI_LEVEL__N; l++) {
+        json_t *x = json_object();
+        json_object_set_new(x, "days", json_integer(g->n_level[l]));
+        json_object_set_new(x, "share", jreal(g->share_level[l]));
+        json_object_set_new(lv, gpi_level_name(l), x);
+    }
+    json_object_set_new(j, "levels", lv);
+    json_object_set_new(j, "mean_providers", jreal(g->mean_providers));
+    json_t *top = json_object();
+    json_object_set_new(top, "all", jreal(g->top_share));
+    json_object_set_new(top, "trades", jreal(g->top_share_trades));
+    json_object_set_new(top, "offers", jreal(g->top_share_offers));
+    json_object_set_new(j, "top_provider_share", top);
+    json_t *hhi = json_object();
+    json_object_set_new(hhi, "all", jreal(g->hhi));
+    json_object_set_new(hhi, "trades", jreal(g->hhi_trades));
+    json_object_set_new(hhi, "offers", jreal(g->hhi_offers));
+    json_object_set_new(j, "hhi", hhi);
+    json_t *vol = json_object();
+    json_object_set_new(vol, "n_changes", json_integer(g->n_changes));
+    json_object_set_new(vol, "daily", jreal(g->vol_daily));
+    json_object_set_new(vol, "annualized", jreal(g->vol_annual));
+    json_object_set_new(j, "volatility", vol);
+    json_t *loo = json_object();
+    json_object_set_new(loo, "days", json_integer(g->loo_days));
+    json_object_set_new(loo, "lost_days", json_integer(g->loo_lost));
+    json_object_set_new(loo, "max_abs", jreal(g->loo_max_abs));
+    json_object_set_new(loo, "mean_abs", jreal(g->loo_mean_abs));
+    json_object_set_new(loo, "max_rel", jreal(g->loo_max_rel));
+    json_object_set_new(loo, "mean_rel", jreal(g->loo_mean_rel));
+    if (g->loo_max_day != INT32_MIN) {
+        gpi_date_format(g->loo_max_day, ds);
+        json_object_set_new(loo, "max_date", json_string(ds));
+        json_object_set_new(loo, "max_provider", json_string(g->loo_max_provider));
+    } else {
+        json_object_set_new(loo, "max_date", json_null());
+        json_object_set_new(loo, "max_provider", json_null());
+    }
+    json_object_set_new(loo, "max_from", jvalue_e4(g->loo_max_from_e4));
+    json_object_set_new(loo, "max_to", jvalue_e4(g->loo_max_to_e4));
+    json_object_set_new(loo, "median_abs", jreal(g->loo_median_abs));
+    json_object_set_new(loo, "median_rel", jreal(g->loo_median_rel));
+    json_object_set_new(j, "leave_one_out", loo);
+    json_t *mc = json_object();
+    json_object_set_new(mc, "days", json_integer(g->cost_days));
+    static const char *const tn[2] = {"tick", "one_percent"};
+    for (int t = 0; t < 2; t++) {
+        json_t *x = json_object();
+        json_object_set_new(x, "median_gpu_hours", jreal(g->cost_median[t]));
+        json_object_set_new(x, "min_gpu_hours", jreal(g->cost_min[t]));
+        json_object_set_new(x, "none_days", json_integer(g->cost_none[t]));
+        json_object_set_new(x, "offer_days", json_integer(g->cost_offer_days[t]));
+        json_object_set_new(mc, tn[t], x);
+    }
+    json_object_set_new(j, "manipulation_cost", mc);
+    json_object_set_new(j, "method", json_string(g->method == 2 ? "v2" : "v1"));
+    if (g->method == 2) {
+        json_t *v2 = json_object();
+        json_object_set_new(v2, "cross_section_vol_annualized", jreal(g->xs_vol_annual));
+        json_object_set_new(v2, "panel_change_days", json_integer(g->n_panel_change));
+        json_object_set_new(v2, "rebalances", json_integer(g->n_rebalance));
+        json_object_set_new(v2, "splice_mean_abs", jreal(g->splice_mean_abs));
+        json_object_set_new(v2, "splice_max_abs", jreal(g->splice_max_abs));
+        json_object_set_new(v2, "drift_mean", jreal(g->drift_mean));
+        json_object_set_new(v2, "drift_max", jreal(g->drift_max));
+        json_object_set_new(j, "chain", v2);
+    }
+    json_t *price = json_object();
+    json_object_set_new(price, "value_days", json_integer(g->n_value_days));
+    json_object_set_new(price, "median", jreal(g->price_median));
+    json_object_set_new(price, "min", jreal(g->price_min));
+    json_object_set_new(price, "max", jreal(g->price_max));
+    json_object_set_new(price, "spread_iqr", jreal(g->spread_iqr));
+    json_object_set_new(price, "spread_rel", jreal(g->spread_rel));
+    json_object_set_new(j, "price", price);
+    json_object_set_new(j, "mean_providers_live", jreal(g->mean_providers_live));
+    json_t *months = json_object();
+    json_object_set_new(months, "full", json_integer(g->full_months));
+    json_object_set_new(months, "settleable", json_integer(g->settleable_months));
+    json_object_set_new(months, "min_days", json_integer(IDX_SETTLE_MIN_DAYS));
+    json_object_set_new(j, "months", months);
+    json_object_set_new(j, "fsp", cli_eval_fsp_json(g));
+    json_object_set_new(j, "segments", cli_eval_segments_json(ev, g));
+    json_object_set_new(j, "split_of", g->split_of ? json_string(ev->g[g->split_of - 1].id)
+                                                   : json_null());
+    json_object_set_new(j, "split_segment",
+                        g->split_of ? json_string(g->split_segment) : json_null());
+    return j;
 }
 
 static json_t *eval_json(const idx_evaluation *ev, int64_t as_of)
@@ -180,95 +288,12 @@ static json_t *eval_json(const idx_evaluation *ev, int64_t as_of)
                                     "days, screened offer count per provider on offers days; "
                                     "means over the days at that level"));
     json_t *arr = json_array();
-    for (size_t i = 0; i < ev->n; i++) {
-        const idx_grade_eval *g = &ev->g[i];
-        json_t *j = json_object();
-        json_object_set_new(j, "id", json_string(g->id));
-        json_t *lv = json_object();
-        for (int l = 0; l < GPI_LEVEL__N; l++) {
-            json_t *x = json_object();
-            json_object_set_new(x, "days", json_integer(g->n_level[l]));
-            json_object_set_new(x, "share", jreal(g->share_level[l]));
-            json_object_set_new(lv, gpi_level_name(l), x);
-        }
-        json_object_set_new(j, "levels", lv);
-        json_object_set_new(j, "mean_providers", jreal(g->mean_providers));
-        json_t *top = json_object();
-        json_object_set_new(top, "all", jreal(g->top_share));
-        json_object_set_new(top, "trades", jreal(g->top_share_trades));
-        json_object_set_new(top, "offers", jreal(g->top_share_offers));
-        json_object_set_new(j, "top_provider_share", top);
-        json_t *hhi = json_object();
-        json_object_set_new(hhi, "all", jreal(g->hhi));
-        json_object_set_new(hhi, "trades", jreal(g->hhi_trades));
-        json_object_set_new(hhi, "offers", jreal(g->hhi_offers));
-        json_object_set_new(j, "hhi", hhi);
-        json_t *vol = json_object();
-        json_object_set_new(vol, "n_changes", json_integer(g->n_changes));
-        json_object_set_new(vol, "daily", jreal(g->vol_daily));
-        json_object_set_new(vol, "annualized", jreal(g->vol_annual));
-        json_object_set_new(j, "volatility", vol);
-        json_t *loo = json_object();
-        json_object_set_new(loo, "days", json_integer(g->loo_days));
-        json_object_set_new(loo, "lost_days", json_integer(g->loo_lost));
-        json_object_set_new(loo, "max_abs", jreal(g->loo_max_abs));
-        json_object_set_new(loo, "mean_abs", jreal(g->loo_mean_abs));
-        json_object_set_new(loo, "max_rel", jreal(g->loo_max_rel));
-        json_object_set_new(loo, "mean_rel", jreal(g->loo_mean_rel));
-        if (g->loo_max_day != INT32_MIN) {
-            gpi_date_format(g->loo_max_day, ds);
-            json_object_set_new(loo, "max_date", json_string(ds));
-            json_object_set_new(loo, "max_provider", json_string(g->loo_max_provider));
-        } else {
-            json_object_set_new(loo, "max_date", json_null());
-            json_object_set_new(loo, "max_provider", json_null());
-        }
-        json_object_set_new(loo, "max_from", jvalue_e4(g->loo_max_from_e4));
-        json_object_set_new(loo, "max_to", jvalue_e4(g->loo_max_to_e4));
-        json_object_set_new(loo, "median_abs", jreal(g->loo_median_abs));
-        json_object_set_new(loo, "median_rel", jreal(g->loo_median_rel));
-        json_object_set_new(j, "leave_one_out", loo);
-        json_t *mc = json_object();
-        json_object_set_new(mc, "days", json_integer(g->cost_days));
-        static const char *const tn[2] = {"tick", "one_percent"};
-        for (int t = 0; t < 2; t++) {
-            json_t *x = json_object();
-            json_object_set_new(x, "median_gpu_hours", jreal(g->cost_median[t]));
-            json_object_set_new(x, "min_gpu_hours", jreal(g->cost_min[t]));
-            json_object_set_new(x, "none_days", json_integer(g->cost_none[t]));
-            json_object_set_new(x, "offer_days", json_integer(g->cost_offer_days[t]));
-            json_object_set_new(mc, tn[t], x);
-        }
-        json_object_set_new(j, "manipulation_cost", mc);
-        json_object_set_new(j, "method", json_string(g->method == 2 ? "v2" : "v1"));
-        if (g->method == 2) {
-            json_t *v2 = json_object();
-            json_object_set_new(v2, "cross_section_vol_annualized", jreal(g->xs_vol_annual));
-            json_object_set_new(v2, "panel_change_days", json_integer(g->n_panel_change));
-            json_object_set_new(v2, "rebalances", json_integer(g->n_rebalance));
-            json_object_set_new(v2, "splice_mean_abs", jreal(g->splice_mean_abs));
-            json_object_set_new(v2, "splice_max_abs", jreal(g->splice_max_abs));
-            json_object_set_new(v2, "drift_mean", jreal(g->drift_mean));
-            json_object_set_new(v2, "drift_max", jreal(g->drift_max));
-            json_object_set_new(j, "chain", v2);
-        }
-        json_t *price = json_object();
-        json_object_set_new(price, "value_days", json_integer(g->n_value_days));
-        json_object_set_new(price, "median", jreal(g->price_median));
-        json_object_set_new(price, "min", jreal(g->price_min));
-        json_object_set_new(price, "max", jreal(g->price_max));
-        json_object_set_new(price, "spread_iqr", jreal(g->spread_iqr));
-        json_object_set_new(price, "spread_rel", jreal(g->spread_rel));
-        json_object_set_new(j, "price", price);
-        json_object_set_new(j, "mean_providers_live", jreal(g->mean_providers_live));
-        json_t *months = json_object();
-        json_object_set_new(months, "full", json_integer(g->full_months));
-        json_object_set_new(months, "settleable", json_integer(g->settleable_months));
-        json_object_set_new(months, "min_days", json_integer(IDX_SETTLE_MIN_DAYS));
-        json_object_set_new(j, "months", months);
-        json_array_append_new(arr, j);
-    }
+    for (size_t i = 0; i < ev->n; i++) json_array_append_new(arr, grade_json(ev, &ev->g[i]));
     json_object_set_new(o, "grades", arr);
+    arr = json_array();
+    for (size_t i = ev->n; i < ev->n + ev->n_split; i++)
+        json_array_append_new(arr, grade_json(ev, &ev->g[i]));
+    json_object_set_new(o, "splits", arr);
     json_t *corr = json_object(), *ids = json_array(), *m = json_array(), *cn = json_array();
     json_t *mv = json_array(), *near = json_array();
     for (size_t a = 0; a < ev->n; a++) {
@@ -436,6 +461,7 @@ static void print_table(FILE *f, const idx_evaluation *ev)
                 g->loo_max_provider, (double)g->loo_max_from_e4 / 1e4,
                 (double)g->loo_max_to_e4 / 1e4, pct(b[0], g->loo_max_rel, 2));
     }
+    cli_eval_print_segments(f, ev, w);
     if (!ev->corr) { /* more than IDX_CORR_MATRIX_MAX grades */
         print_nearest(f, ev, w);
         return;
@@ -480,8 +506,9 @@ static void print_table(FILE *f, const idx_evaluation *ev)
 static int cmd_evaluate(cli_ctx *ctx, int argc, char **argv)
 {
     const char *grades = NULL, *from_s = NULL, *to_s = NULL, *asof_s = NULL;
-    int json = 0, csv = 0;
+    int json = 0, csv = 0, no_split = 0;
     const cli_opt_spec spec[] = {{"--json", NULL, &json},     {"--csv", NULL, &csv},
+                                 {"--no-split", NULL, &no_split},
                                  {"--grades", &grades, NULL}, {"--from", &from_s, NULL},
                                  {"--to", &to_s, NULL},       {"--as-of", &asof_s, NULL},
                                  {NULL, NULL, NULL}};
@@ -531,7 +558,7 @@ static int cmd_evaluate(cli_ctx *ctx, int argc, char **argv)
     if (rc == GPI_OK) cli_print_notes(gs);
     if (rc == GPI_OK) rc = store_open_read(ctx->db_path, &st, &d); /* writes nothing */
     if (rc == GPI_OK) rc = cli_check_filters(ctx, st, gs, path, &d);
-    if (rc == GPI_OK) rc = idx_evaluate(st, gs, from, to, as_of, &ev, &d);
+    if (rc == GPI_OK) rc = idx_evaluate(st, gs, from, to, as_of, !no_split, &ev, &d);
     if (rc == GPI_OK) {
         if (json) {
             json_t *j = eval_json(ev, as_of);

@@ -57,10 +57,23 @@
  *     the level used, as published) -- how wide the market is around the
  *     fix.  Settleable months: calendar months wholly inside the range
  *     with at least IDX_SETTLE_MIN_DAYS days with a value, the default a
- *     monthly future needs for its final settlement price.
+ *     monthly future needs for its final settlement price; that price,
+ *     the mean of the month's values rounded half-up to 0.0001 (the
+ *     settlement rule at a 0.0001 tick), and its change from one
+ *     settleable month to the next, the unit a futures position pays in.
+ * (7) Provider segments (segments.c): on each fixed day of the cross-
+ *     section, the level used reduced to provider statistics and those to
+ *     segments; a grade is bimodal when its segments' medians stand at
+ *     least IDX_BIMODAL_RATIO apart on at least half of the days with two
+ *     or more.  The split that removes it is evaluated, when asked for, as
+ *     grades of their own: the grade with "segments": [S] for each segment
+ *     S with a provider, read in a second pass over the range (only the
+ *     bimodal grades' splits: a sweep of thousands of unimodal grades
+ *     costs one pass), and reported after the file's grades.
  */
 #include "index/internal.h"
 #include "core/vec.h"
+#include "index/segments.h"
 
 #include <gsl/gsl_statistics_double.h>
 #include <math.h>
@@ -94,7 +107,14 @@ typedef struct grade_acc {
     int64_t *loo_e4;                 /* per day: the largest leave-one-out move, -1 none */
     int64_t *cost_e2[2];             /* per day: a new participant's cost, -1 none */
     char *cost_day;                  /* per day: 1 when the cost is defined */
+    idx_segacc seg;                  /* provider segments (design note 7) */
 } grade_acc;
+
+/* What a batch's days share besides the day buffer. */
+typedef struct batch_ctx {
+    const idx_segmap *map;
+    idx_segcache cache;
+} batch_ctx;
 
 /* Room for group ids below n (seen zeroed). */
 static int groups_reserve(groups *g, size_t n)
@@ -183,7 +203,8 @@ static gpi_status manip_day(idx_day *dy, size_t gi, idx_seq *seq, idx_chain *ch,
 
 /* One day of the range for grade gi (ch: its chain when it is a v2 grade). */
 static gpi_status eval_day(idx_day *dy, size_t gi, idx_seq *seq, idx_chain *ch, int32_t day,
-                           long k, groups *g, idx_grade_eval *ge, grade_acc *acc, gpi_diag *d)
+                           long k, groups *g, batch_ctx *bc, idx_grade_eval *ge, grade_acc *acc,
+                           gpi_diag *d)
 {
     idx_fix f;
     idx_eval e, ev;
@@ -232,10 +253,14 @@ static gpi_status eval_day(idx_day *dy, size_t gi, idx_seq *seq, idx_chain *ch, 
     }
     if (lv >= 0) {
         double top, hhi;
-        concentration(g, lv == 0 ? &dy->trades[gi] : &dy->offers[gi], lv == 0, &top, &hhi);
+        const idx_buf *b = lv == 0 ? &dy->trades[gi] : &dy->offers[gi];
+        concentration(g, b, lv == 0, &top, &hhi);
         acc->sum_top[lv] += top;
         acc->sum_hhi[lv] += hhi;
         acc->n_top[lv]++;
+        rc = idx_seg_day(&acc->seg, &bc->cache, dy, bc->map, b, dy->gs->g[gi].p.min_providers,
+                         day, k, d);
+        if (rc != GPI_OK) return rc;
     }
     rc = manip_day(dy, gi, seq, ch, day, k, &f, &e, ch ? &v : NULL, ev.value_e4, ge, acc, d);
     idx_seq_next(seq, day, f.trades_raw_q, f.offers_raw_q, &e);
@@ -328,20 +353,43 @@ static void level_and_months(idx_grade_eval *ge, grade_acc *a, int32_t from, lon
         if (ge->price_median > 0) ge->spread_rel = ge->spread_iqr / ge->price_median;
     }
     ge->full_months = ge->settleable_months = 0;
+    ge->fsp_changes = 0;
+    ge->fsp_change_max = ge->fsp_change_mean = NAN;
+    ge->fsp_change_max_month = INT32_MIN;
+    int64_t prev_fsp = -1; /* the month before's FSP (e4), -1 none */
+    double sum_change = 0;
     for (long k = 0; k < days;) {
         int y, mo, dd;
         gpi_civil_from_days(from + (int32_t)k, &y, &mo, &dd);
         long len = gpi_month_days(y, mo);
         if (dd != 1 || k + len > days) { /* a part of a month */
             k += len - dd + 1;
+            prev_fsp = -1;
             continue;
         }
         long with = 0;
-        for (long j = k; j < k + len; j++) with += a->value_e4[j] >= 0;
+        int64_t sum = 0;
+        for (long j = k; j < k + len; j++)
+            if (a->value_e4[j] >= 0) {
+                with++;
+                sum += a->value_e4[j];
+            }
         ge->full_months++;
-        ge->settleable_months += with >= IDX_SETTLE_MIN_DAYS;
+        int64_t fsp = with >= IDX_SETTLE_MIN_DAYS ? gpi_div_round(sum, with) : -1;
+        ge->settleable_months += fsp >= 0;
+        if (fsp >= 0 && prev_fsp > 0) { /* design note 6 */
+            double c = fabs((double)fsp / (double)prev_fsp - 1.0);
+            sum_change += c;
+            ge->fsp_changes++;
+            if (isnan(ge->fsp_change_max) || c > ge->fsp_change_max) {
+                ge->fsp_change_max = c;
+                ge->fsp_change_max_month = from + (int32_t)k;
+            }
+        }
+        prev_fsp = fsp;
         k += len;
     }
+    ge->fsp_change_mean = mean_or_nan(sum_change, ge->fsp_changes);
 }
 
 /* Makes grade k (r, m common days, moved) ge's nearest when it correlates
@@ -357,9 +405,9 @@ static void nearer(idx_grade_eval *ge, size_t k, double r, long m, long moved)
 }
 
 /* The measures of grade gi from its accumulator a; its log changes go to
- * chg's row gi. */
-static void finish_grade(idx_evaluation *ev, size_t gi, grade_acc *a, double *chg, double *x,
-                         double *y)
+ * c (days of them). */
+static void finish_grade(idx_evaluation *ev, const idx_segmap *map, size_t gi, grade_acc *a,
+                         double *c, double *x, double *y)
 {
     long days = ev->days;
     {
@@ -378,7 +426,7 @@ static void finish_grade(idx_evaluation *ev, size_t gi, grade_acc *a, double *ch
         ge->loo_mean_abs = mean_or_nan(a->sum_loo_abs, ge->loo_days);
         ge->loo_mean_rel = mean_or_nan(a->sum_loo_rel, a->n_loo_rel);
         distributions(ge, a, days, x, y);
-        double *c = chg + gi * (size_t)days;
+        idx_seg_finish(&a->seg, map, ge, x);
         ge->n_changes = changes(a->value_e4, days, c);
         long m = 0;
         for (long k = 0; k < days; k++)
@@ -440,10 +488,12 @@ void idx_evaluation_free(idx_evaluation *e)
 }
 
 /* Grades [b0, b1) of gs over the days from - P .. to (design notes 1, 2):
- * their accumulators are filled, finished into ev and freed. */
+ * their accumulators are filled, finished into ev->g[out0 + b0 ...] and
+ * freed; their log changes go to chg's rows b0 ... (NULL: nowhere, the
+ * segment splits have no correlations). */
 static gpi_status eval_batch(store *st, const idx_grades *gs, size_t b0, size_t b1, int P,
-                             int64_t as_of, idx_evaluation *ev, double *chg, double *x,
-                             double *y, gpi_diag *d)
+                             int64_t as_of, const idx_segmap *map, idx_evaluation *ev,
+                             size_t out0, double *chg, double *x, double *y, gpi_diag *d)
 {
     const int32_t from = ev->from, to = ev->to;
     const long days = ev->days;
@@ -455,10 +505,12 @@ static gpi_status eval_batch(store *st, const idx_grades *gs, size_t b0, size_t 
     idx_seq *seq = calloc(n, sizeof *seq);
     idx_chain *ch = calloc(n, sizeof *ch);
     int32_t *first = calloc(n, sizeof *first);
+    double *row = chg ? NULL : malloc((size_t)days * sizeof *row);
     groups g = {0};
+    batch_ctx bc = {map, {0}};
     idx_day dy;
     gpi_status rc = idx_day_init(&dy, &sub);
-    if (rc != GPI_OK || !acc || !seq || !ch || !first) goto oom;
+    if (rc != GPI_OK || !acc || !seq || !ch || !first || (!chg && !row)) goto oom;
     for (size_t gi = 0; gi < n; gi++) {
         acc[gi].value_e4 = malloc((size_t)days * sizeof *acc[gi].value_e4);
         acc[gi].xs_e4 = malloc((size_t)days * sizeof *acc[gi].xs_e4);
@@ -471,6 +523,7 @@ static gpi_status eval_batch(store *st, const idx_grades *gs, size_t b0, size_t 
             for (long k = 0; k < days; k++) acc[gi].loo_e4[k] = -1;
         if (!acc[gi].value_e4 || !acc[gi].xs_e4 || !acc[gi].iqr || !acc[gi].loo_e4 ||
             !acc[gi].cost_e2[0] || !acc[gi].cost_e2[1] || !acc[gi].cost_day ||
+            idx_segacc_init(&acc[gi].seg, days) != GPI_OK ||
             idx_seq_init(&seq[gi], &sub.g[gi]) != GPI_OK ||
             idx_chain_init(&ch[gi], &sub.g[gi]) != GPI_OK)
             goto oom;
@@ -494,13 +547,14 @@ static gpi_status eval_batch(store *st, const idx_grades *gs, size_t b0, size_t 
                     if (rc == GPI_OK) rc = idx_chain_step(c, (int32_t)day, &e, NULL, &v, d);
                 }
             } else {
-                rc = eval_day(&dy, gi, &seq[gi], c, (int32_t)day, (long)(day - from), &g,
-                              &ev->g[b0 + gi], &acc[gi], d);
+                rc = eval_day(&dy, gi, &seq[gi], c, (int32_t)day, (long)(day - from), &g, &bc,
+                              &ev->g[out0 + b0 + gi], &acc[gi], d);
             }
         }
     }
     for (size_t gi = 0; gi < n && rc == GPI_OK; gi++)
-        finish_grade(ev, b0 + gi, &acc[gi], chg, x, y);
+        finish_grade(ev, map, out0 + b0 + gi, &acc[gi],
+                     chg ? chg + (b0 + gi) * (size_t)days : row, x, y);
     goto done;
 oom:
     rc = gpi_diag_set(d, GPI_ENOMEM, "grades evaluate: out of memory");
@@ -516,21 +570,83 @@ done:
             free(acc[gi].cost_e2[0]);
             free(acc[gi].cost_e2[1]);
             free(acc[gi].cost_day);
+            idx_segacc_free(&acc[gi].seg);
         }
     }
     free(seq);
     free(ch);
     free(first);
     free(acc);
+    free(row);
     free(g.w);
     free(g.seen);
     free(g.ids);
+    idx_segcache_free(&bc.cache);
     idx_day_free(&dy);
     return rc;
 }
 
+/* The figures a grade's evaluation starts from (NAN, none). */
+static void eval_start(idx_grade_eval *ge, const idx_grade *g)
+{
+    snprintf(ge->id, sizeof ge->id, "%s", g->id);
+    ge->loo_max_abs = ge->loo_max_rel = NAN;
+    ge->loo_max_day = INT32_MIN;
+    ge->loo_max_from_e4 = ge->loo_max_to_e4 = -1;
+    ge->method = g->method;
+    ge->xs_vol_annual = ge->splice_mean_abs = ge->splice_max_abs = NAN;
+    ge->drift_mean = ge->drift_max = NAN;
+}
+
+/* Design note 7: the segment-only grades of the bimodal grades of ev,
+ * evaluated after them (ev->g grows; ev->n_split of them). */
+static gpi_status eval_splits(store *st, const idx_grades *gs, int P, int64_t as_of,
+                              const idx_segmap *map, idx_evaluation *ev, double *x, double *y,
+                              gpi_diag *d)
+{
+    size_t ns = 0;
+    for (size_t i = 0; i < ev->n; i++)
+        if (ev->g[i].bimodal) ns += (size_t)ev->g[i].n_segments;
+    if (ns == 0) return GPI_OK;
+    idx_grades sub = *gs;
+    sub.n = ns;
+    sub.g = calloc(ns, sizeof *sub.g);
+    idx_grade_eval *g2 = realloc(ev->g, (ev->n + ns) * sizeof *ev->g);
+    if (g2) ev->g = g2;
+    if (!sub.g || !g2) {
+        free(sub.g);
+        return gpi_diag_set(d, GPI_ENOMEM, "grades evaluate: out of memory");
+    }
+    memset(ev->g + ev->n, 0, ns * sizeof *ev->g);
+    size_t k = 0;
+    for (size_t i = 0; i < ev->n; i++) {
+        idx_grade_eval *pe = &ev->g[i];
+        if (!pe->bimodal) continue;
+        for (int s = 0; s < pe->n_segments; s++, k++) {
+            idx_grade *g = &sub.g[k];
+            *g = gs->g[i];
+            g->canon = NULL; /* the parent's; nothing here reads it */
+            g->n_segment = 1;
+            snprintf(g->segment[0], sizeof g->segment[0], "%s", pe->seg[s].segment);
+            idx_seg_split_id(gs->g[i].id, pe->seg[s].segment, g->id);
+            idx_grade_eval *ge = &ev->g[ev->n + k];
+            eval_start(ge, g);
+            ge->split_of = i + 1;
+            snprintf(ge->split_segment, sizeof ge->split_segment, "%s", pe->seg[s].segment);
+            pe->seg[s].split = ev->n + k + 1;
+        }
+    }
+    ev->n_split = ns;
+    gpi_status rc = GPI_OK;
+    for (size_t b0 = 0; b0 < ns && rc == GPI_OK; b0 += EVAL_BATCH)
+        rc = eval_batch(st, &sub, b0, b0 + EVAL_BATCH < ns ? b0 + EVAL_BATCH : ns, P, as_of, map,
+                        ev, ev->n, NULL, x, y, d);
+    free(sub.g);
+    return rc;
+}
+
 gpi_status idx_evaluate(store *st, const idx_grades *gs, int32_t from, int32_t to,
-                        int64_t as_of, idx_evaluation **out, gpi_diag *d)
+                        int64_t as_of, int splits, idx_evaluation **out, gpi_diag *d)
 {
     if (out) *out = NULL;
     if (!st || !gs || !out)
@@ -545,6 +661,8 @@ gpi_status idx_evaluate(store *st, const idx_grades *gs, int32_t from, int32_t t
     idx_evaluation *ev = calloc(1, sizeof *ev);
     double *chg = malloc(n * (size_t)days * sizeof *chg);
     double *x = malloc((size_t)days * sizeof *x), *y = malloc((size_t)days * sizeof *y);
+    idx_segmap map;
+    memset(&map, 0, sizeof map);
     gpi_status rc = GPI_OK;
     int matrix = n <= IDX_CORR_MATRIX_MAX; /* else only the nearest grades */
     if (ev) {
@@ -570,20 +688,16 @@ gpi_status idx_evaluate(store *st, const idx_grades *gs, int32_t from, int32_t t
         int need = p->adj_lookback_days + p->max_carry_days + 1;
         if (gs->g[gi].method == 2) need += from - idx_v2_first_day(&gs->g[gi], from);
         if (need > P) P = need;
-        idx_grade_eval *ge = &ev->g[gi];
-        snprintf(ge->id, sizeof ge->id, "%s", gs->g[gi].id);
-        ge->loo_max_abs = ge->loo_max_rel = NAN;
-        ge->loo_max_day = INT32_MIN;
-        ge->loo_max_from_e4 = ge->loo_max_to_e4 = -1;
-        ge->method = gs->g[gi].method;
-        ge->xs_vol_annual = ge->splice_mean_abs = ge->splice_max_abs = NAN;
-        ge->drift_mean = ge->drift_max = NAN;
+        eval_start(&ev->g[gi], &gs->g[gi]);
     }
+    rc = idx_segmap_load(st, &map, d);
     for (size_t b0 = 0; b0 < n && rc == GPI_OK; b0 += EVAL_BATCH)
-        rc = eval_batch(st, gs, b0, b0 + EVAL_BATCH < n ? b0 + EVAL_BATCH : n, P, as_of, ev, chg,
-                        x, y, d);
+        rc = eval_batch(st, gs, b0, b0 + EVAL_BATCH < n ? b0 + EVAL_BATCH : n, P, as_of, &map, ev,
+                        0, chg, x, y, d);
     if (rc == GPI_OK) finish_pairs(ev, chg, x, y);
+    if (rc == GPI_OK && splits) rc = eval_splits(st, gs, P, as_of, &map, ev, x, y, d);
 done:
+    idx_segmap_free(&map);
     free(chg);
     free(x);
     free(y);

@@ -290,6 +290,28 @@ void idx_put_fixed(FILE *f, int64_t v, int digits, int json);
 
 /* ---- grade lab (evaluate.c) ---------------------------------------------- */
 
+/* Provider segments of a grade (segments.c): the grade lab says whether
+ * its panel is bimodal -- on at least half of the fixed days with
+ * providers of two or more segments, the highest segment's median provider
+ * price is at least IDX_BIMODAL_RATIO times the lowest's -- and, for a
+ * bimodal grade, evaluates the segment-only grades that split it. */
+#define IDX_SEG_MAX 8               /* segments followed per grade */
+#define IDX_BIMODAL_RATIO 2.0
+typedef struct idx_segment_eval {
+    char segment[IDX_NAME_MAX + 1];
+    long days;                      /* fixed days with a provider of the segment */
+    double mean_providers;          /* its providers on those days */
+    long max_providers;
+    long min_days;                  /* days with >= min_providers of them */
+    int32_t first_day, last_day;    /* of those; INT32_MIN none */
+    double price_median;            /* median over its days of the segment's median
+                                       provider price, USD/GPU-hour */
+    double spread_median;           /* median over the days with >= 2 of its providers
+                                       of their highest / lowest price; NAN none */
+    size_t split;                   /* its segment-only grade: index + 1 in
+                                       idx_evaluation.g; 0 none */
+} idx_segment_eval;
+
 /* What a candidate grade would have been over [from, to], computed from
  * the stored observations with this methodology (the grades need not be
  * built; nothing is written).  Means are NAN when no day qualifies. */
@@ -356,6 +378,27 @@ typedef struct idx_grade_eval {
      * IDX_SETTLE_MIN_DAYS days with a value (a monthly future's final
      * settlement price needs them) */
     long full_months, settleable_months;
+    /* the final settlement price of each settleable month (settlement's
+     * rule at a 0.0001 tick: the mean of the month's values, half-up) and
+     * its change between consecutive settleable months,
+     * |FSP(m) / FSP(m - 1) - 1|: how many, the largest (and the first day
+     * of its later month), the mean; NAN, INT32_MIN when none */
+    long fsp_changes;
+    double fsp_change_max, fsp_change_mean;
+    int32_t fsp_change_max_month;
+    /* provider segments (above): the segments with a provider on a fixed
+     * day, in the order first seen; the days with two or more of them, of
+     * which those with a ratio >= IDX_BIMODAL_RATIO, the ratio's median,
+     * lowest and highest (NAN none), and the verdict */
+    int n_segments;
+    idx_segment_eval seg[IDX_SEG_MAX];
+    long seg_days, seg_split_days;
+    double seg_ratio_median, seg_ratio_min, seg_ratio_max;
+    int bimodal;
+    /* a segment-only split: index + 1 in idx_evaluation.g of the grade it
+     * splits, and its segment; 0 for the evaluated file's grades */
+    size_t split_of;
+    char split_segment[IDX_NAME_MAX + 1];
 } idx_grade_eval;
 
 #define IDX_CORR_MIN_DAYS 10
@@ -370,7 +413,9 @@ typedef struct idx_evaluation {
     int32_t from, to;
     long days;
     size_t n;                       /* grades, in file order */
-    idx_grade_eval *g;
+    idx_grade_eval *g;              /* [n + n_split]: the file's grades, then the
+                                       segment-only splits of the bimodal ones */
+    size_t n_split;
     /* correlation of daily log changes, n x n row-major, over the days
      * both grades have a change; NAN with fewer than IDX_CORR_MIN_DAYS
      * such days, fewer than IDX_CORR_MIN_MOVES of them on which both
@@ -385,9 +430,11 @@ typedef struct idx_evaluation {
 
 /* Evaluates grades gs over [from, to] (observations ingested at or before
  * as_of).  Reads one day at a time (plus the days before `from` that the
- * carry and adjustment need).  Free *out with idx_evaluation_free(). */
+ * carry and adjustment need); with `splits`, reads the range once more
+ * for the segment-only grades of the bimodal grades.  Free *out with
+ * idx_evaluation_free(). */
 gpi_status idx_evaluate(store *st, const idx_grades *gs, int32_t from, int32_t to,
-                        int64_t as_of, idx_evaluation **out, gpi_diag *d);
+                        int64_t as_of, int splits, idx_evaluation **out, gpi_diag *d);
 void idx_evaluation_free(idx_evaluation *e);
 
 /* ---- values of unbuilt grades (series.c) --------------------------------- */

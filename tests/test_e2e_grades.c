@@ -78,15 +78,20 @@ static const char want_csv[] =
     "method,xs_vol_annualized,panel_change_days,rebalances,splice_mean_abs,splice_max_abs,"
     "drift_mean,drift_max,loo_median_abs,loo_median_rel,cost_days,cost_tick_median_gpu_hours,"
     "cost_tick_min_gpu_hours,cost_tick_none_days,cost_1pct_median_gpu_hours,"
-    "cost_1pct_min_gpu_hours,cost_1pct_none_days,cost_tick_offer_days,cost_1pct_offer_days\n"
+    "cost_1pct_min_gpu_hours,cost_1pct_none_days,cost_tick_offer_days,cost_1pct_offer_days,"
+    "fsp_changes,fsp_change_max,fsp_change_mean,fsp_change_max_month,segments,segment_days,"
+    "segment_split_days,segment_ratio_median,segment_ratio_min,segment_ratio_max,bimodal,"
+    "split_of,split_segment\n"
     "G,6,4,1,1,0,0.666667,0.166667,0.166667,0.000000,2.833333,0.472222,0.490278,0.400000,"
     "0.368370,0.390463,0.280000,5,0.07704260,1.47189674,5,0,0.5000,0.260000,0.23809524,"
     "0.10600429,2025-01-01,prova,2.1000,2.6000,6,2.550000,2.1000,2.9000,0.100000,0.039216,"
-    "2.833333,0,0,v1,,,,,,,,0.2500,0.09090909,6,400.00,0.01,2,400.01,0.01,2,1,1\n"
+    "2.833333,0,0,v1,,,,,,,,0.2500,0.09090909,6,400.00,0.01,2,400.01,0.01,2,1,1,"
+    "0,,,,unknown,0,0,,,,0,,\n"
     "G2,6,1,4,1,0,0.166667,0.666667,0.166667,0.000000,3.333333,0.370000,0.250000,0.400000,"
     "0.274000,0.250000,0.280000,5,0.07296227,1.39394227,4,1,0.2500,0.125000,0.10869565,"
     "0.05168372,2025-01-02,prova,2.3000,2.5500,6,2.550000,2.3000,2.5500,0.160000,0.062745,"
-    "3.333333,0,0,v1,,,,,,,,0.1250,0.04901961,6,0.01,0.01,2,0.01,0.01,2,4,4\n";
+    "3.333333,0,0,v1,,,,,,,,0.1250,0.04901961,6,0.01,0.01,2,0.01,0.01,2,4,4,"
+    "0,,,,unknown,0,0,,,,0,,\n";
 /* The level columns by hand.  G: values 2.10 2.30 2.55 2.55(carried)
  * 2.90 2.75: median 2.55, min 2.10, max 2.90.  The day's p75 - p25 of the
  * level used (numpy's linear quantiles): day 1 trades 2.00 2.10 2.20 ->
@@ -585,6 +590,7 @@ static void test_generated_market(void **state)
         double top = 0, prev = NAN, x[GEN_DAYS], vals[GEN_DAYS], iqr[GEN_DAYS];
         size_t n_val = 0, n_iqr = 0;
         long month_days[3] = {0, 0, 0}; /* March, April, May (May is partial) */
+        long long month_e4[3] = {0, 0, 0};
         for (size_t i = 0; i < n; i++) {
             const shown *s = &rows[i];
             if (strcmp(s->grade, gen_grades[g].id) != 0) continue;
@@ -597,6 +603,7 @@ static void test_generated_market(void **state)
                 vals[n_val++] = s->value;
                 prov_live += s->n_providers;
                 month_days[strtol(s->date + 5, NULL, 10) - 3]++;
+                month_e4[strtol(s->date + 5, NULL, 10) - 3] += llround(s->value * 1e4);
             }
             if (!isnan(s->p25)) iqr[n_iqr++] = s->p75 - s->p25;
             if (!isnan(s->top)) top += s->top, n_top++;
@@ -604,10 +611,10 @@ static void test_generated_market(void **state)
             if (!isnan(chg[g][day])) x[n_chg++] = chg[g][day];
             prev = s->value;
         }
-        char *f[64];
+        char *f[80];
         char *copy = strdup(ev1.out);
-        int k = csv_row(copy, gen_grades[g].id, f, 64);
-        assert_int_equal(k, 58);
+        int k = csv_row(copy, gen_grades[g].id, f, 80);
+        assert_int_equal(k, 71);
         manip_matches_rows(rows, n, gen_grades[g].id, g == 1, f);
         /* level, spread, providers on days with a value, settleable months */
         assert_int_equal(strtol(f[30], NULL, 10), (long)n_val);
@@ -624,6 +631,18 @@ static void test_generated_market(void **state)
         assert_int_equal(strtol(f[37], NULL, 10), 2); /* March and April */
         assert_int_equal(strtol(f[38], NULL, 10),
                          (month_days[0] >= 15) + (month_days[1] >= 15));
+        /* the final settlement prices of March and April (mean of the
+         * values, half-up to 0.0001) and their change */
+        if (month_days[0] >= 15 && month_days[1] >= 15) {
+            long long fm = (2 * month_e4[0] + month_days[0]) / (2 * month_days[0]);
+            long long fa = (2 * month_e4[1] + month_days[1]) / (2 * month_days[1]);
+            assert_int_equal(strtol(f[58], NULL, 10), 1);
+            tu_assert_close(strtod(f[59], NULL), fabs((double)fa / (double)fm - 1), 1e-8,
+                            "fsp_change_max");
+            assert_string_equal(f[61], "2025-04");
+        } else {
+            assert_int_equal(strtol(f[58], NULL, 10), 0);
+        }
         for (int l = 0; l < 4; l++) assert_int_equal(strtol(f[2 + l], NULL, 10), lv[l]);
         tu_assert_close(strtod(f[10], NULL), (double)prov / GEN_DAYS, 1e-6, "mean_providers");
         /* published shares are rounded to 6 decimals */

@@ -233,7 +233,7 @@ static void test_hand_market(void **state)
     idx_evaluation *ev = NULL;
     gpi_diag d = {{0}};
     int32_t d1 = gpi_days_from_civil(2025, 1, 1);
-    if (idx_evaluate(st, gs, d1, d1 + 5, 5000, &ev, &d) != GPI_OK) fail_msg("%s", d.msg);
+    if (idx_evaluate(st, gs, d1, d1 + 5, 5000, 1, &ev, &d) != GPI_OK) fail_msg("%s", d.msg);
     assert_int_equal(ev->days, 6);
     assert_int_equal(ev->n, 2);
     /* values G 2.10 2.30 2.55 2.55 2.90 2.75; G2 2.55 2.30 2.55 2.55 2.55 2.55 */
@@ -275,7 +275,7 @@ static void test_range_start_uses_earlier_days(void **state)
     idx_evaluation *ev = NULL;
     gpi_diag d = {{0}};
     int32_t d4 = gpi_days_from_civil(2025, 1, 4);
-    if (idx_evaluate(st, gs, d4, d4 + 2, 5000, &ev, &d) != GPI_OK) fail_msg("%s", d.msg);
+    if (idx_evaluate(st, gs, d4, d4 + 2, 5000, 1, &ev, &d) != GPI_OK) fail_msg("%s", d.msg);
     const idx_grade_eval *g = &ev->g[0];
     assert_int_equal(g->n_level[GPI_LEVEL_CARRIED], 1);
     assert_int_equal(g->n_level[GPI_LEVEL_TRADES], 2);
@@ -286,7 +286,7 @@ static void test_range_start_uses_earlier_days(void **state)
     tu_assert_close(g->vol_daily, 0.1285005376635605, 1e-12, "vol_daily (numpy)");
     idx_evaluation_free(ev);
     /* the as-of cut-off: ingested at 1000, so a cut-off at 999 sees nothing */
-    if (idx_evaluate(st, gs, d4 - 3, d4 + 2, 999, &ev, &d) != GPI_OK) fail_msg("%s", d.msg);
+    if (idx_evaluate(st, gs, d4 - 3, d4 + 2, 999, 1, &ev, &d) != GPI_OK) fail_msg("%s", d.msg);
     assert_int_equal(ev->g[0].n_level[GPI_LEVEL_SUSPENDED], 6);
     assert_int_equal(ev->g[0].n_changes, 0);
     assert_true(isnan(ev->g[0].vol_daily));
@@ -346,7 +346,7 @@ static void test_volatility_and_correlation(void **state)
     idx_evaluation *ev = NULL;
     gpi_diag d = {{0}};
     int32_t d1 = gpi_days_from_civil(2025, 1, 1);
-    if (idx_evaluate(st, gs, d1, d1 + 11, 5000, &ev, &d) != GPI_OK) fail_msg("%s", d.msg);
+    if (idx_evaluate(st, gs, d1, d1 + 11, 5000, 1, &ev, &d) != GPI_OK) fail_msg("%s", d.msg);
     static const struct {
         long trades, suspended, n_changes;
         double vol_d, vol_a;
@@ -424,7 +424,7 @@ static void test_argument_errors(void **state)
         idx_evaluation *ev = (idx_evaluation *)1;
         gpi_diag d = {{0}};
         gpi_status rc = idx_evaluate(st, cases[i].no_grades ? &none : gs, d1 + cases[i].from_off,
-                                     d1 + cases[i].to_off, 5000, &ev, &d);
+                                     d1 + cases[i].to_off, 5000, 1, &ev, &d);
         assert_int_equal(rc, cases[i].rc);
         assert_string_equal(d.msg, cases[i].msg);
         assert_null(ev);
@@ -432,7 +432,7 @@ static void test_argument_errors(void **state)
     /* the largest range allowed works (an empty store: all suspended) */
     idx_evaluation *ev = NULL;
     gpi_diag d = {{0}};
-    assert_int_equal(idx_evaluate(st, gs, d1, d1 + 99, 5000, &ev, &d), GPI_OK);
+    assert_int_equal(idx_evaluate(st, gs, d1, d1 + 99, 5000, 1, &ev, &d), GPI_OK);
     assert_int_equal(ev->g[1].n_level[GPI_LEVEL_SUSPENDED], 100);
     tu_assert_close(ev->g[1].mean_providers, 0.0, 0, "mean_providers");
     idx_evaluation_free(ev);
