@@ -59,7 +59,10 @@ static void print_bimodal(FILE *f, const idx_evaluation *ev, const idx_grade_eva
             g->id, num(b[0], g->seg_ratio_median, 2), g->seg_days,
             num(b[1], g->seg_ratio_min, 2), num(b[2], g->seg_ratio_max, 2),
             num(b[3], IDX_BIMODAL_RATIO, 1), g->seg_split_days);
-    int w = (int)strlen(g->id) + 4;
+    int w = (int)strlen(g->id) + 2; /* the grade column: the longest split's id */
+    for (int s = 0; s < g->n_segments; s++)
+        if (g->seg[s].split && (int)strlen(ev->g[g->seg[s].split - 1].id) > w)
+            w = (int)strlen(ev->g[g->seg[s].split - 1].id);
     fprintf(f, "  %-12s %5s %5s %4s %5s %-22s %9s %6s  %-*s %6s %6s %8s %7s %9s\n", "segment",
             "days", "provs", "max", "fixd", "first..last (fixd)", "price", "spread", w, "grade",
             "values", "chg", "max_chg%", "month", "mean_chg%");
@@ -75,7 +78,7 @@ static void print_bimodal(FILE *f, const idx_evaluation *ev, const idx_grade_eva
             fprintf(f, "%-*s", w, sg->id);
             fsp_cells(f, sg);
         } else {
-            fprintf(f, "%-*s", w, "-");
+            fputc('-', f);
         }
         fputc('\n', f);
     }
@@ -122,7 +125,8 @@ void cli_eval_print_segments(FILE *f, const idx_evaluation *ev, int w)
               "                  price (USD/GPU-hour) and of its highest / lowest provider\n"
               "grade             the segment-only split (\"segments\": [S]), evaluated as any\n"
               "                  grade: its days with a value, and its final settlement price\n"
-              "                  month to month as above\n",
+              "                  month to month as above (-: its segment never has\n"
+              "                  min_providers providers, so it never has a value)\n",
               f);
     if (multi > bimodal)
         fprintf(f, "%ld grade%s with two or more segments %s not bimodal (--json and --csv\n"

@@ -67,7 +67,8 @@
  *     least IDX_BIMODAL_RATIO apart on at least half of the days with two
  *     or more.  The split that removes it is evaluated, when asked for, as
  *     grades of their own: the grade with "segments": [S] for each segment
- *     S with a provider, read in a second pass over the range (only the
+ *     S with min_providers providers on some fixed day (another could not
+ *     fix a value), read in a second pass over the range (only the
  *     bimodal grades' splits: a sweep of thousands of unimodal grades
  *     costs one pass), and reported after the file's grades.
  */
@@ -604,9 +605,10 @@ static gpi_status eval_splits(store *st, const idx_grades *gs, int P, int64_t as
                               const idx_segmap *map, idx_evaluation *ev, double *x, double *y,
                               gpi_diag *d)
 {
-    size_t ns = 0;
+    size_t ns = 0; /* a segment that never has min_providers cannot fix a value */
     for (size_t i = 0; i < ev->n; i++)
-        if (ev->g[i].bimodal) ns += (size_t)ev->g[i].n_segments;
+        for (int s = 0; ev->g[i].bimodal && s < ev->g[i].n_segments; s++)
+            ns += ev->g[i].seg[s].min_days > 0;
     if (ns == 0) return GPI_OK;
     idx_grades sub = *gs;
     sub.n = ns;
@@ -622,7 +624,8 @@ static gpi_status eval_splits(store *st, const idx_grades *gs, int P, int64_t as
     for (size_t i = 0; i < ev->n; i++) {
         idx_grade_eval *pe = &ev->g[i];
         if (!pe->bimodal) continue;
-        for (int s = 0; s < pe->n_segments; s++, k++) {
+        for (int s = 0; s < pe->n_segments; s++) {
+            if (pe->seg[s].min_days == 0) continue;
             idx_grade *g = &sub.g[k];
             *g = gs->g[i];
             g->canon = NULL; /* the parent's; nothing here reads it */
@@ -634,6 +637,7 @@ static gpi_status eval_splits(store *st, const idx_grades *gs, int P, int64_t as
             ge->split_of = i + 1;
             snprintf(ge->split_segment, sizeof ge->split_segment, "%s", pe->seg[s].segment);
             pe->seg[s].split = ev->n + k + 1;
+            k++;
         }
     }
     ev->n_split = ns;

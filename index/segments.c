@@ -19,12 +19,12 @@
  * (3) Bimodal: the ratio is at least IDX_BIMODAL_RATIO (2) on at least
  *     half of the days that have one.  Measured (METHODOLOGY.md): across
  *     segments the median daily ratio is 2.70-3.09 on the real
- *     catalogue's H100 SXM and A100 grades and 2.21-3.44 on the demo
+ *     catalogue's H100 SXM and A100 grades and 2.16-3.30 on the demo
  *     market's hyperscaler-and-neocloud grades, 1.32 between the demo's
- *     neoclouds and its marketplace; within one segment the median
- *     spread (a segment's highest statistic over its lowest) is
- *     1.03-1.79 on both.  A factor of two between segments is more than
- *     any segment spreads by itself.
+ *     neoclouds and its marketplace; within one segment of those grades
+ *     the median spread (a segment's highest statistic over its lowest)
+ *     is 1.03-1.79.  A factor of two between segments is more than those
+ *     segments spread by themselves.
  * (4) Statistics here are doubles (lab figures, nothing published or
  *     settled depends on them); medians of an even count are the mean of
  *     the two middle values.
