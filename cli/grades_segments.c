@@ -115,6 +115,11 @@ void cli_eval_print_segments(FILE *f, const idx_evaluation *ev, int w)
                "of two or more segments, the highest segment's median provider price is at\n"
                "least %sx the lowest's): %ld grade%s with two or more segments, %ld bimodal\n",
             num(b[2], IDX_BIMODAL_RATIO, 1), multi, multi == 1 ? "" : "s", bimodal);
+    if (ev->n > IDX_CORR_MATRIX_MAX) { /* a sweep: bounded as above */
+        if (bimodal)
+            fputs("--csv and --json give each grade's segments and its splits\n", f);
+        return;
+    }
     for (size_t i = 0; i < ev->n; i++)
         if (ev->g[i].bimodal) print_bimodal(f, ev, &ev->g[i]);
     if (bimodal)

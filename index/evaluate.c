@@ -600,7 +600,9 @@ static void eval_start(idx_grade_eval *ge, const idx_grade *g)
 }
 
 /* Design note 7: the segment-only grades of the bimodal grades of ev,
- * evaluated after them (ev->g grows; ev->n_split of them). */
+ * evaluated after them (ev->g grows by ev->n_split), EVAL_BATCH at a time
+ * (a grade's definition is ~23 KB: a sweep's splits are not all made at
+ * once). */
 static gpi_status eval_splits(store *st, const idx_grades *gs, int P, int64_t as_of,
                               const idx_segmap *map, idx_evaluation *ev, double *x, double *y,
                               gpi_diag *d)
@@ -611,8 +613,7 @@ static gpi_status eval_splits(store *st, const idx_grades *gs, int P, int64_t as
             ns += ev->g[i].seg[s].min_days > 0;
     if (ns == 0) return GPI_OK;
     idx_grades sub = *gs;
-    sub.n = ns;
-    sub.g = calloc(ns, sizeof *sub.g);
+    sub.g = calloc(ns < EVAL_BATCH ? ns : EVAL_BATCH, sizeof *sub.g);
     idx_grade_eval *g2 = realloc(ev->g, (ev->n + ns) * sizeof *ev->g);
     if (g2) ev->g = g2;
     if (!sub.g || !g2) {
@@ -620,13 +621,15 @@ static gpi_status eval_splits(store *st, const idx_grades *gs, int P, int64_t as
         return gpi_diag_set(d, GPI_ENOMEM, "grades evaluate: out of memory");
     }
     memset(ev->g + ev->n, 0, ns * sizeof *ev->g);
-    size_t k = 0;
-    for (size_t i = 0; i < ev->n; i++) {
+    ev->n_split = ns;
+    gpi_status rc = GPI_OK;
+    size_t k = 0; /* splits made so far; sub.n of them not evaluated yet */
+    sub.n = 0;
+    for (size_t i = 0; i < ev->n && rc == GPI_OK; i++) {
         idx_grade_eval *pe = &ev->g[i];
-        if (!pe->bimodal) continue;
-        for (int s = 0; s < pe->n_segments; s++) {
+        for (int s = 0; pe->bimodal && s < pe->n_segments && rc == GPI_OK; s++) {
             if (pe->seg[s].min_days == 0) continue;
-            idx_grade *g = &sub.g[k];
+            idx_grade *g = &sub.g[sub.n++];
             *g = gs->g[i];
             g->canon = NULL; /* the parent's; nothing here reads it */
             g->n_segment = 1;
@@ -638,13 +641,13 @@ static gpi_status eval_splits(store *st, const idx_grades *gs, int P, int64_t as
             snprintf(ge->split_segment, sizeof ge->split_segment, "%s", pe->seg[s].segment);
             pe->seg[s].split = ev->n + k + 1;
             k++;
+            if (sub.n == EVAL_BATCH || k == ns) {
+                rc = eval_batch(st, &sub, 0, sub.n, P, as_of, map, ev, ev->n + k - sub.n, NULL,
+                                x, y, d);
+                sub.n = 0;
+            }
         }
     }
-    ev->n_split = ns;
-    gpi_status rc = GPI_OK;
-    for (size_t b0 = 0; b0 < ns && rc == GPI_OK; b0 += EVAL_BATCH)
-        rc = eval_batch(st, &sub, b0, b0 + EVAL_BATCH < ns ? b0 + EVAL_BATCH : ns, P, as_of, map,
-                        ev, ev->n, NULL, x, y, d);
     free(sub.g);
     return rc;
 }

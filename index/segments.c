@@ -26,8 +26,9 @@
  *     is 1.03-1.79.  A factor of two between segments is more than those
  *     segments spread by themselves.
  * (4) Statistics here are doubles (lab figures, nothing published or
- *     settled depends on them); medians of an even count are the mean of
- *     the two middle values.
+ *     settled depends on them), kept per day as floats (7 digits: a price
+ *     to the 0.0001 below 1,000 USD); medians of an even count are the
+ *     mean of the two middle values.
  */
 #include "index/segments.h"
 #include "core/vec.h"
@@ -194,7 +195,7 @@ static int slot_of(idx_segacc *a, int s)
     a->level[a->n] = malloc((size_t)a->days * sizeof *a->level[a->n]);
     a->spread[a->n] = malloc((size_t)a->days * sizeof *a->spread[a->n]);
     if (!a->level[a->n] || !a->spread[a->n]) return -2;
-    for (long k = 0; k < a->days; k++) a->level[a->n][k] = a->spread[a->n][k] = NAN;
+    for (long k = 0; k < a->days; k++) a->level[a->n][k] = a->spread[a->n][k] = (float)NAN;
     a->first[a->n] = a->last[a->n] = INT32_MIN;
     a->seg[a->n] = s;
     return a->n++;
@@ -248,8 +249,8 @@ gpi_status idx_seg_day(idx_segacc *a, idx_segcache *c, const idx_day *dy,
             if (c->slot[i] == sl) v[cnt++] = c->stat[i];
         if (cnt == 0) continue;
         double lev = median(v, cnt);
-        a->level[sl][k] = lev;
-        if (cnt >= 2) a->spread[sl][k] = v[cnt - 1] / v[0];
+        a->level[sl][k] = (float)lev;
+        if (cnt >= 2) a->spread[sl][k] = (float)(v[cnt - 1] / v[0]);
         a->present[sl]++;
         a->sum_prov[sl] += (double)cnt;
         if ((long)cnt > a->max_prov[sl]) a->max_prov[sl] = (long)cnt;

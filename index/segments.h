@@ -56,8 +56,10 @@ typedef struct idx_segacc {
     long present[IDX_SEG_MAX], min_days[IDX_SEG_MAX], max_prov[IDX_SEG_MAX];
     double sum_prov[IDX_SEG_MAX];
     int32_t first[IDX_SEG_MAX], last[IDX_SEG_MAX]; /* of the min_days */
-    double *level[IDX_SEG_MAX];  /* per day: the segment's median statistic, micro; NAN none */
-    double *spread[IDX_SEG_MAX]; /* per day: its highest / lowest statistic; NAN < 2 providers */
+    /* per day (floats: lab figures over a range of up to a century, for
+     * EVAL_BATCH grades at a time) */
+    float *level[IDX_SEG_MAX];   /* the segment's median statistic, micro; NAN none */
+    float *spread[IDX_SEG_MAX];  /* its highest / lowest statistic; NAN < 2 providers */
     double *ratio;               /* per day: highest / lowest segment median; NAN < 2 segments */
 } idx_segacc;
 

@@ -105,7 +105,8 @@ def set_label(a, b):
 def month_range(spec):
     m = re.fullmatch(r"(\d{4})-(\d{2})(?:\.\.(\d{4})-(\d{2}))?", spec)
     if not m:
-        raise SystemExit(f"attack_suite: --months: want YYYY-MM or YYYY-MM..YYYY-MM (got \"{spec}\")")
+        raise SystemExit("attack_suite: --months: want YYYY-MM or YYYY-MM..YYYY-MM "
+                         f"(got \"{spec}\")")
     y0, m0 = int(m.group(1)), int(m.group(2))
     y1, m1 = (int(m.group(3)), int(m.group(4))) if m.group(3) else (y0, m0)
     out = []
