@@ -19,66 +19,18 @@
  * Grade A (A100-SXM-80): hyperscalers 2.00, 2.20, neoclouds 1.50, 1.60,
  *   1.70 every day: 2.10 / 1.60 = 1.3125 < 2: not bimodal, not split.
  */
-#include "tests/testutil.h"
-#include "store/batches.h"
-#include "store/obs.h"
+#include "tests/store_helpers.h"
 
 #include <math.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "index/index.h"
 #include "index/segments.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
-typedef struct mobs {
-    const char *prov, *seg, *gpu, *id;
-    int dom;
-    int64_t price_micro;
-} mobs;
-
-static void put_obs(store *st, int64_t batch, const mobs *m)
-{
-    gpi_obs o;
-    memset(&o, 0, sizeof o);
-    o.kind = GPI_OFFER;
-    o.scope = GPI_SCOPE_VM;
-    o.tier = GPI_TIER_UNRATED;
-    o.term = GPI_TERM_ON_DEMAND;
-    o.status = GPI_STATUS_OK;
-    o.unit = GPI_UNIT_GPU_HOUR;
-    o.observed_at = (int64_t)gpi_days_from_civil(2025, 1, m->dom) * 86400 + 9 * 3600;
-    o.day = gpi_day_of_time(o.observed_at);
-    o.key_hash = gpi_fnv1a64(m->id, strlen(m->id), GPI_FNV_SEED);
-    o.price_micro = m->price_micro;
-    o.quantity_micro = -1;
-    o.gpu_count = 1;
-    o.gpu = m->gpu;
-    o.provider = o.group = m->prov;
-    o.segment = m->seg;
-    o.region = "us-east";
-    o.source = "test";
-    o.id = o.ident = m->id;
-    o.raw_gpu = m->gpu;
-    o.raw_provider = m->prov;
-    o.raw_price = "x";
-    o.currency = "USD";
-    store_put_result res;
-    gpi_diag d = {{0}};
-    if (store_obs_put(st, batch, &o, &res, &d) != GPI_OK || res != STORE_PUT_STORED)
-        fail_msg("storing %s failed: %s (res %d)", m->id, d.msg, (int)res);
-}
-
 static store *market(void)
 {
-    char *dir = tu_mkdtemp("index-segments");
-    char path[4096];
-    snprintf(path, sizeof path, "%s/t.db", dir);
-    free(dir);
-    store *st = NULL;
-    gpi_diag d = {{0}};
-    if (store_open(path, &st, &d) != GPI_OK) fail_msg("%s", d.msg);
+    store *st = open_tmp(NULL);
     static const struct {
         const char *prov, *seg, *gpu, *id;
         int64_t price;
@@ -98,19 +50,22 @@ static store *market(void)
         {"N2", "neocloud", "A100-SXM-80GB", "an2", 1600000, 1, 6},
         {"N3", "neocloud", "A100-SXM-80GB", "an3", 1700000, 1, 6},
     };
-    store_batch_info info = {.path = "test.csv", .sha256 = "sha-seg", .source = "test",
-                             .tables_sha256 = "tables", .ingested_at = 1000, .n_bytes = -1};
-    int64_t b;
-    if (store_batch_begin(st, &info, &b, &d) != GPI_OK) fail_msg("%s", d.msg);
+    int64_t b = begin(st, "sha-seg", 1000);
+    long n = 0;
     for (size_t i = 0; i < N(book); i++)
         for (int dom = book[i].from; dom <= book[i].to; dom++) {
-            char id[32];
+            char id[32], day[11];
             snprintf(id, sizeof id, "%s-%d", book[i].id, dom);
-            mobs m = {book[i].prov, book[i].seg, book[i].gpu, id, dom, book[i].price};
-            put_obs(st, b, &m);
+            snprintf(day, sizeof day, "2025-01-%02d", dom);
+            gpi_obs o = obs(day, gpi_fnv1a64(id, strlen(id), GPI_FNV_SEED), id, book[i].price);
+            o.observed_at += 9 * 3600;
+            o.gpu = book[i].gpu;
+            o.provider = o.group = book[i].prov;
+            o.segment = book[i].seg;
+            if (put(st, b, &o) != STORE_PUT_STORED) fail_msg("storing %s", id);
+            n++;
         }
-    store_batch_counts c = {0, 0, 0, 0};
-    if (store_batch_commit(st, b, &c, 1000, &d) != GPI_OK) fail_msg("%s", d.msg);
+    commit(st, b, n, n, 0, 0);
     return st;
 }
 
