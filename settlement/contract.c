@@ -26,9 +26,23 @@
  * jansson accepted, so the scanner only tracks strings and nesting).
  *
  * Ranges (issue 12): month 2000-01 .. 2099-12, the days an index is built
- * for; min_published_days at most the days of the delivery month (31 for
- * February could never settle); and, when prices are known (settle.c),
- * the tick at most 1% of every value settled on.
+ * for; min_published_days at most the settlement days of the delivery
+ * month (31 for February could never settle, nor 23 business days in a
+ * month of 20); and, when prices are known (settle.c), the tick at most
+ * 1% of every value settled on.
+ *
+ * Settlement days (issue 26 item 6).  "fsp_days": "calendar" (the
+ * default, so a file written before the field means what it meant) or
+ * "business": Monday to Friday, less the holidays the file lists at its
+ * top level ("holidays": ["2025-12-25", ...], weekdays, each once; a
+ * file that lists holidays must have a business-day contract, so a
+ * calendar that would change nothing is not silently ignored).  The
+ * holidays are a field of the file, never a table hidden in the code:
+ * each business-day contract keeps those of its own life.
+ *
+ * Extending: a contract's keys are the table `keys` below (the message
+ * of an unknown key lists it); a new key gets a row there and a step in
+ * load_one.
  */
 #include "settlement/settlement.h"
 #include "core/vec.h"
@@ -92,6 +106,36 @@ int32_t settle_listing_day(const settle_contract *c)
 int32_t settle_last_day(const settle_contract *c)
 {
     return gpi_days_from_civil(c->year, c->month, gpi_month_days(c->year, c->month));
+}
+
+const char *settle_days_name(int fsp_days)
+{
+    return fsp_days == SETTLE_DAYS_BUSINESS ? "business" : "calendar";
+}
+
+int settle_is_day(const settle_contract *c, int32_t day)
+{
+    if (c->fsp_days != SETTLE_DAYS_BUSINESS) return 1;
+    if (gpi_iso_weekday(day) > 5) return 0;
+    for (int i = 0; i < c->n_holidays; i++)
+        if (c->holidays[i] == day) return 0;
+    return 1;
+}
+
+int settle_month_days(const settle_contract *c)
+{
+    int n = 0;
+    for (int32_t t = gpi_days_from_civil(c->year, c->month, 1); t <= settle_last_day(c); t++)
+        n += settle_is_day(c, t);
+    return n;
+}
+
+int32_t settle_final_day(const settle_contract *c)
+{
+    const int32_t first = gpi_days_from_civil(c->year, c->month, 1);
+    for (int32_t t = settle_last_day(c); t >= first; t--)
+        if (settle_is_day(c, t)) return t;
+    return settle_last_day(c);
 }
 
 /* ---- reading JSON numbers exactly -------------------------------------- */
@@ -352,12 +396,43 @@ static gpi_status parse_int(const ctx *x, const json_t *v, const char *field, in
     return GPI_OK;
 }
 
+/* A contract's keys, in the order of the message of an unknown key. */
+static const char *const keys[] = {"symbol", "grade", "month", "size", "tick",
+                                   "min_published_days", "fsp_days"};
+#define N_KEYS (sizeof keys / sizeof keys[0])
+
+/* The file's holidays (top-level "holidays"), ascending. */
+typedef struct holiday_list {
+    int32_t *day;
+    size_t n;
+} holiday_list;
+
+static gpi_status parse_fsp_days(const ctx *x, const json_t *v, settle_contract *c)
+{
+    const char *s = json_is_string(v) ? json_string_value(v) : NULL;
+    if (s && strcmp(s, "calendar") == 0)
+        c->fsp_days = SETTLE_DAYS_CALENDAR;
+    else if (s && strcmp(s, "business") == 0)
+        c->fsp_days = SETTLE_DAYS_BUSINESS;
+    else
+        return cerr(x, "fsp_days", "must be \"calendar\" or \"business\"", v);
+    return GPI_OK;
+}
+
+/* The holidays of hl inside c's life, into c. */
+static void keep_holidays(settle_contract *c, const holiday_list *hl)
+{
+    c->n_holidays = 0;
+    if (c->fsp_days != SETTLE_DAYS_BUSINESS) return;
+    int32_t from = settle_listing_day(c), to = settle_last_day(c);
+    for (size_t i = 0; i < hl->n && c->n_holidays < SETTLE_MAX_HOLIDAYS; i++)
+        if (hl->day[i] >= from && hl->day[i] <= to) c->holidays[c->n_holidays++] = hl->day[i];
+}
+
 static gpi_status load_one(const ctx *x0, const json_t *o, settle_grade_fn grade_fn, void *ud,
-                           settle_contract *c)
+                           const holiday_list *hl, settle_contract *c)
 {
     ctx x = *x0;
-    static const char *const keys[] = {"symbol", "grade", "month", "size", "tick",
-                                       "min_published_days"};
     memset(c, 0, sizeof *c);
     if (!json_is_object(o)) return cerr_at(&x, line_of(&x, NULL), "contract", "not a JSON object", o);
 
@@ -372,11 +447,14 @@ static gpi_status load_one(const ctx *x0, const json_t *o, settle_grade_fn grade
     json_t *val;
     json_object_foreach((json_t *)o, key, val) {
         size_t k = 0;
-        while (k < sizeof keys / sizeof keys[0] && strcmp(keys[k], key) != 0) k++;
-        if (k == sizeof keys / sizeof keys[0]) {
-            char msg[200];
-            snprintf(msg, sizeof msg, "unknown key \"%.64s\" (expected symbol, grade, month,"
-                     " size, tick, min_published_days)", key);
+        while (k < N_KEYS && strcmp(keys[k], key) != 0) k++;
+        if (k == N_KEYS) {
+            char msg[300];
+            int len = snprintf(msg, sizeof msg, "unknown key \"%.64s\" (expected", key);
+            for (size_t j = 0; j < N_KEYS && len > 0 && (size_t)len < sizeof msg; j++)
+                len += snprintf(msg + len, sizeof msg - (size_t)len, "%s %s", j ? "," : "",
+                                keys[j]);
+            if (len > 0 && (size_t)len < sizeof msg) snprintf(msg + len, sizeof msg - (size_t)len, ")");
             return cerr_at(&x, line_of(&x, key), NULL, msg, NULL);
         }
     }
@@ -410,16 +488,25 @@ static gpi_status load_one(const ctx *x0, const json_t *o, settle_grade_fn grade
         gpi_status st = parse_tick(&x, v, c);
         if (st != GPI_OK) return st;
     }
+    if ((v = json_object_get(o, "fsp_days"))) {
+        gpi_status st = parse_fsp_days(&x, v, c);
+        if (st != GPI_OK) return st;
+    }
+    keep_holidays(c, hl);
     int64_t mpd = SETTLE_DEFAULT_MIN_DAYS;
     if ((v = json_object_get(o, "min_published_days"))) {
         gpi_status st = parse_int(&x, v, "min_published_days", 1, 31, "must be from 1 to 31",
                                   &mpd);
         if (st != GPI_OK) return st;
-        int days = gpi_month_days(c->year, c->month);
+        int days = settle_month_days(c);
         if (mpd > days) {
-            char msg[96];
-            snprintf(msg, sizeof msg, "must be at most %d, the days of %04d-%02d (it could never "
-                     "settle)", days, c->year, c->month);
+            char msg[128];
+            if (c->fsp_days == SETTLE_DAYS_BUSINESS)
+                snprintf(msg, sizeof msg, "must be at most %d, the business days of %04d-%02d "
+                         "(it could never settle)", days, c->year, c->month);
+            else
+                snprintf(msg, sizeof msg, "must be at most %d, the days of %04d-%02d (it could "
+                         "never settle)", days, c->year, c->month);
             return cerr(&x, "min_published_days", msg, v);
         }
     }
@@ -449,6 +536,56 @@ static gpi_status load_one(const ctx *x0, const json_t *o, settle_grade_fn grade
     c->index = x.idx;
     c->line = line_of(&x, NULL);
     c->tick_line = line_of(&x, "tick");
+    return GPI_OK;
+}
+
+static int cmp_day(const void *a, const void *b)
+{
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The top-level "holidays" (NULL: none): dates YYYY-MM-DD of weekdays,
+ * each once, into hl (ascending).  Errors name the line of the key and the
+ * element: `FILE:LINE: holidays[2]: ... (got "...")`. */
+static gpi_status load_holidays(const char *path, const text_buf *t, const json_t *v,
+                                holiday_list *hl, gpi_diag *d)
+{
+    static const char *const wd[8] = {"", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday",
+                                      "Saturday", "Sunday"};
+    hl->day = NULL;
+    hl->n = 0;
+    if (!v) return GPI_OK;
+    int line = root_key_line(t, "holidays");
+    if (!json_is_array(v))
+        return gpi_diag_set(d, GPI_EINPUT, "%s:%d: holidays: not a list of dates", path, line);
+    size_t n = json_array_size(v);
+    if (n > 10000) /* a century of holidays is some 1,000 */
+        return gpi_diag_set(d, GPI_EINPUT, "%s:%d: holidays: more than 10000 dates", path, line);
+    hl->day = malloc((n ? n : 1) * sizeof *hl->day);
+    if (!hl->day) return gpi_diag_set(d, GPI_ENOMEM, "%s: out of memory", path);
+    for (size_t i = 0; i < n; i++) {
+        const json_t *e = json_array_get(v, i);
+        char got[80];
+        got_text(e, got);
+        const char *why = json_is_string(e) ? gpi_date_parse(json_string_value(e), &hl->day[i])
+                                            : "not a date YYYY-MM-DD";
+        if (!why && gpi_iso_weekday(hl->day[i]) > 5) {
+            char msg[64];
+            snprintf(msg, sizeof msg, "a %s, not a business day anyway",
+                     wd[gpi_iso_weekday(hl->day[i])]);
+            return gpi_diag_set(d, GPI_EINPUT, "%s:%d: holidays[%zu]: %s (got \"%s\")", path,
+                                line, i, msg, got);
+        }
+        if (!why)
+            for (size_t j = 0; j < i; j++)
+                if (hl->day[j] == hl->day[i]) why = "given twice";
+        if (why)
+            return gpi_diag_set(d, GPI_EINPUT, "%s:%d: holidays[%zu]: %s (got \"%s\")", path,
+                                line, i, why, got);
+    }
+    hl->n = n;
+    qsort(hl->day, n, sizeof *hl->day, cmp_day);
     return GPI_OK;
 }
 
@@ -524,6 +661,7 @@ gpi_status settle_contracts_load(const char *path, settle_grade_fn grade_fn, voi
     }
     gpi_status st = GPI_OK;
     settle_contract *cs = NULL;
+    holiday_list hl = {NULL, 0};
     const json_t *arr = json_object_get(root, "contracts");
     if (!json_is_object(root) || !json_is_array(arr)) {
         st = gpi_diag_set(d, GPI_EINPUT,
@@ -533,8 +671,9 @@ gpi_status settle_contracts_load(const char *path, settle_grade_fn grade_fn, voi
     const char *key;
     json_t *val;
     json_object_foreach(root, key, val) {
-        if (strcmp(key, "contracts") != 0) {
-            st = gpi_diag_set(d, GPI_EINPUT, "%s:%d: unknown key \"%s\" (expected \"contracts\")",
+        if (strcmp(key, "contracts") != 0 && strcmp(key, "holidays") != 0) {
+            st = gpi_diag_set(d, GPI_EINPUT,
+                              "%s:%d: unknown key \"%s\" (expected \"contracts\" or \"holidays\")",
                               path, root_key_line(&text, key), key);
             goto done;
         }
@@ -545,6 +684,8 @@ gpi_status settle_contracts_load(const char *path, settle_grade_fn grade_fn, voi
                           root_key_line(&text, "contracts"));
         goto done;
     }
+    if ((st = load_holidays(path, &text, json_object_get(root, "holidays"), &hl, d)) != GPI_OK)
+        goto done;
     cs = calloc(na, sizeof *cs);
     if (!cs) {
         st = gpi_diag_set(d, GPI_ENOMEM, "%s: out of memory", path);
@@ -552,7 +693,7 @@ gpi_status settle_contracts_load(const char *path, settle_grade_fn grade_fn, voi
     }
     for (size_t i = 0; i < na; i++) {
         ctx x = {path, i + 1, NULL, &text, d};
-        st = load_one(&x, json_array_get(arr, i), grade_fn, ud, &cs[i]);
+        st = load_one(&x, json_array_get(arr, i), grade_fn, ud, &hl, &cs[i]);
         if (st != GPI_OK) goto done;
         for (size_t j = 0; j < i; j++)
             if (strcmp(cs[j].symbol, cs[i].symbol) == 0) {
@@ -564,11 +705,22 @@ gpi_status settle_contracts_load(const char *path, settle_grade_fn grade_fn, voi
                 goto done;
             }
     }
+    if (hl.n) {
+        size_t business = 0;
+        for (size_t i = 0; i < na; i++) business += cs[i].fsp_days == SETTLE_DAYS_BUSINESS;
+        if (!business) {
+            st = gpi_diag_set(d, GPI_EINPUT, "%s:%d: holidays: no contract settles on business "
+                              "days (\"fsp_days\": \"business\"), so they would change nothing",
+                              path, root_key_line(&text, "holidays"));
+            goto done;
+        }
+    }
     *out = cs;
     *n = na;
     cs = NULL;
 done:
     free(cs);
+    free(hl.day);
     free(text.p);
     json_decref(root);
     return st;

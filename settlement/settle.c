@@ -24,6 +24,13 @@
  * day before any value exists.  Every day of [listing, end] must have been
  * built; the first one that was not is named in the error.
  *
+ * Settlement days (settle_is_day): with "fsp_days": "business" only
+ * Monday to Friday, less the file's holidays, count -- their values are
+ * the FSP's and the balance of the month R counts them, L is the latest
+ * value of one of them, and a price is set on each of them only (an
+ * exchange settles on its business days).  Other days are not needed and
+ * not read.  Calendar contracts count every day, as before.
+ *
  * Every value settled on (L before the listing, and the values of the
  * range) must be at least SETTLE_MIN_TICKS ticks: a tick of 1000 made every
  * price and margin 0 without a word, a tick of 1 on a price of 2 moves it
@@ -88,7 +95,8 @@ int settle_fsp(const settle_contract *c, const gpi_index_day *days, size_t n,
     __int128 sum_e4 = 0;
     int k = 0;
     for (size_t i = 0; i < n; i++)
-        if (days[i].day >= first && days[i].day <= last && has_value(&days[i])) {
+        if (days[i].day >= first && days[i].day <= last && has_value(&days[i]) &&
+            settle_is_day(c, days[i].day)) {
             sum_e4 += days[i].value_e4;
             k++;
         }
@@ -109,7 +117,7 @@ gpi_status settle_run(const settle_contract *c, const gpi_index_day *days, size_
 
     const int32_t listing = settle_listing_day(c);
     const int32_t month_first = gpi_days_from_civil(c->year, c->month, 1);
-    const int32_t month_last = settle_last_day(c);
+    const int32_t month_last = settle_last_day(c), final_day = settle_final_day(c);
     const int32_t end = through < month_last ? through : month_last;
     for (size_t i = 1; i < n; i++)
         if (days[i].day <= days[i - 1].day)
@@ -126,7 +134,8 @@ gpi_status settle_run(const settle_contract *c, const gpi_index_day *days, size_
     int64_t l_e4 = 0;
     int32_t l_day = 0;
     for (; j < n && days[j].day < listing; j++)
-        if (has_value(&days[j]) && days[j].value_e4 <= SETTLE_MAX_VALUE_E4) {
+        if (has_value(&days[j]) && days[j].value_e4 <= SETTLE_MAX_VALUE_E4 &&
+            settle_is_day(c, days[j].day)) {
             have_l = 1;
             l_e4 = days[j].value_e4;
             l_day = days[j].day;
@@ -137,10 +146,15 @@ gpi_status settle_run(const settle_contract *c, const gpi_index_day *days, size_
         return fit;
     }
 
+    /* R: the settlement days of the month after t */
+    int rest = settle_month_days(c);
     __int128 sum_e4 = 0;
     int k = 0;
     size_t nr = 0;
-    for (int32_t t = listing; t <= end; t++, j++) {
+    for (int32_t t = listing; t <= end; t++) {
+        while (j < n && days[j].day < t) j++;
+        if (!settle_is_day(c, t)) continue;
+        if (t >= month_first) rest--;
         if (j >= n || days[j].day != t) {
             char day[11];
             gpi_date_format(t, day);
@@ -174,7 +188,7 @@ gpi_status settle_run(const settle_contract *c, const gpi_index_day *days, size_
         if (t < month_first) {
             price = settle_round_value(c, l_e4, 1);
         } else {
-            int r = month_last - t;
+            int r = rest;
             if (k + r == 0)
                 price = settle_round_value(c, l_e4, 1);
             else
@@ -186,9 +200,9 @@ gpi_status settle_run(const settle_contract *c, const gpi_index_day *days, size_
         nr++;
     }
     out->values_in_month = k;
-    if (end == month_last) {
+    if (end >= final_day) {
         out->complete = 1;
-        rows[nr].day = month_last;
+        rows[nr].day = final_day;
         if (settle_fsp(c, days, n, &rows[nr].price_units, NULL)) {
             rows[nr].kind = SETTLE_FINAL;
         } else {

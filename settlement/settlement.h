@@ -44,6 +44,17 @@
 #define SETTLE_SYMBOL_MAX 32
 #define SETTLE_GRADE_MAX 64
 #define SETTLE_ACCOUNT_MAX 64
+/* A contract lives from its listing (the 1st of the month before
+ * delivery) to the last day of its delivery month: at most 62 days, so
+ * at most 62 of a file's holidays fall in it. */
+#define SETTLE_MAX_HOLIDAYS 62
+
+/* The days whose values a contract settles on (fsp_days). */
+typedef enum {
+    SETTLE_DAYS_CALENDAR = 0, /* every calendar day (the default: a file
+                                 written before fsp_days means what it meant) */
+    SETTLE_DAYS_BUSINESS      /* Monday to Friday, less the file's holidays */
+} settle_days;
 
 /* ---- contracts (settlement/contract.c) --------------------------------- */
 
@@ -55,6 +66,11 @@ typedef struct settle_contract {
     gpi_dec tick;                        /* USD per GPU-hour, > 0, exact     */
     int64_t tick_cents;                  /* size x tick in cents (whole)     */
     int min_published_days;              /* values needed for an FSP         */
+    int fsp_days;                        /* settle_days                      */
+    /* business days only: the file's holidays inside the contract's life
+     * (listing .. last day of the delivery month), ascending */
+    int32_t holidays[SETTLE_MAX_HOLIDAYS];
+    int n_holidays;
     /* where it was read, for messages: the file (borrowed from
      * settle_contracts_load's caller; NULL when not read from a file), its
      * position in the file (1-based), and the lines of the contract and of
@@ -78,9 +94,12 @@ typedef gpi_status (*settle_grade_fn)(const char *grade, int *known, void *ud,
 /* Loads and validates a contract file (SPEC §8 layout):
  *     {"contracts": [{"symbol": "GPUH-2502", "grade": "H100-SXM.OD.GOLD+",
  *       "month": "2025-02", "size": 1000, "tick": 0.0001,
- *       "min_published_days": 15}, ...]}
- * size, tick and min_published_days are optional (defaults 1000, 0.0001,
- * 15); unknown keys and duplicate symbols are refused.  The tick is read
+ *       "min_published_days": 15, "fsp_days": "calendar"}, ...],
+ *      "holidays": ["2025-12-25", ...]}
+ * size, tick, min_published_days and fsp_days are optional (defaults
+ * 1000, 0.0001, 15, calendar); "holidays" (optional, top level) are
+ * weekdays that are not business days, for the contracts with fsp_days
+ * "business".  Unknown keys and duplicate symbols are refused.  The tick is read
  * exactly: a JSON string ("0.0025") is parsed as written; a JSON number is
  * taken as the shortest decimal that reads back to the same double, which
  * is the text as written for up to 15 significant digits (more are
@@ -97,6 +116,17 @@ gpi_status settle_contracts_load(const char *path, settle_grade_fn grade_fn, voi
  * last day of the delivery month. */
 int32_t settle_listing_day(const settle_contract *c);
 int32_t settle_last_day(const settle_contract *c);
+
+/* 1 when day is one of c's settlement days: every day (calendar), or a
+ * Monday to Friday that is not one of its holidays (business).  Only
+ * these days' values count, and only these days get a settlement price. */
+int settle_is_day(const settle_contract *c, int32_t day);
+/* The settlement days of c's delivery month, and the last of them (the
+ * day of the final row; the month's last day when it has none). */
+int settle_month_days(const settle_contract *c);
+int32_t settle_final_day(const settle_contract *c);
+/* "calendar" or "business". */
+const char *settle_days_name(int fsp_days);
 
 /* Converts an index value (value_e4) to the nearest tick, half-up, in
  * price units of c (10^-tick.scale). */
@@ -123,7 +153,8 @@ typedef struct settle_result {
                              insufficient row when the range reaches the
                              month's last day                                */
     size_t n;
-    int complete;         /* 1 when the range reached the month's last day  */
+    int complete;         /* 1 when the range reached the month's final day
+                             (settle_final_day)                              */
     int insufficient;     /* 1 when complete and fewer values than required */
     int values_in_month;  /* days of the delivery month with a value, up to
                              the end of the range                            */
@@ -132,14 +163,17 @@ typedef struct settle_result {
 /* Settles c on days[0..n) (ascending, distinct days; days before the
  * listing may be included and serve only as the latest value L).  The
  * range is [listing, min(through, last day of the delivery month)]; every
- * day of it must be present, else GPI_EINPUT naming the first missing day.
+ * settlement day of it (settle_is_day) must be present, else GPI_EINPUT
+ * naming the first missing day.  Only settlement days count: their
+ * values, and a price on each of them.
  *
- * Daily price on day d of the delivery month: (sum P + R*L) / (k + R), P
- * the k values of the month up to d, L the latest value on or before d, R
- * the days of the month after d (on the last day with k = 0: L).  Before
- * the month: L.  No row while no value exists.  Final: the mean of the
- * month's values when there are at least min_published_days, else an
- * `insufficient` row.  All rounded half-up to the tick.  GPI_EINPUT when a
+ * Daily price on settlement day d of the delivery month: (sum P + R*L) /
+ * (k + R), P the k values of the month's settlement days up to d, L the
+ * latest value of a settlement day on or before d, R the settlement days
+ * of the month after d (on the final day with k = 0: L).  Before the
+ * month: L.  No row while no value exists.  Final (dated the month's
+ * final settlement day): the mean of the month's values when there are
+ * at least min_published_days, else an `insufficient` row.  All rounded half-up to the tick.  GPI_EINPUT when a
  * value used is under SETTLE_MIN_TICKS ticks (the tick is too coarse for
  * the grade's prices), naming the contract's tick line, the day and the
  * value. */
@@ -147,8 +181,8 @@ gpi_status settle_run(const settle_contract *c, const gpi_index_day *days, size_
                       int32_t through, settle_result *out, gpi_diag *d);
 
 /* The final settlement price of c's delivery month (SPEC §8): the mean of
- * the values of the month's days among days[0..n) (any order; a day has a
- * value unless it is suspended or negative), rounded once, half-up, to c's
+ * the values of the month's settlement days among days[0..n) (any order;
+ * a day has a value unless it is suspended or negative), rounded once, half-up, to c's
  * tick (settle_round_value).  *n_values (may be NULL) receives how many
  * values the month has.  Returns 1 with *price_units set when there is at
  * least one value and at least c->min_published_days; else 0, *price_units

@@ -199,6 +199,14 @@ static void test_demo_days_verify(void **state)
     assert_int_equal(r.status, 0);
     assert_string_equal(r.out, "GPUH-2512: ok (62 settlement prices)\n");
     tu_run_free(&r);
+    /* the exchange twin (business days): 20 + 23 business days of November
+     * and December 2025 and the final row */
+    r = tu_gpuidx(tmp, "verify --settlement --contracts '%s/data/contracts-h100-exchange.json' "
+                       "--symbol GPUHX-2512 --against demo-out/settlement-exchange.csv "
+                       "demo-out/publish", tu_srcdir());
+    assert_int_equal(r.status, 0);
+    assert_string_equal(r.out, "GPUHX-2512: ok (44 settlement prices)\n");
+    tu_run_free(&r);
     /* the prices themselves, against settle's */
     r = tu_sh(tmp, "($GPUIDX_BIN verify --settlement --contracts demo-out/market/contracts.json "
                    "--symbol GPUH-2512 demo-out/publish > v.csv && grep ',GPUH-2512,' "

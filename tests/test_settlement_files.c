@@ -195,7 +195,7 @@ static void test_contracts_load_errors(void **state)
          "1: contract 1: symbol: missing"},
         {"unknown key", C1("\"month\": \"2025-03\", \"expiry\": \"2025-03-31\""),
          "1: contract 1 (GPUH-2503): unknown key \"expiry\" (expected symbol, grade, month, size,"
-         " tick, min_published_days)"},
+         " tick, min_published_days, fsp_days)"},
         {"second contract",
          "{\"contracts\": [{\"symbol\": \"A1\", \"grade\": \"A100-80GB.OD\", \"month\": \"2025-03\"},"
          " {\"symbol\": \"A2\", \"grade\": \"A100-80GB.OD\", \"month\": \"2025-04\", \"tick\": -1}]}",
@@ -207,7 +207,42 @@ static void test_contracts_load_errors(void **state)
         {"not an object", "{\"contracts\": [42]}", "1: contract 1: contract: not a JSON object (got \"42\")"},
         {"empty list", "{\"contracts\": []}", "1: contracts: empty list"},
         {"top-level key", "{\"contracts\": [], \"version\": 1}",
-         "1: unknown key \"version\" (expected \"contracts\")"},
+         "1: unknown key \"version\" (expected \"contracts\" or \"holidays\")"},
+        {"fsp_days", C1("\"month\": \"2025-03\", \"fsp_days\": \"trading\""),
+         "1: contract 1 (GPUH-2503): fsp_days: must be \"calendar\" or \"business\" (got \"trading\")"},
+        {"fsp_days not a string", C1("\"month\": \"2025-03\", \"fsp_days\": 1"),
+         "1: contract 1 (GPUH-2503): fsp_days: must be \"calendar\" or \"business\" (got \"1\")"},
+        /* March 2025 has 21 business days (and 20 less a holiday) */
+        {"min days over business days",
+         C1("\"month\": \"2025-03\", \"fsp_days\": \"business\", \"min_published_days\": 22"),
+         "1: contract 1 (GPUH-2503): min_published_days: must be at most 21, the business days of "
+         "2025-03 (it could never settle) (got \"22\")"},
+        {"min days over business days less a holiday",
+         "{\"holidays\": [\"2025-03-17\"], \"contracts\": [{\"symbol\": \"A1\", \"grade\": "
+         "\"A100-80GB.OD\", \"month\": \"2025-03\", \"fsp_days\": \"business\", "
+         "\"min_published_days\": 21}]}",
+         "1: contract 1 (A1): min_published_days: must be at most 20, the business days of 2025-03 "
+         "(it could never settle) (got \"21\")"},
+        {"holiday on a Saturday",
+         "{\"holidays\": [\"2025-12-25\", \"2025-12-27\"], \"contracts\": [{\"symbol\": \"A1\", "
+         "\"grade\": \"A100-80GB.OD\", \"month\": \"2025-12\", \"fsp_days\": \"business\"}]}",
+         "1: holidays[1]: a Saturday, not a business day anyway (got \"2025-12-27\")"},
+        {"holiday not a date",
+         "{\"holidays\": [\"2025-12-32\"], \"contracts\": [{\"symbol\": \"A1\", "
+         "\"grade\": \"A100-80GB.OD\", \"month\": \"2025-12\", \"fsp_days\": \"business\"}]}",
+         "1: holidays[0]: no such calendar date (got \"2025-12-32\")"},
+        {"holiday twice",
+         "{\"holidays\": [\"2025-12-25\", \"2025-12-25\"], \"contracts\": [{\"symbol\": \"A1\", "
+         "\"grade\": \"A100-80GB.OD\", \"month\": \"2025-12\", \"fsp_days\": \"business\"}]}",
+         "1: holidays[1]: given twice (got \"2025-12-25\")"},
+        {"holidays not a list", "{\"holidays\": \"2025-12-25\", \"contracts\": [{\"symbol\": \"A1\", "
+         "\"grade\": \"A100-80GB.OD\", \"month\": \"2025-12\", \"fsp_days\": \"business\"}]}",
+         "1: holidays: not a list of dates"},
+        {"holidays without a business-day contract",
+         "{\"holidays\": [\"2025-12-25\"], \"contracts\": [{\"symbol\": \"A1\", "
+         "\"grade\": \"A100-80GB.OD\", \"month\": \"2025-12\"}]}",
+         "1: holidays: no contract settles on business days (\"fsp_days\": \"business\"), so they "
+         "would change nothing"},
         {"no contracts", "[1, 2]", "1: not a contract file (want {\"contracts\": [...]})"},
         {"syntax", "{\"contracts\": [\n{\"symbol\": \"A\",,}]}", "2:16: string or '}' expected near ','"},
         {"duplicate key", C1("\"month\": \"2025-03\", \"month\": \"2025-04\""),
@@ -262,7 +297,7 @@ static void test_contracts_errors_name_lines(void **state)
          "    {\"symbol\": \"A2\", \"grade\": \"H100-SXM.OD.GOLD+\", \"month\": \"2025-04\",\n"
          "\n     \"expiry\": 1}]}\n",
          "7: contract 2 (A2): unknown key \"expiry\" (expected symbol, grade, month, size, tick,"
-         " min_published_days)"},
+         " min_published_days, fsp_days)"},
         {"missing key: the contract's line",
          "\n\n    {\"symbol\": \"A2\", \"grade\": \"H100-SXM.OD.GOLD+\"}]}\n",
          "7: contract 2 (A2): month: missing"},
@@ -357,6 +392,37 @@ static void test_contracts_shipped_file(void **state)
         assert_int_equal((cs[i].year * 12 + cs[i].month) - (cs[0].year * 12 + cs[0].month),
                          (int)i);
     }
+    free(cs);
+}
+
+/* data/contracts-h100-exchange.json twins the exchange-listed H100 rental
+ * futures (issue 26 item 6): 36 consecutive monthly contracts on the
+ * published H100 on-demand grade, 730 GPU-hours each, a $0.01 tick ($7.30
+ * a tick), settled on the average of the delivery month's business days. */
+static void test_contracts_exchange_twin(void **state)
+{
+    (void)state;
+    char path[4200];
+    snprintf(path, sizeof path, "%s/data/contracts-h100-exchange.json", tu_srcdir());
+    settle_contract *cs;
+    size_t n;
+    gpi_diag d = {""};
+    if (settle_contracts_load(path, known_grades, NULL, &cs, &n, &d) != GPI_OK)
+        fail_msg("%s", d.msg);
+    assert_int_equal(n, 36);
+    for (size_t i = 0; i < n; i++) {
+        assert_string_equal(cs[i].grade, "H100-SXM.OD");
+        assert_int_equal(cs[i].size_gpu_hours, 730);
+        assert_int_equal(cs[i].tick.mant, 1);
+        assert_int_equal(cs[i].tick.scale, 2);
+        assert_int_equal(cs[i].tick_cents, 730);
+        assert_int_equal(cs[i].fsp_days, SETTLE_DAYS_BUSINESS);
+        assert_int_equal(cs[i].n_holidays, 0);
+        assert_int_equal((cs[i].year * 12 + cs[i].month) - (cs[0].year * 12 + cs[0].month),
+                         (int)i);
+    }
+    /* listed inside the demo year, as the strip of data/contracts.json */
+    assert_int_equal(settle_listing_day(&cs[0]), day_of(2025, 1, 1));
     free(cs);
 }
 
@@ -632,6 +698,7 @@ int main(void)
         cmocka_unit_test(test_contracts_empty_file),
         cmocka_unit_test(test_contracts_load_bom),
         cmocka_unit_test(test_contracts_shipped_file),
+        cmocka_unit_test(test_contracts_exchange_twin),
         cmocka_unit_test(test_positions_load_valid),
         cmocka_unit_test(test_positions_load_errors),
         cmocka_unit_test(test_positions_load_bounded),

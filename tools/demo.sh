@@ -131,6 +131,11 @@ require settle
 "$BIN" --db "$DB" settle --contracts "$MARKET/contracts.json" \
     --positions "$MARKET/positions.csv" >"$OUT/settlement.csv"
 grep -E ',(final|insufficient)$' "$OUT/settlement.csv" || true
+echo "the exchange-listed H100 design (data/contracts-h100-exchange.json: 36 months, 730"
+echo "GPU-hours, \$0.01 tick, business-day average), settled through $END:"
+"$BIN" --db "$DB" settle --contracts "$SRC/data/contracts-h100-exchange.json" --through $END \
+    >"$OUT/settlement-exchange.csv"
+grep -E ',(final|insufficient)$' "$OUT/settlement-exchange.csv" || true
 
 step "7b. verify the published days and the December contract from the files alone"
 require verify
@@ -138,6 +143,8 @@ require verify
 tail -1 "$OUT/verify.txt"
 "$BIN" verify --settlement --contracts "$MARKET/contracts.json" --symbol GPUH-2512 \
     --against "$OUT/settlement.csv" "$OUT/publish"
+"$BIN" verify --settlement --contracts "$SRC/data/contracts-h100-exchange.json" \
+    --symbol GPUHX-2512 --against "$OUT/settlement-exchange.csv" "$OUT/publish"
 
 step "8. hedge analysis of the example rent histories against $GRADE"
 require hedge analyze

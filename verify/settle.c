@@ -1,7 +1,9 @@
 /* verify/settle.c -- a contract's settlement prices from the published days
  * (verify.h): each day's value as first published, read from its vintage 1
  * (DIR/D/v1/index.json), settled with settlement/ exactly as `gpuidx
- * settle` does from the database.
+ * settle` does from the database.  Only the contract's settlement days
+ * (settle_is_day: every day, or business days for "fsp_days":
+ * "business") are read and needed.
  */
 #include "verify/internal.h"
 
@@ -65,21 +67,24 @@ gpi_status verify_settlement(verify_dir *v, const settle_contract *c, int32_t th
     int have_before = 0;
     for (int32_t day = first; day <= end && rc == GPI_OK; day++) {
         int found;
+        if (!settle_is_day(c, day)) continue;
         rc = first_published(v, day, c->grade, &days[k], &found, d);
         if (rc != GPI_OK) break;
         if (found != 1) {
             char date[11];
             gpi_date_format(day, date);
-            rc = gpi_diag_set(d, GPI_EINPUT, "%s: %s/%s/v1/index.json %s (every day from the "
+            rc = gpi_diag_set(d, GPI_EINPUT, "%s: %s/%s/v1/index.json %s (every %sday from the "
                               "listing must be published)", c->symbol, v->dir, date,
-                              found ? "has no row of the grade" : "is not there");
+                              found ? "has no row of the grade" : "is not there",
+                              c->fsp_days == SETTLE_DAYS_BUSINESS ? "business " : "");
             break;
         }
         k++;
     }
-    if (rc == GPI_OK && days[0].level == GPI_LEVEL_SUSPENDED) {
+    if (rc == GPI_OK && (k == 0 || days[0].level == GPI_LEVEL_SUSPENDED)) {
         for (int32_t day = first - 1; rc == GPI_OK; day--) {
             int found;
+            if (!settle_is_day(c, day)) continue;
             rc = first_published(v, day, c->grade, &before, &found, d);
             if (rc != GPI_OK || found == -1) break; /* the grade starts after it */
             if (found == 0) {
