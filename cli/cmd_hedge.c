@@ -44,8 +44,8 @@ static const char usage_simulate[] =
     "usage: gpuidx hedge simulate --rent FILE --grade ID [--side payer|earner]\n"
     "                             [--strategy roll|strip|all] [--months N] [--start YYYY-MM]\n"
     "                             [--ratio auto|X] [--min-changes N] [--size N] [--exposure N]\n"
-    "                             [--forward FILE] [--min-days N] [--latest] [--json]\n"
-    "                             [--svg FILE]\n"
+    "                             [--contracts FILE] [--forward FILE] [--min-days N]\n"
+    "                             [--latest] [--json] [--svg FILE]\n"
     "\n"
     "Replays the rent month by month with futures on grade ID: payers buy,\n"
     "earners sell (default payer) h x exposure / size contracts (size default\n"
@@ -63,33 +63,45 @@ static const char usage_simulate[] =
     "month instead of the FSP of the month of entry.  Headline: the budget\n"
     "error, effective price - price locked at entry (entry + basis at entry),\n"
     "unhedged and hedged.  --ratio auto (default) fits h on the months before\n"
-    "each entry; with fewer than --min-changes monthly changes (default 12) it\n"
-    "uses 1, a negative fit is not hedged (0), a fit above 2 is capped at 2.\n"
+    "each entry; with fewer than --min-changes monthly changes (default 12) or a\n"
+    "fit <= 0 the month is not hedged (the reason is printed); a fit above 2 is\n"
+    "capped at 2.  A fixed --ratio X runs and says when it contradicts the fit.\n"
+    "--contracts FILE sizes the futures on a contract file's terms (size, tick,\n"
+    "calendar or business-day average, min_published_days: its contract on the\n"
+    "grade, else its first) and adds the cash settled, the residual basis in\n"
+    "dollars and what rounding to whole contracts cost.\n"
     "Exposure: the quantity of the month of entry, or --exposure GPU-hours a\n"
     "month.  --svg FILE draws rent, index (FSP), locked and hedged prices and\n"
     "the budget errors per month.\n";
 
 static const char usage_compare[] =
     "usage: gpuidx hedge compare --rent FILE [--grades FILE | --grade ID...] [--suggest]\n"
-    "                            [--gpu MODEL] [--term T] [--scope S] [--region R]\n"
-    "                            [--provider P] [--instance-type I]\n"
+    "                            [--include-own] [--gpu MODEL] [--term T] [--scope S]\n"
+    "                            [--region R] [--provider P] [--instance-type I] [--zone Z]\n"
     "                            [--freq day|week|month] [--window N] [--min-changes N]\n"
     "                            [--latest] [--json] [--svg FILE]\n"
     "\n"
     "Analyzes the rent against each grade (ids from the grades JSON file, or\n"
     "--grade repeated) and ranks them as hedges: only grades with at least\n"
-    "--min-changes changes (default 12) and a positive h are ranked, by the\n"
-    "low end of the 95% interval of their hedge effectiveness.  --gpu MODEL\n"
-    "(the rent's GPU, e.g. A100 or A100-SXM-80GB) flags grades of another GPU.\n"
+    "--min-changes changes (default 12), a rent that moved on 3 of them, a\n"
+    "positive h and an effectiveness of 1% or more, that are not largely your\n"
+    "own price, are ranked, by the low end of the 95% interval of their hedge\n"
+    "effectiveness.  Each grade shows its out-of-sample (walk-forward)\n"
+    "effectiveness, a bootstrap interval of h and whether h held at the largest\n"
+    "index move.  --gpu MODEL (the rent's GPU, e.g. A100 or A100-SXM-80GB)\n"
+    "flags grades of another GPU.  With --provider (and --region,\n"
+    "--instance-type, --zone as far as known) your own quotes are found in each\n"
+    "grade: how much of its fix they supply, and its fit without them.\n"
     "--suggest also builds grades around the rent -- its GPU and term; + scope;\n"
     "+ provider; + region; + instance type; the instance type in every region;\n"
-    "every provider but the renter's -- computes their values from the stored\n"
-    "observations (methodology v2, every observation ingested so far) without\n"
-    "writing anything, and ranks them with the rest.  What is rented comes from\n"
-    "the options above or from '# key: value' lines of the rent file (keys gpu,\n"
-    "term, scope, region, provider, instance_type); the GPU is required.\n"
-    "--svg FILE draws the effectiveness of each grade with its 95% interval.\n"
-    "Ends with one verdict line.\n";
+    "every provider but the renter's -- in the published grades' style, leaving\n"
+    "your own quotes out (--include-own keeps them), computes their values from\n"
+    "the stored observations (to the last day of data) without writing\n"
+    "anything, and ranks them with the rest.  What is rented comes from the\n"
+    "options above or from '# key: value' lines of the rent file (keys gpu,\n"
+    "term, scope, region, provider, instance_type, zone); --suggest needs the GPU.\n"
+    "--svg FILE draws the effectiveness of each grade with its 95% interval and\n"
+    "its out-of-sample figure.  Ends with one verdict line.\n";
 
 static const char usage_hedge[] =
     "usage: gpuidx hedge analyze|simulate|compare [OPTIONS]  (--help after one for more)\n";
@@ -125,13 +137,15 @@ static int parse_month(const char *s, int32_t *out)
 
 /* What is rented (compare --suggest): the options, in hedge_rent_info's
  * order. */
-static const char *const rent_opt_name[6] = {"--gpu",    "--term",     "--scope",
-                                             "--region", "--provider", "--instance-type"};
+#define N_RENT_OPTS 7
+static const char *const rent_opt_name[N_RENT_OPTS] = {
+    "--gpu", "--term", "--scope", "--region", "--provider", "--instance-type", "--zone"};
 
 /* Sets rent option k to v; -1 to go on, else an exit code. */
 static int set_rent_opt(hopts *o, int k, const char *v)
 {
-    const char **dst[6] = {&o->gpu, &o->term, &o->scope, &o->region, &o->provider, &o->sku};
+    const char **dst[N_RENT_OPTS] = {&o->gpu,    &o->term, &o->scope, &o->region,
+                                     &o->provider, &o->sku, &o->zone};
     if (!*v || strlen(v) > 64 || strchr(v, '"')) {
         cli_error("%s: expected a name of 1 to 64 characters without quotes (got \"%s\")",
                   rent_opt_name[k], v);
@@ -150,19 +164,20 @@ static int set_rent_opt(hopts *o, int k, const char *v)
     return -1;
 }
 
-/* The options after the six of rent_opt_name, in the order of
+/* The options after the seven of rent_opt_name, in the order of
  * parse_opts' spec, and the subcommands each applies to. */
-enum { H_JSON = 6, H_LATEST, H_RENT, H_GRADES, H_GRADE, H_FREQ, H_WINDOW, H_SUGGEST, H_SVG,
-       H_SIDE, H_RATIO, H_SIZE, H_EXPOSURE, H_FORWARD, H_STRATEGY, H_MONTHS, H_START,
-       H_MIN_CHANGES, H_MIN_DAYS, H_N };
+enum { H_JSON = N_RENT_OPTS, H_LATEST, H_RENT, H_GRADES, H_GRADE, H_FREQ, H_WINDOW, H_SUGGEST,
+       H_SVG, H_SIDE, H_RATIO, H_SIZE, H_EXPOSURE, H_FORWARD, H_STRATEGY, H_MONTHS, H_START,
+       H_MIN_CHANGES, H_MIN_DAYS, H_INCLUDE_OWN, H_CONTRACTS, H_N };
 static const int opt_subs[H_N] = {
-    SUB_COMPARE, SUB_COMPARE, SUB_COMPARE, SUB_COMPARE, SUB_COMPARE, SUB_COMPARE,
+    SUB_COMPARE, SUB_COMPARE, SUB_COMPARE, SUB_COMPARE, SUB_COMPARE, SUB_COMPARE, SUB_COMPARE,
     [H_JSON] = 7, [H_LATEST] = 7, [H_RENT] = 7, [H_GRADES] = SUB_COMPARE, [H_GRADE] = 7,
     [H_FREQ] = SUB_ANALYZE | SUB_COMPARE, [H_WINDOW] = SUB_ANALYZE | SUB_COMPARE,
     [H_SUGGEST] = SUB_COMPARE, [H_SVG] = 7, [H_SIDE] = SUB_SIMULATE, [H_RATIO] = SUB_SIMULATE,
     [H_SIZE] = SUB_SIMULATE, [H_EXPOSURE] = SUB_SIMULATE, [H_FORWARD] = SUB_SIMULATE,
     [H_STRATEGY] = SUB_SIMULATE, [H_MONTHS] = SUB_SIMULATE, [H_START] = SUB_SIMULATE,
-    [H_MIN_CHANGES] = SUB_SIMULATE | SUB_COMPARE, [H_MIN_DAYS] = SUB_SIMULATE};
+    [H_MIN_CHANGES] = SUB_SIMULATE | SUB_COMPARE, [H_MIN_DAYS] = SUB_SIMULATE,
+    [H_INCLUDE_OWN] = SUB_COMPARE, [H_CONTRACTS] = SUB_SIMULATE};
 
 typedef struct parse_ctx {
     int sub;
@@ -176,7 +191,7 @@ static int take(const cli_args *a, int k, const char *v)
     hopts *o = pc->o;
     long lv;
     if (!(opt_subs[k] & pc->sub)) return cli_not_here(a, a->spec[k].name);
-    if (k < 6) return set_rent_opt(o, k, v);
+    if (k < N_RENT_OPTS) return set_rent_opt(o, k, v);
     switch (k) {
     case H_GRADE:
         if (o->ngrades == MAX_GRADES) {
@@ -220,6 +235,7 @@ static int take(const cli_args *a, int k, const char *v)
             return 2;
         }
         o->sim.size = lv;
+        o->size_given = 1;
         break;
     case H_EXPOSURE:
         if (!parse_double(v, &o->sim.exposure) || !(o->sim.exposure > 0) ||
@@ -285,6 +301,7 @@ static int parse_opts(int sub, int argc, char **argv, hopts *o)
         {rent_opt_name[0], NULL, NULL}, {rent_opt_name[1], NULL, NULL},
         {rent_opt_name[2], NULL, NULL}, {rent_opt_name[3], NULL, NULL},
         {rent_opt_name[4], NULL, NULL}, {rent_opt_name[5], NULL, NULL},
+        {rent_opt_name[6], NULL, NULL},
         {"--json", NULL, &o->json},     {"--latest", NULL, &o->latest},
         {"--rent", &o->rent, NULL},     {"--grades", &o->grades_file, NULL},
         {"--grade", NULL, NULL},        {"--freq", NULL, NULL},
@@ -294,7 +311,8 @@ static int parse_opts(int sub, int argc, char **argv, hopts *o)
         {"--exposure", NULL, NULL},     {"--forward", &o->forward, NULL},
         {"--strategy", NULL, NULL},     {"--months", NULL, NULL},
         {"--start", NULL, NULL},        {"--min-changes", NULL, NULL},
-        {"--min-days", NULL, NULL},     {NULL, NULL, NULL}};
+        {"--min-days", NULL, NULL},     {"--include-own", NULL, &o->include_own},
+        {"--contracts", &o->contracts, NULL}, {NULL, NULL, NULL}};
     _Static_assert(sizeof spec / sizeof spec[0] == H_N + 1, "one option per H_ key");
     parse_ctx pc = {sub, o};
     const cli_args args = {"hedge", topic, usage, spec, take, &pc, NULL, 0, NULL, 0, NULL};
@@ -317,10 +335,12 @@ static int parse_opts(int sub, int argc, char **argv, hopts *o)
         cli_error("--grades FILE, --grade ID or --suggest is required\n%s", usage);
         return 2;
     }
-    if (sub == SUB_COMPARE && !o->suggest && (o->term || o->scope || o->region || o->provider ||
-                                              o->sku)) {
-        cli_error("--term, --scope, --region, --provider and --instance-type describe the rent "
-                  "for --suggest\n%s", usage);
+    if (sub == SUB_COMPARE && o->include_own && !o->suggest) {
+        cli_error("--include-own applies to the grades --suggest builds\n%s", usage);
+        return 2;
+    }
+    if (sub == SUB_SIMULATE && o->contracts && o->size_given) {
+        cli_error("--size and --contracts both size the futures: give one\n%s", usage);
         return 2;
     }
     for (size_t k = 0; k < o->ngrades; k++)
@@ -543,6 +563,7 @@ static int load_grade_ids(cli_ctx *ctx, const char *path, hopts *o, idx_grades *
         const idx_grade *g = &(*gs)->g[i];
         join_gpus(g, (*gpus)[i]);
         o->grade_gpus[o->ngrades] = g->n_gpu ? (*gpus)[i] : NULL;
+        o->grade_defs[o->ngrades] = g;
         o->grades[o->ngrades++] = g->id;
     }
     return 0;
@@ -578,11 +599,14 @@ static void stored_gpus(store *st, const char *grade, int32_t from, int32_t to, 
 static void rent_info(const hopts *o, const hedge_rent *r, hedge_rent_info *info)
 {
     *info = r->info;
-    const char *opt[6] = {o->gpu, o->term, o->scope, o->region, o->provider, o->sku};
-    char *dst[6] = {info->gpu, info->term, info->scope, info->region, info->provider, info->sku};
-    size_t cap[6] = {sizeof info->gpu,    sizeof info->term,     sizeof info->scope,
-                     sizeof info->region, sizeof info->provider, sizeof info->sku};
-    for (int k = 0; k < 6; k++)
+    const char *opt[N_RENT_OPTS] = {o->gpu,      o->term, o->scope, o->region,
+                                    o->provider, o->sku,  o->zone};
+    char *dst[N_RENT_OPTS] = {info->gpu,      info->term, info->scope, info->region,
+                              info->provider, info->sku,  info->zone};
+    size_t cap[N_RENT_OPTS] = {sizeof info->gpu,      sizeof info->term, sizeof info->scope,
+                               sizeof info->region,   sizeof info->provider, sizeof info->sku,
+                               sizeof info->zone};
+    for (int k = 0; k < N_RENT_OPTS; k++)
         if (opt[k]) snprintf(dst[k], cap[k], "%s", opt[k]);
 }
 
@@ -650,14 +674,24 @@ static int do_compare(cli_ctx *ctx, hopts *o)
         }
         g->gpu = o->grade_gpus[i];
     }
-    if (!rc && o->suggest) rc = hs_build(ctx, db, &r, &info, &hs, in, &nin, cap);
+    int own_known = info.provider[0] != '\0';
+    if (!rc && (o->suggest || own_known))
+        rc = hs_build(ctx, db, &r, &info, o->suggest, o->include_own,
+                      (const idx_grade *const *)o->grade_defs, &hs, in, &nin, cap);
     store_close(db);
+    hedge_compare_opts co = {(hedge_freq)o->freq, o->window, o->min_changes,
+                             info.gpu[0] ? info.gpu : NULL};
+    hedge_verdict v;
     if (!rc) {
-        hedge_compare_opts co = {(hedge_freq)o->freq, o->window, o->min_changes,
-                                 info.gpu[0] ? info.gpu : NULL};
         if ((st = hedge_compare(in, nin, &r, &co, &rk, &d)) != GPI_OK) rc = fail(st, &d);
     }
-    hp_extra ex = {o->suggest ? &info : NULL, (const char *const *)hs.defs, o->ngrades};
+    if (!rc) {
+        hedge_rent_summary rs;
+        hedge_rent_summarize(&r, (hedge_freq)o->freq, &rs);
+        hedge_compare_verdict(rk, nin, &co, &rs, &v);
+    }
+    hp_extra ex = {&v,      o->suggest ? &info : NULL, (const char *const *)hs.defs, o->ngrades,
+                   hs.from, hs.to, own_known ? hs.own_words : "", o->suggest && !o->include_own};
     if (!rc && o->json) {
         json_t *j = hp_compare_json((hedge_freq)o->freq, o->min_changes, rk, nin, &ex);
         rc = hp_dump(stdout, j) == 0 ? 0 : 1;

@@ -58,6 +58,18 @@ void hp_analysis_text(FILE *f, const char *rent_path, const char *grade, const h
                 hp_num(b5, a->basis.sd, 4),
                 a->n_changes < HEDGE_MIN_CHANGES ? " -- on too few changes to rely on" : "");
     }
+    if (a->exact) fprintf(f, "an exact fit: no residual at all (intervals degenerate)\n");
+    if (a->n_changes && a->rent_moves < HEDGE_MIN_MOVES)
+        fprintf(f, "your rent moved on %zu of %zu changes: any fit rests on %s\n", a->rent_moves,
+                a->n_changes, a->rent_moves == 1 ? "that one" : a->rent_moves ? "those" : "none");
+    char oos[400];
+    fprintf(f, "out of sample\n");
+    hedge_oos_text(a, oos, sizeof oos);
+    fprintf(f, "  %s\n", oos);
+    hedge_boot_text(a, oos, sizeof oos);
+    fprintf(f, "  %s\n", oos);
+    hedge_stability_text(a, oos, sizeof oos);
+    fprintf(f, "  %s\n", oos);
     fputc('\n', f);
     fprintf(f, "changes   d(rent) = alpha + h * d(index)\n");
     fprintf(f, "  h %s  se %s  t %s  Newey-West se %s (lag %d)\n", hp_num(b1, a->chg.b, 4),
@@ -111,6 +123,52 @@ void hp_analysis_text(FILE *f, const char *rent_path, const char *grade, const h
     for (size_t i = 0; i < a->n_warnings; i++) fprintf(f, "warning: %s\n", a->warnings[i]);
 }
 
+json_t *hp_oos_json(const hedge_analysis *a)
+{
+    char lab[16], text[400];
+    json_t *o = json_object(), *w = json_object(), *b = json_object(), *c = json_object();
+    json_object_set_new(w, "he", hp_real(a->oos.he));
+    json_object_set_new(w, "he_in_sample", hp_real(a->he));
+    json_object_set_new(w, "n", json_integer((json_int_t)a->oos.n));
+    json_object_set_new(w, "train", json_integer((json_int_t)a->oos.train));
+    json_object_set_new(w, "not_fitted", json_integer((json_int_t)a->oos.not_fitted));
+    hedge_oos_text(a, text, sizeof text);
+    json_object_set_new(w, "text", json_string(text));
+    json_object_set_new(o, "walk_forward", w);
+    json_t *iv = json_array();
+    json_array_append_new(iv, hp_real(a->boot.lo));
+    json_array_append_new(iv, hp_real(a->boot.hi));
+    json_object_set_new(b, "h_interval", iv);
+    json_object_set_new(b, "reps", json_integer(a->boot.reps));
+    json_object_set_new(b, "used", json_integer((json_int_t)a->boot.used));
+    json_object_set_new(b, "block", json_integer(a->boot.block));
+    json_object_set_new(b, "rng", json_string("mt19937"));
+    json_object_set_new(b, "seed", json_integer((json_int_t)a->boot.seed));
+    hedge_boot_text(a, text, sizeof text);
+    json_object_set_new(b, "text", json_string(text));
+    json_object_set_new(o, "bootstrap", b);
+    json_object_set_new(c, "test", json_string("chow at the largest index move"));
+    if (a->chow.period) {
+        hedge_period_label(a->freq, a->chow.period, lab);
+        json_object_set_new(c, "period", json_string(lab));
+    } else {
+        json_object_set_new(c, "period", json_null());
+    }
+    json_object_set_new(c, "index_move", hp_real(a->chow.move));
+    json_object_set_new(c, "testable", json_boolean(a->chow.ok));
+    json_object_set_new(c, "n_before", json_integer((json_int_t)a->chow.n_before));
+    json_object_set_new(c, "n_after", json_integer((json_int_t)a->chow.n_after));
+    json_object_set_new(c, "h_before", hp_real(a->chow.h_before));
+    json_object_set_new(c, "h_after", hp_real(a->chow.h_after));
+    json_object_set_new(c, "f", hp_real(a->chow.f));
+    json_object_set_new(c, "p", hp_real(a->chow.p));
+    json_object_set_new(c, "broke", a->chow.ok ? json_boolean(hedge_broke(a)) : json_null());
+    hedge_stability_text(a, text, sizeof text);
+    json_object_set_new(c, "text", json_string(text));
+    json_object_set_new(o, "stability", c);
+    return o;
+}
+
 json_t *hp_analysis_json(const char *grade, const hedge_series *s, const hedge_analysis *a)
 {
     json_t *o = json_object();
@@ -143,6 +201,10 @@ json_t *hp_analysis_json(const char *grade, const hedge_series *s, const hedge_a
     json_array_append_new(iv, hp_real(a->he_lo));
     json_array_append_new(iv, hp_real(a->he_hi));
     json_object_set_new(o, "he_interval", iv);
+    json_object_set_new(o, "exact_fit", json_boolean(a->exact));
+    json_object_set_new(o, "rent_moves", json_integer((json_int_t)a->rent_moves));
+    json_object_set_new(o, "index_moves", json_integer((json_int_t)a->index_moves));
+    json_object_set_new(o, "out_of_sample", hp_oos_json(a));
     json_t *lev = json_object();
     json_object_set_new(lev, "a", hp_real(a->lev.a));
     json_object_set_new(lev, "b", hp_real(a->lev.b));

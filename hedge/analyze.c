@@ -134,6 +134,13 @@ static void intervals(hedge_analysis *a)
 {
     a->h_lo = a->h_hi = a->he_lo = a->he_hi = NAN;
     if (!a->chg.ok) return;
+    if (a->chg.sse == 0 && isfinite(a->chg.r2)) { /* an exact fit: degenerate intervals */
+        a->exact = 1;
+        a->he = 1.0;
+        a->h_lo = a->h_hi = a->chg.b;
+        a->he_lo = a->he_hi = 1.0;
+        return;
+    }
     if (isfinite(a->nw_se_h)) {
         double w = gsl_cdf_ugaussian_Pinv(0.975) * a->nw_se_h;
         a->h_lo = a->chg.b - w;
@@ -279,6 +286,10 @@ gpi_status hedge_analyze(const hedge_series *s, int window, hedge_analysis *a, g
         goto done;
     }
     a->n_changes = c.n;
+    for (size_t j = 0; j < c.n; j++) {
+        a->rent_moves += c.dr[j] != 0;
+        a->index_moves += c.di[j] != 0;
+    }
     if (s->n < 12)
         hedge__warn(a->warnings, &a->n_warnings,
                     "only %zu periods (fewer than 12): the estimates are unreliable", s->n);
@@ -319,7 +330,8 @@ gpi_status hedge_analyze(const hedge_series *s, int window, hedge_analysis *a, g
     accounting_tests(&c, a);
     if ((st = robust_fit(s, a, d)) != GPI_OK) goto done;
     if ((st = hedge__rolling(s, &c, a->window, a, d)) != GPI_OK) goto done;
-    st = hedge__horizons(s, a, d);
+    if ((st = hedge__horizons(s, a, d)) != GPI_OK) goto done;
+    st = hedge__oos(s, &c, a, d);
 done:
     free(scratch);
     free(lx);

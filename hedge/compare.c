@@ -2,23 +2,24 @@
  *
  * Each grade is analyzed on its own (values as first published, or
  * latest); grades with no usable data keep their reason.  The ranking is
- * of hedges, not of fits (hedge_rank_sort in hedge.h): a grade fitted on
- * fewer than the minimum number of changes, or whose h is not positive
- * (a payer would have to sell it), is listed with why but not ranked; the
- * ranked ones are ordered by the low end of the 95 % interval of their
- * effectiveness, so that a near-perfect R² on three changes does not beat
- * a good fit on fifty.  The verdict is one sentence a risk manager can act
- * on, and says when the grade is a different GPU.
+ * of hedges, not of fits (hedge_rank_sort in hedge.h): a grade is listed
+ * with why but not ranked when the rent or the index never moved, when
+ * it has fewer than the minimum number of changes or the rent moved on
+ * too few of them, when its h is not positive (a payer would have to
+ * sell it), when it removes under 1 % of the variance, or when it is
+ * largely the renter's own price (circular: its own quotes supply half
+ * or more of its fix, measured by the index, with the fit without them
+ * analyzed beside it).  The ranked ones are ordered by the low end of
+ * the 95 % interval of their effectiveness -- an exact fit by its
+ * degenerate interval [1, 1], never as unknown -- so that a near-perfect
+ * R² on three changes does not beat a good fit on fifty.  The verdict,
+ * built from the same ranks, is verdict.c's.
  *
- * Grades come as data (hedge_grade_input: the id and its daily values):
- * published grades read from the store by the caller, and grades built
- * around the rent (compare --suggest, computed by the index from the
- * stored observations).  Both are ranked together; the verdict
- * recommends a published grade when one hedges (naming a better
- * suggestion after it), else a suggestion that hedges -- saying it is not
- * published, so no futures settle on it yet, and when it is one
- * provider's price -- else says that nothing here hedges, suggestions
- * included.
+ * Grades come as data (hedge_grade_input: the id and its daily values,
+ * and the twin without -- or with -- the renter's own quotes): published
+ * grades read from the store by the caller, and grades built around the
+ * rent (compare --suggest, computed by the index from the stored
+ * observations).  Both are ranked together.
  */
 #include "hedge/internal.h"
 
@@ -56,22 +57,56 @@ static int rank_cmp(const void *pa, const void *pb)
     return c;
 }
 
+/* "removes 2% of ..." / "no fit" of an analysis, for the why of a
+ * circular grade. */
+static void fit_words(const hedge_analysis *a, int ok, char *out, size_t cap)
+{
+    char b[2][32];
+    if (!ok || !isfinite(a->he))
+        snprintf(out, cap, "no fit");
+    else
+        snprintf(out, cap, "HE %s at h = %s",
+                 gpi_fixed_format(gpi_double_to_units(a->he, 3), 3, b[0]),
+                 gpi_fixed_format(gpi_double_to_units(a->chg.b, 3), 3, b[1]));
+}
+
 void hedge_rank_sort(hedge_rank *r, size_t n, size_t min_changes)
 {
     if (min_changes == 0) min_changes = HEDGE_MIN_CHANGES;
     for (size_t i = 0; i < n; i++) {
         hedge_rank *k = &r[i];
+        const hedge_analysis *a = &k->a;
         k->ranked = 0;
         k->why[0] = '\0';
+        k->circular = k->own_known && k->own_in && k->own_share >= HEDGE_OWN_HIGH;
         if (!k->ok) continue;
-        if (k->a.n_changes < min_changes)
-            snprintf(k->why, sizeof k->why, "%zu changes (need %zu)", k->a.n_changes, min_changes);
-        else if (!isfinite(k->a.chg.b) || !isfinite(k->a.he))
-            snprintf(k->why, sizeof k->why, "no hedge ratio (the rent or the index never moved)");
-        else if (k->a.chg.b <= 0)
+        if (a->n_changes > 0 && a->rent_moves == 0)
+            snprintf(k->why, sizeof k->why, "your rent never changed over these %zu changes",
+                     a->n_changes);
+        else if (a->n_changes >= 3 && a->index_moves == 0)
+            snprintf(k->why, sizeof k->why, "the index never changed over these %zu changes",
+                     a->n_changes);
+        else if (a->n_changes < min_changes)
+            snprintf(k->why, sizeof k->why, "%zu changes (need %zu)", a->n_changes, min_changes);
+        else if (k->rent_price_changes < HEDGE_MIN_MOVES)
+            snprintf(k->why, sizeof k->why, "your rent's price changed on only %zu day%s (need %d)",
+                     k->rent_price_changes, k->rent_price_changes == 1 ? "" : "s",
+                     HEDGE_MIN_MOVES);
+        else if (!isfinite(a->chg.b) || !isfinite(a->he))
+            snprintf(k->why, sizeof k->why, "no hedge ratio");
+        else if (a->chg.b <= 0)
             snprintf(k->why, sizeof k->why, "h %.3f <= 0: the grade moves against your rent",
-                     k->a.chg.b);
-        else
+                     a->chg.b);
+        else if (a->he < HEDGE_RANK_MIN_HE)
+            snprintf(k->why, sizeof k->why, "removes under 1%% of your rent-change variance");
+        else if (k->circular) {
+            char fw[80];
+            fit_words(&k->t, k->twin_ok, fw, sizeof fw);
+            snprintf(k->why, sizeof k->why,
+                     "largely your own price: your quotes supply %.0f%% of its fix (half or more "
+                     "on %ld of %ld days); without them %s",
+                     100 * k->own_share, k->own_median_days, k->own_days, fw);
+        } else
             k->ranked = 1;
     }
     qsort(r, n, sizeof *r, rank_cmp);
@@ -118,8 +153,11 @@ gpi_status hedge_compare(const hedge_grade_input *g, size_t n, const hedge_rent 
         return gpi_diag_set(d, GPI_EUSAGE, "hedge_compare: no grades given");
     hedge_rank *rk = calloc(n, sizeof *rk);
     if (!rk) return gpi_diag_set(d, GPI_ENOMEM, "hedge: out of memory (compare)");
+    hedge_rent_summary rs;
+    hedge_rent_summarize(r, o->freq, &rs);
     for (size_t i = 0; i < n; i++) {
         hedge_rank *k = &rk[i];
+        k->rent_price_changes = rs.moves;
         snprintf(k->grade, sizeof k->grade, "%s", g[i].grade ? g[i].grade : "");
         k->input = i;
         snprintf(k->gpu, sizeof k->gpu, "%s", g[i].gpu ? g[i].gpu : "");
@@ -127,188 +165,53 @@ gpi_status hedge_compare(const hedge_grade_input *g, size_t n, const hedge_rent 
         k->suggested = g[i].suggested;
         k->providers = g[i].providers;
         snprintf(k->what, sizeof k->what, "%s", g[i].what ? g[i].what : "");
-        if (g[i].missing) {
-            snprintf(k->reason, sizeof k->reason, "%s", g[i].missing);
-            continue;
+        const hedge_own_input *own = &g[i].own;
+        if (own->known) {
+            k->own_known = 1;
+            k->own_in = own->in;
+            k->own_share = own->share;
+            k->own_days = own->days;
+            k->own_median_days = own->median_days;
+            k->own_any_days = own->any_days;
+            if (own->twin_grade) snprintf(k->twin_grade, sizeof k->twin_grade, "%s", own->twin_grade);
         }
-        hedge_series s;
-        gpi_diag dd = {{0}};
-        gpi_status rc = hedge_analyze_index(k->grade, g[i].days, g[i].n, r, o->freq, o->window,
-                                            &s, &k->a, &dd);
-        if (rc == GPI_EINPUT) {
-            snprintf(k->reason, sizeof k->reason, "%s", dd.msg);
-            continue;
+        if (g[i].missing) snprintf(k->reason, sizeof k->reason, "%s", g[i].missing);
+        /* the twin is analyzed even when the grade has no values: a grade
+         * made of the renter's own quotes alone has none without them */
+        for (int twin = g[i].missing ? 1 : 0; twin < 2; twin++) {
+            if (twin && !own->twin) break;
+            hedge_series s;
+            gpi_diag dd = {{0}};
+            gpi_status rc = hedge_analyze_index(k->grade, twin ? own->twin : g[i].days,
+                                                twin ? own->n_twin : g[i].n, r, o->freq,
+                                                o->window, &s, twin ? &k->t : &k->a, &dd);
+            if (rc == GPI_EINPUT) {
+                if (!twin) snprintf(k->reason, sizeof k->reason, "%s", dd.msg);
+                if (!twin) break;
+                continue;
+            }
+            if (rc != GPI_OK) {
+                hedge_ranks_free(rk, n);
+                return gpi_diag_set(d, rc, "%s", dd.msg);
+            }
+            hedge_series_free(&s);
+            if (twin)
+                k->twin_ok = 1;
+            else
+                k->ok = 1;
         }
-        if (rc != GPI_OK) {
-            hedge_ranks_free(rk, n);
-            return gpi_diag_set(d, rc, "%s", dd.msg);
-        }
-        hedge_series_free(&s);
-        k->ok = 1;
     }
     hedge_rank_sort(rk, n, o->min_changes);
     *out = rk;
     return GPI_OK;
 }
 
-/* v with dp decimals, rounded once, half-up (gpi_double_to_units). */
-static const char *num(char buf[32], double v, int dp)
-{
-    return gpi_fixed_format(gpi_double_to_units(v, dp), dp, buf);
-}
-
-static const char *freq_noun(hedge_freq f)
-{
-    return f == HEDGE_DAY ? "daily" : f == HEDGE_WEEK ? "weekly" : "monthly";
-}
-
-/* which: 0 published grades, 1 suggested ones, -1 both. */
-static int in_set(const hedge_rank *k, int which)
-{
-    return which < 0 || k->suggested == which;
-}
-
-/* The first ranked grade of the set (-1 none). */
-static long first_ranked(const hedge_rank *r, size_t n, int which)
-{
-    for (size_t i = 0; i < n; i++)
-        if (r[i].ok && r[i].ranked && in_set(&r[i], which)) return (long)i;
-    return -1;
-}
-
-/* The best R² among the set's grades with data (-1 none). */
-static long best_fit(const hedge_rank *r, size_t n, int which)
-{
-    long bi = -1;
-    for (size_t i = 0; i < n; i++)
-        if (r[i].ok && in_set(&r[i], which) && isfinite(r[i].a.chg.r2) &&
-            (bi < 0 || r[i].a.chg.r2 > r[bi].a.chg.r2))
-            bi = (long)i;
-    return bi;
-}
-
-/* "removes a% of your monthly rent-change variance (95% interval lo%-hi%)
- * at h = x, basis sd y USD/GPU-hour" */
-static void removes(char *out, size_t cap, const hedge_rank *k, hedge_freq f)
-{
-    const hedge_analysis *a = &k->a;
-    char b[3][32], ci[64] = "", lo[32], hi[32];
-    if (isfinite(a->he_lo))
-        snprintf(ci, sizeof ci, " (95%% interval %s%%-%s%%)", num(lo, 100 * a->he_lo, 0),
-                 num(hi, 100 * a->he_hi, 0));
-    snprintf(out, cap, "removes %s%% of your %s rent-change variance%s at h = %s, basis sd %s "
-                       "USD/GPU-hour",
-             num(b[0], 100 * a->he, 0), freq_noun(f), ci, num(b[1], a->chg.b, 2),
-             num(b[2], a->basis.sd, 4));
-}
-
-/* Why no grade of the set hedges: "none has a hedge ratio ...", "none has
- * the changes ... (best R² ...)" or "best R² x (X), below the 0.50 ...". */
-static void no_hedge(char *out, size_t cap, const hedge_rank *r, size_t n, int which,
-                     hedge_freq f)
-{
-    char b[2][32];
-    long best = first_ranked(r, n, which);
-    if (best < 0) {
-        long bi = best_fit(r, n, which);
-        if (bi < 0)
-            snprintf(out, cap, "none has a hedge ratio on this history");
-        else
-            snprintf(out, cap,
-                     "none has the changes and a positive ratio a hedge needs (best R² %s, %s: "
-                     "%s)",
-                     num(b[0], r[bi].a.chg.r2, 3), r[bi].grade, r[bi].why);
-        return;
-    }
-    const hedge_rank *k = &r[best];
-    snprintf(out, cap,
-             "best R² %s (%s%s), below the %s a hedge needs to remove half of the %s "
-             "rent-change variance",
-             num(b[0], k->a.chg.r2, 2), k->grade, k->gpu_match == 0 ? ", a different GPU" : "",
-             num(b[1], HEDGE_VERDICT_MIN_HE, 2), freq_noun(f));
-}
-
-void hedge_compare_verdict(const hedge_rank *r, size_t n, hedge_freq f, hedge_verdict *v)
-{
-    char rm[256], why[320], sw[320];
-    memset(v, 0, sizeof *v);
-    v->best = -1;
-    int any_sug = 0, any_pub = 0;
-    for (size_t i = 0; i < n; i++) {
-        any_sug |= r[i].suggested;
-        any_pub |= !r[i].suggested;
-    }
-    long bp = first_ranked(r, n, 0), bs = first_ranked(r, n, 1);
-    int p_ok = bp >= 0 && r[bp].a.he >= HEDGE_VERDICT_MIN_HE;
-    int s_ok = bs >= 0 && r[bs].a.he >= HEDGE_VERDICT_MIN_HE;
-    if (p_ok) {
-        const hedge_rank *k = &r[bp];
-        v->hedges = 1;
-        v->best = bp;
-        removes(rm, sizeof rm, k, f);
-        char better[200] = "";
-        if (s_ok && bs < bp) {
-            char b[32];
-            snprintf(better, sizeof better,
-                     "; a grade built around your rent would remove %s%% (%s, not published)",
-                     num(b, 100 * r[bs].a.he, 0), r[bs].grade);
-        }
-        snprintf(v->text, sizeof v->text, "use %s: %s%s%s%s", k->grade, rm,
-                 k->a.he < 0.80 ? "; a partial hedge (below the 80% of hedge accounting)" : "",
-                 k->gpu_match == 0 ? "; a different GPU, so its price can part from your rent's"
-                                   : "",
-                 better);
-        return;
-    }
-    if (s_ok) {
-        const hedge_rank *k = &r[bs];
-        v->hedges = v->suggested = 1;
-        v->best = bs;
-        removes(rm, sizeof rm, k, f);
-        if (!any_pub)
-            snprintf(why, sizeof why, "no published grade was compared");
-        else if (best_fit(r, n, 0) < 0)
-            snprintf(why, sizeof why, "no published grade here has values for this rent");
-        else {
-            no_hedge(sw, sizeof sw, r, n, 0, f);
-            snprintf(why, sizeof why, "no published grade here hedges this rent: %s", sw);
-        }
-        snprintf(v->text, sizeof v->text,
-                 "%s; one built around it would: %s%s%s%s %s -- it is not published, so no "
-                 "futures settle on it yet: ask an exchange to list it, or hedge with a swap "
-                 "on it%s",
-                 why, k->grade, k->what[0] ? " (" : "", k->what, k->what[0] ? ")" : "", rm,
-                 k->providers == 1 ? "; it is one provider's price, which that provider alone "
-                                     "sets"
-                                   : "");
-        return;
-    }
-    if (!any_sug) {
-        no_hedge(sw, sizeof sw, r, n, -1, f);
-        snprintf(v->text, sizeof v->text, "no grade here hedges this rent: %s", sw);
-        return;
-    }
-    /* suggestions were ranked too, and none hedges */
-    long bsf = bs >= 0 ? bs : best_fit(r, n, 1);
-    char tail[160] = "";
-    if (bsf >= 0) {
-        char b[32];
-        snprintf(tail, sizeof tail, "; nor would a grade built around it (best R² %s, %s)",
-                 num(b, r[bsf].a.chg.r2, 2), r[bsf].grade);
-    } else {
-        snprintf(tail, sizeof tail, "; no grade built around it has values for this rent");
-    }
-    if (best_fit(r, n, 0) < 0)
-        snprintf(sw, sizeof sw, "%s", any_pub ? "no published grade has values for this rent"
-                                             : "no published grade was compared");
-    else
-        no_hedge(sw, sizeof sw, r, n, 0, f);
-    snprintf(v->text, sizeof v->text, "no grade here hedges this rent: %s%s", sw, tail);
-}
-
 void hedge_ranks_free(hedge_rank *r, size_t n)
 {
     if (!r) return;
-    for (size_t i = 0; i < n; i++) hedge_analysis_free(&r[i].a);
+    for (size_t i = 0; i < n; i++) {
+        hedge_analysis_free(&r[i].a);
+        hedge_analysis_free(&r[i].t);
+    }
     free(r);
 }

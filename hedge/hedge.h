@@ -11,6 +11,9 @@
  *   analyze.c   OLS on changes and levels, Ederington effectiveness, basis,
  *               accounting tests, robust fit (GSL bisquare)
  *   hac.c       Newey-West standard error, rolling ratio, horizons
+ *   oos.c       out-of-sample evidence: walk-forward effectiveness, a
+ *               block-bootstrap interval of h, a break test at the
+ *               largest index move
  *   simulate.c  month-by-month replay with futures cash-settled at the FSP,
  *               month-ahead (roll) or N months at once (strip); headline:
  *               the budget error against the price locked at entry
@@ -71,6 +74,8 @@ typedef struct hedge_rent_info {
     char region[65];
     char provider[65];
     char sku[65];         /* the instance type, e.g. g4dn.xlarge */
+    char zone[65];        /* the availability zone, e.g. use1-az1 (the real
+                             catalogue's offer ids carry it) */
 } hedge_rent_info;
 
 typedef struct hedge_rent {
@@ -82,8 +87,8 @@ typedef struct hedge_rent {
 
 /* Parses rent CSV text (path only names it in errors).  An optional header
  * line starts with "date".  Lines starting with '#' are comments; those of
- * the form "# key: value" with key gpu, term, scope, region, provider or
- * instance_type (also instance-type, sku) fill r->info.  Errors:
+ * the form "# key: value" with key gpu, term, scope, region, provider,
+ * instance_type (also instance-type, sku) or zone fill r->info.  Errors:
  * "path:line: field: reason (got "...")" for a bad date, a price that is
  * not a positive decimal, a date given twice, a quantity that is not a
  * positive number, a wrong field count, a header field given twice, empty
@@ -140,6 +145,20 @@ typedef struct hedge_series {
 gpi_status hedge_align(const hedge_rent *r, const gpi_index_day *idx, size_t nidx,
                        hedge_freq f, hedge_series *out, gpi_diag *d);
 void hedge_series_free(hedge_series *s);
+
+/* The rent alone: its periods at freq f (first and last) and the changes
+ * between adjacent ones, and how often its price changed from one row to
+ * the next (moves: a rent that never changed has nothing to hedge, one
+ * that changed once or twice "fits" any index that moved then), with the
+ * first two changes (day, price before and after, micro-USD). */
+typedef struct hedge_rent_summary {
+    hedge_freq freq;
+    size_t periods, changes, moves;
+    int32_t first, last;
+    int32_t move_day[2];
+    int64_t move_from[2], move_to[2];
+} hedge_rent_summary;
+void hedge_rent_summarize(const hedge_rent *r, hedge_freq f, hedge_rent_summary *out);
 
 /* The day range of index values an analysis or replay of r needs: from
  * the first day of the month before the first rent row to six days after
@@ -210,8 +229,28 @@ typedef struct hedge_analysis {
     /* 95 % intervals: h ± 1.959964 x Newey-West se; the effectiveness at
      * the OLS h (= R² = ρ²) from Fisher's z of ρ, tanh(atanh ρ ±
      * 1.959964 / sqrt(n - 3)) squared (0 at the low end when the
-     * interval of ρ holds 0).  NaN when they cannot be computed. */
+     * interval of ρ holds 0).  NaN when they cannot be computed.  An
+     * exact fit (no residual at all) has the degenerate interval [1, 1]
+     * and exact = 1: it ranks by its effectiveness, said to be exact. */
     double h_lo, h_hi, he_lo, he_hi;
+    int exact;
+    /* changes on which the rent (the index) moved at all */
+    size_t rent_moves, index_moves;
+    /* out of sample (oos.c): walk-forward effectiveness over the n changes
+     * from the train-th on, each hedged at the h fitted on the changes
+     * before it (not_fitted: no slope before it, so not hedged) */
+    struct { double he; size_t n, train, not_fitted; } oos;
+    /* block bootstrap of h: 95 % percentile interval of `used` slopes of
+     * `reps` resamples of blocks of `block` changes, mt19937 seed `seed` */
+    struct { double lo, hi; int reps, block; size_t used; unsigned long seed; } boot;
+    /* Chow test at the largest index move (period: its period's first day,
+     * move: Δindex there): ok = 0 when not testable; broke when p < 0.05 */
+    struct {
+        int ok;
+        int32_t period;
+        double move, f, p, h_before, h_after;
+        size_t n_before, n_after;
+    } chow;
     char warnings[HEDGE_MAX_WARN][200];
     size_t n_warnings;
 } hedge_analysis;
@@ -219,6 +258,16 @@ typedef struct hedge_analysis {
 /* Changes a hedge ratio needs before it is trusted: a year of months
  * (SPEC §9 as amended by METHODOLOGY.md "Hedge analyzer"). */
 #define HEDGE_MIN_CHANGES 12
+/* Changes on which the rent must have moved before any fit is evidence:
+ * a rent that changed once "fits" any index that moved that month. */
+#define HEDGE_MIN_MOVES 3
+/* Out of sample (oos.c): the first change the walk-forward hedges (it
+ * fits h on the changes before it), the bootstrap's resamples and seed,
+ * and the p-value below which the ratio broke. */
+#define HEDGE_WF_MIN_TRAIN 6
+#define HEDGE_BOOT_REPS 999
+#define HEDGE_BOOT_SEED 1UL
+#define HEDGE_BREAK_P 0.05
 /* The largest ratio `--ratio auto` uses: more than twice the exposure in
  * futures is a bet on the grade, not a hedge of the rent. */
 #define HEDGE_RATIO_CAP 2.0
@@ -234,6 +283,15 @@ void hedge_he_interval(double rho, size_t n, double *lo, double *hi);
  * Free with hedge_analysis_free(). */
 gpi_status hedge_analyze(const hedge_series *s, int window, hedge_analysis *out, gpi_diag *d);
 void hedge_analysis_free(hedge_analysis *a);
+
+/* The out-of-sample evidence in words (oos.c): the walk-forward figure,
+ * the bootstrap interval of h (with its resamples, blocks and seed), and
+ * the break test at the largest index move; hedge_broke is 1 when h
+ * broke there (p < HEDGE_BREAK_P). */
+void hedge_oos_text(const hedge_analysis *a, char *out, size_t cap);
+void hedge_boot_text(const hedge_analysis *a, char *out, size_t cap);
+void hedge_stability_text(const hedge_analysis *a, char *out, size_t cap);
+int hedge_broke(const hedge_analysis *a);
 
 /* Convenience: aligns r with grade's index values idx[0..nidx) (the
  * range hedge_index_range gives) and analyzes.  GPI_EINPUT ("grade G: no
@@ -359,6 +417,31 @@ void hedge_sim_free(hedge_sim *s);
 /* Effectiveness a grade needs for the verdict to recommend it: it removes
  * at least half of the variance of the rent's changes. */
 #define HEDGE_VERDICT_MIN_HE 0.50
+/* Effectiveness below which a grade is not ranked at all: it removes
+ * under 1 % of the variance (shown as 0 %), which is no hedge. */
+#define HEDGE_RANK_MIN_HE 0.01
+/* Share of a grade's fix supplied by the renter's own quotes from which
+ * the grade is "largely your own price" (circular): not ranked as a
+ * hedge, and the verdict says so. */
+#define HEDGE_OWN_HIGH 0.50
+
+/* The renter's own quotes in a grade (circularity, issue 27 item 1):
+ * measured from the stored observations by the index (idx_own_shares)
+ * when the rent names its provider.  in = 1 when the grade's values hold
+ * them (a published grade, or a suggestion with --include-own), 0 when
+ * they leave them out (a suggestion by default); the share is of the
+ * grade with them.  The twin is the same grade the other way round:
+ * without them when in = 1, with them when in = 0. */
+typedef struct hedge_own_input {
+    int known;                    /* 0: not measured (the other fields unused) */
+    int in;
+    double share;                 /* mean share of the fix they supply */
+    long days, median_days, any_days;
+    const gpi_index_day *twin;    /* the twin's values (NULL: none) */
+    size_t n_twin;
+    const char *twin_grade;       /* the twin's id when it is a grade of its own
+                                     (a suggestion's), or NULL */
+} hedge_own_input;
 
 /* One grade to rank against the rent: its daily index values over the
  * range hedge_index_range gives, or why it has none, and what is known of
@@ -375,6 +458,7 @@ typedef struct hedge_grade_input {
     const char *what;             /* a suggestion in words, or NULL */
     int providers;                /* a suggestion: the most provider groups
                                      behind one day's value (0 unknown) */
+    hedge_own_input own;
 } hedge_grade_input;
 
 typedef struct hedge_rank {
@@ -389,8 +473,19 @@ typedef struct hedge_rank {
     int suggested;              /* from the input */
     int providers;
     char what[160];
-    int ranked;                 /* enough changes and a positive h */
-    char why[160];              /* why not ranked (ok && !ranked) */
+    int ranked;                 /* a hedge: see hedge_rank_sort */
+    char why[240];              /* why not ranked (ok && !ranked) */
+    /* own quotes: from the input; twin_ok when the twin was analyzed (t) */
+    int own_known, own_in;
+    double own_share;
+    long own_days, own_median_days, own_any_days;
+    int twin_ok;
+    hedge_analysis t;
+    char twin_grade[65];        /* the twin's id, "" when unnamed */
+    int circular;               /* its values hold the renter's own quotes and
+                                   they supply HEDGE_OWN_HIGH or more of its fix */
+    size_t rent_price_changes;  /* the rent's price changes row to row (the
+                                   same for every grade; hedge_compare sets it) */
 } hedge_rank;
 
 typedef struct hedge_compare_opts {
@@ -405,63 +500,113 @@ typedef struct hedge_compare_opts {
  * not, -1 when either is unknown (NULL or ""). */
 int hedge_gpu_match(const char *gpu, const char *list);
 
-/* Analyzes r against each grade, then hedge_rank_sort().  *out holds n
- * ranks; free with hedge_ranks_free(*out, n). */
+/* Analyzes r against each grade (and each twin), then hedge_rank_sort().
+ * *out holds n ranks; free with hedge_ranks_free(*out, n). */
 gpi_status hedge_compare(const hedge_grade_input *g, size_t n, const hedge_rent *r,
                          const hedge_compare_opts *o, hedge_rank **out, gpi_diag *d);
-/* Ranks hedges, not fits: a grade is ranked only with at least
- * min_changes changes and a positive h (a payer of the rent would buy
- * it); ranked grades first, by the low end of the 95 % interval of the
- * effectiveness (a short history ranks below an equal fit on a long
- * one), then the effectiveness, then basis sd (lower first), then id;
- * then unranked grades with data, then grades without.  Published and
- * suggested grades are ranked together.  Sets ranked/why. */
+/* Ranks hedges, not fits.  A grade with data is ranked only when, in this
+ * order: the rent moved over its changes, the index moved, it has at
+ * least min_changes changes, the rent's price changed on at least
+ * HEDGE_MIN_MOVES days (rent_price_changes), a positive h (a payer of
+ * the rent would buy it), an effectiveness of at least HEDGE_RANK_MIN_HE,
+ * and it is not largely the renter's own price (circular); else `why`
+ * says which failed.  Ranked grades first, by the low end of the 95 %
+ * interval of the effectiveness (an exact fit: its degenerate interval
+ * [1, 1]; a short history ranks below an equal fit on a long one), then
+ * the effectiveness, then basis sd (lower first), then id; then unranked
+ * grades with data, then grades without.  Published and suggested grades
+ * are ranked together.  Sets ranked, why, circular. */
 void hedge_rank_sort(hedge_rank *r, size_t n, size_t min_changes);
 
-/* The plain answer, one sentence a risk manager can act on:
- *  - "use X: removes a% of your <freq> rent-change variance ..." when the
- *    best ranked published grade removes at least HEDGE_VERDICT_MIN_HE
- *    (and, when a suggested grade ranks above it and would too, how much
- *    that one would remove);
- *  - else, when a suggested grade does: "no published grade here hedges
- *    this rent (best R² ..., X); one built around it would: Y removes
- *    a% ... -- not published, so no futures settle on it yet ...";
- *  - else "no grade here hedges this rent: best R² ..." (", nor does any
- *    grade built around it (best R² ...)" when suggestions were ranked).
- * best is the index in r of the grade recommended (-1 none); hedges is 1
- * for a recommendation, suggested 1 when it is a suggested grade. */
+/* The sentences a verdict may be made of (hedge_verdict.kinds): one
+ * table-driven test each (tests/test_hedge_compare.c). */
+enum {
+    HEDGE_S_FLAT_RENT = 1 << 0,   /* "no rent risk in this period to hedge: ..." */
+    HEDGE_S_NO_OVERLAP = 1 << 1,  /* "no grade here has index values in your rent's ..." */
+    HEDGE_S_FEW_MOVES = 1 << 2,   /* "your rent changed on only k of its N ... changes" */
+    HEDGE_S_FLAT_INDEX = 1 << 3,  /* "no grade here moved over your rent's ..." */
+    HEDGE_S_TOO_FEW = 1 << 4,     /* "no grade here has the N ... changes a hedge ratio needs" */
+    HEDGE_S_USE = 1 << 5,         /* "use X: removes a% ..." */
+    HEDGE_S_SUGGEST = 1 << 6,     /* "...; one built around it would: Y ..." */
+    HEDGE_S_NONE = 1 << 7,        /* "no grade here hedges this rent: ..." */
+    HEDGE_S_NONE_BUILT = 1 << 8,  /* "; nor would a grade built around it ..." */
+    HEDGE_S_OWN = 1 << 9,         /* "...; X tracks your rent only because your own quotes ..." */
+    HEDGE_S_BROKE = 1 << 10,      /* "...; but its h broke at the largest index move ..." */
+    HEDGE_S_BEST_FIT = 1 << 11,   /* "best R² x (X), ..." / "none of your GPU moves with it" */
+    HEDGE_S_OOS_FAIL = 1 << 12    /* "...; but out of sample it ADDED ..." */
+};
+
+/* The plain answer, sentences a risk manager can act on, each true of
+ * the case (design notes in compare.c): a rent that never changed has no
+ * risk to hedge; no overlap of dates; a rent that moved too rarely; no
+ * index that moved; too few changes; else the first ranked grade when it
+ * removes at least HEDGE_VERDICT_MIN_HE (published first; a suggestion
+ * said to be unpublished and, when it is, one provider's price), else
+ * why none does -- quoting only a grade of the rent's GPU with h > 0 --
+ * and, when a grade tracks the rent only because it is the renter's own
+ * price, that.  best is the index in r of the grade recommended (-1
+ * none); hedges is 1 for a recommendation, suggested 1 when it is a
+ * suggested grade; kinds the sentences used. */
 typedef struct hedge_verdict {
     int hedges, suggested;
     long best;
-    char text[640];
+    unsigned kinds;
+    char text[1400];
 } hedge_verdict;
-void hedge_compare_verdict(const hedge_rank *r, size_t n, hedge_freq f, hedge_verdict *v);
+void hedge_compare_verdict(const hedge_rank *r, size_t n, const hedge_compare_opts *o,
+                           const hedge_rent_summary *rs, hedge_verdict *v);
 void hedge_ranks_free(hedge_rank *r, size_t n);
 
 /* ---- grades built around the rent (suggest.c) ------------------------------ */
 
 typedef struct hedge_candidate {
-    char id[65];              /* "sug-T4.spot.vm.us-east-1.g4dn.xlarge" */
-    char what[160];           /* "T4 spot, vm, in us-east-1, instance type g4dn.xlarge" */
+    char id[65];              /* "sug-T4.spot.vm.us-east-1.g4dn.xlarge.not-own" */
+    char what[240];           /* "T4 spot, vm, in us-east-1, instance type
+                                 g4dn.xlarge, without your own quotes" */
     int one_provider;         /* names a provider, region or instance type:
                                  one provider's prices (min_providers 1) */
+    int own_in;               /* its values may hold the renter's own quotes */
+    long twin;                /* the index in grades_json of its twin -- the
+                                 same grade the other way round (with the own
+                                 quotes when it leaves them out, without
+                                 when not) -- or -1 (none: the own quotes are
+                                 unknown, or the rung leaves their provider
+                                 out) */
 } hedge_candidate;
+
+/* The shipped grades' style, which the candidates follow (read from the
+ * published grades file by the caller): their method and what their
+ * prices cover. */
+typedef struct hedge_sug_style {
+    char method[8];           /* "v2" */
+    char covers[4][16];
+    int n_covers;             /* 0: every kind (no "covers" field) */
+} hedge_sug_style;
 
 typedef struct hedge_suggestion {
     hedge_candidate *c;
     size_t n;
-    char *grades_json;        /* {"grades": [...]}: the candidates, in order,
-                                 for the index's grade parser */
+    size_t n_grades;          /* candidates, then their twins */
+    char *grades_json;        /* {"grades": [...]}: the n candidates, in order,
+                                 then the twins, for the index's grade parser */
+    char *own_exclude;        /* the renter's own quotes as one "exclude" entry
+                                 (compact JSON), NULL when the rent names no
+                                 provider */
+    char own_words[240];      /* those quotes in words, "" when unknown */
 } hedge_suggestion;
 
 /* The candidate grades around a rent (design notes in suggest.c): GPU +
  * term, + scope, + the renter's provider, + region, + instance type, the
  * instance type in every region, and every provider but the renter's --
- * those the known attributes allow.  info->gpu is required; gpus are the
- * canonical models it names (a family names several).  Free with
- * hedge_suggestion_free(). */
+ * those the known attributes allow -- in the shipped grades' style.  The
+ * renter's own quotes (same provider and, as far as the description
+ * goes, region, instance type and zone) are left out of every candidate
+ * unless include_own, and each candidate gets its twin.  info->gpu is
+ * required; gpus are the canonical models it names (a family names
+ * several).  Free with hedge_suggestion_free(). */
 gpi_status hedge_suggest(const hedge_rent_info *info, const char *const *gpus, size_t ngpus,
-                         hedge_suggestion *out, gpi_diag *d);
+                         const hedge_sug_style *style, int include_own, hedge_suggestion *out,
+                         gpi_diag *d);
 void hedge_suggestion_free(hedge_suggestion *s);
 
 /* ---- chart (svg.c) ------------------------------------------------------ */

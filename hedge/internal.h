@@ -24,4 +24,8 @@ gpi_status hedge__rolling(const hedge_series *s, const hedge_changes *c, int win
                           hedge_analysis *a, gpi_diag *d);
 gpi_status hedge__horizons(const hedge_series *s, hedge_analysis *a, gpi_diag *d);
 
+/* Walk-forward, bootstrap and break test of the changes c of s (oos.c). */
+gpi_status hedge__oos(const hedge_series *s, const hedge_changes *c, hedge_analysis *a,
+                      gpi_diag *d);
+
 #endif

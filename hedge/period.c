@@ -186,3 +186,33 @@ void hedge_changes_free(hedge_changes *c)
     free(c->end);
     memset(c, 0, sizeof *c);
 }
+
+void hedge_rent_summarize(const hedge_rent *r, hedge_freq f, hedge_rent_summary *out)
+{
+    memset(out, 0, sizeof *out);
+    out->freq = f;
+    if (!r || r->n == 0) return;
+    int32_t prev_start = 0;
+    for (size_t i = 0; i < r->n;) {
+        int32_t ps = hedge_period_start(f, r->rows[i].day);
+        int32_t pe = hedge_period_next(f, ps);
+        size_t e = i;
+        while (e < r->n && r->rows[e].day < pe) e++;
+        if (out->periods == 0) out->first = ps;
+        out->last = ps;
+        if (out->periods > 0 && ps == hedge_period_next(f, prev_start)) out->changes++;
+        out->periods++;
+        prev_start = ps;
+        i = e;
+    }
+    /* the price changes, row to row */
+    for (size_t i = 1; i < r->n; i++)
+        if (r->rows[i].price_micro != r->rows[i - 1].price_micro) {
+            if (out->moves < 2) {
+                out->move_day[out->moves] = r->rows[i].day;
+                out->move_from[out->moves] = r->rows[i - 1].price_micro;
+                out->move_to[out->moves] = r->rows[i].price_micro;
+            }
+            out->moves++;
+        }
+}

@@ -15,8 +15,8 @@
  * is reported as a wrong header (not as a bad date in line 1).  Prices
  * are exact decimals stored in micro-USD; quantities are GPU-hours.  The
  * "# key: value" comments describe what is rented (gpu, term, scope,
- * region, provider, instance_type), which compare --suggest builds grades
- * around.
+ * region, provider, instance_type, zone), which compare --suggest builds
+ * grades around and compare measures the renter's own quotes by.
  *
  * Errors are "path:line: field: reason (got "raw")"; the first error in
  * file order wins (a duplicated date is reported at its second, later
@@ -82,15 +82,16 @@ static const char *parse_quantity(const char *s, double *out)
 /* "# key: value" (design: the file's own description of the rent).
  * Returns 0 for a plain comment, 1 when a field was set, -1 on error. */
 static int header_field(const char *path, long line, const char *buf, hedge_rent_info *info,
-                        long seen[6], gpi_diag *d)
+                        long seen[7], gpi_diag *d)
 {
     static const struct {
         const char *key;
         int field;
     } keys[] = {{"gpu", 0},      {"term", 1},          {"scope", 2},         {"region", 3},
-                {"provider", 4}, {"instance_type", 5}, {"instance-type", 5}, {"sku", 5}};
-    static const char *const names[] = {"gpu", "term", "scope", "region", "provider",
-                                        "instance_type"};
+                {"provider", 4}, {"instance_type", 5}, {"instance-type", 5}, {"sku", 5},
+                {"zone", 6}};
+    static const char *const names[] = {"gpu",      "term",          "scope", "region",
+                                        "provider", "instance_type", "zone"};
     const char *p = buf;
     while (*p == ' ' || *p == '\t') p++;
     p++; /* '#' */
@@ -129,9 +130,11 @@ static int header_field(const char *path, long line, const char *buf, hedge_rent
                      val);
         return -1;
     }
-    char *dst[6] = {info->gpu, info->term, info->scope, info->region, info->provider, info->sku};
-    size_t cap[6] = {sizeof info->gpu,    sizeof info->term,     sizeof info->scope,
-                     sizeof info->region, sizeof info->provider, sizeof info->sku};
+    char *dst[7] = {info->gpu,      info->term, info->scope, info->region,
+                    info->provider, info->sku,  info->zone};
+    size_t cap[7] = {sizeof info->gpu,      sizeof info->term, sizeof info->scope,
+                     sizeof info->region,   sizeof info->provider, sizeof info->sku,
+                     sizeof info->zone};
     snprintf(dst[field], cap[field], "%s", val);
     seen[field] = line;
     return 1;
@@ -165,7 +168,7 @@ static gpi_status screen_lines(const char *path, const char *text, size_t len,
     gpi_lines_init(&it, text, len);
     char buf[MAX_LINE];
     const char *bad;
-    long seen[6] = {0};
+    long seen[7] = {0};
     const char *start = it.p;
     while (gpi_lines_next(&it, buf, sizeof buf, &bad)) {
         size_t at = (size_t)(start - text), n = (size_t)(it.p - start);

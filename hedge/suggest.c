@@ -30,6 +30,24 @@
  * (3) Ids are "sug-" and the filters joined with '.', characters outside
  *     [A-Za-z0-9._+-] turned into '-', cut to 64 bytes, and made unique
  *     ignoring case (as grade ids must be) with a "-N" suffix.
+ * (4) The shipped style (issue 27 item 7): the method and "covers" of the
+ *     published grades (hedge_sug_style, read by the caller from the
+ *     published grades file), so a suggestion never mixes what the
+ *     published grades keep apart (GPU-only and CPU-heavy prices).
+ * (5) The renter's own quotes (issue 27 item 1) are the same provider and,
+ *     as far as the description goes, the same region, instance type and
+ *     zone; the zone is read from offer ids, which for the real catalogue
+ *     are "<instance type>@<zone or region>/<count>x/<term>", as the glob
+ *     "*@ZONE/" followed by "*".  They are one "exclude" entry
+ *     (grade_exclude.c).  A grade built around a rent that holds the
+ *     renter's own quotes tracks the rent because it *is* the rent, so by
+ *     default every candidate leaves them out (id suffix ".not-own") --
+ *     not the whole provider: the other zones of the same provider are a
+ *     genuine hedge -- and its twin (the same grade with them, the id
+ *     without the suffix) lets compare say how much of it they would
+ *     supply.  include_own turns it round.  The rung "every provider but
+ *     the renter's" holds none of them and has no twin.  Without a
+ *     provider the own quotes are unknown: no exclusion, no twins.
  */
 #include "hedge/internal.h"
 
@@ -58,7 +76,46 @@ void hedge_suggestion_free(hedge_suggestion *s)
     if (!s) return;
     free(s->c);
     free(s->grades_json);
+    free(s->own_exclude);
     memset(s, 0, sizeof *s);
+}
+
+static json_t *str_list(const char *v)
+{
+    json_t *a = json_array();
+    json_array_append_new(a, json_string(v));
+    return a;
+}
+
+/* Note 5: the own quotes as an "exclude" entry, and in words. */
+static json_t *own_entry(const hedge_rent_info *info, char *words, size_t cap)
+{
+    words[0] = '\0';
+    if (!info->provider[0]) return NULL;
+    json_t *e = json_object();
+    json_object_set_new(e, "providers", str_list(info->provider));
+    int n = snprintf(words, cap, "%s", info->provider);
+    if (info->sku[0]) {
+        json_object_set_new(e, "skus", str_list(info->sku));
+        n += snprintf(words + n, cap - (size_t)n, " %s", info->sku);
+    }
+    if (info->region[0]) {
+        json_object_set_new(e, "regions", str_list(info->region));
+        n += snprintf(words + n, cap - (size_t)n, " in %s", info->region);
+    }
+    if (info->zone[0]) {
+        char glob[96];
+        snprintf(glob, sizeof glob, "*@%s/*", info->zone);
+        json_object_set_new(e, "ids", str_list(glob));
+        snprintf(words + n, cap - (size_t)n, ", zone %s (offer ids %s)", info->zone, glob);
+    }
+    return e;
+}
+
+/* id with "sfx" appended, at most 64 bytes. */
+static void with_suffix(char out[65], const char *id, const char *sfx)
+{
+    snprintf(out, 65, "%.*s%s", (int)(64 - strlen(sfx)), id, sfx);
 }
 
 /* Appends ".part" (sanitized) to id. */
@@ -81,15 +138,9 @@ static void what_add(char *what, size_t cap, const char *fmt, const char *v)
     snprintf(what + n, cap - n, fmt, v);
 }
 
-static json_t *str_list(const char *v)
-{
-    json_t *a = json_array();
-    json_array_append_new(a, json_string(v));
-    return a;
-}
-
 gpi_status hedge_suggest(const hedge_rent_info *info, const char *const *gpus, size_t ngpus,
-                         hedge_suggestion *out, gpi_diag *d)
+                         const hedge_sug_style *style, int include_own, hedge_suggestion *out,
+                         gpi_diag *d)
 {
     memset(out, 0, sizeof *out);
     if (!info || !info->gpu[0] || !gpus || ngpus == 0)
@@ -98,14 +149,18 @@ gpi_status hedge_suggest(const hedge_rent_info *info, const char *const *gpus, s
     unsigned have = (info->scope[0] ? F_SCOPE : 0) | (info->provider[0] ? F_PROVIDER | F_EXCLUDE : 0) |
                     (info->region[0] ? F_REGION : 0) | (info->sku[0] ? F_SKU : 0);
     out->c = calloc(NLADDER, sizeof *out->c);
-    json_t *root = json_object(), *arr = json_array();
-    if (!out->c || !root || !arr) {
+    json_t *root = json_object(), *arr = json_array(), *twins = json_array();
+    json_t *own = own_entry(info, out->own_words, sizeof out->own_words);
+    if (!out->c || !root || !arr || !twins) {
         json_decref(root);
         json_decref(arr);
+        json_decref(twins);
+        json_decref(own);
         hedge_suggestion_free(out);
         return gpi_diag_set(d, GPI_ENOMEM, "hedge: out of memory (suggest)");
     }
     json_object_set_new(root, "grades", arr);
+    if (own) out->own_exclude = json_dumps(own, JSON_SORT_KEYS | JSON_COMPACT);
     unsigned done[NLADDER];
     size_t ndone = 0;
     for (size_t k = 0; k < NLADDER; k++) {
@@ -128,7 +183,14 @@ gpi_status hedge_suggest(const hedge_rent_info *info, const char *const *gpus, s
         json_object_set_new(g, "gpu", gl);
         json_object_set_new(g, "term", json_string(term));
         json_object_set_new(g, "min_tier", json_string("unrated"));
-        json_object_set_new(g, "method", json_string("v2"));
+        json_object_set_new(g, "method",
+                            json_string(style && style->method[0] ? style->method : "v2"));
+        if (style && style->n_covers > 0) {
+            json_t *cv = json_array();
+            for (int k2 = 0; k2 < style->n_covers && k2 < 4; k2++)
+                json_array_append_new(cv, json_string(style->covers[k2]));
+            json_object_set_new(g, "covers", cv);
+        }
         if (f & F_SCOPE) {
             id_add(id, sizeof id, info->scope);
             what_add(c->what, sizeof c->what, "%s", info->scope);
@@ -169,10 +231,40 @@ gpi_status hedge_suggest(const hedge_rent_info *info, const char *const *gpus, s
             snprintf(sfx, sizeof sfx, "-%d", tries);
             snprintf(c->id, sizeof c->id, "sug-%.*s%s", (int)(60 - strlen(sfx)), id, sfx);
         }
-        json_object_set_new(g, "id", json_string(c->id));
+        /* note 5: own quotes out (by default) and the twin */
+        c->own_in = 1;
+        c->twin = -1;
+        if (own && !(f & F_EXCLUDE)) {
+            json_t *tw = json_deep_copy(g);
+            char base[65], other[65];
+            snprintf(base, sizeof base, "%s", c->id);
+            with_suffix(other, base, ".not-own");
+            json_t *ex_g = include_own ? tw : g, *in_g = include_own ? g : tw;
+            json_t *ex = json_array();
+            json_array_append_new(ex, json_deep_copy(own));
+            json_object_set_new(ex_g, "exclude", ex);
+            json_object_set_new(in_g, "id", json_string(base));
+            json_object_set_new(ex_g, "id", json_string(other));
+            if (!include_own) {
+                snprintf(c->id, sizeof c->id, "%s", other);
+                what_add(c->what, sizeof c->what, "%s", "without your own quotes");
+                c->own_in = 0;
+            }
+            c->twin = (long)json_array_size(twins); /* made absolute below */
+            json_array_append_new(twins, tw);
+        } else {
+            json_object_set_new(g, "id", json_string(c->id));
+        }
         json_array_append_new(arr, g);
         out->n++;
     }
+    for (size_t k = 0; k < out->n; k++)
+        if (out->c[k].twin >= 0) out->c[k].twin += (long)out->n;
+    for (size_t k = 0; k < json_array_size(twins); k++)
+        json_array_append(arr, json_array_get(twins, k));
+    out->n_grades = json_array_size(arr);
+    json_decref(twins);
+    json_decref(own);
     out->grades_json = json_dumps(root, JSON_SORT_KEYS | JSON_INDENT(1));
     json_decref(root);
     if (!out->grades_json) {

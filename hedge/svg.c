@@ -80,9 +80,9 @@ gpi_status hedge_svg(const hedge_series *s, const hedge_analysis *a, const char 
     gpi_status st = hedge_changes_make(s, 1, &c, d);
     if (st != GPI_OK) return st;
     gpi_sbuf_printf(&b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-                  "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"920\" height=\"480\" "
-                  "viewBox=\"0 0 920 480\" font-family=\"sans-serif\">\n"
-                  "<rect width=\"920\" height=\"480\" fill=\"white\"/>\n"
+                  "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"920\" height=\"540\" "
+                  "viewBox=\"0 0 920 540\" font-family=\"sans-serif\">\n"
+                  "<rect width=\"920\" height=\"540\" fill=\"white\"/>\n"
                   "<text x=\"20\" y=\"22\" font-size=\"15\">");
     gpi_sbuf_xml(&b, title);
     char h[48] = "n/a";
@@ -154,6 +154,16 @@ gpi_status hedge_svg(const hedge_series *s, const hedge_analysis *a, const char 
             "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\">%s</text>"
             "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" text-anchor=\"end\">%s</text>\n",
             bs.px, bs.py + bs.ph + 14, l0, bs.px + bs.pw, bs.py + bs.ph + 14, l1);
+    }
+    /* the out-of-sample evidence (oos.c), in words */
+    char t[400];
+    for (int k = 0; k < 3; k++) {
+        if (k == 0) hedge_oos_text(a, t, sizeof t);
+        if (k == 1) hedge_boot_text(a, t, sizeof t);
+        if (k == 2) hedge_stability_text(a, t, sizeof t);
+        gpi_sbuf_printf(&b, "<text x=\"20\" y=\"%d\" font-size=\"11\">", 470 + 18 * k);
+        gpi_sbuf_xml(&b, t);
+        gpi_sbuf_printf(&b, "</text>\n");
     }
     gpi_sbuf_printf(&b, "</svg>\n");
     hedge_changes_free(&c);
@@ -301,22 +311,25 @@ gpi_status hedge_svg_compare(const hedge_rank *rk, size_t n, hedge_freq f, const
     *len = 0;
     if (!rk && n) return gpi_diag_set(d, GPI_EUSAGE, "hedge_svg_compare: bad arguments");
     gpi_sbuf b = {NULL, 0, 0, 0};
-    const double row = 22, top = 96, left = 330, width = 460;
+    const double row = 22, top = 96, left = 380, width = 300;
     double height = top + row * (double)(n ? n : 1) + 40;
     gpi_sbuf_printf(&b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-                  "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"920\" height=\"%.0f\" "
-                  "viewBox=\"0 0 920 %.0f\" font-family=\"sans-serif\">\n"
-                  "<rect width=\"920\" height=\"%.0f\" fill=\"white\"/>\n"
+                  "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"980\" height=\"%.0f\" "
+                  "viewBox=\"0 0 980 %.0f\" font-family=\"sans-serif\">\n"
+                  "<rect width=\"980\" height=\"%.0f\" fill=\"white\"/>\n"
                   "<text x=\"20\" y=\"22\" font-size=\"15\">",
               height, height, height);
     gpi_sbuf_xml(&b, title);
     gpi_sbuf_printf(&b, "</text>\n<text x=\"20\" y=\"42\" font-size=\"11\">hedge effectiveness HE: "
                   "the share of the %s rent-change variance a hedge at the fitted h removes, with "
-                  "its 95%% interval</text>\n<text x=\"20\" y=\"57\" font-size=\"11\">"
+                  "its 95%% interval</text>\n<text x=\"20\" y=\"57\" font-size=\"10\">"
                   "<tspan fill=\"#1f77b4\">blue: ranked</tspan>, <tspan fill=\"#2ca02c\">"
                   "green: suggested (built around the rent, not published)</tspan>, <tspan "
                   "fill=\"#888\">grey: not ranked</tspan>; dashed: the verdict's 50%% and hedge "
-                  "accounting's 80%%</text>\n",
+                  "accounting's 80%%</text>\n<text x=\"20\" y=\"72\" font-size=\"10\">hollow "
+                  "diamond: out of sample (walk-forward; at 0 when it added variance); right: HE, "
+                  "out of sample (oos), h's bootstrap 95%% interval, and whether h held at the "
+                  "largest index move</text>\n",
               f == HEDGE_DAY ? "daily" : f == HEDGE_WEEK ? "weekly" : "monthly");
     box bo = {left, top - 8, width, row * (double)(n ? n : 1) + 8, 0, 1, 0, 1};
     gpi_sbuf_printf(&b,
@@ -361,11 +374,23 @@ gpi_status hedge_svg_compare(const hedge_rank *rk, size_t n, hedge_freq f, const
                             "stroke-width=\"2\"/>\n",
                             bx(&bo, fmin(fmax(a->he_lo, 0), 1)), y,
                             bx(&bo, fmin(fmax(a->he_hi, 0), 1)), y, c);
+        char oos[32] = "oos n/a", boot[64] = "", held[16] = "";
+        if (isfinite(a->oos.he)) {
+            double ox = fmin(fmax(a->oos.he, 0), 1);
+            snprintf(oos, sizeof oos, "oos %.0f%%", 100 * a->oos.he);
+            gpi_sbuf_printf(&b,
+                            "<path d=\"M%.1f %.1f l5 5 l-5 5 l-5 -5 z\" fill=\"none\" "
+                            "stroke=\"%s\" stroke-width=\"1.5\"/>\n",
+                            bx(&bo, ox), y - 5, c);
+        }
+        if (isfinite(a->boot.lo)) snprintf(boot, sizeof boot, " h [%.2f, %.2f]", a->boot.lo, a->boot.hi);
+        if (a->chow.ok) snprintf(held, sizeof held, " %s", hedge_broke(a) ? "BROKE" : "held");
         gpi_sbuf_printf(
             &b,
             "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4.5\" fill=\"%s\"/>"
-            "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" fill=\"#333\">%.0f%%%s</text>\n",
-            bx(&bo, he), y, c, bx(&bo, 1) + 6, y + 4, 100 * he, k->ranked ? "" : " (not ranked)");
+            "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" fill=\"#333\">%.0f%% %s%s%s%s</text>\n",
+            bx(&bo, he), y, c, bx(&bo, 1) + 6, y + 4, 100 * he, oos, boot, held,
+            k->ranked ? "" : " (not ranked)");
     }
     gpi_sbuf_printf(&b, "</svg>\n");
     if (b.oom) {

@@ -75,6 +75,7 @@ gpi_status idx_day_init(idx_day *dy, const idx_grades *gs)
     memset(dy, 0, sizeof *dy);
     dy->gs = gs;
     dy->ng = gs->n;
+    for (size_t i = 0; i < gs->n; i++) dy->need_ident |= gs->g[i].excl_ids;
     dy->offers = calloc(gs->n ? gs->n : 1, sizeof *dy->offers);
     dy->trades = calloc(gs->n ? gs->n : 1, sizeof *dy->trades);
     dy->n_slots = 256;
@@ -270,6 +271,9 @@ static int on_obs(const gpi_obs *o, void *ud)
     }
     for (size_t k = 0; k < n; k++) {
         size_t i = (size_t)take[k];
+        /* an "exclude" entry on ids is tried row by row (grade_exclude.c) */
+        if (dy->need_ident && dy->gs->g[i].excl_ids && idx_grade_excluded(&dy->gs->g[i], o, 1))
+            continue;
         idx_buf *b = o->kind == GPI_OFFER ? &dy->offers[i] : &dy->trades[i];
         if (push(b, &it) || (dy->keep && keep_hit(dy->keep, o, i, &kept_at))) {
             dy->err = GPI_ENOMEM;
@@ -287,8 +291,9 @@ gpi_status idx_day_collect(idx_day *dy, store *st, int32_t day, int64_t as_of, g
     /* the core scan: no audit columns (design note 5 of build.c: reading
      * is most of a build); the sku comes with the profile.  The detail
      * publishes the identity (note 5): it takes the full scan */
-    gpi_status rc = dy->keep ? store_obs_scan(st, day, day, as_of, on_obs, dy, d)
-                             : store_obs_scan_core(st, day, day, as_of, on_obs, dy, d);
+    gpi_status rc = dy->keep || dy->need_ident
+                        ? store_obs_scan(st, day, day, as_of, on_obs, dy, d)
+                        : store_obs_scan_core(st, day, day, as_of, on_obs, dy, d);
     if (rc == GPI_OK && dy->err != GPI_OK)
         rc = gpi_diag_set(d, dy->err, "index: out of memory reading a day");
     return rc;

@@ -17,7 +17,7 @@
 #include <string.h>
 #include <strings.h>
 
-static int in_list(const char (*v)[IDX_NAME_MAX + 1], int n, const char *s)
+int idx_name_in_list(const char (*v)[IDX_NAME_MAX + 1], int n, const char *s)
 {
     if (!s) s = "";
     for (int i = 0; i < n; i++) {
@@ -49,20 +49,21 @@ int idx_grade_match_terms(const idx_grade *g, const gpi_obs *o)
 
 int idx_grade_match_places(const idx_grade *g, const gpi_obs *o)
 {
-    if (g->n_region && !in_list(g->region, g->n_region, o->region)) return 0;
-    if (g->n_provider && !in_list(g->provider, g->n_provider, o->provider) &&
-        !in_list(g->provider, g->n_provider, o->group))
+    if (g->n_region && !idx_name_in_list(g->region, g->n_region, o->region)) return 0;
+    if (g->n_provider && !idx_name_in_list(g->provider, g->n_provider, o->provider) &&
+        !idx_name_in_list(g->provider, g->n_provider, o->group))
         return 0;
-    if (g->n_segment && !in_list(g->segment, g->n_segment, o->segment)) return 0;
-    if (g->n_exclude && (in_list(g->exclude, g->n_exclude, o->provider) ||
-                         in_list(g->exclude, g->n_exclude, o->group)))
+    if (g->n_segment && !idx_name_in_list(g->segment, g->n_segment, o->segment)) return 0;
+    if (g->n_exclude && (idx_name_in_list(g->exclude, g->n_exclude, o->provider) ||
+                         idx_name_in_list(g->exclude, g->n_exclude, o->group)))
         return 0;
-    if (g->n_sku && !in_list(g->sku, g->n_sku, o->sku)) return 0;
+    if (g->n_sku && !idx_name_in_list(g->sku, g->n_sku, o->sku)) return 0;
+    if (g->n_excl && idx_grade_excluded(g, o, 0)) return 0; /* grade_exclude.c note 3 */
     return 1;
 }
 
 int idx_grade_match(const idx_grade *g, const gpi_obs *o)
 {
     return idx_grade_match_terms(g, o) && idx_grade_match_gpu(g, o->gpu) &&
-           idx_grade_match_places(g, o);
+           idx_grade_match_places(g, o) && !(g->excl_ids && idx_grade_excluded(g, o, 1));
 }

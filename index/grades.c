@@ -302,6 +302,48 @@ static gpi_status regions_parse(ctx *c, size_t gi, const json_t *v, idx_grade *g
     return GPI_OK;
 }
 
+/* "exclude" (grade_exclude.c): a list of at most IDX_MAX_EXCL objects,
+ * each with at least one of providers, regions, skus, ids (lists of at
+ * most IDX_MAX_EXCL_LIST names; "*" is refused: a list of everything
+ * would filter nothing, or everything). */
+static gpi_status exclude_parse(ctx *c, size_t gi, const json_t *v, idx_grade *g)
+{
+    char buf[256], field[64];
+    if (!json_is_array(v) || json_array_size(v) == 0)
+        return bad(c, gi, "exclude", "not a list of objects", got_text(v, buf, sizeof buf));
+    if (json_array_size(v) > IDX_MAX_EXCL)
+        return bad(c, gi, "exclude", "more than 4 entries", "...");
+    g->n_excl = 0;
+    for (size_t k = 0; k < json_array_size(v); k++) {
+        const json_t *e = json_array_get(v, k);
+        idx_exclusion *x = &g->excl[g->n_excl++];
+        memset(x, 0, sizeof *x);
+        snprintf(field, sizeof field, "exclude[%zu]", k);
+        if (!json_is_object(e) || json_object_size(e) == 0)
+            return bad(c, gi, field, "not an object of providers, regions, skus or ids",
+                       got_text(e, buf, sizeof buf));
+        const char *key;
+        json_t *lv;
+        json_object_foreach((json_t *)e, key, lv) {
+            char (*dst)[IDX_NAME_MAX + 1] = NULL;
+            int *n = NULL;
+            if (strcmp(key, "providers") == 0) dst = x->provider, n = &x->n_provider;
+            else if (strcmp(key, "regions") == 0) dst = x->region, n = &x->n_region;
+            else if (strcmp(key, "skus") == 0) dst = x->sku, n = &x->n_sku;
+            else if (strcmp(key, "ids") == 0) dst = x->id, n = &x->n_id;
+            snprintf(field, sizeof field, "exclude[%zu].%.32s", k, key);
+            if (!dst) return bad(c, gi, field, "unknown (providers, regions, skus or ids)", key);
+            gpi_status rc = list_max(c, gi, field, lv, dst, n, IDX_MAX_EXCL_LIST);
+            if (rc != GPI_OK) return rc;
+            for (int i = 0; i < *n; i++)
+                if (strcmp(dst[i], "*") == 0)
+                    return bad(c, gi, field, "\"*\" would match everything", "*");
+        }
+        if (x->n_id) g->excl_ids = 1;
+    }
+    return GPI_OK;
+}
+
 static gpi_status term_parse(ctx *c, size_t gi, const json_t *v, idx_grade *g)
 {
     char buf[256];
@@ -370,6 +412,13 @@ static gpi_status grade_canon(idx_grade *g)
         a = json_array();
         for (int i = 0; i < opt[k].n; i++) json_array_append_new(a, json_string(opt[k].v[i]));
         json_object_set_new(o, opt[k].key, a);
+    }
+    if (g->n_excl) {
+        if (!(a = idx_exclude_canon(g))) {
+            json_decref(o);
+            return GPI_ENOMEM;
+        }
+        json_object_set_new(o, "exclude", a);
     }
     if (g->covers_mask != (1u << GPI_COVERS__N) - 1) {
         a = json_array();
@@ -506,6 +555,8 @@ static gpi_status grade_parse(ctx *c, size_t gi, const json_t *obj, idx_grade *g
                     if (key[0] == 'e') return bad(c, gi, key, "would exclude every provider", "*");
                     *n = 0; /* "*" anywhere = all */
                 }
+        } else if (strcmp(key, "exclude") == 0) {
+            if ((rc = exclude_parse(c, gi, v, g)) != GPI_OK) return rc;
         } else if (is_param(key)) {
             if ((rc = param_set(c, gi, key, v, &g->p)) != GPI_OK) return rc;
         } else {

@@ -60,6 +60,21 @@ void idx_params_default(idx_params *p);
 #define IDX_MAX_LIST 32
 #define IDX_NAME_MAX 64
 #define IDX_MAX_REGION 96           /* regions after region groups are expanded */
+#define IDX_MAX_EXCL 4              /* entries of "exclude"                 */
+#define IDX_MAX_EXCL_LIST 8         /* names in one list of an entry        */
+
+/* One entry of a grade's "exclude" (grade_exclude.c): an observation that
+ * matches every list the entry has is left out of the grade.  providers
+ * match the provider or its group; regions, skus and ids are globs
+ * (case-insensitive); ids match the observation's identity text (the
+ * source's id, e.g. "g4dn.xlarge@use1-az1/1x/spot"). */
+typedef struct idx_exclusion {
+    int n_provider, n_region, n_sku, n_id;
+    char provider[IDX_MAX_EXCL_LIST][IDX_NAME_MAX + 1];
+    char region[IDX_MAX_EXCL_LIST][IDX_NAME_MAX + 1];
+    char sku[IDX_MAX_EXCL_LIST][IDX_NAME_MAX + 1];
+    char id[IDX_MAX_EXCL_LIST][IDX_NAME_MAX + 1];
+} idx_exclusion;
 
 typedef struct idx_grade {
     char id[IDX_NAME_MAX + 1];
@@ -87,6 +102,11 @@ typedef struct idx_grade {
     int n_exclude;                  /* "exclude_providers"; 0 = none       */
     char exclude[IDX_MAX_LIST][IDX_NAME_MAX + 1];
     unsigned covers_mask;           /* bit per gpi_covers                   */
+    int n_excl;                     /* "exclude" entries; 0 = none         */
+    idx_exclusion excl[IDX_MAX_EXCL];
+    int excl_ids;                   /* an entry matches ids: the grade needs
+                                       each observation's identity text,
+                                       row by row (grade_exclude.c)       */
     idx_params p;
     char hash[65];                  /* SHA-256 of canon                    */
     char *canon;                    /* canonical JSON (owned by the set)   */
@@ -152,8 +172,13 @@ gpi_status idx_grade_from_canon(const char *canon, const char *name, idx_grades 
                                 gpi_diag *d);
 gpi_status idx_grade_stored(store *st, const char *hash, idx_grades **out, gpi_diag *d);
 
-/* 1 when the observation belongs to the grade (every filter but status). */
+/* 1 when the observation belongs to the grade (every filter but status;
+ * an "exclude" entry with ids reads o->ident, NULL as ""). */
 int idx_grade_match(const idx_grade *g, const gpi_obs *o);
+/* grade_exclude.c: 1 when an "exclude" entry of g leaves o out; rows:
+ * 0 tries only the entries without ids (what a profile decides), 1 only
+ * those with ids (row by row), -1 every entry. */
+int idx_grade_excluded(const idx_grade *g, const gpi_obs *o, int rows);
 
 /* Filters that match no stored observation (grade_tables.c): for each
  * grade, every GPU, region (or region group), provider, segment and sku
@@ -463,5 +488,24 @@ typedef struct idx_series {
 gpi_status idx_series_compute(store *st, const idx_grades *gs, int32_t from, int32_t to,
                               int64_t as_of, idx_series **out, gpi_diag *d);
 void idx_series_free(idx_series *s);
+
+/* ---- one participant's share of a fix (own.c) ------------------------------ */
+
+/* How much of grade G's fixes one participant's quotes supply, over the
+ * days with a fix (trades or offers level) of a range. */
+typedef struct idx_own {
+    long days;          /* days with a fix                                  */
+    double share;       /* mean over them of the share own quotes supply    */
+    long median_days;   /* days own quotes supply at least half of the fix  */
+    long any_days;      /* days own quotes are in the fix at all            */
+} idx_own;
+
+/* For every grade gi of gs with twin[gi] >= 0 (the index in gs of the same
+ * grade with the participant's quotes excluded: its "own" quotes are those
+ * the twin does not take), out[gi] over [from, to] at cut-off as_of, from
+ * the stored observations (the store is only read; design notes in
+ * own.c); zero for the others.  out holds gs->n entries. */
+gpi_status idx_own_shares(store *st, const idx_grades *gs, const long *twin, int32_t from,
+                          int32_t to, int64_t as_of, idx_own *out, gpi_diag *d);
 
 #endif

@@ -55,6 +55,8 @@ typedef struct idx_day {
     signed char *gpu_ok;
     size_t cap_gpu_ok;          /* names covered */
     struct idx_kept *keep;      /* day.c's detail: the observations kept (NULL: none) */
+    int need_ident;             /* a grade's "exclude" matches ids: the scan reads
+                                   identity texts (grade_exclude.c note 3) */
     /* day.c note 6: per stored profile id, what the grades make of it:
      * pm_at[id] is 0 (not yet seen) or 1 + where pm holds its entry --
      * the group's interned id (-1: no grade takes it), the number of
@@ -70,6 +72,13 @@ typedef struct idx_day {
 int idx_grade_match_terms(const idx_grade *g, const gpi_obs *o);
 int idx_grade_match_gpu(const idx_grade *g, const char *gpu);
 int idx_grade_match_places(const idx_grade *g, const gpi_obs *o);
+/* grade_match.c note 1: whether s (NULL as "") is in the list v[0..n):
+ * globs matched without regard to case, other names compared so. */
+int idx_name_in_list(const char (*v)[IDX_NAME_MAX + 1], int n, const char *s);
+/* grade_exclude.c: a grade's "exclude" in canonical form (a JSON array;
+ * NULL when out of memory). */
+struct json_t;
+struct json_t *idx_exclude_canon(const idx_grade *g);
 
 /* sort.c: the fix's orders of items -- by group, price, key, time (the
  * screen); by price, group, key (the weighted median); by price alone --
