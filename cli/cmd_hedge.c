@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "hedge/hedge.h"
+#include "settlement/settlement.h"
 #include "store/store.h"
 #include "store/grades.h"
 #include "store/index_values.h"
@@ -279,6 +280,7 @@ static int take(const cli_args *a, int k, const char *v)
             return 2;
         }
         o->sim.min_days = (size_t)lv;
+        o->min_days_given = 1;
         break;
     default: /* stored by the parser */
         break;
@@ -339,8 +341,9 @@ static int parse_opts(int sub, int argc, char **argv, hopts *o)
         cli_error("--include-own applies to the grades --suggest builds\n%s", usage);
         return 2;
     }
-    if (sub == SUB_SIMULATE && o->contracts && o->size_given) {
-        cli_error("--size and --contracts both size the futures: give one\n%s", usage);
+    if (sub == SUB_SIMULATE && o->contracts && (o->size_given || o->min_days_given)) {
+        cli_error("--contracts gives the contract's size and min_published_days: leave out "
+                  "--size and --min-days\n%s", usage);
         return 2;
     }
     for (size_t k = 0; k < o->ngrades; k++)
@@ -447,6 +450,28 @@ static int do_analyze(cli_ctx *ctx, const hopts *o)
     return rc;
 }
 
+/* --contracts: the terms of the file's contract on the grade (else its
+ * first) and the file's contracts on the grade, into *cs (free). */
+static int contract_terms(hopts *o, settle_contract **cs, settle_contract **listed)
+{
+    size_t nc = 0;
+    gpi_diag d = {{0}};
+    gpi_status st = settle_contracts_load(o->contracts, NULL, NULL, cs, &nc, &d);
+    if (st != GPI_OK) return fail(st, &d);
+    *listed = calloc(nc, sizeof **listed);
+    if (!*listed) {
+        cli_error("hedge simulate: out of memory");
+        return 1;
+    }
+    size_t nl = 0;
+    for (size_t i = 0; i < nc; i++)
+        if (strcasecmp((*cs)[i].grade, o->grade) == 0) (*listed)[nl++] = (*cs)[i];
+    o->sim.terms = nl ? &(*listed)[0] : &(*cs)[0];
+    o->sim.listed = *listed;
+    o->sim.n_listed = nl;
+    return 0;
+}
+
 static int do_simulate(cli_ctx *ctx, hopts *o)
 {
     hedge_rent r;
@@ -454,10 +479,12 @@ static int do_simulate(cli_ctx *ctx, hopts *o)
     gpi_diag d = {{0}};
     store *db = NULL;
     gpi_index_day *days = NULL;
+    settle_contract *cs = NULL, *listed = NULL;
     size_t nd = 0;
     int rc = 0;
     gpi_status st = hedge_rent_load(o->rent, &r, &d);
     if (st != GPI_OK) return fail(st, &d);
+    if (o->contracts && (rc = contract_terms(o, &cs, &listed))) goto done;
     if (o->forward) {
         if ((st = hedge_forward_load(o->forward, &fw, &d)) != GPI_OK) {
             rc = fail(st, &d);
@@ -523,6 +550,8 @@ static int do_simulate(cli_ctx *ctx, hopts *o)
     for (size_t k = 0; k < ns; k++) hedge_sim_free(&s[k]);
 done:
     free(days);
+    free(cs);
+    free(listed);
     store_close(db);
     hedge_forward_free(&fw);
     hedge_rent_free(&r);

@@ -15,7 +15,7 @@ typedef struct hopts {
     const char *grade_gpus[MAX_GRADES]; /* from the grades file, or NULL */
     const idx_grade *grade_defs[MAX_GRADES]; /* from the grades file, or NULL */
     size_t ngrades;
-    int freq, json, window, latest, all_strategies, suggest, include_own, size_given;
+    int freq, json, window, latest, all_strategies, suggest, include_own, size_given, min_days_given;
     size_t min_changes;
     hedge_sim_opts sim;
     /* what is rented: options, over the rent file's header fields */

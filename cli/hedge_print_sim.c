@@ -16,6 +16,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "settlement/settlement.h"
+
 static const char *e4(char buf[32], int64_t v)
 {
     return gpi_fixed_format(v, 4, buf);
@@ -43,7 +45,8 @@ static const char *removed(char buf[32], double v)
     return buf;
 }
 
-static const char *const rule_key[HEDGE_RATIO_NRULES] = {"given", "fitted", "fallback_1",
+static const char *const rule_key[HEDGE_RATIO_NRULES] = {"given", "fitted",
+                                                        "too_few_changes_not_hedged",
                                                         "negative_not_hedged", "capped"};
 static const char rule_mark[HEDGE_RATIO_NRULES] = {' ', ' ', '*', '!', '^'};
 
@@ -94,10 +97,24 @@ void hp_sim_text(FILE *f, const char *grade, const hedge_sim_opts *o, const hedg
     const char *what = payer ? "cost" : "revenue";
     fprintf(f, "hedge replay: %s futures on %s, %s, ratio %s, size %lld GPU-hours, entry at %s\n",
             payer ? "payer buys" : "earner sells", grade, strategy_text(o, st),
-            o->ratio_auto ? "auto" : hp_num(b[0], o->ratio, 4), (long long)o->size,
+            o->ratio_auto ? "auto" : hp_num(b[0], o->ratio, 4), (long long)(o->terms ? o->terms->size_gpu_hours : o->size),
             o->forward ? "the forward price"
             : o->strategy == HEDGE_STRIP ? "the FSP of the month of entry"
                                          : "the previous month's FSP");
+    if (s->contradicts)
+        fprintf(f, "NOTE: --ratio %s contradicts the fit: h fitted on all %zu monthly changes is %s "
+                   "(the grade moved %s your rent), so this replay hedges against it\n",
+                hp_num(b[0], o->ratio, 4), s->fit_changes, hp_num(b[1], s->fit_h, 3),
+                s->fit_h > 0 ? "with" : "against");
+    if (o->terms) {
+        const settle_contract *t = o->terms;
+        char tick[32];
+        fprintf(f, "contracts sized on %s: %s's terms, %lld GPU-hours, tick %s, %s-day average, "
+                   "%d values needed; a month the file lists settles on its own contract\n",
+                t->path ? t->path : "the contract file", t->symbol, (long long)t->size_gpu_hours,
+                gpi_fixed_format(t->tick.mant, t->tick.scale, tick), settle_days_name(t->fsp_days),
+                t->min_published_days);
+    }
     fprintf(f, "month        h  contracts   entry     FSP   futures P&L    rent  hedged  locked  "
                "rent-lck  hedg-lck\n");
     int32_t last_entered = 0;
@@ -111,8 +128,8 @@ void hp_sim_text(FILE *f, const char *grade, const hedge_sim_opts *o, const hedg
     }
     size_t minc = o->min_changes ? o->min_changes : HEDGE_MIN_CHANGES;
     if (s->n_rule[HEDGE_RATIO_FALLBACK])
-        fprintf(f, "  * h = 1: fewer than %zu monthly changes before the month (or an index that "
-                   "never moved) to fit h on\n", minc);
+        fprintf(f, "  * h = 0, not hedged: fewer than %zu monthly changes before the month (or an "
+                   "index that never moved) to fit h on\n", minc);
     if (s->n_rule[HEDGE_RATIO_NEGATIVE])
         fprintf(f, "  ! h = 0, not hedged: the fitted h was negative (the side is never switched)\n");
     if (s->n_rule[HEDGE_RATIO_CAPPED])
@@ -160,6 +177,37 @@ void hp_sim_text(FILE *f, const char *grade, const hedge_sim_opts *o, const hedg
                     pct(b[2], k->hedged_usd / k->budget_usd - 1),
                     cli_num(b[3], 100 * k->hedged_quantity / k->quantity, 0));
         }
+    if (o->terms && s->n_done > 0) {
+        int64_t lo = INT64_MAX, hi = INT64_MIN;
+        int32_t worst = 0;
+        double wmax = 0;
+        for (size_t i = 0; i < s->n; i++) {
+            const hedge_sim_month *m = &s->m[i];
+            if (m->skipped) continue;
+            if (m->contracts < lo) lo = m->contracts;
+            if (m->contracts > hi) hi = m->contracts;
+            if (fabs(m->residual_usd) >= fabs(wmax)) {
+                wmax = m->residual_usd;
+                worst = m->month;
+            }
+        }
+        char lab[16];
+        hedge_period_label(HEDGE_MONTH, worst, lab);
+        fprintf(f, "contracts: %lld to %lld a month (h x GPU-hours / %lld, whole contracts); cash "
+                   "settled %s USD in total\n",
+                (long long)lo, (long long)hi, (long long)o->terms->size_gpu_hours,
+                cents(b[0], s->pnl_cents));
+        fprintf(f, "residual basis: the hedged %s ended %s USD from the locked budget over the "
+                   "replayed months (largest month %s USD, %s)\n",
+                what, hp_num(b[0], s->residual_usd, 2), hp_num(b[1], wmax, 2), lab);
+        if (isfinite(s->var_removed_frac) && isfinite(s->var_removed)) {
+            double cost = s->var_removed_frac - s->var_removed;
+            fprintf(f, "rounding to whole contracts %s %s points of variance removed (fractional "
+                       "contracts %s, whole %s)\n",
+                    cost >= 0 ? "cost" : "happened to add", hp_num(b[0], 100 * fabs(cost), 1),
+                    removed(b[1], s->var_removed_frac), removed(b[2], s->var_removed));
+        }
+    }
     fprintf(f, "secondary: sd of the monthly effective %s itself: unhedged %s, hedged %s -- it "
                "includes the trend across months, which %s\n",
             what, hp_num(b[0], s->sd_unhedged, 4), hp_num(b[1], s->sd_hedged, 4),
@@ -229,7 +277,27 @@ json_t *hp_sim_json(const char *grade, const hedge_sim_opts *o, const hedge_sim 
     json_object_set_new(j, "grade", json_string(grade));
     json_object_set_new(j, "side", json_string(o->side == HEDGE_PAYER ? "payer" : "earner"));
     json_object_set_new(j, "ratio", o->ratio_auto ? json_string("auto") : hp_real(o->ratio));
-    json_object_set_new(j, "size", json_integer(o->size));
+    json_object_set_new(j, "size",
+                        json_integer(o->terms ? o->terms->size_gpu_hours : o->size));
+    if (o->terms) {
+        char tick[32];
+        json_t *c = json_object();
+        json_object_set_new(c, "file", o->terms->path ? json_string(o->terms->path) : json_null());
+        json_object_set_new(c, "symbol", json_string(o->terms->symbol));
+        json_object_set_new(c, "size", json_integer(o->terms->size_gpu_hours));
+        json_object_set_new(c, "tick", json_string(gpi_fixed_format(o->terms->tick.mant,
+                                                                    o->terms->tick.scale, tick)));
+        json_object_set_new(c, "fsp_days", json_string(settle_days_name(o->terms->fsp_days)));
+        json_object_set_new(c, "min_published_days", json_integer(o->terms->min_published_days));
+        json_object_set_new(j, "contracts", c);
+    }
+    if (!o->ratio_auto) {
+        json_t *c = json_object();
+        json_object_set_new(c, "h", hp_real(s->fit_h));
+        json_object_set_new(c, "n_changes", json_integer((json_int_t)s->fit_changes));
+        json_object_set_new(c, "contradicts", json_boolean(s->contradicts));
+        json_object_set_new(j, "fit", c);
+    }
     json_object_set_new(j, "strategy", json_string(hedge_strategy_name(o->strategy)));
     if (o->strategy == HEDGE_STRIP)
         json_object_set_new(j, "strip_months", json_integer(o->strip_months ? o->strip_months : 12));
@@ -264,6 +332,8 @@ json_t *hp_sim_json(const char *grade, const hedge_sim_opts *o, const hedge_sim 
             json_object_set_new(r, "budget", hp_real(m->budget));
             json_object_set_new(r, "err_unhedged", hp_real(m->err_unhedged));
             json_object_set_new(r, "err_hedged", hp_real(m->err_hedged));
+            json_object_set_new(r, "contracts_unrounded", hp_real(m->want));
+            json_object_set_new(r, "residual_basis_usd", hp_real(m->residual_usd));
         }
         json_array_append_new(ms, r);
     }
@@ -277,6 +347,12 @@ json_t *hp_sim_json(const char *grade, const hedge_sim_opts *o, const hedge_sim 
     json_object_set_new(t, "var_removed", hp_real(s->var_removed));
     json_object_set_new(t, "var_removed_exact", hp_real(s->var_removed_exact));
     json_object_set_new(t, "rms_reduction", hp_real(s->rms_reduction));
+    json_object_set_new(t, "var_removed_fractional", hp_real(s->var_removed_frac));
+    json_object_set_new(t, "rounding_cost", isfinite(s->var_removed_frac) && isfinite(s->var_removed)
+                                                ? hp_real(s->var_removed_frac - s->var_removed)
+                                                : json_null());
+    json_object_set_new(t, "residual_basis_usd", hp_real(s->residual_usd));
+    json_object_set_new(t, "residual_basis_max_usd", hp_real(s->residual_max_usd));
     json_object_set_new(t, "budget_usd", hp_real(s->total.budget_usd));
     json_object_set_new(t, "unhedged_usd", hp_real(s->total.unhedged_usd));
     json_object_set_new(t, "hedged_usd", hp_real(s->total.hedged_usd));

@@ -302,7 +302,9 @@ gpi_status hedge_analyze_index(const char *grade, const gpi_index_day *idx, size
 
 /* ---- replay (simulate.c) ------------------------------------------------ */
 
-/* Futures settle at settlement/'s settle_fsp (SPEC §8), tick 0.0001. */
+/* Futures settle at settlement/'s settle_fsp (SPEC §8): tick 0.0001 on
+ * every calendar day, or a contract file's terms (hedge_sim_opts.terms). */
+struct settle_contract;
 
 typedef enum { HEDGE_PAYER = 0, HEDGE_EARNER } hedge_side;
 
@@ -317,7 +319,8 @@ typedef enum {
     HEDGE_RATIO_GIVEN = 0, /* --ratio X */
     HEDGE_RATIO_FITTED,    /* auto: the OLS h on the months before */
     HEDGE_RATIO_FALLBACK,  /* auto: fewer changes than the minimum (or no
-                              fit): the one-for-one ratio 1 */
+                              fit): 0, the month is not hedged (a ratio of 1
+                              there hedged against fits that were negative) */
     HEDGE_RATIO_NEGATIVE,  /* auto: the fit was <= 0: 0, the month is not
                               hedged (never a silent switch of side) */
     HEDGE_RATIO_CAPPED,    /* auto: the fit was above HEDGE_RATIO_CAP */
@@ -344,6 +347,13 @@ typedef struct hedge_sim_opts {
     int32_t start;             /* strip: first day of the first strip's first
                                   month; 0: the first month that can be entered */
     size_t min_changes;        /* auto ratio minimum (HEDGE_MIN_CHANGES) */
+    /* a contract file's terms (--contracts; NULL: size above, tick 0.0001,
+     * calendar days, min_days): size, tick, fsp_days, min_published_days
+     * of `terms`; a month one of `listed` (the file's contracts on the
+     * grade) delivers settles on that contract's own terms (its holidays) */
+    const struct settle_contract *terms;
+    const struct settle_contract *listed;
+    size_t n_listed;
 } hedge_sim_opts;
 
 typedef struct hedge_sim_month {
@@ -362,6 +372,8 @@ typedef struct hedge_sim_month {
     /* The price locked at entry ("budget"): entry price + basis at entry
      * (rent - FSP of the month of entry).  err_* = effective - budget. */
     double budget, err_unhedged, err_hedged;
+    double residual_usd;       /* residual basis: (hedged - budget) x quantity */
+    double want;               /* contracts before rounding: h x exposure / size */
 } hedge_sim_month;
 
 /* Budget errors of the replayed months: mean, sd (n - 1) and root mean
@@ -398,6 +410,18 @@ typedef struct hedge_sim {
                                   previous FSP this is `analyze --freq
                                   month`'s effectiveness at that h */
     double rms_reduction;      /* 1 - rms_h / rms_u */
+    double var_removed_frac;   /* the same with the month's fractional
+                                  contracts (h x exposure / size, unrounded):
+                                  var_removed_frac - var_removed is what
+                                  rounding to whole contracts cost */
+    double residual_usd;       /* the residual basis in dollars, net over the
+                                  replayed months, and the largest month's */
+    double residual_max_usd;
+    /* a fixed --ratio against the fit of every monthly change (fit_ok = 0:
+     * no fit); contradicts when its sign differs from the fit's */
+    int fit_ok, contradicts;
+    double fit_h;
+    size_t fit_changes;
     size_t n_rule[HEDGE_RATIO_NRULES]; /* replayed months per ratio rule */
     hedge_block *blocks;       /* strips (or months) with a replayed month */
     size_t n_blocks;

@@ -7,7 +7,11 @@
  * which silently turned a payer's purchase into a sale.  So:
  *
  *   fewer than min_changes changes (default HEDGE_MIN_CHANGES, a year),
- *   or no fit (the index never moved)  -> 1, the one-for-one hedge;
+ *   or no fit (the index never moved)  -> 0: the month is not hedged (a
+ *                                         one-for-one hedge here used to
+ *                                         buy where compare had found the
+ *                                         grade moving against the rent:
+ *                                         "ADDED risk +2788.6 %");
  *   a fit <= 0                         -> 0: the month is not hedged (the
  *                                         side is never switched; the
  *                                         grade moved against the rent);
@@ -26,7 +30,7 @@ hedge_ratio_rule hedge_auto_ratio(const hedge_ols *fit, size_t n_changes, size_t
 {
     if (min_changes == 0) min_changes = HEDGE_MIN_CHANGES;
     if (!fit || !fit->ok || !isfinite(fit->b) || n_changes < min_changes) {
-        *h = 1.0;
+        *h = 0.0;
         return HEDGE_RATIO_FALLBACK;
     }
     if (fit->b <= 0) {

@@ -52,24 +52,51 @@
 
 #include <gsl/gsl_statistics_double.h>
 
-/* FSP of the month starting at month_start, in units of 0.0001 (a tick of
- * 0.0001 and min_days values needed): settlement/'s settle_fsp, the one
- * FSP rule.  Returns 0 (and leaves *fsp_e4 alone) when there is none; the
- * month's values in *n_values. */
-static int month_fsp(const gpi_index_day *idx, size_t nidx, int32_t month_start, size_t min_days,
-                     int64_t *fsp_e4, size_t *n_values)
+/* The values an FSP needs: the contract file's min_published_days, or
+ * --min-days. */
+static size_t min_days_of(const hedge_sim_opts *o)
+{
+    return o->terms ? (size_t)o->terms->min_published_days : o->min_days;
+}
+
+/* 10^(4 - scale): a price in units of the tick's decimals to units of
+ * 0.0001 (a tick has at most 4 decimals here: checked by hedge_simulate). */
+static int64_t to_e4(const settle_contract *c)
+{
+    int64_t f = 1;
+    for (int k = c->tick.scale; k < 4; k++) f *= 10;
+    return f;
+}
+
+/* FSP of the month starting at month_start, in units of 0.0001:
+ * settlement/'s settle_fsp, the one FSP rule, on the contract file's terms
+ * (its contract for the month when it lists one: its holidays) or on a
+ * tick of 0.0001 over every calendar day with o->min_days values.
+ * Returns 0 (and leaves *fsp_e4 alone) when there is none; the month's
+ * values in *n_values. */
+static int month_fsp(const gpi_index_day *idx, size_t nidx, int32_t month_start,
+                     const hedge_sim_opts *o, int64_t *fsp_e4, size_t *n_values)
 {
     settle_contract c;
     memset(&c, 0, sizeof c);
     int y, m, dd;
     gpi_civil_from_days(month_start, &y, &m, &dd);
+    if (o->terms) {
+        c = *o->terms;
+        c.n_holidays = 0;
+        for (size_t i = 0; i < o->n_listed; i++)
+            if (o->listed[i].year == y && o->listed[i].month == m) c = o->listed[i];
+    } else {
+        c.tick.mant = 1; /* tick 0.0001: prices come out in e4 units */
+        c.tick.scale = 4;
+        c.min_published_days = o->min_days > 31 ? 32 : (int)o->min_days;
+    }
     c.year = y;
     c.month = m;
-    c.tick.mant = 1; /* tick 0.0001: prices come out in e4 units */
-    c.tick.scale = 4;
-    c.min_published_days = min_days > 31 ? 32 : (int)min_days;
     int k = 0;
-    int ok = settle_fsp(&c, idx, nidx, fsp_e4, &k);
+    int64_t units = 0;
+    int ok = settle_fsp(&c, idx, nidx, &units, &k);
+    if (ok) *fsp_e4 = units * to_e4(&c);
     if (n_values) *n_values = (size_t)k;
     return ok;
 }
@@ -117,6 +144,12 @@ static int32_t month_from_ordinal(int k)
     return gpi_days_from_civil(k / 12, k % 12 + 1, 1);
 }
 
+/* GPU-hours a contract: the contract file's, or --size. */
+static int64_t size_of(const hedge_sim_opts *o)
+{
+    return o->terms ? o->terms->size_gpu_hours : o->size;
+}
+
 /* OLS h on the monthly changes of the aligned months before `before`. */
 static gpi_status auto_fit(const hedge_series *s, int32_t before, hedge_ols *o,
                            size_t *n_changes, gpi_diag *d)
@@ -145,6 +178,7 @@ typedef struct entry {
     hedge_ratio_rule rule;
     size_t h_changes;
     int64_t contracts;
+    double want;              /* contracts before rounding */
 } entry;
 
 static void entry_fail(entry *e, const char *fmt, const char *a, size_t x, size_t y)
@@ -167,7 +201,7 @@ static gpi_status enter_block(const rent_month *rm, size_t nm,
     char lab[16];
     hedge_period_label(HEDGE_MONTH, e->entered, lab);
     const char *which = o->strategy == HEDGE_ROLL ? "previous month" : lab;
-    e->have_fsp = month_fsp(idx, nidx, e->entered, o->min_days, &e->fsp_e4, &e->fsp_values);
+    e->have_fsp = month_fsp(idx, nidx, e->entered, o, &e->fsp_e4, &e->fsp_values);
     const rent_month *pm = find_month(rm, nm, e->entered);
     if (o->exposure > 0)
         e->exposure = o->exposure;
@@ -190,7 +224,7 @@ static gpi_status enter_block(const rent_month *rm, size_t nm,
         entry_fail(e, o->strategy == HEDGE_ROLL
                           ? "no entry price: %s has %zu index values (need %zu)"
                           : "no entry price: the month of entry %s has %zu index values (need %zu)",
-                   which, e->fsp_values, o->min_days);
+                   which, e->fsp_values, min_days_of(o));
         e->no_entry_price = 1;
         return GPI_OK;
     }
@@ -206,11 +240,12 @@ static gpi_status enter_block(const rent_month *rm, size_t nm,
     }
     if (!e->have_fsp) {
         entry_fail(e, "no budget price: the month of entry %s has %zu index values (need %zu)", lab,
-                   e->fsp_values, o->min_days);
+                   e->fsp_values, min_days_of(o));
         return GPI_OK;
     }
     e->basis = pm->price - (double)e->fsp_e4 / 1e4;
-    double want = e->h * e->exposure / (double)o->size;
+    double want = e->h * e->exposure / (double)size_of(o);
+    e->want = want;
     if (!(fabs(want) < 1e12)) {
         entry_fail(e, "contracts out of range", "", 0, 0);
         return GPI_OK;
@@ -280,14 +315,15 @@ static gpi_status summarize(hedge_sim *out, const hedge_sim_opts *o, gpi_diag *d
     size_t n = out->n_done;
     double *u = malloc((n ? n : 1) * sizeof *u), *hd = malloc((n ? n : 1) * sizeof *hd);
     double *eu = malloc((n ? n : 1) * sizeof *eu), *eh = malloc((n ? n : 1) * sizeof *eh);
-    double *ex = malloc((n ? n : 1) * sizeof *ex);
+    double *ex = malloc((n ? n : 1) * sizeof *ex), *fr = malloc((n ? n : 1) * sizeof *fr);
     out->blocks = calloc(n ? n : 1, sizeof *out->blocks);
-    if (!u || !hd || !eu || !eh || !ex || !out->blocks) {
+    if (!u || !hd || !eu || !eh || !ex || !fr || !out->blocks) {
         free(u);
         free(hd);
         free(eu);
         free(eh);
         free(ex);
+        free(fr);
         return gpi_diag_set(d, GPI_ENOMEM, "hedge: out of memory (simulate)");
     }
     size_t k = 0;
@@ -300,6 +336,13 @@ static gpi_status summarize(hedge_sim *out, const hedge_sim_opts *o, gpi_diag *d
         eu[k] = m->err_unhedged;
         eh[k] = m->err_hedged;
         ex[k] = m->err_unhedged - m->h * (double)(m->fsp_e4 - m->entry_e4) / 1e4;
+        /* the month's fractional contracts: h x exposure / size, unrounded */
+        double pnl = m->want * (double)size_of(o) * (double)(m->fsp_e4 - m->entry_e4) / 1e4;
+        if (o->side == HEDGE_EARNER) pnl = -pnl;
+        double hf = o->side == HEDGE_PAYER ? m->rent - pnl / m->quantity : m->rent + pnl / m->quantity;
+        fr[k] = hf - m->budget;
+        out->residual_usd += m->residual_usd;
+        if (fabs(m->residual_usd) > fabs(out->residual_max_usd)) out->residual_max_usd = m->residual_usd;
         k++;
         out->n_rule[m->rule]++;
         if (m->rule == HEDGE_RATIO_NEGATIVE) {
@@ -309,8 +352,8 @@ static gpi_status summarize(hedge_sim *out, const hedge_sim_opts *o, gpi_diag *d
         if (m->rule == HEDGE_RATIO_CAPPED) fit_hi = fmax(fit_hi, m->h_fit);
         if (out->n_blocks == 0 || out->blocks[out->n_blocks - 1].entered != m->entered)
             out->n_blocks++;
-        add_block(&out->blocks[out->n_blocks - 1], m, o->size);
-        add_block(&out->total, m, o->size);
+        add_block(&out->blocks[out->n_blocks - 1], m, size_of(o));
+        add_block(&out->total, m, size_of(o));
     }
     if (n > 0) {
         out->mean_unhedged = gsl_stats_mean(u, 1, n);
@@ -326,6 +369,7 @@ static gpi_status summarize(hedge_sim *out, const hedge_sim_opts *o, gpi_diag *d
             double vu = out->err_u.sd * out->err_u.sd;
             out->var_removed = 1.0 - out->err_h.sd * out->err_h.sd / vu;
             out->var_removed_exact = 1.0 - gsl_stats_variance(ex, 1, n) / vu;
+            out->var_removed_frac = 1.0 - gsl_stats_variance(fr, 1, n) / vu;
         } else
             hedge__warn(out->warnings, &out->n_warnings,
                         "the rent never moved away from the price locked at entry: no variance "
@@ -339,10 +383,17 @@ static gpi_status summarize(hedge_sim *out, const hedge_sim_opts *o, gpi_diag *d
         hedge__warn(out->warnings, &out->n_warnings,
                     "only %zu months replayed (fewer than 12): the comparison is unreliable", n);
     size_t minc = o->min_changes ? o->min_changes : HEDGE_MIN_CHANGES;
+    if (o->ratio_auto && n > 0 &&
+        out->n_rule[HEDGE_RATIO_FALLBACK] + out->n_rule[HEDGE_RATIO_NEGATIVE] == n)
+        hedge__warn(out->warnings, &out->n_warnings,
+                    "auto ratio hedged no month: before each, fewer than %zu monthly changes to "
+                    "fit h on, or a fit <= 0 (the grade moved against the rent); give --ratio X to "
+                    "replay a fixed ratio",
+                    minc);
     if (out->n_rule[HEDGE_RATIO_FALLBACK])
         hedge__warn(out->warnings, &out->n_warnings,
-                    "auto ratio: %zu month(s) hedged one-for-one (h = 1): fewer than %zu monthly "
-                    "changes before them to fit h on",
+                    "auto ratio: %zu month(s) NOT hedged: fewer than %zu monthly changes before "
+                    "them to fit h on",
                     out->n_rule[HEDGE_RATIO_FALLBACK], minc);
     if (out->n_rule[HEDGE_RATIO_NEGATIVE])
         hedge__warn(out->warnings, &out->n_warnings,
@@ -362,6 +413,43 @@ static gpi_status summarize(hedge_sim *out, const hedge_sim_opts *o, gpi_diag *d
     free(eu);
     free(eh);
     free(ex);
+    free(fr);
+    return GPI_OK;
+}
+
+/* A fixed --ratio against the fit of every monthly change (analyze --freq
+ * month's h): said when its sign differs (it hedges against the fit), or
+ * when there is no fit, or too few changes, behind it. */
+static gpi_status fixed_ratio_fit(const hedge_rent *r, const gpi_index_day *idx, size_t nidx,
+                                  const hedge_sim_opts *o, hedge_sim *out, gpi_diag *d)
+{
+    hedge_series ms;
+    gpi_status st = hedge_align(r, idx, nidx, HEDGE_MONTH, &ms, d);
+    if (st != GPI_OK) return st;
+    hedge_ols fit;
+    size_t nc = 0;
+    st = auto_fit(&ms, INT32_MAX, &fit, &nc, d);
+    hedge_series_free(&ms);
+    if (st != GPI_OK) return st;
+    size_t minc = o->min_changes ? o->min_changes : HEDGE_MIN_CHANGES;
+    out->fit_changes = nc;
+    out->fit_ok = fit.ok && isfinite(fit.b);
+    out->fit_h = out->fit_ok ? fit.b : NAN;
+    out->contradicts = out->fit_ok && o->ratio != 0 && (o->ratio > 0) != (fit.b > 0);
+    if (out->contradicts)
+        hedge__warn(out->warnings, &out->n_warnings,
+                    "--ratio %.4g contradicts the fit: h fitted on all %zu monthly changes is "
+                    "%.3f (the grade moved %s the rent), so this replay hedges against it",
+                    o->ratio, nc, fit.b, fit.b > 0 ? "with" : "against");
+    else if (!out->fit_ok)
+        hedge__warn(out->warnings, &out->n_warnings,
+                    "--ratio %.4g has no fit behind it: %zu monthly changes%s", o->ratio, nc,
+                    nc >= 3 ? " and an index that never moved" : "");
+    else if (nc < minc)
+        hedge__warn(out->warnings, &out->n_warnings,
+                    "--ratio %.4g: h fitted on all %zu monthly changes is %.3f, too few changes "
+                    "(need %zu) to support a ratio",
+                    o->ratio, nc, fit.b, minc);
     return GPI_OK;
 }
 
@@ -371,9 +459,31 @@ gpi_status hedge_simulate(const hedge_rent *r, const gpi_index_day *idx, size_t 
     memset(out, 0, sizeof *out);
     out->mean_unhedged = out->mean_hedged = out->sd_unhedged = out->sd_hedged = NAN;
     out->sd_reduction = out->var_removed = out->var_removed_exact = out->rms_reduction = NAN;
+    out->var_removed_frac = out->fit_h = NAN;
     if (!r || !o || (nidx && !idx) || r->n == 0)
         return gpi_diag_set(d, GPI_EUSAGE, "hedge_simulate: bad arguments");
-    if (o->size <= 0 || o->size % 100 != 0)
+    if (o->terms) {
+        const settle_contract *t = o->terms;
+        if (t->tick.scale > 4 || t->tick.mant <= 0 || t->size_gpu_hours <= 0)
+            return gpi_diag_set(d, GPI_EUSAGE,
+                                "%s: tick: the replay settles in units of 0.0001, so a tick "
+                                "needs at most 4 decimals",
+                                t->symbol);
+        int64_t tick_e4 = t->tick.mant * to_e4(t);
+        if ((__int128)t->size_gpu_hours * tick_e4 % 100 != 0)
+            return gpi_diag_set(d, GPI_EUSAGE, "%s: size x tick: not a whole number of cents",
+                                t->symbol);
+        for (size_t i = 0; o->forward && i < o->forward->n; i++)
+            if (o->forward->price_e4[i] % tick_e4 != 0) {
+                char p[32], lab[16];
+                hedge_period_label(HEDGE_MONTH, o->forward->month_start[i], lab);
+                return gpi_diag_set(d, GPI_EUSAGE,
+                                    "forward price of %s (%s) is not a whole number of ticks of "
+                                    "%s",
+                                    lab, gpi_fixed_format(o->forward->price_e4[i], 4, p),
+                                    t->symbol);
+            }
+    } else if (o->size <= 0 || o->size % 100 != 0)
         return gpi_diag_set(d, GPI_EUSAGE,
                             "size: must be a positive multiple of 100 GPU-hours, so that size x "
                             "tick (0.0001) is whole cents (got %lld)",
@@ -445,9 +555,9 @@ gpi_status hedge_simulate(const hedge_rent *r, const gpi_index_day *idx, size_t 
             skip(m, e.why);
             continue;
         }
-        if (!month_fsp(idx, nidx, m->month, o->min_days, &m->fsp_e4, &nv)) {
+        if (!month_fsp(idx, nidx, m->month, o, &m->fsp_e4, &nv)) {
             snprintf(why, sizeof why, "no final settlement price: %zu index values (need %zu)", nv,
-                     o->min_days);
+                     min_days_of(o));
             skip(m, why);
             continue;
         }
@@ -461,7 +571,9 @@ gpi_status hedge_simulate(const hedge_rent *r, const gpi_index_day *idx, size_t 
         m->h_fit = e.h_fit;
         m->h_changes = e.h_changes;
         m->contracts = e.contracts;
-        __int128 pnl = (__int128)m->contracts * o->size * (m->fsp_e4 - m->entry_e4) / 100;
+        m->want = e.want;
+        /* exact: size x tick is whole cents and both prices whole ticks */
+        __int128 pnl = (__int128)m->contracts * size_of(o) * (m->fsp_e4 - m->entry_e4) / 100;
         if (o->side == HEDGE_EARNER) pnl = -pnl;
         /* a month's P&L, or the running total, beyond int64 cents is an
          * error (docs/hedge.md), never a skipped month */
@@ -480,10 +592,12 @@ gpi_status hedge_simulate(const hedge_rent *r, const gpi_index_day *idx, size_t 
         m->budget = (double)m->entry_e4 / 1e4 + e.basis;
         m->err_unhedged = m->unhedged - m->budget;
         m->err_hedged = m->hedged - m->budget;
+        m->residual_usd = m->err_hedged * m->quantity;
         out->n_done++;
         out->pnl_cents += m->pnl_cents;
     }
-    st = summarize(out, o, d);
+    if ((st = summarize(out, o, d)) != GPI_OK) goto done;
+    if (!o->ratio_auto) st = fixed_ratio_fit(r, idx, nidx, o, out, d);
 done:
     free(rm);
     hedge_series_free(&ms);
