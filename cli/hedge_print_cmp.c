@@ -219,7 +219,8 @@ json_t *hp_verdict_kinds(unsigned kinds)
 {
     static const char *const names[] = {"flat_rent", "no_overlap", "few_moves", "flat_index",
                                         "too_few_changes", "use", "suggest", "none",
-                                        "none_built", "own_price", "broke", "best_fit"};
+                                        "none_built", "own_price", "broke", "best_fit",
+                                        "oos_fail"};
     json_t *a = json_array();
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (kinds & (1u << i)) json_array_append_new(a, json_string(names[i]));

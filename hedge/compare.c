@@ -81,10 +81,10 @@ void hedge_rank_sort(hedge_rank *r, size_t n, size_t min_changes)
         k->circular = k->own_known && k->own_in && k->own_share >= HEDGE_OWN_HIGH;
         if (!k->ok) continue;
         if (a->n_changes > 0 && a->rent_moves == 0)
-            snprintf(k->why, sizeof k->why, "your rent never changed over these %zu changes",
-                     a->n_changes);
+            snprintf(k->why, sizeof k->why, "your rent never changed over the %zu change%s here",
+                     a->n_changes, a->n_changes == 1 ? "" : "s");
         else if (a->n_changes >= 3 && a->index_moves == 0)
-            snprintf(k->why, sizeof k->why, "the index never changed over these %zu changes",
+            snprintf(k->why, sizeof k->why, "the index never changed over the %zu changes here",
                      a->n_changes);
         else if (a->n_changes < min_changes)
             snprintf(k->why, sizeof k->why, "%zu changes (need %zu)", a->n_changes, min_changes);

@@ -112,10 +112,20 @@ static json_t *own_entry(const hedge_rent_info *info, char *words, size_t cap)
     return e;
 }
 
-/* id with "sfx" appended, at most 64 bytes. */
-static void with_suffix(char out[65], const char *id, const char *sfx)
+/* "sug-" + core + tail, at most 64 bytes (core cut), unique ignoring case
+ * among used[0..*n) (a "-N" after the core when not), then added there. */
+static void unique_id(char out[65], const char *core, const char *tail, char (*used)[65],
+                      size_t *n)
 {
-    snprintf(out, 65, "%.*s%s", (int)(64 - strlen(sfx)), id, sfx);
+    for (int tries = 1;; tries++) {
+        char sfx[16] = "";
+        if (tries > 1) snprintf(sfx, sizeof sfx, "-%d", tries);
+        snprintf(out, 65, "sug-%.*s%s%s", (int)(60 - strlen(sfx) - strlen(tail)), core, sfx, tail);
+        int clash = 0;
+        for (size_t j = 0; j < *n; j++) clash |= strcasecmp(used[j], out) == 0;
+        if (!clash) break;
+    }
+    snprintf(used[(*n)++], 65, "%s", out);
 }
 
 /* Appends ".part" (sanitized) to id. */
@@ -162,7 +172,8 @@ gpi_status hedge_suggest(const hedge_rent_info *info, const char *const *gpus, s
     json_object_set_new(root, "grades", arr);
     if (own) out->own_exclude = json_dumps(own, JSON_SORT_KEYS | JSON_COMPACT);
     unsigned done[NLADDER];
-    size_t ndone = 0;
+    size_t ndone = 0, nused = 0;
+    char used[2 * NLADDER][65];
     for (size_t k = 0; k < NLADDER; k++) {
         unsigned f = ladder[k] & have; /* a rung without its attribute */
         if ((ladder[k] & ~(unsigned)F_SCOPE) != (f & ~(unsigned)F_SCOPE)) continue;
@@ -222,15 +233,7 @@ gpi_status hedge_suggest(const hedge_rent_info *info, const char *const *gpus, s
         c->one_provider = (f & (F_PROVIDER | F_REGION | F_SKU)) != 0;
         if (c->one_provider) json_object_set_new(g, "min_providers", json_integer(1));
         /* "sug-" + id, at most 64 bytes, unique ignoring case */
-        snprintf(c->id, sizeof c->id, "sug-%.60s", id);
-        for (int tries = 2;; tries++) {
-            int clash = 0;
-            for (size_t j = 0; j < out->n; j++) clash |= strcasecmp(out->c[j].id, c->id) == 0;
-            if (!clash) break;
-            char sfx[16];
-            snprintf(sfx, sizeof sfx, "-%d", tries);
-            snprintf(c->id, sizeof c->id, "sug-%.*s%s", (int)(60 - strlen(sfx)), id, sfx);
-        }
+        unique_id(c->id, id, "", used, &nused);
         /* note 5: own quotes out (by default) and the twin */
         c->own_in = 1;
         c->twin = -1;
@@ -238,7 +241,7 @@ gpi_status hedge_suggest(const hedge_rent_info *info, const char *const *gpus, s
             json_t *tw = json_deep_copy(g);
             char base[65], other[65];
             snprintf(base, sizeof base, "%s", c->id);
-            with_suffix(other, base, ".not-own");
+            unique_id(other, id, ".not-own", used, &nused);
             json_t *ex_g = include_own ? tw : g, *in_g = include_own ? g : tw;
             json_t *ex = json_array();
             json_array_append_new(ex, json_deep_copy(own));

@@ -160,10 +160,11 @@ static int why_none(char *out, size_t cap, const hedge_rank *r, const set_facts 
     else if (f->best < 0 && f->gpu_ok == 0)
         snprintf(out, cap, "no %s of your GPU has index values in your rent's %ss", name,
                  unit(freq));
-    else if (f->best < 0)
+    else if (f->best < 0) {
         snprintf(out, cap, "no %s of your GPU moves with your rent (none has h > 0)%s", name,
                  rent_gpu_known ? "" : "; give --gpu to compare only grades of your GPU");
-    else {
+        fit = 2;
+    } else {
         const hedge_rank *k = &r[f->best];
         fit = 1;
         if (k->a.chg.r2 >= HEDGE_VERDICT_MIN_HE && !k->ranked)
@@ -365,8 +366,8 @@ void hedge_compare_verdict(const hedge_rank *r, size_t n, const hedge_compare_op
         v->hedges = v->suggested = 1;
         v->best = bs;
         removes(rm, sizeof rm, k, f);
-        snprintf(why, sizeof why, "%s%s", pub_fit ? "no published grade here hedges this rent: " : "",
-                 sw);
+        snprintf(why, sizeof why, "%s%s",
+                 pub_fit == 1 ? "no published grade here hedges this rent: " : "", sw);
         add(v, HEDGE_S_SUGGEST | (pub_fit ? HEDGE_S_BEST_FIT : 0),
             "%s; one built around it would: %s%s%s%s %s -- it is not published, so no futures "
             "settle on it yet: ask an exchange to list it, or hedge with a swap on it",
@@ -380,11 +381,12 @@ void hedge_compare_verdict(const hedge_rank *r, size_t n, const hedge_compare_op
         pub.n ? sw : "");
     if (sug.n) {
         int sug_fit = why_none(why, sizeof why, r, &sug, "grade built around it", minc, f, gpu_known);
-        if (sug_fit)
+        if (sug_fit == 1)
             add(v, HEDGE_S_NONE_BUILT | HEDGE_S_BEST_FIT, "%s: %s",
                 pub.n ? "; nor would a grade built around it" : "none built around it does", why);
         else
-            add(v, HEDGE_S_NONE_BUILT, "%s%s", pub.n ? "; " : "", why);
+            add(v, HEDGE_S_NONE_BUILT | (sug_fit ? HEDGE_S_BEST_FIT : 0), "%s%s", pub.n ? "; " : "",
+                why);
     }
     own_clause(v, r, n, f);
 }

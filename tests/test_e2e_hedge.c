@@ -288,7 +288,8 @@ static void test_simulate_auto_earner(void **state)
     fixture f;
     setup(&f, "hedge-sim");
     /* test_hedge_replay.c test_simulate_auto_no_lookahead with
-     * --min-changes 3: months 2-12 replayed (2-4 at h = 1), May capped at
+     * --min-changes 3: months 2-12 replayed (2-4 not hedged: too few
+     * changes to fit h on), May capped at
      * 2, Sep 671 contracts (670.5 rounded away from zero), Dec 703
      * contracts and +$56,240 (= -(703*1000*(2.30-2.38))) */
     tu_run r = tu_gpuidx(NULL, "--db '%s' hedge simulate --rent '%s' --grade %s --side earner --json "
@@ -301,7 +302,8 @@ static void test_simulate_auto_earner(void **state)
     assert_int_equal(json_array_size(ms), 12);
     assert_true(json_is_true(json_object_get(json_array_get(ms, 0), "skipped")));
     assert_string_equal(json_string_value(json_object_get(json_array_get(ms, 3), "h_rule")),
-                        "fallback_1");
+                        "too_few_changes_not_hedged");
+    assert_int_equal(jnum(json_array_get(ms, 3), "contracts"), 0);
     assert_string_equal(json_string_value(json_object_get(json_array_get(ms, 4), "h_rule")), "capped");
     tu_assert_close(jnum(json_array_get(ms, 4), "h_fit"), 3.0, 1e-9, "May fit");
     assert_int_equal(jnum(json_array_get(ms, 4), "contracts"), 1440);
@@ -312,7 +314,9 @@ static void test_simulate_auto_earner(void **state)
     assert_string_equal(json_string_value(json_object_get(dec, "entry")), "2.3800");
     assert_string_equal(json_string_value(json_object_get(dec, "fsp")), "2.3000");
     assert_int_equal(jnum(json_object_get(j, "total"), "months"), 11);
-    assert_int_equal(jnum(json_object_get(json_object_get(j, "total"), "ratio_rules"), "fallback_1"), 3);
+    assert_int_equal(jnum(json_object_get(json_object_get(j, "total"), "ratio_rules"),
+                          "too_few_changes_not_hedged"),
+                     3);
     json_decref(j);
     tu_run_free(&r);
 
@@ -337,10 +341,15 @@ static void test_simulate_auto_earner(void **state)
     assert_int_equal(r.status, 0);
     assert_non_null(strstr(r.out, "2024-01  skipped: no entry price"));
     assert_non_null(strstr(r.out, "months replayed 11 of 12"));
-    /* a year of history is too short to fit h: one-for-one, and said */
-    assert_non_null(strstr(r.out, "2024-02  1.000*       720"));
-    assert_non_null(strstr(r.out, "  * h = 1: fewer than 12 monthly changes before the month"));
-    assert_non_null(strstr(r.out, "warning: auto ratio: 11 month(s) hedged one-for-one (h = 1)"));
+    /* a year of history is too short to fit h: not hedged (never a
+     * ratio without a fit, which could hedge against it), and said */
+    assert_non_null(strstr(r.out, "2024-02  0.000*         0"));
+    assert_non_null(strstr(r.out, "  * h = 0, not hedged: fewer than 12 monthly changes before the "
+                                  "month"));
+    assert_non_null(strstr(r.out, "warning: auto ratio hedged no month: before each, fewer than 12 "
+                                  "monthly changes to fit h on"));
+    assert_non_null(strstr(r.out, "warning: auto ratio: 11 month(s) NOT hedged: fewer than 12 "
+                                  "monthly changes before them to fit h on\n"));
     tu_run_free(&r);
     free(fw);
     teardown(&f);
@@ -532,8 +541,8 @@ static void test_compare_ranks(void **state)
     assert_string_equal(json_string_value(json_object_get(v, "grade")), GRADE);
     assert_string_equal(json_string_value(json_object_get(v, "text")),
                         "use " GRADE ": removes 71% of your monthly rent-change variance (95% "
-                        "interval 24%-92%) at h = 1.03, basis sd 0.0269 USD/GPU-hour; a partial "
-                        "hedge (below the 80% of hedge accounting)");
+                        "interval 24%-92%; out of sample 85%) at h = 1.03, basis sd 0.0269 "
+                        "USD/GPU-hour; a partial hedge (below the 80% of hedge accounting)");
     json_decref(j);
     tu_run_free(&r);
     r = tu_gpuidx(NULL, "--db '%s' hedge compare --rent '%s' --grade %s --grade %s --min-changes 11",
@@ -552,8 +561,9 @@ static void test_compare_ranks(void **state)
     assert_non_null(strstr(r.out, "not ranked: 1 changes (need 12)"));
     assert_non_null(strstr(r.out, "warnings:\n  " GRADE ": only 2 periods (fewer than 12): the "
                                   "estimates are unreliable\n"));
-    assert_non_null(strstr(r.out, "\nverdict: no grade here hedges this rent: none has a hedge ratio "
-                                  "on this history\n"));
+    assert_non_null(strstr(r.out, "\nverdict: your rent's price changed on only 1 day (2024-02-03: "
+                                  "2.70 to 2.60) from 2024-01 to 2024-02: too few to tell a hedge "
+                                  "from a coincidence, so no grade is ranked\n"));
     tu_run_free(&r);
     free(shrt);
     free(grades);

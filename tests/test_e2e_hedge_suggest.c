@@ -15,12 +15,16 @@
  *     from 1.50 to 1.95: above alpha, so the median of the four
  *     providers' medians is theirs.
  * The renter pays alpha's gx.large price in zone z1 (720 GPU-hours a day).
- * So an index of gx.large (in r-1: the median of its three zones) tracks
- * the rent's monthly changes almost exactly, and neither the published
- * grade of every L4 spot offer nor an index of the region or of alpha
- * does.  What a risk manager must be told: no published grade hedges this
- * rent; the instance type would, it is not listed, and it is one
- * provider's price.
+ * So an index of gx.large in r-1 without the renter's own zone (the
+ * median of z2 and z3) tracks the rent's monthly changes almost exactly,
+ * and neither the published grade of every L4 spot offer nor an index of
+ * the region or of alpha does.  What a risk manager must be told: no
+ * published grade hedges this rent; the instance type's other zones
+ * would, it is not listed, and it is one provider's price.  Told the
+ * rent's zone, the suggestions leave only it out; not told, they leave
+ * out every gx.large quote of alpha in r-1 -- all of the instance type's
+ * index -- and the verdict says that index tracks the rent only because
+ * it is the renter's own price.
  */
 #include "tests/testutil.h"
 
@@ -34,7 +38,7 @@
 #include "core/gpi.h"
 #include "tests/svg_check.h"
 
-#define SUG "sug-L4.spot.vm.r-1.gx.large"
+#define SUG "sug-L4.spot.vm.r-1.gx.large.not-own"
 
 static uint64_t lcg = 20240501;
 static double unif(void) /* [-1, 1] */
@@ -169,7 +173,7 @@ static void test_suggest_finds_the_instance_type_index(void **state)
     assert_int_equal(sum0.status, 0);
     tu_run r = tu_gpuidx(dir, "--db m.db hedge compare --rent rent.csv --grades g.json --suggest "
                               "--gpu L4 --term spot --scope vm --provider alpha --region r-1 "
-                              "--instance-type gx.large --json");
+                              "--instance-type gx.large --zone z1 --json");
     if (r.status != 0) fail_msg("compare: exit %d: %s", r.status, r.err);
     json_t *j = json_loads(r.out, 0, NULL);
     assert_non_null(j);
@@ -184,7 +188,14 @@ static void test_suggest_finds_the_instance_type_index(void **state)
     json_t *g0 = find(gs, SUG);
     assert_true(json_is_true(json_object_get(g0, "suggested")));
     assert_int_equal(nget(g0, "providers"), 1);
-    assert_string_equal(sget(g0, "what"), "L4 spot, vm, in r-1, instance type gx.large");
+    assert_string_equal(sget(g0, "what"), "L4 spot, vm, in r-1, instance type gx.large, without "
+                                          "your own quotes");
+    /* with the renter's zone its quotes would supply a third of the fix
+     * and more: measured, and the twin's fit is there */
+    json_t *own = json_object_get(g0, "own");
+    assert_true(json_is_false(json_object_get(own, "in")));
+    assert_true(nget(own, "share") > 0.2 && nget(own, "share") <= 1.0);
+    assert_true(nget(json_object_get(own, "with_own"), "he") > 0.95);
     assert_true(nget(g0, "he") > 0.95);
     assert_int_equal(nget(g0, "n_changes"), 23);
     json_t *def = json_object_get(g0, "definition");
@@ -195,8 +206,9 @@ static void test_suggest_finds_the_instance_type_index(void **state)
     assert_true(nget(pub, "he") < 0.5);
     assert_true(json_is_null(json_object_get(find(gs, "L4.OD"), "rank"))); /* no values */
     /* the region and the provider are no hedge: the instance type is */
-    static const char *const wide[] = {"sug-L4.spot", "sug-L4.spot.vm", "sug-L4.spot.vm.alpha",
-                                       "sug-L4.spot.vm.r-1", "sug-L4.spot.vm.not-alpha"};
+    static const char *const wide[] = {"sug-L4.spot.not-own", "sug-L4.spot.vm.not-own",
+                                       "sug-L4.spot.vm.alpha.not-own", "sug-L4.spot.vm.r-1.not-own",
+                                       "sug-L4.spot.vm.not-alpha"};
     for (size_t k = 0; k < sizeof wide / sizeof wide[0]; k++) {
         json_t *w = find(gs, wide[k]);
         if (json_is_number(json_object_get(w, "he")) && nget(w, "he") >= 0.5)
@@ -210,7 +222,9 @@ static void test_suggest_finds_the_instance_type_index(void **state)
     char want[200];
     snprintf(want, sizeof want, "; one built around it would: %s (%s) removes ", sget(best, "grade"),
              sget(best, "what"));
-    if (strncmp(text, "no published grade here hedges this rent: ", 42) != 0 || !strstr(text, want) ||
+    /* L4.SPOT moves against the rent: "no published grade of your GPU moves
+     * with your rent (none has h > 0)" */
+    if (strncmp(text, "no published grade ", 19) != 0 || !strstr(text, want) ||
         !strstr(text, "-- it is not published, so no futures settle on it yet") ||
         !strstr(text, "it is one provider's price, which that provider alone sets"))
         fail_msg("verdict: %s", text);
@@ -226,8 +240,8 @@ static void test_suggest_finds_the_instance_type_index(void **state)
     /* the same description as header fields of the rent file gives the
      * same answer, word for word */
     tu_run h = tu_sh(dir, "{ printf '# gpu: L4\\n# term: spot\\n# scope: vm\\n# provider: alpha\\n"
-                          "# region: r-1\\n# instance_type: gx.large\\n'; cat rent.csv; } > "
-                          "rent-h.csv");
+                          "# region: r-1\\n# instance_type: gx.large\\n# zone: z1\\n'; cat "
+                          "rent.csv; } > rent-h.csv");
     assert_int_equal(h.status, 0);
     tu_run_free(&h);
     tu_run r2 = tu_gpuidx(dir, "--db m.db hedge compare --rent rent-h.csv --grades g.json --suggest "
@@ -239,7 +253,7 @@ static void test_suggest_finds_the_instance_type_index(void **state)
     r2 = tu_gpuidx(dir, "--db m.db hedge compare --rent rent-h.csv --grades g.json --suggest "
                         "--instance-type gy.huge --json");
     assert_int_equal(r2.status, 0);
-    assert_non_null(strstr(r2.out, "\"sug-L4.spot.vm.r-1.gy.huge\""));
+    assert_non_null(strstr(r2.out, "\"sug-L4.spot.vm.r-1.gy.huge.not-own\""));
     tu_run_free(&r2);
 
     /* the suggestion's values are the index's own: its definition built
@@ -268,18 +282,66 @@ static void test_suggest_finds_the_instance_type_index(void **state)
     /* text: the rent, the candidates' definitions, the verdict */
     r2 = tu_gpuidx(dir, "--db m.db hedge compare --rent rent-h.csv --grades g.json --suggest");
     assert_int_equal(r2.status, 0);
-    assert_non_null(strstr(r2.out, "rent: L4 spot, vm, at alpha, in r-1, instance type gx.large; "
-                                   "suggested grades (sug-*) are built around it\n"));
+    assert_non_null(strstr(r2.out, "rent: L4 spot, vm, at alpha, in r-1, instance type gx.large, "
+                                   "zone z1; suggested grades (sug-*) are built around it\n"));
     assert_non_null(strstr(r2.out, "  " SUG " same "));
-    assert_non_null(strstr(r2.out, "  " SUG ": L4 spot, vm, in r-1, instance type gx.large; "
-                                   "1 provider\n    {\"gpu\":[\"L4\"],\"id\":\"" SUG "\","));
+    assert_non_null(strstr(r2.out, "  " SUG ": L4 spot, vm, in r-1, instance type gx.large, "
+                                   "without your own quotes; 1 provider\n    {\"covers\":"
+                                   "[\"instance\"],\"exclude\":[{\"ids\":[\"*@z1/*\"],"
+                                   "\"providers\":[\"alpha\"],\"regions\":[\"r-1\"],\"skus\":"
+                                   "[\"gx.large\"]}],\"gpu\":[\"L4\"],\"id\":\"" SUG "\","));
+    assert_non_null(strstr(r2.out, "your own quotes: alpha gx.large in r-1, zone z1 (offer ids "
+                                   "*@z1/*) -- left out of the suggested grades (--include-own "
+                                   "keeps them)\n"));
+    assert_non_null(strstr(r2.out, "out of sample (ranked grades):\n  " SUG ": walk-forward: "));
     assert_non_null(strstr(r2.out, "  sug-L4.spot.vm.not-alpha: L4 spot, vm, every provider but "
                                    "alpha; 3 providers\n"));
-    assert_non_null(strstr(r2.out, "\nverdict: no published grade here hedges this rent: "));
+    assert_non_null(strstr(r2.out, "\nverdict: no published grade "));
     tu_run_free(&r2);
     json_decref(j);
     tu_run_free(&r);
     tu_run_free(&sum0);
+}
+
+/* Not told the zone, the own quotes are every gx.large quote of alpha in
+ * r-1: the instance type's index without them has no value, and the one
+ * with them tracks the rent only because it is the rent.  --include-own
+ * keeps them and ranks that index as not a hedge: largely the renter's
+ * own price. */
+static void test_suggest_own_price_named(void **state)
+{
+    (void)state;
+    tu_run r = tu_gpuidx(dir, "--db m.db hedge compare --rent rent.csv --grades g.json --suggest "
+                              "--gpu L4 --term spot --scope vm --provider alpha --region r-1 "
+                              "--instance-type gx.large --json");
+    if (r.status != 0) fail_msg("compare: exit %d: %s", r.status, r.err);
+    json_t *j = json_loads(r.out, 0, NULL);
+    json_t *g = find(json_object_get(j, "grades"), SUG);
+    assert_non_null(json_object_get(g, "reason")); /* no value without them */
+    json_t *own = json_object_get(g, "own");
+    tu_assert_close(nget(own, "share"), 1.0, 1e-12, "own share");
+    assert_true(nget(json_object_get(own, "with_own"), "he") > 0.95);
+    const char *text = sget(json_object_get(j, "verdict"), "text");
+    if (!strstr(text, "; sug-L4.spot.vm.r-1.gx.large (with your quotes) tracks your rent (it "
+                      "removes ") ||
+        !strstr(text, " only because your own quotes supply 100% of its fix") ||
+        !strstr(text, "ask your provider for a fixed price, or an exchange to list your own bill"))
+        fail_msg("verdict: %s", text);
+    json_decref(j);
+    tu_run_free(&r);
+    r = tu_gpuidx(dir, "--db m.db hedge compare --rent rent.csv --grades g.json --suggest "
+                       "--include-own --gpu L4 --term spot --scope vm --provider alpha --region r-1 "
+                       "--instance-type gx.large --json");
+    assert_int_equal(r.status, 0);
+    j = json_loads(r.out, 0, NULL);
+    g = find(json_object_get(j, "grades"), "sug-L4.spot.vm.r-1.gx.large");
+    assert_true(json_is_null(json_object_get(g, "rank")));
+    static const char lead[] = "largely your own price: your quotes supply 100% of its fix";
+    if (strncmp(sget(g, "not_ranked"), lead, strlen(lead)) != 0)
+        fail_msg("not ranked: %s", sget(g, "not_ranked"));
+    assert_true(json_is_true(json_object_get(json_object_get(g, "own"), "circular")));
+    json_decref(j);
+    tu_run_free(&r);
 }
 
 static void test_compare_svg(void **state)
@@ -287,7 +349,7 @@ static void test_compare_svg(void **state)
     (void)state;
     tu_run r = tu_gpuidx(dir, "--db m.db hedge compare --rent rent.csv --grades g.json --suggest "
                               "--gpu L4 --term spot --provider alpha --region r-1 --instance-type "
-                              "gx.large --svg cmp.svg --json");
+                              "gx.large --zone z1 --svg cmp.svg --json");
     if (r.status != 0) fail_msg("exit %d: %s", r.status, r.err);
     json_t *j = json_loads(r.out, 0, NULL);
     json_t *gs = json_object_get(j, "grades");
@@ -327,9 +389,8 @@ static void test_suggest_errors(void **state)
     } cases[] = {
         {"--suggest", 2, "gpuidx: --suggest needs the rent's GPU: --gpu MODEL, or a '# gpu: MODEL' "
                          "line in rent.csv\n"},
-        {"--grades g.json --region r-1", 2,
-         "gpuidx: --term, --scope, --region, --provider and --instance-type describe the rent for "
-         "--suggest\n"},
+        {"--grades g.json --include-own", 2,
+         "gpuidx: --include-own applies to the grades --suggest builds\n"},
         {"--suggest --gpu Z99", 1, "--suggest: gpu: not a canonical GPU model or family of "},
         {"--suggest --gpu L4 --term weekly", 2,
          "gpuidx: --term: expected on-demand, spot or reserved:A-B (got \"weekly\")\n"},
@@ -369,6 +430,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_suggest_finds_the_instance_type_index),
+        cmocka_unit_test(test_suggest_own_price_named),
         cmocka_unit_test(test_compare_svg),
         cmocka_unit_test(test_suggest_errors),
     };

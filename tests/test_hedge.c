@@ -405,6 +405,12 @@ static void test_constant_rent_and_exact_fit(void **state)
     assert_true(isnan(a.chg.t_b));
     assert_true(isnan(a.chg.f));
     assert_true(has_warning(&a, "the changes fit exactly"));
+    /* an exact fit has degenerate intervals, not unknown ones: it ranks by
+     * its effectiveness (issue 27 item 2) */
+    assert_int_equal(a.exact, 1);
+    assert_true(a.he == 1.0 && a.he_lo == 1.0 && a.he_hi == 1.0);
+    tu_assert_close(a.h_lo, 1.0, 1e-12, "h lo");
+    tu_assert_close(a.h_hi, 1.0, 1e-12, "h hi");
     hedge_analysis_free(&a);
     hedge_series_free(&s);
     hedge_rent_free(&r);

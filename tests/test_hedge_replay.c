@@ -16,6 +16,7 @@
 #include <gsl/gsl_errno.h>
 
 #include "hedge/hedge.h"
+#include "settlement/settlement.h"
 #include "tests/hedge_vectors.h"
 
 /* Index days: every day of each month from Jan 2024 at the given value. */
@@ -107,7 +108,18 @@ static void test_simulate_payer_by_hand(void **state)
     /* sized exactly: 0.10 - 0.9 x 0.10, -0.20 + 0.9 x 0.20, 0.15 - 0.9 x
      * 0.15 = 0.01, -0.02, 0.015 */
     tu_assert_close(s.var_removed_exact, 0.99, 1e-9, "var removed, exact sizing");
+    /* fractional contracts (9, 10.8, 7.2): hedged errors 0.025, 0.07,
+     * 0.042 -> 0.985590698; whole ones removed 0.982325581: rounding cost
+     * 0.33 points.  Residual basis 0.025 x 1200 + 0.075 x 800 + 0.045 x
+     * 1000 = $135, the largest month $60 (March) */
+    tu_assert_close(s.var_removed_frac, 0.985590698, 1e-8, "var removed, fractional");
+    tu_assert_close(s.residual_usd, 135, 1e-9, "residual basis");
+    tu_assert_close(s.residual_max_usd, 60, 1e-9, "largest residual");
     assert_int_equal(s.n_rule[HEDGE_RATIO_GIVEN], 3);
+    /* the fixed ratio agrees with the fit (h 1.5 on 3 changes, too few) */
+    assert_false(s.contradicts);
+    assert_true(s.fit_ok);
+    assert_int_equal(s.fit_changes, 3);
     /* one block a month; cost at the locked prices 2.50 x 1200 + 2.60 x
      * 800 + 2.40 x 1000 = 7480, unhedged 7590, hedged 7590 - 90 + 220 -
      * 105 = 7615; futures 900 + 1100 + 700 of 3000 GPU-hours */
@@ -266,8 +278,8 @@ static void test_simulate_auto_no_lookahead(void **state)
      * auto ratio, size 1000.  numpy polyfit on the changes before month m:
      * month 5 (3 changes) h = 3.000000, month 9 (7 changes) h = 0.931250,
      * month 12 (10 changes) h = 0.976744.
-     * With --min-changes 3: months 2-4 have fewer changes -> h = 1, 720
-     * contracts (not skipped); month 5's 3.0 is capped at 2 -> 1440;
+     * With --min-changes 3: months 2-4 have fewer changes -> not hedged
+     * (h = 0, 0 contracts; not skipped); month 5's 3.0 is capped at 2 -> 1440;
      * month 9: 670.5 -> 671 (half away from zero); month 12: 703.2558 ->
      * 703, Dec P&L -(703*1000*(2.30-2.38)) = +$56,240. */
     int64_t val[12];
@@ -289,8 +301,8 @@ static void test_simulate_auto_no_lookahead(void **state)
     assert_int_equal(s.m[3].skipped, 0);
     assert_int_equal(s.m[3].rule, HEDGE_RATIO_FALLBACK);
     assert_int_equal(s.m[3].h_changes, 2);
-    tu_assert_close(s.m[3].h, 1.0, 0, "month 4 h");
-    assert_int_equal(s.m[3].contracts, 720);
+    tu_assert_close(s.m[3].h, 0.0, 0, "month 4 h");
+    assert_int_equal(s.m[3].contracts, 0);
     assert_int_equal(s.m[4].rule, HEDGE_RATIO_CAPPED);
     tu_assert_close(s.m[4].h_fit, 3.0, 1e-9, "month 5 fit");
     tu_assert_close(s.m[4].h, HEDGE_RATIO_CAP, 0, "month 5 h");
@@ -305,8 +317,8 @@ static void test_simulate_auto_no_lookahead(void **state)
     assert_int_equal(s.n_rule[HEDGE_RATIO_CAPPED], 1);
     int found = 0;
     for (size_t k = 0; k < s.n_warnings; k++) {
-        if (strcmp(s.warnings[k], "auto ratio: 3 month(s) hedged one-for-one (h = 1): fewer than 3 "
-                                  "monthly changes before them to fit h on") == 0)
+        if (strcmp(s.warnings[k], "auto ratio: 3 month(s) NOT hedged: fewer than 3 monthly changes "
+                                  "before them to fit h on") == 0)
             found |= 1;
         if (strcmp(s.warnings[k], "auto ratio: capped at 2.0 in 1 month(s) (fitted up to 3.000): "
                                   "a larger ratio is a bet on the grade, not a hedge") == 0)
@@ -316,16 +328,21 @@ static void test_simulate_auto_no_lookahead(void **state)
     hedge_sim_free(&s);
 
     /* the default minimum (12 monthly changes) is never reached in one
-     * year: every month is hedged one-for-one, and says so */
+     * year: no month is hedged (the replay never hedges without a fit),
+     * and it says so and why */
     o.min_changes = 0;
     assert_int_equal(hedge_simulate(&r, idx, nidx, &o, &s, &d), GPI_OK);
     assert_int_equal(s.n_done, 11);
     assert_int_equal(s.n_rule[HEDGE_RATIO_FALLBACK], 11);
-    for (size_t m = 1; m < 12; m++) assert_int_equal(s.m[m].contracts, 720);
+    for (size_t m = 1; m < 12; m++) assert_int_equal(s.m[m].contracts, 0);
     assert_string_equal(s.warnings[0], "only 11 months replayed (fewer than 12): the comparison is "
                                        "unreliable");
-    assert_string_equal(s.warnings[1], "auto ratio: 11 month(s) hedged one-for-one (h = 1): fewer "
-                                       "than 12 monthly changes before them to fit h on");
+    assert_string_equal(s.warnings[1], "auto ratio hedged no month: before each, fewer than 12 "
+                                       "monthly changes to fit h on, or a fit <= 0 (the grade "
+                                       "moved against the rent); give --ratio X to replay a fixed "
+                                       "ratio");
+    assert_string_equal(s.warnings[2], "auto ratio: 11 month(s) NOT hedged: fewer than 12 monthly "
+                                       "changes before them to fit h on");
     hedge_sim_free(&s);
     hedge_rent_free(&r);
     free(idx);
@@ -344,16 +361,16 @@ static void test_auto_ratio_rules(void **state)
         hedge_ratio_rule rule;
         double h;
     } cases[] = {
-        {1, 2.298, 3, 0, HEDGE_RATIO_FALLBACK, 1.0},   /* 3 < 12 */
-        {1, -0.4, 4, 0, HEDGE_RATIO_FALLBACK, 1.0},
-        {1, 0.8, 11, 0, HEDGE_RATIO_FALLBACK, 1.0},
+        {1, 2.298, 3, 0, HEDGE_RATIO_FALLBACK, 0.0},   /* 3 < 12: not hedged */
+        {1, -0.4, 4, 0, HEDGE_RATIO_FALLBACK, 0.0},
+        {1, 0.8, 11, 0, HEDGE_RATIO_FALLBACK, 0.0},
         {1, 0.8, 12, 0, HEDGE_RATIO_FITTED, 0.8},      /* exactly the minimum */
         {1, -0.4, 12, 0, HEDGE_RATIO_NEGATIVE, 0.0},   /* never a sale */
         {1, 0.0, 30, 0, HEDGE_RATIO_NEGATIVE, 0.0},
         {1, 2.298, 12, 0, HEDGE_RATIO_CAPPED, 2.0},
         {1, 2.0, 12, 0, HEDGE_RATIO_FITTED, 2.0},      /* the cap itself */
         {1, 2.298, 3, 3, HEDGE_RATIO_CAPPED, 2.0},     /* --min-changes 3 */
-        {0, NAN, 40, 0, HEDGE_RATIO_FALLBACK, 1.0},    /* no fit: index flat */
+        {0, NAN, 40, 0, HEDGE_RATIO_FALLBACK, 0.0},    /* no fit: index flat */
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         hedge_ols fit;
@@ -367,7 +384,88 @@ static void test_auto_ratio_rules(void **state)
     }
     double h = -9;
     assert_int_equal(hedge_auto_ratio(NULL, 50, 0, &h), HEDGE_RATIO_FALLBACK);
-    assert_true(h == 1.0);
+    assert_true(h == 0.0);
+}
+
+/* --contracts: the exchange twin's terms (730 GPU-hours, $0.01 tick,
+ * business days) on the by-hand roll, payer, ratio 0.9 (by hand:
+ * contracts round(0.9 x 1000/730 = 1.2329) = 1, round(1.4795) = 1,
+ * round(0.9863) = 1; P&L 730 x 0.10 = $73.00, 730 x -0.20 = -$146.00,
+ * 730 x 0.15 = $109.50; hedged errors 0.039167, -0.0175, 0.0405 against
+ * 0.025, 0.07, 0.042 with fractional contracts).  And a fixed ratio that
+ * contradicts the fit says so. */
+static void test_simulate_contract_terms(void **state)
+{
+    (void)state;
+    const int64_t val[4] = {20000, 21000, 19000, 20500};
+    size_t nidx;
+    gpi_index_day *idx = monthly_index(val, 4, &nidx);
+    const char *csv = "date,price,quantity\n2024-01-15,2.50,1000\n2024-02-15,2.60,1200\n"
+                      "2024-03-15,2.40,800\n2024-04-15,2.55,1000\n";
+    hedge_rent r;
+    gpi_diag d = {{0}};
+    assert_int_equal(hedge_rent_parse("r.csv", csv, strlen(csv), &r, &d), GPI_OK);
+    settle_contract t;
+    memset(&t, 0, sizeof t);
+    snprintf(t.symbol, sizeof t.symbol, "GPUHX-2402");
+    t.size_gpu_hours = 730;
+    t.tick.mant = 1;
+    t.tick.scale = 2;
+    t.tick_cents = 730;
+    t.min_published_days = 15;
+    t.fsp_days = SETTLE_DAYS_BUSINESS;
+    hedge_sim_opts o = {.side = HEDGE_PAYER, .ratio = 0.9, .size = 1000, .min_days = 15,
+                        .terms = &t};
+    hedge_sim s;
+    assert_int_equal(hedge_simulate(&r, idx, nidx, &o, &s, &d), GPI_OK);
+    assert_int_equal(s.n_done, 3);
+    static const int64_t pnl[3] = {7300, -14600, 10950};
+    static const double want[3] = {1.232876712, 1.479452055, 0.986301370},
+                        eh[3] = {0.039166667, -0.0175, 0.0405};
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(s.m[i + 1].contracts, 1);
+        assert_int_equal(s.m[i + 1].pnl_cents, pnl[i]);
+        tu_assert_close(s.m[i + 1].want, want[i], 1e-8, "unrounded contracts");
+        tu_assert_close(s.m[i + 1].err_hedged, eh[i], 1e-8, "hedged error");
+    }
+    /* residual basis 0.039167 x 1200 - 0.0175 x 800 + 0.0405 x 1000 = $73.50 */
+    tu_assert_close(s.residual_usd, 73.5, 1e-9, "residual basis");
+    tu_assert_close(s.var_removed_frac, 0.985590698, 1e-8, "fractional");
+    assert_true(s.var_removed_frac > s.var_removed); /* whole contracts cost */
+    tu_assert_close(s.total.hedged_quantity, 3 * 730, 1e-12, "hedged quantity");
+    hedge_sim_free(&s);
+    /* a tick the replay cannot hold, and forward prices off the tick */
+    t.tick.scale = 5;
+    assert_int_equal(hedge_simulate(&r, idx, nidx, &o, &s, &d), GPI_EUSAGE);
+    t.tick.scale = 2;
+    int32_t fm[1] = {day_of("2024-02-01")};
+    int64_t fp[1] = {20050};
+    hedge_forward fw = {fm, fp, 1};
+    o.forward = &fw;
+    assert_int_equal(hedge_simulate(&r, idx, nidx, &o, &s, &d), GPI_EUSAGE);
+    assert_string_equal(d.msg, "forward price of 2024-02 (2.0050) is not a whole number of ticks "
+                               "of GPUHX-2402");
+    o.forward = NULL;
+    /* the rent moving against the index: a fixed ratio says it contradicts
+     * the fit (h -1.5 on 3 changes) */
+    const char *against = "date,price,quantity\n2024-01-15,2.50,1000\n2024-02-15,2.35,1200\n"
+                          "2024-03-15,2.65,800\n2024-04-15,2.425,1000\n";
+    hedge_rent_free(&r);
+    assert_int_equal(hedge_rent_parse("r.csv", against, strlen(against), &r, &d), GPI_OK);
+    o.terms = NULL;
+    o.size = 100;
+    assert_int_equal(hedge_simulate(&r, idx, nidx, &o, &s, &d), GPI_OK);
+    assert_true(s.contradicts);
+    tu_assert_close(s.fit_h, -1.5, 1e-9, "fit");
+    int found = 0;
+    for (size_t k = 0; k < s.n_warnings; k++)
+        found |= strcmp(s.warnings[k], "--ratio 0.9 contradicts the fit: h fitted on all 3 monthly "
+                                       "changes is -1.500 (the grade moved against the rent), so "
+                                       "this replay hedges against it") == 0;
+    assert_true(found);
+    hedge_sim_free(&s);
+    hedge_rent_free(&r);
+    free(idx);
 }
 
 static void test_simulate_strip_by_hand(void **state)
@@ -744,6 +842,7 @@ int main(void)
         cmocka_unit_test(test_simulate_earner_by_hand),
         cmocka_unit_test(test_simulate_auto_no_lookahead),
         cmocka_unit_test(test_auto_ratio_rules),
+        cmocka_unit_test(test_simulate_contract_terms),
         cmocka_unit_test(test_simulate_strip_by_hand),
         cmocka_unit_test(test_replay_agrees_with_analyze),
         cmocka_unit_test(test_index_range_and_svg),

@@ -162,11 +162,21 @@ cat "$OUT/hedge-compare.txt"
 
 step "9. hedge replay with monthly futures: month-ahead roll and a 12-month strip"
 require hedge simulate
+echo "(a year holds 11 monthly changes: the automatic ratio has no fit to hedge on, and says so)"
 "$BIN" --db "$DB" hedge simulate --rent "$MARKET/rent_payer.csv" --grade "$GRADE" \
-    --side payer --strategy all --svg "$OUT/hedge-sim-payer.svg" >"$OUT/hedge-sim-payer.txt"
+    --side payer >"$OUT/hedge-sim-payer-auto.txt"
+grep '^warning: auto ratio hedged no month' "$OUT/hedge-sim-payer-auto.txt"
+"$BIN" --db "$DB" hedge simulate --rent "$MARKET/rent_payer.csv" --grade "$GRADE" \
+    --side payer --ratio 1 --strategy all --svg "$OUT/hedge-sim-payer.svg" \
+    >"$OUT/hedge-sim-payer.txt"
 "$BIN" --db "$DB" hedge simulate --rent "$MARKET/rent_earner.csv" --grade "$GRADE" \
-    --side earner --strategy all >"$OUT/hedge-sim-earner.txt"
+    --side earner --ratio 1 --strategy all >"$OUT/hedge-sim-earner.txt"
 cat "$OUT/hedge-sim-payer.txt"
+echo "sized on the exchange-listed H100 design (data/contracts-h100-exchange.json):"
+"$BIN" --db "$DB" hedge simulate --rent "$MARKET/rent_payer.csv" --grade "$GRADE" \
+    --side payer --ratio 1 --contracts "$SRC/data/contracts-h100-exchange.json" \
+    >"$OUT/hedge-sim-payer-exchange.txt"
+grep -E '^(contracts|residual|rounding|the hedge)' "$OUT/hedge-sim-payer-exchange.txt"
 
 step "10. cost per acceptable token: the producers' cost curve on $END"
 require cost curve
@@ -199,10 +209,12 @@ cat <<EOM
   accuracy against the true price            $OUT/accuracy.md, $OUT/accuracy/accuracy.csv
   static site                                $OUT/site/index.html, statement.html (+ one CSV per grade, cost curve)
   screenshot of the site                     $OUT/site.png
-  settlement prices and margin ledger        $OUT/settlement.csv
+  settlement prices and margin ledger        $OUT/settlement.csv, $OUT/settlement-exchange.csv
   hedge analysis (payer, earner)             $OUT/hedge-payer.txt, $OUT/hedge-payer.json, $OUT/hedge-earner.txt
   hedge comparison with candidate grades     $OUT/hedge-compare.txt
   hedge replay (payer, earner)               $OUT/hedge-sim-payer.txt, $OUT/hedge-sim-earner.txt
+                                             $OUT/hedge-sim-payer-auto.txt (automatic ratio),
+                                             $OUT/hedge-sim-payer-exchange.txt (exchange contract terms)
   cost curve (text, CSV, JSON, SVG)          $OUT/cost-curve.txt, .csv, .json, .svg
   positions on the curve over the year       $OUT/cost-moves.txt, $OUT/cost-moves.csv
   hedge grade ranking (payer, earner)        $OUT/hedge-compare-payer.txt, $OUT/hedge-compare-earner.txt
