@@ -1,6 +1,7 @@
 /* tests/test_index_series.c -- index/series.c (values of grades nobody
  * built) and the grade filters it was added for ("skus", instance types;
- * "exclude_providers").
+ * "exclude_providers"; "exclude": index/grade_exclude.c), and how much of
+ * a fix one participant's quotes supply (index/own.c).
  *
  * Market (2025-01-01 .. 2025-03-31, H100-SXM-80GB on-demand, vm, stored
  * through the store API; day index k from Jan 1):
@@ -286,11 +287,112 @@ static void test_series_equals_build(void **state)
     store_close(st);
 }
 
+/* "exclude" (index/grade_exclude.c), Jan 1 by hand: a.big offers P1 r1
+ * 2.10, P1 r2 2.50, P2 2.20, P3 2.30, P4 2.40.
+ *   without P1's r2 quote (by provider and region, or by its id): P1 2.10,
+ *     medians 2.10 2.20 2.30 2.40 -> 2.2500;
+ *   without every a.big of P1 (ids "o-p1-a*", a glob, case ignored):
+ *     2.20 2.30 2.40 -> 2.3000 (3 providers);
+ *   an entry that matches nothing (P1 in r3) changes nothing: 2.3000 as
+ *     BIG.V1.
+ * The own quotes' share (index/own.c) of P1's r2 quote in BIG.V1 (its
+ * twin leaves it out), Jan 1..4: P1's median is the mean of its two
+ * offers, the r2 one own: P1's own part 1/2.  Jan 1 (k = 0): medians
+ * 2.20, P1 2.30, P3 2.30, 2.40: both middle positions are 2.30, held by
+ * P1 (1/2) and P3 -> 1/2.  Jan 2 (k = 1): P1 2.307, P3 2.310: P1 holds one
+ * middle -> 1/4.  Jan 3: P1 2.314, P3 2.320 -> 1/4.  Jan 4 (k = 3): a
+ * trades day, P1..P3 in r1 only -> 0.  Mean 1/4, half or more on 1 day,
+ * any on 3 of 4.  BIG.R2 is P1's r2 quote alone: 1 every day. */
+static void test_exclude_and_own_shares(void **state)
+{
+    (void)state;
+    store *st = market();
+    static const char json[] =
+        "{\"grades\": ["
+        "{\"id\": \"BIG.V1\", \"gpu\": [\"H100-SXM-80GB\"], \"skus\": [\"a.big\"]},"
+        "{\"id\": \"X.REGION\", \"gpu\": [\"H100-SXM-80GB\"], \"skus\": [\"a.big\"],"
+        " \"exclude\": [{\"providers\": [\"P1\"], \"regions\": [\"r2\"]}]},"
+        "{\"id\": \"X.ID\", \"gpu\": [\"H100-SXM-80GB\"], \"skus\": [\"a.big\"],"
+        " \"exclude\": [{\"ids\": [\"o-P1-a-r2\"]}]},"
+        "{\"id\": \"X.GLOB\", \"gpu\": [\"H100-SXM-80GB\"], \"skus\": [\"a.big\"],"
+        " \"exclude\": [{\"ids\": [\"o-p1-a*\"]}]},"
+        "{\"id\": \"X.NONE\", \"gpu\": [\"H100-SXM-80GB\"], \"skus\": [\"a.big\"],"
+        " \"exclude\": [{\"providers\": [\"P1\"], \"regions\": [\"r3\"]}]},"
+        "{\"id\": \"BIG.R2\", \"gpu\": [\"H100-SXM-80GB\"], \"skus\": [\"a.*\"],"
+        " \"regions\": [\"r2\"], \"min_providers\": 1},"
+        "{\"id\": \"BIG.R2.X\", \"gpu\": [\"H100-SXM-80GB\"], \"skus\": [\"a.*\"],"
+        " \"regions\": [\"r2\"], \"min_providers\": 1,"
+        " \"exclude\": [{\"ids\": [\"o-P1-a-r2\"], \"providers\": [\"P1\"]}]}]}";
+    idx_grades *gs = NULL;
+    gpi_diag d = {{0}};
+    if (idx_grades_parse(json, "g.json", NULL, 0, &gs, &d) != GPI_OK) fail_msg("%s", d.msg);
+    int32_t jan1 = gpi_days_from_civil(2025, 1, 1);
+    idx_series *s = NULL;
+    assert_int_equal(idx_series_compute(st, gs, jan1, jan1 + 3, 2000, &s, &d), GPI_OK);
+    static const int64_t want[6] = {23000, 22500, 22500, 23000, 23000, 25000};
+    for (size_t gi = 0; gi < 6; gi++) {
+        const gpi_index_day *v = &s->v[gi * s->days];
+        if (v->level != GPI_LEVEL_OFFERS || v->value_e4 != want[gi])
+            fail_msg("%s: level %d value %lld, want %lld", gs->g[gi].id, v->level,
+                     (long long)v->value_e4, (long long)want[gi]);
+    }
+    assert_int_equal(s->g[6].n_level[GPI_LEVEL_SUSPENDED], 4); /* nothing left */
+    idx_series_free(s);
+    /* the definitions: written only when given, sorted, and read back */
+    assert_null(strstr(gs->g[0].canon, "exclude"));
+    assert_non_null(strstr(gs->g[1].canon, "\"exclude\":[{\"providers\":[\"P1\"],\"regions\":"
+                                           "[\"r2\"]}]"));
+    assert_non_null(strstr(gs->g[6].canon, "\"exclude\":[{\"ids\":[\"o-P1-a-r2\"],"
+                                           "\"providers\":[\"P1\"]}]"));
+    assert_true(gs->g[2].excl_ids && !gs->g[1].excl_ids);
+    idx_grades *back = NULL;
+    assert_int_equal(idx_grade_from_canon(gs->g[6].canon, "canon", &back, &d), GPI_OK);
+    assert_string_equal(back->g[0].hash, gs->g[6].hash);
+    idx_grades_free(back);
+    /* own shares: BIG.V1 with X.REGION as its twin, BIG.R2 with BIG.R2.X */
+    idx_own own[7];
+    long twin[7] = {1, -1, -1, -1, -1, 6, -1};
+    assert_int_equal(idx_own_shares(st, gs, twin, jan1, jan1 + 3, 2000, own, &d), GPI_OK);
+    assert_int_equal(own[0].days, 4);
+    tu_assert_close(own[0].share, 0.25, 1e-12, "BIG.V1 own share");
+    assert_int_equal(own[0].median_days, 1);
+    assert_int_equal(own[0].any_days, 3);
+    assert_int_equal(own[5].days, 4);
+    tu_assert_close(own[5].share, 1.0, 1e-12, "BIG.R2 own share");
+    assert_int_equal(own[5].median_days, 4);
+    assert_int_equal(own[1].days, 0); /* no twin: not measured */
+    static const struct {
+        const char *json, *msg;
+    } bad[] = {
+        {"{\"grades\": [{\"id\": \"X\", \"gpu\": [\"T4\"], \"exclude\": {}}]}",
+         "g3.json: grades[0].exclude: not a list of objects (got \"{}\")"},
+        {"{\"grades\": [{\"id\": \"X\", \"gpu\": [\"T4\"], \"exclude\": [{}]}]}",
+         "g3.json: grades[0].exclude[0]: not an object of providers, regions, skus or ids (got "
+         "\"{}\")"},
+        {"{\"grades\": [{\"id\": \"X\", \"gpu\": [\"T4\"], \"exclude\": [{\"zones\": [\"a\"]}]}]}",
+         "g3.json: grades[0].exclude[0].zones: unknown (providers, regions, skus or ids) (got "
+         "\"zones\")"},
+        {"{\"grades\": [{\"id\": \"X\", \"gpu\": [\"T4\"], \"exclude\": [{\"ids\": [\"*\"]}]}]}",
+         "g3.json: grades[0].exclude[0].ids: \"*\" would match everything (got \"*\")"},
+        {"{\"grades\": [{\"id\": \"X\", \"gpu\": [\"T4\"], \"exclude\": [{\"ids\": \"a\"}, "
+         "{\"ids\": \"b\"}, {\"ids\": \"c\"}, {\"ids\": \"d\"}, {\"ids\": \"e\"}]}]}",
+         "g3.json: grades[0].exclude: more than 4 entries (got \"...\")"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        idx_grades *x = NULL;
+        assert_int_equal(idx_grades_parse(bad[i].json, "g3.json", NULL, 0, &x, &d), GPI_EINPUT);
+        if (strcmp(d.msg, bad[i].msg) != 0) fail_msg("got  %s\nwant %s", d.msg, bad[i].msg);
+    }
+    idx_grades_free(gs);
+    store_close(st);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_filters_by_hand),
         cmocka_unit_test(test_series_equals_build),
+        cmocka_unit_test(test_exclude_and_own_shares),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

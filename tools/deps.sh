@@ -13,7 +13,7 @@
 #                            `make fuzz` (required then)
 set -eu
 PKGS="build-essential pkg-config libsqlite3-dev sqlite3 libcsv-dev libgsl-dev
-libjansson-dev libcmocka-dev libssl-dev zlib1g-dev python3-pandas"
+libjansson-dev libcmocka-dev libssl-dev zlib1g-dev python3-pandas python3-statsmodels"
 WANTED="chromium fonts-dejavu-core"
 if [ "${1:-}" = fuzz ]; then
     PKGS="$PKGS clang libclang-rt-dev"
