@@ -358,17 +358,8 @@ int hs_build(cli_ctx *ctx, store *db, const hedge_rent *r, const hedge_rent_info
     if (suggest) {
         rc = suggestions(ctx, db, r, info, include_own, s, in, nin, cap);
     } else {
-        /* the own quotes without suggestions: hedge/suggest.c writes them */
-        hedge_sug_style style;
-        memset(&style, 0, sizeof style);
-        const char *any[1] = {"-"};
-        gpi_diag d = {{0}};
-        hedge_rent_info tmp = *info;
-        if (!tmp.gpu[0]) snprintf(tmp.gpu, sizeof tmp.gpu, "-");
-        if (hedge_suggest(&tmp, any, 1, &style, 0, &s->sug, &d) != GPI_OK) {
-            cli_error("%s", d.msg);
-            return 1;
-        }
+        /* the own quotes without suggestions (hedge/suggest.c writes them) */
+        s->sug.own_exclude = hedge_own_exclude(info, s->sug.own_words, sizeof s->sug.own_words);
     }
     snprintf(s->own_words, sizeof s->own_words, "%s", s->sug.own_words);
     if (!rc && s->sug.own_exclude && npub) rc = published_twins(db, r, info, defs, npub, s, in);

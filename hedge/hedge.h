@@ -632,6 +632,10 @@ gpi_status hedge_suggest(const hedge_rent_info *info, const char *const *gpus, s
                          const hedge_sug_style *style, int include_own, hedge_suggestion *out,
                          gpi_diag *d);
 void hedge_suggestion_free(hedge_suggestion *s);
+/* The renter's own quotes alone (note 5 of suggest.c): the "exclude"
+ * entry as compact JSON (malloc'd; NULL when the rent names no provider,
+ * or out of memory) and in words into words[cap] ("" when unknown). */
+char *hedge_own_exclude(const hedge_rent_info *info, char *words, size_t cap);
 
 /* ---- chart (svg.c) ------------------------------------------------------ */
 

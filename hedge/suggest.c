@@ -88,6 +88,16 @@ static json_t *str_list(const char *v)
 }
 
 /* Note 5: the own quotes as an "exclude" entry, and in words. */
+static json_t *own_entry(const hedge_rent_info *info, char *words, size_t cap);
+
+char *hedge_own_exclude(const hedge_rent_info *info, char *words, size_t cap)
+{
+    json_t *e = own_entry(info, words, cap);
+    char *s = e ? json_dumps(e, JSON_SORT_KEYS | JSON_COMPACT) : NULL;
+    json_decref(e);
+    return s;
+}
+
 static json_t *own_entry(const hedge_rent_info *info, char *words, size_t cap)
 {
     words[0] = '\0';

@@ -167,7 +167,10 @@ static int why_none(char *out, size_t cap, const hedge_rank *r, const set_facts 
     } else {
         const hedge_rank *k = &r[f->best];
         fit = 1;
-        if (k->a.chg.r2 >= HEDGE_VERDICT_MIN_HE && !k->ranked)
+        if (k->a.chg.r2 >= HEDGE_VERDICT_MIN_HE && !k->ranked && k->circular)
+            snprintf(out, cap, "best R² %s (%s) is no hedge: it is largely your own price",
+                     num(b[0], k->a.chg.r2, 2), k->grade);
+        else if (k->a.chg.r2 >= HEDGE_VERDICT_MIN_HE && !k->ranked)
             snprintf(out, cap, "best R² %s (%s) is no hedge: %s", num(b[0], k->a.chg.r2, 2),
                      k->grade, k->why);
         else

@@ -362,13 +362,17 @@ static void test_verdict_sentences(void **state)
          "no grade here hedges this rent: no published grade of your GPU moves with your rent "
          "(none has h > 0)"},
         {"none, and a fit of the GPU that is no hedge for another reason", HEDGE_S_BEST_FIT,
+         {mk("A100.OD", 1, 16, 0.2, 0.1, 0.0, 0.5, 0.5, 1), mk("A100.SHORT", 1, 5, 0.9, 0.9, NAN, NAN, 0.1, 1)},
+         2, mv, HEDGE_MONTH, "A100", 0, 0, NULL,
+         "no grade here hedges this rent: best R² 0.90 (A100.SHORT) is no hedge: 5 changes (need "
+         "12)"},
+        {"none, and a fit of the GPU that is its own price", HEDGE_S_BEST_FIT,
          {mk("A100.OD", 1, 16, 0.2, 0.1, 0.0, 0.5, 0.5, 1),
           own_in(mk("A100.SPOT.USE1", 1, 16, 0.98, 0.949, 0.85, 0.98, 0.0147, 1), 0.77, 393, 509,
                  0.019, 0.032)},
          2, mv, HEDGE_MONTH, "A100", 0, 0, NULL,
-         "no grade here hedges this rent: best R² 0.95 (A100.SPOT.USE1) is no hedge: largely your "
-         "own price: your quotes supply 77% of its fix (half or more on 393 of 509 days); without "
-         "them HE 0.019 at h = 0.032; A100.SPOT.USE1 tracks your rent (it removes 95% of the "
+         "no grade here hedges this rent: best R² 0.95 (A100.SPOT.USE1) is no hedge: it is largely "
+         "your own price; A100.SPOT.USE1 tracks your rent (it removes 95% of the "
          "monthly variance) only because your own quotes supply 77% of its fix (they are the "
          "median on 393 of 509 days); without them it removes 2%: futures on it would settle on "
          "your own bill -- to lock your price, ask your provider for a fixed price, or an exchange "
