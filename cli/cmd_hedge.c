@@ -598,28 +598,12 @@ static int load_grade_ids(cli_ctx *ctx, const char *path, hopts *o, idx_grades *
     return 0;
 }
 
-/* The last stored definition hash of a grade in [from, to]. */
-typedef struct last_hash {
-    char hash[65];
-} last_hash;
-
-static int keep_hash(const store_index_row *row, void *ud)
-{
-    last_hash *h = ud;
-    if (row->grade_hash[0]) snprintf(h->hash, sizeof h->hash, "%s", row->grade_hash);
-    return 0;
-}
-
-/* The GPU models of a grade from its stored definition ("" when none),
- * read by the index's reader of stored definitions. */
+/* The GPU models of a grade from its stored definition ("" when none). */
 static void stored_gpus(store *st, const char *grade, int32_t from, int32_t to, char out[160])
 {
-    last_hash h = {""};
-    gpi_diag d = {{0}};
-    idx_grades *gs = NULL;
+    idx_grades *gs = hc_stored_def(st, grade, from, to);
     out[0] = '\0';
-    if (store_index_rows(st, grade, from, to, keep_hash, &h, &d) != GPI_OK || !h.hash[0]) return;
-    if (idx_grade_stored(st, h.hash, &gs, &d) == GPI_OK && gs && gs->n > 0) join_gpus(&gs->g[0], out);
+    if (gs) join_gpus(&gs->g[0], out);
     idx_grades_free(gs);
 }
 

@@ -29,6 +29,10 @@ typedef struct hopts {
 gpi_status hc_fetch(store *db, const char *grade, const hedge_rent *r, int latest,
                     gpi_index_day **out, size_t *n, int *exists, gpi_diag *d);
 
+/* The definition stored with a grade's last value of [from, to] (a set
+ * of one grade: free with idx_grades_free), or NULL when none. */
+idx_grades *hc_stored_def(store *db, const char *grade, int32_t from, int32_t to);
+
 /* compare: the renter's own quotes in the published grades and the grades
  * built around the rent (hedge_suggest.c), computed from the stored
  * observations without writing anything. */

@@ -240,13 +240,8 @@ static int keep_hash(const store_index_row *row, void *ud)
     return 0;
 }
 
-/* A published grade's definition: from its grades file, else the one
- * stored with its last value of [from, to] (kept in s->pdefs); NULL when
- * none. */
-static const idx_grade *pub_def(store *db, const char *grade, const idx_grade *given,
-                                int32_t from, int32_t to, hs_state *s)
+idx_grades *hc_stored_def(store *db, const char *grade, int32_t from, int32_t to)
 {
-    if (given) return given;
     last_hash h = {""};
     gpi_diag d = {{0}};
     idx_grades *gs = NULL;
@@ -256,6 +251,17 @@ static const idx_grade *pub_def(store *db, const char *grade, const idx_grade *g
         idx_grades_free(gs);
         return NULL;
     }
+    return gs;
+}
+
+/* A published grade's definition: from its grades file, else the one
+ * stored with it (kept in s->pdefs); NULL when none. */
+static const idx_grade *pub_def(store *db, const char *grade, const idx_grade *given,
+                                int32_t from, int32_t to, hs_state *s)
+{
+    if (given) return given;
+    idx_grades *gs = hc_stored_def(db, grade, from, to);
+    if (!gs) return NULL;
     s->pdefs[s->npdefs++] = gs;
     return &gs->g[0];
 }
