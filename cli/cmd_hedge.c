@@ -38,7 +38,10 @@ static const char usage_analyze[] =
     "present in both.  Reports the minimum-variance hedge ratio h on changes,\n"
     "hedge effectiveness, levels and robust fits, basis risk, the regression and\n"
     "dollar-offset tests, Newey-West se, rolling h (--window periods, default 12)\n"
-    "and horizons 1-3.  Index values as first published (--latest: restated).\n"
+    "and horizons 1-3, and out of sample: the walk-forward effectiveness (each\n"
+    "period hedged at the h fitted before it), a block-bootstrap interval of h\n"
+    "(GSL mt19937, seed 1) and whether h held at the largest index move.  Index\n"
+    "values as first published (--latest: restated).\n"
     "--svg FILE writes a chart.  The rent file is read, never stored.\n";
 
 static const char usage_simulate[] =
