@@ -528,7 +528,8 @@ void cp_moves_csv(FILE *f, const cost_moves *m)
             fputc(',', f);
             gpi_csv_field(f, p->dep->gpu);
             fprintf(f, ",%s,,%s", p->dep->grade, fx(a, p->dep->tps_milli, 3));
-            fprintf(f, ",%s,,,,", fx(a, p->dep->accept_ppm, 6));
+            /* usd_per_m_acceptable, to_cheapest_pct and to_median_pct empty */
+            fprintf(f, ",%s,,,", fx(a, p->dep->accept_ppm, 6));
             csv_opt(f, c->median_micro, COST_DP, c->n > 0);
             fprintf(f, ",%s\n", cost_status_name(p->status));
         }

@@ -365,6 +365,48 @@ static void test_moves_improved_yet_fell_back(void **state)
     free(dir);
 }
 
+/* Fields of a CSV line (commas outside double quotes, plus one). */
+static int csv_fields(const char *line, size_t len)
+{
+    int n = 1, q = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (line[i] == '"') q = !q;
+        else if (line[i] == ',' && !q) n++;
+    }
+    return n;
+}
+
+/* Every line of text has the header's field count. */
+static void expect_rectangular(const char *text)
+{
+    const char *nl = strchr(text, '\n');
+    assert_non_null(nl);
+    int want = csv_fields(text, (size_t)(nl - text));
+    for (const char *p = nl + 1; *p; p = nl + 1) {
+        nl = strchr(p, '\n');
+        assert_non_null(nl);
+        if (csv_fields(p, (size_t)(nl - p)) != want)
+            fail_msg("%d fields, the header has %d: %.*s", csv_fields(p, (size_t)(nl - p)), want,
+                     (int)(nl - p), p);
+    }
+}
+
+/* Days without a value (suspended, not built) are rows off the curve with
+ * the header's 14 fields (they had 15). */
+static void test_moves_csv_off_curve_fields(void **state)
+{
+    (void)state;
+    char *dir = setup("cost-moves-off");
+    free(tu_write(dir, "d.csv", pair));
+    tu_run r = cost(dir, "moves --deployments d.csv --from 2025-06-01 --to 2025-06-04 --csv");
+    expect_ok(&r);
+    expect_rectangular(r.out);
+    assert_non_null(strstr(r.out, "\n2025-06-02,,0,Slow,B200,B200.OD,,200.000,1.000000,,,,,suspended\n"));
+    assert_non_null(strstr(r.out, "\n2025-06-03,,0,Fast,B200,B200.OD,,300.000,1.000000,,,,,not built\n"));
+    tu_run_free(&r);
+    free(dir);
+}
+
 /* `gpuidx simulate` writes deployments.csv; with index values for its two
  * grades, `cost curve` prints the demo's curve and `site --deployments`
  * adds it to the page. */
@@ -433,6 +475,7 @@ int main(void)
         cmocka_unit_test(test_json_svg_and_margin),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_moves_improved_yet_fell_back),
+        cmocka_unit_test(test_moves_csv_off_curve_fields),
         cmocka_unit_test(test_simulated_deployments_curve_and_site),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
