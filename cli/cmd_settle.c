@@ -3,11 +3,22 @@
  * Reads the contract file (grades checked against the database), reads
  * each contract's index series from the store (values as first published,
  * or restated with --latest), settles it with settlement/, and prints
- * `date,symbol,settlement_price,kind` to stdout.  With --positions a
- * variation-margin ledger follows after one blank line (or goes to
- * --ledger FILE).  Nothing is printed to stdout, and no --ledger file is
- * written, unless every contract settles; notes (insufficient months, open
- * positions) go to stderr.
+ * `date,symbol,settlement_price,kind` to stdout.  With --positions the
+ * variation-margin ledger, a table of its own, goes to --ledger FILE (one
+ * header and one field count per file: two tables in one stream loaded
+ * nowhere).
+ *
+ * Each contract is settled as far as its index is built, on its own: one
+ * line per contract on stderr says settled (the final settlement price),
+ * provisional (the month is not over at --through, or the index is not
+ * built to its end: daily prices up to the last built day) or
+ * insufficient (the month is over with too few values), with the reason.
+ * A contract that cannot settle yet does not stop the others; the exit
+ * status is 1 only for what no settlement can be made of: an unreadable
+ * or wrong input (contract file -- a tick too coarse for the grade's
+ * values included --, positions file, database) or a ledger amount that
+ * overflows.  Nothing is printed to stdout, and no --ledger file is
+ * written, unless every table is made.
  */
 #include "cli/cli.h"
 
@@ -35,15 +46,19 @@ static const char help[] =
     "                     \"holidays\": [...]}; fsp_days \"calendar\" (default) or\n"
     "                     \"business\" (Monday-Friday less the holidays: only those\n"
     "                     days' values count and get a price)\n"
-    "  --positions FILE   CSV account,symbol,contracts[,entry_price]; adds the\n"
-    "                     variation-margin ledger (integer cents) after a blank line:\n"
-    "                     date,account,symbol,contracts,settlement_price,\n"
-    "                     variation_margin_cents\n"
-    "  --ledger FILE      write the ledger to FILE instead of stdout\n"
+    "  --positions FILE   CSV account,symbol,contracts[,entry_price]; with --ledger\n"
+    "  --ledger FILE      the variation-margin ledger of the positions (integer\n"
+    "                     cents), as CSV date,account,symbol,contracts,\n"
+    "                     settlement_price,variation_margin_cents\n"
     "  --through D        settle up to day D (default: the end of each delivery month)\n"
     "  --latest           use restated index values (default: as first published)\n"
     "\n"
-    "exit status: 0 ok, 1 input or data error, 2 usage error.\n";
+    "Each contract settles as far as its index is built; stderr says per contract:\n"
+    "settled (final price), provisional (month not over, or not built to its end)\n"
+    "or insufficient (too few values in the month), with the reason.\n"
+    "\n"
+    "exit status: 0 ok (whatever each contract's status), 1 input or data error,\n"
+    "2 usage error.\n";
 
 static gpi_status grade_known(const char *grade, int *known, void *ud, gpi_diag *d)
 {
@@ -106,17 +121,20 @@ done:
     return st;
 }
 
-static void notes(const settle_contract *c, const settle_result *r,
+/* What became of one contract (design note at the top). */
+enum { ST_SETTLED, ST_PROVISIONAL, ST_INSUFFICIENT };
+static const char *const status_name[] = {"settled", "provisional", "insufficient"};
+
+typedef struct outcome {
+    int status;
+    char why[512];
+} outcome;
+
+/* The contract's status line and its positions' notes, on stderr. */
+static void notes(const settle_contract *c, const settle_result *r, const outcome *oc,
                   const settle_position *pos, size_t np, size_t ci)
 {
-    char month[8];
-    snprintf(month, sizeof month, "%04d-%02d", c->year % 10000, c->month % 100);
-    if (r->insufficient) {
-        cli_error("%s: insufficient: %d day%s with a value in %s, fewer than"
-                  " min_published_days %d; no final settlement price",
-                  c->symbol, r->values_in_month, r->values_in_month == 1 ? "" : "s", month,
-                  c->min_published_days);
-    }
+    fprintf(stderr, "settle: %s: %s: %s\n", c->symbol, status_name[oc->status], oc->why);
     int has_daily = 0;
     for (size_t i = 0; i < r->n; i++) has_daily |= r->rows[i].kind == SETTLE_DAILY;
     for (size_t j = 0; j < np; j++) {
@@ -124,10 +142,87 @@ static void notes(const settle_contract *c, const settle_result *r,
         if (!has_daily)
             cli_error("%s: account %s: no settlement price yet; position not entered",
                       c->symbol, pos[j].account);
-        else if (r->insufficient)
+        else if (oc->status == ST_INSUFFICIENT)
             cli_error("%s: account %s: %lld contracts stay open (no final settlement price)",
                       c->symbol, pos[j].account, (long long)pos[j].contracts);
     }
+}
+
+/* The first settlement day of c in [from, to] (every day; with fsp_days
+ * business, Monday-Friday less the holidays) the series days[0..n)
+ * (ascending) lacks, or INT32_MAX. */
+static int32_t first_missing(const settle_contract *c, const gpi_index_day *days, size_t n,
+                             int32_t from, int32_t to)
+{
+    size_t j = 0;
+    for (int32_t t = from; t <= to; t++) {
+        while (j < n && days[j].day < t) j++;
+        if (settle_is_day(c, t) && (j >= n || days[j].day != t)) return t;
+    }
+    return INT32_MAX;
+}
+
+/* Settles contract c from the store as far as its index is built (through
+ * `through` at most): the prices into *res, the status into *oc.  Errors
+ * are the store's and the contract's own (a tick too coarse). */
+static gpi_status settle_one(store *db, const settle_contract *c, int32_t through, int latest,
+                             settle_result *res, outcome *oc, gpi_diag *d)
+{
+    memset(res, 0, sizeof *res);
+    int32_t listing = settle_listing_day(c), last = settle_last_day(c);
+    int32_t end = through < last ? through : last;
+    char month[8], a[11], b[11];
+    snprintf(month, sizeof month, "%04d-%02d", c->year % 10000, c->month % 100);
+    gpi_date_format(listing, a);
+    if (end < listing) {
+        gpi_date_format(through, b);
+        oc->status = ST_PROVISIONAL;
+        snprintf(oc->why, sizeof oc->why, "not listed by %s (trading from %s)", b, a);
+        return GPI_OK;
+    }
+    gpi_index_day *series = NULL;
+    size_t n = 0;
+    /* from the first stored day: L may come from before the listing */
+    gpi_status st = store_index_series(db, c->grade, INT32_MIN, end, latest, &series, &n, d);
+    if (st != GPI_OK) return st;
+    int32_t gap = first_missing(c, series, n, listing, end);
+    int32_t upto = gap == INT32_MAX ? end : gap - 1;
+    /* a tick too coarse for the grade's values is the contract file's
+     * error: it fails the run like any other error of that file */
+    st = settle_run(c, series, n, upto, res, d);
+    free(series);
+    if (st != GPI_OK) return st;
+    int has_daily = 0;
+    for (size_t i = 0; i < res->n; i++) has_daily |= res->rows[i].kind == SETTLE_DAILY;
+    if (gap != INT32_MAX) {
+        gpi_date_format(gap, b);
+        gpi_date_format(gap - 1, a);
+        oc->status = ST_PROVISIONAL;
+        if (gap == listing)
+            snprintf(oc->why, sizeof oc->why, "grade %s is not built from the listing, %s"
+                     " (build it: gpuidx index build)", c->grade, b);
+        else
+            snprintf(oc->why, sizeof oc->why, "grade %s is not built on %s; %s through %s"
+                     " (build it: gpuidx index build)", c->grade, b,
+                     has_daily ? "daily prices" : "no value", a);
+    } else if (!res->complete) {
+        gpi_date_format(end, b);
+        oc->status = ST_PROVISIONAL;
+        snprintf(oc->why, sizeof oc->why, "%s is not over on %s; %s %s", month, b,
+                 has_daily ? "daily prices through" : "no value by", b);
+    } else if (res->insufficient) {
+        oc->status = ST_INSUFFICIENT;
+        snprintf(oc->why, sizeof oc->why, "%d day%s with a value in %s, fewer than"
+                 " min_published_days %d; no final settlement price", res->values_in_month,
+                 res->values_in_month == 1 ? "" : "s", month, c->min_published_days);
+    } else {
+        char price[32];
+        gpi_fixed_format(res->rows[res->n - 1].price_units, c->tick.scale, price);
+        oc->status = ST_SETTLED;
+        snprintf(oc->why, sizeof oc->why, "final settlement price %s (%d days with a value in %s)",
+                 price, res->values_in_month, month);
+    }
+    return GPI_OK;
 }
 
 int cmd_settle(cli_ctx *ctx, int argc, char **argv)
@@ -157,6 +252,11 @@ int cmd_settle(cli_ctx *ctx, int argc, char **argv)
         cli_error("settle: --ledger needs --positions");
         return 2;
     }
+    if (positions_path && !ledger_path) {
+        cli_error("settle: --positions needs --ledger FILE (the margin ledger is a table of its"
+                  " own; stdout has the settlement prices)");
+        return 2;
+    }
     if (!cli_have_db(ctx, "settle")) return 1;
 
     gpi_diag d = {""};
@@ -176,23 +276,17 @@ int cmd_settle(cli_ctx *ctx, int argc, char **argv)
         if (st != GPI_OK) goto fail;
     }
     res = calloc(nc, sizeof *res);
-    if (!res) {
+    outcome *oc = calloc(nc, sizeof *oc);
+    if (!res || !oc) {
+        free(oc);
         st = gpi_diag_set(&d, GPI_ENOMEM, "out of memory");
         goto fail;
     }
-    for (size_t i = 0; i < nc; i++) {
-        int32_t last = settle_last_day(&cs[i]);
-        int32_t end = through < last ? through : last;
-        gpi_index_day *series = NULL;
-        size_t n = 0;
-        if (end >= settle_listing_day(&cs[i])) {
-            /* from the first stored day: L may come from before the listing */
-            st = store_index_series(db, cs[i].grade, INT32_MIN, end, latest, &series, &n, &d);
-            if (st != GPI_OK) goto fail;
-        }
-        st = settle_run(&cs[i], series, n, through, &res[i], &d);
-        free(series);
-        if (st != GPI_OK) goto fail;
+    for (size_t i = 0; i < nc && st == GPI_OK; i++)
+        st = settle_one(db, &cs[i], through, latest, &res[i], &oc[i], &d);
+    if (st != GPI_OK) {
+        free(oc);
+        goto fail;
     }
     /* everything is written to memory first: stdout and the --ledger file
      * get all or nothing */
@@ -205,17 +299,16 @@ int cmd_settle(cli_ctx *ctx, int argc, char **argv)
         if (lm) fclose(lm);
         free(obuf);
         free(lbuf);
+        free(oc);
         st = gpi_diag_set(&d, GPI_ENOMEM, "out of memory");
         goto fail;
     }
     fputs("date,symbol,settlement_price,kind\n", o);
     for (size_t i = 0; i < nc && st == GPI_OK; i++) print_prices(o, &cs[i], &res[i]);
-    if (positions_path) {
-        if (!lm) fputc('\n', o);
-        FILE *out = lm ? lm : o;
-        fputs("date,account,symbol,contracts,settlement_price,variation_margin_cents\n", out);
+    if (lm) {
+        fputs("date,account,symbol,contracts,settlement_price,variation_margin_cents\n", lm);
         for (size_t i = 0; i < nc && st == GPI_OK; i++)
-            st = print_ledger(out, cs, i, &res[i], pos, np, &d);
+            st = print_ledger(lm, cs, i, &res[i], pos, np, &d);
     }
     fclose(o);
     if (lm) fclose(lm);
@@ -231,8 +324,9 @@ int cmd_settle(cli_ctx *ctx, int argc, char **argv)
     }
     if (st == GPI_OK) {
         fwrite(obuf, 1, olen, stdout);
-        for (size_t i = 0; i < nc; i++) notes(&cs[i], &res[i], pos, np, i);
+        for (size_t i = 0; i < nc; i++) notes(&cs[i], &res[i], &oc[i], pos, np, i);
     }
+    free(oc);
     free(obuf);
     free(lbuf);
     /* a failed write to stdout is reported by main() for every command */

@@ -178,7 +178,13 @@ static int settlement(int argc, char **argv, const char *contracts, const char *
         settle_result r;
         rc = verify_settlement(v, &cs[i], through, &r, &d);
         if (rc != GPI_OK) break;
-        if (against) {
+        if (through < settle_listing_day(&cs[i])) { /* any day: nothing listed yet */
+            char t[11], l[11];
+            gpi_date_format(through, t);
+            gpi_date_format(settle_listing_day(&cs[i]), l);
+            fprintf(against ? stdout : stderr, "%s: not listed by %s (trading from %s): no "
+                    "settlement price to verify\n", cs[i].symbol, t, l);
+        } else if (against) {
             int b = compare_against(against, &cs[i], &r);
             if (b < 0) rc = GPI_EINPUT;
             bad |= b != 0;

@@ -123,15 +123,29 @@ static void test_e2e_settle_worked_example(void **state)
                        "hedger,GPUH-2503,-740,2.450\n"
                        "fund,GPUH-2503,500,2.450\n"
                        "desk,GPUH-2503,240,\n");
+    /* the ledger is a table of its own: --positions without --ledger is a
+     * usage error (two tables in one stream loaded nowhere) */
     tu_run r = tu_gpuidx(dir, "--db gpuidx.db settle --contracts '%s' --positions '%s'", c, p);
+    assert_int_equal(r.status, 2);
+    assert_string_equal(r.out, "");
+    assert_string_equal(r.err, "gpuidx: settle: --positions needs --ledger FILE (the margin ledger"
+                               " is a table of its own; stdout has the settlement prices)\n");
+    tu_run_free(&r);
+    r = tu_gpuidx(dir, "--db gpuidx.db settle --contracts '%s' --positions '%s'"
+                       " --ledger ledger.csv", c, p);
     if (r.status != 0) fail_msg("exit %d: %s", r.status, r.err);
-    assert_string_equal(r.err, "");
+    assert_string_equal(r.err, "settle: GPUH-2503: settled: final settlement price 2.365 (20 days"
+                               " with a value in 2025-03)\n");
     char want[8192];
-    worked_prices(want, sizeof want, 32, "2025-03-31,GPUH-2503,2.365,final\n\n");
-    size_t wl = strlen(want);
-    if (strncmp(r.out, want, wl) != 0) fail_msg("prices:\n%s\nwant\n%s", r.out, want);
+    worked_prices(want, sizeof want, 32, "2025-03-31,GPUH-2503,2.365,final\n");
+    assert_string_equal(r.out, want);
+    tu_run_free(&r);
+    char lpath[4200];
+    snprintf(lpath, sizeof lpath, "%s/ledger.csv", dir);
+    char *ledger = tu_read(lpath);
+    assert_non_null(ledger);
     /* the ledger: per-account sums, zero-net days, the hedger's +$62,900 */
-    const char *l = r.out + wl;
+    const char *l = ledger;
     const char *hdr = "date,account,symbol,contracts,settlement_price,variation_margin_cents\n";
     assert_int_equal(strncmp(l, hdr, strlen(hdr)), 0);
     l += strlen(hdr);
@@ -161,25 +175,11 @@ static void test_e2e_settle_worked_example(void **state)
     assert_int_equal(sum_h, 6290000);        /* -740 x 1000 x (2.365 - 2.450) */
     assert_int_equal(sum_f, -4250000);       /*  500 x 1000 x (2.365 - 2.450) */
     assert_int_equal(sum_d, -1272000);       /*  240 x 1000 x (2.365 - 2.418) */
-    assert_non_null(strstr(r.out, "\n2025-02-28,hedger,GPUH-2503,-740,2.418,2368000\n"));
-    assert_non_null(strstr(r.out, "\n2025-02-28,desk,GPUH-2503,240,2.418,0\n"));
-    assert_non_null(strstr(r.out, "\n2025-03-31,hedger,GPUH-2503,-740,2.365,0\n"));
-    tu_run_free(&r);
-
-    /* --ledger FILE: stdout holds only the prices */
-    r = tu_gpuidx(dir, "--db gpuidx.db settle --contracts '%s' --positions '%s'"
-                       " --ledger ledger.csv", c, p);
-    assert_int_equal(r.status, 0);
-    worked_prices(want, sizeof want, 32, "2025-03-31,GPUH-2503,2.365,final\n");
-    assert_string_equal(r.out, want);
-    char lpath[4200];
-    snprintf(lpath, sizeof lpath, "%s/ledger.csv", dir);
-    char *ledger = tu_read(lpath);
-    assert_non_null(ledger);
-    assert_int_equal(strncmp(ledger, hdr, strlen(hdr)), 0);
+    assert_non_null(strstr(ledger, "\n2025-02-28,hedger,GPUH-2503,-740,2.418,2368000\n"));
+    assert_non_null(strstr(ledger, "\n2025-02-28,desk,GPUH-2503,240,2.418,0\n"));
+    assert_non_null(strstr(ledger, "\n2025-03-31,hedger,GPUH-2503,-740,2.365,0\n"));
     assert_non_null(strstr(ledger, "\n2025-03-31,fund,GPUH-2503,500,2.365,0\n"));
     free(ledger);
-    tu_run_free(&r);
     free(p);
     free(c);
     free(dir);
@@ -198,7 +198,7 @@ static void test_e2e_settle_insufficient_and_through(void **state)
     worked_prices(want, sizeof want, 32, "2025-03-31,GPUH-2503,,insufficient\n");
     assert_string_equal(r.out, want);
     assert_string_equal(r.err,
-                        "gpuidx: GPUH-2503: insufficient: 20 days with a value in 2025-03, fewer"
+                        "settle: GPUH-2503: insufficient: 20 days with a value in 2025-03, fewer"
                         " than min_published_days 21; no final settlement price\n"
                         "gpuidx: GPUH-2503: account fund: 5 contracts stay open (no final"
                         " settlement price)\n");
@@ -209,12 +209,22 @@ static void test_e2e_settle_insufficient_and_through(void **state)
     assert_int_equal(r.status, 0);
     worked_prices(want, sizeof want, 11, NULL);
     assert_string_equal(r.out, want);
-    assert_string_equal(r.err, "");
+    assert_string_equal(r.err, "settle: GPUH-2503: provisional: 2025-03 is not over on 2025-03-10;"
+                               " daily prices through 2025-03-10\n");
+    tu_run_free(&r);
+    /* --through before the listing: nothing to settle yet, not a usage error */
+    r = tu_gpuidx(dir, "--db gpuidx.db settle --contracts '%s' --through 2025-01-31", c);
+    assert_int_equal(r.status, 0);
+    assert_string_equal(r.out, "date,symbol,settlement_price,kind\n");
+    assert_string_equal(r.err, "settle: GPUH-2503: provisional: not listed by 2025-01-31 (trading"
+                               " from 2025-02-01)\n");
     tu_run_free(&r);
     /* prices that cannot reach stdout fail the command */
     r = tu_gpuidx(dir, "--db gpuidx.db settle --contracts '%s' --through 2025-03-10 >/dev/full", c);
     assert_int_equal(r.status, 1);
-    assert_string_equal(r.err, "gpuidx: stdout: write failed\n");
+    assert_string_equal(r.err, "settle: GPUH-2503: provisional: 2025-03 is not over on 2025-03-10;"
+                               " daily prices through 2025-03-10\n"
+                               "gpuidx: stdout: write failed\n");
     tu_run_free(&r);
     free(p);
     free(c);
@@ -226,18 +236,49 @@ static void test_e2e_settle_missing_day(void **state)
     (void)state;
     char *dir = worked_db(12); /* 2025-03-12 never built */
     char *c = write_contract(dir, 15);
+    /* settled as far as the index is built: the daily prices up to the
+     * day before the gap, exit 0, and the reason */
     tu_run r = tu_gpuidx(dir, "--db gpuidx.db settle --contracts '%s'", c);
-    assert_int_equal(r.status, 1);
-    assert_string_equal(r.out, "");
-    assert_string_equal(r.err, "gpuidx: GPUH-2503: grade H100-SXM.OD has no index row for"
-                               " 2025-03-12 (the day was never built; build it, or settle"
-                               " --through an earlier day)\n");
-    tu_run_free(&r);
-    r = tu_gpuidx(dir, "--db gpuidx.db settle --contracts '%s' --through 2025-03-11", c);
     assert_int_equal(r.status, 0);
     char want[8192];
     worked_prices(want, sizeof want, 12, NULL);
     assert_string_equal(r.out, want);
+    assert_string_equal(r.err, "settle: GPUH-2503: provisional: grade H100-SXM.OD is not built on"
+                               " 2025-03-12; daily prices through 2025-03-11 (build it: gpuidx"
+                               " index build)\n");
+    tu_run_free(&r);
+    r = tu_gpuidx(dir, "--db gpuidx.db settle --contracts '%s' --through 2025-03-11", c);
+    assert_int_equal(r.status, 0);
+    assert_string_equal(r.out, want);
+    tu_run_free(&r);
+    free(c);
+    free(dir);
+}
+
+/* Contracts of months never built settle nothing and say so, beside those
+ * that settle: one status line each, exit 0. */
+static void test_e2e_settle_months_not_built(void **state)
+{
+    (void)state;
+    char *dir = worked_db(0); /* built 2025-02-01 .. 2025-03-31 */
+    char *c = tu_write(dir, "c.json",
+                       "{\"contracts\": [{\"symbol\": \"GPUH-2503\", \"grade\": \"" H100 "\","
+                       " \"month\": \"2025-03\"},\n"
+                       "{\"symbol\": \"GPUH-2504\", \"grade\": \"" H100 "\", \"month\": \"2025-04\"},\n"
+                       "{\"symbol\": \"GPUH-2506\", \"grade\": \"" H100 "\", \"month\": \"2025-06\"}]}\n");
+    tu_run r = tu_gpuidx(dir, "--db gpuidx.db settle --contracts '%s'", c);
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "\n2025-03-31,GPUH-2503,2.3645,final\n"));
+    assert_non_null(strstr(r.out, "\n2025-03-31,GPUH-2504,"));
+    assert_null(strstr(r.out, "GPUH-2506"));
+    assert_string_equal(r.err,
+                        "settle: GPUH-2503: settled: final settlement price 2.3645 (20 days with a"
+                        " value in 2025-03)\n"
+                        "settle: GPUH-2504: provisional: grade H100-SXM.OD is not built on"
+                        " 2025-04-01; daily prices through 2025-03-31 (build it: gpuidx index"
+                        " build)\n"
+                        "settle: GPUH-2506: provisional: grade H100-SXM.OD is not built from the"
+                        " listing, 2025-05-01 (build it: gpuidx index build)\n");
     tu_run_free(&r);
     free(c);
     free(dir);
@@ -359,7 +400,7 @@ static void test_e2e_settle_bad_contract_files(void **state)
     /* a bad positions file is named with its line */
     char *c = write_contract(dir, 15);
     char *p = tu_write(dir, "p.csv", "account,symbol,contracts\nx,GPUH-2503,1\ny,GPUH-2503,0\n");
-    tu_run r = tu_gpuidx(dir, "--db gpuidx.db settle --contracts '%s' --positions '%s'", c, p);
+    tu_run r = tu_gpuidx(dir, "--db gpuidx.db settle --contracts '%s' --positions '%s' --ledger l.csv", c, p);
     assert_int_equal(r.status, 1);
     assert_string_equal(r.out, "");
     char want[1024];
@@ -422,6 +463,9 @@ static void test_e2e_settle_usage_and_shipped_contracts(void **state)
          "gpuidx: settle: unknown argument '--bogus' (see gpuidx settle --help)\n"},
         {"settle --contracts", "gpuidx: settle: option '--contracts' needs a value\n"},
         {"settle --contracts c.json --ledger l.csv", "gpuidx: settle: --ledger needs --positions\n"},
+        {"settle --contracts c.json --positions p.csv",
+         "gpuidx: settle: --positions needs --ledger FILE (the margin ledger is a table of its own;"
+         " stdout has the settlement prices)\n"},
     };
     for (size_t i = 0; i < sizeof usage / sizeof usage[0]; i++) {
         r = tu_gpuidx(dir, "--db gpuidx.db %s", usage[i].args);
@@ -452,6 +496,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_e2e_settle_worked_example),
         cmocka_unit_test(test_e2e_settle_insufficient_and_through),
+        cmocka_unit_test(test_e2e_settle_months_not_built),
         cmocka_unit_test(test_e2e_settle_missing_day),
         cmocka_unit_test(test_e2e_settle_first_published_vs_latest),
         cmocka_unit_test(test_e2e_settle_leap_february),

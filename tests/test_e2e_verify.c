@@ -212,6 +212,21 @@ static void test_demo_days_verify(void **state)
                    "--symbol GPUH-2512 demo-out/publish > v.csv && grep ',GPUH-2512,' "
                    "demo-out/settlement.csv | grep -E ',(daily|final)$' | cmp - v.csv)");
     ok(&r, "settlement prices");
+    /* --through any day: before the listing there is nothing to verify
+     * (it was a usage error); within the listing, the prices so far */
+    r = tu_gpuidx(tmp, "verify --settlement --contracts demo-out/market/contracts.json --symbol "
+                       "GPUH-2512 --through 2025-10-15 --against demo-out/settlement.csv "
+                       "demo-out/publish");
+    assert_int_equal(r.status, 0);
+    assert_string_equal(r.out, "GPUH-2512: not listed by 2025-10-15 (trading from 2025-11-01): no "
+                               "settlement price to verify\n");
+    tu_run_free(&r);
+    r = tu_gpuidx(tmp, "verify --settlement --contracts demo-out/market/contracts.json --symbol "
+                       "GPUH-2512 --through 2025-11-15 --against demo-out/settlement.csv "
+                       "demo-out/publish");
+    assert_int_equal(r.status, 0);
+    assert_string_equal(r.out, "GPUH-2512: ok (15 settlement prices)\n");
+    tu_run_free(&r);
     /* a changed first-published value is found */
     r = tu_sh(tmp, "sed -i 's/\"grade\":\"H100-SXM.OD\",\"value\":1\\./"
                    "\"grade\":\"H100-SXM.OD\",\"value\":2./' "

@@ -129,7 +129,7 @@ fi
 step "7. settle the example contracts with the example positions"
 require settle
 "$BIN" --db "$DB" settle --contracts "$MARKET/contracts.json" \
-    --positions "$MARKET/positions.csv" >"$OUT/settlement.csv"
+    --positions "$MARKET/positions.csv" --ledger "$OUT/ledger.csv" >"$OUT/settlement.csv"
 grep -E ',(final|insufficient)$' "$OUT/settlement.csv" || true
 echo "the exchange-listed H100 design (data/contracts-h100-exchange.json: 36 months, 730"
 echo "GPU-hours, \$0.01 tick, business-day average), settled through $END:"
@@ -209,7 +209,7 @@ cat <<EOM
   accuracy against the true price            $OUT/accuracy.md, $OUT/accuracy/accuracy.csv
   static site                                $OUT/site/index.html, statement.html (+ one CSV per grade, cost curve)
   screenshot of the site                     $OUT/site.png
-  settlement prices and margin ledger        $OUT/settlement.csv, $OUT/settlement-exchange.csv
+  settlement prices, margin ledger           $OUT/settlement.csv, $OUT/ledger.csv, $OUT/settlement-exchange.csv
   hedge analysis (payer, earner)             $OUT/hedge-payer.txt, $OUT/hedge-payer.json, $OUT/hedge-earner.txt
   hedge comparison with candidate grades     $OUT/hedge-compare.txt
   hedge replay (payer, earner)               $OUT/hedge-sim-payer.txt, $OUT/hedge-sim-earner.txt

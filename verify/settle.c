@@ -55,8 +55,7 @@ gpi_status verify_settlement(verify_dir *v, const settle_contract *c, int32_t th
     memset(out, 0, sizeof *out);
     int32_t first = settle_listing_day(c), last = settle_last_day(c);
     int32_t end = through < last ? through : last;
-    if (end < first)
-        return gpi_diag_set(d, GPI_EUSAGE, "%s: --through is before the listing", c->symbol);
+    if (end < first) return GPI_OK; /* not listed yet: no price to recompute */
     size_t n = (size_t)(end - first + 1);
     gpi_index_day *days = malloc((n + 64) * sizeof *days);
     if (!days) return gpi_diag_set(d, GPI_ENOMEM, "out of memory");
