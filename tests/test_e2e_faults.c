@@ -129,10 +129,10 @@ static void test_directory_named_json(void **state)
 
 /* ---- read-only storage -------------------------------------------------------------- */
 
-/* Runs "$GPUIDX_BIN args" in dir through /bin/sh as a user who cannot write
- * dir: as nobody when the test runs as root (root writes anywhere), else as
+/* Runs "BIN args" in dir through /bin/sh as a user who cannot write dir:
+ * as nobody when the test runs as root (root writes anywhere), else as
  * itself with dir made read-only by the caller. */
-static tu_run run_ro(const char *dir, const char *args)
+static tu_run run_ro(const char *dir, const char *bin, const char *args)
 {
     char outp[] = "/tmp/gpuidx-ro-out-XXXXXX", errp[] = "/tmp/gpuidx-ro-err-XXXXXX";
     int of = mkstemp(outp), ef = mkstemp(errp);
@@ -147,7 +147,7 @@ static tu_run run_ro(const char *dir, const char *args)
         if (geteuid() == 0 && (setgroups(0, NULL) != 0 || setgid(65534) != 0 || setuid(65534) != 0))
             _exit(126);
         char cmd[8192];
-        snprintf(cmd, sizeof cmd, "'%s' %s", getenv("GPUIDX_BIN"), args);
+        snprintf(cmd, sizeof cmd, "'%s' %s", bin, args);
         execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
         _exit(127);
     }
@@ -164,22 +164,63 @@ static tu_run run_ro(const char *dir, const char *args)
     return r;
 }
 
-/* On read-only storage every command failed with "store: reading the
- * database: attempt to write a readonly database", reading ones included
- * (the database was opened read-write, in WAL mode, which needs t.db-shm
- * beside it).  Now the commands that only read give what they give on
- * writable storage, and those that write say that the database is
- * read-only. */
+/* 1 when uid 65534 can reach every path (search its folders, read the
+ * files, run the binary). */
+static int nobody_reaches(const char *const *paths, size_t n)
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        if (setgroups(0, NULL) != 0 || setgid(65534) != 0 || setuid(65534) != 0) _exit(2);
+        for (size_t i = 0; i < n; i++)
+            if (access(paths[i], R_OK) != 0) _exit(1);
+        _exit(0);
+    }
+    int st;
+    waitpid(pid, &st, 0);
+    return WIFEXITED(st) && WEXITSTATUS(st) == 0;
+}
+
+/* What the read-only run executes, where the user it runs as can reach it:
+ * the binary and the tables.  Run as root, the test drops to nobody, who
+ * cannot enter a clone in /root or under any mode-700 folder: the binary
+ * and tables are copied into a folder of their own beside the test's
+ * (under TMPDIR).  Run as another user they stay where they are.  The
+ * paths go to bin and tables; 0 when nobody cannot reach even the copies
+ * (TMPDIR itself under a closed folder): the test is then skipped. */
+static int stage_for_reader(char *bin, size_t nb, char *tables, size_t nt)
+{
+    snprintf(bin, nb, "%s", getenv("GPUIDX_BIN"));
+    snprintf(tables, nt, "%s/tests/fixtures/tables", tu_srcdir());
+    if (geteuid() != 0) return 1;
+    char *stage = tu_mkdtemp("e2e-faults-ro-stage");
+    tu_run r = tu_sh(stage, "cp '%s' gpuidx && cp -R '%s' tables && chmod -R a+rX . && "
+                            "chmod 755 .", bin, tables);
+    if (r.status != 0) fail_msg("staging: %s", r.err);
+    tu_run_free(&r);
+    snprintf(bin, nb, "%s/gpuidx", stage);
+    snprintf(tables, nt, "%s/tables/gpus.csv", stage);
+    const char *const need[] = {bin, tables};
+    int ok = nobody_reaches(need, 2);
+    snprintf(tables, nt, "%s/tables", stage);
+    free(stage);
+    return ok;
+}
+
 static void test_read_only_storage(void **state)
 {
     (void)state;
+    char bin[4200], data[4200];
+    if (!stage_for_reader(bin, sizeof bin, data, sizeof data)) {
+        fprintf(stderr, "test_read_only_storage: skipped: uid 65534 cannot reach TMPDIR (%s);"
+                        " run the tests with a TMPDIR every user can enter\n",
+                getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+        skip();
+    }
     char *dir = tu_mkdtemp("e2e-faults-ro");
     small_db(dir);
     free(tu_write(dir, "c.json", "{\"contracts\":[{\"symbol\":\"X\",\"grade\":\"T\","
                                  "\"month\":\"2025-02\",\"min_published_days\":1}]}\n"));
     free(tu_write(dir, "rent.csv", "date,price\n2025-01-01,2.50\n2025-01-02,2.55\n"));
-    char data[4200];
-    snprintf(data, sizeof data, "%s/tests/fixtures/tables", tu_srcdir());
     const char *reads[] = {
         "index show --grade T",
         "settle --contracts c.json --through 2025-01-02",
@@ -208,14 +249,14 @@ static void test_read_only_storage(void **state)
     char args[8192];
     for (size_t i = 0; i < nr; i++) {
         snprintf(args, sizeof args, "--db t.db --data '%s' %s", data, reads[i]);
-        r = run_ro(dir, args);
+        r = run_ro(dir, bin, args);
         if (r.status != 0) fail_msg("%s (read-only): exit %d: %s", reads[i], r.status, r.err);
         assert_string_equal(r.out, want[i]);
         tu_run_free(&r);
         free(want[i]);
     }
     snprintf(args, sizeof args, "--db t.db --data '%s' ingest offers o.csv", data);
-    r = run_ro(dir, args);
+    r = run_ro(dir, bin, args);
     assert_int_equal(r.status, 1);
     assert_string_equal(r.err,
                         "gpuidx: t.db: the database is read-only (no write permission on the file "
@@ -226,7 +267,7 @@ static void test_read_only_storage(void **state)
     snprintf(args, sizeof args,
              "--db t.db --data '%s' index build --grades g.json --from 2025-01-01 --to 2025-01-01",
              data);
-    r = run_ro(dir, args);
+    r = run_ro(dir, bin, args);
     assert_int_equal(r.status, 1);
     assert_non_null(strstr(r.err, "t.db: the database is read-only"));
     tu_run_free(&r);
@@ -246,7 +287,7 @@ static void test_read_only_storage(void **state)
     tu_run_free(&r);
     sqlite3_close(h);
     snprintf(args, sizeof args, "--db t.db --data '%s' index show --grade T", data);
-    r = run_ro(dir, args);
+    r = run_ro(dir, bin, args);
     assert_int_equal(r.status, 1);
     assert_string_equal(r.err,
                         "gpuidx: t.db: the database is on read-only storage and its write-ahead "
