@@ -101,10 +101,10 @@ deps:
 # (longest first, by the times of the last run in <build>/tests/times);
 # prints each binary's output in order and one closing line.
 TEST_JOBS ?= 2
-RUN_TESTS = JOBS=$(TEST_JOBS) TEST_TIMES=$(CURDIR)/$(1)/tests/times sh tools/run-tests.sh
+RUN_TESTS = JOBS=$(TEST_JOBS) TEST_TIMES="$(CURDIR)/$(1)/tests/times" sh tools/run-tests.sh
 test: deps
 	@$(MAKE) --no-print-directory all-tests
-	@GPUIDX_BIN=$(CURDIR)/$(BUILD)/gpuidx $(call RUN_TESTS,$(BUILD)) $(TESTS)
+	@GPUIDX_BIN="$(CURDIR)/$(BUILD)/gpuidx" $(call RUN_TESTS,$(BUILD)) $(TESTS)
 
 all-tests: $(BUILD)/gpuidx $(TESTS)
 
@@ -113,7 +113,7 @@ check: deps
 	  CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
 	  LDFLAGS="-fsanitize=address,undefined" all-tests
 	@ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-	  GPUIDX_BIN=$(CURDIR)/build-san/gpuidx $(call RUN_TESTS,build-san) $(TESTS:$(BUILD)/%=build-san/%)
+	  GPUIDX_BIN="$(CURDIR)/build-san/gpuidx" $(call RUN_TESTS,build-san) $(TESTS:$(BUILD)/%=build-san/%)
 
 # ThreadSanitizer: the tests that run the two threaded modules -- the
 # parser thread of ingest/pipe.c and the read-ahead threads of
@@ -123,7 +123,7 @@ tsan: deps
 	@$(MAKE) --no-print-directory BUILD=build-tsan WERROR=1 \
 	  CFLAGS="-O1 -g -fsanitize=thread -fno-omit-frame-pointer" LDFLAGS="-fsanitize=thread" \
 	  build-tsan/gpuidx $(TSAN_TESTS:%=build-tsan/tests/%)
-	@TSAN_OPTIONS="halt_on_error=1 exitcode=66" GPUIDX_BIN=$(CURDIR)/build-tsan/gpuidx \
+	@TSAN_OPTIONS="halt_on_error=1 exitcode=66" GPUIDX_BIN="$(CURDIR)/build-tsan/gpuidx" \
 	  $(call RUN_TESTS,build-tsan) $(TSAN_TESTS:%=build-tsan/tests/%)
 
 # libFuzzer (clang; tools/deps.sh fuzz installs it): the library built with
