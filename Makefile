@@ -148,10 +148,13 @@ build-fuzz/fuzz/%: fuzz/%.c $(wildcard fuzz/*.h) $(BUILD)/libgpuidx.a
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -fsanitize=fuzzer -o $@ $< $(BUILD)/libgpuidx.a $(LDLIBS)
 
-demo: deps all
+demo: deps-build all
 	@sh tools/demo.sh $(BUILD)/gpuidx
 
-bench: deps all
+deps-build:
+	@sh tools/deps.sh build
+
+bench: deps-build all
 	@sh bench/run.sh $(BUILD)/gpuidx
 
 install: all
@@ -162,5 +165,5 @@ install: all
 clean:
 	rm -rf build build-san build-tsan build-fuzz
 
-.PHONY: FORCE all deps test all-tests check tsan fuzz fuzz-run fuzz-bins demo bench install clean
+.PHONY: FORCE all deps deps-build test all-tests check tsan fuzz fuzz-run fuzz-bins demo bench install clean
 -include $(OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TESTS:=.d) $(TEST_UTIL:.o=.d)
