@@ -2,7 +2,8 @@
 #
 #   make            build build/gpuidx
 #   make test       install missing Debian packages, build, run every test
-#                   (TEST_JOBS=2 programs at a time; outputs in order)
+#                   (TEST_JOBS=2 programs at a time; one line per test
+#                   program as it ends; whole outputs in <build>/tests/last.log)
 #   make check      the same tests built with ASan+UBSan (build-san/)
 #   make tsan       the tests of the threaded modules (ingest/pipe.c,
 #                   index/build.c) built with ThreadSanitizer (build-tsan/)
@@ -99,9 +100,11 @@ deps:
 # Runs every test binary from the source tree (fixtures are relative to it)
 # with GPUIDX_BIN pointing at the binary under test, TEST_JOBS at a time
 # (longest first, by the times of the last run in <build>/tests/times);
-# prints each binary's output in order and one closing line.
+# prints one line per binary as it ends (its whole output when a test
+# failed), one closing line, and every output into <build>/tests/last.log.
 TEST_JOBS ?= 2
-RUN_TESTS = JOBS=$(TEST_JOBS) TEST_TIMES="$(CURDIR)/$(1)/tests/times" sh tools/run-tests.sh
+RUN_TESTS = JOBS=$(TEST_JOBS) TEST_TIMES="$(CURDIR)/$(1)/tests/times" \
+            TEST_LOG="$(CURDIR)/$(1)/tests/last.log" sh tools/run-tests.sh
 test: deps
 	@$(MAKE) --no-print-directory all-tests
 	@GPUIDX_BIN="$(CURDIR)/$(BUILD)/gpuidx" $(call RUN_TESTS,$(BUILD)) $(TESTS)

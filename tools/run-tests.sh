@@ -2,15 +2,19 @@
 # tools/run-tests.sh -- run cmocka test binaries, JOBS at a time, and sum
 # their results.
 #
-#   [JOBS=n] [TEST_TIMES=file] sh tools/run-tests.sh build/tests/test_a ...
+#   [JOBS=n] [TEST_TIMES=file] [TEST_LOG=file] sh tools/run-tests.sh build/tests/test_a ...
 #
 # Each binary runs with its output (stdout and stderr) kept in a file of
-# its own; the outputs are printed whole, in the order of the arguments,
-# as soon as a binary and all those before it have finished, so a
-# parallel run reads like a serial one.  After them comes one closing
-# line, "tests: N passed, N failed, N skipped"; the exit status is
-# non-zero on any failed test and on any binary that exits non-zero
-# without a cmocka summary (a crash, a sanitizer report).
+# its own.  As each one ends, one line names it with its counts and time
+# ("test_e2e_site: 9 passed (4.1 s)"), in the order they end, so a long
+# run shows its progress; a binary with a failed test, or that exits
+# non-zero without a cmocka summary (a crash, a sanitizer report), has its
+# whole output printed under that line, and one with skipped tests the
+# tests' own messages (the skip reasons) and the [ SKIPPED ] lines.  After
+# them comes one closing line, "tests: N passed, N failed, N skipped"; the
+# exit status is non-zero on any failed test and on any binary that exits
+# non-zero without a cmocka summary.  TEST_LOG (default: none) receives
+# every binary's whole output, in the order of the arguments.
 #
 # JOBS (default 2) binaries run at once.  They are started longest first
 # when TEST_TIMES names a file of "seconds binary" lines from an earlier
@@ -50,24 +54,32 @@ for t in "$@"; do
 done | sort -s -k1,1 -g -r | cut -d' ' -f2- >"$dir/order"
 n=$#
 
-pass=0; fail=0; skip=0; bad=0; next=1
-# Prints every finished output from $next on, in order.
-flush() {
-    while [ "$next" -le "$n" ] && [ -e "$dir/$next.rc" ]; do
-        t=$(sed -n "${next}p" "$dir/args")
-        log=$dir/$next.out
-        rc=$(cat "$dir/$next.rc")
-        cat "$log"
-        p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test(s)\./\1/p' "$log" | tail -1)
-        f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test(s), listed below:/\1/p' "$log" | tail -1)
-        s=$(sed -n 's/^\[  SKIPPED \] \([0-9]*\) test(s), listed below:/\1/p' "$log" | tail -1)
-        pass=$((pass + ${p:-0})); fail=$((fail + ${f:-0})); skip=$((skip + ${s:-0}))
-        if [ "$rc" -ne 0 ] && [ -z "$f" ]; then
-            echo "$t: exited $rc without a cmocka summary" >&2
-            bad=$((bad + 1))
-        fi
-        next=$((next + 1))
-    done
+pass=0; fail=0; skip=0; bad=0
+# Prints binary $1's line (and output when it failed or skipped) and adds
+# its counts.
+report() {
+    t=$(sed -n "${1}p" "$dir/args")
+    log=$dir/$1.out
+    rc=$(cat "$dir/$1.rc")
+    sec=$(cat "$dir/$1.sec" 2>/dev/null || echo "?")
+    p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test(s)\./\1/p' "$log" | tail -1)
+    f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test(s), listed below:/\1/p' "$log" | tail -1)
+    s=$(sed -n 's/^\[  SKIPPED \] \([0-9]*\) test(s), listed below:/\1/p' "$log" | tail -1)
+    pass=$((pass + ${p:-0})); fail=$((fail + ${f:-0})); skip=$((skip + ${s:-0}))
+    line="$(basename "$t"): ${p:-0} passed"
+    [ -n "$f" ] && line="$line, $f FAILED"
+    [ -n "$s" ] && line="$line, $s skipped"
+    echo "$line ($sec s)"
+    if [ -n "$f" ] || { [ "$rc" -ne 0 ] && [ -z "$f" ]; }; then
+        sed 's/^/    /' "$log"
+    elif [ -n "$s" ]; then
+        grep -v -e '^\[ RUN      \]' -e '^\[       OK \]' -e '^\[==========\]' \
+            -e '^\[  PASSED  \]' -e '^ [0-9]* SKIPPED TEST' -e '^$' "$log" | sed 's/^/    /'
+    fi
+    if [ "$rc" -ne 0 ] && [ -z "$f" ]; then
+        echo "$t: exited $rc without a cmocka summary" >&2
+        bad=$((bad + 1))
+    fi
 }
 
 # One binary: $0 index, $1 path.  Writes $dir/$0.out, .rc and .sec, then
@@ -85,13 +97,20 @@ runner='s=$(date +%s.%N); t="$dir/tmp.$0"; mkdir -m 711 "$t";
         echo "$0"'
 mkfifo "$dir/done"
 xargs -P "$JOBS" -L 1 sh -c "$runner" <"$dir/order" >"$dir/done" &
-while read -r _; do
-    flush
+while read -r k; do
+    report "$k"
 done <"$dir/done"
 wait
-flush
 fail=$((fail + bad))
 echo "tests: $pass passed, $fail failed, $skip skipped"
+if [ -n "${TEST_LOG:-}" ]; then
+    i=0
+    for t in "$@"; do
+        i=$((i + 1))
+        echo "== $t"
+        cat "$dir/$i.out" 2>/dev/null
+    done >"$TEST_LOG" 2>/dev/null || true
+fi
 
 if [ -n "$TEST_TIMES" ]; then
     i=0
