@@ -743,7 +743,7 @@ static double value_with(const char *dir, const char *day, const char *qty, cons
                               "trade,zz,%sT23:00:00Z,Zz Newcomer,H100,%s,%s,on-demand\n",
              day, price, qty);
     free(tu_write(dir, "zz.csv", csv));
-    snprintf(cmd[0], sizeof cmd[0], "cp t.db z.db && $GPUIDX_BIN --db z.db ingest --admit-providers zz.csv");
+    snprintf(cmd[0], sizeof cmd[0], "cp t.db z.db && \"$GPUIDX_BIN\" --db z.db ingest --admit-providers zz.csv");
     snprintf(cmd[1], sizeof cmd[1],
              "$GPUIDX_BIN --db z.db index build --grades g.json --from %s --to %s", day, day);
     snprintf(cmd[2], sizeof cmd[2],

@@ -762,7 +762,7 @@ static void test_publish_concurrent(void **state)
         "$GPUIDX_BIN --db c.db index build --grades g.json --from 2025-01-01 --to 2025-01-07"
         " 2>/dev/null",
         "$GPUIDX_BIN --db c.db index publish --grades g.json --date 2025-01-07 --out alone >/dev/null",
-        "p=; for i in 1 2 3 4; do $GPUIDX_BIN --db c.db index publish --grades g.json --date 2025-01-07 --out pub"
+        "p=; for i in 1 2 3 4; do \"$GPUIDX_BIN\" --db c.db index publish --grades g.json --date 2025-01-07 --out pub"
         " >/dev/null 2>&1 & p=\"$p $!\"; done; fail=0; for x in $p; do wait $x || fail=1; done;"
         " exit $fail",
         /* in ( ): the harness redirects the last command's stdin */

@@ -164,7 +164,7 @@ static void test_open_races_and_foreign_files(void **state)
     static const char *const steps[] = {
         "for i in 1 2 3 4 5 6; do printf \"kind,id,observed_at,provider,gpu,price\\n"
         "offer,o$i,2024-03-01,aws,H100,2\\n\" > f$i.csv; done",
-        "p=; for i in 1 2 3 4 5 6; do $GPUIDX_BIN --db race.db ingest f$i.csv >/dev/null 2>err$i &"
+        "p=; for i in 1 2 3 4 5 6; do \"$GPUIDX_BIN\" --db race.db ingest f$i.csv >/dev/null 2>err$i &"
         " p=\"$p $!\"; done; fail=0; for x in $p; do wait $x || fail=1; done; cat err*; exit $fail",
         "sqlite3 other.db 'CREATE TABLE foo(x)'",
         "sqlite3 race.db 'SELECT count(*) FROM observations'",

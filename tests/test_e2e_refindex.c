@@ -478,9 +478,9 @@ static void test_ingest_during_build(void **state)
     r = tu_gpuidx(tmp, "--db m.db ingest --admit-providers a.csv");
     ok(&r, "ingest");
     /* in { }: the harness puts "cd DIR &&" in front, which & would split */
-    r = tu_sh(tmp, "{ $GPUIDX_BIN --db m.db index build --grades g.json --from 2024-03-15 "
+    r = tu_sh(tmp, "{ \"$GPUIDX_BIN\" --db m.db index build --grades g.json --from 2024-03-15 "
                    "--to 2024-04-14 2>build.err & b=$!; sleep 0.2;"
-                   " $GPUIDX_BIN --db m.db ingest --admit-providers b.csv >/dev/null; wait $b; }");
+                   " \"$GPUIDX_BIN\" --db m.db ingest --admit-providers b.csv >/dev/null; wait $b; }");
     ok(&r, "build beside an ingest");
     r = tu_sh(tmp, "sqlite3 m.db 'SELECT count(DISTINCT as_of) FROM index_values';"
                    " sqlite3 m.db \"SELECT strftime('%%Y-%%m-%%dT%%H:%%M:%%SZ', max(as_of), 'unixepoch')"

@@ -457,7 +457,7 @@ static void test_v2_rotating_traders_partial_build(void **state)
     if (have_python()) {
         r = tu_sh(tmp, "/usr/bin/python3 '%s/tests/ref/ref_index.py' --db f.db --grades g.json"
                        " --from 2025-01-01 --to 2025-03-31 > ref.csv &&"
-                       " $GPUIDX_BIN --db f.db index show > bin.csv && cmp bin.csv ref.csv",
+                       " \"$GPUIDX_BIN\" --db f.db index show > bin.csv && cmp bin.csv ref.csv",
                   tu_srcdir());
         ok(&r, "reference");
     }

@@ -208,7 +208,7 @@ static void test_demo_days_verify(void **state)
     assert_string_equal(r.out, "GPUHX-2512: ok (44 settlement prices)\n");
     tu_run_free(&r);
     /* the prices themselves, against settle's */
-    r = tu_sh(tmp, "($GPUIDX_BIN verify --settlement --contracts demo-out/market/contracts.json "
+    r = tu_sh(tmp, "(\"$GPUIDX_BIN\" verify --settlement --contracts demo-out/market/contracts.json "
                    "--symbol GPUH-2512 demo-out/publish > v.csv && grep ',GPUH-2512,' "
                    "demo-out/settlement.csv | grep -E ',(daily|final)$' | cmp - v.csv)");
     ok(&r, "settlement prices");
