@@ -59,10 +59,13 @@ gpi_status gpi_diag_encoding(gpi_diag *d, const char *path, const char *enc);
 /* Peeks at the first bytes of f (put back with ungetc, so it also works on
  * pipes) and refuses a UTF-16 or UTF-32 file with gpi_diag_encoding. */
 gpi_status gpi_text_check(FILE *f, const char *path, gpi_diag *d);
+/* fopen(path, "rb") of an input file the user named; NULL with, in d
+ * (GPI_EIO), "path: no such file", "path: is a directory, not a file"
+ * (fopen opens one; its reads fail) or "path: cannot open: reason". */
+FILE *gpi_open_input(const char *path, gpi_diag *d);
 /* The whole text file at path (after gpi_text_check) in *buf, NUL-terminated
  * (free()), *len bytes, for the small inputs read into memory (rent,
- * forward prices, deployments): "path: cannot open: reason", then
- * gpi_file_read_all. */
+ * forward prices, deployments): gpi_open_input, then gpi_file_read_all. */
 gpi_status gpi_text_read(const char *path, size_t max_mib, char **buf, size_t *len, gpi_diag *d);
 /* The rest of the open file f in *buf, NUL-terminated (free(); NULL on an
  * error), *len bytes -- the one read-to-the-end loop, for callers that open

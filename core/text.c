@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 const char *gpi_wide_encoding(const void *head, size_t n)
 {
@@ -79,8 +80,9 @@ gpi_status gpi_file_read_all(FILE *f, const char *path, size_t max_mib, char **b
         }
     } while (k > 0);
     if (ferror(f)) {
+        int e = errno;
         free(b);
-        return gpi_diag_set(d, GPI_EIO, "%s: read error", path);
+        return gpi_diag_set(d, GPI_EIO, "%s: read error: %s", path, strerror(e));
     }
     b[n] = '\0';
     *buf = b;
@@ -88,12 +90,31 @@ gpi_status gpi_file_read_all(FILE *f, const char *path, size_t max_mib, char **b
     return GPI_OK;
 }
 
+FILE *gpi_open_input(const char *path, gpi_diag *d)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        if (errno == ENOENT)
+            gpi_diag_set(d, GPI_EIO, "%s: no such file", path);
+        else
+            gpi_diag_set(d, GPI_EIO, "%s: cannot open: %s", path, strerror(errno));
+        return NULL;
+    }
+    struct stat sb;
+    if (fstat(fileno(f), &sb) == 0 && S_ISDIR(sb.st_mode)) {
+        fclose(f);
+        gpi_diag_set(d, GPI_EIO, "%s: is a directory, not a file", path);
+        return NULL;
+    }
+    return f;
+}
+
 gpi_status gpi_text_read(const char *path, size_t max_mib, char **buf, size_t *len, gpi_diag *d)
 {
     *buf = NULL;
     *len = 0;
-    FILE *f = fopen(path, "rb");
-    if (!f) return gpi_diag_set(d, GPI_EIO, "%s: cannot open: %s", path, strerror(errno));
+    FILE *f = gpi_open_input(path, d);
+    if (!f) return GPI_EIO;
     gpi_status st = gpi_text_check(f, path, d); /* UTF-16 and UTF-32 */
     if (st == GPI_OK) st = gpi_file_read_all(f, path, max_mib, buf, len, d);
     fclose(f);

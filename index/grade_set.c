@@ -25,8 +25,8 @@ static gpi_status read_all(const char *path, char **out, size_t *n, gpi_diag *d)
 {
     *out = NULL;
     *n = 0;
-    FILE *f = fopen(path, "rb");
-    if (!f) return gpi_diag_set(d, GPI_EIO, "%s: cannot open grade file", path);
+    FILE *f = gpi_open_input(path, d);
+    if (!f) return GPI_EIO;
     gpi_status text_rc = gpi_text_check(f, path, d); /* UTF-16 and UTF-32 */
     if (text_rc != GPI_OK) {
         fclose(f);

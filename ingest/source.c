@@ -167,14 +167,9 @@ gpi_status ingest_source_open(const char *path, ingest_source *src, gpi_diag *d)
         if (rc == GPI_OK) src->first = first_char(src->f);
         return rc;
     }
-    FILE *f = fopen(path, "rb");
-    if (!f) return gpi_diag_set(d, GPI_EIO, "%s: cannot open: %s", path, strerror(errno));
+    FILE *f = gpi_open_input(path, d); /* no such file, a directory */
+    if (!f) return GPI_EIO;
     struct stat sb;
-    if (fstat(fileno(f), &sb) == 0 && S_ISDIR(sb.st_mode)) {
-        /* fopen opens a directory; its read fails with EISDIR */
-        fclose(f);
-        return gpi_diag_set(d, GPI_EIO, "%s: is a directory, not a file", path);
-    }
     if (fstat(fileno(f), &sb) == 0 && !S_ISREG(sb.st_mode)) {
         /* a FIFO or a device: its first bytes cannot be read twice, so it
          * is read as standard input is (gzip or plain, note 1) */

@@ -467,7 +467,11 @@ static void test_text_read(void **state)
     gpi_diag d = {{0}};
     assert_int_equal(gpi_text_read(path, 1, &buf, &len, &d), GPI_EIO);
     char want[4400];
-    snprintf(want, sizeof want, "%s: cannot open: No such file or directory", path);
+    snprintf(want, sizeof want, "%s: no such file", path);
+    assert_string_equal(d.msg, want);
+    /* a folder given for a file (--rent, --deployments, --grades) */
+    assert_int_equal(gpi_text_read(dir, 1, &buf, &len, &d), GPI_EIO);
+    snprintf(want, sizeof want, "%s: is a directory, not a file", dir);
     assert_string_equal(d.msg, want);
     free(dir);
 }
@@ -742,7 +746,7 @@ static void test_file_read_all(void **state)
     assert_null(out);
     assert_int_equal(n, 0);
     char want[4200];
-    snprintf(want, sizeof want, "%s: read error", dir);
+    snprintf(want, sizeof want, "%s: read error: Is a directory", dir);
     assert_string_equal(d.msg, want);
     free(text);
     free(path);

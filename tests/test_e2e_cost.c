@@ -241,7 +241,7 @@ static void test_errors(void **state)
         {"curve --deployments bad.csv", 1,
          "gpuidx: bad.csv:3: tokens_per_s: must be positive (got \"0\")\n"},
         {"curve --deployments missing.csv", 1,
-         "gpuidx: missing.csv: cannot open: No such file or directory\n"},
+         "gpuidx: missing.csv: no such file\n"},
         {"curve --deployments nograde.csv", 1,
          "gpuidx: nograde.csv:2: grade: no index values in the database (got "
          "\"H100-SXM.OD\")\n"},

@@ -947,10 +947,10 @@ static void test_errors(void **state)
         {"--db t.db grades evaluate --grades empty.json --from 2025-01-01 --to 2025-01-06", 1,
          "gpuidx: grades evaluate: no grades to evaluate\n"},
         {"--db t.db grades evaluate --grades nope.json --from 2025-01-01 --to 2025-01-06", 1,
-         "gpuidx: nope.json: cannot open grade file\n"},
+         "gpuidx: nope.json: no such file\n"},
         /* a folder opens but cannot be read: an error, not an empty file */
         {"--db t.db grades evaluate --grades . --from 2025-01-01 --to 2025-01-06", 1,
-         "gpuidx: .: read error\n"},
+         "gpuidx: .: is a directory, not a file\n"},
         {"--db none.db grades evaluate --grades g.json --from 2025-01-01 --to 2025-01-06", 1,
          "gpuidx: grades evaluate: no database at none.db (ingest observations first, or pass "
          "--db)\n"},
