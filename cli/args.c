@@ -60,7 +60,7 @@ int cli_parse_args(int argc, char **argv, const cli_args *a)
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
         if (!opts_done && cli_is_help(arg)) {
-            fputs(a->help, stdout);
+            cli_help_print(stdout, a->help);
             return 0;
         }
         if (!opts_done && a->dashdash && strcmp(arg, "--") == 0) {

@@ -78,7 +78,8 @@ struct cli_args {
     const char *cmd;          /* the messages' prefix: "ingest", "grades drop";
                                  NULL: the global options (no prefix) */
     const char *topic;        /* "(see gpuidx TOPIC --help)" */
-    const char *help;         /* printed for -h/--help */
+    const char *help;         /* the command whose help -h/--help prints
+                                 (cli/help.c: "index build"; "" the top level) */
     const cli_opt_spec *spec;
     /* Optional: called for each option found, after *value or *flag is
      * set, with its index in spec and its value (NULL for a flag).
@@ -111,6 +112,19 @@ int cli_parse(int argc, char **argv, const cli_opt_spec *spec, const char *cmd,
  * returns 2. */
 int cli_not_here(const cli_args *a, const char *name);
 
+/* ---- help (cli/help.c: the one table of commands and options) ---- */
+
+/* Prints the help of cmd ("index build": its usage lines and text; a
+ * group, "index": its subcommands' usage lines; NULL or "": every
+ * command's and the global options).  -1 (nothing printed) for an
+ * unknown cmd. */
+int cli_help_print(FILE *f, const char *cmd);
+/* Prints only the usage lines of cmd (or of a group's subcommands). */
+void cli_usage(FILE *f, const char *cmd);
+/* `gpuidx help [COMMAND...]` (argv[0] "help"): the help of the words that
+ * follow, or a did-you-mean; returns the exit code. */
+int cli_help_command(int argc, char **argv);
+
 /* ---- grade files and the published grade set (cli/gradeset.c) ---- */
 
 /* Prints a grade file's notes ("gpuidx: note: ..."). */
@@ -139,6 +153,12 @@ void cli_gradeset_free(cli_gradeset *s);
 /* Up to three names close to want (case, a few edits, a prefix), ", "
  * separated, into out ("" when none). */
 void cli_suggest(const char *want, const char *const *names, size_t n, char *out, size_t cap);
+/* The grades of the database and of the published grades file close to
+ * want (cli_suggest), into out ("" when none or unreadable). */
+void cli_grades_near(cli_ctx *ctx, store *st, const char *want, char *out, size_t cap);
+/* " (did you mean X?)" for a grade id the database does not have, or ""
+ * (cli_grades_near); into out, which is returned. */
+const char *cli_grade_hint(cli_ctx *ctx, store *st, const char *want, char *out, size_t cap);
 
 int cmd_ingest(cli_ctx *ctx, int argc, char **argv);
 int cmd_index(cli_ctx *ctx, int argc, char **argv);

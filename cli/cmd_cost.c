@@ -37,45 +37,6 @@ typedef struct copts {
     int latest, csv, json, axis, every;
 } copts;
 
-static const char usage_days[] =
-    "usage: gpuidx cost days --deployments FILE [--from D] [--to D] [--operator NAME]\n"
-    "                        [--grades FILE] [--latest] [--csv | --json]\n"
-    "\n"
-    "USD per million acceptable output tokens for every deployment and day of FILE\n"
-    "(clipped to --from/--to): price per GPU-hour / (tokens/s x 3600 x acceptance)\n"
-    "x 1e6, with the price from the grade's index value of the day (as first\n"
-    "published; --latest: restated) or the row's own rent.  With other_cost and\n"
-    "api_price columns: the cost with other costs, the rent's share of it, and\n"
-    "the margin against the API list price (never an input to the cost).\n"
-    "Days whose grade has no value (suspended, not built) are listed as such.\n";
-
-static const char usage_curve[] =
-    "usage: gpuidx cost curve --deployments FILE [--date D] [--workload W] [--latency T]\n"
-    "                         [--grade ID] [--capacity tokens|gpus] [--operator NAME]\n"
-    "                         [--grades FILE] [--latest] [--csv | --json] [--svg FILE]\n"
-    "\n"
-    "The cost curve of one workload (and latency target) on day D (default: the\n"
-    "last day its deployments cover): deployments sorted by cost per acceptable\n"
-    "token against cumulative capacity (acceptable output tokens/s, or GPUs), each\n"
-    "with its rank and its distance to the cheapest and to the capacity-weighted\n"
-    "median.  --grade keeps the peers on one grade; --operator adds where that\n"
-    "operator stands.  --svg FILE writes the chart.\n";
-
-static const char usage_moves[] =
-    "usage: gpuidx cost moves --deployments FILE --from D --to D [--every N]\n"
-    "                         [--workload W] [--latency T] [--grade ID]\n"
-    "                         [--capacity tokens|gpus] [--operator NAME]\n"
-    "                         [--grades FILE] [--latest] [--csv | --json]\n"
-    "\n"
-    "How each producer's position on the curve moved over the range: the curve on\n"
-    "every N-th day (default 1) and on --to; per producer its first and last rank\n"
-    "and cost, the cost change split into the index (GPU-hour price) effect and\n"
-    "the throughput (tokens/s x acceptance) effect, and whether it improved and\n"
-    "whether it fell back against its peers.  --csv / --json: every sampled day.\n";
-
-static const char usage_cost[] =
-    "usage: gpuidx cost days|curve|moves --deployments FILE [OPTIONS]  (--help after one for more)\n";
-
 /* The subcommands each option applies to, in the order of parse_opts'
  * spec (cli_args.take). */
 static const int opt_subs[] = {
@@ -106,7 +67,6 @@ static int take(const cli_args *a, int k, const char *v)
 /* Returns -1 to go on, else an exit code (0 after --help). */
 static int parse_opts(int sub, int argc, char **argv, copts *o)
 {
-    const char *usage = sub == SUB_DAYS ? usage_days : sub == SUB_CURVE ? usage_curve : usage_moves;
     const char *topic = sub == SUB_DAYS ? "cost days" : sub == SUB_CURVE ? "cost curve" : "cost moves";
     memset(o, 0, sizeof *o);
     o->axis = COST_AXIS_TOKENS;
@@ -123,11 +83,12 @@ static int parse_opts(int sub, int argc, char **argv, copts *o)
         {"--json", NULL, &o->json},               {NULL, NULL, NULL}};
     _Static_assert(sizeof opt_subs / sizeof opt_subs[0] == sizeof spec / sizeof spec[0] - 1,
                    "one entry of opt_subs per option");
-    const cli_args args = {"cost", topic, usage, spec, take, &sub, NULL, 0, NULL, 0, NULL};
+    const cli_args args = {"cost", topic, topic, spec, take, &sub, NULL, 0, NULL, 0, NULL};
     int ec = cli_parse_args(argc, argv, &args);
     if (ec >= 0) return ec;
     if (!o->deployments) {
-        cli_error("cost: --deployments FILE is required\n%s", usage);
+        cli_error("cost: --deployments FILE is required");
+        cli_usage(stderr, topic);
         return 2;
     }
     if (o->csv && o->json) {
@@ -157,7 +118,8 @@ static int parse_opts(int sub, int argc, char **argv, copts *o)
         return 2;
     }
     if (sub == SUB_MOVES && (!o->from || !o->to)) {
-        cli_error("cost: --from D and --to D are required\n%s", usage);
+        cli_error("cost: --from D and --to D are required");
+        cli_usage(stderr, topic);
         return 2;
     }
     return -1;
@@ -513,11 +475,11 @@ static int do_moves(cli_ctx *ctx, const copts *o, const cost_deployments *ds)
 int cmd_cost(cli_ctx *ctx, int argc, char **argv)
 {
     if (argc < 2) {
-        fputs(usage_cost, stderr);
+        cli_help_print(stderr, "cost");
         return 2;
     }
     if (cli_is_help(argv[1])) {
-        fputs(usage_cost, stdout);
+        cli_help_print(stdout, "cost");
         return 0;
     }
     int sub = strcmp(argv[1], "days") == 0    ? SUB_DAYS
@@ -525,7 +487,7 @@ int cmd_cost(cli_ctx *ctx, int argc, char **argv)
               : strcmp(argv[1], "moves") == 0 ? SUB_MOVES
                                               : 0;
     if (!sub) {
-        cli_error("cost: unknown subcommand '%s'\n%s", argv[1], usage_cost);
+        cli_error("cost: unknown subcommand '%s' (days, curve, moves)", argv[1]);
         return 2;
     }
     copts o;

@@ -20,46 +20,6 @@
 
 #include "index/index.h"
 
-static const char usage[] =
-    "usage: gpuidx grades evaluate [--grades FILE] --from YYYY-MM-DD --to YYYY-MM-DD\n"
-    "                              [--as-of TIME] [--json | --csv] [--no-split]\n"
-    "       gpuidx grades list [--grades FILE]\n"
-    "       gpuidx grades drop ID\n"
-    "       gpuidx grades restore ID\n"
-    "\n"
-    "list     every grade of the published grades file (--grades, default\n"
-    "         DATA/grades.json) and of the database: published, candidate (built\n"
-    "         from another file: never published) or dropped; the days built, with\n"
-    "         a value and published, and the definition hash.\n"
-    "drop     stops building, publishing and showing grade ID (its rows and\n"
-    "         published vintages stay); restore undoes it.\n"
-    "\n"
-    "evaluate:\n"
-    "Evaluates candidate grades (default DATA/grades.json) on the stored\n"
-    "observations with the index methodology, without building them: per\n"
-    "grade the share of days at each level, mean providers per day, the\n"
-    "top-provider share and HHI of the level used (trade volume on trades\n"
-    "days, offer counts on offers days), the volatility of daily log changes\n"
-    "of the value (sd and x sqrt(365)), the largest move one provider could\n"
-    "cause (leave-one-provider-out), what one new participant must add to move\n"
-    "the value one tick and 1 %, the price level (median, min, max) and the\n"
-    "market's spread around it, providers per day with a value, the months a\n"
-    "monthly future could settle, and the correlation of daily changes between\n"
-    "grades with its sample sizes (pairs with >= 10 common change days, >= 5\n"
-    "on which both moved; the matrix up to 64 grades, beyond that each grade's\n"
-    "most correlated one), the final settlement price's change from month to\n"
-    "month, and the provider segments: a grade whose segments' median prices\n"
-    "stand at least 2x apart on most days is bimodal, and its segment-only\n"
-    "grades (id + .HYP, .NEO, .MKT, ...) are evaluated after it.  Filters that\n"
-    "match no stored observation are warned about.  Days from 2000-01-01 to\n"
-    "2099-12-31.\n"
-    "\n"
-    "  --as-of TIME   use observations ingested at or before TIME (default now)\n"
-    "  --json         one JSON object\n"
-    "  --csv          one CSV row per grade (the segment-only grades after the\n"
-    "                 file's, with split_of)\n"
-    "  --no-split     do not evaluate the segment-only grades (one pass)\n";
-
 static const char csv_header[] =
     "grade,days,trades_days,offers_days,carried_days,suspended_days,trades_share,"
     "offers_share,carried_share,suspended_share,mean_providers,top_provider_share,"
@@ -512,7 +472,7 @@ static int cmd_evaluate(cli_ctx *ctx, int argc, char **argv)
                                  {"--grades", &grades, NULL}, {"--from", &from_s, NULL},
                                  {"--to", &to_s, NULL},       {"--as-of", &asof_s, NULL},
                                  {NULL, NULL, NULL}};
-    int ec = cli_parse(argc, argv, spec, "grades evaluate", "grades", usage);
+    int ec = cli_parse(argc, argv, spec, "grades evaluate", "grades evaluate", "grades evaluate");
     if (ec >= 0) return ec;
     if (!from_s || !to_s) {
         cli_error("grades evaluate: --from and --to are required");
@@ -643,7 +603,7 @@ static int cmd_list(cli_ctx *ctx, int argc, char **argv)
 {
     const char *grades = NULL;
     const cli_opt_spec spec[] = {{"--grades", &grades, NULL}, {NULL, NULL, NULL}};
-    int ec = cli_parse(argc, argv, spec, "grades list", "grades", usage);
+    int ec = cli_parse(argc, argv, spec, "grades list", "grades list", "grades list");
     if (ec >= 0) return ec;
     if (!cli_have_db(ctx, "grades list")) return 1;
     gpi_diag d = {{0}};
@@ -727,7 +687,7 @@ static int cmd_drop_restore(cli_ctx *ctx, int argc, char **argv, int drop)
     const char *id = NULL;
     int n_ids = 0;
     const cli_opt_spec spec[] = {{NULL, NULL, NULL}};
-    const cli_args args = {cmd, "grades", usage, spec, NULL, NULL, &id, 1, &n_ids, 0, NULL};
+    const cli_args args = {cmd, cmd, cmd, spec, NULL, NULL, &id, 1, &n_ids, 0, NULL};
     int ec = cli_parse_args(argc, argv, &args);
     if (ec >= 0) return ec;
     if (!id) {
@@ -794,7 +754,7 @@ static int cmd_drop_restore(cli_ctx *ctx, int argc, char **argv, int drop)
 int cmd_grades(cli_ctx *ctx, int argc, char **argv)
 {
     if (argc < 2 || cli_is_help(argv[1])) {
-        fputs(usage, argc < 2 ? stderr : stdout);
+        cli_help_print(argc < 2 ? stderr : stdout, "grades");
         return argc < 2 ? 2 : 0;
     }
     if (strcmp(argv[1], "evaluate") == 0) return cmd_evaluate(ctx, argc - 1, argv + 1);

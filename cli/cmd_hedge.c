@@ -28,88 +28,6 @@
 
 enum { SUB_ANALYZE = 1, SUB_SIMULATE = 2, SUB_COMPARE = 4 };
 
-static const char usage_analyze[] =
-    "usage: gpuidx hedge analyze --rent FILE --grade ID [--freq day|week|month]\n"
-    "                            [--window N] [--latest] [--json] [--svg FILE]\n"
-    "\n"
-    "How well futures on grade ID would have hedged the rent in FILE (CSV\n"
-    "date,price[,quantity], USD per GPU-hour).  Rent and index are aggregated to\n"
-    "--freq (default month; weeks are ISO, Monday start) and aligned on periods\n"
-    "present in both.  Reports the minimum-variance hedge ratio h on changes,\n"
-    "hedge effectiveness, levels and robust fits, basis risk, the regression and\n"
-    "dollar-offset tests, Newey-West se, rolling h (--window periods, default 12)\n"
-    "and horizons 1-3, and out of sample: the walk-forward effectiveness (each\n"
-    "period hedged at the h fitted before it), a block-bootstrap interval of h\n"
-    "(GSL mt19937, seed 1) and whether h held at the largest index move.  Index\n"
-    "values as first published (--latest: restated).\n"
-    "--svg FILE writes a chart.  The rent file is read, never stored.\n";
-
-static const char usage_simulate[] =
-    "usage: gpuidx hedge simulate --rent FILE --grade ID [--side payer|earner]\n"
-    "                             [--strategy roll|strip|all] [--months N] [--start YYYY-MM]\n"
-    "                             [--ratio auto|X] [--min-changes N] [--size N] [--exposure N]\n"
-    "                             [--contracts FILE] [--forward FILE] [--min-days N]\n"
-    "                             [--latest] [--json] [--svg FILE]\n"
-    "\n"
-    "Replays the rent month by month with futures on grade ID: payers buy,\n"
-    "earners sell (default payer) h x exposure / size contracts (size default\n"
-    "1000 GPU-hours, a multiple of 100), cash-settled at each month's final\n"
-    "settlement price (FSP: mean of its index values rounded to 0.0001;\n"
-    "--min-days values needed, default 15).\n"
-    "  --strategy roll  (default) each month is hedged at the end of the month\n"
-    "                   before, entered at that month's FSP;\n"
-    "  --strategy strip at the end of the month before a strip, the futures of\n"
-    "                   its --months months (default 12) are all entered at that\n"
-    "                   month's FSP; strips follow one another from --start\n"
-    "                   (default: the first month that can be entered);\n"
-    "  --strategy all   both, then a side-by-side table.\n"
-    "--forward FILE (CSV month,price) gives the entry price of each delivery\n"
-    "month instead of the FSP of the month of entry.  Headline: the budget\n"
-    "error, effective price - price locked at entry (entry + basis at entry),\n"
-    "unhedged and hedged.  --ratio auto (default) fits h on the months before\n"
-    "each entry; with fewer than --min-changes monthly changes (default 12) or a\n"
-    "fit <= 0 the month is not hedged (the reason is printed); a fit above 2 is\n"
-    "capped at 2.  A fixed --ratio X runs and says when it contradicts the fit.\n"
-    "--contracts FILE sizes the futures on a contract file's terms (size, tick,\n"
-    "calendar or business-day average, min_published_days: its contract on the\n"
-    "grade, else its first) and adds the cash settled, the residual basis in\n"
-    "dollars and what rounding to whole contracts cost.\n"
-    "Exposure: the quantity of the month of entry, or --exposure GPU-hours a\n"
-    "month.  --svg FILE draws rent, index (FSP), locked and hedged prices and\n"
-    "the budget errors per month.\n";
-
-static const char usage_compare[] =
-    "usage: gpuidx hedge compare --rent FILE [--grades FILE | --grade ID...] [--suggest]\n"
-    "                            [--include-own] [--gpu MODEL] [--term T] [--scope S]\n"
-    "                            [--region R] [--provider P] [--instance-type I] [--zone Z]\n"
-    "                            [--freq day|week|month] [--window N] [--min-changes N]\n"
-    "                            [--latest] [--json] [--svg FILE]\n"
-    "\n"
-    "Analyzes the rent against each grade (ids from the grades JSON file, or\n"
-    "--grade repeated) and ranks them as hedges: only grades with at least\n"
-    "--min-changes changes (default 12), a rent that moved on 3 of them, a\n"
-    "positive h and an effectiveness of 1% or more, that are not largely your\n"
-    "own price, are ranked, by the low end of the 95% interval of their hedge\n"
-    "effectiveness.  Each grade shows its out-of-sample (walk-forward)\n"
-    "effectiveness, a bootstrap interval of h and whether h held at the largest\n"
-    "index move.  --gpu MODEL (the rent's GPU, e.g. A100 or A100-SXM-80GB)\n"
-    "flags grades of another GPU.  With --provider (and --region,\n"
-    "--instance-type, --zone as far as known) your own quotes are found in each\n"
-    "grade: how much of its fix they supply, and its fit without them.\n"
-    "--suggest also builds grades around the rent -- its GPU and term; + scope;\n"
-    "+ provider; + region; + instance type; the instance type in every region;\n"
-    "every provider but the renter's -- in the published grades' style, leaving\n"
-    "your own quotes out (--include-own keeps them), computes their values from\n"
-    "the stored observations (to the last day of data) without writing\n"
-    "anything, and ranks them with the rest.  What is rented comes from the\n"
-    "options above or from '# key: value' lines of the rent file (keys gpu,\n"
-    "term, scope, region, provider, instance_type, zone); --suggest needs the GPU.\n"
-    "--svg FILE draws the effectiveness of each grade with its 95% interval and\n"
-    "its out-of-sample figure.  Ends with one verdict line.\n";
-
-static const char usage_hedge[] =
-    "usage: gpuidx hedge analyze|simulate|compare [OPTIONS]  (--help after one for more)\n";
-
 static int parse_long(const char *s, long lo, long hi, long *out)
 {
     char *end;
@@ -294,8 +212,6 @@ static int take(const cli_args *a, int k, const char *v)
 /* Returns -1 to go on, else an exit code (0 after --help). */
 static int parse_opts(int sub, int argc, char **argv, hopts *o)
 {
-    const char *usage = sub == SUB_ANALYZE ? usage_analyze
-                        : sub == SUB_SIMULATE ? usage_simulate : usage_compare;
     const char *topic = sub == SUB_ANALYZE    ? "hedge analyze"
                         : sub == SUB_SIMULATE ? "hedge simulate"
                                               : "hedge compare";
@@ -320,33 +236,39 @@ static int parse_opts(int sub, int argc, char **argv, hopts *o)
         {"--contracts", &o->contracts, NULL}, {NULL, NULL, NULL}};
     _Static_assert(sizeof spec / sizeof spec[0] == H_N + 1, "one option per H_ key");
     parse_ctx pc = {sub, o};
-    const cli_args args = {"hedge", topic, usage, spec, take, &pc, NULL, 0, NULL, 0, NULL};
+    const cli_args args = {"hedge", topic, topic, spec, take, &pc, NULL, 0, NULL, 0, NULL};
     int ec = cli_parse_args(argc, argv, &args);
     if (ec >= 0) return ec;
     if (!o->rent) {
-        cli_error("--rent FILE is required\n%s", usage);
+        cli_error("--rent FILE is required");
+        cli_usage(stderr, topic);
         return 2;
     }
     if (sub != SUB_COMPARE && (!o->grade || o->ngrades != 1)) {
-        cli_error("exactly one --grade ID is required\n%s", usage);
+        cli_error("exactly one --grade ID is required");
+        cli_usage(stderr, topic);
         return 2;
     }
     if (sub == SUB_SIMULATE && o->sim.strategy == HEDGE_ROLL && !o->all_strategies &&
         (o->sim.strip_months || o->sim.start)) {
-        cli_error("--months and --start apply to --strategy strip (or all)\n%s", usage);
+        cli_error("--months and --start apply to --strategy strip (or all)");
+        cli_usage(stderr, topic);
         return 2;
     }
     if (sub == SUB_COMPARE && !o->grades_file && o->ngrades == 0 && !o->suggest) {
-        cli_error("--grades FILE, --grade ID or --suggest is required\n%s", usage);
+        cli_error("--grades FILE, --grade ID or --suggest is required");
+        cli_usage(stderr, topic);
         return 2;
     }
     if (sub == SUB_COMPARE && o->include_own && !o->suggest) {
-        cli_error("--include-own applies to the grades --suggest builds\n%s", usage);
+        cli_error("--include-own applies to the grades --suggest builds");
+        cli_usage(stderr, topic);
         return 2;
     }
     if (sub == SUB_SIMULATE && o->contracts && (o->size_given || o->min_days_given)) {
         cli_error("--contracts gives the contract's size and min_published_days: leave out "
-                  "--size and --min-days\n%s", usage);
+                  "--size and --min-days");
+        cli_usage(stderr, topic);
         return 2;
     }
     for (size_t k = 0; k < o->ngrades; k++)
@@ -741,11 +663,11 @@ static int do_compare(cli_ctx *ctx, hopts *o)
 int cmd_hedge(cli_ctx *ctx, int argc, char **argv)
 {
     if (argc < 2) {
-        fputs(usage_hedge, stderr);
+        cli_help_print(stderr, "hedge");
         return 2;
     }
     if (cli_is_help(argv[1])) {
-        fputs(usage_hedge, stdout);
+        cli_help_print(stdout, "hedge");
         return 0;
     }
     int sub = strcmp(argv[1], "analyze") == 0    ? SUB_ANALYZE
@@ -753,7 +675,7 @@ int cmd_hedge(cli_ctx *ctx, int argc, char **argv)
               : strcmp(argv[1], "compare") == 0  ? SUB_COMPARE
                                                  : 0;
     if (!sub) {
-        cli_error("hedge: unknown subcommand '%s'\n%s", argv[1], usage_hedge);
+        cli_error("hedge: unknown subcommand '%s' (analyze, simulate, compare)", argv[1]);
         return 2;
     }
     hopts o;

@@ -17,34 +17,6 @@
 #include "index/index.h"
 #include "publish/publish.h"
 
-static const char usage[] =
-    "usage: gpuidx index build [--grades FILE] --from YYYY-MM-DD --to YYYY-MM-DD\n"
-    "                          [--as-of TIME]\n"
-    "       gpuidx index show [--grade ID] [--from D] [--to D]\n"
-    "       gpuidx index publish --date D --out DIR [--grades FILE]\n"
-    "       gpuidx index publish --from D --to D --out DIR [--grades FILE]\n"
-    "\n"
-    "build    computes every grade's daily rows (METHODOLOGY.md) from the stored\n"
-    "         observations ingested at or before --as-of (default now), for\n"
-    "         days from 2000-01-01 to 2099-12-31, one transaction a day (a\n"
-    "         killed build is completed by running it again); grades\n"
-    "         come from --grades (default DATA/grades.json, the published grades\n"
-    "         file), less the grades dropped with `gpuidx grades drop`.  Later\n"
-    "         days already built are re-evaluated when they depend on the rebuilt\n"
-    "         ones.  Grades of another file are candidates: they are stored for\n"
-    "         `index show`, `hedge` and `settle`, never published; a candidate\n"
-    "         may not reuse the id of a published grade with another definition.\n"
-    "         Warns about filters that match no stored observation, and prints\n"
-    "         each grade's days per level.\n"
-    "show     prints the stored rows as CSV (the index.csv format); the vintage\n"
-    "         column names the latest vintage that published the row's value,\n"
-    "         empty when none did.\n"
-    "publish  writes DIR/D/index.csv, index.json, observations.csv and\n"
-    "         DIR/D/v<n>/ for vintage n, and DIR/restatements.csv, for the\n"
-    "         published grade set: the grades of --grades FILE (default\n"
-    "         DATA/grades.json) that are not dropped.  index.json records the\n"
-    "         file's SHA-256 (grades_sha256).\n";
-
 static int parse_day(const char *opt, const char *v, int32_t *day)
 {
     const char *why = gpi_date_parse(v, day);
@@ -154,7 +126,7 @@ static int cmd_build(cli_ctx *ctx, int argc, char **argv)
     const cli_opt_spec spec[] = {{"--grades", &grades, NULL}, {"--from", &from_s, NULL},
                                  {"--to", &to_s, NULL},       {"--as-of", &asof_s, NULL},
                                  {NULL, NULL, NULL}};
-    int ec = cli_parse(argc, argv, spec, "index build", "index", usage);
+    int ec = cli_parse(argc, argv, spec, "index build", "index build", "index build");
     if (ec >= 0) return ec;
     if (!from_s || !to_s) {
         cli_error("index build: --from and --to are required");
@@ -228,47 +200,13 @@ static int cmd_build(cli_ctx *ctx, int argc, char **argv)
     return gpi_exit_code(rc);
 }
 
-typedef struct names {
-    char **v;
-    size_t n, cap;
-} names;
-
-static int add_name(names *ns, const char *s)
-{
-    if (GPI_VEC_RESERVE(ns->v, ns->cap, ns->n + 1) != 0) return 1;
-    return !(ns->v[ns->n++] = strdup(s));
-}
-
-static int add_info(const store_grade_info *g, void *ud)
-{
-    return add_name(ud, g->id);
-}
-
-/* The built grades and those of the published grades file close to want. */
-static gpi_status known_grades_near(cli_ctx *ctx, store *st, const char *want, char *out,
-                                    size_t cap, gpi_diag *d)
-{
-    names ns = {0};
-    gpi_status rc = store_grades_list(st, add_info, &ns, d);
-    cli_gradeset set;
-    gpi_diag ignore = {{0}};
-    if (rc == GPI_OK && cli_gradeset_load(ctx, NULL, NULL, &set, &ignore) == GPI_OK)
-        for (size_t i = 0; i < set.gs->n; i++) add_name(&ns, set.gs->g[i].id);
-    cli_gradeset_free(&set);
-    out[0] = '\0';
-    if (rc == GPI_OK) cli_suggest(want, (const char *const *)ns.v, ns.n, out, cap);
-    for (size_t i = 0; i < ns.n; i++) free(ns.v[i]);
-    free(ns.v);
-    return rc;
-}
-
 static int cmd_show(cli_ctx *ctx, int argc, char **argv)
 {
     const char *grade = NULL, *from_s = NULL, *to_s = NULL;
     int32_t from = INT32_MIN / 2, to = INT32_MAX / 2;
     const cli_opt_spec spec[] = {{"--grade", &grade, NULL}, {"--from", &from_s, NULL},
                                  {"--to", &to_s, NULL},     {NULL, NULL, NULL}};
-    int ec = cli_parse(argc, argv, spec, "index show", "index", usage);
+    int ec = cli_parse(argc, argv, spec, "index show", "index show", "index show");
     if (ec >= 0) return ec;
     if ((from_s && !parse_day("--from", from_s, &from)) || (to_s && !parse_day("--to", to_s, &to)))
         return 2;
@@ -281,11 +219,9 @@ static int cmd_show(cli_ctx *ctx, int argc, char **argv)
         rc = store_grade_exists(st, grade, &exists, &d);
         if (rc == GPI_OK && !exists) {
             char near[256];
-            rc = known_grades_near(ctx, st, grade, near, sizeof near, &d);
-            if (rc == GPI_OK)
-                rc = gpi_diag_set(&d, GPI_EINPUT, "index show: no rows for grade %s (not built%s%s%s)",
-                                  grade, near[0] ? "; did you mean " : "", near,
-                                  near[0] ? "?" : "");
+            cli_grades_near(ctx, st, grade, near, sizeof near);
+            rc = gpi_diag_set(&d, GPI_EINPUT, "index show: no rows for grade %s (not built%s%s%s)",
+                              grade, near[0] ? "; did you mean " : "", near, near[0] ? "?" : "");
         }
     }
     if (rc == GPI_OK) rc = pub_show(st, grade, from, to, stdout, &d);
@@ -301,13 +237,63 @@ static int count_any(const store_index_row *r, void *ud)
     return 0;
 }
 
+typedef struct others {
+    const cli_gradeset *set;
+    int32_t from, to;
+    char ids[256];
+    int n;
+} others;
+
+/* Built grades of [from, to] that are not in the published grade set. */
+static int other_built(const store_grade_info *g, void *ud)
+{
+    others *o = ud;
+    if (g->rows == 0 || g->last_day < o->from || g->first_day > o->to || g->dropped_at ||
+        cli_gradeset_has(o->set, g->id))
+        return 0;
+    if (o->n < 3) {
+        size_t l = strlen(o->ids);
+        snprintf(o->ids + l, sizeof o->ids - l, "%s%s", o->n ? ", " : "", g->id);
+    }
+    o->n++;
+    return 0;
+}
+
+/* When no grade of the published set has a row in the range, says what to
+ * do: build them, or -- when the database holds grades of a file of the
+ * user's own -- publish those with --grades FILE. */
+static gpi_status none_built(store *st, const cli_gradeset *set, const long *missing, long days,
+                             int32_t from, int32_t to, const char *out, gpi_diag *d)
+{
+    for (size_t i = 0; i < set->n; i++)
+        if (missing[i] < days) return GPI_OK;
+    others o = {set, from, to, "", 0};
+    gpi_status rc = store_grades_list(st, other_built, &o, d);
+    if (rc != GPI_OK) return rc;
+    char a[11], b[11], days_s[32];
+    gpi_date_format(from, a);
+    gpi_date_format(to, b);
+    snprintf(days_s, sizeof days_s, from == to ? "%s" : "%s..%s", a, b);
+    char range[48];
+    snprintf(range, sizeof range, from == to ? "--date %s" : "--from %s --to %s", a, b);
+    if (o.n == 0)
+        return gpi_diag_set(d, GPI_EINPUT, "index publish: no grade is built on %s (gpuidx index "
+                            "build --from %s --to %s first)", days_s, a, b);
+    return gpi_diag_set(d, GPI_EINPUT,
+                        "index publish: no grade of the published grades file %s is built on %s; "
+                        "%s%s%s built from a file of your own: publish %s with that file, "
+                        "gpuidx index publish --grades FILE %s --out %s",
+                        set->path, days_s, o.ids, o.n > 3 ? ", ..." : "",
+                        o.n == 1 ? " is" : " are", o.n == 1 ? "it" : "them", range, out);
+}
+
 static int cmd_publish(cli_ctx *ctx, int argc, char **argv)
 {
     const char *date = NULL, *out = NULL, *from_s = NULL, *to_s = NULL, *grades = NULL;
     const cli_opt_spec spec[] = {{"--date", &date, NULL}, {"--from", &from_s, NULL},
                                  {"--to", &to_s, NULL},   {"--out", &out, NULL},
                                  {"--grades", &grades, NULL}, {NULL, NULL, NULL}};
-    int ec = cli_parse(argc, argv, spec, "index publish", "index", usage);
+    int ec = cli_parse(argc, argv, spec, "index publish", "index publish", "index publish");
     if (ec >= 0) return ec;
     if (date && !from_s && !to_s) from_s = to_s = date;
     if (!from_s || !to_s || !out || (date && from_s != date)) {
@@ -335,6 +321,7 @@ static int cmd_publish(cli_ctx *ctx, int argc, char **argv)
         rc = store_index_rows(st, set.ids[i], from, to, count_any, &built, &d);
         missing[i] = (long)(to - from + 1) - built;
     }
+    if (rc == GPI_OK) rc = none_built(st, &set, missing, (long)(to - from + 1), from, to, out, &d);
     for (int32_t day = from; day <= to && rc == GPI_OK; day++) {
         pub_result res;
         char ds[11];
@@ -361,7 +348,7 @@ static int cmd_publish(cli_ctx *ctx, int argc, char **argv)
 int cmd_index(cli_ctx *ctx, int argc, char **argv)
 {
     if (argc < 2 || cli_is_help(argv[1])) {
-        fputs(usage, argc < 2 ? stderr : stdout);
+        cli_help_print(argc < 2 ? stderr : stdout, "index");
         return argc < 2 ? 2 : 0;
     }
     if (strcmp(argv[1], "build") == 0) return cmd_build(ctx, argc - 1, argv + 1);

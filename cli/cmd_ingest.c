@@ -26,33 +26,6 @@
 
 #define SHOW_REJECTS 5
 
-static const char help[] =
-    "usage: gpuidx ingest offers|trades [OPTIONS] FILE...\n"
-    "       gpuidx ingest [OPTIONS] FILE...\n"
-    "\n"
-    "Reads observation files (canonical CSV, or JSON: .json array, .ndjson/.jsonl one\n"
-    "object per line; gzip files are read as they are, and - is standard input),\n"
-    "normalizes them through the tables in the data directory (gpus.csv,\n"
-    "providers.csv, tiers.csv, fx.csv, skus.csv) and stores them.  Without\n"
-    "offers|trades every row needs a kind column.\n"
-    "\n"
-    "  --source NAME      feed name for rows without a source column (default: the\n"
-    "                     file name; \"stdin\" for -)\n"
-    "  --rejects FILE     also write rejected rows as CSV: file,line,column,reason,raw_row\n"
-    "  --strict           exit 1 when any row is rejected\n"
-    "  --admit-providers  store rows of providers that providers.csv does not list,\n"
-    "                     each as its own group, with one warning per new name\n"
-    "                     (default: such rows are rejected, with the nearest known name)\n"
-    "\n"
-    "Each file is one transaction.  A file whose SHA-256 was already ingested is\n"
-    "skipped.  A row that cannot be normalized is rejected (rejects table, stderr,\n"
-    "--rejects) and the rest of the file is stored; a structurally broken file\n"
-    "(unbalanced quote, invalid JSON, no header, missing required column) stores\n"
-    "nothing and makes the exit status 1, but the other files are still ingested.\n"
-    "\n"
-    "Prints per file: PATH: read R, stored S, duplicates D, rejected X\n"
-    "Exit status: 0 ok, 1 a file failed (or rejects with --strict), 2 usage.\n";
-
 /* What the terminal shows of one file while it is read. */
 typedef struct show_ctx {
     const char *name;
@@ -143,7 +116,7 @@ int cmd_ingest(cli_ctx *ctx, int argc, char **argv)
                                  {"--source", &source, NULL},
                                  {"--rejects", &rejects_path, NULL},
                                  {NULL, NULL, NULL}};
-    const cli_args args = {"ingest", "ingest", help, spec, NULL, NULL, files, argc, &nfiles, 1, NULL};
+    const cli_args args = {"ingest", "ingest", "ingest", spec, NULL, NULL, files, argc, &nfiles, 1, NULL};
     int ec = cli_parse_args(argc, argv, &args);
     if (ec >= 0) {
         free(files);

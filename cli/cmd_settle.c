@@ -33,33 +33,6 @@
 #include "store/grades.h"
 #include "store/index_values.h"
 
-static const char help[] =
-    "usage: gpuidx [--db PATH] settle --contracts FILE [--positions FILE]\n"
-    "                                 [--through YYYY-MM-DD] [--latest] [--ledger FILE]\n"
-    "\n"
-    "Daily and final settlement prices of the contracts in FILE (METHODOLOGY.md,\n"
-    "\"Futures settlement\"), as CSV\n"
-    "date,symbol,settlement_price,kind on stdout (kind daily, final, insufficient).\n"
-    "\n"
-    "  --contracts FILE   contract file {\"contracts\": [{\"symbol\", \"grade\", \"month\",\n"
-    "                     \"size\", \"tick\", \"min_published_days\", \"fsp_days\"}, ...],\n"
-    "                     \"holidays\": [...]}; fsp_days \"calendar\" (default) or\n"
-    "                     \"business\" (Monday-Friday less the holidays: only those\n"
-    "                     days' values count and get a price)\n"
-    "  --positions FILE   CSV account,symbol,contracts[,entry_price]; with --ledger\n"
-    "  --ledger FILE      the variation-margin ledger of the positions (integer\n"
-    "                     cents), as CSV date,account,symbol,contracts,\n"
-    "                     settlement_price,variation_margin_cents\n"
-    "  --through D        settle up to day D (default: the end of each delivery month)\n"
-    "  --latest           use restated index values (default: as first published)\n"
-    "\n"
-    "Each contract settles as far as its index is built; stderr says per contract:\n"
-    "settled (final price), provisional (month not over, or not built to its end)\n"
-    "or insufficient (too few values in the month), with the reason.\n"
-    "\n"
-    "exit status: 0 ok (whatever each contract's status), 1 input or data error,\n"
-    "2 usage error.\n";
-
 static gpi_status grade_known(const char *grade, int *known, void *ud, gpi_diag *d)
 {
     return store_grade_exists((store *)ud, grade, known, d);
@@ -237,7 +210,7 @@ int cmd_settle(cli_ctx *ctx, int argc, char **argv)
                                  {"--through", &through_s, NULL},
                                  {"--latest", NULL, &latest},
                                  {NULL, NULL, NULL}};
-    int ec = cli_parse(argc, argv, spec, "settle", "settle", help);
+    int ec = cli_parse(argc, argv, spec, "settle", "settle", "settle");
     if (ec >= 0) return ec;
     const char *why = through_s ? gpi_date_parse(through_s, &through) : NULL;
     if (why) {

@@ -13,35 +13,6 @@
 #include "cli/cli.h"
 #include "sim/sim.h"
 
-static const char help[] =
-    "usage: gpuidx simulate --days N --seed S --out DIR [--start YYYY-MM-DD]\n"
-    "                       [--scale K] [--grade ID] [--truth FILE] [--no-push]\n"
-    "\n"
-    "Writes a synthetic but realistic GPU rental market into DIR:\n"
-    "  offers.csv       daily offer snapshots (canonical CSV, stable ids, tier column)\n"
-    "  trades.csv       trades with quantity, buyer and status\n"
-    "  rent_payer.csv   an example rent history of a payer (date,price,quantity)\n"
-    "  rent_earner.csv  an example rent history of an earner\n"
-    "  contracts.json   monthly futures contracts on the months of the run\n"
-    "  positions.csv    a zero-net book of positions on those contracts\n"
-    "  deployments.csv  example inference deployments for `gpuidx cost`\n"
-    "The same options give byte-identical files.\n"
-    "\n"
-    "  --days N      days to simulate (1..3660)\n"
-    "  --seed S      random seed (unsigned integer)\n"
-    "  --out DIR     output directory (created if missing)\n"
-    "  --start D     first day (default 2025-01-01)\n"
-    "  --scale K     multiply regions and trades by K (1..1000, default 1;\n"
-    "                about 750 x K observations a day: K = 37 gives ~10 million a year)\n"
-    "  --grade ID    grade of the example contracts (default " SIM_DEFAULT_GRADE ")\n"
-    "  --truth FILE  also write the market's true prices: the model's expected\n"
-    "                trades, one per offer key and day, at the key's noise-free\n"
-    "                price with its expected GPU-hours (canonical trades CSV,\n"
-    "                source \"truth\"); a grade built on them alone with its\n"
-    "                defences off is its true price (see bench/accuracy)\n"
-    "  --no-push     leave out the off-market trades of the provider that pushes\n"
-    "                the H100 grade (Nimbus Compute); every other row is the same\n";
-
 static int parse_int(const char *s, long lo, long hi, long *out)
 {
     char *end;
@@ -116,7 +87,7 @@ int cmd_simulate(cli_ctx *ctx, int argc, char **argv)
                                  {"--grade", &sa.p.contract_grade, NULL},
                                  {"--out", &out, NULL},   {"--truth", &truth, NULL},
                                  {"--no-push", NULL, &no_push}, {NULL, NULL, NULL}};
-    const cli_args args = {"simulate", "simulate", help, spec, take, &sa, NULL, 0, NULL, 0, NULL};
+    const cli_args args = {"simulate", "simulate", "simulate", spec, take, &sa, NULL, 0, NULL, 0, NULL};
     int ec = cli_parse_args(argc, argv, &args);
     if (ec >= 0) return ec;
     sim_params p = sa.p;

@@ -7,25 +7,6 @@
 #include "site/site.h"
 #include "store/store.h"
 
-static const char help[] =
-    "usage: gpuidx [--db PATH] site --out DIR [--grades FILE] [--deployments FILE]\n"
-    "                                [--accuracy FILE]\n"
-    "\n"
-    "Writes DIR/index.html (one page, inline SVG charts: each grade's series\n"
-    "with its p25-p75 band, the level of each day marked, suspended days\n"
-    "shaded; no JavaScript, no network), DIR/<grade>.csv, each grade's\n"
-    "history in the index.csv format, and DIR/statement.html, the benchmark\n"
-    "statement: per grade what it measures, its data thresholds, fallback\n"
-    "waterfall, restatement policy and what happens when data is insufficient,\n"
-    "from the definitions stored with the values, and a back-test (days per\n"
-    "level, restatements) -- for the published grade set: the grades of\n"
-    "--grades FILE (default DATA/grades.json) that are not dropped.  With\n"
-    "--deployments FILE (the format of `gpuidx cost`), the page also shows each\n"
-    "workload's cost curve on the last day its deployments cover.  With\n"
-    "--accuracy FILE (bench/accuracy's accuracy.csv) the statement also shows\n"
-    "each grade's error against the demo market's true price and the planted\n"
-    "pusher's effect.\n";
-
 /* The cost curve of each workload / latency target group of the
  * deployments file on its last day; *curves malloc'd, pointing into ds. */
 static int cost_curves(cli_ctx *ctx, store *st, const char *path, const cost_deployments *ds,
@@ -69,7 +50,7 @@ int cmd_site(cli_ctx *ctx, int argc, char **argv)
                                  {"--grades", &grades, NULL},
                                  {"--accuracy", &accuracy, NULL},
                                  {NULL, NULL, NULL}};
-    int ec = cli_parse(argc, argv, spec, "site", "site", help);
+    int ec = cli_parse(argc, argv, spec, "site", "site", "site");
     if (ec >= 0) return ec;
     if (!out) {
         cli_error("site: --out DIR is required (see gpuidx site --help)");

@@ -14,36 +14,6 @@
 #include "settlement/settlement.h"
 #include "verify/verify.h"
 
-static const char help[] =
-    "usage: gpuidx verify [--strict] DIR/YYYY-MM-DD...\n"
-    "       gpuidx verify [--strict] DIR\n"
-    "       gpuidx verify --settlement --contracts FILE [--symbol S] [--through D]\n"
-    "                     [--against FILE] DIR\n"
-    "\n"
-    "Recomputes every fix of the published days from their files alone (index.json,\n"
-    "index.csv, observations.csv; no database): the receipt (the grade definition\n"
-    "against grade_hash, the grade's lines of observations.csv against their SHA-256),\n"
-    "index.csv against index.json, the screen, the statistics, the level, the\n"
-    "adjustment, the carry, the value and, for methodology v2, the matched\n"
-    "relative, the chain, the anchor and the splice.  What a day took from other\n"
-    "days (the chain of the day before, reference and base prices, the\n"
-    "adjustment's days, the anchor's window) is checked against those days when\n"
-    "DIR has them.  DIR alone verifies every day published in it.\n"
-    "\n"
-    "Prints per grade and day: ok; ok with what is not verifiable without a day DIR\n"
-    "does not have; or DIFFERS and the first difference, naming the field.\n"
-    "\n"
-    "  --strict          a grade-day that is not fully verifiable fails too\n"
-    "  --settlement      the daily and final settlement prices of the contracts in\n"
-    "                    --contracts (or the one --symbol) from the values of the\n"
-    "                    published days as first published (DIR/D/v1/), as CSV\n"
-    "                    date,symbol,settlement_price,kind; with --against FILE (the\n"
-    "                    output of gpuidx settle) each price is compared instead\n"
-    "  --through D       settle up to day D\n"
-    "\n"
-    "exit status: 0 every fix recomputes, 1 a difference (or unreadable files, or\n"
-    "with --strict a fix not fully verifiable), 2 usage error.\n";
-
 /* DIR/D -> DIR and D; 0 when path does not end in a date. */
 static int split_day(const char *path, char *dir, size_t n, int32_t *day)
 {
@@ -222,7 +192,7 @@ int cmd_verify(cli_ctx *ctx, int argc, char **argv)
                                  {"--contracts", &contracts, NULL}, {"--symbol", &symbol, NULL},
                                  {"--through", &through, NULL},     {"--against", &against, NULL},
                                  {NULL, NULL, NULL}};
-    const cli_args args = {"verify", "verify", help, spec, NULL, NULL, paths, argc, &n_paths, 0, NULL};
+    const cli_args args = {"verify", "verify", "verify", spec, NULL, NULL, paths, argc, &n_paths, 0, NULL};
     int ec = cli_parse_args(argc, argv, &args);
     if (ec >= 0) {
         free(paths);
@@ -240,7 +210,7 @@ int cmd_verify(cli_ctx *ctx, int argc, char **argv)
         return 2;
     }
     if (n_paths == 0) {
-        fputs(help, stderr);
+        cli_help_print(stderr, "verify");
         free(paths);
         return 2;
     }

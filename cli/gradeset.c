@@ -9,6 +9,7 @@
  * show`, `hedge` and `settle`, and are never published.
  */
 #include "cli/cli.h"
+#include "core/vec.h"
 #include "store/grades.h"
 
 #include <stdlib.h>
@@ -134,4 +135,48 @@ void cli_suggest(const char *want, const char *const *names, size_t n, char *out
             snprintf(out + w, cap - w, "%s%s", used ? ", " : "", names[i]);
             used++;
         }
+}
+
+/* ---- did you mean: grade ids ---- */
+
+typedef struct names {
+    char **v;
+    size_t n, cap;
+} names;
+
+static int add_name(names *ns, const char *s)
+{
+    if (GPI_VEC_RESERVE(ns->v, ns->cap, ns->n + 1) != 0) return 1;
+    return !(ns->v[ns->n++] = strdup(s));
+}
+
+static int add_info(const store_grade_info *g, void *ud)
+{
+    return add_name(ud, g->id);
+}
+
+void cli_grades_near(cli_ctx *ctx, store *st, const char *want, char *out, size_t cap)
+{
+    names ns = {0};
+    gpi_diag ignore = {{0}};
+    out[0] = '\0';
+    if (st) store_grades_list(st, add_info, &ns, &ignore);
+    cli_gradeset set;
+    if (cli_gradeset_load(ctx, NULL, NULL, &set, &ignore) == GPI_OK)
+        for (size_t i = 0; i < set.gs->n; i++) add_name(&ns, set.gs->g[i].id);
+    cli_gradeset_free(&set);
+    cli_suggest(want, (const char *const *)ns.v, ns.n, out, cap);
+    for (size_t i = 0; i < ns.n; i++) free(ns.v[i]);
+    free(ns.v);
+}
+
+const char *cli_grade_hint(cli_ctx *ctx, store *st, const char *want, char *out, size_t cap)
+{
+    char near[256];
+    cli_grades_near(ctx, st, want, near, sizeof near);
+    if (near[0])
+        snprintf(out, cap, " (did you mean %s?)", near);
+    else
+        out[0] = '\0';
+    return out;
 }

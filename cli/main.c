@@ -1,6 +1,8 @@
 /* cli/main.c -- entry point: the global options (on the shared option
  * parser, cli/args.c, up to the first argument that is not an option: the
- * command) and command dispatch. */
+ * command; --db and --data are also taken after the command, up to a
+ * "--"), `gpuidx help`, and command dispatch.  Every help text is
+ * cli/help.c's. */
 #include "cli/cli.h"
 
 #include <gsl/gsl_errno.h>
@@ -13,40 +15,6 @@
 #include <unistd.h>
 
 #include "store/store.h"
-
-static const char usage[] =
-    "usage: gpuidx [--db PATH] [--data DIR] COMMAND [ARGS]\n"
-    "\n"
-    "GPU-compute rental-price index and futures settlement engine.\n"
-    "\n"
-    "commands:\n"
-    "  ingest offers|trades [--source NAME] [--rejects FILE] [--strict]\n"
-    "                       [--admit-providers] FILE...   (.gz read as is; - is stdin)\n"
-    "  ingest FILE...                 files with a kind column\n"
-    "  index build [--grades FILE] --from D --to D [--as-of T]\n"
-    "  index show [--grade ID] [--from D] [--to D]\n"
-    "  index publish --date D --out DIR [--grades FILE]\n"
-    "  site --out DIR [--grades FILE]\n"
-    "  settle --contracts FILE [--positions FILE] [--through D] [--latest]\n"
-    "  hedge analyze --rent FILE --grade ID [--freq day|week|month] [--json]\n"
-    "  hedge simulate --rent FILE --grade ID [--side payer|earner] [--ratio auto|X] ...\n"
-    "  hedge compare --rent FILE --grades FILE\n"
-    "  cost curve --deployments FILE [--date D] [--workload W] [--operator NAME] ...\n"
-    "  cost days|moves --deployments FILE [--from D] [--to D] ...\n"
-    "  grades evaluate [--grades FILE] --from D --to D\n"
-    "  grades list | drop ID | restore ID\n"
-    "  simulate --days N --seed S --out DIR\n"
-    "  verify [--strict] DIR/D... | DIR      recompute published days from their files\n"
-    "  verify --settlement --contracts FILE [--against FILE] DIR\n"
-    "\n"
-    "global options:\n"
-    "  --db PATH      database file (default $GPUIDX_DB, else ./gpuidx.db)\n"
-    "  --data DIR     normalization tables and default grades (default: found\n"
-    "                 next to the install prefix or in the source tree)\n"
-    "  -h, --help     this help; `gpuidx COMMAND --help` for a command\n"
-    "  --version      print the version\n"
-    "\n"
-    "exit status: 0 ok, 1 input or data error, 2 usage error.\n";
 
 void cli_error(const char *fmt, ...)
 {
@@ -119,6 +87,43 @@ static int take_global(const cli_args *a, int k, const char *value)
     return 0;
 }
 
+/* --db PATH and --data DIR (or --db=PATH, --data=DIR) after the command,
+ * up to a "--": taken as if given before it and removed from argv (the
+ * command's own parser never sees them).  Returns -1 to go on, else an
+ * exit code. */
+static int globals_after(int *argc_io, char **argv, int cmd, cli_ctx *ctx)
+{
+    int argc = *argc_io, w = cmd + 1;
+    for (int r = cmd + 1; r < argc; r++) {
+        const char *a = argv[r];
+        if (strcmp(a, "--") == 0) {
+            while (r < argc) argv[w++] = argv[r++];
+            break;
+        }
+        const char **slot = strncmp(a, "--db", 4) == 0 && (a[4] == '\0' || a[4] == '=')
+                                ? &ctx->db_path
+                            : strncmp(a, "--data", 6) == 0 && (a[6] == '\0' || a[6] == '=')
+                                ? &ctx->data_dir
+                                : NULL;
+        if (!slot) {
+            argv[w++] = argv[r];
+            continue;
+        }
+        const char *eq = strchr(a, '=');
+        if (eq) {
+            *slot = eq + 1;
+        } else if (r + 1 < argc) {
+            *slot = argv[++r];
+        } else {
+            cli_error("%s: option '%s' needs a value", argv[cmd], a);
+            return 2;
+        }
+    }
+    argv[w] = NULL;
+    *argc_io = w;
+    return -1;
+}
+
 int main(int argc, char **argv)
 {
     cli_prefer_huge_pages(argv);
@@ -133,14 +138,16 @@ int main(int argc, char **argv)
                                  [OPT_DATA] = {"--data", &ctx.data_dir, NULL},
                                  [OPT_VERSION] = {"--version", NULL, &version},
                                  {NULL, NULL, NULL}};
-    const cli_args args = {.cmd = NULL, .help = usage, .spec = spec, .take = take_global,
+    const cli_args args = {.cmd = NULL, .help = "", .spec = spec, .take = take_global,
                            .rest = &i};
     int ec = cli_parse_args(argc, argv, &args);
     if (ec >= 0) return ec;
     if (i >= argc) {
-        fputs(usage, stderr);
+        cli_help_print(stderr, "");
         return 2;
     }
+    if (strcmp(argv[i], "help") == 0) return cli_help_command(argc - i, argv + i);
+    if ((ec = globals_after(&argc, argv, i, &ctx)) >= 0) return ec;
     /* the database is a file: SQLite would take "" and ":memory:" for a
      * database that vanishes on exit, and "file:..." for a URI */
     if (!*ctx.db_path) {

@@ -462,7 +462,7 @@ static gpi_status grade_parse(ctx *c, size_t gi, const json_t *obj, idx_grade *g
     g->scope_mask = (1u << GPI_SCOPE__N) - 1;
     g->min_tier = GPI_TIER_UNRATED;
     g->term = GPI_TERM_ON_DEMAND;
-    g->method = 1;
+    g->method = IDX_METHOD_DEFAULT;
     g->covers_mask = (1u << GPI_COVERS__N) - 1;
     idx_params_default(&g->p);
     if (!json_is_object(obj))

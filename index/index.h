@@ -76,6 +76,14 @@ typedef struct idx_exclusion {
     char id[IDX_MAX_EXCL_LIST][IDX_NAME_MAX + 1];
 } idx_exclusion;
 
+/* The method of a grade that names none (no "method" key): the one
+ * default, stated in the help of `index build` and `grades evaluate`
+ * (cli/help.c) as IDX_METHOD_DEFAULT_NAME. */
+#define IDX_METHOD_DEFAULT 1
+#define IDX_STR_(x) #x
+#define IDX_STR(x) IDX_STR_(x)
+#define IDX_METHOD_DEFAULT_NAME "v" IDX_STR(IDX_METHOD_DEFAULT)
+
 typedef struct idx_grade {
     char id[IDX_NAME_MAX + 1];
     int version;

@@ -276,7 +276,7 @@ static void test_hedge_errors(void **state)
     tu_run_free(&r);
     r = tu_gpuidx(NULL, "hedge analyze --help");
     assert_int_equal(r.status, 0);
-    assert_non_null(strstr(r.out, "usage: gpuidx hedge analyze"));
+    assert_non_null(strstr(r.out, "usage: gpuidx [--db PATH] hedge analyze"));
     tu_run_free(&r);
     free(bad);
     teardown(&f);

@@ -358,7 +358,8 @@ static void test_usage_errors(void **state)
         {"index publish --from 2025-01-02 --to 2025-01-01 --out pub",
          "gpuidx: index publish: --from 2025-01-02 is after --to 2025-01-01\n", 2},
         {"index publish --date 2025-01-01 --out pub",
-         "gpuidx: publish: no index rows for 2025-01-01 (run index build first)\n", 1},
+         "gpuidx: index publish: no grade is built on 2025-01-01 (gpuidx index build --from"
+         " 2025-01-01 --to 2025-01-01 first)\n", 1},
         {"index show --grade NOPE", "gpuidx: index show: no rows for grade NOPE (not built)\n", 1},
         {"index frobnicate", "gpuidx: index: unknown subcommand 'frobnicate' (build, show, publish)\n",
          2},
@@ -382,7 +383,7 @@ static void test_usage_errors(void **state)
     tu_run_free(&r);
     r = tu_gpuidx(tmp, "index --help");
     assert_int_equal(r.status, 0);
-    assert_non_null(strstr(r.out, "usage: gpuidx index build"));
+    assert_non_null(strstr(r.out, "usage: gpuidx [--db PATH] index build"));
     tu_run_free(&r);
     free(tmp);
 }

@@ -56,7 +56,7 @@ static void test_help_and_usage(void **state)
     (void)state;
     tu_run r = tu_gpuidx(NULL, "ingest --help");
     assert_int_equal(r.status, 0);
-    assert_non_null(strstr(r.out, "usage: gpuidx ingest offers|trades"));
+    assert_non_null(strstr(r.out, "usage: gpuidx [--db PATH] ingest offers|trades"));
     tu_run_free(&r);
     r = tu_gpuidx(NULL, "ingest");
     assert_int_equal(r.status, 2);

@@ -30,9 +30,9 @@ static const struct {
 } cmds[] = {
     {"ingest", "ingest", "ingest", "--source", NULL},
     {"ingest offers", "ingest", "ingest", "--rejects", NULL},
-    {"index build", "index build", "index", "--from", NULL},
-    {"index show", "index show", "index", "--grade", NULL},
-    {"index publish", "index publish", "index", "--out", NULL},
+    {"index build", "index build", "index build", "--from", NULL},
+    {"index show", "index show", "index show", "--grade", NULL},
+    {"index publish", "index publish", "index publish", "--out", NULL},
     {"site", "site", "site", "--out", NULL},
     {"settle", "settle", "settle", "--contracts", NULL},
     {"hedge analyze", "hedge", "hedge analyze", "--rent", "--side"},
@@ -41,10 +41,10 @@ static const struct {
     {"cost days", "cost", "cost days", "--deployments", "--svg"},
     {"cost curve", "cost", "cost curve", "--date", "--every"},
     {"cost moves", "cost", "cost moves", "--every", "--date"},
-    {"grades evaluate", "grades evaluate", "grades", "--grades", NULL},
-    {"grades list", "grades list", "grades", "--grades", NULL},
-    {"grades drop", "grades drop", "grades", NULL, NULL},
-    {"grades restore", "grades restore", "grades", NULL, NULL},
+    {"grades evaluate", "grades evaluate", "grades evaluate", "--grades", NULL},
+    {"grades list", "grades list", "grades list", "--grades", NULL},
+    {"grades drop", "grades drop", "grades drop", NULL, NULL},
+    {"grades restore", "grades restore", "grades restore", NULL, NULL},
     {"simulate", "simulate", "simulate", "--truth", NULL},
     {"verify", "verify", "verify", "--contracts", NULL},
 };
@@ -123,9 +123,9 @@ static void test_positionals(void **state)
     (void)state;
     char *dir = tu_mkdtemp("e2e-usage-pos");
     static const usage_case cases[] = {
-        {"grades drop A B", 2, "gpuidx: grades drop: unknown argument 'B' (see gpuidx grades --help)\n"},
+        {"grades drop A B", 2, "gpuidx: grades drop: unknown argument 'B' (see gpuidx grades drop --help)\n"},
         {"index build extra", 2,
-         "gpuidx: index build: unknown argument 'extra' (see gpuidx index --help)\n"},
+         "gpuidx: index build: unknown argument 'extra' (see gpuidx index build --help)\n"},
         {"settle extra", 2, "gpuidx: settle: unknown argument 'extra' (see gpuidx settle --help)\n"},
         {"hedge analyze extra", 2,
          "gpuidx: hedge: unknown argument 'extra' (see gpuidx hedge analyze --help)\n"},
@@ -167,6 +167,17 @@ static void test_global_options(void **state)
         {"--data '' --db none.db index show", 2, "gpuidx: --data: empty path\n"},
         {"--data= --db none.db ingest x.csv", 2, "gpuidx: --data: empty path\n"},
         {"--db none.db bogus", 2, "gpuidx: unknown command 'bogus' (see gpuidx --help)\n"},
+        /* after the command too (up to a "--"): as if given before it */
+        {"index show --db none.db", 1,
+         "gpuidx: index show: no database at none.db (ingest observations first, or pass --db)\n"},
+        {"index show --db=none.db --data=/nonexistent", 1,
+         "gpuidx: index show: no database at none.db (ingest observations first, or pass --db)\n"},
+        {"index show --db", 2, "gpuidx: index: option '--db' needs a value\n"},
+        {"index show --db ''", 2, "gpuidx: --db: empty path\n"},
+        /* gpuidx help COMMAND: a command it does not know, with the nearest */
+        {"help indx", 2, "gpuidx: help: no command 'indx'; did you mean index? (see gpuidx --help)\n"},
+        {"help index bild", 2, "gpuidx: help: no command 'index bild'; did you mean index build, index? "
+                               "(see gpuidx --help)\n"},
         /* both forms of a value reach the command; a later option wins */
         {"--db=none.db index show", 1,
          "gpuidx: index show: no database at none.db (ingest observations first, or pass --db)\n"},
@@ -193,6 +204,36 @@ static void test_global_options(void **state)
                      r.err);
         tu_run_free(&r);
     }
+    /* gpuidx help: the same top-level help; gpuidx help CMD and CMD --help:
+     * that command alone; the top level lists every command's options */
+    r = tu_gpuidx(dir, "help");
+    assert_int_equal(r.status, 0);
+    assert_int_equal(strncmp(r.out, usage, strlen(usage)), 0);
+    assert_non_null(strstr(r.out, "\n  cost moves --deployments FILE --from D --to D [--every N]"));
+    assert_non_null(strstr(r.out, "\n  settle --contracts FILE [--positions FILE --ledger FILE]"));
+    assert_non_null(strstr(r.out, "\nglobal options (before the command, or after it):\n"));
+    tu_run_free(&r);
+    static const char *const one[][2] = {{"help index build", "index build --help"},
+                                         {"help settle", "settle --help"},
+                                         {"help cost moves", "cost moves --help"}};
+    for (size_t i = 0; i < sizeof one / sizeof one[0]; i++) {
+        r = tu_gpuidx(dir, "%s", one[i][0]);
+        tu_run r2 = tu_gpuidx(dir, "%s", one[i][1]);
+        if (r.status != 0 || r2.status != 0 || strcmp(r.out, r2.out) != 0)
+            fail_msg("%s and %s differ:\n%s\n%s", one[i][0], one[i][1], r.out, r2.out);
+        tu_run_free(&r2);
+        /* that command alone: one usage form of it, none of its neighbours' */
+        assert_int_equal(strncmp(r.out, "usage: gpuidx ", 14), 0);
+        if (strstr(r.out, "gpuidx [--db PATH] index show") ||
+            strstr(r.out, "gpuidx [--db PATH] cost curve"))
+            fail_msg("%s shows other commands:\n%s", one[i][0], r.out);
+        tu_run_free(&r);
+    }
+    r = tu_gpuidx(dir, "help index");
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "gpuidx [--db PATH] index show [--grade ID]"));
+    assert_non_null(strstr(r.out, "gpuidx [--db PATH] index publish --date D"));
+    tu_run_free(&r);
     r = tu_gpuidx(dir, "--db none.db --version --nope");
     assert_int_equal(r.status, 0);
     assert_string_equal(r.out, "gpuidx " GPUIDX_VERSION "\n");
