@@ -153,8 +153,9 @@ void cli_gradeset_free(cli_gradeset *s);
 /* Up to three names close to want (case, a few edits, a prefix), ", "
  * separated, into out ("" when none). */
 void cli_suggest(const char *want, const char *const *names, size_t n, char *out, size_t cap);
-/* The grades of the database and of the published grades file close to
- * want (cli_suggest), into out ("" when none or unreadable). */
+/* The grades of the database (st may be NULL) and of the published
+ * grades file (ctx may be NULL) close to want (cli_suggest), into out (""
+ * when none or unreadable). */
 void cli_grades_near(cli_ctx *ctx, store *st, const char *want, char *out, size_t cap);
 /* " (did you mean X?)" for a grade id the database does not have, or ""
  * (cli_grades_near); into out, which is returned. */

@@ -184,8 +184,9 @@ int cc_prices_load(store *db, const char *path, const cost_deployments *ds,
             return 1;
         }
         if (!exists) {
-            cli_error("%s:%ld: grade: no index values in the database (got \"%s\")", path, r->line,
-                      r->grade);
+            char hint[320];
+            cli_error("%s:%ld: grade: no index values in the database%s (got \"%s\")", path,
+                      r->line, cli_grade_hint(NULL, db, r->grade, hint, sizeof hint), r->grade);
             cc_prices_free(out);
             return 1;
         }
@@ -472,6 +473,39 @@ static int do_moves(cli_ctx *ctx, const copts *o, const cost_deployments *ds)
     return 0;
 }
 
+/* An --operator or --grade that no row of the deployments file names is
+ * an error (a typo used to give an empty curve, exit 0), with the file's
+ * nearest names. */
+static int check_names(const char *path, const cost_deployments *ds, const copts *o)
+{
+    const char *want[2] = {o->op, o->grade}, *what[2] = {"operator", "grade"};
+    const char **names = malloc((ds->n ? ds->n : 1) * sizeof *names);
+    if (!names) {
+        cli_error("cost: out of memory");
+        return 1;
+    }
+    int rc = 0;
+    for (int w = 0; w < 2 && !rc; w++) {
+        if (!want[w]) continue;
+        size_t n = 0;
+        int found = 0;
+        for (size_t i = 0; i < ds->n && !found; i++) {
+            const char *v = w == 0 ? ds->v[i].op : ds->v[i].grade;
+            if (!v || !*v) continue;
+            found = w == 0 ? strcmp(v, want[w]) == 0 : strcasecmp(v, want[w]) == 0;
+            names[n++] = v;
+        }
+        if (found) continue;
+        char near[256];
+        cli_suggest(want[w], names, n, near, sizeof near);
+        cli_error("cost: %s has no deployments of %s \"%s\"%s%s%s", path, what[w], want[w],
+                  near[0] ? " (did you mean " : "", near, near[0] ? "?)" : "");
+        rc = 1;
+    }
+    free(names);
+    return rc;
+}
+
 int cmd_cost(cli_ctx *ctx, int argc, char **argv)
 {
     if (argc < 2) {
@@ -501,6 +535,7 @@ int cmd_cost(cli_ctx *ctx, int argc, char **argv)
         return gpi_exit_code(st);
     }
     rc = cc_check_gpus(cli_data_dir(ctx), o.grades_file, o.deployments, &ds);
+    if (rc == 0) rc = check_names(o.deployments, &ds, &o);
     if (rc == 0) {
         if (sub == SUB_DAYS) rc = do_days(ctx, &o, &ds);
         else if (sub == SUB_CURVE) rc = do_curve(ctx, &o, &ds);

@@ -354,9 +354,12 @@ static int do_analyze(cli_ctx *ctx, const hopts *o)
     size_t nd = 0;
     int exists = 0;
     st = hc_fetch(db, o->grade, &r, o->latest, &days, &nd, &exists, &d);
+    char hint[320] = "";
+    if (st == GPI_OK && !exists) cli_grade_hint(NULL, db, o->grade, hint, sizeof hint);
     store_close(db);
     if (st == GPI_OK && !exists)
-        st = gpi_diag_set(&d, GPI_EINPUT, "grade %s: no index values in the database", o->grade);
+        st = gpi_diag_set(&d, GPI_EINPUT, "grade %s: no index values in the database%s", o->grade,
+                          hint);
     if (st == GPI_OK)
         st = hedge_analyze_index(o->grade, days, nd, &r, (hedge_freq)o->freq, o->window, &s, &a, &d);
     free(days);
@@ -423,10 +426,12 @@ static int do_simulate(cli_ctx *ctx, hopts *o)
         rc = fail(st, &d);
         goto done;
     }
+    char hint[320] = "";
+    if (!exists) cli_grade_hint(NULL, db, o->grade, hint, sizeof hint);
     store_close(db);
     db = NULL;
     if (!exists) {
-        cli_error("grade %s: no index values in the database", o->grade);
+        cli_error("grade %s: no index values in the database%s", o->grade, hint);
         rc = 1;
         goto done;
     }
@@ -580,7 +585,7 @@ static int do_compare(cli_ctx *ctx, hopts *o)
     hedge_rank *rk = NULL;
     size_t cap = o->ngrades + 16, nin = 0;
     char (*gpu_buf)[160] = calloc(o->ngrades + 1, sizeof *gpu_buf);
-    char (*miss)[160] = calloc(o->ngrades + 1, sizeof *miss);
+    char (*miss)[480] = calloc(o->ngrades + 1, sizeof *miss);
     hedge_grade_input *in = calloc(cap, sizeof *in);
     gpi_index_day **days = calloc(o->ngrades + 1, sizeof *days);
     hs_state hs;
@@ -601,8 +606,9 @@ static int do_compare(cli_ctx *ctx, hopts *o)
         }
         g->days = days[i];
         if (!exists) {
-            snprintf(miss[i], sizeof miss[i], "grade %s: no index values in the database",
-                     o->grades[i]);
+            char hint[320];
+            snprintf(miss[i], sizeof miss[i], "grade %s: no index values in the database%s",
+                     o->grades[i], cli_grade_hint(NULL, db, o->grades[i], hint, sizeof hint));
             g->missing = miss[i];
             continue;
         }

@@ -33,9 +33,20 @@
 #include "store/grades.h"
 #include "store/index_values.h"
 
+/* The database, and the first grade of the contract file it does not
+ * know (for the did-you-mean after the contract parser's message). */
+typedef struct grade_check {
+    store *db;
+    char unknown[SETTLE_GRADE_MAX + 1];
+} grade_check;
+
 static gpi_status grade_known(const char *grade, int *known, void *ud, gpi_diag *d)
 {
-    return store_grade_exists((store *)ud, grade, known, d);
+    grade_check *g = ud;
+    gpi_status rc = store_grade_exists(g->db, grade, known, d);
+    if (rc == GPI_OK && !*known && !g->unknown[0])
+        snprintf(g->unknown, sizeof g->unknown, "%s", grade);
+    return rc;
 }
 
 static void print_prices(FILE *f, const settle_contract *c, const settle_result *r)
@@ -242,7 +253,14 @@ int cmd_settle(cli_ctx *ctx, int argc, char **argv)
 
     st = store_open_read(ctx->db_path, &db, &d); /* settle only reads */
     if (st != GPI_OK) goto fail;
-    st = settle_contracts_load(contracts_path, grade_known, db, &cs, &nc, &d);
+    grade_check gc = {db, ""};
+    st = settle_contracts_load(contracts_path, grade_known, &gc, &cs, &nc, &d);
+    if (st != GPI_OK && gc.unknown[0]) {
+        char hint[320];
+        cli_grade_hint(NULL, db, gc.unknown, hint, sizeof hint); /* built grades only */
+        size_t l = strlen(d.msg);
+        snprintf(d.msg + l, sizeof d.msg - l, "%s", hint);
+    }
     if (st != GPI_OK) goto fail;
     if (positions_path) {
         st = settle_positions_load(positions_path, cs, nc, &pos, &np, &d);

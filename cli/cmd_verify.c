@@ -171,7 +171,13 @@ static int settlement(int argc, char **argv, const char *contracts, const char *
         settle_result_free(&r);
     }
     if (rc == GPI_OK && symbol && !any) {
-        cli_error("verify --settlement: no contract %s in %s", symbol, contracts);
+        const char **names = malloc((nc ? nc : 1) * sizeof *names);
+        char near[256] = "";
+        for (size_t i = 0; names && i < nc; i++) names[i] = cs[i].symbol;
+        if (names) cli_suggest(symbol, names, nc, near, sizeof near);
+        free(names);
+        cli_error("verify --settlement: no contract %s in %s%s%s%s", symbol, contracts,
+                  near[0] ? " (did you mean " : "", near, near[0] ? "?)" : "");
         rc = GPI_EUSAGE;
     }
     if (rc != GPI_OK && d.msg[0]) cli_error("%s", d.msg);

@@ -162,9 +162,9 @@ void cli_grades_near(cli_ctx *ctx, store *st, const char *want, char *out, size_
     out[0] = '\0';
     if (st) store_grades_list(st, add_info, &ns, &ignore);
     cli_gradeset set;
-    if (cli_gradeset_load(ctx, NULL, NULL, &set, &ignore) == GPI_OK)
+    if (ctx && cli_gradeset_load(ctx, NULL, NULL, &set, &ignore) == GPI_OK)
         for (size_t i = 0; i < set.gs->n; i++) add_name(&ns, set.gs->g[i].id);
-    cli_gradeset_free(&set);
+    if (ctx) cli_gradeset_free(&set);
     cli_suggest(want, (const char *const *)ns.v, ns.n, out, cap);
     for (size_t i = 0; i < ns.n; i++) free(ns.v[i]);
     free(ns.v);

@@ -407,6 +407,42 @@ static void test_moves_csv_off_curve_fields(void **state)
     free(dir);
 }
 
+/* An --operator or --grade no row names is an error with the nearest
+ * names (a typo gave an empty curve and exit 0); a grade the database does
+ * not have, with the nearest built one. */
+static void test_names_did_you_mean(void **state)
+{
+    (void)state;
+    char *dir = setup("cost-names");
+    free(tu_write(dir, "d.csv", pair));
+    static const struct {
+        const char *args, *err;
+    } cases[] = {
+        {"curve --deployments d.csv --operator Slw",
+         "gpuidx: cost: d.csv has no deployments of operator \"Slw\" (did you mean Slow?)\n"},
+        {"moves --deployments d.csv --from 2025-06-01 --to 2025-06-04 --operator fast",
+         "gpuidx: cost: d.csv has no deployments of operator \"fast\" (did you mean Fast?)\n"},
+        {"days --deployments d.csv --operator Nobody",
+         "gpuidx: cost: d.csv has no deployments of operator \"Nobody\"\n"},
+        {"curve --deployments d.csv --grade B200.0D",
+         "gpuidx: cost: d.csv has no deployments of grade \"B200.0D\" (did you mean B200.OD?)\n"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        tu_run r = cost(dir, cases[i].args);
+        if (r.status != 1) fail_msg("%s: exit %d", cases[i].args, r.status);
+        assert_string_equal(r.err, cases[i].err);
+        assert_string_equal(r.out, "");
+        tu_run_free(&r);
+    }
+    free(tu_write(dir, "e.csv", DEPS_HDR "Slow,chat,p50,B200,B200.0D,,2025-06-01,2025-06-04,200,1,8\n"));
+    tu_run r = cost(dir, "days --deployments e.csv");
+    assert_int_equal(r.status, 1);
+    assert_string_equal(r.err, "gpuidx: e.csv:2: grade: no index values in the database (did you"
+                               " mean B200.OD?) (got \"B200.0D\")\n");
+    tu_run_free(&r);
+    free(dir);
+}
+
 /* `gpuidx simulate` writes deployments.csv; with index values for its two
  * grades, `cost curve` prints the demo's curve and `site --deployments`
  * adds it to the page. */
@@ -476,6 +512,7 @@ int main(void)
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_moves_improved_yet_fell_back),
         cmocka_unit_test(test_moves_csv_off_curve_fields),
+        cmocka_unit_test(test_names_did_you_mean),
         cmocka_unit_test(test_simulated_deployments_curve_and_site),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -16,6 +16,7 @@
 
 #include "store/store.h"
 #include "store/index_values.h"
+#include "store/grades.h"
 #include "store/testing.h"
 #include "core/vec.h"
 #include "tests/svg_check.h"
@@ -54,6 +55,14 @@ static void put_index(const char *db)
                 r.p90_micro = r.min_micro = r.max_micro = r.top_share_e6 = -1;
                 if (store_index_put_row(st, &r, &d) != GPI_OK) fail_msg("put: %s", d.msg);
             }
+    /* registered as a build registers them (grades list, did-you-mean) */
+    for (int g = 0; g < 2; g++) {
+        int conflict = 0;
+        char stored[65];
+        if (store_grade_register(st, g ? GRADE2 : GRADE, 1, g ? "h2" : "h1", "{}", 0, &conflict,
+                                 stored, &d) != GPI_OK)
+            fail_msg("register: %s", d.msg);
+    }
     assert_int_equal(store_commit(st, &d), GPI_OK);
     store_close(st);
 }
@@ -269,6 +278,18 @@ static void test_hedge_errors(void **state)
     assert_string_equal(r.out, "");
     tu_run_free(&r);
     free(gf);
+    /* a grade the database does not have: the nearest built grade */
+    r = tu_gpuidx(NULL, "--db '%s' hedge analyze --rent '%s' --grade H100-SXM.OD.GOLD",
+                  f.db, f.rent);
+    assert_int_equal(r.status, 1);
+    assert_string_equal(r.err, "gpuidx: grade H100-SXM.OD.GOLD: no index values in the database"
+                               " (did you mean " GRADE "?)\n");
+    tu_run_free(&r);
+    r = tu_gpuidx(NULL, "--db '%s' hedge simulate --rent '%s' --grade h100-sxm.od.gold+x",
+                  f.db, f.rent);
+    assert_int_equal(r.status, 1);
+    assert_non_null(strstr(r.err, "(did you mean " GRADE "?)"));
+    tu_run_free(&r);
     r = tu_gpuidx(NULL, "--db '%s/none.db' hedge analyze --rent '%s' --grade %s", f.dir, f.rent, GRADE);
     assert_int_equal(r.status, 1);
     assert_non_null(strstr(r.err, "gpuidx: hedge: no database at "));

@@ -14,6 +14,7 @@
 
 #include "store/store.h"
 #include "store/index_values.h"
+#include "store/grades.h"
 #include "store/testing.h"
 
 #define H100 "H100-SXM.OD"
@@ -85,6 +86,12 @@ static char *worked_db(int skip_mday)
         put_day(st, H100, t, v);
     }
     put_day(st, A100, day_of(2025, 3, 1), 12000);
+    /* registered as a build registers them (the did-you-mean reads them) */
+    int conflict = 0;
+    char stored[65];
+    if (store_grade_register(st, H100, 1, "h1", "{}", 0, &conflict, stored, &d) != GPI_OK ||
+        store_grade_register(st, A100, 1, "a1", "{}", 0, &conflict, stored, &d) != GPI_OK)
+        fail_msg("register: %s", d.msg);
     assert_int_equal(store_commit(st, &d), GPI_OK);
     store_close(st);
     return dir;
@@ -363,6 +370,10 @@ static void test_e2e_settle_bad_contract_files(void **state)
         {"\"symbol\": \"GPUB-2503\", \"grade\": \"B200.OD\", \"month\": \"2025-03\"",
          "contract 1 (GPUB-2503): grade: unknown grade (not built in the database)"
          " (got \"B200.OD\")"},
+        /* a typo of a built grade: the nearest built ones */
+        {"\"symbol\": \"GPUH-2503\", \"grade\": \"H100-SXM.0D\", \"month\": \"2025-03\"",
+         "contract 1 (GPUH-2503): grade: unknown grade (not built in the database)"
+         " (got \"H100-SXM.0D\") (did you mean H100-SXM.OD?)"},
         {"\"symbol\": \"GPUH-2503\", \"grade\": \"H100-SXM.OD\", \"month\": \"2025-3\"",
          "contract 1 (GPUH-2503): month: not a month YYYY-MM (got \"2025-3\")"},
         {"\"symbol\": \"GPUH-2503\", \"grade\": \"H100-SXM.OD\", \"month\": \"2025-03\","
