@@ -9,7 +9,8 @@
  * a comment -- read for "# key: value" fields, then blanked in the copy
  * the reader gets, so the lines of the rows keep their numbers.
  *
- * Rent: `date,price[,quantity]`, an optional header naming those columns.
+ * Rent: `date,price[,quantity]`, an optional header naming those columns;
+ * a date is YYYY-MM-DD or an ISO-8601 timestamp, taken as its UTC day.
  * The column count is fixed by the header, else by the first row.  A first
  * line that starts with a word is a header: any other than those columns
  * is reported as a wrong header (not as a bad date in line 1).  Prices
@@ -196,6 +197,17 @@ typedef struct rent_ctx {
     int ncol; /* 2 or 3 once known */
 } rent_ctx;
 
+/* A rent row's day: "YYYY-MM-DD", or an ISO-8601 timestamp (as billing
+ * exports write them: "2025-03-01T00:00:00Z", "+02:00", no zone = UTC)
+ * taken as its UTC day.  NULL or a static reason. */
+static const char *rent_day(const char *s, int32_t *day)
+{
+    int64_t t;
+    const char *why = gpi_time_parse(s, &t);
+    if (!why) *day = gpi_day_of_time(t);
+    return why;
+}
+
 static gpi_status rent_rec(void *ud, const gpi_csv_rec *r, gpi_diag *d)
 {
     rent_ctx *c = ud;
@@ -226,7 +238,7 @@ static gpi_status rent_rec(void *ud, const gpi_csv_rec *r, gpi_diag *d)
         return gpi_diag_set(d, GPI_EINPUT, "%s:%ld: row: expected %d fields, found %d (got \"%s\")",
                             path, r->line, c->ncol, nf, r->raw);
     hedge_rent_row row = {0, 0, 0.0, r->line};
-    const char *why = gpi_date_parse(f[0], &row.day);
+    const char *why = rent_day(f[0], &row.day);
     if (why)
         return gpi_diag_set(d, GPI_EINPUT, "%s:%ld: date: %s (got \"%s\")", path, r->line, why,
                             f[0]);

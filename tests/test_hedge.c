@@ -449,7 +449,7 @@ static void test_rent_parse_errors(void **state)
     } cases[] = {
         {"bad date", "date,price\n2024-01-01,2.5\n2024-02-30,2.4\n",
          "r.csv:3: date: no such calendar date (got \"2024-02-30\")"},
-        {"not a date", "2024/01/01,2.5\n", "r.csv:1: date: not a date YYYY-MM-DD (got \"2024/01/01\")"},
+        {"not a date", "2024/01/01,2.5\n", "r.csv:1: date: not a date or ISO-8601 timestamp (got \"2024/01/01\")"},
         {"zero price", "date,price\n2024-01-01,0\n", "r.csv:2: price: must be positive (got \"0\")"},
         {"negative price", "date,price\n\n2024-01-01,-2.7137\n",
          "r.csv:3: price: must be positive (got \"-2.7137\")"},
@@ -472,12 +472,12 @@ static void test_rent_parse_errors(void **state)
         {"quoted header", "\xEF\xBB\xBF\"Week\",\"Price\"\n2024-01-01,2.5\n",
          "r.csv:1: header: expected date,price[,quantity] (got \"\"Week\",\"Price\"\")"},
         {"words later", "date,price\n2024-01-01,2.5\ntotal,2.5\n",
-         "r.csv:3: date: not a date YYYY-MM-DD (got \"total\")"},
+         "r.csv:3: date: not a date or ISO-8601 timestamp (got \"total\")"},
         {"empty", "date,price\n", "r.csv: no rent rows"},
         /* RFC 4180 quoting (core's CSV reader): a quoted comma stays in its
          * field, so the field is what is refused */
         {"quoted comma in a date", "date,price\n\"Jan 2, 2024\",2.5\n",
-         "r.csv:2: date: not a date YYYY-MM-DD (got \"Jan 2, 2024\")"},
+         "r.csv:2: date: not a date or ISO-8601 timestamp (got \"Jan 2, 2024\")"},
         {"quoted decimal comma", "date,price\n2024-01-01,\"2,5\"\n",
          "r.csv:2: price: not a number (got \"2,5\")"},
         {"quoted comma, 3 columns", "date,price,quantity\n2024-01-01,2.5,\"1,000\"\n",
@@ -487,6 +487,12 @@ static void test_rent_parse_errors(void **state)
         {"text after a quote", "date,price\n\"2024-01-01\"x,2.5\n",
          "r.csv:2:13: malformed quoting (a quote inside an unquoted field, or text after a "
          "closing quote)"},
+        /* timestamps are days in UTC: two on one UTC day are one date twice */
+        {"timestamps on one UTC day", "date,price\n2024-01-01T23:30:00-01:00,2\n"
+                                      "2024-01-02T08:00:00Z,3\n",
+         "r.csv:3: date: duplicate date, first given on line 2 (got \"2024-01-02\")"},
+        {"bad timestamp", "date,price\n2024-01-01T25:00:00Z,2\n",
+         "r.csv:2: date: time of day out of range (got \"2024-01-01T25:00:00Z\")"},
         /* the first error in file order: a bad row before a bad comment */
         {"row before comment", "date,price\n2024-01-01,x\n# gpu: T4\n# gpu: A100\n",
          "r.csv:2: price: not a number (got \"x\")"},
@@ -511,6 +517,15 @@ static void test_rent_parse_errors(void **state)
     assert_int_equal(r.rows[0].day, day_of("2024-01-01"));
     assert_int_equal(r.rows[0].price_micro, 2000001); /* half-up at 6 decimals */
     assert_int_equal(r.rows[1].price_micro, 2713700);
+    hedge_rent_free(&r);
+    /* ISO-8601 timestamps, as billing exports write them: their UTC day */
+    const char *iso = "date,price\n2024-01-01T00:00:00Z,2\n2024-01-02 09:15+02:00,2.5\n"
+                      "2024-01-02T23:59:59-05:00,3\n";
+    assert_int_equal(hedge_rent_parse("r.csv", iso, strlen(iso), &r, &d), GPI_OK);
+    assert_int_equal(r.n, 3);
+    assert_int_equal(r.rows[0].day, day_of("2024-01-01"));
+    assert_int_equal(r.rows[1].day, day_of("2024-01-02"));
+    assert_int_equal(r.rows[2].day, day_of("2024-01-03"));
     hedge_rent_free(&r);
 }
 
