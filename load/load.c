@@ -36,6 +36,28 @@ int load_rejects_header(FILE *f)
     return fputs("file,line,column,reason,raw_row\n", f) < 0 ? -1 : 0;
 }
 
+/* The reason of a reject message: without the "FILE:LINE[:COL]: " and
+ * "COLUMN: " that the rejects CSV holds in columns of their own. */
+static const char *reason_alone(const char *msg, const char *name, long line, const char *column)
+{
+    size_t n = strlen(name);
+    const char *p = msg;
+    if (strncmp(p, name, n) == 0 && p[n] == ':') {
+        char num[32];
+        int k = snprintf(num, sizeof num, "%ld", line);
+        if (strncmp(p + n + 1, num, (size_t)k) == 0) {
+            const char *q = p + n + 1 + k;
+            while (*q == ':' && q[1] >= '0' && q[1] <= '9') /* a column number */
+                for (q++; *q >= '0' && *q <= '9'; q++)
+                    ;
+            if (*q == ':' && q[1] == ' ') p = q + 2;
+        }
+    }
+    size_t c = column ? strlen(column) : 0;
+    if (c && strncmp(p, column, c) == 0 && p[c] == ':' && p[c + 1] == ' ') p += c + 2;
+    return p;
+}
+
 static int on_reject(void *ud, long line, const char *column, const char *raw, const char *msg)
 {
     sink_ctx *c = ud;
@@ -46,7 +68,7 @@ static int on_reject(void *ud, long line, const char *column, const char *raw, c
         fprintf(c->rej, ",%ld,", line);
         gpi_csv_quoted(c->rej, column);
         fputc(',', c->rej);
-        gpi_csv_quoted(c->rej, msg);
+        gpi_csv_quoted(c->rej, reason_alone(msg, c->name, line, column));
         fputc(',', c->rej);
         gpi_csv_quoted(c->rej, raw);
         fputc('\n', c->rej);

@@ -80,7 +80,7 @@ typedef struct lcase {
 #define CSV_HDR "file,line,column,reason,raw_row\n"
 /* a.csv's reject as a CSV row: every text field quoted, quotes doubled */
 #define A_REJ                                                                                   \
-    "\"a.csv\",4,\"price\",\"a.csv:4: price: not a number (got \"\"abc\"\")\","                \
+    "\"a.csv\",4,\"price\",\"not a number (got \"\"abc\"\")\","                \
     "\"2024-03-01,aws,H100,,,abc,,gpu-hour,,,,,,,offer,o3\"\n"
 
 static const lcase cases[] = {
@@ -110,7 +110,7 @@ static const lcase cases[] = {
      {{"a.csv", HDR ROW1, 0, 0, NULL, GPI_OK, LOAD_STORED, 1, 1, 1, 0, 0, NULL},
       {"b.csv", HDR ROW1_OTHER ROW2, 0, 0, NULL, GPI_OK, LOAD_STORED, 2, 2, 1, 0, 1, NULL}},
      0, 2, 2, 1,
-     CSV_HDR "\"b.csv\",2,\"\",\"b.csv:2: conflicts with a stored observation\","
+     CSV_HDR "\"b.csv\",2,\"\",\"conflicts with a stored observation\","
              "\"2024-03-01,aws,H100,,,3,,gpu-hour,,,,,,,offer,o1\"\n",
      "b.csv:2: conflicts with a stored observation\n"},
     {"a broken file leaves nothing",
