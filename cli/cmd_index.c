@@ -13,6 +13,7 @@
 #include <string.h>
 #include <strings.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "index/index.h"
 #include "publish/publish.h"
@@ -120,6 +121,42 @@ static gpi_status check_candidates(cli_ctx *ctx, store *st, const char *path,
     return rc;
 }
 
+/* The progress of a long build on a terminal (stderr; a publication says
+ * each day as it is written, and ingest has its own): one
+ * line rewritten in place, at most twice a second, ended before the
+ * command's own lines. */
+typedef struct progress_line {
+    const char *what;
+    int shown;
+    int64_t last_ms;
+} progress_line;
+
+static int64_t mono_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+static void show_progress(void *ud, int32_t day, int32_t from, int32_t to)
+{
+    progress_line *p = ud;
+    int64_t now = mono_ms();
+    if (p->shown && now - p->last_ms < 500 && day < to) return;
+    p->last_ms = now;
+    char ds[11];
+    gpi_date_format(day, ds);
+    fprintf(stderr, "\r%s: %s (%ld of %ld days)", p->what, ds, (long)(day - from + 1),
+            (long)(to - from + 1));
+    p->shown = 1;
+}
+
+static void end_progress(progress_line *p)
+{
+    if (p->shown) fputs("\r\033[K", stderr); /* the line cleared */
+    p->shown = 0;
+}
+
 static int cmd_build(cli_ctx *ctx, int argc, char **argv)
 {
     const char *grades = NULL, *from_s = NULL, *to_s = NULL, *asof_s = NULL;
@@ -184,7 +221,11 @@ static int cmd_build(cli_ctx *ctx, int argc, char **argv)
     kept.g = keep;
     if (rc == GPI_OK) rc = cli_check_filters(ctx, st, &kept, path, &d);
     idx_build_stats stats;
-    if (rc == GPI_OK) rc = idx_build(st, &kept, from, to, as_of, &stats, &d);
+    progress_line pl = {"index build", 0, 0};
+    if (rc == GPI_OK)
+        rc = idx_build_progress(st, &kept, from, to, as_of, &stats,
+                                isatty(STDERR_FILENO) ? show_progress : NULL, &pl, &d);
+    end_progress(&pl);
     if (rc == GPI_OK) {
         fprintf(stderr,
                 "index build: %s..%s: %ld days, %zu grades, %ld rows, %ld observations read, "
@@ -322,7 +363,7 @@ static int cmd_publish(cli_ctx *ctx, int argc, char **argv)
         missing[i] = (long)(to - from + 1) - built;
     }
     if (rc == GPI_OK) rc = none_built(st, &set, missing, (long)(to - from + 1), from, to, out, &d);
-    for (int32_t day = from; day <= to && rc == GPI_OK; day++) {
+    for (int32_t day = from; day <= to && rc == GPI_OK; day++) { /* a line a day: its progress */
         pub_result res;
         char ds[11];
         gpi_date_format(day, ds);

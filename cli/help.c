@@ -81,8 +81,8 @@ static const help_entry table[] = {
      "DIR/D/v<n>/ for vintage n, and DIR/restatements.csv, for the published\n"
      "grade set: the grades of --grades FILE (default DATA/grades.json) that are\n"
      "not dropped.  index.json records the file's SHA-256 (grades_sha256).  To\n"
-     "publish grades of your own, give their file: --grades FILE.  On a terminal,\n"
-     "a long range's progress is shown on stderr.\n"},
+     "publish grades of your own, give their file: --grades FILE.  Each day is\n"
+     "said on stderr as it is written.\n"},
     {"site", 1, "--out DIR [--grades FILE] [--deployments FILE] [--accuracy FILE]",
      "Writes DIR/index.html (one page, inline SVG charts: each grade's series\n"
      "with its p25-p75 band, the level of each day marked, suspended days\n"

@@ -636,7 +636,8 @@ const char *idx_day_outside(int32_t day)
 }
 
 static gpi_status build_once(store *st, const idx_grades *gs, int32_t from, int32_t to,
-                             int64_t as_of, idx_build_stats *stats, gpi_diag *d)
+                             int64_t as_of, idx_build_stats *stats, idx_progress_fn progress,
+                             void *ud, gpi_diag *d)
 {
     memset(stats, 0, sizeof *stats);
     if (from > to)
@@ -736,6 +737,7 @@ static gpi_status build_once(store *st, const idx_grades *gs, int32_t from, int3
             store_rollback(st);
             in_tx = 0;
         }
+        if (rc == GPI_OK && progress) progress(ud, day, from, to);
         if (rc == GPI_OK && !nrd && day < to)
             rc = idx_day_collect(&dyn[SLOT(day + 1)], st, day + 1, as_of, d);
     }
@@ -787,6 +789,13 @@ static void wait_past(int64_t as_of)
 gpi_status idx_build(store *st, const idx_grades *gs, int32_t from, int32_t to, int64_t as_of,
                      idx_build_stats *stats, gpi_diag *d)
 {
+    return idx_build_progress(st, gs, from, to, as_of, stats, NULL, NULL, d);
+}
+
+gpi_status idx_build_progress(store *st, const idx_grades *gs, int32_t from, int32_t to,
+                              int64_t as_of, idx_build_stats *stats, idx_progress_fn progress,
+                              void *ud, gpi_diag *d)
+{
     int latest = as_of == IDX_AS_OF_NOW;
     if (latest) as_of = (int64_t)time(NULL);
     gpi_status rc0 = store_cutoff_reserve(st, &as_of, latest, d);
@@ -795,7 +804,7 @@ gpi_status idx_build(store *st, const idx_grades *gs, int32_t from, int32_t to, 
         int64_t seen = 0;
         long slipped = 0;
         gpi_status rc = store_batch_max_id(st, &seen, d);
-        if (rc == GPI_OK) rc = build_once(st, gs, from, to, as_of, stats, d);
+        if (rc == GPI_OK) rc = build_once(st, gs, from, to, as_of, stats, progress, ud, d);
         if (rc == GPI_OK) rc = store_batches_since(st, seen, as_of, &slipped, d);
         if (rc != GPI_OK || slipped == 0) return rc;
         wait_past(as_of); /* a writer ignored the reservation (note 6) */

@@ -287,6 +287,13 @@ const char *idx_day_outside(int32_t day);
  * Each built day is one transaction (build.c note 4). */
 gpi_status idx_build(store *st, const idx_grades *g, int32_t from, int32_t to, int64_t as_of,
                      idx_build_stats *stats, gpi_diag *d);
+/* idx_build that calls progress(ud, day, from, to) after each day is
+ * written (the command line's progress on a terminal); progress may be
+ * NULL. */
+typedef void (*idx_progress_fn)(void *ud, int32_t day, int32_t from, int32_t to);
+gpi_status idx_build_progress(store *st, const idx_grades *g, int32_t from, int32_t to,
+                              int64_t as_of, idx_build_stats *stats, idx_progress_fn progress,
+                              void *ud, gpi_diag *d);
 
 /* Detail of grades gs on day (cut-off as_of) for observations.csv: calls
  * fn, in store order, for every observation of grade gi that entered a fix

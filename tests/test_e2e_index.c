@@ -469,6 +469,19 @@ static void test_csv_end_to_end(void **state)
     r = tu_gpuidx(tmp, "--db c.db index build --grades g.json --from 2025-01-05 --to 2025-01-07");
     assert_int_equal(r.status, 0);
     assert_non_null(strstr(r.err, "5 later days re-evaluated"));
+    /* progress goes to a terminal only: none in a file */
+    assert_null(strchr(r.err, '\r'));
+    tu_run_free(&r);
+    /* on a terminal (script(1) gives the build one), the day being built */
+    r = tu_sh(tmp, "command -v script >/dev/null || exit 77; script -qec \"'%s' --db c.db "
+                   "index build --grades g.json --from 2025-01-05 --to 2025-01-07\" /dev/null",
+              getenv("GPUIDX_BIN"));
+    if (r.status != 77) {
+        assert_int_equal(r.status, 0);
+        assert_non_null(strstr(r.out, "\rindex build: 2025-01-07 (3 of 3 days)"));
+    } else {
+        printf("(no script(1): the progress line on a terminal is not checked)\n");
+    }
     tu_run_free(&r);
     r = tu_gpuidx(tmp, "--db c.db index publish --grades g.json --date 2025-01-07 --out pub");
     assert_int_equal(r.status, 0);
