@@ -54,10 +54,6 @@ typedef struct line_ref {
     size_t off, len;
 } line_ref;
 
-static const char *const obs_cols[] = {"date", "grade", "kind", "observed_at", "provider",
-                                       "group", "source", "key", "region", "price", "quantity",
-                                       "role", "reason", "matched", "ref_price", "base_price",
-                                       "relative"};
 
 typedef struct line_vec {
     line_ref *v;
@@ -145,6 +141,13 @@ static int obs_line(size_t gi, const gpi_obs *o, const char *role, const char *r
             gpi_sbuf_put(b, ",,,,", 4);
         }
     }
+    if (oc->format >= 4) { /* the quantity in the column of its unit */
+        int trade = o->kind == GPI_TRADE;
+        gpi_sbuf_put(b, ",", 1);
+        if (trade) put_fixed(b, o->quantity_micro, 6);
+        gpi_sbuf_put(b, ",", 1);
+        if (!trade) put_fixed(b, o->quantity_micro, 6);
+    }
     gpi_sbuf_put(b, "\n", 1);
     line_vec *lv = oc->lines[gi];
     if (b->oom || GPI_VEC_RESERVE(lv->v, lv->cap, lv->n + 1) != 0) {
@@ -202,6 +205,10 @@ static gpi_status gen_observations(store *st, int32_t day, const char *date, con
         rc = idx_day_detail(st, &gs, level, day, p->v[i].as_of, obs_line, &oc, d);
         if (rc == GPI_OK && oc.oom) rc = gpi_diag_set(d, GPI_ENOMEM, "out of memory");
     }
+    /* the receipt's columns: the file format's (publish/columns.c) */
+    const char *cols[64];
+    int ncols = (int)pub_columns_n(&pub_observations_csv, format);
+    for (int k = 0; k < ncols && k < 64; k++) cols[k] = pub_observations_csv.cols[k].name;
     size_t total = 0; /* the file's room, taken once */
     for (size_t i = 0; i < n && rc == GPI_OK; i++) total += buf[i].n;
     if (rc == GPI_OK && !gpi_sbuf_room(out, total)) rc = gpi_diag_set(d, GPI_ENOMEM, "out of memory");
@@ -212,7 +219,7 @@ static gpi_status gen_observations(store *st, int32_t day, const char *date, con
         for (size_t k = 0; k < lv->n; k++) gpi_sbuf_put(out, buf[i].p + lv->v[k].off, lv->v[k].len);
         if (out->oom) rc = gpi_diag_set(d, GPI_ENOMEM, "out of memory");
         else if (receipts)
-            rc = pub_receipt_rows(out->p ? out->p + start : "", out->n - start, obs_cols, 17,
+            rc = pub_receipt_rows(out->p ? out->p + start : "", out->n - start, cols, ncols,
                                   &receipts[i], d);
     }
     for (size_t i = 0; i < n; i++) {
@@ -230,6 +237,38 @@ static gpi_status gen_observations(store *st, int32_t day, const char *date, con
     free(subb);
     free(subl);
     return rc;
+}
+
+/* Format 4's top-level "license" and "methodology_versions": the methods
+ * of the vintage's rows (each row's `methodology`, the last field of its
+ * index.csv head), distinct, sorted. */
+static void methods_json(FILE *f, const pub_rows *p)
+{
+    char seen[8][16];
+    size_t n = 0;
+    for (size_t i = 0; i < p->n; i++) {
+        const char *h = p->v[i].csv;
+        size_t len = strlen(h);
+        if (len < 2) continue;
+        size_t b = len - 1; /* the comma after the methodology */
+        size_t a = b;
+        while (a > 0 && h[a - 1] != ',') a--;
+        char m[16];
+        snprintf(m, sizeof m, "%.*s", (int)(b - a), h + a);
+        size_t k = 0;
+        while (k < n && strcmp(seen[k], m) != 0) k++;
+        if (k == n && n < 8) snprintf(seen[n++], sizeof seen[0], "%s", m);
+    }
+    for (size_t i = 1; i < n; i++) /* sorted */
+        for (size_t j = i; j > 0 && strcmp(seen[j - 1], seen[j]) > 0; j--) {
+            char t[16];
+            memcpy(t, seen[j], sizeof t);
+            memcpy(seen[j], seen[j - 1], sizeof t);
+            memcpy(seen[j - 1], t, sizeof t);
+        }
+    fprintf(f, "\"license\":\"" PUB_LICENSE "\",\"methodology_versions\":[");
+    for (size_t i = 0; i < n; i++) fprintf(f, "%s\"%s\"", i ? "," : "", seen[i]);
+    fputs("],", f);
 }
 
 const char *const pub_file_names[3] = {"index.csv", "index.json", "observations.csv"};
@@ -258,9 +297,18 @@ gpi_status pub_files_make(store *st, int32_t day, int vintage, int format, const
     gpi_date_format(day, date);
     /* observations.csv first: index.json of format 3 holds its receipts */
     gpi_sbuf obs = {0};
-    gpi_sbuf_printf(&obs, "date,grade,kind,observed_at,provider,group,source,key,region,price,"
-                          "quantity,role,reason%s\n",
-                    format >= 2 ? ",matched,ref_price,base_price,relative" : "");
+    {
+        char *h = NULL;
+        size_t hl = 0;
+        FILE *hf = open_memstream(&h, &hl);
+        if (hf) {
+            pub_columns_header(hf, &pub_observations_csv, format);
+            fclose(hf);
+        }
+        if (h) gpi_sbuf_put(&obs, h, hl);
+        else obs.oom = 1;
+        free(h);
+    }
     char **receipts = format >= 3 ? calloc(p->n ? p->n : 1, sizeof *receipts) : NULL;
     gpi_status rc = (format >= 3 && !receipts) || obs.oom
                         ? gpi_diag_set(d, GPI_ENOMEM, "out of memory")
@@ -278,6 +326,7 @@ gpi_status pub_files_make(store *st, int32_t day, int vintage, int format, const
         fprintf(f[1], "{\"format\":%d,\"date\":\"%s\",\"vintage\":%d,", format, date, vintage);
     else
         fprintf(f[1], "{\"date\":\"%s\",\"vintage\":%d,", date, vintage);
+    if (format >= 4) methods_json(f[1], p);
     if (grades_sha && *grades_sha) fprintf(f[1], "\"grades_sha256\":\"%s\",", grades_sha);
     fputs("\"rows\":[\n", f[1]);
     char *batches = NULL; /* of the cut-off batches_as_of: rows share their cut-off */
@@ -291,7 +340,8 @@ gpi_status pub_files_make(store *st, int32_t day, int vintage, int format, const
             rc = pub_receipt_batches(st, day, batches_as_of, &batches, d);
         }
         if (format >= 3 && rc == GPI_OK)
-            rc = pub_receipt_json(st, p->v[i].grade, p->v[i].hash, receipts[i], batches, f[1], d);
+            rc = pub_receipt_json(st, p->v[i].grade, p->v[i].hash, receipts[i], batches, format,
+                                  f[1], d);
         fprintf(f[1], "}%s\n", i + 1 < p->n ? "," : "");
     }
     free(batches);

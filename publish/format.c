@@ -41,13 +41,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char csv_header[] =
-    "date,grade,value,level,n_obs,n_excluded,n_providers,trade_volume_gpu_hours,adjustment,"
-    "p10,p25,p50,p75,p90,min,max,top_provider_share,methodology,vintage\n";
-static const char csv_header_tail[] =
-    ",xs_value,xs_level,relative,n_matched,n_matched_providers,panel_change,event,splice,note";
-static const char csv_header_tail3[] =
-    ",loo_move,cost_tick_gpu_hours,cost_1pct_gpu_hours,cost_tick_offers,cost_1pct_offers";
+/* The index.csv header of each file format is publish/columns.c's table. */
 
 static void row_csv_tail3(FILE *f, const store_index_row *r)
 {
@@ -325,27 +319,23 @@ static int tail_fields(const char *t)
 
 void pub_csv_header(FILE *f, int format)
 {
-    if (format >= 3) {
-        fwrite(csv_header, 1, strlen(csv_header) - 1, f); /* without its newline */
-        fprintf(f, "%s%s\n", csv_header_tail, csv_header_tail3);
-    } else if (format == 2) {
-        fwrite(csv_header, 1, strlen(csv_header) - 1, f);
-        fprintf(f, "%s\n", csv_header_tail);
-    } else {
-        fputs(csv_header, f);
-    }
+    pub_columns_header(f, &pub_index_csv, format);
 }
+
+/* The columns of index.csv up to and including `vintage` (a line's head
+ * and the vintage): the rest of format's columns are the tail's. */
+enum { HEAD_COLS = 19 };
 
 void pub_csv_line(FILE *f, const char *head, int vintage, const char *tail, int format)
 {
     /* a row published in an earlier format and carried into a later
      * vintage lacks the later columns: empty ones */
+    int want = (int)pub_columns_n(&pub_index_csv, format) - HEAD_COLS;
     int have = tail_fields(tail);
     fputs(head, f);
     if (vintage > 0) fprintf(f, "%d", vintage);
-    if (format >= 2) fputs(have >= 9 ? "" : ",,,,,,,,,", f);
     if (format >= 2) fputs(tail, f);
-    if (format >= 3 && have < 14) fputs(",,,,,", f);
+    for (int k = have; k < want; k++) fputc(',', f);
     fputc('\n', f);
 }
 

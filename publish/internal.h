@@ -19,10 +19,9 @@
 #include "store/index_values.h"
 #include "store/vintages.h"
 
-/* The file format new vintages are written in (format.c): 2 adds
- * methodology v2's columns, 3 the manipulation figures and the receipts;
- * 1 and 2 are how vintages published before them are regenerated. */
-enum { PUB_FORMAT_CURRENT = 3 };
+/* PUB_FORMAT_CURRENT, the file format new vintages are written in, and
+ * the columns of each format: publish/columns.h. */
+#include "publish/columns.h"
 
 /* ---- format.c ------------------------------------------------------------- */
 
@@ -55,9 +54,10 @@ gpi_status pub_receipt_batches(store *st, int32_t day, int64_t as_of, char **out
 /* Writes a published row's members ",\"grade_definition\":...,\"receipt\":{...}"
  * (design note 3 there): grade hash's stored definition, the receipt obs
  * of its lines (pub_receipt_rows; NULL writes null) and its batches
- * (pub_receipt_batches). */
+ * (pub_receipt_batches); in file format 4 also the row's currency, unit
+ * and definition object (note 4 there). */
 gpi_status pub_receipt_json(store *st, const char *grade, const char *hash, const char *obs,
-                            const char *batches, FILE *f, gpi_diag *d);
+                            const char *batches, int format, FILE *f, gpi_diag *d);
 
 /* ---- vintage.c ------------------------------------------------------------ */
 

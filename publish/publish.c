@@ -19,6 +19,12 @@
  *     read before the lock and outside any transaction: with a build and
  *     a second publication in between, a stale value was published as a
  *     new vintage with restatements that were not (issue 12).
+ * (4) Each folder of files of format 4 or later (DIR/D and its v<k>/)
+ *     also gets datapackage.json, a Frictionless data package describing
+ *     its CSVs' columns, types and units (publish/columns.c); DIR gets
+ *     one for restatements.csv.  They follow from the format alone, are
+ *     not part of a vintage's receipts, and are written again with the
+ *     tree.  Folders of older formats have none, as before.
  */
 #include "publish/internal.h"
 #include "store/vintages.h"
@@ -66,21 +72,69 @@ static gpi_status write_restatements(store *st, const char *dir, gpi_diag *d)
     snprintf(path, sizeof path, "%s/restatements.csv", dir);
     if (rc == GPI_OK) rc = pub_file_replace(tmp, path, buf, len, d);
     free(buf);
+    /* note 4: DIR/datapackage.json describes restatements.csv */
+    buf = NULL;
+    len = 0;
+    if (rc == GPI_OK && !(f = open_memstream(&buf, &len)))
+        rc = gpi_diag_set(d, GPI_ENOMEM, "out of memory");
+    if (rc == GPI_OK) {
+        const pub_table *const t[1] = {&pub_restatements_csv};
+        const char *const paths[1] = {"restatements.csv"};
+        pub_datapackage(f, "gpuidx-restatements", "gpuidx restatements of the published days", t,
+                        paths, 1, PUB_FORMAT_CURRENT, 0);
+        fclose(f);
+        snprintf(tmp, sizeof tmp, "%s/.tmp-datapackage-%ld.json", dir, (long)getpid());
+        snprintf(path, sizeof path, "%s/datapackage.json", dir);
+        rc = pub_file_replace(tmp, path, buf, len, d);
+    }
+    free(buf);
     return rc;
 }
 
 /* ---- the publication ------------------------------------------------------- */
 
+/* Note 4: folder's datapackage.json, for files of format 4 and later
+ * (vintage k of day; k 0 names DIR/D, the current files). */
+static gpi_status write_package(const char *folder, int32_t day, int k, int format, gpi_diag *d)
+{
+    if (format < 4) return GPI_OK;
+    char date[11], name[64], title[128], path[4200];
+    gpi_date_format(day, date);
+    if (k > 0) {
+        snprintf(name, sizeof name, "gpuidx-%s-v%d", date, k);
+        snprintf(title, sizeof title, "gpuidx index of %s, vintage %d", date, k);
+    } else {
+        snprintf(name, sizeof name, "gpuidx-%s", date);
+        snprintf(title, sizeof title, "gpuidx index of %s, its latest vintage", date);
+    }
+    const pub_table *const t[2] = {&pub_index_csv, &pub_observations_csv};
+    const char *const paths[2] = {"index.csv", "observations.csv"};
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f) return gpi_diag_set(d, GPI_ENOMEM, "out of memory");
+    pub_datapackage(f, name, title, t, paths, 2, format, 1);
+    fclose(f);
+    snprintf(path, sizeof path, "%s/datapackage.json", folder);
+    gpi_status rc = buf ? pub_file_write(path, buf, len, d)
+                        : gpi_diag_set(d, GPI_ENOMEM, "out of memory");
+    free(buf);
+    return rc;
+}
+
 /* Writes the new tree of DIR/D (current files + every v<k>/) into the
- * temporary folder tmp; nothing in DIR/D changes yet. */
-static gpi_status prepare_tree(store *st, const char *dir, int32_t day, int n,
+ * temporary folder tmp; nothing in DIR/D changes yet.  format: the
+ * current files'. */
+static gpi_status prepare_tree(store *st, const char *dir, int32_t day, int n, int format,
                                const pub_files *cur, const char *tmp, gpi_diag *d)
 {
     char sub[4096];
     pub_tree_remove(tmp);
     gpi_status rc = pub_files_write(tmp, cur, d);
+    if (rc == GPI_OK) rc = write_package(tmp, day, 0, format, d);
     for (int k = 1; k <= n && rc == GPI_OK; k++) {
         snprintf(sub, sizeof sub, "%s/v%d", tmp, k);
+        int fk_format = format;
         if (k == n) {
             rc = pub_files_link(tmp, sub, cur, d); /* the same bytes (tree.c note 3) */
         } else {
@@ -88,7 +142,9 @@ static gpi_status prepare_tree(store *st, const char *dir, int32_t day, int n,
             rc = pub_files_old(st, dir, day, k, &fk, d);
             if (rc == GPI_OK) rc = pub_files_write(sub, &fk, d);
             pub_files_free(&fk);
+            if (rc == GPI_OK) rc = store_vintage_format(st, day, k, &fk_format, d);
         }
+        if (rc == GPI_OK) rc = write_package(sub, day, k, fk_format, d);
     }
     return rc;
 }
@@ -143,9 +199,11 @@ gpi_status pub_publish_set(store *st, int32_t day, const char *dir, const pub_se
                       : pub_files_old(st, dir, day, n, &fs, d);
     /* Files first, then the vintage is recorded, then they are put in
      * place: a folder that cannot be written records nothing. */
+    int format = PUB_FORMAT_CURRENT;
+    if (rc == GPI_OK && !need_new) rc = store_vintage_format(st, day, n, &format, d);
     if (rc == GPI_OK) {
         prepared = 1;
-        rc = prepare_tree(st, dir, day, n, &fs, tmp, d);
+        rc = prepare_tree(st, dir, day, n, format, &fs, tmp, d);
     }
     if (rc == GPI_OK)
         rc = pub_record(st, day, n, need_new, &next, &fs, grades_sha, rs, n_rs, rv, n_rv, d);

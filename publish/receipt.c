@@ -19,6 +19,11 @@
  *     receipt and every ingested file holding an observation of the day at
  *     the row's cut-off, by SHA-256, with the SHA-256 of the normalization
  *     tables it was read with.
+ * (4) File format 4 adds "currency" and "unit" (every price of the row is
+ *     USD per GPU-hour) and "definition": the canonical definition as a
+ *     JSON object (its compact text, keys sorted, is the text whose
+ *     SHA-256 is grade_hash).  grade_definition stays for format 4 and
+ *     goes in format 5.
  */
 #include "publish/internal.h"
 #include "store/batches.h"
@@ -146,7 +151,7 @@ gpi_status pub_receipt_batches(store *st, int32_t day, int64_t as_of, char **out
 }
 
 gpi_status pub_receipt_json(store *st, const char *grade, const char *hash, const char *obs,
-                            const char *batches, FILE *f, gpi_diag *d)
+                            const char *batches, int format, FILE *f, gpi_diag *d)
 {
     char *canon = NULL;
     gpi_status rc = store_grade_definition(st, hash, &canon, d);
@@ -154,10 +159,21 @@ gpi_status pub_receipt_json(store *st, const char *grade, const char *hash, cons
     json_t *js = canon ? json_string(canon) : NULL;
     char *text = js ? json_dumps(js, JSON_ENCODE_ANY) : NULL;
     json_decref(js);
-    free(canon);
-    if (!text) return gpi_diag_set(d, GPI_ESTORE, "publish: no stored definition of grade %s", grade);
+    if (!text) {
+        free(canon);
+        return gpi_diag_set(d, GPI_ESTORE, "publish: no stored definition of grade %s", grade);
+    }
     fprintf(f, ",\"grade_definition\":%s,\"receipt\":{\"observations\":%s,\"batches\":[%s]}",
             text, obs ? obs : "null", batches);
+    /* format 4 (note 4): the units of the row's prices and the definition
+     * as an object -- the canonical text itself, so its SHA-256 is still
+     * grade_hash (grade_definition, the same text as a string, stays one
+     * more format) */
+    if (format >= 4)
+        fprintf(f, ",\"currency\":\"" PUB_CURRENCY "\",\"unit\":\"" PUB_UNIT
+                   "\",\"definition\":%s",
+                canon);
+    free(canon);
     free(text);
     return GPI_OK;
 }

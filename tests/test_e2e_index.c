@@ -147,8 +147,9 @@ static void test_build_show_publish_restate(void **state)
     assert_string_equal(v1, csv7);
     char *json7 = read_rel("pub/2025-01-07/index.json");
     /* the published grades file is recorded by its SHA-256 */
-    tu_run sh = tu_sh(dir, "printf '{\"format\":3,\"date\":\"2025-01-07\",\"vintage\":1,"
-                           "\"observations_sha256\":\"%%s\",\"grades_sha256\":\"%%s\","
+    tu_run sh = tu_sh(dir, "printf '{\"format\":4,\"date\":\"2025-01-07\",\"vintage\":1,"
+                           "\"observations_sha256\":\"%%s\",\"license\":\"Apache-2.0\","
+                           "\"methodology_versions\":[\"v1\"],\"grades_sha256\":\"%%s\","
                            "\"rows\":[' $(sha256sum pub/2025-01-07/observations.csv | cut -c1-64)"
                            " $(sha256sum g.json | cut -c1-64)");
     assert_int_equal(sh.status, 0);
@@ -168,7 +169,10 @@ static void test_build_show_publish_restate(void **state)
         "\"cost_1pct_offers\":1,\"vintage\":1,\"grade_definition\":\"{\\\"adj_lookback_days\\\":30,",
         /* the receipt: the grade's 3 lines of observations.csv; the batch */
         "\"receipt\":{\"observations\":{\"rows\":3,\"sha256\":\"",
-        "\"batches\":[{\"sha256\":\"sha-market\",\"tables_sha256\":\"tables\"}]}}\n]}\n",
+        "\"batches\":[{\"sha256\":\"sha-market\",\"tables_sha256\":\"tables\"}]},"
+        /* file format 4: the units, the definition as an object */
+        "\"currency\":\"USD\",\"unit\":\"GPU-hour\",\"definition\":{\"adj_lookback_days\":30,",
+        "\"version\":1}}\n]}\n",
     };
     for (size_t i = 0; i < sizeof json_parts / sizeof json_parts[0]; i++)
         if (!strstr(json7, json_parts[i])) fail_msg("index.json lacks %s:\n%s", json_parts[i], json7);
@@ -177,14 +181,14 @@ static void test_build_show_publish_restate(void **state)
         const char *ident, *head, *tail;
     } obs_lines[] = {
         {NULL, "date,grade,kind,observed_at,provider,group,source,key,region,price,quantity,role,"
-               "reason,matched,ref_price,base_price,relative\n", ""},
+               "reason,matched,ref_price,base_price,relative,traded_gpu_hours,offered_gpus\n", ""},
         /* a v1 grade leaves the v2 columns empty */
         {"o-P1-1c", "\n2025-01-01,T,offer,2025-01-01T14:00:00Z,P1,P1,fixture,",
-         ",us-east,20.000000,,excluded,above F x provider median,,,,\n"},
+         ",us-east,20.000000,,excluded,above F x provider median,,,,,,\n"},
         {"t-P3-1x", "\n2025-01-01,T,trade,2025-01-01T10:00:00Z,P3,P3,fixture,",
-         ",us-east,9.990000,500.000000,excluded,cancelled trade,,,,\n"},
+         ",us-east,9.990000,500.000000,excluded,cancelled trade,,,,,500.000000,\n"},
         {"t-P2-1", "\n2025-01-01,T,trade,2025-01-01T09:00:00Z,P2,P2,fixture,",
-         ",us-east,2.420000,400.000000,used,,,,,\n"},
+         ",us-east,2.420000,400.000000,used,,,,,,400.000000,\n"},
     };
     for (size_t i = 0; i < sizeof obs_lines / sizeof obs_lines[0]; i++) {
         char line[512], key[17] = "";
@@ -783,8 +787,8 @@ static void test_publish_concurrent(void **state)
         "(ls -A pub | grep -v '^\\.gpuidx-lock$' | tr '\\n' ' '; ls pub/2025-01-07 | tr '\\n' ' ')",
     };
     tu_run r = tu_sh_all(tmp, steps, sizeof steps / sizeof steps[0]);
-    assert_string_equal(r.out, "2025-01-07 restatements.csv index.csv index.json "
-                               "observations.csv v1 ");
+    assert_string_equal(r.out, "2025-01-07 datapackage.json restatements.csv datapackage.json "
+                               "index.csv index.json observations.csv v1 ");
     tu_run_free(&r);
     r = tu_sh(tmp, "diff -r alone pub");
     if (r.status != 0) fail_msg("the files differ:\n%s", r.out);

@@ -20,10 +20,13 @@
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
-static const char *const cols[17] = {"date", "grade", "kind", "observed_at", "provider",
-                                     "group", "source", "key", "region", "price", "quantity",
-                                     "role", "reason", "matched", "ref_price", "base_price",
-                                     "relative"};
+/* observations.csv's columns in the current file format (4 added the
+ * quantity by unit: traded_gpu_hours, offered_gpus) */
+#define NCOLS 19
+static const char *const cols[NCOLS] = {"date", "grade", "kind", "observed_at", "provider",
+                                        "group", "source", "key", "region", "price", "quantity",
+                                        "role", "reason", "matched", "ref_price", "base_price",
+                                        "relative", "traded_gpu_hours", "offered_gpus"};
 
 static void ok(tu_run *r, const char *what)
 {
@@ -243,11 +246,11 @@ static void test_demo_days_verify(void **state)
 
 /* ---- changed observations ----------------------------------------------------------- */
 
-/* Splits a line (no quotes) into its 17 fields, in place. */
+/* Splits a line (no quotes) into its NCOLS fields, in place. */
 static int split(char *line, char **f)
 {
     int k = 0;
-    for (char *p = line; k < 17;) {
+    for (char *p = line; k < NCOLS;) {
         f[k++] = p;
         char *c = strchr(p, ',');
         if (!c) break;
@@ -288,10 +291,10 @@ static char *with_field(const char *text, int ln, int c, const char *val)
             memcpy(o, p, len);
             o += len;
         } else {
-            char line[4096], *f[17];
+            char line[4096], *f[NCOLS];
             snprintf(line, sizeof line, "%.*s", (int)len, p);
-            assert_int_equal(split(line, f), 17);
-            for (int k = 0; k < 17; k++) {
+            assert_int_equal(split(line, f), NCOLS);
+            for (int k = 0; k < NCOLS; k++) {
                 const char *v = k == c ? val : f[k];
                 size_t vl = strlen(v);
                 if (k) *o++ = ',';
@@ -316,9 +319,9 @@ static void pick(const char *text, const char *g, const char *kind, int *used, i
     const char *p = strchr(text, '\n') + 1;
     for (int i = 0; *p; i++) {
         const char *e = strchr(p, '\n');
-        char line[4096], *f[17];
+        char line[4096], *f[NCOLS];
         snprintf(line, sizeof line, "%.*s", (int)(e - p), p);
-        if (split(line, f) == 17 && strcmp(f[1], g) == 0) {
+        if (split(line, f) == NCOLS && strcmp(f[1], g) == 0) {
             if (*used < 0 && strcmp(f[2], kind) == 0 && strcmp(f[11], "used") == 0) *used = i;
             if (matched < 0 && strcmp(f[2], kind) == 0 && strcmp(f[11], "used") == 0 &&
                 strcmp(f[13], "1") == 0)
@@ -354,10 +357,10 @@ static void mutate_grade(const char *tmp, const char *day, const char *g, const 
         /* the original fields */
         const char *p = orig;
         for (int i = -1; i < lines[li]; i++) p = strchr(p, '\n') + 1;
-        char line[4096], *f[17];
+        char line[4096], *f[NCOLS];
         snprintf(line, sizeof line, "%.*s", (int)(strchr(p, '\n') - p), p);
         split(line, f);
-        for (int c = 0; c < 17; c++) {
+        for (int c = 0; c < NCOLS; c++) {
             char val[256];
             mutate(f[c], val, sizeof val);
             char *text = with_field(orig, lines[li], c, val);
@@ -405,24 +408,24 @@ static void test_changed_observation_named_v1(void **state)
 
 /* The receipt of grade g's lines as METHODOLOGY.md §7.1 states it:
  * SHA-256 of the lines, and per column of the fields, each + NUL. */
-static void receipt(const char *text, const char *g, char lines[65], char col[17][65])
+static void receipt(const char *text, const char *g, char lines[65], char col[NCOLS][65])
 {
-    gpi_sha256 sl, sc[17];
+    gpi_sha256 sl, sc[NCOLS];
     gpi_sha256_init(&sl);
-    for (int c = 0; c < 17; c++) gpi_sha256_init(&sc[c]);
+    for (int c = 0; c < NCOLS; c++) gpi_sha256_init(&sc[c]);
     const char *p = strchr(text, '\n') + 1;
     while (*p) {
         const char *e = strchr(p, '\n');
-        char line[4096], *f[17];
+        char line[4096], *f[NCOLS];
         snprintf(line, sizeof line, "%.*s", (int)(e - p), p);
-        if (split(line, f) == 17 && strcmp(f[1], g) == 0) {
+        if (split(line, f) == NCOLS && strcmp(f[1], g) == 0) {
             gpi_sha256_update(&sl, p, (size_t)(e - p) + 1);
-            for (int c = 0; c < 17; c++) gpi_sha256_update(&sc[c], f[c], strlen(f[c]) + 1);
+            for (int c = 0; c < NCOLS; c++) gpi_sha256_update(&sc[c], f[c], strlen(f[c]) + 1);
         }
         p = e + 1;
     }
     gpi_sha256_final(&sl, lines);
-    for (int c = 0; c < 17; c++) gpi_sha256_final(&sc[c], col[c]);
+    for (int c = 0; c < NCOLS; c++) gpi_sha256_final(&sc[c], col[c]);
 }
 
 /* What a publisher changing its own inputs would publish: a used
@@ -438,11 +441,11 @@ static void rehashed2(const char *tmp, const char *day, const char *g, const cha
     char *orig = tu_read(path), *json = tu_read(jpath);
     assert_non_null(orig);
     assert_non_null(json);
-    char l0[65], c0[17][65], l1[65], c1[17][65], f0[65], f1[65];
+    char l0[65], c0[NCOLS][65], l1[65], c1[NCOLS][65], f0[65], f1[65];
     receipt(orig, g, l0, c0);
     /* the rule above gives the published receipt */
     assert_non_null(strstr(json, l0));
-    for (int k = 0; k < 17; k++) {
+    for (int k = 0; k < NCOLS; k++) {
         char kv[96];
         snprintf(kv, sizeof kv, "\"%s\":\"%s\"", cols[k], c0[k]);
         if (!strstr(json, kv)) fail_msg("%s %s: receipt of %s is not %s", day, g, cols[k], c0[k]);
@@ -454,7 +457,7 @@ static void rehashed2(const char *tmp, const char *day, const char *g, const cha
     if (!val) { /* one byte of the original changed */
         const char *p = orig;
         for (int i = -1; i < used; i++) p = strchr(p, '\n') + 1;
-        char line[4096], *f[17];
+        char line[4096], *f[NCOLS];
         snprintf(line, sizeof line, "%.*s", (int)(strchr(p, '\n') - p), p);
         split(line, f);
         mutate(f[c], mval, sizeof mval);
@@ -535,9 +538,9 @@ static void test_rehashed_factor_move_found(void **state)
     assert_true(used >= 0);
     const char *p = orig;
     for (int i = -1; i < used; i++) p = strchr(p, '\n') + 1;
-    char line[4096], *f[17];
+    char line[4096], *f[NCOLS];
     snprintf(line, sizeof line, "%.*s", (int)(strchr(p, '\n') - p), p);
-    assert_int_equal(split(line, f), 17);
+    assert_int_equal(split(line, f), NCOLS);
     assert_string_equal(f[13], "1");
     int64_t price = units(f[9], 6) * 4, base = units(f[15], 8);
     assert_true(price * 100 > 3 * units(f[14], 8)); /* more than 3x its reference price */
@@ -563,7 +566,10 @@ static void test_rehashed_change_found_in_the_fix(void **state)
      * trade's price beyond all, its quantity, its provider group, its role;
      * and one byte of its kind, role or reason */
     rehashed(shared_v1, "2025-02-04", "H100-SXM.OD", "trade", 9, "9.999999", "");
-    rehashed(shared_v1, "2025-02-04", "H100-SXM.OD", "trade", 10, "99999.000000", "");
+    /* the quantity, in both its columns (format 4 gives a trade's in
+     * traded_gpu_hours too) */
+    rehashed2(shared_v1, "2025-02-04", "H100-SXM.OD", "trade", 10, "99999.000000", 17,
+              "99999.000000", "");
     rehashed(shared_v1, "2025-02-04", "H100-SXM.OD", "trade", 5, "newgroup", "");
     rehashed(shared_v1, "2025-02-04", "H100-SXM.OD", "trade", 11, "excluded", "observations.csv:");
     static const int always[] = {2, 11, 12};

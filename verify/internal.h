@@ -33,6 +33,10 @@ typedef struct vobs {
     const char *bad;            /* "field: reason (got ...)" of an unreadable line, or NULL */
 } vobs;
 
+/* The most observations.csv columns a receipt is checked for (the
+ * receipt's own limit, publish/receipt.c). */
+#define VOBS_MAX_COLS 32
+
 /* One row of index.json with its grade's lines. */
 typedef struct vrow {
     json_t *j;                  /* the row object (numbers as strings: load.c) */
@@ -40,7 +44,7 @@ typedef struct vrow {
     int v2;                     /* methodology v2 */
     size_t *obs;                /* indices into the day's obs, in file order */
     size_t n_obs;
-    gpi_sha256 col_sha[32];     /* the receipt of its lines, as read */
+    gpi_sha256 col_sha[VOBS_MAX_COLS]; /* the receipt of its lines, as read */
     gpi_sha256 lines_sha;
     char **csv;                 /* its line of index.csv (fields), NULL when none */
     int n_csv;
@@ -100,6 +104,9 @@ const char *vj_date(json_t *obj, const char *key, int32_t *out);
 /* Reads a published JSON file with its numbers kept as text (load.c
  * design note 1).  GPI_EINPUT "path:line:col: reason". */
 gpi_status vjson_load(const char *path, json_t **out, gpi_diag *d);
+/* JSON text parsed as vjson_load parses a file (numbers kept as their
+ * text); NULL when it is not JSON. */
+json_t *vjson_parse(const char *text);
 /* Parses exactly digits decimals from text; NULL or a reason. */
 const char *v_fixed_text(const char *s, int digits, int64_t *out);
 /* The observations.csv columns (file format 2 and 3). */

@@ -18,6 +18,7 @@
 #define _DEFAULT_SOURCE 1
 #include "verify/internal.h"
 #include "core/csv_reader.h"
+#include "publish/columns.h"
 #include "core/vec.h"
 
 #include <ctype.h>
@@ -35,7 +36,7 @@ const char *const vobs_cols[17] = {"date", "grade", "kind", "observed_at", "prov
                                    "role", "reason", "matched", "ref_price", "base_price",
                                    "relative"};
 enum { C_DATE, C_GRADE, C_KIND, C_AT, C_PROVIDER, C_GROUP, C_SOURCE, C_KEY, C_REGION, C_PRICE,
-       C_QTY, C_ROLE, C_REASON, C_MATCHED, C_REF, C_BASE, C_REL };
+       C_QTY, C_ROLE, C_REASON, C_MATCHED, C_REF, C_BASE, C_REL, C_TRADED, C_OFFERED };
 
 /* ---- numbers as written ------------------------------------------------------ */
 
@@ -143,6 +144,14 @@ static gpi_status read_all(const char *path, char **buf, size_t *len, gpi_diag *
     return rc;
 }
 
+json_t *vjson_parse(const char *text)
+{
+    char *q = quote_numbers(text, strlen(text));
+    json_t *j = q ? json_loads(q, 0, NULL) : NULL;
+    free(q);
+    return j;
+}
+
 gpi_status vjson_load(const char *path, json_t **out, gpi_diag *d)
 {
     *out = NULL;
@@ -211,15 +220,18 @@ static gpi_status obs_rec(void *ud, const char *const *f, int n, long line, gpi_
 {
     obs_ctx *c = ud;
     vday *dy = c->dy;
+    /* the columns of the day's file format (publish/columns.c: 17 in
+     * formats 2 and 3, of which every later format keeps the first) */
+    int ncols = (int)pub_columns_n(&pub_observations_csv, dy->format);
     if (!c->header) {
         c->header = 1;
-        if (n != 17)
-            return gpi_diag_set(d, GPI_EINPUT, "%s:1: header: %d columns, file format %d has 17",
-                                c->path, n, dy->format);
-        for (int i = 0; i < 17; i++)
-            if (strcmp(f[i], vobs_cols[i]) != 0)
+        if (n != ncols)
+            return gpi_diag_set(d, GPI_EINPUT, "%s:1: header: %d columns, file format %d has %d",
+                                c->path, n, dy->format, ncols);
+        for (int i = 0; i < ncols; i++)
+            if (strcmp(f[i], pub_observations_csv.cols[i].name) != 0)
                 return gpi_diag_set(d, GPI_EINPUT, "%s:1: header: column %d is \"%s\", not \"%s\"",
-                                    c->path, i + 1, f[i], vobs_cols[i]);
+                                    c->path, i + 1, f[i], pub_observations_csv.cols[i].name);
         return GPI_OK;
     }
     vobs *o = &dy->obs[dy->n_obs++];
@@ -233,8 +245,8 @@ static gpi_status obs_rec(void *ud, const char *const *f, int n, long line, gpi_
     o->grade = keep(dy, n > C_GRADE ? f[C_GRADE] : "");
     o->group = keep(dy, n > C_GROUP ? f[C_GROUP] : "");
     o->key = keep(dy, n > C_KEY ? f[C_KEY] : "");
-    if (n != 17) {
-        snprintf(why, sizeof why, "%d fields, not 17", n);
+    if (n != ncols) {
+        snprintf(why, sizeof why, "%d fields, not %d", n, ncols);
         bad(dy, o, "line", why);
         return GPI_OK;
     }
@@ -270,6 +282,13 @@ static gpi_status obs_rec(void *ud, const char *const *f, int n, long line, gpi_
     if ((w = opt_fixed(f[C_REF], 8, &o->ref_e8))) bad(dy, o, "ref_price", w);
     if ((w = opt_fixed(f[C_BASE], 8, &o->base_e8))) bad(dy, o, "base_price", w);
     if ((w = opt_fixed(f[C_REL], 12, &o->rel_e12))) bad(dy, o, "relative", w);
+    if (dy->format >= 4) { /* the quantity in the column of its unit, and only there */
+        int trade = o->kind == GPI_TRADE;
+        if (strcmp(f[C_TRADED], trade ? f[C_QTY] : "") != 0)
+            bad(dy, o, "traded_gpu_hours", trade ? "differs from quantity" : "not empty for an offer");
+        if (strcmp(f[C_OFFERED], trade ? "" : f[C_QTY]) != 0)
+            bad(dy, o, "offered_gpus", trade ? "not empty for a trade" : "differs from quantity");
+    }
     (void)d;
     return GPI_OK;
 }
@@ -277,17 +296,19 @@ static gpi_status obs_rec(void *ud, const char *const *f, int n, long line, gpi_
 /* Design note 2: the receipt of each row's lines, from the raw bytes. */
 static void raw_receipts(vday *dy, const char *t, size_t len)
 {
+    int ncols = (int)pub_columns_n(&pub_observations_csv, dy->format);
+    if (ncols > VOBS_MAX_COLS) ncols = VOBS_MAX_COLS;
     size_t i = 0;
     while (i < len && t[i] != '\n') i++; /* the header */
     i++;
     while (i < len) {
         size_t a = i, la = i;
         int q = 0, k = 0;
-        size_t fa[18], fb[18];
+        size_t fa[VOBS_MAX_COLS + 1], fb[VOBS_MAX_COLS + 1];
         for (;; i++) {
             int end = i >= len || (!q && t[i] == '\n');
             if (end || (!q && t[i] == ',')) {
-                if (k < 18) {
+                if (k <= VOBS_MAX_COLS) {
                     fa[k] = a;
                     fb[k] = i;
                 }
@@ -309,8 +330,8 @@ static void raw_receipts(vday *dy, const char *t, size_t len)
         vrow *r = vday_row(dy, grade);
         if (!r) continue;
         gpi_sha256_update(&r->lines_sha, t + la, le - la);
-        for (int c = 0; c < 17; c++) {
-            if (c < k && c < 18) gpi_sha256_update(&r->col_sha[c], t + fa[c], fb[c] - fa[c]);
+        for (int c = 0; c < ncols; c++) {
+            if (c < k) gpi_sha256_update(&r->col_sha[c], t + fa[c], fb[c] - fa[c]);
             gpi_sha256_update(&r->col_sha[c], "", 1);
         }
     }
@@ -421,7 +442,7 @@ static gpi_status load_day(verify_dir *v, vday *dy, gpi_diag *d)
             return gpi_diag_set(d, GPI_EINPUT, "%s: rows[%zu]: no grade or methodology", path, i);
         r->v2 = strcmp(m, "v2") == 0;
         gpi_sha256_init(&r->lines_sha);
-        for (int c = 0; c < 17; c++) gpi_sha256_init(&r->col_sha[c]);
+        for (int c = 0; c < VOBS_MAX_COLS; c++) gpi_sha256_init(&r->col_sha[c]);
     }
     /* index.csv */
     snprintf(path, sizeof path, "%s/index.csv", dy->path);

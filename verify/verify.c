@@ -14,6 +14,7 @@
  *     index.json must still agree on them.
  */
 #include "verify/internal.h"
+#include "publish/columns.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -55,26 +56,30 @@ static void check_csv(const vday *dy, const vrow *r, vchk *c)
         vchk_diff(c, 0, "index.csv: no line of the grade");
         return;
     }
-    int n = (int)(sizeof cols / sizeof cols[0]);
+    /* the columns of the day's file format (publish/columns.c); those
+     * after format 3's are their index.json member of the same name */
+    int n = (int)pub_columns_n(&pub_index_csv, dy->format);
+    int n3 = (int)(sizeof cols / sizeof cols[0]);
     if (dy->n_csv_header != n || r->n_csv != n) {
-        vchk_diff(c, 0, "index.csv:%ld: %d fields, file format 3 has %d", r->csv_line, r->n_csv, n);
+        vchk_diff(c, 0, "index.csv:%ld: %d fields, file format %d has %d", r->csv_line, r->n_csv,
+                  dy->format, n);
         return;
     }
     for (int i = 0; i < n; i++) {
-        if (strcmp(dy->csv_header[i], cols[i].csv) != 0) {
+        const char *name = pub_index_csv.cols[i].name;
+        if (strcmp(dy->csv_header[i], name) != 0) {
             vchk_diff(c, 0, "index.csv:1: column %d is \"%s\", not \"%s\"", i + 1,
-                      dy->csv_header[i], cols[i].csv);
+                      dy->csv_header[i], name);
             return;
         }
         char b[8];
-        const char *want = cols[i].v2 && !r->v2
+        const char *key = i < n3 && cols[i].json ? cols[i].json : name;
+        const char *want = i < n3 && cols[i].v2 && !r->v2
                                ? ""
-                               : as_csv(json_object_get(r->j, cols[i].json ? cols[i].json
-                                                                           : cols[i].csv),
-                                        b);
+                               : as_csv(json_object_get(r->j, key), b);
         if (strcmp(r->csv[i], want) != 0) {
             vchk_diff(c, 0, "index.csv:%ld %s: \"%s\", index.json \"%s\"", r->csv_line,
-                      cols[i].csv, r->csv[i], want);
+                      name, r->csv[i], want);
             return;
         }
     }
@@ -95,6 +100,18 @@ static idx_grades *check_receipt(const vday *dy, vrow *r, vchk *c, gpi_diag *d)
     if (strcmp(h, hash) != 0) {
         vchk_diff(c, 0, "grade_definition: its SHA-256 %.12s... is not grade_hash %.12s...", h, hash);
         return NULL;
+    }
+    if (dy->format >= 4) { /* the definition object: the same definition */
+        json_t *def = json_object_get(r->j, "definition");
+        json_t *want = vjson_parse(canon); /* numbers as text, as def's */
+        int same = json_is_object(def) && want && json_equal(def, want);
+        json_decref(want);
+        if (!same) {
+            vchk_diff(c, 0, "index.json definition: %s", json_is_object(def)
+                                                             ? "not the definition of grade_hash"
+                                                             : "missing");
+            return NULL;
+        }
     }
     idx_grades *gs = NULL;
     gpi_diag e = {{0}};
@@ -128,11 +145,13 @@ static idx_grades *check_receipt(const vday *dy, vrow *r, vchk *c, gpi_diag *d)
         return gs;
     }
     const char *first = NULL;
-    for (int k = 0; k < 17 && !first; k++) {
+    int ncols = (int)pub_columns_n(&pub_observations_csv, dy->format);
+    for (int k = 0; k < ncols && k < VOBS_MAX_COLS && !first; k++) {
         gpi_sha256 t = r->col_sha[k];
         gpi_sha256_final(&t, h);
-        const char *want = vj_str(colh, vobs_cols[k]);
-        if (!want || strcmp(want, h) != 0) first = vobs_cols[k];
+        const char *name = pub_observations_csv.cols[k].name;
+        const char *want = vj_str(colh, name);
+        if (!want || strcmp(want, h) != 0) first = name;
     }
     gpi_sha256 t = r->lines_sha;
     gpi_sha256_final(&t, h);

@@ -1,0 +1,232 @@
+/* publish/columns.c -- the columns of the published CSV files and their
+ * data package (contract in publish/columns.h).
+ *
+ * To add a column to a published CSV: one entry at the end of its table,
+ * with the file format that adds it (PUB_FORMAT_CURRENT), its type, unit,
+ * values and meaning -- and the code that writes its field (format.c for
+ * index.csv, files.c for observations.csv).  tests/check_publication.py
+ * (run by tests/test_e2e_publication.c on the demo) fails when a
+ * published header differs from its table, or a field from its type.
+ */
+#include "publish/columns.h"
+
+#include <jansson.h>
+#include <string.h>
+
+#define USD_GH PUB_CURRENCY " per " PUB_UNIT
+
+static const pub_column index_cols[] = {
+    {1, "date", "date", NULL, NULL, "the day of the fix (UTC)"},
+    {1, "grade", "string", NULL, NULL, "the grade id (data/grades.json or the grade file built)"},
+    {1, "value", "number", USD_GH, NULL,
+     "the day's benchmark value, 4 decimals; empty when suspended (METHODOLOGY.md section 5)"},
+    {1, "level", "string", NULL, "trades|offers|carried|suspended",
+     "how the value was set: the data hierarchy's level"},
+    {1, "n_obs", "integer", "observations", NULL,
+     "eligible observations of the level used, before the screen"},
+    {1, "n_excluded", "integer", "observations", NULL, "screen exclusions of the level used"},
+    {1, "n_providers", "integer", "provider groups", NULL,
+     "providers of the level used after the screen"},
+    {1, "trade_volume_gpu_hours", "number", "GPU-hours", NULL,
+     "screened eligible trades of the day, 2 decimals"},
+    {1, "adjustment", "number", "ratio", NULL,
+     "the offer-to-trade adjustment on offers days, 6 decimals"},
+    {1, "p10", "number", USD_GH, NULL, "10th percentile of the level's observations (v2: of the constituents), 6 decimals"},
+    {1, "p25", "number", USD_GH, NULL, "25th percentile, 6 decimals"},
+    {1, "p50", "number", USD_GH, NULL, "median, 6 decimals"},
+    {1, "p75", "number", USD_GH, NULL, "75th percentile, 6 decimals"},
+    {1, "p90", "number", USD_GH, NULL, "90th percentile, 6 decimals"},
+    {1, "min", "number", USD_GH, NULL, "lowest, 6 decimals"},
+    {1, "max", "number", USD_GH, NULL, "highest, 6 decimals"},
+    {1, "top_provider_share", "number", "share (0 to 1)", NULL,
+     "the largest provider's share of the level's volume or offers, 6 decimals"},
+    {1, "methodology", "string", NULL, "v1|v2", "the method of the row (METHODOLOGY.md)"},
+    {1, "vintage", "integer", NULL, NULL,
+     "the publication vintage of the day; in index show and the site, the latest vintage that "
+     "published the row's value, empty when none did"},
+    {2, "xs_value", "number", USD_GH, NULL, "v2: the day's cross-section (the v1 value)"},
+    {2, "xs_level", "string", NULL, "trades|offers|carried|suspended",
+     "v2: the cross-section's level"},
+    {2, "relative", "number", "ratio", NULL, "v2: the day's matched relative, 12 decimals"},
+    {2, "n_matched", "integer", "members", NULL, "v2: members of the matched sample"},
+    {2, "n_matched_providers", "integer", "provider groups", NULL,
+     "v2: providers of the matched sample"},
+    {2, "panel_change", "boolean", NULL, NULL,
+     "v2: 1 when a constituent entered or left since the chain's previous fixed day"},
+    {2, "event", "string", NULL, "start|rebalance|reanchor", "v2: the chain's event of the day"},
+    {2, "splice", "number", "ratio", NULL, "v2: the splice on rebalance and reanchor days, 12 decimals"},
+    {2, "note", "string", NULL, NULL, "why the day is carried or suspended, in words"},
+    {3, "loo_move", "number", USD_GH, NULL,
+     "the largest move of the value when one provider group is left out, 4 decimals"},
+    {3, "cost_tick_gpu_hours", "number", "GPU-hours", NULL,
+     "the trades one new participant must add to move the value one tick, 2 decimals"},
+    {3, "cost_1pct_gpu_hours", "number", "GPU-hours", NULL,
+     "the trades one new participant must add to move the value 1 %, 2 decimals"},
+    {3, "cost_tick_offers", "integer", "offers", NULL,
+     "1 when one new offer moves the value one tick, else empty"},
+    {3, "cost_1pct_offers", "integer", "offers", NULL,
+     "1 when one new offer moves the value 1 %, else empty"},
+};
+
+static const pub_column obs_cols[] = {
+    {1, "date", "date", NULL, NULL, "the day of the fix"},
+    {1, "grade", "string", NULL, NULL, "the grade whose fix the observation entered or left"},
+    {1, "kind", "string", NULL, "offer|trade", "an advertised offer or a completed trade"},
+    {1, "observed_at", "datetime", NULL, NULL, "when the source observed it (UTC)"},
+    {1, "provider", "string", NULL, NULL, "the seller (canonical name, data/providers.csv)"},
+    {1, "group", "string", NULL, NULL, "the seller's owner group (one provider for every minimum and cap)"},
+    {1, "source", "string", NULL, NULL, "the feed it came from"},
+    {1, "key", "string", NULL, NULL,
+     "the observation's identity hash: 16 hex digits of FNV-1a 64 (docs/ingest.md)"},
+    {1, "region", "string", NULL, NULL, "the region as the feed writes it"},
+    {1, "price", "number", USD_GH, NULL, "the normalized price, 6 decimals"},
+    {1, "quantity", "number", "GPU-hours for trades, GPUs for offers", NULL,
+     "the quantity as stored: a trade's GPU-hours or an offer's available GPUs, 6 decimals; "
+     "file format 4 gives each in a column of its own unit (traded_gpu_hours, offered_gpus) "
+     "and keeps this one for one more format"},
+    {1, "role", "string", NULL, "used|excluded", "whether it entered the fix or was excluded"},
+    {1, "reason", "string", NULL,
+     "above F x provider median|below 1/F x provider median|cancelled trade|affiliate trade",
+     "why it was excluded"},
+    {2, "matched", "boolean", NULL, NULL, "v2: 1 when it is in the day's matched sample"},
+    {2, "ref_price", "number", USD_GH, NULL, "v2: its price on the reference day, 8 decimals"},
+    {2, "base_price", "number", USD_GH, NULL, "v2: its base price, 8 decimals"},
+    {2, "relative", "number", "ratio", NULL, "v2: its price over its base price, 12 decimals"},
+    {4, "traded_gpu_hours", "number", "GPU-hours", NULL,
+     "a trade's quantity, 6 decimals; empty for an offer"},
+    {4, "offered_gpus", "number", "GPUs", NULL,
+     "an offer's available GPUs, 6 decimals; empty for a trade or when the feed gives none"},
+};
+
+static const pub_column restatement_cols[] = {
+    {1, "date", "date", NULL, NULL, "the day restated"},
+    {1, "grade", "string", NULL, NULL, "the grade restated"},
+    {1, "vintage", "integer", NULL, NULL, "the vintage that restated it"},
+    {1, "old", "number", USD_GH, NULL, "the value published before, 4 decimals"},
+    {1, "new", "number", USD_GH, NULL, "the value now published, 4 decimals"},
+    {1, "reason", "string", NULL, NULL, "why, in words (METHODOLOGY.md section 6.3)"},
+};
+
+#define TABLE(c) c, sizeof c / sizeof c[0]
+const pub_table pub_index_csv = {"index.csv", "The day's benchmark values, one row per grade",
+                                 TABLE(index_cols), "date,grade"};
+const pub_table pub_observations_csv = {
+    "observations.csv", "Every observation that entered a fix or was excluded from it",
+    TABLE(obs_cols), NULL};
+const pub_table pub_restatements_csv = {"restatements.csv",
+                                        "Every restated value of every published day",
+                                        TABLE(restatement_cols), NULL};
+
+size_t pub_columns_n(const pub_table *t, int format)
+{
+    size_t n = 0;
+    while (n < t->n && t->cols[n].since <= format) n++;
+    return n;
+}
+
+void pub_columns_header(FILE *f, const pub_table *t, int format)
+{
+    size_t n = pub_columns_n(t, format);
+    for (size_t i = 0; i < n; i++) fprintf(f, "%s%s", i ? "," : "", t->cols[i].name);
+    fputc('\n', f);
+}
+
+/* A "|"- or ","-separated list as a JSON array of strings. */
+static json_t *list(const char *s, char sep)
+{
+    json_t *a = json_array();
+    while (a && s && *s) {
+        const char *e = strchr(s, sep);
+        size_t n = e ? (size_t)(e - s) : strlen(s);
+        json_array_append_new(a, json_stringn(s, n));
+        s = e ? e + 1 : NULL;
+    }
+    return a;
+}
+
+static json_t *field(const pub_column *c)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "name", json_string(c->name));
+    json_object_set_new(o, "type", json_string(c->type));
+    json_object_set_new(o, "description", json_string(c->desc));
+    if (c->unit) json_object_set_new(o, "unit", json_string(c->unit));
+    if (strcmp(c->type, "boolean") == 0) {
+        json_object_set_new(o, "trueValues", list("1", ','));
+        json_object_set_new(o, "falseValues", list("0", ','));
+    }
+    if (c->values) {
+        json_t *k = json_object();
+        json_object_set_new(k, "enum", list(c->values, '|'));
+        json_object_set_new(o, "constraints", k);
+    }
+    return o;
+}
+
+static json_t *resource(const pub_table *t, const char *path, int format)
+{
+    json_t *r = json_object();
+    const char *dot = strrchr(t->file, '.');
+    json_object_set_new(r, "name", json_stringn(t->file, dot ? (size_t)(dot - t->file)
+                                                              : strlen(t->file)));
+    json_object_set_new(r, "path", json_string(path));
+    json_object_set_new(r, "profile", json_string("tabular-data-resource"));
+    json_object_set_new(r, "title", json_string(t->title));
+    json_object_set_new(r, "format", json_string("csv"));
+    json_object_set_new(r, "mediatype", json_string("text/csv"));
+    json_object_set_new(r, "encoding", json_string("utf-8"));
+    json_t *dl = json_object();
+    json_object_set_new(dl, "delimiter", json_string(","));
+    json_object_set_new(dl, "quoteChar", json_string("\""));
+    json_object_set_new(dl, "doubleQuote", json_true());
+    json_object_set_new(dl, "lineTerminator", json_string("\n"));
+    json_object_set_new(dl, "header", json_true());
+    json_object_set_new(r, "dialect", dl);
+    json_t *schema = json_object(), *fields = json_array();
+    size_t n = pub_columns_n(t, format);
+    for (size_t i = 0; i < n; i++) json_array_append_new(fields, field(&t->cols[i]));
+    json_object_set_new(schema, "fields", fields);
+    json_t *missing = json_array(); /* an empty field is no value */
+    json_array_append_new(missing, json_string(""));
+    json_object_set_new(schema, "missingValues", missing);
+    if (t->key) json_object_set_new(schema, "primaryKey", list(t->key, ','));
+    json_object_set_new(r, "schema", schema);
+    return r;
+}
+
+void pub_datapackage(FILE *f, const char *name, const char *title, const pub_table *const *t,
+                     const char *const *paths, size_t n, int format, int json)
+{
+    json_t *p = json_object();
+    json_object_set_new(p, "profile", json_string("data-package"));
+    json_object_set_new(p, "name", json_string(name));
+    json_object_set_new(p, "title", json_string(title));
+    json_t *lic = json_object();
+    json_object_set_new(lic, "name", json_string(PUB_LICENSE));
+    json_object_set_new(lic, "path", json_string("https://www.apache.org/licenses/LICENSE-2.0"));
+    json_object_set_new(lic, "title", json_string("Apache License 2.0"));
+    json_t *lics = json_array();
+    json_array_append_new(lics, lic);
+    json_object_set_new(p, "licenses", lics);
+    json_object_set_new(p, "gpuidx_file_format", json_integer(format));
+    json_t *res = json_array();
+    for (size_t i = 0; i < n; i++) json_array_append_new(res, resource(t[i], paths[i], format));
+    if (json) {
+        json_t *r = json_object();
+        json_object_set_new(r, "name", json_string("index-json"));
+        json_object_set_new(r, "path", json_string("index.json"));
+        json_object_set_new(r, "title", json_string("The same values with each row's "
+                                                    "definition, units and receipt"));
+        json_object_set_new(r, "format", json_string("json"));
+        json_object_set_new(r, "mediatype", json_string("application/json"));
+        json_object_set_new(r, "encoding", json_string("utf-8"));
+        json_object_set_new(r, "description",
+                            json_string("Described by schema/index.schema.json of the gpuidx "
+                                        "source (JSON Schema 2020-12)."));
+        json_array_append_new(res, r);
+    }
+    json_object_set_new(p, "resources", res);
+    json_dumpf(p, f, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII);
+    fputc('\n', f);
+    json_decref(p);
+}
