@@ -11,6 +11,8 @@
 #                   (build-fuzz/) and run each over its seed corpus
 #   make fuzz-run   fuzz each target for FUZZ_SECONDS (600) in turn
 #   make demo       generate the demo market and run the whole pipeline
+#   make docs       regenerate the generated parts of the docs (tools/docs.py);
+#                   make docs-check says which differ from a fresh run
 #   make bench      run the benchmarks in bench/ (see BENCHMARKS.md)
 #   make install PREFIX=/usr/local
 #
@@ -154,6 +156,15 @@ build-fuzz/fuzz/%: fuzz/%.c $(wildcard fuzz/*.h) $(BUILD)/libgpuidx.a
 demo: deps-build all
 	@sh tools/demo.sh $(BUILD)/gpuidx
 
+# The generated parts of README.md, docs/*.md and BENCHMARKS.md (tools/docs.py):
+# `make docs` runs them again on a fresh demo (and the real catalogue where
+# ../shared has it) and writes them; `make docs-check` says which differ.
+docs: all
+	@python3 tools/docs.py update --bin $(BUILD)/gpuidx
+
+docs-check: all
+	@python3 tools/docs.py check --bin $(BUILD)/gpuidx
+
 deps-build:
 	@sh tools/deps.sh build
 
@@ -164,9 +175,11 @@ install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/gpuidx
 	install -m 755 $(BUILD)/gpuidx $(DESTDIR)$(PREFIX)/bin/gpuidx
 	install -m 644 data/*.csv data/*.json $(DESTDIR)$(PREFIX)/share/gpuidx/
+	install -d $(DESTDIR)$(PREFIX)/share/gpuidx/schema
+	install -m 644 schema/*.json $(DESTDIR)$(PREFIX)/share/gpuidx/schema/
 
 clean:
 	rm -rf build build-san build-tsan build-fuzz
 
-.PHONY: FORCE all deps deps-build test all-tests check tsan fuzz fuzz-run fuzz-bins demo bench install clean
+.PHONY: FORCE all deps deps-build docs docs-check test all-tests check tsan fuzz fuzz-run fuzz-bins demo bench install clean
 -include $(OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TESTS:=.d) $(TEST_UTIL:.o=.d)

@@ -4,11 +4,13 @@
 #   sh tools/demo.sh [path/to/gpuidx]
 #
 # Generates a year (2025) of the demo market (fixed seed) into demo-out/market,
-# ingests it into demo-out/demo.db, builds the index over the range,
+# ingests it into demo-out/demo.db (every provider of the market is in
+# data/providers.csv), builds the index over the range,
 # publishes each month end and every day from 2025-10-25 (the December
 # contract's days and the window of the November anchor), measures every
 # grade against the market's true price (bench/accuracy), writes the static
-# site (with a screenshot when chromium is installed), verifies every
+# site (with a screenshot when chromium is installed; run from the source
+# tree, `make demo`, it is also README.md's docs/site.png), verifies every
 # published day and the December contract's settlement prices from the
 # published files alone (gpuidx verify),
 # settles the example contracts with the example positions, runs hedge
@@ -61,13 +63,10 @@ step "1. demo market: $DAYS days from $START, seed $SEED"
 require simulate
 "$BIN" simulate --days $DAYS --seed $SEED --start $START --out "$MARKET" --grade "$GRADE"
 
-step "2. ingest offers and trades (the demo's fictional Nimbus Compute is not in"
-echo "   data/providers.csv: --admit-providers stores it as its own group, with a warning)"
+step "2. ingest offers and trades (every provider of the market is in data/providers.csv)"
 require ingest
-"$BIN" --db "$DB" ingest offers --admit-providers --rejects "$OUT/rejects-offers.csv" \
-    "$MARKET/offers.csv"
-"$BIN" --db "$DB" ingest trades --admit-providers --rejects "$OUT/rejects-trades.csv" \
-    "$MARKET/trades.csv"
+"$BIN" --db "$DB" ingest offers --rejects "$OUT/rejects-offers.csv" "$MARKET/offers.csv"
+"$BIN" --db "$DB" ingest trades --rejects "$OUT/rejects-trades.csv" "$MARKET/trades.csv"
 
 step "3. build the index $START .. $END (the published grades file data/grades.json)"
 require index build
@@ -121,7 +120,12 @@ require site
 if [ "$QUICK" = 1 ]; then
     echo "(no screenshot: DEMO_QUICK=1)"
 elif command -v chromium >/dev/null 2>&1; then
-    sh "$SRC/tools/screenshot.sh" "$OUT/site" "$OUT/site.png"
+    sh "$SRC/tools/screenshot.sh" "$OUT/site" "$OUT/site.png" 1100,1250
+    # run from the source tree (make demo): README.md's screenshot too
+    if [ "$(pwd)" = "$SRC" ] && [ -d "$SRC/docs" ]; then
+        cp "$OUT/site.png" "$SRC/docs/site.png"
+        echo "screenshot: docs/site.png (README.md's) regenerated"
+    fi
 else
     echo "(no screenshot: chromium is not installed; tools/deps.sh installs it)"
 fi

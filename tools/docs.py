@@ -264,7 +264,7 @@ def main(argv):
     p.add_argument("--bench")
     p.add_argument("--real", default=REAL_DEFAULT)
     p.add_argument("files", nargs="*")
-    args = p.parse_args(argv[1:])
+    args = p.parse_intermixed_args(argv[1:])
     files = args.files or ([os.path.join(SRC, "README.md")] +
                            sorted(glob.glob(os.path.join(SRC, "docs", "*.md"))) +
                            [os.path.join(SRC, "BENCHMARKS.md")])
