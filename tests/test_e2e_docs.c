@@ -10,7 +10,7 @@
  *     schema does not list fails), every datapackage.json describes its
  *     CSVs' columns exactly, and the grade and contract files of data/,
  *     examples/ and the demo validate against theirs;
- *   - the generated parts of README.md, docs/*.md and BENCHMARKS.md are
+ *   - the generated parts of README.md, docs/ and BENCHMARKS.md are
  *     what a fresh run gives (tools/docs.py check; the real catalogue's
  *     parts where ../shared has it, else left out with a message);
  *   - the docs name no SPEC sections, issue numbers, /tmp scripts or

@@ -4,7 +4,7 @@ regenerated (`make docs`) or checked against a fresh run (`make docs-check`,
 tests/test_e2e_docs.c).
 
     python3 tools/docs.py update|check|list [--bin BIN] [--demo DIR] [--bench DIR]
-                                            [--real FILE] [FILE...]
+                                            [--real FILE] [--only KIND,...] [FILE...]
 
 FILE: the documents (default README.md, docs/*.md, BENCHMARKS.md).  update
 writes them again with every generated part as a fresh run gives it; check
@@ -106,6 +106,7 @@ class Runner:
         self.demo = os.path.abspath(args.demo) if args.demo else None
         self.bench = os.path.abspath(args.bench) if args.bench else None
         self.real = args.real
+        self.only = args.only.split(",") if args.only else None
         self.sessions = {}
         self.notes = []
 
@@ -234,13 +235,20 @@ def process(runner, path, mode):
                   f"{'`' + cmd + '`' if cmd else '(console block)'} {' '.join(flags)}")
             continue
         out.append(text[pos:i0])
-        if (mode == "check" and kind == "bench") or not runner.available(kind):
+        if (runner.only and kind not in runner.only) or (mode == "check" and kind == "bench") \
+                or not runner.available(kind):
             note = f"{doc}: {kind} parts left as they are"
             if kind == "real":
                 note += f" ({runner.real} is not there)"
             if note not in runner.notes:
                 runner.notes.append(note)
             new = inner
+        elif kind == "bench":  # a report make bench did not write: the figures stay
+            try:
+                new = regen(runner, doc, text, kind, name, flags, cmd, inner, where)
+            except Failure:
+                runner.notes.append(f"{where}: no report in {runner.bench}: left as it is")
+                new = inner
         else:
             new = regen(runner, doc, text, kind, name, flags, cmd, inner, where)
         if new != inner:
@@ -263,6 +271,7 @@ def main(argv):
     p.add_argument("--demo")
     p.add_argument("--bench")
     p.add_argument("--real", default=REAL_DEFAULT)
+    p.add_argument("--only", help="only the parts of these sessions (comma-separated kinds)")
     p.add_argument("files", nargs="*")
     args = p.parse_intermixed_args(argv[1:])
     files = args.files or ([os.path.join(SRC, "README.md")] +
