@@ -496,8 +496,10 @@ static int check_names(const char *path, const cost_deployments *ds, const copts
             names[n++] = v;
         }
         if (found) continue;
-        char near[256];
-        cli_suggest(want[w], names, n, near, sizeof near);
+        char near[256] = "";
+        for (size_t i = 0; i < n && !near[0]; i++) /* the name in another case */
+            if (strcasecmp(names[i], want[w]) == 0) snprintf(near, sizeof near, "%s", names[i]);
+        if (!near[0]) cli_suggest(want[w], names, n, near, sizeof near);
         cli_error("cost: %s has no deployments of %s \"%s\"%s%s%s", path, what[w], want[w],
                   near[0] ? " (did you mean " : "", near, near[0] ? "?)" : "");
         rc = 1;

@@ -170,7 +170,8 @@ void site_accuracy_section(FILE *f, const site_accuracy *a)
           "the largest move of the value caused by the planted pusher (a provider printing "
           "large trades 50 % over its list for two weeks) against the grade lab's largest "
           "leave-one-provider-out move.</p>\n"
-          "<table><thead><tr><th>grade</th><th>days</th><th>v2 MAE %</th><th>v1 MAE %</th>"
+          "<div class=\"wide\"><table><thead><tr><th>grade</th><th>days</th><th>v2 MAE %</th>"
+          "<th>v1 MAE %</th>"
           "<th>v2 bias %</th><th>v2 change MAE %</th><th>v1 change MAE %</th>"
           "<th>v2 month error %</th><th>v1 month error %</th><th>pusher effect v2 $</th>"
           "<th>leave-one-out max v2 $</th><th>pusher effect v1 $</th>"
@@ -208,5 +209,5 @@ void site_accuracy_section(FILE *f, const site_accuracy *a)
         num(f, nc, C_PUSH, 4);
         fputs("</tr>\n", f);
     }
-    fputs("</tbody></table>\n", f);
+    fputs("</tbody></table></div>\n", f);
 }

@@ -12,7 +12,8 @@
 #include "store/index_values.h"
 
 /* Writes one grade's chart: rows[0..n) are its days, ascending; the x axis
- * spans [day0, day1] so that every chart of the page lines up. */
+ * spans [day0, day1] (site.c gives each grade its own: from its first day
+ * with a value to its last day). */
 void site_svg_chart(FILE *f, const store_index_row *rows, size_t n, int32_t day0,
                     int32_t day1);
 

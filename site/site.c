@@ -74,6 +74,52 @@ static int by_grade_day(const void *a, const void *b)
 }
 
 
+/* One grade's rows in rv.v and its place on the page. */
+typedef struct group {
+    size_t i, j, rank;
+} group;
+
+static int by_rank(const void *a, const void *b)
+{
+    const group *x = a, *y = b;
+    if (x->rank != y->rank) return x->rank < y->rank ? -1 : 1;
+    return (x->i > y->i) - (x->i < y->i);
+}
+
+/* Reorders rv's grades (each a run of days, sorted by grade) into the
+ * order of ids -- the published grades file's, whose first grade is the
+ * headline -- grades not in it after them, by id. */
+static gpi_status in_set_order(rowvec *rv, const char *const *ids, size_t n_ids, gpi_diag *d)
+{
+    if (!ids || rv->n == 0) return GPI_OK;
+    size_t ng = 0;
+    for (size_t i = 0; i < rv->n; i++) ng += i == 0 || strcmp(rv->v[i].grade, rv->v[i - 1].grade);
+    group *g = malloc(ng * sizeof *g);
+    store_index_row *out = malloc(rv->n * sizeof *out);
+    if (!g || !out) {
+        free(g);
+        free(out);
+        return gpi_diag_set(d, GPI_ENOMEM, "site: out of memory");
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < rv->n;) {
+        size_t j = i, r = 0;
+        while (j < rv->n && strcmp(rv->v[j].grade, rv->v[i].grade) == 0) j++;
+        while (r < n_ids && strcasecmp(ids[r], rv->v[i].grade) != 0) r++;
+        g[k++] = (group){i, j, r};
+        i = j;
+    }
+    qsort(g, ng, sizeof *g, by_rank);
+    size_t o = 0;
+    for (size_t q = 0; q < ng; q++)
+        for (size_t i = g[q].i; i < g[q].j; i++) out[o++] = rv->v[i];
+    free(rv->v);
+    rv->v = out;
+    rv->cap = rv->n;
+    free(g);
+    return GPI_OK;
+}
+
 static const char css[] =
     "body{font:14px/1.45 system-ui,-apple-system,'Segoe UI',sans-serif;margin:0 auto;"
     "max-width:1040px;padding:16px 24px;color:#1b1b1b;background:#fff}"
@@ -91,7 +137,10 @@ static const char css[] =
     ".xs{fill:none;stroke:#7a7a7a;stroke-width:.9;stroke-dasharray:3 2}"
     ".pc{fill:#8a5cc2}.reb{stroke:#8a5cc2;stroke-width:1;stroke-dasharray:2 3}"
     ".lv-trades{color:#1f5fbf}.lv-offers{color:#e07b00}.lv-carried{color:#777}"
-    ".lv-suspended{color:#d62728}.empty{fill:#a33;font-size:14px}";
+    ".lv-suspended{color:#d62728}.empty{fill:#a33;font-size:14px}"
+    "table.summary th{text-align:center}th,td{white-space:nowrap}"
+    "td.why{white-space:normal;text-align:left;color:#555;font-size:12px;min-width:160px}"
+    "p.novalue{color:#a33;margin:4px 0 16px}";
 
 static void summary_row(FILE *f, const store_index_row *r, size_t n)
 {
@@ -112,7 +161,11 @@ static void summary_row(FILE *f, const store_index_row *r, size_t n)
         fprintf(f, "<td>%.0f%%</td>", 100.0 * (double)cnt[l] / (double)n);
     fputs("<td><a href=\"", f);
     site_html_esc(f, last->grade);
-    fputs(".csv\">csv</a></td></tr>\n", f);
+    fputs(".csv\">csv</a></td><td class=\"why\">", f);
+    /* why the latest day is carried or suspended, in the row's words */
+    if (last->level == GPI_LEVEL_CARRIED || last->level == GPI_LEVEL_SUSPENDED)
+        site_html_esc(f, last->note);
+    fputs("</td></tr>\n", f);
 }
 
 static int cmp_i64(const void *a, const void *b)
@@ -194,7 +247,28 @@ static void manip_line(FILE *f, const store_index_row *r, size_t n)
     free(cost);
 }
 
-static void grade_section(FILE *f, const store_index_row *r, size_t n, int32_t d0, int32_t d1)
+/* A grade without a value on any day: one line with why, no chart. */
+static void no_value_line(FILE *f, const store_index_row *r, size_t n)
+{
+    char a[11], b[11];
+    gpi_date_format(r[0].day, a);
+    gpi_date_format(r[n - 1].day, b);
+    long max_prov = 0;
+    for (size_t i = 0; i < n; i++)
+        if (r[i].n_providers > max_prov) max_prov = r[i].n_providers;
+    fprintf(f, "<p class=\"novalue\">No value on any of its %zu days (%s to %s): ", n, a, b);
+    if (max_prov == 0)
+        fputs("no observation of the grade on any day", f);
+    else
+        fprintf(f, "at most %ld provider%s on a day", max_prov, max_prov == 1 ? "" : "s");
+    if (r[n - 1].note[0]) {
+        fputs("; the latest day: ", f);
+        site_html_esc(f, r[n - 1].note);
+    }
+    fputs(".</p>\n", f);
+}
+
+static void grade_section(FILE *f, const store_index_row *r, size_t n)
 {
     const store_index_row *last = &r[n - 1];
     char a[11], b[11], val[32];
@@ -204,7 +278,15 @@ static void grade_section(FILE *f, const store_index_row *r, size_t n, int32_t d
     site_html_esc(f, last->grade);
     fputs("\">", f);
     site_html_esc(f, last->grade);
-    fputs("</h2>\n<p class=\"meta\">", f);
+    fputs("</h2>\n", f);
+    size_t first = 0; /* the first day with a value: where the chart begins */
+    while (first < n && (r[first].level == GPI_LEVEL_SUSPENDED || r[first].value_e4 < 0)) first++;
+    if (first == n) {
+        no_value_line(f, r, n);
+        fputs("</section>\n", f);
+        return;
+    }
+    fputs("<p class=\"meta\">", f);
     fprintf(f, "%s to %s, %zu days; latest %s: ", a, b, n, b);
     if (last->level == GPI_LEVEL_SUSPENDED)
         fputs("suspended (no value)", f);
@@ -216,7 +298,8 @@ static void grade_section(FILE *f, const store_index_row *r, size_t n, int32_t d
     site_html_esc(f, last->grade);
     fputs(".csv\">history (CSV)</a></p>\n", f);
     manip_line(f, r, n);
-    site_svg_chart(f, r, n, d0, d1);
+    /* its own axis: from its first day with a value to its last day */
+    site_svg_chart(f, r + first, n - first, r[first].day, last->day);
     fputs("</section>\n", f);
 }
 
@@ -298,6 +381,7 @@ gpi_status site_write_extras(store *st, const char *dir, const site_extras *x, s
                               rv.v[i].grade);
     if (rc != GPI_OK) goto done;
     if (rv.n) qsort(rv.v, rv.n, sizeof *rv.v, by_grade_day);
+    if ((rc = in_set_order(&rv, ids, n_ids, d)) != GPI_OK) goto done;
     if ((rc = site_statement_html(st, rv.v, rv.n, x, &stmt, &stmt_len, d)) != GPI_OK) goto done;
     if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
         rc = gpi_diag_set(d, GPI_EIO, "%s: %s", dir, strerror(errno));
@@ -351,16 +435,21 @@ gpi_status site_write_extras(store *st, const char *dir, const site_extras *x, s
         gpi_date_format(d0, a);
         gpi_date_format(d1, b);
         fprintf(f, "<p class=\"note\">Daily reference prices in USD per GPU-hour, %s to %s, "
-                   "%d grades. Each chart shows the value (dots coloured by the level that "
-                   "produced it), the p25&#8211;p75 band behind it, and shaded suspended "
-                   "days; for grades of methodology v2 (a chained value that moves only with "
+                   "%d grades, in the order of the published grades file. Each chart spans "
+                   "its grade's days from its first value and shows the value (dots coloured "
+                   "by the level that produced it), the p25&#8211;p75 band behind it, and "
+                   "shaded suspended days (with why, on hover); for grades of methodology v2 "
+                   "(a chained value that moves only with "
                    "the prices of constituents present on consecutive days), also the "
                    "cross-section of the day (dashed), the days a constituent entered or "
                    "left, and the monthly rebalances.</p>\n",
                 a, b, s->grades);
-        fputs("<table><thead><tr><th>grade</th><th>date</th><th>value</th><th>level</th>"
-              "<th>trades</th><th>offers</th><th>carried</th><th>suspended</th>"
-              "<th>history</th></tr></thead><tbody>\n",
+        fputs("<table class=\"summary\"><thead><tr><th rowspan=\"2\">grade</th>"
+              "<th colspan=\"3\">latest day</th><th colspan=\"4\">share of days at each "
+              "level</th><th rowspan=\"2\">history</th><th rowspan=\"2\">why carried or "
+              "suspended</th></tr>\n<tr><th>date</th><th>value</th><th>level</th>"
+              "<th>trades</th><th>offers</th><th>carried</th><th>suspended</th></tr>"
+              "</thead><tbody>\n",
               f);
         for (size_t i = 0; i < rv.n;) {
             size_t j = i;
@@ -372,7 +461,7 @@ gpi_status site_write_extras(store *st, const char *dir, const site_extras *x, s
         for (size_t i = 0; i < rv.n;) {
             size_t j = i;
             while (j < rv.n && strcmp(rv.v[j].grade, rv.v[i].grade) == 0) j++;
-            grade_section(f, &rv.v[i], j - i, d0, d1);
+            grade_section(f, &rv.v[i], j - i);
             i = j;
         }
     }

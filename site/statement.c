@@ -130,7 +130,10 @@ static const char css[] =
     "table{border-collapse:collapse;margin:10px 0;font-variant-numeric:tabular-nums}"
     "th,td{padding:3px 10px;border-bottom:1px solid #e3e3e3;text-align:right;"
     "vertical-align:top}th:first-child,td:first-child{text-align:left}"
-    "table.def td{text-align:left}code{font-size:13px}ol{margin:4px 0 8px}";
+    "table.def td{text-align:left}code{font-size:13px}ol{margin:4px 0 8px}"
+    /* tables keep one line a row: wide ones scroll sideways (.wide) */
+    "th,td{white-space:nowrap}table.def td:last-child{white-space:normal}"
+    ".wide{overflow-x:auto}";
 
 static void esc(FILE *f, const char *s)
 {
@@ -231,6 +234,25 @@ static void definition_table(FILE *f, const idx_grade *g)
     if (g->n_segment)
         list_words(f, (const char (*)[IDX_NAME_MAX + 1])g->segment, g->n_segment, ", ");
     else fputs("all", f);
+    /* what the price covers (a whole instance; GPU-only prices, the host
+     * billed apart; CPU-heavy instances; slices of a GPU) */
+    fputs("</td></tr>\n<tr><td>covers</td><td>", f);
+    if (g->covers_mask == (1u << GPI_COVERS__N) - 1) {
+        fputs("all prices", f);
+    } else {
+        int k = 0;
+        for (int c = 0; c < GPI_COVERS__N; c++)
+            if (g->covers_mask & (1u << c)) fprintf(f, "%s%s", k++ ? ", " : "", gpi_covers_name(c));
+        fputs(" prices only", f);
+    }
+    if (g->n_sku) {
+        fputs("</td></tr>\n<tr><td>instance types</td><td>", f);
+        list_words(f, (const char (*)[IDX_NAME_MAX + 1])g->sku, g->n_sku, ", ");
+    }
+    if (g->n_exclude) {
+        fputs("</td></tr>\n<tr><td>providers left out</td><td>", f);
+        list_words(f, (const char (*)[IDX_NAME_MAX + 1])g->exclude, g->n_exclude, ", ");
+    }
     fputs("</td></tr>\n</tbody></table>\n", f);
 }
 
@@ -386,8 +408,9 @@ static void backtest(FILE *f, const gstat *gs, size_t ng)
           "published fix was restated (days with at least one restatement, of the days "
           "published). For v2 grades the second table shows the cross-section's levels and "
           "the chain's events.</p>\n"
-          "<table><thead><tr><th>grade</th><th>days</th><th>trades</th><th>offers</th>"
-          "<th>carried</th><th>suspended</th><th>longest carry</th><th>days published</th>"
+          "<div class=\"wide\"><table><thead><tr><th>grade</th><th>days</th><th>trades</th>"
+          "<th>offers</th><th>carried</th><th>suspended</th><th>longest carry</th>"
+          "<th>days published</th>"
           "<th>restatements</th><th>days restated</th></tr></thead><tbody>\n",
           f);
     for (size_t k = 0; k < ng; k++) {
@@ -401,11 +424,11 @@ static void backtest(FILE *f, const gstat *gs, size_t ng)
         share_cell(f, g->restated_days, (size_t)g->published);
         fputs("</tr>\n", f);
     }
-    fputs("</tbody></table>\n", f);
+    fputs("</tbody></table></div>\n", f);
     int any_v2 = 0;
     for (size_t k = 0; k < ng; k++) any_v2 |= gs[k].v2;
     if (!any_v2) return;
-    fputs("<table><thead><tr><th>v2 grade</th><th>cross-section: trades</th><th>offers</th>"
+    fputs("<div class=\"wide\"><table><thead><tr><th>v2 grade</th><th>cross-section: trades</th><th>offers</th>"
           "<th>carried</th><th>suspended</th><th>starts</th><th>rebalances</th>"
           "<th>re-anchors</th><th>panel changes</th><th>largest splice</th></tr></thead>"
           "<tbody>\n",
@@ -421,7 +444,7 @@ static void backtest(FILE *f, const gstat *gs, size_t ng)
                 g->events[IDX_EVENT_START], g->events[IDX_EVENT_REBALANCE],
                 g->events[IDX_EVENT_REANCHOR], g->panel_change, 100 * g->splice_max);
     }
-    fputs("</tbody></table>\n", f);
+    fputs("</tbody></table></div>\n", f);
 }
 
 static void general(FILE *f, int32_t d0, int32_t d1)

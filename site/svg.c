@@ -4,9 +4,13 @@
  *   - y axis: USD per GPU-hour, "nice" ticks (1, 2, 2.5, 5 x 10^k) over
  *     the range of the values and the p25-p75 band (p10/p90 and min/max
  *     are left out: a fat finger would flatten the chart);
- *   - x axis: the page's whole date range, a label on the first of each
- *     month (every second or third month when the range is long);
- *   - suspended days: shaded columns; the value line breaks there;
+ *   - x axis: the grade's own days from its first value (site.c; a grade
+ *     with no value gets a line saying why, no chart), a label on the
+ *     first of each month (every second or third month when the range is
+ *     long);
+ *   - suspended days: shaded columns, with why in a tooltip (the note of
+ *     the run's first day); the value line breaks there; a carried day's
+ *     dot says why too;
  *   - p25-p75 band: filled, one polygon per run of trades/offers days;
  *   - the value: a line, and a dot per day coloured by level (trades
  *     filled blue, offers filled orange, carried hollow grey), each dot
@@ -148,8 +152,13 @@ static void suspended(FILE *f, const frame *fr, const store_index_row *r, size_t
         gpi_date_format(r[i].day, a);
         gpi_date_format(r[j].day, b);
         fprintf(f, "<rect class=\"susp\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\">"
-                   "<title>suspended %s..%s</title></rect>\n",
+                   "<title>suspended %s..%s",
                 x0, MT, x1 - x0, H - MT - MB, a, b);
+        if (r[i].note[0]) { /* why, in the first day's words */
+            fputs(": ", f);
+            site_html_esc(f, r[i].note);
+        }
+        fputs("</title></rect>\n", f);
         i = j;
     }
 }
@@ -205,11 +214,15 @@ static void line_and_dots(FILE *f, const frame *fr, const store_index_row *r, si
         gpi_date_format(r[i].day, date);
         gpi_fixed_format(r[i].value_e4, 4, val);
         char cx[32], cy[32], cr[32];
-        fprintf(f, "<circle class=\"l%d\" cx=\"%s\" cy=\"%s\" r=\"%s\"><title>%s %s %s"
-                   "</title></circle>\n",
+        fprintf(f, "<circle class=\"l%d\" cx=\"%s\" cy=\"%s\" r=\"%s\"><title>%s %s %s",
                 lv, gpi_format_1f(xof(fr, r[i].day), cx),
                 gpi_format_1f(yof(fr, e4_usd(r[i].value_e4)), cy), gpi_format_1f(rad, cr), date,
                 gpi_level_name(lv), val);
+        if (lv == GPI_LEVEL_CARRIED && r[i].note[0]) {
+            fputs(": ", f);
+            site_html_esc(f, r[i].note);
+        }
+        fputs("</title></circle>\n", f);
     }
 }
 

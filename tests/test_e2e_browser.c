@@ -1,7 +1,7 @@
 /* tests/test_e2e_browser.c -- the static site in a real browser.
  *
  * Builds a short demo as `make demo` does (60 days of `gpuidx simulate`,
- * the demo's Nimbus Compute admitted, the published grades of
+ * every provider in data/providers.csv, the published grades of
  * data/grades.json and the demo's candidate H100-SXM.OD.GOLD+ (built, never
  * shown), the deployments' cost curves),
  * writes the site, and renders it in headless Chromium (Debian's
@@ -11,12 +11,15 @@
  *     SVG attribute, a blocked resource, ...);
  *   - every grade's chart is drawn: a copy of index.html with a small
  *     probe script appended (the site itself has none) reports, per
- *     svg.chart, its grade, its rendered width, each value polyline's
- *     rendered length and the width of its "no value" text; the test
- *     requires one chart per published grade (and no candidate's), with a
- *     visible line where the grade's CSV has a value and, where it has
- *     none (A100-SXM-40.OD: the demo lists no such GPU), no line and the
- *     visible words "no value on any day of the range";
+ *     svg.chart, its grade, its rendered width and each value polyline's
+ *     rendered length; the test requires the published grades (and no
+ *     candidate) in the published grades file's order, headline first,
+ *     one chart per grade with a value in its CSV, with a visible line,
+ *     and for a grade with none (A100-SXM-40.OD: the demo lists no such
+ *     GPU) no chart but one visible line saying why;
+ *   - statement.html shows what each grade's prices cover, and its tables
+ *     keep each row on one line (a probe copy measures every cell: none
+ *     is taller than one line of its text);
  *   - a full-page screenshot (1280 x 2400) is saved in the test's scratch
  *     directory (site.png, beside the site in www/; the browser profiles
  *     and the market are removed afterwards) and checked to be a PNG of
@@ -61,8 +64,8 @@ static int setup(void **state)
                   " \"covers\": [\"instance\"], \"min_tier\": \"gold\"}]}\n"));
     static const char *const steps[] = {
         "\"$GPUIDX_BIN\" simulate --days 60 --seed 20250101 --out m >/dev/null",
-        "\"$GPUIDX_BIN\" --db d.db ingest offers --admit-providers m/offers.csv >/dev/null 2>&1",
-        "\"$GPUIDX_BIN\" --db d.db ingest trades --admit-providers m/trades.csv >/dev/null 2>&1",
+        "\"$GPUIDX_BIN\" --db d.db ingest offers m/offers.csv >/dev/null 2>&1",
+        "\"$GPUIDX_BIN\" --db d.db ingest trades m/trades.csv >/dev/null 2>&1",
         "\"$GPUIDX_BIN\" --db d.db index build --from 2025-01-01 --to 2025-03-01 2>/dev/null",
         "\"$GPUIDX_BIN\" --db d.db index build --grades cand.json --from 2025-01-01 "
         "--to 2025-03-01 2>/dev/null",
@@ -185,6 +188,11 @@ static const char probe[] =
     "           ' length=' + Math.round(len) + ' empty=' + Math.round(empty) +\n"
     "           ' grade=' + h.id.substring(2) + ' ;');\n"
     "});\n"
+    "document.querySelectorAll('p.novalue').forEach(function (p) {\n"
+    "  var h = p.closest('section').querySelector('h2');\n"
+    "  out.push('novalue ' + h.id.substring(2) + ' width=' +\n"
+    "           Math.round(p.getBoundingClientRect().width) + ' ;');\n"
+    "});\n"
     "out.push('errors=' + errs.length);\n"
     "document.getElementById('probe').textContent = out.join('\\n');\n"
     "</script>\n";
@@ -236,16 +244,23 @@ static void test_every_chart_is_drawn(void **state)
     json_t *pub = published_ids(&npub);
     assert_int_equal(grades, npub); /* the published set, not the candidate */
     assert_null(strstr(html, "id=\"g-H100-SXM.OD.GOLD+\""));
-    assert_int_equal(charts, grades);
-    size_t k;
+    size_t k, valued = 0;
     json_t *g;
+    const char *prev = html;
     json_array_foreach(pub, k, g) {
         char want[128];
-        snprintf(want, sizeof want, "<section><h2 id=\"g-%s\">",
-                 json_string_value(json_object_get(g, "id")));
-        if (!strstr(html, want)) fail_msg("index.html: no section %s", want);
+        const char *id = json_string_value(json_object_get(g, "id"));
+        snprintf(want, sizeof want, "<section><h2 id=\"g-%s\">", id);
+        const char *at = strstr(html, want);
+        if (!at) fail_msg("index.html: no section %s", want);
+        /* in the published grades file's order: the headline first */
+        if (at < prev) fail_msg("index.html: %s is not in the grades file's order", id);
+        prev = at;
+        valued += (size_t)has_value(id);
     }
     json_decref(pub);
+    assert_int_equal(charts, valued);
+    assert_true(valued < grades); /* A100-SXM-40.OD: a line, no chart */
     /* the probe copy: the page with a script appended before </body> */
     char *end = strstr(html, "</body>");
     assert_non_null(end);
@@ -259,7 +274,7 @@ static void test_every_chart_is_drawn(void **state)
     no_console_messages("probe.html", &r);
     const char *pre = strstr(r.out, "<pre id=\"probe\">");
     assert_non_null(pre);
-    for (size_t i = 0; i < grades; i++) {
+    for (size_t i = 0; i < charts; i++) {
         char want[64];
         snprintf(want, sizeof want, "chart %zu width=", i);
         const char *c = strstr(pre, want);
@@ -269,22 +284,63 @@ static void test_every_chart_is_drawn(void **state)
         if (sscanf(c + strlen(want), "%d lines=%d length=%d empty=%d grade=%79s", &w, &lines,
                    &len, &empty, grade) != 5)
             fail_msg("probe line: %.120s", c);
-        int valued = has_value(grade);
-        print_message("chart %zu %s: width %d, %d value lines of %d px, no-value text %d px%s\n",
-                      i, grade, w, lines, len, empty, valued ? "" : " (no value in its CSV)");
-        if (valued) {
-            if (w < 600 || lines < 1 || len < 500)
-                fail_msg("chart %zu (%s) not drawn: width %d, %d value lines, length %d", i,
-                         grade, w, lines, len);
-        } else if (w < 600 || lines != 0 || empty < 100) {
-            fail_msg("chart %zu (%s, no value on any day) not drawn as such: width %d, %d value "
-                     "lines, \"no value\" text %d px wide", i, grade, w, lines, empty);
-        }
+        print_message("chart %zu %s: width %d, %d value lines of %d px\n", i, grade, w, lines,
+                      len);
+        if (!has_value(grade)) fail_msg("chart %zu (%s): a chart for a grade with no value", i, grade);
+        if (w < 600 || lines < 1 || len < 500)
+            fail_msg("chart %zu (%s) not drawn: width %d, %d value lines, length %d", i, grade, w,
+                     lines, len);
     }
     char last[64];
-    snprintf(last, sizeof last, "chart %zu ", grades);
+    snprintf(last, sizeof last, "chart %zu ", charts);
     assert_null(strstr(pre, last));
+    /* the grade with no value: its line, visible */
+    const char *nv = strstr(pre, "novalue A100-SXM-40.OD width=");
+    if (!nv) fail_msg("no visible line for A100-SXM-40.OD:\n%.2000s", pre);
+    assert_true(atoi(nv + strlen("novalue A100-SXM-40.OD width=")) > 200);
     assert_non_null(strstr(pre, "errors=0"));
+    tu_run_free(&r);
+    free(html);
+}
+
+static const char cell_probe[] =
+    "<pre id=\"probe\"></pre><script>\n"
+    "var tall = [], cells = 0;\n"
+    "document.querySelectorAll('table:not(.def) td, table:not(.def) th').forEach(function (c) {\n"
+    "  var lh = parseFloat(getComputedStyle(c).lineHeight) ||\n"
+    "           1.5 * parseFloat(getComputedStyle(c).fontSize);\n"
+    "  var r = document.createRange(); r.selectNodeContents(c);\n"
+    "  var h = r.getBoundingClientRect().height;\n"
+    "  cells++;\n"
+    "  if (h > 1.6 * lh) tall.push(c.textContent.substring(0, 40));\n"
+    "});\n"
+    "document.getElementById('probe').textContent = 'cells=' + cells + ' tall=' + tall.length +\n"
+    "  ' ' + tall.slice(0, 5).join(' | ');\n"
+    "</script>\n";
+
+static void test_statement_covers_and_unwrapped_tables(void **state)
+{
+    (void)state;
+    need_browser();
+    char *html = read_www("statement.html");
+    assert_non_null(strstr(html, "<tr><td>covers</td><td>instance prices only</td></tr>"));
+    char *end = strstr(html, "</body>");
+    assert_non_null(end);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/www/probe-statement.html", dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fprintf(f, "%.*s%s%s", (int)(end - html), html, cell_probe, end);
+    fclose(f);
+    /* a narrow window: wide tables scroll sideways instead of wrapping */
+    tu_run r = browse("probe-statement.html", "--window-size=800,1200 --dump-dom");
+    no_console_messages("probe-statement.html", &r);
+    const char *pre = strstr(r.out, "<pre id=\"probe\">cells=");
+    assert_non_null(pre);
+    int cells = atoi(pre + strlen("<pre id=\"probe\">cells="));
+    print_message("statement.html: %s\n", pre + strlen("<pre id=\"probe\">"));
+    assert_true(cells > 50);
+    if (!strstr(pre, " tall=0 ")) fail_msg("statement cells wrap: %.300s", pre);
     tu_run_free(&r);
     free(html);
 }
@@ -321,6 +377,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pages_load_without_console_errors),
         cmocka_unit_test(test_every_chart_is_drawn),
+        cmocka_unit_test(test_statement_covers_and_unwrapped_tables),
         cmocka_unit_test(test_screenshot),
     };
     return cmocka_run_group_tests_name("e2e_browser", tests, setup, teardown);

@@ -120,6 +120,8 @@ static void test_site_writes_page_and_csvs(void **state)
     assert_int_equal(count(html, "<polygon class=\"band\""), 4);
     assert_non_null(strstr(html, "<title>2025-01-01 trades 2.3456</title>"));
     assert_non_null(strstr(html, "id=\"g-H100-SXM.OD.GOLD+\""));
+    /* the published grades file's order, not the ids' (A100.SPOT sorts first) */
+    assert_true(strstr(html, "id=\"g-H100-SXM.OD.GOLD+\"") < strstr(html, "id=\"g-A100.SPOT\""));
     free(html);
 
     snprintf(path, sizeof path, "%s/www/H100-SXM.OD.GOLD+.csv", dir);
@@ -224,9 +226,12 @@ static void test_site_grade_never_valued(void **state)
     snprintf(path, sizeof path, "%s/www/index.html", dir);
     char *html = tu_read(path);
     assert_non_null(html);
-    assert_non_null(strstr(html, ">no value on any day of the range</text>"));
-    assert_non_null(strstr(html, "<title>suspended 2025-03-01..2025-03-10</title>"));
-    assert_int_equal(count(html, "<circle "), 3); /* the legend's only */
+    /* one line saying why, no chart (an empty chart took a full frame) */
+    assert_non_null(strstr(html, "<p class=\"novalue\">No value on any of its 10 days "
+                                 "(2025-03-01 to 2025-03-10): no observation of the grade on "
+                                 "any day.</p>"));
+    assert_null(strstr(html, "<svg"));
+    assert_int_equal(count(html, "<circle "), 0);
     assert_null(strstr(html, "$0.")); /* no price axis */
     assert_null(strstr(html, "nan"));
     assert_null(strstr(html, "inf"));
@@ -236,6 +241,76 @@ static void test_site_grade_never_valued(void **state)
 }
 
 /* A database with observations but no index yet: a page that says so. */
+/* A grade's chart spans its own days from its first value (the page's
+ * range squeezed a late grade into a corner); suspended and carried days
+ * say why on hover, the latest day's why is in the summary table, whose
+ * share columns are labelled. */
+static void test_site_own_axes_and_reasons(void **state)
+{
+    (void)state;
+    char *dir = tu_mkdtemp("site-axes");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/idx.db", dir);
+    store *st = NULL;
+    gpi_diag d;
+    if (store_open(path, &st, &d) != GPI_OK) fail_msg("store_open: %s", d.msg);
+    int32_t d0 = gpi_days_from_civil(2025, 1, 1);
+    for (int g = 0; g < 2; g++)
+        for (int t = 0; t < 60; t++) {
+            store_index_row r;
+            memset(&r, 0, sizeof r);
+            r.day = d0 + t;
+            snprintf(r.grade, sizeof r.grade, "%s", g ? "A.EARLY" : "B.LATE");
+            /* B.LATE: no value before 2025-01-31; both carried on day 50 */
+            int none = g == 0 && t < 30;
+            r.level = none ? GPI_LEVEL_SUSPENDED : t == 50 ? GPI_LEVEL_CARRIED : GPI_LEVEL_TRADES;
+            r.value_e4 = none ? -1 : 20000 + 10 * t;
+            r.n_providers = none ? 1 : 4;
+            r.adjustment_e6 = r.p10_micro = r.p25_micro = r.p50_micro = r.p75_micro = -1;
+            r.p90_micro = r.min_micro = r.max_micro = r.top_share_e6 = -1;
+            if (none) snprintf(r.note, sizeof r.note, "no eligible observations");
+            if (t == 50) snprintf(r.note, sizeof r.note, "trades: 1 provider (need 3)");
+            if (t == 59 && g == 0) {
+                r.level = GPI_LEVEL_SUSPENDED;
+                r.value_e4 = -1;
+                snprintf(r.note, sizeof r.note, "carried 5 days already (max_carry_days)");
+            }
+            snprintf(r.methodology, sizeof r.methodology, "v1");
+            if (store_index_put_row(st, &r, &d) != GPI_OK) fail_msg("put row: %s", d.msg);
+        }
+    store_close(st);
+    static const char *const ids[] = {"B.LATE", "A.EARLY"};
+    write_published(dir, ids, 2);
+    tu_run r = tu_gpuidx(dir, "--db idx.db site --out www --grades g.json");
+    if (r.status != 0) fail_msg("exit %d: %s", r.status, r.err);
+    tu_run_free(&r);
+    snprintf(path, sizeof path, "%s/www/index.html", dir);
+    char *html = tu_read(path);
+    assert_non_null(html);
+    const char *late = strstr(html, "<section><h2 id=\"g-B.LATE\">");
+    const char *early = strstr(html, "<section><h2 id=\"g-A.EARLY\">");
+    assert_non_null(late);
+    assert_non_null(early);
+    assert_true(late < early); /* the file's order */
+    /* B.LATE's axis starts at its first value, 2025-01-31: its first month
+     * label is February; A.EARLY's is January */
+    const char *jan = strstr(late, ">Jan 2025</text>"), *feb = strstr(late, ">Feb 2025</text>");
+    assert_non_null(feb);
+    assert_true(jan == NULL || jan > early);
+    assert_non_null(strstr(early, ">Jan 2025</text>"));
+    /* why, on hover: the suspended run at the end and the carried day */
+    assert_non_null(strstr(late, "<title>suspended 2025-03-01..2025-03-01: carried 5 days already "
+                                 "(max_carry_days)</title>"));
+    assert_non_null(strstr(late, "<title>2025-02-20 carried 2.0500: trades: 1 provider (need "
+                                 "3)</title>"));
+    /* and in the table, with its labelled columns */
+    assert_non_null(strstr(html, "<th colspan=\"4\">share of days at each level</th>"));
+    assert_non_null(strstr(html, "<td class=\"why\">carried 5 days already (max_carry_days)"
+                                 "</td>"));
+    free(html);
+    free(dir);
+}
+
 static void test_site_empty_database(void **state)
 {
     (void)state;
@@ -482,6 +557,7 @@ int main(void)
         cmocka_unit_test(test_site_refuses_bad_grade_ids),
         cmocka_unit_test(test_site_grade_id_valid_table),
         cmocka_unit_test(test_site_grade_never_valued),
+        cmocka_unit_test(test_site_own_axes_and_reasons),
         cmocka_unit_test(test_site_empty_database),
         cmocka_unit_test(test_site_rename_fails_cleanly),
         cmocka_unit_test(test_site_usage),
