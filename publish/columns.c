@@ -163,12 +163,15 @@ static json_t *field(const pub_column *c)
     return o;
 }
 
-static json_t *resource(const pub_table *t, const char *path, int format)
+static json_t *resource(const pub_table *t, const char *path, const char *name, int format)
 {
     json_t *r = json_object();
     const char *dot = strrchr(t->file, '.');
-    json_object_set_new(r, "name", json_stringn(t->file, dot ? (size_t)(dot - t->file)
-                                                              : strlen(t->file)));
+    if (name)
+        json_object_set_new(r, "name", json_string(name));
+    else
+        json_object_set_new(r, "name", json_stringn(t->file, dot ? (size_t)(dot - t->file)
+                                                                  : strlen(t->file)));
     json_object_set_new(r, "path", json_string(path));
     json_object_set_new(r, "profile", json_string("tabular-data-resource"));
     json_object_set_new(r, "title", json_string(t->title));
@@ -197,6 +200,13 @@ static json_t *resource(const pub_table *t, const char *path, int format)
 void pub_datapackage(FILE *f, const char *name, const char *title, const pub_table *const *t,
                      const char *const *paths, size_t n, int format, int json)
 {
+    pub_datapackage_named(f, name, title, t, paths, NULL, n, format, json);
+}
+
+void pub_datapackage_named(FILE *f, const char *name, const char *title,
+                           const pub_table *const *t, const char *const *paths,
+                           const char *const *names, size_t n, int format, int json)
+{
     json_t *p = json_object();
     json_object_set_new(p, "profile", json_string("data-package"));
     json_object_set_new(p, "name", json_string(name));
@@ -210,7 +220,8 @@ void pub_datapackage(FILE *f, const char *name, const char *title, const pub_tab
     json_object_set_new(p, "licenses", lics);
     json_object_set_new(p, "gpuidx_file_format", json_integer(format));
     json_t *res = json_array();
-    for (size_t i = 0; i < n; i++) json_array_append_new(res, resource(t[i], paths[i], format));
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(res, resource(t[i], paths[i], names ? names[i] : NULL, format));
     if (json) {
         json_t *r = json_object();
         json_object_set_new(r, "name", json_string("index-json"));

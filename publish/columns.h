@@ -58,6 +58,11 @@ void pub_columns_header(FILE *f, const pub_table *t, int format);
  * arguments give the same bytes. */
 void pub_datapackage(FILE *f, const char *name, const char *title, const pub_table *const *t,
                      const char *const *paths, size_t n, int format, int json);
+/* The same with a resource name per table (names[i]; the site's one table
+ * per grade), where pub_datapackage names a resource after its file. */
+void pub_datapackage_named(FILE *f, const char *name, const char *title,
+                           const pub_table *const *t, const char *const *paths,
+                           const char *const *names, size_t n, int format, int json);
 
 /* The licence named in index.json and datapackage.json (SPDX id) and the
  * currency and unit of every price of the published files. */

@@ -12,6 +12,7 @@
  */
 #include "site/site.h"
 #include "core/vec.h"
+#include "publish/columns.h"
 #include "store/index_values.h"
 
 #include <dirent.h>
@@ -359,6 +360,53 @@ static gpi_status close_tmp(FILE *f, const char *tmp, const char *fin, gpi_diag 
     return GPI_OK;
 }
 
+/* DIR/datapackage.json: each grade's CSV (the index.csv format, current
+ * file format) as a table of the data package (publish/columns.c). */
+static gpi_status write_package(const char *dir, const rowvec *rv, gpi_diag *d)
+{
+    size_t ng = 0;
+    for (size_t i = 0; i < rv->n; i++) ng += i == 0 || strcmp(rv->v[i].grade, rv->v[i - 1].grade);
+    const pub_table **t = calloc(ng ? ng : 1, sizeof *t);
+    char **paths = calloc(ng ? ng : 1, sizeof *paths), **names = calloc(ng ? ng : 1, sizeof *names);
+    gpi_status rc = t && paths && names ? GPI_OK : gpi_diag_set(d, GPI_ENOMEM, "site: out of memory");
+    size_t k = 0;
+    for (size_t i = 0; i < rv->n && rc == GPI_OK; i++) {
+        if (i > 0 && strcmp(rv->v[i].grade, rv->v[i - 1].grade) == 0) continue;
+        t[k] = &pub_index_csv;
+        size_t len = strlen(rv->v[i].grade);
+        paths[k] = malloc(len + 5);
+        names[k] = malloc(len + 1);
+        if (!paths[k] || !names[k]) {
+            rc = gpi_diag_set(d, GPI_ENOMEM, "site: out of memory");
+            k++;
+            break;
+        }
+        snprintf(paths[k], len + 5, "%s.csv", rv->v[i].grade);
+        /* a resource name is lower case letters, digits and -._ */
+        for (size_t c = 0; c <= len; c++) {
+            char ch = rv->v[i].grade[c];
+            names[k][c] = (char)(ch >= 'A' && ch <= 'Z' ? ch - 'A' + 'a' : ch == '+' ? '-' : ch);
+        }
+        k++;
+    }
+    char tmp[PATH_MAX], fin[PATH_MAX];
+    FILE *f = NULL;
+    if (rc == GPI_OK && (rc = open_tmp(dir, "datapackage.json", tmp, fin, &f, d)) == GPI_OK) {
+        pub_datapackage_named(f, "gpuidx-site", "gpuidx: each grade's history (the site's CSV "
+                              "files)", t, (const char *const *)paths,
+                              (const char *const *)names, k, PUB_FORMAT_CURRENT, 0);
+        rc = close_tmp(f, tmp, fin, d);
+    }
+    for (size_t i = 0; i < k; i++) {
+        free(paths[i]);
+        free(names[i]);
+    }
+    free(t);
+    free(paths);
+    free(names);
+    return rc;
+}
+
 gpi_status site_write_extras(store *st, const char *dir, const site_extras *x, site_stats *s,
                              gpi_diag *d)
 {
@@ -415,6 +463,7 @@ gpi_status site_write_extras(store *st, const char *dir, const site_extras *x, s
         i = j;
     }
     if (rc != GPI_OK) goto done;
+    if ((rc = write_package(dir, &rv, d)) != GPI_OK) goto done;
 
     if ((rc = open_tmp(dir, "index.html", tmp, fin, &f, d)) != GPI_OK) goto done;
     fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"

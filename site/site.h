@@ -6,8 +6,9 @@
  *                     p25-p75 band, each day's level marked (trades,
  *                     offers, carried) and suspended days shaded; no
  *                     JavaScript, no network, no external files;
- *   DIR/<grade>.csv   the grade's history in the index.csv format of
- *                     SPEC §13 (same header, decimals and empty fields);
+ *   DIR/<grade>.csv   the grade's history in the index.csv format
+ *                     (same header, decimals and empty fields), and
+ *                     DIR/datapackage.json describing them (publish/columns.h);
  *   DIR/statement.html the benchmark statement (site/statement.c): per
  *                     grade what it measures, its data thresholds, fallback
  *                     waterfall, restatement policy and what happens when

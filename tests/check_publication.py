@@ -17,6 +17,8 @@
                    DIR describes its CSVs exactly: the header is the schema's
                    field names in order, and every field is of its type (number,
                    integer, boolean, date, datetime) and among its values.
+--package DIR      every datapackage.json under DIR describes its CSVs exactly
+                   (the site's, beside its CSV files).
 --json-file KIND=FILE  FILE validates against SRCDIR/schema/KIND.schema.json
                    (grades, contracts, index).
 
@@ -240,6 +242,15 @@ def main(argv):
         elif opt == "--publication":
             nj, npk = check_publication(srcdir, val)
             said.append(f"{nj} index.json and {npk} datapackage.json under {val}")
+        elif opt == "--package":
+            n = 0
+            for path in sorted(glob.glob(os.path.join(val, "**", "datapackage.json"),
+                                         recursive=True)):
+                check_package(path)
+                n += 1
+            if n == 0:
+                problem(val, "no datapackage.json")
+            said.append(f"{n} datapackage.json under {val}")
         elif opt == "--json-file":
             kind, _, path = val.partition("=")
             check_json(validator(srcdir, kind), path)

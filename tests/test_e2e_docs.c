@@ -70,7 +70,8 @@ static void test_demo_outputs_load_and_follow_their_schemas(void **state)
     const char *s = tu_srcdir();
     tu_run r = tu_sh(demo_dir,
                      "/usr/bin/python3 '%s/tests/check_publication.py' '%s' --csv demo-out "
-                     "--publication demo-out/publish --json-file grades='%s/data/grades.json' "
+                     "--publication demo-out/publish --package demo-out/site "
+                     "--json-file grades='%s/data/grades.json' "
                      "--json-file contracts='%s/data/contracts.json' "
                      "--json-file grades='%s/examples/grades.json' "
                      "--json-file contracts='%s/examples/contracts.json' "

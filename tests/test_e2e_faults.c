@@ -317,7 +317,8 @@ static void test_site_removes_leftovers(void **state)
     tu_run_free(&r);
     r = tu_sh(dir, "LC_ALL=C ls -A site");
     assert_string_equal(r.out,
-                        ".gpuidx-lock\n.keep.tmp\nT.csv\nindex.html\nnotes.1.tmp\nstatement.html\n");
+                        ".gpuidx-lock\n.keep.tmp\nT.csv\ndatapackage.json\nindex.html\nnotes.1.tmp\n"
+                        "statement.html\n");
     tu_run_free(&r);
     free(dir);
 }

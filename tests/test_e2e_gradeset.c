@@ -103,7 +103,8 @@ static void test_candidates_never_published(void **state)
     assert_non_null(strstr(r.out, "site: 2 grades, 8 grade-days"));
     tu_run_free(&r);
     r = tu_sh(dir, "ls www");
-    assert_string_equal(r.out, "H100.OD.csv\nH100.SPOT.csv\nindex.html\nstatement.html\n");
+    assert_string_equal(r.out, "H100.OD.csv\nH100.SPOT.csv\ndatapackage.json\nindex.html\n"
+                               "statement.html\n");
     tu_run_free(&r);
     char *html = slurp(dir, "www/index.html");
     assert_null(strstr(html, "LAMBDA"));
