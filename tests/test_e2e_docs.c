@@ -127,12 +127,28 @@ static void test_docs_name_nothing_a_reader_lacks(void **state)
     tu_run_free(&r);
 }
 
+/* CITATION.cff names the version the binary reports. */
+static void test_citation_names_this_version(void **state)
+{
+    (void)state;
+    tu_run v = tu_gpuidx(NULL, "--version");
+    assert_int_equal(v.status, 0);
+    const char *ver = strchr(v.out, ' ');
+    assert_non_null(ver);
+    tu_run r = tu_sh(tu_srcdir(), "sed -n 's/^version: //p' CITATION.cff");
+    if (strcmp(r.out, ver + 1) != 0)
+        fail_msg("CITATION.cff version %s, gpuidx --version %s", r.out, ver + 1);
+    tu_run_free(&r);
+    tu_run_free(&v);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_demo_outputs_load_and_follow_their_schemas),
         cmocka_unit_test(test_docs_generated_parts_are_fresh),
         cmocka_unit_test(test_docs_name_nothing_a_reader_lacks),
+        cmocka_unit_test(test_citation_names_this_version),
     };
     return cmocka_run_group_tests_name("e2e_docs", tests, setup, teardown);
 }
