@@ -745,9 +745,9 @@ static double value_with(const char *dir, const char *day, const char *qty, cons
     free(tu_write(dir, "zz.csv", csv));
     snprintf(cmd[0], sizeof cmd[0], "cp t.db z.db && \"$GPUIDX_BIN\" --db z.db ingest --admit-providers zz.csv");
     snprintf(cmd[1], sizeof cmd[1],
-             "$GPUIDX_BIN --db z.db index build --grades g.json --from %s --to %s", day, day);
+             "\"$GPUIDX_BIN\" --db z.db index build --grades g.json --from %s --to %s", day, day);
     snprintf(cmd[2], sizeof cmd[2],
-             "$GPUIDX_BIN --db z.db index show --grade H.OD --from %s --to %s", day, day);
+             "\"$GPUIDX_BIN\" --db z.db index show --grade H.OD --from %s --to %s", day, day);
     const char *steps[3] = {cmd[0], cmd[1], cmd[2]};
     tu_run r = tu_sh_all(dir, steps, 3);
     shown one[2];

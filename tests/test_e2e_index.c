@@ -709,8 +709,8 @@ static void test_publish_refusals(void **state)
                   "trade,b3,2025-03-01T10:00:00Z,fixture,P3,H100-SXM-80GB,0.0002,4000\n"));
     free(tu_write(tmp, "afile", "not a folder\n"));
     static const char *const setup[] = {
-        "$GPUIDX_BIN --db c.db ingest --admit-providers cheap.csv",
-        "$GPUIDX_BIN --db c.db index build --grades g.json --from 2025-03-01 --to 2025-03-01",
+        "\"$GPUIDX_BIN\" --db c.db ingest --admit-providers cheap.csv",
+        "\"$GPUIDX_BIN\" --db c.db index build --grades g.json --from 2025-03-01 --to 2025-03-01",
     };
     tu_run r = tu_sh_all(tmp, setup, sizeof setup / sizeof setup[0]);
     tu_run_free(&r);
@@ -746,10 +746,10 @@ static void test_publish_refusals(void **state)
 
     static const char *const steps[] = {
         "rm pub/2025-03-01",
-        "$GPUIDX_BIN --db c.db index publish --grades g.json --date 2025-03-01 --out pub",
-        "$GPUIDX_BIN --db c.db ingest --admit-providers late.csv",
-        "$GPUIDX_BIN --db c.db index build --grades g.json --from 2025-03-01 --to 2025-03-01",
-        "$GPUIDX_BIN --db c.db index publish --grades g.json --date 2025-03-01 --out pub",
+        "\"$GPUIDX_BIN\" --db c.db index publish --grades g.json --date 2025-03-01 --out pub",
+        "\"$GPUIDX_BIN\" --db c.db ingest --admit-providers late.csv",
+        "\"$GPUIDX_BIN\" --db c.db index build --grades g.json --from 2025-03-01 --to 2025-03-01",
+        "\"$GPUIDX_BIN\" --db c.db index publish --grades g.json --date 2025-03-01 --out pub",
     };
     r = tu_sh_all(tmp, steps, sizeof steps / sizeof steps[0]);
     tu_run_free(&r);
@@ -776,10 +776,10 @@ static void test_publish_concurrent(void **state)
     free(m);
     free(tu_write(tmp, "g.json", fx_grades_json));
     static const char *const steps[] = {
-        "$GPUIDX_BIN --db c.db ingest --admit-providers market.csv >/dev/null",
-        "$GPUIDX_BIN --db c.db index build --grades g.json --from 2025-01-01 --to 2025-01-07"
+        "\"$GPUIDX_BIN\" --db c.db ingest --admit-providers market.csv >/dev/null",
+        "\"$GPUIDX_BIN\" --db c.db index build --grades g.json --from 2025-01-01 --to 2025-01-07"
         " 2>/dev/null",
-        "$GPUIDX_BIN --db c.db index publish --grades g.json --date 2025-01-07 --out alone >/dev/null",
+        "\"$GPUIDX_BIN\" --db c.db index publish --grades g.json --date 2025-01-07 --out alone >/dev/null",
         "p=; for i in 1 2 3 4; do \"$GPUIDX_BIN\" --db c.db index publish --grades g.json --date 2025-01-07 --out pub"
         " >/dev/null 2>&1 & p=\"$p $!\"; done; fail=0; for x in $p; do wait $x || fail=1; done;"
         " exit $fail",

@@ -428,15 +428,15 @@ static void test_reevaluation_reads_late_days(void **state)
         " || ($3 >= \"2024-03-25\" && $3 < \"2024-03-26\")))' market.csv > a.csv",
         "awk -F, 'NR == 1 || ($1 == \"trade\" && (($3 >= \"2024-03-20\" && $3 < \"2024-03-23\")"
         " || ($3 >= \"2024-03-25\" && $3 < \"2024-03-26\")))' market.csv > b.csv",
-        "$GPUIDX_BIN --db m.db ingest --admit-providers a.csv",
-        "$GPUIDX_BIN --db m.db index build --grades g.json --from 2024-03-01 --to 2024-04-14",
+        "\"$GPUIDX_BIN\" --db m.db ingest --admit-providers a.csv",
+        "\"$GPUIDX_BIN\" --db m.db index build --grades g.json --from 2024-03-01 --to 2024-04-14",
     };
     /* b.csv commits in a second after the build's cut-off */
     static const char *const steps2[] = {
-        "$GPUIDX_BIN --db m.db ingest --admit-providers b.csv",
-        "$GPUIDX_BIN --db m.db index build --grades g.json --from 2024-03-20 --to 2024-03-22",
-        "$GPUIDX_BIN --db f.db ingest --admit-providers market.csv",
-        "$GPUIDX_BIN --db f.db index build --grades g.json --from 2024-03-01 --to 2024-04-14",
+        "\"$GPUIDX_BIN\" --db m.db ingest --admit-providers b.csv",
+        "\"$GPUIDX_BIN\" --db m.db index build --grades g.json --from 2024-03-20 --to 2024-03-22",
+        "\"$GPUIDX_BIN\" --db f.db ingest --admit-providers market.csv",
+        "\"$GPUIDX_BIN\" --db f.db index build --grades g.json --from 2024-03-01 --to 2024-04-14",
     };
     tu_run r = tu_sh_all(tmp, steps, sizeof steps / sizeof steps[0]);
     tu_run_free(&r);

@@ -436,10 +436,10 @@ static void test_v2_rotating_traders_partial_build(void **state)
     free(tu_write(tmp, "g.json", "{\"grades\": [{\"id\": \"R\", \"gpu\": [\"H100-SXM-80GB\"],"
                                  " \"method\": \"v2\", \"trade_carry_days\": 2}]}"));
     static const char *const steps[] = {
-        "$GPUIDX_BIN --db f.db ingest --admit-providers o.csv",
-        "$GPUIDX_BIN --db f.db index build --grades g.json --from 2025-01-01 --to 2025-03-31",
-        "$GPUIDX_BIN --db p.db ingest --admit-providers o.csv",
-        "$GPUIDX_BIN --db p.db index build --grades g.json --from 2025-03-20 --to 2025-03-22",
+        "\"$GPUIDX_BIN\" --db f.db ingest --admit-providers o.csv",
+        "\"$GPUIDX_BIN\" --db f.db index build --grades g.json --from 2025-01-01 --to 2025-03-31",
+        "\"$GPUIDX_BIN\" --db p.db ingest --admit-providers o.csv",
+        "\"$GPUIDX_BIN\" --db p.db index build --grades g.json --from 2025-03-20 --to 2025-03-22",
     };
     r = tu_sh_all(tmp, steps, sizeof steps / sizeof steps[0]);
     tu_run_free(&r);
@@ -517,10 +517,10 @@ static void test_v2_partial_build_trade_carry(void **state)
     ok(&r, "market");
     free(tu_write(tmp, "g.json", V2_GRADE(", \"anchor_days\": 1, \"trade_carry_days\": 31")));
     static const char *const steps[] = {
-        "$GPUIDX_BIN --db f.db ingest --admit-providers o.csv",
-        "$GPUIDX_BIN --db f.db index build --grades g.json --from 2025-01-25 --to 2025-03-03",
-        "$GPUIDX_BIN --db p.db ingest --admit-providers o.csv",
-        "$GPUIDX_BIN --db p.db index build --grades g.json --from 2025-03-02 --to 2025-03-03",
+        "\"$GPUIDX_BIN\" --db f.db ingest --admit-providers o.csv",
+        "\"$GPUIDX_BIN\" --db f.db index build --grades g.json --from 2025-01-25 --to 2025-03-03",
+        "\"$GPUIDX_BIN\" --db p.db ingest --admit-providers o.csv",
+        "\"$GPUIDX_BIN\" --db p.db index build --grades g.json --from 2025-03-02 --to 2025-03-03",
     };
     r = tu_sh_all(tmp, steps, sizeof steps / sizeof steps[0]);
     tu_run_free(&r);

@@ -78,15 +78,15 @@ static char *market(const char *tag, int days, int v1)
     snprintf(to, sizeof to, "2025-%02d-%02d", days <= 31 ? 1 : days <= 59 ? 2 : 3,
              days <= 31 ? days : days <= 59 ? days - 31 : days - 59);
     char cmd[5][256];
-    snprintf(cmd[0], sizeof cmd[0], "$GPUIDX_BIN simulate --days %d --seed 7 --start 2025-01-01 --out m", days);
+    snprintf(cmd[0], sizeof cmd[0], "\"$GPUIDX_BIN\" simulate --days %d --seed 7 --start 2025-01-01 --out m", days);
     snprintf(cmd[1], sizeof cmd[1],
-             "$GPUIDX_BIN --db t.db --data data ingest offers --admit-providers m/offers.csv");
+             "\"$GPUIDX_BIN\" --db t.db --data data ingest offers --admit-providers m/offers.csv");
     snprintf(cmd[2], sizeof cmd[2],
-             "$GPUIDX_BIN --db t.db --data data ingest trades --admit-providers m/trades.csv");
+             "\"$GPUIDX_BIN\" --db t.db --data data ingest trades --admit-providers m/trades.csv");
     snprintf(cmd[3], sizeof cmd[3],
-             "$GPUIDX_BIN --db t.db --data data index build --from 2025-01-01 --to %s", to);
+             "\"$GPUIDX_BIN\" --db t.db --data data index build --from 2025-01-01 --to %s", to);
     snprintf(cmd[4], sizeof cmd[4],
-             "$GPUIDX_BIN --db t.db --data data index publish --from 2025-01-01 --to %s --out pub",
+             "\"$GPUIDX_BIN\" --db t.db --data data index publish --from 2025-01-01 --to %s --out pub",
              to);
     const char *steps[5] = {cmd[0], cmd[1], cmd[2], cmd[3], cmd[4]};
     tu_run r = tu_sh_all(tmp, steps, 5);
