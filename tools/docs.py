@@ -150,7 +150,10 @@ class Runner:
         if kind == "demo":
             src = os.path.join(self.demo_dir(), "demo-out")
             # files linked, databases copied (SQLite writes them in place)
-            subprocess.run(["cp", "-al", src, os.path.join(d, "demo-out")], check=True)
+            dst = os.path.join(d, "demo-out")
+            if subprocess.run(["cp", "-al", src, dst], stderr=subprocess.DEVNULL).returncode:
+                shutil.rmtree(dst, ignore_errors=True)  # another file system: copied
+                subprocess.run(["cp", "-a", src, dst], check=True)
             for db in glob.glob(os.path.join(d, "demo-out", "**", "*.db"), recursive=True):
                 tmp = db + ".copy"
                 shutil.copyfile(db, tmp)
