@@ -73,11 +73,14 @@ static void test_demo_outputs_load_and_follow_their_schemas(void **state)
                      "--publication demo-out/publish --package demo-out/site "
                      "--json-file grades='%s/data/grades.json' "
                      "--json-file contracts='%s/data/contracts.json' "
+                     "--json-file contracts='%s/data/contracts-h100-exchange.json' "
+                     "--json-file grades='%s/bench/grades20.json' "
+                     "--json-file grades='%s/examples/real-candidates.json' "
                      "--json-file grades='%s/examples/grades.json' "
                      "--json-file contracts='%s/examples/contracts.json' "
                      "--json-file grades=demo-out/candidates.json "
                      "--json-file contracts=demo-out/market/contracts.json",
-                     s, s, s, s, s, s);
+                     s, s, s, s, s, s, s, s, s);
     if (r.status != 0) fail_msg("check_publication (exit %d):\n%s%s", r.status, r.out, r.err);
     /* it looked at the files: the settlement, the cost moves, a year of days */
     assert_non_null(strstr(r.out, "check_publication: 0 problems in "));
