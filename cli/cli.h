@@ -149,5 +149,6 @@ int cmd_cost(cli_ctx *ctx, int argc, char **argv);
 int cmd_grades(cli_ctx *ctx, int argc, char **argv);
 int cmd_simulate(cli_ctx *ctx, int argc, char **argv);
 int cmd_verify(cli_ctx *ctx, int argc, char **argv);
+int cmd_key(cli_ctx *ctx, int argc, char **argv);
 
 #endif

@@ -21,8 +21,8 @@ static const char usage[] =
     "usage: gpuidx index build [--grades FILE] --from YYYY-MM-DD --to YYYY-MM-DD\n"
     "                          [--as-of TIME]\n"
     "       gpuidx index show [--grade ID] [--from D] [--to D]\n"
-    "       gpuidx index publish --date D --out DIR [--grades FILE]\n"
-    "       gpuidx index publish --from D --to D --out DIR [--grades FILE]\n"
+    "       gpuidx index publish --date D --out DIR [--grades FILE] [--sign KEY]\n"
+    "       gpuidx index publish --from D --to D --out DIR [--grades FILE] [--sign KEY]\n"
     "\n"
     "build    computes every grade's daily rows (METHODOLOGY.md) from the stored\n"
     "         observations ingested at or before --as-of (default now), for\n"
@@ -43,7 +43,11 @@ static const char usage[] =
     "         DIR/D/v<n>/ for vintage n, and DIR/restatements.csv, for the\n"
     "         published grade set: the grades of --grades FILE (default\n"
     "         DATA/grades.json) that are not dropped.  index.json records the\n"
-    "         file's SHA-256 (grades_sha256).\n";
+    "         file's SHA-256 (grades_sha256), the ingested files the fixes could\n"
+    "         see (inputs) and, with --sign KEY (a private key of `gpuidx key\n"
+    "         new`), the key's fingerprint; a new vintage is then signed\n"
+    "         (DIR/D/signature.json, Ed25519 over its files' SHA-256).  The key\n"
+    "         is never stored or published.\n";
 
 static int parse_day(const char *opt, const char *v, int32_t *day)
 {
@@ -304,9 +308,11 @@ static int count_any(const store_index_row *r, void *ud)
 static int cmd_publish(cli_ctx *ctx, int argc, char **argv)
 {
     const char *date = NULL, *out = NULL, *from_s = NULL, *to_s = NULL, *grades = NULL;
+    const char *sign = NULL;
     const cli_opt_spec spec[] = {{"--date", &date, NULL}, {"--from", &from_s, NULL},
                                  {"--to", &to_s, NULL},   {"--out", &out, NULL},
-                                 {"--grades", &grades, NULL}, {NULL, NULL, NULL}};
+                                 {"--grades", &grades, NULL}, {"--sign", &sign, NULL},
+                                 {NULL, NULL, NULL}};
     int ec = cli_parse(argc, argv, spec, "index publish", "index", usage);
     if (ec >= 0) return ec;
     if (date && !from_s && !to_s) from_s = to_s = date;
@@ -322,12 +328,20 @@ static int cmd_publish(cli_ctx *ctx, int argc, char **argv)
         cli_error("index publish: --from %s is after --to %s", from_s, to_s);
         return 2;
     }
-    store *st = open_db(ctx, "index publish", 0);
-    if (!st) return 1;
     gpi_diag d = {{0}};
+    pub_key *key = NULL;
+    if (sign && pub_key_load(sign, &key, &d) != GPI_OK) {
+        cli_error("index publish: --sign: %s", d.msg);
+        return 2;
+    }
+    store *st = open_db(ctx, "index publish", 0);
+    if (!st) {
+        pub_key_free(key);
+        return 1;
+    }
     cli_gradeset set;
     gpi_status rc = cli_gradeset_load(ctx, st, grades, &set, &d);
-    pub_set ps = {set.ids, set.n, set.gs ? set.gs->sha256 : NULL};
+    pub_set ps = {set.ids, set.n, set.gs ? set.gs->sha256 : NULL, key};
     long *missing = rc == GPI_OK ? calloc(set.n ? set.n : 1, sizeof *missing) : NULL;
     if (rc == GPI_OK && !missing) rc = gpi_diag_set(&d, GPI_ENOMEM, "out of memory");
     for (size_t i = 0; rc == GPI_OK && i < set.n; i++) {
@@ -342,9 +356,14 @@ static int cmd_publish(cli_ctx *ctx, int argc, char **argv)
         rc = pub_publish_set(st, day, out, &ps, &res, &d);
         if (rc == GPI_OK)
             fprintf(stderr,
-                    "index publish: %s vintage %d (%s; %d restated, %d revisions) in %s/%s\n",
+                    "index publish: %s vintage %d (%s; %d restated, %d revisions%s) in %s/%s\n",
                     ds, res.vintage, res.is_new ? "new" : "unchanged", res.restated,
-                    res.revised, out, ds);
+                    res.revised,
+                    !key ? ""
+                    : res.signed_by_key > 0 ? "; signed"
+                    : res.signed_by_key < 0 ? "; kept its signature by another key"
+                                            : "; unsigned: published before, unchanged",
+                    out, ds);
     }
     for (size_t i = 0; rc == GPI_OK && i < set.n; i++)
         if (missing[i] > 0)
@@ -355,6 +374,7 @@ static int cmd_publish(cli_ctx *ctx, int argc, char **argv)
     free(missing);
     cli_gradeset_free(&set);
     store_close(st);
+    pub_key_free(key);
     return gpi_exit_code(rc);
 }
 

@@ -11,12 +11,13 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "core/sig.h"
 #include "settlement/settlement.h"
 #include "verify/verify.h"
 
 static const char help[] =
-    "usage: gpuidx verify [--strict] DIR/YYYY-MM-DD...\n"
-    "       gpuidx verify [--strict] DIR\n"
+    "usage: gpuidx verify [--strict] [--key PUB] [--inputs RAW] DIR/YYYY-MM-DD...\n"
+    "       gpuidx verify [--strict] [--key PUB] [--inputs RAW] DIR\n"
     "       gpuidx verify --settlement --contracts FILE [--symbol S] [--through D]\n"
     "                     [--against FILE] DIR\n"
     "\n"
@@ -34,6 +35,17 @@ static const char help[] =
     "does not have; or DIFFERS and the first difference, naming the field.\n"
     "\n"
     "  --strict          a grade-day that is not fully verifiable fails too\n"
+    "  --key PUB         the publisher's public key (gpuidx key new's FILE.pub): every\n"
+    "                    day must be signed by it (signature.json over the files'\n"
+    "                    SHA-256); a missing signature, a changed file, a wrong key\n"
+    "                    and a bad signature each fail the day, named.  Without it a\n"
+    "                    signed day is reported signed and its file hashes checked,\n"
+    "                    an unsigned one as unsigned (valid)\n"
+    "  --inputs RAW      re-ingest the raw files each day commits to (index.json\n"
+    "                    \"inputs\", file format 4; found in folder RAW by SHA-256)\n"
+    "                    into a scratch store and check that each grade's published\n"
+    "                    observations are exactly the eligible ones at its cut-off:\n"
+    "                    a dropped or added observation fails, named\n"
     "  --settlement      the daily and final settlement prices of the contracts in\n"
     "                    --contracts (or the one --symbol) from the values of the\n"
     "                    published days as first published (DIR/D/v1/), as CSV\n"
@@ -69,16 +81,37 @@ static int split_day(const char *path, char *dir, size_t n, int32_t *day)
 
 typedef struct tally {
     long days, rows, ok, partial, differ;
+    long sig[VERIFY_SIG_BAD + 1];   /* days by signature verdict */
 } tally;
 
-static gpi_status verify_one(verify_dir *v, int32_t day, tally *t, gpi_diag *d)
+/* What a day is checked with besides its files. */
+typedef struct extra {
+    const unsigned char *key;       /* --key's raw public key, or NULL */
+    verify_inputs *inputs;          /* --inputs, or NULL */
+} extra;
+
+static gpi_status verify_one(verify_dir *v, int32_t day, const extra *x, tally *t, gpi_diag *d)
 {
     verify_day_report r;
     gpi_status rc = verify_day(v, day, &r, d);
-    if (rc != GPI_OK) return rc;
+    if (rc == GPI_OK && x->inputs) rc = verify_inputs_day(x->inputs, v, day, &r, d);
+    int verdict = 0;
+    char words[400];
+    if (rc == GPI_OK) rc = verify_day_signature(v, day, x->key, &verdict, words, sizeof words, d);
+    if (rc != GPI_OK) {
+        verify_day_report_free(&r);
+        return rc;
+    }
     char date[11];
     gpi_date_format(day, date);
     t->days++;
+    t->sig[verdict]++;
+    if (VERIFY_SIG_FAILED(verdict)) {
+        printf("%s: DIFFERS %s\n", date, words);
+        t->differ++;
+    } else if (verdict != VERIFY_SIG_UNSIGNED) {
+        printf("%s: %s\n", date, words);
+    }
     if (r.file_note[0]) {
         printf("%s: DIFFERS %s\n", date, r.file_note);
         t->differ++;
@@ -209,12 +242,14 @@ int cmd_verify(cli_ctx *ctx, int argc, char **argv)
 {
     (void)ctx;
     const char *contracts = NULL, *symbol = NULL, *through = NULL, *against = NULL;
+    const char *key_path = NULL, *raw = NULL;
     int strict = 0, settle = 0, n_paths = 0;
     const char **paths = calloc((size_t)argc + 1, sizeof *paths);
     if (!paths) return 1;
     const cli_opt_spec spec[] = {{"--strict", NULL, &strict},      {"--settlement", NULL, &settle},
                                  {"--contracts", &contracts, NULL}, {"--symbol", &symbol, NULL},
                                  {"--through", &through, NULL},     {"--against", &against, NULL},
+                                 {"--key", &key_path, NULL},        {"--inputs", &raw, NULL},
                                  {NULL, NULL, NULL}};
     const cli_args args = {"verify", "verify", help, spec, NULL, NULL, paths, argc, &n_paths, 0, NULL};
     int ec = cli_parse_args(argc, argv, &args);
@@ -238,16 +273,34 @@ int cmd_verify(cli_ctx *ctx, int argc, char **argv)
         free(paths);
         return 2;
     }
+    if ((key_path || raw) && (contracts || settle)) {
+        cli_error("verify: --key and --inputs do not go with --settlement");
+        free(paths);
+        return 2;
+    }
     gpi_diag d = {{0}};
     gpi_status rc = GPI_OK;
     tally t = {0};
     char dir[4096];
+    unsigned char key[32];
+    extra x = {NULL, NULL};
+    if (key_path) {
+        rc = gpi_sig_public_key(key_path, key, &d);
+        if (rc != GPI_OK) {
+            cli_error("verify: --key %s", d.msg);
+            free(paths);
+            return 2;
+        }
+        x.key = key;
+    }
+    if (raw) rc = verify_inputs_open(raw, cli_data_dir(ctx), &x.inputs, &d);
     for (int p = 0; p < n_paths && rc == GPI_OK; p++) {
         int32_t day;
         verify_dir *v = NULL;
         if (split_day(paths[p], dir, sizeof dir, &day)) {
             rc = verify_dir_open(dir, &v, &d);
-            if (rc == GPI_OK) rc = verify_one(v, day, &t, &d);
+            if (rc == GPI_OK && x.inputs) rc = verify_inputs_prepare(x.inputs, v, &day, 1, &d);
+            if (rc == GPI_OK) rc = verify_one(v, day, &x, &t, &d);
         } else {
             int32_t *days = NULL;
             size_t n = 0;
@@ -256,8 +309,10 @@ int cmd_verify(cli_ctx *ctx, int argc, char **argv)
             if (rc == GPI_OK && n == 0)
                 rc = gpi_diag_set(&d, GPI_EINPUT, "%s: no published day (DIR/YYYY-MM-DD/index.json)",
                                   paths[p]);
+            /* the files of every day, re-ingested in their order first */
+            if (rc == GPI_OK && x.inputs) rc = verify_inputs_prepare(x.inputs, v, days, n, &d);
             for (size_t k = 0; k < n && rc == GPI_OK; k++) {
-                rc = verify_one(v, days[k], &t, &d);
+                rc = verify_one(v, days[k], &x, &t, &d);
                 /* what the next days can still need: the adjustment window */
                 verify_dir_forget_before(v, days[k] - 64);
             }
@@ -266,6 +321,8 @@ int cmd_verify(cli_ctx *ctx, int argc, char **argv)
         verify_dir_close(v);
     }
     free(paths);
+    size_t n_raw = 0, unused = x.inputs ? verify_inputs_unused(x.inputs, &n_raw) : 0;
+    verify_inputs_close(x.inputs);
     if (rc != GPI_OK) {
         cli_error("%s", d.msg);
         return gpi_exit_code(rc);
@@ -274,5 +331,15 @@ int cmd_verify(cli_ctx *ctx, int argc, char **argv)
            "%ld differ\n",
            t.days, t.days == 1 ? "" : "s", t.rows, t.rows == 1 ? "" : "s", t.ok, t.partial,
            t.differ);
+    long signed_days = t.sig[VERIFY_SIG_OK] + t.sig[VERIFY_SIG_UNCHECKED];
+    if (signed_days || key_path)
+        printf("verify: signatures: %ld day%s signed and checked, %ld signed not checked (no "
+               "--key), %ld unsigned, %ld failed\n",
+               t.sig[VERIFY_SIG_OK], t.sig[VERIFY_SIG_OK] == 1 ? "" : "s",
+               t.sig[VERIFY_SIG_UNCHECKED], t.sig[VERIFY_SIG_UNSIGNED],
+               t.days - signed_days - t.sig[VERIFY_SIG_UNSIGNED]);
+    if (raw)
+        printf("verify: inputs: %zu file%s in %s, %zu committed by no verified day\n", n_raw,
+               n_raw == 1 ? "" : "s", raw, unused);
     return t.differ || (strict && t.partial) ? 1 : 0;
 }

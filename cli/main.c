@@ -25,7 +25,7 @@ static const char usage[] =
     "  ingest FILE...                 files with a kind column\n"
     "  index build [--grades FILE] --from D --to D [--as-of T]\n"
     "  index show [--grade ID] [--from D] [--to D]\n"
-    "  index publish --date D --out DIR [--grades FILE]\n"
+    "  index publish --date D --out DIR [--grades FILE] [--sign KEY]\n"
     "  site --out DIR [--grades FILE]\n"
     "  settle --contracts FILE [--positions FILE] [--through D] [--latest]\n"
     "  hedge analyze --rent FILE --grade ID [--freq day|week|month] [--json]\n"
@@ -36,8 +36,11 @@ static const char usage[] =
     "  grades evaluate [--grades FILE] --from D --to D\n"
     "  grades list | drop ID | restore ID\n"
     "  simulate --days N --seed S --out DIR\n"
-    "  verify [--strict] DIR/D... | DIR      recompute published days from their files\n"
+    "  verify [--strict] [--key PUB] [--inputs RAW] DIR/D... | DIR\n"
+    "                                 recompute published days from their files\n"
     "  verify --settlement --contracts FILE [--against FILE] DIR\n"
+    "  key new --out FILE             an Ed25519 key pair to sign publications\n"
+    "  review --from D --to D --out DIR   the periodic review report\n"
     "\n"
     "global options:\n"
     "  --db PATH      database file (default $GPUIDX_DB, else ./gpuidx.db)\n"
@@ -166,6 +169,7 @@ int main(int argc, char **argv)
         {"ingest", cmd_ingest}, {"index", cmd_index},   {"site", cmd_site},
         {"settle", cmd_settle}, {"hedge", cmd_hedge},   {"grades", cmd_grades},
         {"simulate", cmd_simulate}, {"cost", cmd_cost},     {"verify", cmd_verify},
+        {"key", cmd_key},
     };
     for (size_t k = 0; k < sizeof cmds / sizeof cmds[0]; k++)
         if (strcmp(argv[i], cmds[k].name) == 0) {

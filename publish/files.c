@@ -41,6 +41,7 @@
 #include "publish/internal.h"
 #include "core/strbuf.h"
 #include "core/vec.h"
+#include "store/admin.h"
 #include "store/vintages.h"
 
 #include <stdio.h>
@@ -232,18 +233,52 @@ static gpi_status gen_observations(store *st, int32_t day, const char *date, con
     return rc;
 }
 
+gpi_status pub_obs_lines(store *st, int32_t day, const idx_grade *g, const idx_detail *lv,
+                         int64_t as_of, char **text, size_t *len, gpi_diag *d)
+{
+    *text = NULL;
+    *len = 0;
+    char date[11];
+    gpi_date_format(day, date);
+    gpi_sbuf buf = {0}, out = {0};
+    line_vec lines = {0};
+    gpi_sbuf *bp = &buf;
+    line_vec *lp = &lines;
+    const char *name = g->id;
+    idx_grade one = *g;
+    idx_grades gs = {.n = 1, .g = &one};
+    obs_ctx oc = {&bp, &lp, date, &name, PUB_FORMAT_CURRENT, 0, 0};
+    gpi_status rc = idx_day_detail(st, &gs, lv, day, as_of, obs_line, &oc, d);
+    if (rc == GPI_OK && oc.oom) rc = gpi_diag_set(d, GPI_ENOMEM, "out of memory");
+    if (rc == GPI_OK && lines.n > 1) qsort(lines.v, lines.n, sizeof *lines.v, cmp_line);
+    for (size_t k = 0; rc == GPI_OK && k < lines.n; k++)
+        gpi_sbuf_put(&out, buf.p + lines.v[k].off, lines.v[k].len);
+    if (rc == GPI_OK && out.oom) rc = gpi_diag_set(d, GPI_ENOMEM, "out of memory");
+    free(buf.p);
+    free(lines.v);
+    if (rc != GPI_OK) {
+        free(out.p);
+        return rc;
+    }
+    *text = out.p;
+    *len = out.n;
+    return GPI_OK;
+}
+
 const char *const pub_file_names[3] = {"index.csv", "index.json", "observations.csv"};
 
 void pub_files_free(pub_files *fs)
 {
     for (int i = 0; i < 3; i++) free(fs->buf[i]);
+    free(fs->sig);
     memset(fs, 0, sizeof *fs);
 }
 
 /* The three files of vintage `vintage` made of rows p (sorted by grade);
  * verbatim: observations.csv's text cells as stored (note 2). */
 gpi_status pub_files_make(store *st, int32_t day, int vintage, int format, const pub_rows *p,
-                          const char *grades_sha, int verbatim, pub_files *fs, gpi_diag *d)
+                          const char *grades_sha, const char *fingerprint, int verbatim,
+                          pub_files *fs, gpi_diag *d)
 {
     memset(fs, 0, sizeof *fs);
     FILE *f[2];
@@ -279,6 +314,7 @@ gpi_status pub_files_make(store *st, int32_t day, int vintage, int format, const
     else
         fprintf(f[1], "{\"date\":\"%s\",\"vintage\":%d,", date, vintage);
     if (grades_sha && *grades_sha) fprintf(f[1], "\"grades_sha256\":\"%s\",", grades_sha);
+    if (format >= 4 && rc == GPI_OK) rc = pub_commit_top(st, day, p, fingerprint, f[1], d);
     fputs("\"rows\":[\n", f[1]);
     char *batches = NULL; /* of the cut-off batches_as_of: rows share their cut-off */
     int64_t batches_as_of = 0;
@@ -292,6 +328,7 @@ gpi_status pub_files_make(store *st, int32_t day, int vintage, int format, const
         }
         if (format >= 3 && rc == GPI_OK)
             rc = pub_receipt_json(st, p->v[i].grade, p->v[i].hash, receipts[i], batches, f[1], d);
+        if (format >= 4 && rc == GPI_OK) rc = pub_commit_row(st, day, &p->v[i], f[1], d);
         fprintf(f[1], "}%s\n", i + 1 < p->n ? "," : "");
     }
     free(batches);
@@ -307,6 +344,17 @@ gpi_status pub_files_make(store *st, int32_t day, int vintage, int format, const
     return GPI_OK;
 }
 
+/* The signature file of a signed older vintage (fingerprint "" when
+ * unsigned), made again from what the store kept (sign.c note 2). */
+static gpi_status old_signature(int32_t day, int k, const char *fp, const char *sig,
+                                pub_files *fs, gpi_diag *d)
+{
+    if (!fp[0]) return GPI_OK;
+    snprintf(fs->fingerprint, sizeof fs->fingerprint, "%s", fp);
+    snprintf(fs->sig_b64, sizeof fs->sig_b64, "%s", sig);
+    return pub_sig_text(day, k, fp, (const char(*)[65])fs->sha, sig, &fs->sig, &fs->sig_len, d);
+}
+
 /* Files of an older vintage: the kept copy when intact, else regenerated
  * (note 1). */
 gpi_status pub_files_old(store *st, const char *dir, int32_t day, int k, pub_files *fs,
@@ -318,13 +366,19 @@ gpi_status pub_files_old(store *st, const char *dir, int32_t day, int k, pub_fil
     gpi_status rc = store_vintage_sha(st, day, k, sha[0], sha[1], sha[2], d);
     if (rc != GPI_OK) return rc;
     memset(fs, 0, sizeof *fs);
+    char fp[65], sig[128];
+    rc = store_vintage_signature(st, day, k, fp, sig, d);
+    if (rc != GPI_OK) return rc;
     int all = 1;
     for (int i = 0; i < 3; i++) {
         snprintf(path, sizeof path, "%s/%s/v%d/%s", dir, date, k, pub_file_names[i]);
         fs->buf[i] = pub_file_read_sha(path, sha[i], &fs->len[i]);
         all &= fs->buf[i] != NULL;
     }
-    if (all) return GPI_OK;
+    if (all) {
+        memcpy(fs->sha, sha, sizeof fs->sha);
+        return old_signature(day, k, fp, sig, fs, d);
+    }
     pub_files_free(fs);
     pub_rows p = {0};
     int format = 1;
@@ -332,11 +386,11 @@ gpi_status pub_files_old(store *st, const char *dir, int32_t day, int k, pub_fil
     rc = store_vintage_format(st, day, k, &format, d);
     if (rc == GPI_OK) rc = store_vintage_rows(st, day, k, pub_rows_collect, &p, d);
     if (rc == GPI_OK) rc = store_vintage_grades_sha(st, day, k, grades_sha, d);
-    if (rc == GPI_OK) rc = pub_files_make(st, day, k, format, &p, grades_sha, 0, fs, d);
+    if (rc == GPI_OK) rc = pub_files_make(st, day, k, format, &p, grades_sha, fp, 0, fs, d);
     /* a vintage published before formula cells were neutralized (note 2) */
     if (rc == GPI_OK && strcmp(fs->sha[2], sha[2]) != 0) {
         pub_files_free(fs);
-        rc = pub_files_make(st, day, k, format, &p, grades_sha, 1, fs, d);
+        rc = pub_files_make(st, day, k, format, &p, grades_sha, fp, 1, fs, d);
     }
     pub_rows_free(&p);
     for (int i = 0; i < 3 && rc == GPI_OK; i++)
@@ -345,6 +399,7 @@ gpi_status pub_files_old(store *st, const char *dir, int32_t day, int k, pub_fil
                               "publish: vintage %d of %s cannot be reproduced (%s differs from "
                               "its recorded SHA-256)",
                               k, date, pub_file_names[i]);
+    if (rc == GPI_OK) rc = old_signature(day, k, fp, sig, fs, d);
     if (rc != GPI_OK) pub_files_free(fs);
     return rc;
 }

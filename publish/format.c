@@ -353,7 +353,7 @@ void pub_csv_line(FILE *f, const char *head, int vintage, const char *tail, int 
 
 void pub_csv_write_header(FILE *f)
 {
-    pub_csv_header(f, PUB_FORMAT_CURRENT);
+    pub_csv_header(f, PUB_FORMAT_ROWS);
 }
 
 gpi_status pub_csv_write_row(FILE *f, const store_index_row *r, gpi_diag *d)

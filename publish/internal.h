@@ -13,6 +13,7 @@
 
 #include <stdio.h>
 
+#include "core/sig.h"
 #include "index/index.h"
 #include "publish/publish.h"
 #include "store/store.h"
@@ -20,9 +21,14 @@
 #include "store/vintages.h"
 
 /* The file format new vintages are written in (format.c): 2 adds
- * methodology v2's columns, 3 the manipulation figures and the receipts;
- * 1 and 2 are how vintages published before them are regenerated. */
-enum { PUB_FORMAT_CURRENT = 3 };
+ * methodology v2's columns, 3 the manipulation figures and the receipts,
+ * 4 the input commitments, the signing key's fingerprint (index.json)
+ * and what publication adds to each fix; 1 to 3 are how vintages
+ * published before them are regenerated. */
+enum { PUB_FORMAT_CURRENT = 4 };
+/* The columns of a stored row (`index show`, site/): format 4 adds what
+ * is computed at publication (publish/commit.c, sign.c) after them. */
+enum { PUB_FORMAT_ROWS = 3 };
 
 /* ---- format.c ------------------------------------------------------------- */
 
@@ -109,17 +115,26 @@ typedef struct pub_files {
     char *buf[3];
     size_t len[3];
     char sha[3][65];
+    /* a signed vintage (sign.c): the key's fingerprint, the signature and
+     * signature.json's text; fingerprint "" and sig NULL when unsigned */
+    char fingerprint[65];
+    char sig_b64[GPI_SIG_B64_MAX];
+    char *sig;
+    size_t sig_len;
 } pub_files;
 
-/* "index.csv", "index.json", "observations.csv": the order of pub_files. */
+/* "index.csv", "index.json", "observations.csv": the order of pub_files
+ * (a signed vintage adds core/sig.h's GPI_SIG_FILE). */
 extern const char *const pub_file_names[3];
 void pub_files_free(pub_files *fs);
 /* The three files of vintage `vintage` of day in file format `format`,
  * made of rows p (sorted by grade); grades_sha: the published grades
- * file's SHA-256 (NULL or "": none); verbatim: observations.csv's text
+ * file's SHA-256 (NULL or "": none); fingerprint: the signing key's
+ * (format 4; NULL or "": unsigned); verbatim: observations.csv's text
  * cells as stored (files.c design note 2). */
 gpi_status pub_files_make(store *st, int32_t day, int vintage, int format, const pub_rows *p,
-                          const char *grades_sha, int verbatim, pub_files *fs, gpi_diag *d);
+                          const char *grades_sha, const char *fingerprint, int verbatim,
+                          pub_files *fs, gpi_diag *d);
 /* The files of vintage k of day: the copy kept under dir when intact,
  * else regenerated from the store and checked against the recorded
  * SHA-256s. */
@@ -132,6 +147,22 @@ gpi_status pub_files_old(store *st, const char *dir, int32_t day, int k, pub_fil
 gpi_status pub_record(store *st, int32_t day, int vintage, int is_new, const pub_rows *next,
                       const pub_files *fs, const char *grades_sha, const pub_change *rs,
                       size_t n_rs, const pub_change *rv, size_t n_rv, gpi_diag *d);
+
+/* ---- sign.c and commit.c (format 4) ---------------------------------------- */
+
+/* Signs the files fs of vintage `vintage` of day with k: fills
+ * fs->fingerprint, sig_b64, sig (signature.json's text). */
+gpi_status pub_sign_files(const pub_key *k, int32_t day, int vintage, pub_files *fs, gpi_diag *d);
+/* signature.json's text (malloc'd) of a signed vintage. */
+gpi_status pub_sig_text(int32_t day, int vintage, const char *fingerprint, const char sha[3][65],
+                        const char *sig_b64, char **out, size_t *len, gpi_diag *d);
+/* index.json's top-level members of file format 4 after grades_sha256:
+ * "key_fingerprint" and "inputs" (every batch holding observations of
+ * the day at the latest cut-off of rows p), each followed by a comma. */
+gpi_status pub_commit_top(store *st, int32_t day, const pub_rows *p, const char *fingerprint,
+                          FILE *f, gpi_diag *d);
+/* A row's members of file format 4 after its receipt (",\"cut_off\":..."). */
+gpi_status pub_commit_row(store *st, int32_t day, const pub_row *r, FILE *f, gpi_diag *d);
 
 /* ---- tree.c --------------------------------------------------------------- */
 

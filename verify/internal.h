@@ -163,6 +163,11 @@ typedef struct vitems {
 int vitems_group(vitems *it, const char *name);
 void vitems_free(vitems *it);
 
+/* sign.c: the signature of a day (DIR/D, its index.json root); the
+ * verdict (VERIFY_SIG_*) and its words in out. */
+int verify_signature(const char *daydir, json_t *root, const unsigned char *key, char *out,
+                     size_t cap);
+
 /* chain.c: methodology v2 */
 gpi_status vchain_check(verify_dir *v, vday *dy, vrow *r, const idx_grade *g, const vxs *xs,
                         vchk *c, gpi_diag *d);
