@@ -59,7 +59,7 @@ static void print_prices(FILE *f, const settle_contract *c, const settle_result 
             price[0] = '\0';
         else
             gpi_fixed_format(r->rows[i].price_units, c->tick.scale, price);
-        fprintf(f, "%s,%s,%s,%s\n", day, c->symbol, price, settle_kind_name(r->rows[i].kind));
+        fprintf(f, "%s,%s,%s,%s\n", day, c->symbol, price, settle_row_kind(&r->rows[i]));
     }
 }
 
@@ -111,7 +111,8 @@ static void notes(const settle_contract *c, const settle_result *r,
 {
     char month[8];
     snprintf(month, sizeof month, "%04d-%02d", c->year % 10000, c->month % 100);
-    if (r->insufficient) {
+    int suspended = r->n && r->rows[r->n - 1].fallback == 2;
+    if (r->insufficient && !suspended) {
         cli_error("%s: insufficient: %d day%s with a value in %s, fewer than"
                   " min_published_days %d; no final settlement price",
                   c->symbol, r->values_in_month, r->values_in_month == 1 ? "" : "s", month,
@@ -119,6 +120,8 @@ static void notes(const settle_contract *c, const settle_result *r,
     }
     int has_daily = 0;
     for (size_t i = 0; i < r->n; i++) has_daily |= r->rows[i].kind == SETTLE_DAILY;
+    if (suspended)
+        cli_error("%s: suspended under its fallback: no final settlement price", c->symbol);
     for (size_t j = 0; j < np; j++) {
         if (pos[j].contract != ci) continue;
         if (!has_daily)
@@ -128,6 +131,31 @@ static void notes(const settle_contract *c, const settle_result *r,
             cli_error("%s: account %s: %lld contracts stay open (no final settlement price)",
                       c->symbol, pos[j].account, (long long)pos[j].contracts);
     }
+}
+
+/* A contract with a fallback (settlement/fallback.c note 1): its grade's
+ * series extended, when the grade is dropped, with a suspended day for
+ * every day after its last row up to end; and the fallback grade's
+ * series (rule grade). */
+static gpi_status ceased_series(store *db, const settle_contract *c, int32_t end, int latest,
+                                gpi_index_day **series, size_t *n, gpi_index_day **fb,
+                                size_t *n_fb, gpi_diag *d)
+{
+    int dropped = 0;
+    gpi_status st = store_grade_dropped(db, c->grade, &dropped, d);
+    if (st == GPI_OK && dropped) {
+        int32_t from = *n ? (*series)[*n - 1].day + 1 : settle_listing_day(c);
+        if (from <= end) {
+            gpi_index_day *p = realloc(*series, (*n + (size_t)(end - from + 1)) * sizeof *p);
+            if (!p) return gpi_diag_set(d, GPI_ENOMEM, "out of memory");
+            *series = p;
+            for (int32_t t = from; t <= end; t++)
+                p[(*n)++] = (gpi_index_day){t, GPI_LEVEL_SUSPENDED, -1};
+        }
+    }
+    if (st == GPI_OK && c->fallback.rule == SETTLE_FB_GRADE)
+        st = store_index_series(db, c->fallback.grade, INT32_MIN, end, latest, fb, n_fb, d);
+    return st;
 }
 
 int cmd_settle(cli_ctx *ctx, int argc, char **argv)
@@ -165,6 +193,8 @@ int cmd_settle(cli_ctx *ctx, int argc, char **argv)
     settle_contract *cs = NULL;
     settle_position *pos = NULL;
     settle_result *res = NULL;
+    int *fb_notes = NULL;
+    char (*fb_text)[320] = NULL;
     size_t nc = 0, np = 0;
 
     st = store_open_read(ctx->db_path, &db, &d); /* settle only reads */
@@ -176,7 +206,9 @@ int cmd_settle(cli_ctx *ctx, int argc, char **argv)
         if (st != GPI_OK) goto fail;
     }
     res = calloc(nc, sizeof *res);
-    if (!res) {
+    fb_notes = calloc(nc, sizeof *fb_notes);
+    fb_text = calloc(nc, sizeof *fb_text);
+    if (!res || !fb_notes || !fb_text) {
         st = gpi_diag_set(&d, GPI_ENOMEM, "out of memory");
         goto fail;
     }
@@ -190,9 +222,36 @@ int cmd_settle(cli_ctx *ctx, int argc, char **argv)
             st = store_index_series(db, cs[i].grade, INT32_MIN, end, latest, &series, &n, &d);
             if (st != GPI_OK) goto fail;
         }
-        st = settle_run(&cs[i], series, n, through, &res[i], &d);
+        /* cessation (settlement/fallback.c): a dropped grade has no value
+         * from its last built day on; the fallback grade's series */
+        gpi_index_day *fb = NULL;
+        size_t n_fb = 0;
+        if (cs[i].fallback.rule && end >= settle_listing_day(&cs[i]))
+            st = ceased_series(db, &cs[i], end, latest, &series, &n, &fb, &n_fb, &d);
+        settle_fb_note note = {0};
+        if (st == GPI_OK)
+            st = settle_run_fallback(&cs[i], series, n, fb, n_fb, through, &res[i], &note, &d);
         free(series);
+        free(fb);
         if (st != GPI_OK) goto fail;
+        if (note.applied) {
+            char a[11], b[11];
+            gpi_date_format(note.start, a);
+            gpi_date_format(note.trigger, b);
+            fb_notes[i] = 1;
+            snprintf(fb_text[i], sizeof fb_text[i],
+                     "%s: %s has no value from %s, more than %d day%s: from %s the contract %s",
+                     cs[i].symbol, cs[i].grade, a, cs[i].fallback.after_days,
+                     cs[i].fallback.after_days == 1 ? "" : "s", b,
+                     cs[i].fallback.rule == SETTLE_FB_SUSPEND ? "is suspended (its fallback)"
+                     : cs[i].fallback.rule == SETTLE_FB_LAST
+                         ? "settles on the grade's last value (its fallback)"
+                         : "settles on its fallback grade");
+            if (cs[i].fallback.rule == SETTLE_FB_GRADE) {
+                size_t m = strlen(fb_text[i]);
+                snprintf(fb_text[i] + m, sizeof fb_text[i] - m, " %s", cs[i].fallback.grade);
+            }
+        }
     }
     /* everything is written to memory first: stdout and the --ledger file
      * get all or nothing */
@@ -231,7 +290,10 @@ int cmd_settle(cli_ctx *ctx, int argc, char **argv)
     }
     if (st == GPI_OK) {
         fwrite(obuf, 1, olen, stdout);
-        for (size_t i = 0; i < nc; i++) notes(&cs[i], &res[i], pos, np, i);
+        for (size_t i = 0; i < nc; i++) {
+            if (fb_notes[i]) cli_error("%s", fb_text[i]);
+            notes(&cs[i], &res[i], pos, np, i);
+        }
     }
     free(obuf);
     free(lbuf);
@@ -241,6 +303,8 @@ fail:
     if (res)
         for (size_t i = 0; i < nc; i++) settle_result_free(&res[i]);
     free(res);
+    free(fb_notes);
+    free(fb_text);
     free(pos);
     free(cs);
     store_close(db);

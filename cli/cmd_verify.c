@@ -152,7 +152,7 @@ static int compare_against(const char *path, const settle_contract *c, const set
         if (r->rows[i].kind != SETTLE_INSUFFICIENT)
             gpi_fixed_format(r->rows[i].price_units, c->tick.scale, price);
         snprintf(want, sizeof want, "%s,%s,%s,%s", date, c->symbol, price,
-                 settle_kind_name(r->rows[i].kind));
+                 settle_row_kind(&r->rows[i]));
         char key[64];
         snprintf(key, sizeof key, "%s,%s,", date, c->symbol);
         int seen = 0;
@@ -163,7 +163,7 @@ static int compare_against(const char *path, const settle_contract *c, const set
             line[strcspn(line, "\r\n")] = '\0';
             if (strncmp(line, key, strlen(key)) != 0) continue;
             const char *kind = strrchr(line, ',');
-            if (!kind || strcmp(kind + 1, settle_kind_name(r->rows[i].kind)) != 0) continue;
+            if (!kind || strcmp(kind + 1, settle_row_kind(&r->rows[i])) != 0) continue;
             seen = 1;
             if (strcmp(line, want) != 0) {
                 printf("%s: DIFFERS %s:%ld: \"%s\", recomputed \"%s\"\n", c->symbol, path, ln,
@@ -222,7 +222,7 @@ static int settlement(int argc, char **argv, const char *contracts, const char *
                 if (r.rows[k].kind != SETTLE_INSUFFICIENT)
                     gpi_fixed_format(r.rows[k].price_units, cs[i].tick.scale, price);
                 printf("%s,%s,%s,%s\n", date, cs[i].symbol, price,
-                       settle_kind_name(r.rows[k].kind));
+                       settle_row_kind(&r.rows[k]));
             }
         }
         settle_result_free(&r);
