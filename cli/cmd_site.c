@@ -1,6 +1,8 @@
 /* cli/cmd_site.c -- `gpuidx site --out DIR`: the static web page (SPEC §7). */
+#include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "cli/cost_print.h"
@@ -9,7 +11,7 @@
 
 static const char help[] =
     "usage: gpuidx [--db PATH] site --out DIR [--grades FILE] [--deployments FILE]\n"
-    "                                [--accuracy FILE]\n"
+    "                                [--accuracy FILE] [--admin FILE]\n"
     "\n"
     "Writes DIR/index.html (one page, inline SVG charts: each grade's series\n"
     "with its p25-p75 band, the level of each day marked, suspended days\n"
@@ -24,7 +26,11 @@ static const char help[] =
     "workload's cost curve on the last day its deployments cover.  With\n"
     "--accuracy FILE (bench/accuracy's accuracy.csv) the statement also shows\n"
     "each grade's error against the demo market's true price and the planted\n"
-    "pusher's effect.\n";
+    "pusher's effect.  The statement ends with the IOSCO Principles, one row each:\n"
+    "what the administrator states in --admin FILE (default DATA/administration.json,\n"
+    "the shipped example, marked as such; \"not stated by the administrator\" where\n"
+    "an entry is missing) and what the published files show.  The latest review\n"
+    "report in DIR (review-*.md, `gpuidx review --out DIR`) is linked from it.\n";
 
 /* The cost curve of each workload / latency target group of the
  * deployments file on its last day; *curves malloc'd, pointing into ds. */
@@ -61,13 +67,33 @@ static int cost_curves(cli_ctx *ctx, store *st, const char *path, const cost_dep
     return rc;
 }
 
+/* The latest review report in dir (review-FROM-TO.md: the largest name,
+ * the latest start, then end), or "". */
+static void latest_review(const char *dir, char *out, size_t n)
+{
+    out[0] = '\0';
+    DIR *dp = opendir(dir);
+    if (!dp) return;
+    struct dirent *e;
+    while ((e = readdir(dp)) != NULL) {
+        size_t len = strlen(e->d_name);
+        if (strncmp(e->d_name, "review-", 7) != 0 || len < 10 || len >= n ||
+            strcmp(e->d_name + len - 3, ".md") != 0)
+            continue;
+        if (strcmp(e->d_name, out) > 0) snprintf(out, n, "%s", e->d_name);
+    }
+    closedir(dp);
+}
+
 int cmd_site(cli_ctx *ctx, int argc, char **argv)
 {
     const char *out = NULL, *deployments = NULL, *grades = NULL, *accuracy = NULL;
+    const char *admin = NULL;
     const cli_opt_spec spec[] = {{"--out", &out, NULL},
                                  {"--deployments", &deployments, NULL},
                                  {"--grades", &grades, NULL},
                                  {"--accuracy", &accuracy, NULL},
+                                 {"--admin", &admin, NULL},
                                  {NULL, NULL, NULL}};
     int ec = cli_parse(argc, argv, spec, "site", "site", help);
     if (ec >= 0) return ec;
@@ -91,7 +117,14 @@ int cmd_site(cli_ctx *ctx, int argc, char **argv)
         rc = cost_deployments_load(deployments, &ds, &d);
         if (rc == GPI_OK) cerr = cost_curves(ctx, st, deployments, &ds, &curves, &ncurves);
     }
-    site_extras x = {curves, ncurves, (const char *const *)set.ids, set.n, accuracy};
+    char admin_buf[4096], review[256];
+    if (!admin) { /* the data folder's, when there is one */
+        snprintf(admin_buf, sizeof admin_buf, "%s/administration.json", cli_data_dir(ctx));
+        if (access(admin_buf, R_OK) == 0) admin = admin_buf;
+    }
+    latest_review(out, review, sizeof review);
+    site_extras x = {curves, ncurves, (const char *const *)set.ids, set.n, accuracy, admin,
+                     review[0] ? review : NULL};
     if (rc == GPI_OK && cerr == 0) rc = site_write_extras(st, out, &x, &s, &d);
     cli_gradeset_free(&set);
     store_close(st);

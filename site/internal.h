@@ -36,4 +36,20 @@ gpi_status site_accuracy_load(const char *path, site_accuracy **out, gpi_diag *d
 void site_accuracy_section(FILE *f, const site_accuracy *a);
 void site_accuracy_free(site_accuracy *a);
 
+/* The administrator's file (site/iosco.c): data/administration.json,
+ * validated ("administration.json: field: reason (got ...)"). */
+typedef struct site_admin site_admin;
+gpi_status site_admin_load(const char *path, site_admin **out, gpi_diag *d);
+void site_admin_free(site_admin *a);
+/* What the table says of the grades (from statement.c's back-test). */
+typedef struct site_iosco_grades {
+    size_t n_grades;
+    long days, trades_days, offers_days;
+    const char *review_link;    /* the latest review report beside the page, or NULL */
+} site_iosco_grades;
+struct store_admin_facts;
+/* The IOSCO table: a (NULL: no file), the store's facts, the grades. */
+void site_iosco_section(FILE *f, const site_admin *a, const struct store_admin_facts *fx,
+                        const site_iosco_grades *g);
+
 #endif

@@ -93,3 +93,42 @@ gpi_status store_vintage_signature(store *st, int32_t day, int vintage, char fin
     return rc == SQLITE_ROW || rc == SQLITE_DONE ? GPI_OK
                                                  : store_err(st, d, "reading the vintage's signature");
 }
+
+static gpi_status count(store *st, const char *sql, long *out, gpi_diag *d)
+{
+    sqlite3_stmt *s = NULL;
+    *out = 0;
+    if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) != SQLITE_OK)
+        return store_err(st, d, "reading the administration facts");
+    int rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW) *out = (long)sqlite3_column_int64(s, 0);
+    sqlite3_finalize(s);
+    return rc == SQLITE_ROW || rc == SQLITE_DONE ? GPI_OK
+                                                 : store_err(st, d, "reading the administration facts");
+}
+
+gpi_status store_admin_facts_read(store *st, store_admin_facts *f, gpi_diag *d)
+{
+    memset(f, 0, sizeof *f);
+    gpi_status rc = count(st, "SELECT count(*) FROM index_vintages", &f->vintages, d);
+    if (rc == GPI_OK)
+        rc = count(st, "SELECT count(*) FROM index_vintages WHERE format >= 4",
+                   &f->vintages_committed, d);
+    if (rc == GPI_OK)
+        rc = count(st, "SELECT count(*) FROM vintage_signatures", &f->vintages_signed, d);
+    if (rc == GPI_OK) rc = count(st, "SELECT count(*) FROM index_restatements", &f->restatements, d);
+    if (rc == GPI_OK) rc = count(st, "SELECT count(*) FROM index_revisions", &f->revisions, d);
+    if (rc == GPI_OK) rc = count(st, "SELECT count(*) FROM batches", &f->batches, d);
+    if (rc == GPI_OK) rc = count(st, "SELECT coalesce(sum(n_rejected), 0) FROM batches", &f->rejects, d);
+    if (rc == GPI_OK)
+        rc = count(st, "SELECT count(DISTINCT coalesce(source, path)) FROM batches", &f->sources, d);
+    if (rc != GPI_OK) return rc;
+    sqlite3_stmt *s = NULL;
+    if (sqlite3_prepare_v2(st->db, "SELECT key_fingerprint FROM vintage_signatures"
+                                   " ORDER BY day DESC, vintage DESC LIMIT 1", -1, &s, NULL) != SQLITE_OK)
+        return store_err(st, d, "reading the administration facts");
+    if (sqlite3_step(s) == SQLITE_ROW && col_text(s, 0))
+        snprintf(f->last_fingerprint, sizeof f->last_fingerprint, "%s", col_text(s, 0));
+    sqlite3_finalize(s);
+    return GPI_OK;
+}

@@ -47,4 +47,16 @@ gpi_status store_vintage_signature_put(store *st, int32_t day, int vintage,
 gpi_status store_vintage_signature(store *st, int32_t day, int vintage, char fingerprint[65],
                                    char signature_b64[128], gpi_diag *d);
 
+/* What the statement's IOSCO table shows from the store (site/iosco.c). */
+typedef struct store_admin_facts {
+    long vintages;             /* published vintages */
+    long vintages_committed;   /* of file format 4: with their inputs listed */
+    long vintages_signed;
+    char last_fingerprint[65]; /* of the latest signed vintage, "" none */
+    long restatements, revisions;
+    long batches, rejects;     /* ingested files, refused rows */
+    long sources;              /* distinct source names of the batches */
+} store_admin_facts;
+gpi_status store_admin_facts_read(store *st, store_admin_facts *f, gpi_diag *d);
+
 #endif
