@@ -23,12 +23,18 @@
  *     is added (the batches' day ranges answer, store_index.c).
  */
 #include "publish/internal.h"
+#include "core/json_text.h"
 #include "store/admin.h"
 
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* An offer whose price has stood this many days is stale (§12.1). */
+#define PUB_STALE_DAYS 30
+#define PUB_STR_(x) #x
+#define PUB_STR(x) PUB_STR_(x)
 
 static void json_str(FILE *f, const char *key, const char *v, int comma)
 {
@@ -94,13 +100,127 @@ gpi_status pub_commit_top(store *st, int32_t day, const pub_rows *p, const char 
     return rc;
 }
 
-gpi_status pub_commit_row(store *st, int32_t day, const pub_row *r, FILE *f, gpi_diag *d)
+/* The stale share of a row (note 3): the share of the groups of its
+ * cross-section's level whose every used offer's price has stood for
+ * PUB_STALE_DAYS days or more; -1 when the day has no such level. */
+static gpi_status stale_share(store *st, int32_t day, const pub_row *r, int level,
+                              const pub_capture *c, int64_t *share, long *n_stale, long *n_groups,
+                              gpi_diag *d)
 {
-    (void)st;
-    (void)day;
-    (void)d;
-    char t[21];
+    *share = -1;
+    *n_stale = *n_groups = 0;
+    if (level != GPI_LEVEL_TRADES && level != GPI_LEVEL_OFFERS) return GPI_OK;
+    int kind = level == GPI_LEVEL_TRADES ? GPI_TRADE : GPI_OFFER;
+    /* per group (interned names: pointers compare) whether every offer is stale */
+    const char **grp = malloc((c->n + 1) * sizeof *grp);
+    signed char *stale = malloc(c->n + 1);
+    if (!grp || !stale) {
+        free(grp);
+        free(stale);
+        return gpi_diag_set(d, GPI_ENOMEM, "out of memory");
+    }
+    size_t ng = 0;
+    gpi_status rc = GPI_OK;
+    for (size_t i = 0; i < c->n && rc == GPI_OK; i++) {
+        const idx_boot_line *l = &c->v[i];
+        if (!l->used || l->kind != kind) continue;
+        size_t g = 0;
+        while (g < ng && grp[g] != l->group) g++;
+        if (g == ng) {
+            grp[ng] = l->group;
+            stale[ng++] = kind == GPI_OFFER; /* trades are never carried forward */
+        }
+        if (!stale[g]) continue;
+        int age = 0;
+        rc = store_price_age(st, c->key[i], l->price_micro, day, r->as_of, PUB_STALE_DAYS,
+                             PUB_STALE_DAYS + 15, &age, d);
+        if (age < PUB_STALE_DAYS) stale[g] = 0;
+    }
+    for (size_t g = 0; g < ng; g++) *n_stale += stale[g];
+    *n_groups = (long)ng;
+    if (ng) *share = gpi_div_round((__int128)*n_stale * 1000000, (__int128)ng);
+    free(grp);
+    free(stale);
+    return rc;
+}
+
+static void put_e4(FILE *f, int64_t v, int json)
+{
+    char t[32];
+    if (v < 0)
+        fputs(json ? "null" : "", f);
+    else
+        fputs(gpi_fixed_format(v, 4, t), f);
+}
+
+gpi_status pub_commit_row(store *st, int32_t day, const pub_row *r, const pub_capture *c,
+                          pub_extra *x, gpi_diag *d)
+{
+    x->csv[0] = '\0';
+    x->json = NULL;
+    /* the row as its text, numbers kept as written (core/json_text.h) */
+    size_t n = strlen(r->json);
+    char *wrapped = malloc(n + 3);
+    if (!wrapped) return gpi_diag_set(d, GPI_ENOMEM, "out of memory");
+    wrapped[0] = '{';
+    memcpy(wrapped + 1, r->json, n);
+    memcpy(wrapped + n + 1, "}", 2);
+    char *q = gpi_json_quote_numbers(wrapped, n + 2);
+    free(wrapped);
+    json_error_t je;
+    json_t *row = q ? json_loads(q, 0, &je) : NULL;
+    free(q);
+    if (!row) return gpi_diag_set(d, GPI_ENOMEM, "publish: the row of %s cannot be read again", r->grade);
+    idx_grades *gs = NULL;
+    gpi_status rc = pub_grade_load(st, r->hash, &gs, d);
+    json_t *xl = json_object_get(row, "xs_level");
+    int level = json_is_string(xl) ? gpi_level_parse(json_string_value(xl)) : r->level;
+    int64_t share = -1;
+    long n_stale = 0, n_groups = 0;
+    if (rc == GPI_OK) rc = stale_share(st, day, r, level, c, &share, &n_stale, &n_groups, d);
+    idx_boot_result b;
+    if (rc == GPI_OK) rc = idx_boot_row(row, &gs->g[0], c->v, c->n, day, share, &b, d);
+    json_decref(row);
+    idx_grades_free(gs);
+    if (rc != GPI_OK) return rc;
+    size_t len = 0;
+    FILE *f = open_memstream(&x->json, &len);
+    if (!f) return gpi_diag_set(d, GPI_ENOMEM, "out of memory");
+    char t[32];
     gpi_time_format(r->as_of, t);
-    fprintf(f, ",\"cut_off\":\"%s\"", t);
+    fprintf(f, ",\"cut_off\":\"%s\",\"ci_low\":", t);
+    put_e4(f, b.iv.lo_e4, 1);
+    fputs(",\"ci_high\":", f);
+    put_e4(f, b.iv.hi_e4, 1);
+    fprintf(f, ",\"confidence\":\"%s\",\"confidence_rule\":\"%s\"", idx_conf_name(b.flag), b.why);
+    if (b.iv.lo_e4 >= 0)
+        fprintf(f, ",\"bootstrap\":{\"resamples\":%d,\"seed\":\"%016llx\",\"groups\":%ld,"
+                   "\"imputed\":%ld}",
+                IDX_BOOT_RESAMPLES, (unsigned long long)idx_boot_seed(r->grade, day), b.iv.groups,
+                b.iv.imputed);
+    else
+        fputs(",\"bootstrap\":null", f);
+    fputs(",\"stale_share\":", f);
+    if (share >= 0)
+        fprintf(f, "%s,\"stale_groups\":%ld,\"stale_days\":%d", gpi_fixed_format(share, 6, t),
+                n_stale, PUB_STALE_DAYS);
+    else
+        fputs("null,\"stale_groups\":null,\"stale_days\":" PUB_STR(PUB_STALE_DAYS), f);
+    if (fclose(f) != 0 || !x->json) {
+        free(x->json);
+        x->json = NULL;
+        return gpi_diag_set(d, GPI_ENOMEM, "out of memory");
+    }
+    /* index.csv: ci_low,ci_high,confidence,stale_share */
+    FILE *g = fmemopen(x->csv, sizeof x->csv, "w");
+    if (!g) return gpi_diag_set(d, GPI_ENOMEM, "out of memory");
+    fputc(',', g);
+    put_e4(g, b.iv.lo_e4, 0);
+    fputc(',', g);
+    put_e4(g, b.iv.hi_e4, 0);
+    fprintf(g, ",%s,", idx_conf_name(b.flag));
+    if (share >= 0) fputs(gpi_fixed_format(share, 6, t), g);
+    fputc('\0', g);
+    fclose(g);
     return GPI_OK;
 }

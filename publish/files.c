@@ -68,6 +68,7 @@ typedef struct line_vec {
 typedef struct obs_ctx {
     gpi_sbuf **buf;    /* per grade of the group: its lines */
     line_vec **lines;  /* per grade of the group */
+    pub_capture **cap; /* per grade: what the bootstrap reads (format 4), or NULL */
     const char *date;
     const char **grade;
     int format;
@@ -84,6 +85,46 @@ static void put_fixed(gpi_sbuf *b, int64_t v, int digits)
 {
     char t[32];
     if (v >= 0) put_str(b, gpi_fixed_format(v, digits, t)); /* idx_put_fixed's text */
+}
+
+void pub_capture_free(pub_capture *c)
+{
+    for (size_t i = 0; i < c->nn; i++) free(c->names[i]);
+    free(c->names);
+    free(c->v);
+    free(c->key);
+    memset(c, 0, sizeof *c);
+}
+
+/* Keeps what the bootstrap and the stale share read of a line (commit.c);
+ * 1 when out of memory. */
+static int capture(pub_capture *c, const gpi_obs *o, const char *role, const idx_obs_match *m)
+{
+    const char *g = NULL;
+    for (size_t i = c->nn; i-- > 0 && !g;) /* a group's lines come together: from the end */
+        if (strcmp(c->names[i], o->group ? o->group : "") == 0) g = c->names[i];
+    if (!g) {
+        if (GPI_VEC_RESERVE(c->names, c->capn, c->nn + 1) != 0) return 1;
+        if (!(c->names[c->nn] = strdup(o->group ? o->group : ""))) return 1;
+        g = c->names[c->nn++];
+    }
+    if (c->n == c->cap) {
+        size_t cap = c->cap ? 2 * c->cap : 64;
+        idx_boot_line *v = realloc(c->v, cap * sizeof *v);
+        if (!v) return 1;
+        c->v = v;
+        uint64_t *k = realloc(c->key, cap * sizeof *k);
+        if (!k) return 1;
+        c->key = k;
+        c->cap = cap;
+    }
+    int matched = m && m->v2 ? m->matched : -1;
+    c->v[c->n] = (idx_boot_line){o->kind, g, o->price_micro, o->quantity_micro,
+                                 strcmp(role, "used") == 0, matched,
+                                 matched == 1 ? m->ref_price_e8 : -1,
+                                 matched == 1 ? m->base_price_e8 : -1};
+    c->key[c->n++] = o->key_hash;
+    return 0;
 }
 
 /* A line of observations.csv, written by hand into the grade's buffer
@@ -153,6 +194,10 @@ static int obs_line(size_t gi, const gpi_obs *o, const char *role, const char *r
         return 1;
     }
     lv->v[lv->n++] = (line_ref){(int64_t)key, o->observed_at, off, b->n - off};
+    if (oc->cap && oc->cap[gi] && capture(oc->cap[gi], o, role, m)) {
+        oc->oom = 1;
+        return 1;
+    }
     return 0;
 }
 
@@ -169,7 +214,7 @@ static int cmp_line(const void *a, const void *b)
  * row of p, the receipt of its lines (malloc'd). */
 static gpi_status gen_observations(store *st, int32_t day, const char *date, const pub_rows *p,
                                    int format, int verbatim, gpi_sbuf *out, char **receipts,
-                                   gpi_diag *d)
+                                   pub_capture *caps, gpi_diag *d)
 {
     size_t n = p->n;
     idx_grades **defs = calloc(n ? n : 1, sizeof *defs);
@@ -181,7 +226,8 @@ static gpi_status gen_observations(store *st, int32_t day, const char *date, con
     const char **names = calloc(n ? n : 1, sizeof *names);
     gpi_sbuf **subb = calloc(n ? n : 1, sizeof *subb);
     line_vec **subl = calloc(n ? n : 1, sizeof *subl);
-    gpi_status rc = defs && buf && lines && done && sub && level && names && subb && subl
+    pub_capture **subc = calloc(n ? n : 1, sizeof *subc);
+    gpi_status rc = defs && buf && lines && done && sub && level && names && subb && subl && subc
                         ? GPI_OK
                         : gpi_diag_set(d, GPI_ENOMEM, "out of memory");
     for (size_t i = 0; i < n && rc == GPI_OK; i++)
@@ -196,10 +242,11 @@ static gpi_status gen_observations(store *st, int32_t day, const char *date, con
             level[m] = (idx_detail){p->v[j].level, p->v[j].ref_day, p->v[j].panel_day};
             names[m] = p->v[j].grade;
             subb[m] = &buf[j];
+            subc[m] = caps ? &caps[j] : NULL;
             subl[m++] = &lines[j];
         }
         idx_grades gs = {.n = m, .g = sub};
-        obs_ctx oc = {subb, subl, date, names, format, 0, verbatim};
+        obs_ctx oc = {subb, subl, caps ? subc : NULL, date, names, format, 0, verbatim};
         rc = idx_day_detail(st, &gs, level, day, p->v[i].as_of, obs_line, &oc, d);
         if (rc == GPI_OK && oc.oom) rc = gpi_diag_set(d, GPI_ENOMEM, "out of memory");
     }
@@ -230,6 +277,7 @@ static gpi_status gen_observations(store *st, int32_t day, const char *date, con
     free(names);
     free(subb);
     free(subl);
+    free(subc);
     return rc;
 }
 
@@ -247,7 +295,7 @@ gpi_status pub_obs_lines(store *st, int32_t day, const idx_grade *g, const idx_d
     const char *name = g->id;
     idx_grade one = *g;
     idx_grades gs = {.n = 1, .g = &one};
-    obs_ctx oc = {&bp, &lp, date, &name, PUB_FORMAT_CURRENT, 0, 0};
+    obs_ctx oc = {&bp, &lp, NULL, date, &name, PUB_FORMAT_CURRENT, 0, 0};
     gpi_status rc = idx_day_detail(st, &gs, lv, day, as_of, obs_line, &oc, d);
     if (rc == GPI_OK && oc.oom) rc = gpi_diag_set(d, GPI_ENOMEM, "out of memory");
     if (rc == GPI_OK && lines.n > 1) qsort(lines.v, lines.n, sizeof *lines.v, cmp_line);
@@ -297,10 +345,12 @@ gpi_status pub_files_make(store *st, int32_t day, int vintage, int format, const
                           "quantity,role,reason%s\n",
                     format >= 2 ? ",matched,ref_price,base_price,relative" : "");
     char **receipts = format >= 3 ? calloc(p->n ? p->n : 1, sizeof *receipts) : NULL;
-    gpi_status rc = (format >= 3 && !receipts) || obs.oom
+    pub_capture *caps = format >= 4 ? calloc(p->n ? p->n : 1, sizeof *caps) : NULL;
+    gpi_status rc = (format >= 3 && !receipts) || (format >= 4 && !caps) || obs.oom
                         ? gpi_diag_set(d, GPI_ENOMEM, "out of memory")
                         : GPI_OK;
-    if (rc == GPI_OK) rc = gen_observations(st, day, date, p, format, verbatim, &obs, receipts, d);
+    if (rc == GPI_OK)
+        rc = gen_observations(st, day, date, p, format, verbatim, &obs, receipts, caps, d);
     fs->buf[2] = obs.p;
     fs->len[2] = obs.n;
     if (rc == GPI_OK) gpi_sha256_hex(fs->buf[2], fs->len[2], fs->sha[2]);
@@ -319,7 +369,10 @@ gpi_status pub_files_make(store *st, int32_t day, int vintage, int format, const
     char *batches = NULL; /* of the cut-off batches_as_of: rows share their cut-off */
     int64_t batches_as_of = 0;
     for (size_t i = 0; i < p->n && rc == GPI_OK; i++) {
-        pub_csv_line(f[0], p->v[i].csv, vintage, p->v[i].tail, format);
+        pub_extra x = {"", NULL}; /* format 4: what publication adds (commit.c) */
+        if (format >= 4) rc = pub_commit_row(st, day, &p->v[i], &caps[i], &x, d);
+        if (rc != GPI_OK) break;
+        pub_csv_line_extra(f[0], p->v[i].csv, vintage, p->v[i].tail, format, x.csv);
         fprintf(f[1], "{%s,\"vintage\":%d", p->v[i].json, vintage);
         if (format >= 3 && (!batches || batches_as_of != p->v[i].as_of)) {
             free(batches);
@@ -328,7 +381,8 @@ gpi_status pub_files_make(store *st, int32_t day, int vintage, int format, const
         }
         if (format >= 3 && rc == GPI_OK)
             rc = pub_receipt_json(st, p->v[i].grade, p->v[i].hash, receipts[i], batches, f[1], d);
-        if (format >= 4 && rc == GPI_OK) rc = pub_commit_row(st, day, &p->v[i], f[1], d);
+        if (format >= 4 && rc == GPI_OK) fputs(x.json, f[1]);
+        free(x.json);
         fprintf(f[1], "}%s\n", i + 1 < p->n ? "," : "");
     }
     free(batches);
@@ -336,6 +390,8 @@ gpi_status pub_files_make(store *st, int32_t day, int vintage, int format, const
     for (int i = 0; i < 2; i++) fclose(f[i]);
     for (size_t i = 0; receipts && i < p->n; i++) free(receipts[i]);
     free(receipts);
+    for (size_t i = 0; caps && i < p->n; i++) pub_capture_free(&caps[i]);
+    free(caps);
     if (rc != GPI_OK) {
         pub_files_free(fs);
         return rc;

@@ -48,6 +48,8 @@ static const char csv_header_tail[] =
     ",xs_value,xs_level,relative,n_matched,n_matched_providers,panel_change,event,splice,note";
 static const char csv_header_tail3[] =
     ",loo_move,cost_tick_gpu_hours,cost_1pct_gpu_hours,cost_tick_offers,cost_1pct_offers";
+/* file format 4: computed at publication (commit.c) */
+static const char csv_header_tail4[] = ",ci_low,ci_high,confidence,stale_share";
 
 static void row_csv_tail3(FILE *f, const store_index_row *r)
 {
@@ -327,7 +329,8 @@ void pub_csv_header(FILE *f, int format)
 {
     if (format >= 3) {
         fwrite(csv_header, 1, strlen(csv_header) - 1, f); /* without its newline */
-        fprintf(f, "%s%s\n", csv_header_tail, csv_header_tail3);
+        fprintf(f, "%s%s%s\n", csv_header_tail, csv_header_tail3,
+                format >= 4 ? csv_header_tail4 : "");
     } else if (format == 2) {
         fwrite(csv_header, 1, strlen(csv_header) - 1, f);
         fprintf(f, "%s\n", csv_header_tail);
@@ -338,6 +341,12 @@ void pub_csv_header(FILE *f, int format)
 
 void pub_csv_line(FILE *f, const char *head, int vintage, const char *tail, int format)
 {
+    pub_csv_line_extra(f, head, vintage, tail, format, NULL);
+}
+
+void pub_csv_line_extra(FILE *f, const char *head, int vintage, const char *tail, int format,
+                        const char *extra)
+{
     /* a row published in an earlier format and carried into a later
      * vintage lacks the later columns: empty ones */
     int have = tail_fields(tail);
@@ -346,6 +355,7 @@ void pub_csv_line(FILE *f, const char *head, int vintage, const char *tail, int 
     if (format >= 2) fputs(have >= 9 ? "" : ",,,,,,,,,", f);
     if (format >= 2) fputs(tail, f);
     if (format >= 3 && have < 14) fputs(",,,,,", f);
+    if (format >= 4) fputs(extra ? extra : ",,,,", f);
     fputc('\n', f);
 }
 

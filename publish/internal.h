@@ -14,6 +14,7 @@
 #include <stdio.h>
 
 #include "core/sig.h"
+#include "index/bootstrap.h"
 #include "index/index.h"
 #include "publish/publish.h"
 #include "store/store.h"
@@ -44,8 +45,11 @@ gpi_status pub_row_text(store *st, const store_index_row *r, char **csv, char **
 void pub_csv_header(FILE *f, int format);
 /* The one writer of an index.csv line: head, the vintage (empty when <= 0),
  * then tail, padded with empty fields to `format`'s columns (a row of an
- * older format carried into a later vintage); ends with LF. */
+ * older format carried into a later vintage), then (format 4) extra, the
+ * columns publication adds (NULL: empty ones); ends with LF. */
 void pub_csv_line(FILE *f, const char *head, int vintage, const char *tail, int format);
+void pub_csv_line_extra(FILE *f, const char *head, int vintage, const char *tail, int format,
+                        const char *extra);
 
 /* ---- receipt.c ------------------------------------------------------------ */
 
@@ -150,6 +154,25 @@ gpi_status pub_record(store *st, int32_t day, int vintage, int is_new, const pub
 
 /* ---- sign.c and commit.c (format 4) ---------------------------------------- */
 
+/* A grade's lines of observations.csv as the bootstrap and the stale
+ * share read them (files.c captures them while writing the lines; group
+ * names are owned, interned per grade). */
+typedef struct pub_capture {
+    idx_boot_line *v;
+    uint64_t *key;          /* the store's key of each line's identity */
+    size_t n, cap;
+    char **names;
+    size_t nn, capn;
+    int oom;
+} pub_capture;
+void pub_capture_free(pub_capture *c);
+/* What publication adds to a row of file format 4: its index.csv columns
+ * (",ci_low,ci_high,confidence,stale_share") and index.json members. */
+typedef struct pub_extra {
+    char csv[128];
+    char *json;             /* malloc'd */
+} pub_extra;
+
 /* Signs the files fs of vintage `vintage` of day with k: fills
  * fs->fingerprint, sig_b64, sig (signature.json's text). */
 gpi_status pub_sign_files(const pub_key *k, int32_t day, int vintage, pub_files *fs, gpi_diag *d);
@@ -161,8 +184,11 @@ gpi_status pub_sig_text(int32_t day, int vintage, const char *fingerprint, const
  * the day at the latest cut-off of rows p), each followed by a comma. */
 gpi_status pub_commit_top(store *st, int32_t day, const pub_rows *p, const char *fingerprint,
                           FILE *f, gpi_diag *d);
-/* A row's members of file format 4 after its receipt (",\"cut_off\":..."). */
-gpi_status pub_commit_row(store *st, int32_t day, const pub_row *r, FILE *f, gpi_diag *d);
+/* A row's additions of file format 4 (commit.c): its cut-off, the
+ * bootstrap interval and confidence flag of its fix (index/bootstrap.c)
+ * and the stale share of its providers, from its lines c. */
+gpi_status pub_commit_row(store *st, int32_t day, const pub_row *r, const pub_capture *c,
+                          pub_extra *x, gpi_diag *d);
 
 /* ---- tree.c --------------------------------------------------------------- */
 

@@ -132,3 +132,35 @@ gpi_status store_admin_facts_read(store *st, store_admin_facts *f, gpi_diag *d)
     sqlite3_finalize(s);
     return GPI_OK;
 }
+
+gpi_status store_price_age(store *st, uint64_t key_hash, int64_t price, int32_t day,
+                           int64_t as_of, int enough, int max_back, int *age, gpi_diag *d)
+{
+    *age = 0;
+    /* one seek of the primary key (day, key_hash, ...) per day back */
+    sqlite3_stmt *s = store_stmt(st, ADMIN_SLOT(4),
+                                 "SELECT min(o.price_micro), max(o.price_micro) FROM observations o"
+                                 " JOIN batches b ON b.batch_id = o.batch_id"
+                                 " WHERE o.day = ?1 AND o.key_hash = ?2 AND b.ingested_at <= ?3",
+                                 d);
+    if (!s) return GPI_ESTORE;
+    int32_t same = INT32_MIN;
+    for (int32_t k = day - 1; k >= day - max_back; k--) {
+        sqlite3_reset(s);
+        sqlite3_bind_int64(s, 1, k);
+        sqlite3_bind_int64(s, 2, (sqlite3_int64)key_hash);
+        sqlite3_bind_int64(s, 3, as_of);
+        int rc = sqlite3_step(s);
+        if (rc != SQLITE_ROW) {
+            sqlite3_reset(s);
+            return store_err(st, d, "reading an offer's prices");
+        }
+        if (sqlite3_column_type(s, 0) == SQLITE_NULL) continue; /* not observed that day */
+        if (sqlite3_column_int64(s, 0) != price || sqlite3_column_int64(s, 1) != price) break;
+        same = k;
+        if (day - k >= enough) break;
+    }
+    sqlite3_reset(s);
+    if (same != INT32_MIN) *age = day - same;
+    return GPI_OK;
+}

@@ -47,6 +47,16 @@ gpi_status store_vintage_signature_put(store *st, int32_t day, int vintage,
 gpi_status store_vintage_signature(store *st, int32_t day, int vintage, char fingerprint[65],
                                    char signature_b64[128], gpi_diag *d);
 
+/* How long an offer's price has stood (the stale share, METHODOLOGY.md
+ * §12.1): the days back from `day` over which the identity key_hash (the
+ * store's key) was observed at `price` and never at another price, by
+ * files ingested at or before as_of: looking back at most max_back days
+ * and stopping once it has found the same price `enough` days back.
+ * *age 0: its price changed the day before, or it was not observed
+ * before. */
+gpi_status store_price_age(store *st, uint64_t key_hash, int64_t price, int32_t day,
+                           int64_t as_of, int enough, int max_back, int *age, gpi_diag *d);
+
 /* What the statement's IOSCO table shows from the store (site/iosco.c). */
 typedef struct store_admin_facts {
     long vintages;             /* published vintages */

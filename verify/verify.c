@@ -36,7 +36,10 @@ static const colmap cols[] = {
     {"event", NULL, 1}, {"splice", NULL, 1}, {"note", NULL, 0}, {"loo_move", NULL, 0},
     {"cost_tick_gpu_hours", NULL, 0}, {"cost_1pct_gpu_hours", NULL, 0},
     {"cost_tick_offers", NULL, 0}, {"cost_1pct_offers", NULL, 0},
+    /* file format 4 (uncert.c) */
+    {"ci_low", NULL, 0}, {"ci_high", NULL, 0}, {"confidence", NULL, 0}, {"stale_share", NULL, 0},
 };
+enum { COLS_FORMAT3 = 33 };
 
 /* index.json's member as index.csv writes it. */
 static const char *as_csv(json_t *x, char buf[8])
@@ -55,9 +58,10 @@ static void check_csv(const vday *dy, const vrow *r, vchk *c)
         vchk_diff(c, 0, "index.csv: no line of the grade");
         return;
     }
-    int n = (int)(sizeof cols / sizeof cols[0]);
+    int n = dy->format >= 4 ? (int)(sizeof cols / sizeof cols[0]) : COLS_FORMAT3;
     if (dy->n_csv_header != n || r->n_csv != n) {
-        vchk_diff(c, 0, "index.csv:%ld: %d fields, file format 3 has %d", r->csv_line, r->n_csv, n);
+        vchk_diff(c, 0, "index.csv:%ld: %d fields, file format %d has %d", r->csv_line, r->n_csv,
+                  dy->format, n);
         return;
     }
     for (int i = 0; i < n; i++) {
@@ -164,6 +168,7 @@ static gpi_status check_row(verify_dir *v, vday *dy, vrow *r, vchk *c, gpi_diag 
         vxs xs;
         rc = vxs_check(v, dy, r, g, c, &xs, d);
         if (rc == GPI_OK && r->v2 && !vchk_failed(c)) rc = vchain_check(v, dy, r, g, &xs, c, d);
+        if (rc == GPI_OK && dy->format >= 4 && !vchk_failed(c)) rc = vuncert_check(dy, r, g, c, d);
     }
     idx_grades_free(gs);
     return rc;
