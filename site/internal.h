@@ -8,6 +8,7 @@
 #include "site/site.h"
 #include "index/index.h"
 #include "publish/publish.h"
+#include "store/admin.h"
 #include "store/store.h"
 #include "store/index_values.h"
 
@@ -47,9 +48,8 @@ typedef struct site_iosco_grades {
     long days, trades_days, offers_days;
     const char *review_link;    /* the latest review report beside the page, or NULL */
 } site_iosco_grades;
-struct store_admin_facts;
 /* The IOSCO table: a (NULL: no file), the store's facts, the grades. */
-void site_iosco_section(FILE *f, const site_admin *a, const struct store_admin_facts *fx,
+void site_iosco_section(FILE *f, const site_admin *a, const store_admin_facts *fx,
                         const site_iosco_grades *g);
 
 #endif
