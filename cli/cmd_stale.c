@@ -106,9 +106,9 @@ static void print_text(const idx_stale_eval *e)
                 snprintf(run, sizeof run, " (%s .. %s)", a, b);
             }
             printf("  %-8s %s / %s: %ld days, %ld repeating the day before, prices changed on "
-                   "%ld; longest run %ld days%s\n",
+                   "%ld; longest run %ld day%s%s\n",
                    f->flagged ? "FLAGGED" : "", f->source, f->group, f->days, f->repeat_days,
-                   f->change_days, f->longest_run, run);
+                   f->change_days, f->longest_run, f->longest_run == 1 ? "" : "s", run);
         }
     }
 }

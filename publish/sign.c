@@ -75,6 +75,8 @@ gpi_status pub_key_new(const char *path, char fingerprint[65], gpi_diag *d)
     char pub[4096];
     if (snprintf(pub, sizeof pub, "%s.pub", path) >= (int)sizeof pub)
         return gpi_diag_set(d, GPI_EUSAGE, "%s: path too long", path);
+    if (access(path, F_OK) == 0)
+        return gpi_diag_set(d, GPI_EUSAGE, "%s: exists (a key is never overwritten)", path);
     if (access(pub, F_OK) == 0)
         return gpi_diag_set(d, GPI_EUSAGE, "%s: exists (a key is never overwritten)", pub);
     EVP_PKEY *k = NULL;
