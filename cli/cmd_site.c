@@ -123,8 +123,12 @@ int cmd_site(cli_ctx *ctx, int argc, char **argv)
         if (access(admin_buf, R_OK) == 0) admin = admin_buf;
     }
     latest_review(out, review, sizeof review);
+    char review_json[4400] = "";
+    if (review[0])
+        snprintf(review_json, sizeof review_json, "%s/%.*sjson", out, (int)strlen(review) - 2,
+                 review);
     site_extras x = {curves, ncurves, (const char *const *)set.ids, set.n, accuracy, admin,
-                     review[0] ? review : NULL};
+                     review[0] ? review : NULL, review[0] ? review_json : NULL};
     if (rc == GPI_OK && cerr == 0) rc = site_write_extras(st, out, &x, &s, &d);
     cli_gradeset_free(&set);
     store_close(st);

@@ -82,6 +82,15 @@ typedef struct pub_set {
 gpi_status pub_publish_set(store *st, int32_t day, const char *dir, const pub_set *set,
                            pub_result *res, gpi_diag *d);
 
+/* The periodic review report (review.c; METHODOLOGY.md §12.4) of grades
+ * gs over [from, to] at cut-off as_of, written to dir/review-FROM-TO.md
+ * and .json (each under a temporary name, then renamed); name receives
+ * the Markdown file's name.  Feeds repeating repeat_days days are
+ * flagged. */
+typedef struct idx_grades idx_grades;
+gpi_status pub_review(store *st, const idx_grades *gs, int32_t from, int32_t to, int64_t as_of,
+                      int repeat_days, const char *dir, char *name, size_t name_len, gpi_diag *d);
+
 /* The lines of grade g in observations.csv of day (file format 4) as a
  * publication at cut-off as_of with the row's level (and v2 days) lv
  * would write them, in file order: `verify --inputs` compares them with

@@ -51,5 +51,8 @@ typedef struct site_iosco_grades {
 /* The IOSCO table: a (NULL: no file), the store's facts, the grades. */
 void site_iosco_section(FILE *f, const site_admin *a, const store_admin_facts *fx,
                         const site_iosco_grades *g);
+/* The feeds the latest review report flags (its JSON; NULL: none beside
+ * the page, said so), linking its Markdown md_name. */
+void site_review_flags(FILE *f, const char *json_path, const char *md_name);
 
 #endif

@@ -448,3 +448,60 @@ void site_iosco_section(FILE *f, const site_admin *a, const store_admin_facts *f
     stated(f, str_at(a, NULL, "cooperation"));
     fputs("<td>&#8212;</td></tr>\n</tbody></table>\n", f);
 }
+
+/* ---- the latest review's flags ------------------------------------------------------ */
+
+void site_review_flags(FILE *f, const char *json_path, const char *md_name)
+{
+    json_error_t e;
+    json_t *root = json_path ? json_load_file(json_path, 0, &e) : NULL;
+    fputs("<h2 id=\"stale\">8. Stale and repeating inputs</h2>\n", f);
+    if (!root) {
+        fputs("<p class=\"note\">No review report beside this page (<code>gpuidx review --out "
+              "DIR</code>): the feeds repeating their rows and the stale share are not shown. "
+              "Each published fix states its own stale share (<code>stale_share</code>).</p>\n",
+              f);
+        return;
+    }
+    fputs("<p>From the latest review report (<a href=\"", f);
+    site_html_esc(f, md_name);
+    fputs("\">", f);
+    site_html_esc(f, md_name);
+    fputs("</a>): a feed whose rows repeated the day before's, byte for byte but for the time, "
+          "for the days below is flagged -- a catalogue carried forward is not a fresh quote; the "
+          "stale share is the share of a day's providers whose every price had stood 30 days or "
+          "more.</p>\n<table class=\"def\"><thead><tr><th>grade</th><th>stale share (mean)</th>"
+          "<th>groups that never changed a price</th><th>flagged feeds (longest run)</th></tr>"
+          "</thead><tbody>\n",
+          f);
+    size_t i;
+    json_t *g;
+    json_array_foreach(json_object_get(root, "grades"), i, g) {
+        json_t *s = json_object_get(g, "stale");
+        json_t *mean = json_object_get(s, "stale_share_mean");
+        const char *id = json_string_value(json_object_get(g, "grade"));
+        fputs("<tr><td>", f);
+        site_html_esc(f, id ? id : "?");
+        if (json_is_number(mean))
+            fprintf(f, "</td><td>%.1f %%</td>", 100 * json_number_value(mean));
+        else
+            fputs("</td><td>&#8212;</td>", f);
+        fprintf(f, "<td>%lld of %lld</td><td>",
+                (long long)json_integer_value(json_object_get(s, "groups_never_changed")),
+                (long long)json_integer_value(json_object_get(s, "groups")));
+        size_t k;
+        json_t *x;
+        json_t *feeds = json_object_get(s, "flagged_feeds");
+        if (!json_array_size(feeds)) fputs("none", f);
+        json_array_foreach(feeds, k, x) {
+            fputs(k ? "; " : "", f);
+            site_html_esc(f, json_string_value(json_object_get(x, "source")));
+            fputs(" / ", f);
+            site_html_esc(f, json_string_value(json_object_get(x, "group")));
+            fprintf(f, " (%lld days)", (long long)json_integer_value(json_object_get(x, "longest_run_days")));
+        }
+        fputs("</td></tr>\n", f);
+    }
+    fputs("</tbody></table>\n", f);
+    json_decref(root);
+}

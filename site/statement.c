@@ -581,6 +581,7 @@ gpi_status site_statement_html(store *st, const store_index_row *rows, size_t n,
             limitations(f);
             site_iosco_grades ig = {ng, all_days, trades, offers, x ? x->review_link : NULL};
             site_iosco_section(f, adm, &facts, &ig);
+            site_review_flags(f, x ? x->review_json : NULL, x ? x->review_link : NULL);
         }
         fputs("</body></html>\n", f);
         if (fclose(f) != 0) rc = gpi_diag_set(d, GPI_ENOMEM, "site: out of memory");
