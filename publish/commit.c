@@ -36,20 +36,6 @@
 #define PUB_STR_(x) #x
 #define PUB_STR(x) PUB_STR_(x)
 
-static void json_str(FILE *f, const char *key, const char *v, int comma)
-{
-    fprintf(f, "%s\"%s\":", comma ? "," : "", key);
-    if (!v) {
-        fputs("null", f);
-        return;
-    }
-    json_t *js = json_string(v);
-    char *t = js ? json_dumps(js, JSON_ENCODE_ANY) : NULL;
-    fputs(t ? t : "null", f);
-    free(t);
-    json_decref(js);
-}
-
 typedef struct in_ctx {
     FILE *f;
     int n;
@@ -72,13 +58,12 @@ static int one_input(const store_input *b, void *ud)
     gpi_time_format(b->ingested_at, t);
     fprintf(c->f, "%s{\"sha256\":\"%s\"", c->n++ ? ",\n" : "\n", b->sha256);
     const char *base = strrchr(b->path, '/');
-    json_str(c->f, "file", base ? base + 1 : b->path, 1);
-    json_str(c->f, "source", pub_input_source(b), 1);
-    json_str(c->f, "kind", b->kind_hint, 1);
+    pub_json_text(c->f, "file", base ? base + 1 : b->path);
+    pub_json_text(c->f, "source", pub_input_source(b));
+    pub_json_text(c->f, "kind", b->kind_hint);
     fprintf(c->f, ",\"rows\":%lld,\"ingested_at\":\"%s\"", (long long)b->n_read, t);
-    json_str(c->f, "tables_sha256", b->tables_sha256 && *b->tables_sha256 ? b->tables_sha256 : NULL,
-             1);
-    json_str(c->f, "options", b->options, 1);
+    pub_json_text(c->f, "tables_sha256", b->tables_sha256);
+    pub_json_text(c->f, "options", b->options);
     fputc('}', c->f);
     return 0;
 }

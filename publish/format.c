@@ -232,7 +232,7 @@ static void row_json_tail(FILE *f, const store_index_row *r)
     fputc('}', f);
 }
 
-static void json_text(FILE *f, const char *key, const char *v)
+void pub_json_text(FILE *f, const char *key, const char *v)
 {
     fprintf(f, ",\"%s\":", key);
     if (!v || !*v) {
@@ -250,7 +250,7 @@ static void row_json_tail3(FILE *f, const store_index_row *r)
 {
     fputs(",\"loo_move\":", f);
     idx_put_fixed(f, r->loo_move_e4, 4, 1);
-    json_text(f, "loo_provider", r->loo_provider);
+    pub_json_text(f, "loo_provider", r->loo_provider);
     fprintf(f, ",\"loo_voids\":%ld", r->loo_voids);
     static const char *const names[2][2] = {{"cost_tick_gpu_hours", "cost_1pct_gpu_hours"},
                                             {"cost_tick_offers", "cost_1pct_offers"}};

@@ -41,6 +41,8 @@ enum { PUB_FORMAT_ROWS = 3 };
  * returned. */
 gpi_status pub_row_text(store *st, const store_index_row *r, char **csv, char **tail,
                         char **json, gpi_diag *d);
+/* Writes ,"key":v as a JSON string member (null for NULL or ""). */
+void pub_json_text(FILE *f, const char *key, const char *v);
 /* The index.csv header line of file format `format`. */
 void pub_csv_header(FILE *f, int format);
 /* The one writer of an index.csv line: head, the vintage (empty when <= 0),

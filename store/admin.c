@@ -19,16 +19,11 @@ static const char *col_text(sqlite3_stmt *s, int i)
 gpi_status store_day_inputs(store *st, int32_t day, int64_t as_of, store_input_fn fn, void *ud,
                             gpi_diag *d)
 {
-    /* the predicate of store_day_batches (store_index.c), another order */
+    /* the batches of store_day_batches (store_index.c), in ingestion order */
     sqlite3_stmt *s = store_stmt(st, ADMIN_SLOT(0),
                                  "SELECT b.sha256, b.path, b.source, b.kind_hint, b.tables_sha256,"
                                  " b.options, b.ingested_at, coalesce(b.n_read, 0), b.batch_id"
-                                 " FROM batches b"
-                                 " WHERE b.ingested_at <= ?2 AND (b.min_day = ?1 OR b.max_day = ?1"
-                                 "  OR (((b.min_day IS NULL AND coalesce(b.n_stored, 1) > 0)"
-                                 "       OR (b.min_day < ?1 AND b.max_day > ?1))"
-                                 "      AND b.batch_id IN (SELECT DISTINCT batch_id"
-                                 "                         FROM observations WHERE day = ?1)))"
+                                 " FROM batches b" STORE_DAY_BATCHES_WHERE
                                  " ORDER BY b.ingested_at, b.batch_id",
                                  d);
     if (!s) return GPI_ESTORE;

@@ -228,6 +228,16 @@ void store_attrs_unpack(gpi_obs *o, int64_t attrs);
  * effort (a failure leaves the database as it was). */
 void store_vacuum(store *st);
 
+/* The batches holding observations of day ?1 ingested at or before ?2
+ * (a WHERE clause over batches b; store_index.c's store_day_batches note):
+ * published rows' receipts and a vintage's inputs (admin.c). */
+#define STORE_DAY_BATCHES_WHERE                                                                   \
+    " WHERE b.ingested_at <= ?2 AND (b.min_day = ?1 OR b.max_day = ?1"                           \
+    "  OR (((b.min_day IS NULL AND coalesce(b.n_stored, 1) > 0)"                                 \
+    "       OR (b.min_day < ?1 AND b.max_day > ?1))"                                            \
+    "      AND b.batch_id IN (SELECT DISTINCT batch_id"                                         \
+    "                         FROM observations WHERE day = ?1)))"
+
 /* Steps the prepared statement s (no rows) and resets it; GPI_ESTORE with
  * store_err(what) when it does not finish. */
 gpi_status store_step_done(store *st, sqlite3_stmt *s, gpi_diag *d, const char *what);
