@@ -12,9 +12,8 @@
  *         one-provider move and the median cost of a tick (the lab);
  *       - stale inputs: the stale share, the groups that never changed a
  *         price, the feeds flagged for repeating (index/stale.c);
- *       - segment bimodality: methodology v3's figure, not in this build
- *         (the section says so and the JSON holds null: the structure is
- *         there for it);
+ *       - segment bimodality: the lab's provider segments (index/segments.c):
+ *         whether the grade's segments' median providers stand 2x apart;
  *       - the suspended and carried days with their reasons (the stored
  *         rows' notes, most frequent first);
  *       - restatements in the range;
@@ -28,9 +27,8 @@
  *       - widen: fewer than min_providers + 2 providers on the days with
  *         a value, an HHI above 0.4, or fewer settleable months than full
  *         months: a thin or concentrated grade;
- *       - split: a spread (p25-p75 of the level used) over half of the
- *         median price: the grade may blend two markets (methodology v3's
- *         bimodality figure will decide this once it lands);
+ *       - split: the grade is bimodal (the lab's rule, index/segments.c):
+ *         it blends two markets;
  *       - keep.
  *     A stale share of half or more adds, to whichever, "require fresh
  *     inputs (max_unchanged_days)" with the coverage that would leave.
@@ -160,14 +158,22 @@ static void recommend(const idx_grade *g, const idx_grade_eval *e, const idx_sta
                  "%ld of %ld months settleable: thin or concentrated",
                  isnan(e->mean_providers_live) ? 0.0 : e->mean_providers_live, mp,
                  isnan(e->hhi) ? 0.0 : e->hhi, e->settleable_months, e->full_months);
-    } else if (!isnan(e->spread_rel) && e->spread_rel > 0.5) {
+    } else if (e->bimodal) {
         snprintf(word, wn, "split");
-        snprintf(why, yn, "the p25-p75 spread is %.0f %% of the median price: it may blend two "
-                 "markets", 100 * e->spread_rel);
+        snprintf(why, yn, "bimodal: on %ld of the %ld fixed days with two or more provider "
+                 "segments the highest segment's median provider stood %.1fx or more the "
+                 "lowest's (median ratio %.2fx): it blends two markets; the lab evaluates the "
+                 "segment-only grades", e->seg_split_days, e->seg_days, IDX_BIMODAL_RATIO,
+                 e->seg_ratio_median);
     } else {
         snprintf(word, wn, "keep");
         snprintf(why, yn, "a value on %.0f %% of the days, %.1f providers, HHI %.2f", 100 * vs,
                  e->mean_providers_live, isnan(e->hhi) ? 0.0 : e->hhi);
+    }
+    if (e->bimodal && strcmp(word, "split") != 0) {
+        size_t n = strlen(why);
+        snprintf(why + n, yn - n, "; it is also bimodal (median segment ratio %.2fx): the lab "
+                 "evaluates its segment-only grades", e->seg_ratio_median);
     }
     if (s && !isnan(s->stale_share_mean) && s->stale_share_mean >= 0.5) {
         size_t n = strlen(why);
@@ -248,9 +254,15 @@ static void md_grade(FILE *f, const idx_grade *g, const idx_grade_eval *all,
                     x->days);
         }
     }
-    fputs("\n**Segment bimodality.** Not computed in this build: methodology v3's segment "
-          "figures will fill it.\n",
-          f);
+    fprintf(f, "\n**Segment bimodality.** %s: %ld fixed days with providers of two or more "
+               "segments, on %ld of them the highest segment's median provider stood %.1fx or "
+               "more the lowest's (median ratio %s).\n",
+            all->bimodal ? "Bimodal" : "Not bimodal", all->seg_days, all->seg_split_days,
+            IDX_BIMODAL_RATIO, fix(all->seg_ratio_median, 2, a));
+    for (int i = 0; i < all->n_segments && i < IDX_SEG_MAX; i++)
+        fprintf(f, "%s- %s: %ld days, %s providers on them, median provider price %s\n",
+                i ? "" : "\n", all->seg[i].segment, all->seg[i].days,
+                fix(all->seg[i].mean_providers, 1, b), fix(all->seg[i].price_median, 4, c));
     fprintf(f, "\n**Carried and suspended days.** %ld carried, %ld suspended of %ld built",
             rs->carried, rs->suspended, rs->rows);
     fputs(rs->n_note ? "; the reasons:\n\n" : ".\n", f);
@@ -287,9 +299,10 @@ gpi_status pub_review(store *st, const idx_grades *gs, int32_t from, int32_t to,
     int32_t mid = from + (to - from) / 2;
     idx_evaluation *all = NULL, *h1 = NULL, *h2 = NULL;
     idx_stale_eval *se = NULL;
-    gpi_status rc = idx_evaluate(st, gs, from, to, as_of, &all, d);
-    if (rc == GPI_OK) rc = idx_evaluate(st, gs, from, mid, as_of, &h1, d);
-    if (rc == GPI_OK) rc = idx_evaluate(st, gs, mid + 1 > to ? to : mid + 1, to, as_of, &h2, d);
+    gpi_status rc = idx_evaluate(st, gs, from, to, as_of, 0, &all, d);
+    if (rc == GPI_OK) rc = idx_evaluate(st, gs, from, mid, as_of, 0, &h1, d);
+    if (rc == GPI_OK)
+        rc = idx_evaluate(st, gs, mid + 1 > to ? to : mid + 1, to, as_of, 0, &h2, d);
     if (rc == GPI_OK) rc = idx_stale_evaluate(st, gs, from, to, as_of, repeat_days, 30, &se, d);
     char a[11], b[11];
     gpi_date_format(from, a);
@@ -345,8 +358,22 @@ gpi_status pub_review(store *st, const idx_grades *gs, int32_t from, int32_t to,
         json_object_set_new(so, "coverage_days_fresh", json_integer(s->cover_fresh));
         json_object_set_new(so, "flagged_feeds", feeds_json(s));
         json_object_set_new(o, "stale", so);
-        /* methodology v3's figure: the structure is here for it */
-        json_object_set_new(o, "segment_bimodality", json_null());
+        json_t *sb = json_object(), *segs = json_array();
+        const idx_grade_eval *e = &all->g[k];
+        json_object_set_new(sb, "bimodal", json_boolean(e->bimodal));
+        json_object_set_new(sb, "days", json_integer(e->seg_days));
+        json_object_set_new(sb, "split_days", json_integer(e->seg_split_days));
+        json_object_set_new(sb, "ratio_median", num(e->seg_ratio_median));
+        for (int i = 0; i < e->n_segments && i < IDX_SEG_MAX; i++) {
+            json_t *x = json_object();
+            json_object_set_new(x, "segment", json_string(e->seg[i].segment));
+            json_object_set_new(x, "days", json_integer(e->seg[i].days));
+            json_object_set_new(x, "mean_providers", num(e->seg[i].mean_providers));
+            json_object_set_new(x, "price_median", num(e->seg[i].price_median));
+            json_array_append_new(segs, x);
+        }
+        json_object_set_new(sb, "segments", segs);
+        json_object_set_new(o, "segment_bimodality", sb);
         json_t *cs = json_object();
         json_object_set_new(cs, "carried", json_integer(rs.carried));
         json_object_set_new(cs, "suspended", json_integer(rs.suspended));

@@ -548,10 +548,10 @@ static void test_review(void **state)
                     "(min_providers 3)") ||
         !strstr(md, "- flagged: feed / aaa repeated its rows for 40 days (2025-03-01 to "
                     "2025-04-09); prices changed on 0 of its 40 days\n") ||
-        !strstr(md, "**Segment bimodality.** Not computed in this build"))
+        !strstr(md, "**Segment bimodality.** Not bimodal: "))
         fail_msg("review:\n%s", md);
     free(md);
-    r = tu_sh(dir, "grep -c '\"segment_bimodality\": null' rv/review-2025-03-01-2025-04-09.json");
+    r = tu_sh(dir, "grep -c '\"bimodal\": false' rv/review-2025-03-01-2025-04-09.json");
     assert_string_equal(r.out, "1\n");
     tu_run_free(&r);
     /* the site beside it links it and lists the flagged feed */
@@ -595,7 +595,8 @@ static void test_review_real(void **state)
     if (!strstr(a80, "- flagged: skypilot:azure / microsoft repeated its rows for 122 days "
                      "(2023-06-01 to 2023-09-30)") ||
         !strstr(a80, "- flagged: skypilot:aws / amazon repeated its rows") ||
-        !strstr(a80, "and require fresh inputs (max_unchanged_days)"))
+        !strstr(a80, "and require fresh inputs (max_unchanged_days)") ||
+        !strstr(a80, "**Segment bimodality.** Bimodal: "))
         fail_msg("A100-SXM-80.OD:\n%s", a80);
     free(md);
 }
