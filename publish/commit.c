@@ -1,6 +1,7 @@
-/* publish/commit.c -- what a vintage of file format 4 commits to besides
- * its fixes (METHODOLOGY.md §7.1): the ingested files its fixes could
- * see, each row's cut-off, and the signing key's fingerprint.
+/* publish/commit.c -- what file format 4 adds to a vintage (METHODOLOGY.md
+ * §7.1, §12): the ingested files its fixes could see, each row's cut-off
+ * and the signing key's fingerprint; per row the bootstrap interval and
+ * confidence flag of its fix and the stale share of its providers.
  *
  * NOTES ON THE DESIGN
  * (1) "inputs" lists every batch holding observations of the day that
@@ -21,9 +22,19 @@
  *     later ingests never change, so a vintage of format 4 regenerates
  *     byte for byte like the others.  No scan of the day's observations
  *     is added (the batches' day ranges answer, store_index.c).
+ * (3) A row's interval and flag (index/bootstrap.c) are computed from the
+ *     text publication writes -- its lines of observations.csv, captured
+ *     by files.c as they are written, and its index.json object read back
+ *     with numbers as text -- so `gpuidx verify` computes the same from
+ *     the files.  The stale share looks back, for each used offer, at most
+ *     IDX_STALE_DAYS + 15 days of its identity's prices at the row's
+ *     cut-off (store_price_age: one primary-key seek a day, stopping at the
+ *     first other price or once IDX_STALE_DAYS are covered).  Both are
+ *     publication's work, never the build's.
  */
 #include "publish/internal.h"
 #include "core/json_text.h"
+#include "index/stale.h"
 #include "store/admin.h"
 
 #include <jansson.h>
@@ -31,10 +42,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* An offer whose price has stood this many days is stale (§12.1). */
-#define PUB_STALE_DAYS 30
-#define PUB_STR_(x) #x
-#define PUB_STR(x) PUB_STR_(x)
 
 typedef struct in_ctx {
     FILE *f;
@@ -87,7 +94,7 @@ gpi_status pub_commit_top(store *st, int32_t day, const pub_rows *p, const char 
 
 /* The stale share of a row (note 3): the share of the groups of its
  * cross-section's level whose every used offer's price has stood for
- * PUB_STALE_DAYS days or more; -1 when the day has no such level. */
+ * IDX_STALE_DAYS days or more; -1 when the day has no such level. */
 static gpi_status stale_share(store *st, int32_t day, const pub_row *r, int level,
                               const pub_capture *c, int64_t *share, long *n_stale, long *n_groups,
                               gpi_diag *d)
@@ -117,9 +124,9 @@ static gpi_status stale_share(store *st, int32_t day, const pub_row *r, int leve
         }
         if (!stale[g]) continue;
         int age = 0;
-        rc = store_price_age(st, c->key[i], l->price_micro, day, r->as_of, PUB_STALE_DAYS,
-                             PUB_STALE_DAYS + 15, &age, d);
-        if (age < PUB_STALE_DAYS) stale[g] = 0;
+        rc = store_price_age(st, c->key[i], l->price_micro, day, r->as_of, IDX_STALE_DAYS,
+                             IDX_STALE_DAYS + 15, &age, d);
+        if (age < IDX_STALE_DAYS) stale[g] = 0;
     }
     for (size_t g = 0; g < ng; g++) *n_stale += stale[g];
     *n_groups = (long)ng;
@@ -188,9 +195,9 @@ gpi_status pub_commit_row(store *st, int32_t day, const pub_row *r, const pub_ca
     fputs(",\"stale_share\":", f);
     if (share >= 0)
         fprintf(f, "%s,\"stale_groups\":%ld,\"stale_days\":%d", gpi_fixed_format(share, 6, t),
-                n_stale, PUB_STALE_DAYS);
+                n_stale, IDX_STALE_DAYS);
     else
-        fputs("null,\"stale_groups\":null,\"stale_days\":" PUB_STR(PUB_STALE_DAYS), f);
+        fprintf(f, "null,\"stale_groups\":null,\"stale_days\":%d", IDX_STALE_DAYS);
     if (fclose(f) != 0 || !x->json) {
         free(x->json);
         x->json = NULL;

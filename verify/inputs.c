@@ -35,14 +35,13 @@
  *     cut-offs, or withheld: only the stamps of committed files are
  *     known).
  */
-#define _GNU_SOURCE 1 /* nftw */
 #include "verify/internal.h"
 #include "ingest/ingest.h"
 #include "load/load.h"
 #include "publish/publish.h"
 #include "store/admin.h"
 
-#include <ftw.h>
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,28 +68,44 @@ struct verify_inputs {
 
 /* ---- RAW's files by SHA-256 ---------------------------------------------------- */
 
-static verify_inputs *walking; /* nftw has no user pointer; one walk at a time */
-
-static int walk_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+/* Adds the regular files under path (recursively, symbolic links not
+ * followed) with their SHA-256; 1 when out of memory. */
+static int walk(verify_inputs *vi, const char *path, int depth)
 {
-    (void)sb;
-    (void)ftw;
-    if (flag != FTW_F) return 0;
-    verify_inputs *vi = walking;
-    if (vi->n == vi->cap) {
-        size_t cap = vi->cap ? 2 * vi->cap : 64;
-        raw_file *p = realloc(vi->f, cap * sizeof *p);
-        if (!p) return 1;
-        vi->f = p;
-        vi->cap = cap;
+    DIR *dp = opendir(path);
+    if (!dp) return 0;
+    struct dirent *e;
+    int bad = 0;
+    while (!bad && (e = readdir(dp)) != NULL) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+        char p[4096];
+        if (snprintf(p, sizeof p, "%s/%s", path, e->d_name) >= (int)sizeof p) continue;
+        struct stat sb;
+        if (lstat(p, &sb) != 0) continue;
+        if (S_ISDIR(sb.st_mode)) {
+            if (depth < 16) bad = walk(vi, p, depth + 1);
+            continue;
+        }
+        if (!S_ISREG(sb.st_mode)) continue;
+        if (vi->n == vi->cap) {
+            size_t cap = vi->cap ? 2 * vi->cap : 64;
+            raw_file *f = realloc(vi->f, cap * sizeof *f);
+            if (!f) {
+                bad = 1;
+                break;
+            }
+            vi->f = f;
+            vi->cap = cap;
+        }
+        raw_file *r = &vi->f[vi->n];
+        memset(r, 0, sizeof *r);
+        gpi_diag d = {{0}};
+        if (ingest_file_sha256(p, r->sha, &d) != GPI_OK) continue; /* unreadable: no input */
+        if (!(r->path = strdup(p))) bad = 1;
+        else vi->n++;
     }
-    raw_file *r = &vi->f[vi->n];
-    memset(r, 0, sizeof *r);
-    gpi_diag e = {{0}};
-    if (ingest_file_sha256(path, r->sha, &e) != GPI_OK) return 0; /* unreadable: not an input */
-    if (!(r->path = strdup(path))) return 1;
-    vi->n++;
-    return 0;
+    closedir(dp);
+    return bad;
 }
 
 gpi_status verify_inputs_open(const char *raw_dir, const char *data_dir, verify_inputs **out,
@@ -103,10 +118,7 @@ gpi_status verify_inputs_open(const char *raw_dir, const char *data_dir, verify_
     verify_inputs *vi = calloc(1, sizeof *vi);
     if (!vi) return gpi_diag_set(d, GPI_ENOMEM, "out of memory");
     gpi_status rc = ingest_tables_load(data_dir, &vi->tables, d);
-    walking = vi;
-    if (rc == GPI_OK && nftw(raw_dir, walk_one, 16, FTW_PHYS) != 0)
-        rc = gpi_diag_set(d, GPI_EIO, "--inputs %s: cannot read the folder", raw_dir);
-    walking = NULL;
+    if (rc == GPI_OK && walk(vi, raw_dir, 0)) rc = gpi_diag_set(d, GPI_ENOMEM, "out of memory");
     snprintf(vi->tmpdir, sizeof vi->tmpdir, "/tmp/gpuidx-inputs-XXXXXX");
     if (rc == GPI_OK && !mkdtemp(vi->tmpdir))
         rc = gpi_diag_set(d, GPI_EIO, "cannot make a scratch folder in /tmp");
