@@ -47,7 +47,8 @@ typedef struct idx_boot_group {
 
 typedef struct idx_boot_in {
     int stat;                   /* IDX_BOOT_MEDIANS or IDX_BOOT_WEIGHTED */
-    const idx_item *now;        /* the items, by group (price_micro: a price or a relative) */
+    const idx_item *now;        /* the items, by group (price_micro: a price or a relative;
+                                   group: the index of its group in g) */
     const idx_item *ref;        /* NULL: the statistic itself; else S(now) / S(ref) */
     const idx_boot_group *g;
     size_t n_groups;

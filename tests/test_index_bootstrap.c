@@ -13,7 +13,9 @@
  * properties: every price x 1.1 gives the interval x 1.1 (exact decimals);
  * the same seed the same interval, the seed of a grade-day as
  * METHODOLOGY.md defines it (computed with Python's hashlib); imputed
- * groups counted; the flag's rule on published rows.
+ * groups counted; the flag's rule on published rows; and the weighted
+ * statistic's one-pass resamples equal the method's exact median on
+ * random markets with ties.
  */
 #include "tests/testutil.h"
 
@@ -167,12 +169,81 @@ static void test_flag(void **state)
     idx_grades_free(gs);
 }
 
+/* The weighted pass against the method itself: random trading markets
+ * (few distinct prices, so exact halves and ties happen), each resample
+ * drawn again here and fixed with idx_weighted_median on copies of the
+ * drawn groups' trades; the interval must be the same to the digit. */
+static uint64_t mix64(uint64_t *st)
+{
+    uint64_t z = (*st += UINT64_C(0x9E3779B97F4A7C15));
+    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
+    return z ^ (z >> 31);
+}
+
+static int cmp64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+static void test_weighted_pass_is_exact(void **state)
+{
+    (void)state;
+    uint64_t rnd = 42;
+    for (int market = 0; market < 40; market++) {
+        size_t k = 2 + (size_t)(mix64(&rnd) % 9), n = 0;
+        idx_item v[200];
+        idx_boot_group g[12];
+        for (size_t gi = 0; gi < k; gi++) {
+            size_t m = 1 + (size_t)(mix64(&rnd) % 12);
+            g[gi] = (idx_boot_group){n, m, 0, 0, 0};
+            for (size_t j = 0; j < m; j++, n++) {
+                /* prices on a coarse grid, volumes of a few sizes: ties */
+                int64_t price = 2000000 + 10000 * (int64_t)(mix64(&rnd) % 6);
+                int64_t qty = 1000000 * (int64_t)(1 + mix64(&rnd) % 4) * (market % 3 ? 1 : 100);
+                v[n] = (idx_item){price, qty, n, 0, (int32_t)gi, IDX_OK};
+            }
+        }
+        uint64_t seed = mix64(&rnd);
+        idx_boot_in in = {IDX_BOOT_WEIGHTED, v, NULL, g, k, 300000, 1000000, Q, 1, seed};
+        idx_boot_out o;
+        gpi_diag d = {{0}};
+        assert_int_equal(idx_boot_run(&in, &o, &d), GPI_OK);
+        /* again, resample by resample, with the method's exact median */
+        int64_t vals[IDX_BOOT_RESAMPLES];
+        uint64_t st = seed;
+        for (int b = 0; b < IDX_BOOT_RESAMPLES; b++) {
+            idx_item buf[2400];
+            size_t m = 0;
+            for (size_t i = 0; i < k; i++) {
+                size_t gi = (size_t)(((unsigned __int128)mix64(&st) * k) >> 64);
+                for (size_t j = 0; j < g[gi].n; j++) {
+                    buf[m] = v[g[gi].first + j];
+                    buf[m].group = (int32_t)i;
+                    buf[m].key_hash = m;
+                    m++;
+                }
+            }
+            int64_t q;
+            assert_int_equal(idx_weighted_median(buf, m, 300000, &q, &d), GPI_OK);
+            vals[b] = q; /* quarter-micro; / 400 = 0.0001, half-up */
+            vals[b] = (vals[b] + 200) / 400;
+        }
+        qsort(vals, IDX_BOOT_RESAMPLES, sizeof vals[0], cmp64);
+        if (o.lo_e4 != vals[IDX_BOOT_LO] || o.hi_e4 != vals[IDX_BOOT_HI])
+            fail_msg("market %d (%zu groups): the pass gives [%lld, %lld], the method [%lld, %lld]",
+                     market, k, (long long)o.lo_e4, (long long)o.hi_e4,
+                     (long long)vals[IDX_BOOT_LO], (long long)vals[IDX_BOOT_HI]);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_exact_cases),    cmocka_unit_test(test_ratio),
         cmocka_unit_test(test_scale_property), cmocka_unit_test(test_seed),
-        cmocka_unit_test(test_flag),
+        cmocka_unit_test(test_flag),           cmocka_unit_test(test_weighted_pass_is_exact),
     };
     return cmocka_run_group_tests_name("index_bootstrap", tests, NULL, NULL);
 }
