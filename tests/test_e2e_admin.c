@@ -216,6 +216,14 @@ static void test_inputs_commitments(void **state)
     ok(&r, "publish");
     r = tu_gpuidx(dir, "--data data verify --inputs raw ip");
     if (r.status != 0 || count(r.out, "DIFFERS")) fail_msg("verify --inputs: %s%s", r.out, r.err);
+    tu_run_free(&r);
+    /* its scratch store goes to $TMPDIR and goes away */
+    r = tu_sh(dir, "mkdir -p tmpx && TMPDIR=$PWD/tmpx $GPUIDX_BIN --data data verify --inputs raw"
+                   " ip >/dev/null && ls -A tmpx");
+    assert_int_equal(r.status, 0);
+    assert_string_equal(r.out, "");
+    tu_run_free(&r);
+    r = tu_gpuidx(dir, "--data data verify --inputs raw ip");
     HAS(r, out, "verify: inputs: 2 files in raw, 0 committed by no verified day\n");
     tu_run_free(&r);
     r = tu_sh(dir, "grep -c '\"source\":\"offers.csv\",\"kind\":\"offers\",\"rows\":' ip/2025-02-02/index.json");

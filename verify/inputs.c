@@ -61,7 +61,8 @@ struct verify_inputs {
     raw_file *f;
     size_t n, cap;
     ingest_tables *tables;
-    char tmpdir[64];
+    char tmpdir[4096];
+    int made;          /* tmpdir was created (and is removed on close) */
     store *st;
     int prepared;
 };
@@ -119,11 +120,12 @@ gpi_status verify_inputs_open(const char *raw_dir, const char *data_dir, verify_
     if (!vi) return gpi_diag_set(d, GPI_ENOMEM, "out of memory");
     gpi_status rc = ingest_tables_load(data_dir, &vi->tables, d);
     if (rc == GPI_OK && walk(vi, raw_dir, 0)) rc = gpi_diag_set(d, GPI_ENOMEM, "out of memory");
-    snprintf(vi->tmpdir, sizeof vi->tmpdir, "/tmp/gpuidx-inputs-XXXXXX");
-    if (rc == GPI_OK && !mkdtemp(vi->tmpdir))
-        rc = gpi_diag_set(d, GPI_EIO, "cannot make a scratch folder in /tmp");
+    const char *tmp = getenv("TMPDIR");
+    snprintf(vi->tmpdir, sizeof vi->tmpdir, "%s/gpuidx-inputs-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (rc == GPI_OK && !(vi->made = mkdtemp(vi->tmpdir) != NULL))
+        rc = gpi_diag_set(d, GPI_EIO, "%s: cannot make a scratch folder", vi->tmpdir);
     if (rc == GPI_OK) {
-        char path[128];
+        char path[4200];
         snprintf(path, sizeof path, "%s/scratch.db", vi->tmpdir);
         rc = store_open(path, &vi->st, d);
     }
@@ -139,10 +141,10 @@ void verify_inputs_close(verify_inputs *vi)
 {
     if (!vi) return;
     store_close(vi->st);
-    if (vi->tmpdir[0] && strchr(vi->tmpdir, 'X') == NULL) {
+    if (vi->made) {
         static const char *const left[] = {"scratch.db", "scratch.db-wal", "scratch.db-shm",
-                                           "scratch.db.lock"};
-        char path[128];
+                                           "scratch.db.lock", "scratch.db-journal"};
+        char path[4200];
         for (size_t i = 0; i < sizeof left / sizeof left[0]; i++) {
             snprintf(path, sizeof path, "%s/%s", vi->tmpdir, left[i]);
             unlink(path);

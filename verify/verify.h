@@ -92,7 +92,7 @@ void verify_dir_forget_before(verify_dir *v, int32_t day);
 
 /* `verify --inputs RAW` (inputs.c): the published observations of file
  * format 4 checked against the raw files each vintage commits to,
- * re-ingested into a scratch store (in /tmp, removed on close) with the
+ * re-ingested into a scratch store ($TMPDIR or /tmp, removed on close) with the
  * tables of data_dir.  Open hashes every file under raw_dir; prepare
  * re-ingests the files the given days commit to, in their order; day
  * adds to each grade's result of r (from verify_day) what differs
