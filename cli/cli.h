@@ -170,5 +170,8 @@ int cmd_cost(cli_ctx *ctx, int argc, char **argv);
 int cmd_grades(cli_ctx *ctx, int argc, char **argv);
 int cmd_simulate(cli_ctx *ctx, int argc, char **argv);
 int cmd_verify(cli_ctx *ctx, int argc, char **argv);
+int cmd_key(cli_ctx *ctx, int argc, char **argv);
+int cmd_review(cli_ctx *ctx, int argc, char **argv);
+int cmd_grades_stale(cli_ctx *ctx, int argc, char **argv); /* cmd_stale.c */
 
 #endif

@@ -761,6 +761,7 @@ int cmd_grades(cli_ctx *ctx, int argc, char **argv)
     if (strcmp(argv[1], "list") == 0) return cmd_list(ctx, argc - 1, argv + 1);
     if (strcmp(argv[1], "drop") == 0) return cmd_drop_restore(ctx, argc - 1, argv + 1, 1);
     if (strcmp(argv[1], "restore") == 0) return cmd_drop_restore(ctx, argc - 1, argv + 1, 0);
-    cli_error("grades: unknown subcommand '%s' (evaluate, list, drop, restore)", argv[1]);
+    if (strcmp(argv[1], "stale") == 0) return cmd_grades_stale(ctx, argc - 1, argv + 1);
+    cli_error("grades: unknown subcommand '%s' (evaluate, list, drop, restore, stale)", argv[1]);
     return 2;
 }

@@ -202,6 +202,13 @@ static int cmd_build(cli_ctx *ctx, int argc, char **argv)
     gpi_status rc = idx_grades_load_data(cli_data_dir(ctx), path, &gs, &d);
     store *st = NULL;
     if (rc == GPI_OK) cli_print_notes(gs);
+    /* fresh inputs are evaluated by the lab and the review (index/stale.c),
+     * not applied by the build: a grade must not claim what it does not do */
+    for (size_t i = 0; rc == GPI_OK && i < gs->n; i++)
+        if (gs->g[i].p.max_unchanged_days > 0)
+            rc = gpi_diag_set(&d, GPI_EINPUT, "%s: grades[%zu].max_unchanged_days: evaluated by "
+                              "`grades stale` and `review`; index build does not apply it yet",
+                              path, i);
     if (rc == GPI_OK && !(st = open_db(ctx, "index build", 0))) rc = GPI_ESTORE, d.msg[0] = '\0';
     if (rc == GPI_OK && grades) rc = check_candidates(ctx, st, path, gs, &d);
     /* dropped grades are not built (their rows stay) */
@@ -331,9 +338,11 @@ static gpi_status none_built(store *st, const cli_gradeset *set, const long *mis
 static int cmd_publish(cli_ctx *ctx, int argc, char **argv)
 {
     const char *date = NULL, *out = NULL, *from_s = NULL, *to_s = NULL, *grades = NULL;
+    const char *sign = NULL;
     const cli_opt_spec spec[] = {{"--date", &date, NULL}, {"--from", &from_s, NULL},
                                  {"--to", &to_s, NULL},   {"--out", &out, NULL},
-                                 {"--grades", &grades, NULL}, {NULL, NULL, NULL}};
+                                 {"--grades", &grades, NULL}, {"--sign", &sign, NULL},
+                                 {NULL, NULL, NULL}};
     int ec = cli_parse(argc, argv, spec, "index publish", "index publish", "index publish");
     if (ec >= 0) return ec;
     if (date && !from_s && !to_s) from_s = to_s = date;
@@ -349,12 +358,20 @@ static int cmd_publish(cli_ctx *ctx, int argc, char **argv)
         cli_error("index publish: --from %s is after --to %s", from_s, to_s);
         return 2;
     }
-    store *st = open_db(ctx, "index publish", 0);
-    if (!st) return 1;
     gpi_diag d = {{0}};
+    pub_key *key = NULL;
+    if (sign && pub_key_load(sign, &key, &d) != GPI_OK) {
+        cli_error("index publish: --sign: %s", d.msg);
+        return 2;
+    }
+    store *st = open_db(ctx, "index publish", 0);
+    if (!st) {
+        pub_key_free(key);
+        return 1;
+    }
     cli_gradeset set;
     gpi_status rc = cli_gradeset_load(ctx, st, grades, &set, &d);
-    pub_set ps = {set.ids, set.n, set.gs ? set.gs->sha256 : NULL};
+    pub_set ps = {set.ids, set.n, set.gs ? set.gs->sha256 : NULL, key};
     long *missing = rc == GPI_OK ? calloc(set.n ? set.n : 1, sizeof *missing) : NULL;
     if (rc == GPI_OK && !missing) rc = gpi_diag_set(&d, GPI_ENOMEM, "out of memory");
     for (size_t i = 0; rc == GPI_OK && i < set.n; i++) {
@@ -370,9 +387,14 @@ static int cmd_publish(cli_ctx *ctx, int argc, char **argv)
         rc = pub_publish_set(st, day, out, &ps, &res, &d);
         if (rc == GPI_OK)
             fprintf(stderr,
-                    "index publish: %s vintage %d (%s; %d restated, %d revisions) in %s/%s\n",
+                    "index publish: %s vintage %d (%s; %d restated, %d revisions%s) in %s/%s\n",
                     ds, res.vintage, res.is_new ? "new" : "unchanged", res.restated,
-                    res.revised, out, ds);
+                    res.revised,
+                    !key ? ""
+                    : res.signed_by_key > 0 ? "; signed"
+                    : res.signed_by_key < 0 ? "; kept its signature by another key"
+                                            : "; unsigned: published before, unchanged",
+                    out, ds);
     }
     for (size_t i = 0; rc == GPI_OK && i < set.n; i++)
         if (missing[i] > 0)
@@ -383,6 +405,7 @@ static int cmd_publish(cli_ctx *ctx, int argc, char **argv)
     free(missing);
     cli_gradeset_free(&set);
     store_close(st);
+    pub_key_free(key);
     return gpi_exit_code(rc);
 }
 

@@ -11,8 +11,11 @@
  * Each contract is settled as far as its index is built, on its own: one
  * line per contract on stderr says settled (the final settlement price),
  * provisional (the month is not over at --through, or the index is not
- * built to its end: daily prices up to the last built day) or
- * insufficient (the month is over with too few values), with the reason.
+ * built to its end: daily prices up to the last built day),
+ * insufficient (the month is over with too few values) or suspended (its
+ * grade ceased and the contract's fallback is suspension), with the
+ * reason.  A contract whose grade ceased settles on its fallback
+ * (settlement/fallback.c): a line before its status says from when.
  * A contract that cannot settle yet does not stop the others; the exit
  * status is 1 only for what no settlement can be made of: an unreadable
  * or wrong input (contract file -- a tick too coarse for the grade's
@@ -58,7 +61,7 @@ static void print_prices(FILE *f, const settle_contract *c, const settle_result 
             price[0] = '\0';
         else
             gpi_fixed_format(r->rows[i].price_units, c->tick.scale, price);
-        fprintf(f, "%s,%s,%s,%s\n", day, c->symbol, price, settle_kind_name(r->rows[i].kind));
+        fprintf(f, "%s,%s,%s,%s\n", day, c->symbol, price, settle_row_kind(&r->rows[i]));
     }
 }
 
@@ -106,18 +109,21 @@ done:
 }
 
 /* What became of one contract (design note at the top). */
-enum { ST_SETTLED, ST_PROVISIONAL, ST_INSUFFICIENT };
-static const char *const status_name[] = {"settled", "provisional", "insufficient"};
+enum { ST_SETTLED, ST_PROVISIONAL, ST_INSUFFICIENT, ST_SUSPENDED };
+static const char *const status_name[] = {"settled", "provisional", "insufficient", "suspended"};
 
 typedef struct outcome {
     int status;
     char why[512];
+    char fallback[320]; /* what the contract's fallback did (settlement/fallback.c), or "" */
 } outcome;
 
-/* The contract's status line and its positions' notes, on stderr. */
+/* The contract's fallback line and status line and its positions' notes,
+ * on stderr. */
 static void notes(const settle_contract *c, const settle_result *r, const outcome *oc,
                   const settle_position *pos, size_t np, size_t ci)
 {
+    if (oc->fallback[0]) cli_error("%s", oc->fallback);
     fprintf(stderr, "settle: %s: %s: %s\n", c->symbol, status_name[oc->status], oc->why);
     int has_daily = 0;
     for (size_t i = 0; i < r->n; i++) has_daily |= r->rows[i].kind == SETTLE_DAILY;
@@ -126,7 +132,7 @@ static void notes(const settle_contract *c, const settle_result *r, const outcom
         if (!has_daily)
             cli_error("%s: account %s: no settlement price yet; position not entered",
                       c->symbol, pos[j].account);
-        else if (oc->status == ST_INSUFFICIENT)
+        else if (oc->status == ST_INSUFFICIENT || oc->status == ST_SUSPENDED)
             cli_error("%s: account %s: %lld contracts stay open (no final settlement price)",
                       c->symbol, pos[j].account, (long long)pos[j].contracts);
     }
@@ -134,21 +140,69 @@ static void notes(const settle_contract *c, const settle_result *r, const outcom
 
 /* The first settlement day of c in [from, to] (every day; with fsp_days
  * business, Monday-Friday less the holidays) the series days[0..n)
- * (ascending) lacks, or INT32_MAX. */
+ * (ascending) lacks, or INT32_MAX; every_day: every calendar day counts
+ * (a fallback grade's series, settlement/fallback.c). */
 static int32_t first_missing(const settle_contract *c, const gpi_index_day *days, size_t n,
-                             int32_t from, int32_t to)
+                             int32_t from, int32_t to, int every_day)
 {
     size_t j = 0;
     for (int32_t t = from; t <= to; t++) {
         while (j < n && days[j].day < t) j++;
-        if (settle_is_day(c, t) && (j >= n || days[j].day != t)) return t;
+        if ((every_day || settle_is_day(c, t)) && (j >= n || days[j].day != t)) return t;
     }
     return INT32_MAX;
 }
 
-/* Settles contract c from the store as far as its index is built (through
- * `through` at most): the prices into *res, the status into *oc.  Errors
- * are the store's and the contract's own (a tick too coarse). */
+/* A contract with a fallback (settlement/fallback.c note 1): its grade's
+ * series extended, when the grade is dropped, with a suspended day for
+ * every day after its last row up to end; and the fallback grade's
+ * series (rule grade). */
+static gpi_status ceased_series(store *db, const settle_contract *c, int32_t end, int latest,
+                                gpi_index_day **series, size_t *n, gpi_index_day **fb,
+                                size_t *n_fb, gpi_diag *d)
+{
+    int dropped = 0;
+    gpi_status st = store_grade_dropped(db, c->grade, &dropped, d);
+    if (st == GPI_OK && dropped) {
+        int32_t from = *n ? (*series)[*n - 1].day + 1 : settle_listing_day(c);
+        if (from <= end) {
+            gpi_index_day *p = realloc(*series, (*n + (size_t)(end - from + 1)) * sizeof *p);
+            if (!p) return gpi_diag_set(d, GPI_ENOMEM, "out of memory");
+            *series = p;
+            for (int32_t t = from; t <= end; t++)
+                p[(*n)++] = (gpi_index_day){t, GPI_LEVEL_SUSPENDED, -1};
+        }
+    }
+    if (st == GPI_OK && c->fallback.rule == SETTLE_FB_GRADE)
+        st = store_index_series(db, c->fallback.grade, INT32_MIN, end, latest, fb, n_fb, d);
+    return st;
+}
+
+/* Settles c on series[0..n) (and its fallback's fb[0..n_fb)) through upto
+ * with settlement/fallback.c.  A fallback grade not built on a day it is
+ * needed (from the cessation on) settles c through the day before, and
+ * *fb_gap names that day (else INT32_MAX). */
+static gpi_status run_one(const settle_contract *c, const gpi_index_day *series, size_t n,
+                          const gpi_index_day *fb, size_t n_fb, int32_t upto, settle_result *res,
+                          settle_fb_note *note, int32_t *fb_gap, gpi_diag *d)
+{
+    *fb_gap = INT32_MAX;
+    gpi_status st = settle_run_fallback(c, series, n, fb, n_fb, upto, res, note, d);
+    if (st == GPI_EINPUT && note->applied && c->fallback.rule == SETTLE_FB_GRADE) {
+        int32_t gap = first_missing(c, fb, n_fb, note->start, upto, 1);
+        if (gap == INT32_MAX) return st; /* not the fallback's days: the error stands */
+        *fb_gap = gap;
+        d->msg[0] = '\0';
+        st = settle_run_fallback(c, series, n, fb, n_fb, gap - 1, res, note, d);
+    }
+    return st;
+}
+
+/* Settles contract c from the store as far as its index (and its
+ * fallback's, when it ceased) is built (through `through` at most): the
+ * prices into *res, the status into *oc.  Errors are the store's and the
+ * contract's own (a tick too coarse, a fallback last_value with no value
+ * to repeat). */
 static gpi_status settle_one(store *db, const settle_contract *c, int32_t through, int latest,
                              settle_result *res, outcome *oc, gpi_diag *d)
 {
@@ -164,25 +218,64 @@ static gpi_status settle_one(store *db, const settle_contract *c, int32_t throug
         snprintf(oc->why, sizeof oc->why, "not listed by %s (trading from %s)", b, a);
         return GPI_OK;
     }
-    gpi_index_day *series = NULL;
-    size_t n = 0;
+    gpi_index_day *series = NULL, *fb = NULL;
+    size_t n = 0, n_fb = 0;
     /* from the first stored day: L may come from before the listing */
     gpi_status st = store_index_series(db, c->grade, INT32_MIN, end, latest, &series, &n, d);
-    if (st != GPI_OK) return st;
-    int32_t gap = first_missing(c, series, n, listing, end);
+    /* cessation (settlement/fallback.c): a dropped grade has no value from
+     * its last built day on; the fallback grade's series */
+    if (st == GPI_OK && c->fallback.rule)
+        st = ceased_series(db, c, end, latest, &series, &n, &fb, &n_fb, d);
+    int dropped = 0;
+    int32_t gap = st == GPI_OK ? first_missing(c, series, n, listing, end, 0) : INT32_MAX;
+    if (st == GPI_OK && gap != INT32_MAX) st = store_grade_dropped(db, c->grade, &dropped, d);
     int32_t upto = gap == INT32_MAX ? end : gap - 1;
     /* a tick too coarse for the grade's values is the contract file's
      * error: it fails the run like any other error of that file */
-    st = settle_run(c, series, n, upto, res, d);
+    settle_fb_note note = {0};
+    int32_t fb_gap = INT32_MAX;
+    if (st == GPI_OK) st = run_one(c, series, n, fb, n_fb, upto, res, &note, &fb_gap, d);
     free(series);
+    free(fb);
     if (st != GPI_OK) return st;
+    if (note.applied) {
+        gpi_date_format(note.start, a);
+        gpi_date_format(note.trigger, b);
+        snprintf(oc->fallback, sizeof oc->fallback,
+                 "%s: %s has no value from %s, more than %d day%s: from %s the contract %s%s%s",
+                 c->symbol, c->grade, a, c->fallback.after_days,
+                 c->fallback.after_days == 1 ? "" : "s", b,
+                 c->fallback.rule == SETTLE_FB_SUSPEND ? "is suspended (its fallback)"
+                 : c->fallback.rule == SETTLE_FB_LAST
+                     ? "settles on the grade's last value (its fallback)"
+                     : "settles on its fallback grade",
+                 c->fallback.rule == SETTLE_FB_GRADE ? " " : "",
+                 c->fallback.rule == SETTLE_FB_GRADE ? c->fallback.grade : "");
+    }
     int has_daily = 0;
     for (size_t i = 0; i < res->n; i++) has_daily |= res->rows[i].kind == SETTLE_DAILY;
-    if (gap != INT32_MAX) {
+    int suspended = res->n && res->rows[res->n - 1].fallback == 2;
+    if (suspended) {
+        gpi_date_format(res->rows[res->n - 1].day, b);
+        oc->status = ST_SUSPENDED;
+        snprintf(oc->why, sizeof oc->why, "under its fallback from %s: no final settlement price",
+                 b);
+    } else if (fb_gap != INT32_MAX) {
+        gpi_date_format(fb_gap, b);
+        gpi_date_format(fb_gap - 1, a);
+        oc->status = ST_PROVISIONAL;
+        snprintf(oc->why, sizeof oc->why, "fallback grade %s is not built on %s; %s through %s"
+                 " (build it: gpuidx index build)", c->fallback.grade, b,
+                 has_daily ? "daily prices" : "no value", a);
+    } else if (gap != INT32_MAX) {
         gpi_date_format(gap, b);
         gpi_date_format(gap - 1, a);
         oc->status = ST_PROVISIONAL;
-        if (gap == listing)
+        if (dropped)
+            snprintf(oc->why, sizeof oc->why, "grade %s is dropped (no row from %s; the contract"
+                     " names no fallback); %s through %s", c->grade, b,
+                     has_daily ? "daily prices" : "no value", a);
+        else if (gap == listing)
             snprintf(oc->why, sizeof oc->why, "grade %s is not built from the listing, %s"
                      " (build it: gpuidx index build)", c->grade, b);
         else

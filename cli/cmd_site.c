@@ -1,6 +1,8 @@
 /* cli/cmd_site.c -- `gpuidx site --out DIR`: the static web page (SPEC §7). */
+#include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "cli/cost_print.h"
@@ -42,13 +44,33 @@ static int cost_curves(cli_ctx *ctx, store *st, const char *path, const cost_dep
     return rc;
 }
 
+/* The latest review report in dir (review-FROM-TO.md: the largest name,
+ * the latest start, then end), or "". */
+static void latest_review(const char *dir, char *out, size_t n)
+{
+    out[0] = '\0';
+    DIR *dp = opendir(dir);
+    if (!dp) return;
+    struct dirent *e;
+    while ((e = readdir(dp)) != NULL) {
+        size_t len = strlen(e->d_name);
+        if (strncmp(e->d_name, "review-", 7) != 0 || len < 10 || len >= n ||
+            strcmp(e->d_name + len - 3, ".md") != 0)
+            continue;
+        if (strcmp(e->d_name, out) > 0) snprintf(out, n, "%s", e->d_name);
+    }
+    closedir(dp);
+}
+
 int cmd_site(cli_ctx *ctx, int argc, char **argv)
 {
     const char *out = NULL, *deployments = NULL, *grades = NULL, *accuracy = NULL;
+    const char *admin = NULL;
     const cli_opt_spec spec[] = {{"--out", &out, NULL},
                                  {"--deployments", &deployments, NULL},
                                  {"--grades", &grades, NULL},
                                  {"--accuracy", &accuracy, NULL},
+                                 {"--admin", &admin, NULL},
                                  {NULL, NULL, NULL}};
     int ec = cli_parse(argc, argv, spec, "site", "site", "site");
     if (ec >= 0) return ec;
@@ -72,7 +94,18 @@ int cmd_site(cli_ctx *ctx, int argc, char **argv)
         rc = cost_deployments_load(deployments, &ds, &d);
         if (rc == GPI_OK) cerr = cost_curves(ctx, st, deployments, &ds, &curves, &ncurves);
     }
-    site_extras x = {curves, ncurves, (const char *const *)set.ids, set.n, accuracy};
+    char admin_buf[4096], review[256];
+    if (!admin) { /* the data folder's, when there is one */
+        snprintf(admin_buf, sizeof admin_buf, "%s/administration.json", cli_data_dir(ctx));
+        if (access(admin_buf, R_OK) == 0) admin = admin_buf;
+    }
+    latest_review(out, review, sizeof review);
+    char review_json[4400] = "";
+    if (review[0])
+        snprintf(review_json, sizeof review_json, "%s/%.*sjson", out, (int)strlen(review) - 2,
+                 review);
+    site_extras x = {curves, ncurves, (const char *const *)set.ids, set.n, accuracy, admin,
+                     review[0] ? review : NULL, review[0] ? review_json : NULL};
     if (rc == GPI_OK && cerr == 0) rc = site_write_extras(st, out, &x, &s, &d);
     cli_gradeset_free(&set);
     store_close(st);

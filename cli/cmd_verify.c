@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "core/sig.h"
 #include "settlement/settlement.h"
 #include "verify/verify.h"
 
@@ -39,16 +40,37 @@ static int split_day(const char *path, char *dir, size_t n, int32_t *day)
 
 typedef struct tally {
     long days, rows, ok, partial, differ;
+    long sig[VERIFY_SIG_BAD + 1];   /* days by signature verdict */
 } tally;
 
-static gpi_status verify_one(verify_dir *v, int32_t day, tally *t, gpi_diag *d)
+/* What a day is checked with besides its files. */
+typedef struct extra {
+    const unsigned char *key;       /* --key's raw public key, or NULL */
+    verify_inputs *inputs;          /* --inputs, or NULL */
+} extra;
+
+static gpi_status verify_one(verify_dir *v, int32_t day, const extra *x, tally *t, gpi_diag *d)
 {
     verify_day_report r;
     gpi_status rc = verify_day(v, day, &r, d);
-    if (rc != GPI_OK) return rc;
+    if (rc == GPI_OK && x->inputs) rc = verify_inputs_day(x->inputs, v, day, &r, d);
+    int verdict = 0;
+    char words[400];
+    if (rc == GPI_OK) rc = verify_day_signature(v, day, x->key, &verdict, words, sizeof words, d);
+    if (rc != GPI_OK) {
+        verify_day_report_free(&r);
+        return rc;
+    }
     char date[11];
     gpi_date_format(day, date);
     t->days++;
+    t->sig[verdict]++;
+    if (VERIFY_SIG_FAILED(verdict)) {
+        printf("%s: DIFFERS %s\n", date, words);
+        t->differ++;
+    } else if (verdict != VERIFY_SIG_UNSIGNED) {
+        printf("%s: %s\n", date, words);
+    }
     if (r.file_note[0]) {
         printf("%s: DIFFERS %s\n", date, r.file_note);
         t->differ++;
@@ -89,7 +111,7 @@ static int compare_against(const char *path, const settle_contract *c, const set
         if (r->rows[i].kind != SETTLE_INSUFFICIENT)
             gpi_fixed_format(r->rows[i].price_units, c->tick.scale, price);
         snprintf(want, sizeof want, "%s,%s,%s,%s", date, c->symbol, price,
-                 settle_kind_name(r->rows[i].kind));
+                 settle_row_kind(&r->rows[i]));
         char key[64];
         snprintf(key, sizeof key, "%s,%s,", date, c->symbol);
         int seen = 0;
@@ -100,7 +122,7 @@ static int compare_against(const char *path, const settle_contract *c, const set
             line[strcspn(line, "\r\n")] = '\0';
             if (strncmp(line, key, strlen(key)) != 0) continue;
             const char *kind = strrchr(line, ',');
-            if (!kind || strcmp(kind + 1, settle_kind_name(r->rows[i].kind)) != 0) continue;
+            if (!kind || strcmp(kind + 1, settle_row_kind(&r->rows[i])) != 0) continue;
             seen = 1;
             if (strcmp(line, want) != 0) {
                 printf("%s: DIFFERS %s:%ld: \"%s\", recomputed \"%s\"\n", c->symbol, path, ln,
@@ -165,7 +187,7 @@ static int settlement(int argc, char **argv, const char *contracts, const char *
                 if (r.rows[k].kind != SETTLE_INSUFFICIENT)
                     gpi_fixed_format(r.rows[k].price_units, cs[i].tick.scale, price);
                 printf("%s,%s,%s,%s\n", date, cs[i].symbol, price,
-                       settle_kind_name(r.rows[k].kind));
+                       settle_row_kind(&r.rows[k]));
             }
         }
         settle_result_free(&r);
@@ -191,12 +213,14 @@ int cmd_verify(cli_ctx *ctx, int argc, char **argv)
 {
     (void)ctx;
     const char *contracts = NULL, *symbol = NULL, *through = NULL, *against = NULL;
+    const char *key_path = NULL, *raw = NULL;
     int strict = 0, settle = 0, n_paths = 0;
     const char **paths = calloc((size_t)argc + 1, sizeof *paths);
     if (!paths) return 1;
     const cli_opt_spec spec[] = {{"--strict", NULL, &strict},      {"--settlement", NULL, &settle},
                                  {"--contracts", &contracts, NULL}, {"--symbol", &symbol, NULL},
                                  {"--through", &through, NULL},     {"--against", &against, NULL},
+                                 {"--key", &key_path, NULL},        {"--inputs", &raw, NULL},
                                  {NULL, NULL, NULL}};
     const cli_args args = {"verify", "verify", "verify", spec, NULL, NULL, paths, argc, &n_paths, 0, NULL};
     int ec = cli_parse_args(argc, argv, &args);
@@ -220,16 +244,34 @@ int cmd_verify(cli_ctx *ctx, int argc, char **argv)
         free(paths);
         return 2;
     }
+    if ((key_path || raw) && (contracts || settle)) {
+        cli_error("verify: --key and --inputs do not go with --settlement");
+        free(paths);
+        return 2;
+    }
     gpi_diag d = {{0}};
     gpi_status rc = GPI_OK;
     tally t = {0};
     char dir[4096];
+    unsigned char key[32];
+    extra x = {NULL, NULL};
+    if (key_path) {
+        rc = gpi_sig_public_key(key_path, key, &d);
+        if (rc != GPI_OK) {
+            cli_error("verify: --key %s", d.msg);
+            free(paths);
+            return 2;
+        }
+        x.key = key;
+    }
+    if (raw) rc = verify_inputs_open(raw, cli_data_dir(ctx), &x.inputs, &d);
     for (int p = 0; p < n_paths && rc == GPI_OK; p++) {
         int32_t day;
         verify_dir *v = NULL;
         if (split_day(paths[p], dir, sizeof dir, &day)) {
             rc = verify_dir_open(dir, &v, &d);
-            if (rc == GPI_OK) rc = verify_one(v, day, &t, &d);
+            if (rc == GPI_OK && x.inputs) rc = verify_inputs_prepare(x.inputs, v, &day, 1, &d);
+            if (rc == GPI_OK) rc = verify_one(v, day, &x, &t, &d);
         } else {
             int32_t *days = NULL;
             size_t n = 0;
@@ -238,8 +280,10 @@ int cmd_verify(cli_ctx *ctx, int argc, char **argv)
             if (rc == GPI_OK && n == 0)
                 rc = gpi_diag_set(&d, GPI_EINPUT, "%s: no published day (DIR/YYYY-MM-DD/index.json)",
                                   paths[p]);
+            /* the files of every day, re-ingested in their order first */
+            if (rc == GPI_OK && x.inputs) rc = verify_inputs_prepare(x.inputs, v, days, n, &d);
             for (size_t k = 0; k < n && rc == GPI_OK; k++) {
-                rc = verify_one(v, days[k], &t, &d);
+                rc = verify_one(v, days[k], &x, &t, &d);
                 /* what the next days can still need: the adjustment window */
                 verify_dir_forget_before(v, days[k] - 64);
             }
@@ -248,6 +292,8 @@ int cmd_verify(cli_ctx *ctx, int argc, char **argv)
         verify_dir_close(v);
     }
     free(paths);
+    size_t n_raw = 0, unused = x.inputs ? verify_inputs_unused(x.inputs, &n_raw) : 0;
+    verify_inputs_close(x.inputs);
     if (rc != GPI_OK) {
         cli_error("%s", d.msg);
         return gpi_exit_code(rc);
@@ -256,5 +302,15 @@ int cmd_verify(cli_ctx *ctx, int argc, char **argv)
            "%ld differ\n",
            t.days, t.days == 1 ? "" : "s", t.rows, t.rows == 1 ? "" : "s", t.ok, t.partial,
            t.differ);
+    long signed_days = t.sig[VERIFY_SIG_OK] + t.sig[VERIFY_SIG_UNCHECKED];
+    if (signed_days || key_path)
+        printf("verify: signatures: %ld day%s signed and checked, %ld signed not checked (no "
+               "--key), %ld unsigned, %ld failed\n",
+               t.sig[VERIFY_SIG_OK], t.sig[VERIFY_SIG_OK] == 1 ? "" : "s",
+               t.sig[VERIFY_SIG_UNCHECKED], t.sig[VERIFY_SIG_UNSIGNED],
+               t.days - signed_days - t.sig[VERIFY_SIG_UNSIGNED]);
+    if (raw)
+        printf("verify: inputs: %zu file%s in %s, %zu committed by no verified day\n", n_raw,
+               n_raw == 1 ? "" : "s", raw, unused);
     return t.differ || (strict && t.partial) ? 1 : 0;
 }

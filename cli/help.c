@@ -75,15 +75,18 @@ static const help_entry table[] = {
      "names the latest vintage that published the row's value, empty when none\n"
      "did.\n"},
     {"index publish", 1,
-     "--date D --out DIR [--grades FILE]\n"
-     "--from D --to D --out DIR [--grades FILE]",
+     "--date D --out DIR [--grades FILE] [--sign KEY]\n"
+     "--from D --to D --out DIR [--grades FILE] [--sign KEY]",
      "Writes DIR/D/index.csv, index.json, observations.csv, datapackage.json and\n"
      "DIR/D/v<n>/ for vintage n, and DIR/restatements.csv, for the published\n"
      "grade set: the grades of --grades FILE (default DATA/grades.json) that are\n"
-     "not dropped.  index.json records the file's SHA-256 (grades_sha256).  To\n"
-     "publish grades of your own, give their file: --grades FILE.  Each day is\n"
-     "said on stderr as it is written.\n"},
-    {"site", 1, "--out DIR [--grades FILE] [--deployments FILE] [--accuracy FILE]",
+     "not dropped.  index.json records the file's SHA-256 (grades_sha256), the\n"
+     "ingested files the fixes could see (inputs) and, with --sign KEY (a private\n"
+     "key of `gpuidx key new`), the key's fingerprint; a new vintage is then\n"
+     "signed (DIR/D/signature.json, Ed25519 over its files' SHA-256).  The key is\n"
+     "never stored or published.  To publish grades of your own, give their\n"
+     "file: --grades FILE.  Each day is said on stderr as it is written.\n"},
+    {"site", 1, "--out DIR [--grades FILE] [--deployments FILE] [--accuracy FILE] [--admin FILE]",
      "Writes DIR/index.html (one page, inline SVG charts: each grade's series\n"
      "with its p25-p75 band, the level of each day marked, suspended days\n"
      "shaded; no JavaScript, no network), DIR/<grade>.csv, each grade's\n"
@@ -98,18 +101,28 @@ static const help_entry table[] = {
      "workload's cost curve on the last day its deployments cover.  With\n"
      "--accuracy FILE (bench/accuracy's accuracy.csv) the statement also shows\n"
      "each grade's error against the demo market's true price and the planted\n"
-     "pusher's effect.\n"},
+     "pusher's effect.  The statement ends with the IOSCO Principles, one row each:\n"
+     "what the administrator states in --admin FILE (default\n"
+     "DATA/administration.json, the shipped example, marked as such; \"not stated\n"
+     "by the administrator\" where an entry is missing) and what the published\n"
+     "files show.  The latest review report in DIR (review-*.md, `gpuidx review\n"
+     "--out DIR`) is linked from it.\n"},
     {"settle", 1,
      "--contracts FILE [--positions FILE --ledger FILE] [--through YYYY-MM-DD] [--latest]",
      "Daily and final settlement prices of the contracts in FILE (METHODOLOGY.md,\n"
      "\"Futures settlement\"), as CSV date,symbol,settlement_price,kind on stdout\n"
-     "(kind daily, final, insufficient).\n"
+     "(kind daily, final, insufficient; under a contract's fallback fallback-daily,\n"
+     "fallback-final, suspended).\n"
      "\n"
      "  --contracts FILE   contract file {\"contracts\": [{\"symbol\", \"grade\", \"month\",\n"
-     "                     \"size\", \"tick\", \"min_published_days\", \"fsp_days\"}, ...],\n"
-     "                     \"holidays\": [...]}; fsp_days \"calendar\" (default) or\n"
-     "                     \"business\" (Monday-Friday less the holidays: only those\n"
-     "                     days' values count and get a price)\n"
+     "                     \"size\", \"tick\", \"min_published_days\", \"fsp_days\",\n"
+     "                     \"fallback\"}, ...], \"holidays\": [...]}; fsp_days\n"
+     "                     \"calendar\" (default) or \"business\" (Monday-Friday less\n"
+     "                     the holidays: only those days' values count and get a\n"
+     "                     price); fallback {\"rule\": \"grade\" (with \"grade\": ID),\n"
+     "                     \"last_value\" or \"suspend\", \"after_days\": N (default 3)}:\n"
+     "                     what the contract settles on once its grade has had no\n"
+     "                     value (dropped or suspended) for more than N days\n"
      "  --positions FILE   CSV account,symbol,contracts[,entry_price]; with --ledger\n"
      "  --ledger FILE      the variation-margin ledger of the positions (integer\n"
      "                     cents), as CSV date,account,symbol,contracts,\n"
@@ -118,8 +131,9 @@ static const help_entry table[] = {
      "  --latest           use restated index values (default: as first published)\n"
      "\n"
      "Each contract settles as far as its index is built; stderr says per contract:\n"
-     "settled (final price), provisional (month not over, or not built to its end)\n"
-     "or insufficient (too few values in the month), with the reason.\n"
+     "settled (final price), provisional (month not over, or not built to its end),\n"
+     "insufficient (too few values in the month) or suspended (under its fallback),\n"
+     "with the reason, and, when its grade ceased, from when its fallback applies.\n"
      "\n"
      "exit status: 0 ok (whatever each contract's status), 1 input or data error,\n"
      "2 usage error.\n"},
@@ -261,6 +275,21 @@ static const help_entry table[] = {
      "Stops building, publishing and showing grade ID (its rows and published\n"
      "vintages stay); `gpuidx grades restore ID` undoes it.\n"},
     {"grades restore", 1, "ID", "Undoes `gpuidx grades drop ID`.\n"},
+    {"grades stale", 1,
+     "[--grades FILE] --from D --to D [--repeat-days N] [--max-unchanged-days M] [--as-of T] "
+     "[--json]",
+     "Stale and repeating inputs of each grade over the range, from the stored\n"
+     "offers (trades are never carried forward):\n"
+     "  - the stale share: per day, the share of the provider groups whose every\n"
+     "    offer's price has stood 30 days or more; its mean and its last value;\n"
+     "  - the groups whose prices never changed in the range;\n"
+     "  - each feed (source and group) whose rows repeated the day before's,\n"
+     "    byte for byte but for the time, for N days in a row (--repeat-days,\n"
+     "    default 30): flagged, with its longest run;\n"
+     "  - coverage: the days with at least min_providers groups, with every offer\n"
+     "    and with only offers whose price has stood at most M days (the grade's\n"
+     "    max_unchanged_days, else --max-unchanged-days, default 30).\n"
+     "Nothing is written.\n"},
     {"simulate", 0,
      "--days N --seed S --out DIR [--start YYYY-MM-DD] [--scale K] [--grade ID] "
      "[--truth FILE] [--no-push]",
@@ -290,8 +319,8 @@ static const help_entry table[] = {
      "  --no-push     leave out the off-market trades of the provider that pushes\n"
      "                the H100 grade (Nimbus Compute); every other row is the same\n"},
     {"verify", 0,
-     "[--strict] DIR/YYYY-MM-DD...\n"
-     "[--strict] DIR\n"
+     "[--strict] [--key PUB] [--inputs RAW] DIR/YYYY-MM-DD...\n"
+     "[--strict] [--key PUB] [--inputs RAW] DIR\n"
      "--settlement --contracts FILE [--symbol S] [--through D] [--against FILE] DIR",
      "Recomputes every fix of the published days from their files alone (index.json,\n"
      "index.csv, observations.csv; no database): the receipt (the grade definition\n"
@@ -307,6 +336,17 @@ static const help_entry table[] = {
      "does not have; or DIFFERS and the first difference, naming the field.\n"
      "\n"
      "  --strict          a grade-day that is not fully verifiable fails too\n"
+     "  --key PUB         the publisher's public key (gpuidx key new's FILE.pub): every\n"
+     "                    day must be signed by it (signature.json over the files'\n"
+     "                    SHA-256); a missing signature, a changed file, a wrong key\n"
+     "                    and a bad signature each fail the day, named.  Without it a\n"
+     "                    signed day is reported signed and its file hashes checked,\n"
+     "                    an unsigned one as unsigned (valid)\n"
+     "  --inputs RAW      re-ingest the raw files each day commits to (index.json\n"
+     "                    \"inputs\", file format 4; found in folder RAW by SHA-256)\n"
+     "                    into a scratch store and check that each grade's published\n"
+     "                    observations are exactly the eligible ones at its cut-off:\n"
+     "                    a dropped or added observation fails, named\n"
      "  --settlement      the daily and final settlement prices of the contracts in\n"
      "                    --contracts (or the one --symbol) from the values of the\n"
      "                    published days as first published (DIR/D/v1/), as CSV\n"
@@ -317,6 +357,27 @@ static const help_entry table[] = {
      "\n"
      "exit status: 0 every fix recomputes, 1 a difference (or unreadable files, or\n"
      "with --strict a fix not fully verifiable), 2 usage error.\n"},
+    {"key new", 0, "--out FILE",
+     "Writes an Ed25519 key pair: the private key to FILE (PEM, mode 0600) and\n"
+     "the public key to FILE.pub; neither file may exist.  `gpuidx index publish\n"
+     "--sign FILE` signs each new vintage with it; give FILE.pub to the readers\n"
+     "(`gpuidx verify --key FILE.pub`).  Prints the key's fingerprint (the SHA-256\n"
+     "of the raw public key), which every signed index.json names.  Keep FILE\n"
+     "out of the database folder and the publication folder.\n"
+     "\n"
+     "exit status: 0 ok, 1 the files could not be written, 2 usage error.\n"},
+    {"review", 1,
+     "--from D --to D --out DIR [--grades FILE] [--repeat-days N] [--as-of T]",
+     "Writes the periodic review report a benchmark committee reads, per grade of\n"
+     "--grades FILE (default DATA/grades.json): data sufficiency and its trend\n"
+     "(first and second half of the range), concentration, the manipulation\n"
+     "figures and their trend, the stale share and the feeds repeating their rows\n"
+     "for N days (--repeat-days, default 30), segment bimodality (the lab's\n"
+     "provider segments), the carried and suspended days with their reasons,\n"
+     "restatements, and a recommendation -- keep, widen, split or retire -- with\n"
+     "the figures behind it.  DIR/review-FROM-TO.md and DIR/review-FROM-TO.json;\n"
+     "`gpuidx site --out DIR` links the latest one from statement.html.  Nothing is\n"
+     "written to the database.\n"},
 };
 enum { N_ENTRIES = sizeof table / sizeof table[0] };
 
@@ -488,7 +549,7 @@ int cli_help_command(int argc, char **argv)
     const char *names[N_ENTRIES + 8];
     size_t n = 0;
     for (size_t i = 0; i < N_ENTRIES; i++) names[n++] = table[i].cmd;
-    static const char *const groups[] = {"index", "hedge", "cost", "grades"};
+    static const char *const groups[] = {"index", "hedge", "cost", "grades", "key"};
     for (size_t i = 0; i < sizeof groups / sizeof groups[0]; i++) names[n++] = groups[i];
     char near[256];
     cli_suggest(cmd, names, n, near, sizeof near);

@@ -173,6 +173,7 @@ int main(int argc, char **argv)
         {"ingest", cmd_ingest}, {"index", cmd_index},   {"site", cmd_site},
         {"settle", cmd_settle}, {"hedge", cmd_hedge},   {"grades", cmd_grades},
         {"simulate", cmd_simulate}, {"cost", cmd_cost},     {"verify", cmd_verify},
+        {"key", cmd_key},       {"review", cmd_review},
     };
     for (size_t k = 0; k < sizeof cmds / sizeof cmds[0]; k++)
         if (strcmp(argv[i], cmds[k].name) == 0) {

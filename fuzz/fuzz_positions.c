@@ -35,9 +35,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (size_t i = 0; i < np; i++) {
         if (pos[i].contract >= nc || pos[i].contracts == 0) abort();
         const settle_contract *c = &cs[pos[i].contract];
-        settle_price rows[3] = {{settle_listing_day(c), SETTLE_DAILY, 24000},
-                                {settle_listing_day(c) + 1, SETTLE_DAILY, 24100},
-                                {settle_last_day(c), SETTLE_FINAL, 23900}};
+        settle_price rows[3] = {{settle_listing_day(c), SETTLE_DAILY, 24000, 0},
+                                {settle_listing_day(c) + 1, SETTLE_DAILY, 24100, 0},
+                                {settle_last_day(c), SETTLE_FINAL, 23900, 0}};
         settle_result r = {rows, 3, 1, 0, 20};
         settle_ledger_row *lr = NULL;
         size_t nr = 0;

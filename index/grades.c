@@ -207,7 +207,7 @@ static gpi_status list_of(ctx *c, size_t gi, const char *field, const json_t *v,
 static const char *const param_names[] = {
     "error_factor", "min_trade_volume", "min_providers", "cap_floor", "max_carry_days",
     "adj_lookback_days", "adj_min_days", "restate_threshold", "rounding", "rebalance_months",
-    "trade_carry_days", "anchor_days",
+    "trade_carry_days", "anchor_days", "max_unchanged_days",
 };
 
 static gpi_status param_set(ctx *c, size_t gi, const char *key, const json_t *v, idx_params *p)
@@ -251,6 +251,8 @@ static gpi_status param_set(ctx *c, size_t gi, const char *key, const json_t *v,
         why = int_of(v, 0, 31, &p->trade_carry_days);
     } else if (strcmp(key, "anchor_days") == 0) {
         why = int_of(v, 1, 28, &p->anchor_days);
+    } else if (strcmp(key, "max_unchanged_days") == 0) { /* index/stale.c */
+        why = int_of(v, 1, 3650, &p->max_unchanged_days);
     }
     return why ? bad(c, gi, key, why, got_text(v, buf, sizeof buf)) : GPI_OK;
 }
@@ -446,6 +448,9 @@ static gpi_status grade_canon(idx_grade *g)
         json_object_set_new(o, "trade_carry_days", json_integer(p->trade_carry_days));
         json_object_set_new(o, "anchor_days", json_integer(p->anchor_days));
     }
+    /* written only when set: definitions without it keep their hashes */
+    if (p->max_unchanged_days > 0)
+        json_object_set_new(o, "max_unchanged_days", json_integer(p->max_unchanged_days));
     g->canon = json_dumps(o, JSON_SORT_KEYS | JSON_COMPACT);
     json_decref(o);
     if (!g->canon) return GPI_ENOMEM;

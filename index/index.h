@@ -53,6 +53,7 @@ typedef struct idx_params {
     int rebalance_months;           /* v2: months between rebalances (1)  */
     int trade_carry_days;           /* v2: days a provider's last trade price carries (3) */
     int anchor_days;                /* v2: days behind a rebalance's anchor (7) */
+    int max_unchanged_days;         /* fresh inputs (index/stale.c); 0: none */
 } idx_params;
 
 void idx_params_default(idx_params *p);

@@ -4,7 +4,8 @@
  * To add a column to a published CSV: one entry at the end of its table,
  * with the file format that adds it (PUB_FORMAT_CURRENT), its type, unit,
  * values and meaning -- and the code that writes its field (format.c for
- * index.csv, files.c for observations.csv).  tests/check_publication.py
+ * index.csv's stored columns, commit.c for those computed at publication,
+ * files.c for observations.csv).  tests/check_publication.py
  * (run by tests/test_e2e_publication.c on the demo) fails when a
  * published header differs from its table, or a field from its type.
  */
@@ -66,6 +67,18 @@ static const pub_column index_cols[] = {
      "1 when one new offer moves the value one tick, else empty"},
     {3, "cost_1pct_offers", "integer", "offers", NULL,
      "1 when one new offer moves the value 1 %, else empty"},
+    /* format 4: computed at publication (commit.c), so only a vintage's
+     * index.csv has them (index show and the site: PUB_FORMAT_ROWS) */
+    {4, "ci_low", "number", USD_GH, NULL,
+     "the low end of the fix's 95 % bootstrap interval over its provider groups, 4 decimals; "
+     "empty when none (METHODOLOGY.md section 12.2)"},
+    {4, "ci_high", "number", USD_GH, NULL,
+     "the high end of the fix's 95 % bootstrap interval, 4 decimals; empty when none"},
+    {4, "confidence", "string", NULL, "normal|low|withheld",
+     "the fix's confidence flag (its rule: index.json's confidence_rule)"},
+    {4, "stale_share", "number", "share (0 to 1)", NULL,
+     "the share of the fix's provider groups whose every used offer's price had stood 30 days "
+     "or more, 6 decimals; empty when the day has no fix of its own"},
 };
 
 static const pub_column obs_cols[] = {

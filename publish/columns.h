@@ -21,9 +21,17 @@
  * columns, 3 the manipulation figures and the receipts, 4 the units
  * (observations.csv's quantity split by unit; index.json's currency,
  * unit, licence, methodology versions and the grade definition as an
- * object); older ones are how vintages published before them are
- * regenerated. */
+ * object) and the administration (index.json's input commitments, the
+ * signing key's fingerprint, each row's cut-off; index.csv's interval,
+ * confidence flag and stale share, computed at publication:
+ * publish/commit.c); older ones are how vintages published before them
+ * are regenerated. */
 enum { PUB_FORMAT_CURRENT = 4 };
+/* The index.csv columns of a stored row: those of file format 3.  `index
+ * show` and the site's per-grade CSVs write these; what format 4 adds to
+ * index.csv is computed at publication, so only a vintage's index.csv
+ * has it. */
+enum { PUB_FORMAT_ROWS = 3 };
 
 typedef struct pub_column {
     int since;              /* the file format that added it */
@@ -42,7 +50,7 @@ typedef struct pub_table {
     const char *key;        /* primary key columns, ","-separated, or NULL */
 } pub_table;
 
-extern const pub_table pub_index_csv;        /* index.csv, index show, site/<grade>.csv */
+extern const pub_table pub_index_csv;        /* index.csv (index show, site: format 3) */
 extern const pub_table pub_observations_csv; /* observations.csv */
 extern const pub_table pub_restatements_csv; /* DIR/restatements.csv */
 

@@ -41,6 +41,7 @@
 #include "publish/internal.h"
 #include "core/strbuf.h"
 #include "core/vec.h"
+#include "store/admin.h"
 #include "store/vintages.h"
 
 #include <stdio.h>
@@ -63,6 +64,7 @@ typedef struct line_vec {
 typedef struct obs_ctx {
     gpi_sbuf **buf;    /* per grade of the group: its lines */
     line_vec **lines;  /* per grade of the group */
+    pub_capture **cap; /* per grade: what the bootstrap reads (format 4), or NULL */
     const char *date;
     const char **grade;
     int format;
@@ -79,6 +81,46 @@ static void put_fixed(gpi_sbuf *b, int64_t v, int digits)
 {
     char t[32];
     if (v >= 0) put_str(b, gpi_fixed_format(v, digits, t)); /* idx_put_fixed's text */
+}
+
+void pub_capture_free(pub_capture *c)
+{
+    for (size_t i = 0; i < c->nn; i++) free(c->names[i]);
+    free(c->names);
+    free(c->v);
+    free(c->key);
+    memset(c, 0, sizeof *c);
+}
+
+/* Keeps what the bootstrap and the stale share read of a line (commit.c);
+ * 1 when out of memory. */
+static int capture(pub_capture *c, const gpi_obs *o, const char *role, const idx_obs_match *m)
+{
+    const char *g = NULL;
+    for (size_t i = c->nn; i-- > 0 && !g;) /* a group's lines come together: from the end */
+        if (strcmp(c->names[i], o->group ? o->group : "") == 0) g = c->names[i];
+    if (!g) {
+        if (GPI_VEC_RESERVE(c->names, c->capn, c->nn + 1) != 0) return 1;
+        if (!(c->names[c->nn] = strdup(o->group ? o->group : ""))) return 1;
+        g = c->names[c->nn++];
+    }
+    if (c->n == c->cap) {
+        size_t cap = c->cap ? 2 * c->cap : 64;
+        idx_boot_line *v = realloc(c->v, cap * sizeof *v);
+        if (!v) return 1;
+        c->v = v;
+        uint64_t *k = realloc(c->key, cap * sizeof *k);
+        if (!k) return 1;
+        c->key = k;
+        c->cap = cap;
+    }
+    int matched = m && m->v2 ? m->matched : -1;
+    c->v[c->n] = (idx_boot_line){o->kind, g, o->price_micro, o->quantity_micro,
+                                 strcmp(role, "used") == 0, matched,
+                                 matched == 1 ? m->ref_price_e8 : -1,
+                                 matched == 1 ? m->base_price_e8 : -1};
+    c->key[c->n++] = o->key_hash;
+    return 0;
 }
 
 /* A line of observations.csv, written by hand into the grade's buffer
@@ -155,6 +197,10 @@ static int obs_line(size_t gi, const gpi_obs *o, const char *role, const char *r
         return 1;
     }
     lv->v[lv->n++] = (line_ref){(int64_t)key, o->observed_at, off, b->n - off};
+    if (oc->cap && oc->cap[gi] && capture(oc->cap[gi], o, role, m)) {
+        oc->oom = 1;
+        return 1;
+    }
     return 0;
 }
 
@@ -171,7 +217,7 @@ static int cmp_line(const void *a, const void *b)
  * row of p, the receipt of its lines (malloc'd). */
 static gpi_status gen_observations(store *st, int32_t day, const char *date, const pub_rows *p,
                                    int format, int verbatim, gpi_sbuf *out, char **receipts,
-                                   gpi_diag *d)
+                                   pub_capture *caps, gpi_diag *d)
 {
     size_t n = p->n;
     idx_grades **defs = calloc(n ? n : 1, sizeof *defs);
@@ -183,7 +229,8 @@ static gpi_status gen_observations(store *st, int32_t day, const char *date, con
     const char **names = calloc(n ? n : 1, sizeof *names);
     gpi_sbuf **subb = calloc(n ? n : 1, sizeof *subb);
     line_vec **subl = calloc(n ? n : 1, sizeof *subl);
-    gpi_status rc = defs && buf && lines && done && sub && level && names && subb && subl
+    pub_capture **subc = calloc(n ? n : 1, sizeof *subc);
+    gpi_status rc = defs && buf && lines && done && sub && level && names && subb && subl && subc
                         ? GPI_OK
                         : gpi_diag_set(d, GPI_ENOMEM, "out of memory");
     for (size_t i = 0; i < n && rc == GPI_OK; i++)
@@ -198,10 +245,11 @@ static gpi_status gen_observations(store *st, int32_t day, const char *date, con
             level[m] = (idx_detail){p->v[j].level, p->v[j].ref_day, p->v[j].panel_day};
             names[m] = p->v[j].grade;
             subb[m] = &buf[j];
+            subc[m] = caps ? &caps[j] : NULL;
             subl[m++] = &lines[j];
         }
         idx_grades gs = {.n = m, .g = sub};
-        obs_ctx oc = {subb, subl, date, names, format, 0, verbatim};
+        obs_ctx oc = {subb, subl, caps ? subc : NULL, date, names, format, 0, verbatim};
         rc = idx_day_detail(st, &gs, level, day, p->v[i].as_of, obs_line, &oc, d);
         if (rc == GPI_OK && oc.oom) rc = gpi_diag_set(d, GPI_ENOMEM, "out of memory");
     }
@@ -236,6 +284,7 @@ static gpi_status gen_observations(store *st, int32_t day, const char *date, con
     free(names);
     free(subb);
     free(subl);
+    free(subc);
     return rc;
 }
 
@@ -271,18 +320,52 @@ static void methods_json(FILE *f, const pub_rows *p)
     fputs("],", f);
 }
 
+gpi_status pub_obs_lines(store *st, int32_t day, const idx_grade *g, const idx_detail *lv,
+                         int64_t as_of, char **text, size_t *len, gpi_diag *d)
+{
+    *text = NULL;
+    *len = 0;
+    char date[11];
+    gpi_date_format(day, date);
+    gpi_sbuf buf = {0}, out = {0};
+    line_vec lines = {0};
+    gpi_sbuf *bp = &buf;
+    line_vec *lp = &lines;
+    const char *name = g->id;
+    idx_grade one = *g;
+    idx_grades gs = {.n = 1, .g = &one};
+    obs_ctx oc = {&bp, &lp, NULL, date, &name, PUB_FORMAT_CURRENT, 0, 0};
+    gpi_status rc = idx_day_detail(st, &gs, lv, day, as_of, obs_line, &oc, d);
+    if (rc == GPI_OK && oc.oom) rc = gpi_diag_set(d, GPI_ENOMEM, "out of memory");
+    if (rc == GPI_OK && lines.n > 1) qsort(lines.v, lines.n, sizeof *lines.v, cmp_line);
+    for (size_t k = 0; rc == GPI_OK && k < lines.n; k++)
+        gpi_sbuf_put(&out, buf.p + lines.v[k].off, lines.v[k].len);
+    if (rc == GPI_OK && out.oom) rc = gpi_diag_set(d, GPI_ENOMEM, "out of memory");
+    free(buf.p);
+    free(lines.v);
+    if (rc != GPI_OK) {
+        free(out.p);
+        return rc;
+    }
+    *text = out.p;
+    *len = out.n;
+    return GPI_OK;
+}
+
 const char *const pub_file_names[3] = {"index.csv", "index.json", "observations.csv"};
 
 void pub_files_free(pub_files *fs)
 {
     for (int i = 0; i < 3; i++) free(fs->buf[i]);
+    free(fs->sig);
     memset(fs, 0, sizeof *fs);
 }
 
 /* The three files of vintage `vintage` made of rows p (sorted by grade);
  * verbatim: observations.csv's text cells as stored (note 2). */
 gpi_status pub_files_make(store *st, int32_t day, int vintage, int format, const pub_rows *p,
-                          const char *grades_sha, int verbatim, pub_files *fs, gpi_diag *d)
+                          const char *grades_sha, const char *fingerprint, int verbatim,
+                          pub_files *fs, gpi_diag *d)
 {
     memset(fs, 0, sizeof *fs);
     FILE *f[2];
@@ -310,10 +393,12 @@ gpi_status pub_files_make(store *st, int32_t day, int vintage, int format, const
         free(h);
     }
     char **receipts = format >= 3 ? calloc(p->n ? p->n : 1, sizeof *receipts) : NULL;
-    gpi_status rc = (format >= 3 && !receipts) || obs.oom
+    pub_capture *caps = format >= 4 ? calloc(p->n ? p->n : 1, sizeof *caps) : NULL;
+    gpi_status rc = (format >= 3 && !receipts) || (format >= 4 && !caps) || obs.oom
                         ? gpi_diag_set(d, GPI_ENOMEM, "out of memory")
                         : GPI_OK;
-    if (rc == GPI_OK) rc = gen_observations(st, day, date, p, format, verbatim, &obs, receipts, d);
+    if (rc == GPI_OK)
+        rc = gen_observations(st, day, date, p, format, verbatim, &obs, receipts, caps, d);
     fs->buf[2] = obs.p;
     fs->len[2] = obs.n;
     if (rc == GPI_OK) gpi_sha256_hex(fs->buf[2], fs->len[2], fs->sha[2]);
@@ -328,11 +413,15 @@ gpi_status pub_files_make(store *st, int32_t day, int vintage, int format, const
         fprintf(f[1], "{\"date\":\"%s\",\"vintage\":%d,", date, vintage);
     if (format >= 4) methods_json(f[1], p);
     if (grades_sha && *grades_sha) fprintf(f[1], "\"grades_sha256\":\"%s\",", grades_sha);
+    if (format >= 4 && rc == GPI_OK) rc = pub_commit_top(st, day, p, fingerprint, f[1], d);
     fputs("\"rows\":[\n", f[1]);
     char *batches = NULL; /* of the cut-off batches_as_of: rows share their cut-off */
     int64_t batches_as_of = 0;
     for (size_t i = 0; i < p->n && rc == GPI_OK; i++) {
-        pub_csv_line(f[0], p->v[i].csv, vintage, p->v[i].tail, format);
+        pub_extra x = {"", NULL}; /* format 4: what publication adds (commit.c) */
+        if (format >= 4) rc = pub_commit_row(st, day, &p->v[i], &caps[i], &x, d);
+        if (rc != GPI_OK) break;
+        pub_csv_line_extra(f[0], p->v[i].csv, vintage, p->v[i].tail, format, x.csv);
         fprintf(f[1], "{%s,\"vintage\":%d", p->v[i].json, vintage);
         if (format >= 3 && (!batches || batches_as_of != p->v[i].as_of)) {
             free(batches);
@@ -342,6 +431,8 @@ gpi_status pub_files_make(store *st, int32_t day, int vintage, int format, const
         if (format >= 3 && rc == GPI_OK)
             rc = pub_receipt_json(st, p->v[i].grade, p->v[i].hash, receipts[i], batches, format,
                                   f[1], d);
+        if (format >= 4 && rc == GPI_OK) fputs(x.json, f[1]);
+        free(x.json);
         fprintf(f[1], "}%s\n", i + 1 < p->n ? "," : "");
     }
     free(batches);
@@ -349,12 +440,25 @@ gpi_status pub_files_make(store *st, int32_t day, int vintage, int format, const
     for (int i = 0; i < 2; i++) fclose(f[i]);
     for (size_t i = 0; receipts && i < p->n; i++) free(receipts[i]);
     free(receipts);
+    for (size_t i = 0; caps && i < p->n; i++) pub_capture_free(&caps[i]);
+    free(caps);
     if (rc != GPI_OK) {
         pub_files_free(fs);
         return rc;
     }
     for (int i = 0; i < 2; i++) gpi_sha256_hex(fs->buf[i], fs->len[i], fs->sha[i]);
     return GPI_OK;
+}
+
+/* The signature file of a signed older vintage (fingerprint "" when
+ * unsigned), made again from what the store kept (sign.c note 2). */
+static gpi_status old_signature(int32_t day, int k, const char *fp, const char *sig,
+                                pub_files *fs, gpi_diag *d)
+{
+    if (!fp[0]) return GPI_OK;
+    snprintf(fs->fingerprint, sizeof fs->fingerprint, "%s", fp);
+    snprintf(fs->sig_b64, sizeof fs->sig_b64, "%s", sig);
+    return pub_sig_text(day, k, fp, (const char(*)[65])fs->sha, sig, &fs->sig, &fs->sig_len, d);
 }
 
 /* Files of an older vintage: the kept copy when intact, else regenerated
@@ -368,13 +472,19 @@ gpi_status pub_files_old(store *st, const char *dir, int32_t day, int k, pub_fil
     gpi_status rc = store_vintage_sha(st, day, k, sha[0], sha[1], sha[2], d);
     if (rc != GPI_OK) return rc;
     memset(fs, 0, sizeof *fs);
+    char fp[65], sig[128];
+    rc = store_vintage_signature(st, day, k, fp, sig, d);
+    if (rc != GPI_OK) return rc;
     int all = 1;
     for (int i = 0; i < 3; i++) {
         snprintf(path, sizeof path, "%s/%s/v%d/%s", dir, date, k, pub_file_names[i]);
         fs->buf[i] = pub_file_read_sha(path, sha[i], &fs->len[i]);
         all &= fs->buf[i] != NULL;
     }
-    if (all) return GPI_OK;
+    if (all) {
+        memcpy(fs->sha, sha, sizeof fs->sha);
+        return old_signature(day, k, fp, sig, fs, d);
+    }
     pub_files_free(fs);
     pub_rows p = {0};
     int format = 1;
@@ -382,11 +492,11 @@ gpi_status pub_files_old(store *st, const char *dir, int32_t day, int k, pub_fil
     rc = store_vintage_format(st, day, k, &format, d);
     if (rc == GPI_OK) rc = store_vintage_rows(st, day, k, pub_rows_collect, &p, d);
     if (rc == GPI_OK) rc = store_vintage_grades_sha(st, day, k, grades_sha, d);
-    if (rc == GPI_OK) rc = pub_files_make(st, day, k, format, &p, grades_sha, 0, fs, d);
+    if (rc == GPI_OK) rc = pub_files_make(st, day, k, format, &p, grades_sha, fp, 0, fs, d);
     /* a vintage published before formula cells were neutralized (note 2) */
     if (rc == GPI_OK && strcmp(fs->sha[2], sha[2]) != 0) {
         pub_files_free(fs);
-        rc = pub_files_make(st, day, k, format, &p, grades_sha, 1, fs, d);
+        rc = pub_files_make(st, day, k, format, &p, grades_sha, fp, 1, fs, d);
     }
     pub_rows_free(&p);
     for (int i = 0; i < 3 && rc == GPI_OK; i++)
@@ -395,6 +505,7 @@ gpi_status pub_files_old(store *st, const char *dir, int32_t day, int k, pub_fil
                               "publish: vintage %d of %s cannot be reproduced (%s differs from "
                               "its recorded SHA-256)",
                               k, date, pub_file_names[i]);
+    if (rc == GPI_OK) rc = old_signature(day, k, fp, sig, fs, d);
     if (rc != GPI_OK) pub_files_free(fs);
     return rc;
 }

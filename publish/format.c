@@ -224,7 +224,7 @@ static void row_json_tail(FILE *f, const store_index_row *r)
     fputc('}', f);
 }
 
-static void json_text(FILE *f, const char *key, const char *v)
+void pub_json_text(FILE *f, const char *key, const char *v)
 {
     fprintf(f, ",\"%s\":", key);
     if (!v || !*v) {
@@ -242,7 +242,7 @@ static void row_json_tail3(FILE *f, const store_index_row *r)
 {
     fputs(",\"loo_move\":", f);
     idx_put_fixed(f, r->loo_move_e4, 4, 1);
-    json_text(f, "loo_provider", r->loo_provider);
+    pub_json_text(f, "loo_provider", r->loo_provider);
     fprintf(f, ",\"loo_voids\":%ld", r->loo_voids);
     static const char *const names[2][2] = {{"cost_tick_gpu_hours", "cost_1pct_gpu_hours"},
                                             {"cost_tick_offers", "cost_1pct_offers"}};
@@ -328,14 +328,30 @@ enum { HEAD_COLS = 19 };
 
 void pub_csv_line(FILE *f, const char *head, int vintage, const char *tail, int format)
 {
+    pub_csv_line_extra(f, head, vintage, tail, format, NULL);
+}
+
+void pub_csv_line_extra(FILE *f, const char *head, int vintage, const char *tail, int format,
+                        const char *extra)
+{
     /* a row published in an earlier format and carried into a later
      * vintage lacks the later columns: empty ones */
-    int want = (int)pub_columns_n(&pub_index_csv, format) - HEAD_COLS;
+    int rows = format < PUB_FORMAT_ROWS ? format : PUB_FORMAT_ROWS; /* the stored row's */
+    int want = (int)pub_columns_n(&pub_index_csv, rows) - HEAD_COLS;
     int have = tail_fields(tail);
     fputs(head, f);
     if (vintage > 0) fprintf(f, "%d", vintage);
     if (format >= 2) fputs(tail, f);
     for (int k = have; k < want; k++) fputc(',', f);
+    /* format 4's columns computed at publication (commit.c): extra, or
+     * empty ones */
+    if (format > PUB_FORMAT_ROWS) {
+        if (extra) fputs(extra, f);
+        else
+            for (size_t k = pub_columns_n(&pub_index_csv, PUB_FORMAT_ROWS);
+                 k < pub_columns_n(&pub_index_csv, format); k++)
+                fputc(',', f);
+    }
     fputc('\n', f);
 }
 
@@ -343,7 +359,7 @@ void pub_csv_line(FILE *f, const char *head, int vintage, const char *tail, int 
 
 void pub_csv_write_header(FILE *f)
 {
-    pub_csv_header(f, PUB_FORMAT_CURRENT);
+    pub_csv_header(f, PUB_FORMAT_ROWS);
 }
 
 gpi_status pub_csv_write_row(FILE *f, const store_index_row *r, gpi_diag *d)

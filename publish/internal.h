@@ -13,14 +13,17 @@
 
 #include <stdio.h>
 
+#include "core/sig.h"
+#include "index/bootstrap.h"
 #include "index/index.h"
 #include "publish/publish.h"
 #include "store/store.h"
 #include "store/index_values.h"
 #include "store/vintages.h"
 
-/* PUB_FORMAT_CURRENT, the file format new vintages are written in, and
- * the columns of each format: publish/columns.h. */
+/* PUB_FORMAT_CURRENT, the file format new vintages are written in,
+ * PUB_FORMAT_ROWS, the columns of a stored row, and the columns of each
+ * format: publish/columns.h. */
 #include "publish/columns.h"
 
 /* ---- format.c ------------------------------------------------------------- */
@@ -33,12 +36,17 @@
  * returned. */
 gpi_status pub_row_text(store *st, const store_index_row *r, char **csv, char **tail,
                         char **json, gpi_diag *d);
+/* Writes ,"key":v as a JSON string member (null for NULL or ""). */
+void pub_json_text(FILE *f, const char *key, const char *v);
 /* The index.csv header line of file format `format`. */
 void pub_csv_header(FILE *f, int format);
 /* The one writer of an index.csv line: head, the vintage (empty when <= 0),
  * then tail, padded with empty fields to `format`'s columns (a row of an
- * older format carried into a later vintage); ends with LF. */
+ * older format carried into a later vintage), then (format 4) extra, the
+ * columns publication adds (NULL: empty ones); ends with LF. */
 void pub_csv_line(FILE *f, const char *head, int vintage, const char *tail, int format);
+void pub_csv_line_extra(FILE *f, const char *head, int vintage, const char *tail, int format,
+                        const char *extra);
 
 /* ---- receipt.c ------------------------------------------------------------ */
 
@@ -109,17 +117,26 @@ typedef struct pub_files {
     char *buf[3];
     size_t len[3];
     char sha[3][65];
+    /* a signed vintage (sign.c): the key's fingerprint, the signature and
+     * signature.json's text; fingerprint "" and sig NULL when unsigned */
+    char fingerprint[65];
+    char sig_b64[GPI_SIG_B64_MAX];
+    char *sig;
+    size_t sig_len;
 } pub_files;
 
-/* "index.csv", "index.json", "observations.csv": the order of pub_files. */
+/* "index.csv", "index.json", "observations.csv": the order of pub_files
+ * (a signed vintage adds core/sig.h's GPI_SIG_FILE). */
 extern const char *const pub_file_names[3];
 void pub_files_free(pub_files *fs);
 /* The three files of vintage `vintage` of day in file format `format`,
  * made of rows p (sorted by grade); grades_sha: the published grades
- * file's SHA-256 (NULL or "": none); verbatim: observations.csv's text
+ * file's SHA-256 (NULL or "": none); fingerprint: the signing key's
+ * (format 4; NULL or "": unsigned); verbatim: observations.csv's text
  * cells as stored (files.c design note 2). */
 gpi_status pub_files_make(store *st, int32_t day, int vintage, int format, const pub_rows *p,
-                          const char *grades_sha, int verbatim, pub_files *fs, gpi_diag *d);
+                          const char *grades_sha, const char *fingerprint, int verbatim,
+                          pub_files *fs, gpi_diag *d);
 /* The files of vintage k of day: the copy kept under dir when intact,
  * else regenerated from the store and checked against the recorded
  * SHA-256s. */
@@ -132,6 +149,44 @@ gpi_status pub_files_old(store *st, const char *dir, int32_t day, int k, pub_fil
 gpi_status pub_record(store *st, int32_t day, int vintage, int is_new, const pub_rows *next,
                       const pub_files *fs, const char *grades_sha, const pub_change *rs,
                       size_t n_rs, const pub_change *rv, size_t n_rv, gpi_diag *d);
+
+/* ---- sign.c and commit.c (format 4) ---------------------------------------- */
+
+/* A grade's lines of observations.csv as the bootstrap and the stale
+ * share read them (files.c captures them while writing the lines; group
+ * names are owned, interned per grade). */
+typedef struct pub_capture {
+    idx_boot_line *v;
+    uint64_t *key;          /* the store's key of each line's identity */
+    size_t n, cap;
+    char **names;
+    size_t nn, capn;
+    int oom;
+} pub_capture;
+void pub_capture_free(pub_capture *c);
+/* What publication adds to a row of file format 4: its index.csv columns
+ * (",ci_low,ci_high,confidence,stale_share") and index.json members. */
+typedef struct pub_extra {
+    char csv[128];
+    char *json;             /* malloc'd */
+} pub_extra;
+
+/* Signs the files fs of vintage `vintage` of day with k: fills
+ * fs->fingerprint, sig_b64, sig (signature.json's text). */
+gpi_status pub_sign_files(const pub_key *k, int32_t day, int vintage, pub_files *fs, gpi_diag *d);
+/* signature.json's text (malloc'd) of a signed vintage. */
+gpi_status pub_sig_text(int32_t day, int vintage, const char *fingerprint, const char sha[3][65],
+                        const char *sig_b64, char **out, size_t *len, gpi_diag *d);
+/* index.json's top-level members of file format 4 after grades_sha256:
+ * "key_fingerprint" and "inputs" (every batch holding observations of
+ * the day at the latest cut-off of rows p), each followed by a comma. */
+gpi_status pub_commit_top(store *st, int32_t day, const pub_rows *p, const char *fingerprint,
+                          FILE *f, gpi_diag *d);
+/* A row's additions of file format 4 (commit.c): its cut-off, the
+ * bootstrap interval and confidence flag of its fix (index/bootstrap.c)
+ * and the stale share of its providers, from its lines c. */
+gpi_status pub_commit_row(store *st, int32_t day, const pub_row *r, const pub_capture *c,
+                          pub_extra *x, gpi_diag *d);
 
 /* ---- tree.c --------------------------------------------------------------- */
 

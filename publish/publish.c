@@ -27,6 +27,7 @@
  *     tree.  Folders of older formats have none, as before.
  */
 #include "publish/internal.h"
+#include "store/admin.h"
 #include "store/vintages.h"
 
 #include <stdio.h>
@@ -194,9 +195,13 @@ gpi_status pub_publish_set(store *st, int32_t day, const char *dir, const pub_se
         rc = pub_decide(st, &cur, &old, &next, rs, &n_rs, rv, &n_rv, &need_new, d);
     }
     int n = need_new ? last + 1 : last;
+    const pub_key *key = set ? set->key : NULL;
     if (rc == GPI_OK)
-        rc = need_new ? pub_files_make(st, day, n, PUB_FORMAT_CURRENT, &next, grades_sha, 0, &fs, d)
+        rc = need_new ? pub_files_make(st, day, n, PUB_FORMAT_CURRENT, &next, grades_sha,
+                                       key ? pub_key_fingerprint(key) : NULL, 0, &fs, d)
                       : pub_files_old(st, dir, day, n, &fs, d);
+    /* a new vintage is signed over its files' hashes (sign.c) */
+    if (rc == GPI_OK && need_new && key) rc = pub_sign_files(key, day, n, &fs, d);
     /* Files first, then the vintage is recorded, then they are put in
      * place: a folder that cannot be written records nothing. */
     int format = PUB_FORMAT_CURRENT;
@@ -207,6 +212,8 @@ gpi_status pub_publish_set(store *st, int32_t day, const char *dir, const pub_se
     }
     if (rc == GPI_OK)
         rc = pub_record(st, day, n, need_new, &next, &fs, grades_sha, rs, n_rs, rv, n_rv, d);
+    if (rc == GPI_OK && need_new && fs.sig)
+        rc = store_vintage_signature_put(st, day, n, fs.fingerprint, fs.sig_b64, d);
     if (rc == GPI_OK) rc = store_commit(st, d);
     if (in_tx && rc != GPI_OK) store_rollback(st); /* nothing recorded */
     if (rc == GPI_OK) rc = pub_tree_swap(tmp, target, old_tree, d);
@@ -220,6 +227,9 @@ gpi_status pub_publish_set(store *st, int32_t day, const char *dir, const pub_se
         res->is_new = need_new;
         res->restated = (int)n_rs;
         res->revised = (int)n_rv;
+        res->signed_by_key = !fs.fingerprint[0] ? 0
+                             : key && strcmp(fs.fingerprint, pub_key_fingerprint(key)) == 0 ? 1
+                                                                                          : -1;
     }
     pub_files_free(&fs);
     pub_rows_free(&cur);

@@ -32,7 +32,7 @@
 #include "store/store.h"
 #include "store/index_values.h"
 
-/* The §13 CSV in the current file format (3; METHODOLOGY.md §10.6): the
+/* The §13 CSV of the stored rows (file format 3; METHODOLOGY.md §10.6): the
  * header line, and one row with its vintage (empty when 0) and the v2 and
  * manipulation columns.  GPI_ENOMEM when the row's text cannot be made. */
 void pub_csv_write_header(FILE *f);
@@ -47,7 +47,21 @@ typedef struct pub_result {
     int is_new;        /* 1 when this run created it                 */
     int restated;      /* grades restated by it                      */
     int revised;       /* changes recorded as revisions              */
+    int signed_by_key; /* 1: the current vintage is signed with the set's key;
+                          0 unsigned; -1 signed with another key (a reused
+                          vintage keeps the signature it was published with) */
 } pub_result;
+
+/* Signing keys (sign.c, METHODOLOGY.md §7.3): an Ed25519 key pair made
+ * by pub_key_new -- the private key at path (PEM, mode 0600) and the
+ * public key at path.pub; never over an existing file -- and a private
+ * key loaded to sign with (free with pub_key_free).  The fingerprint is
+ * the hex SHA-256 of the raw public key. */
+typedef struct pub_key pub_key;
+gpi_status pub_key_new(const char *path, char fingerprint[65], gpi_diag *d);
+gpi_status pub_key_load(const char *path, pub_key **out, gpi_diag *d);
+void pub_key_free(pub_key *k);
+const char *pub_key_fingerprint(const pub_key *k);
 
 /* Publishes day into dir (SPEC §7): every built grade. */
 gpi_status pub_publish(store *st, int32_t day, const char *dir, pub_result *res, gpi_diag *d);
@@ -62,9 +76,29 @@ typedef struct pub_set {
     const char *const *ids;
     size_t n;
     const char *sha256;
+    const pub_key *key;  /* sign a new vintage with it (NULL: unsigned) */
 } pub_set;
 /* pub_publish with the published grade set (NULL: every built grade). */
 gpi_status pub_publish_set(store *st, int32_t day, const char *dir, const pub_set *set,
                            pub_result *res, gpi_diag *d);
+
+/* The periodic review report (review.c; METHODOLOGY.md §12.4) of grades
+ * gs over [from, to] at cut-off as_of, written to dir/review-FROM-TO.md
+ * and .json (each under a temporary name, then renamed); name receives
+ * the Markdown file's name.  Feeds repeating repeat_days days are
+ * flagged. */
+typedef struct idx_grades idx_grades;
+gpi_status pub_review(store *st, const idx_grades *gs, int32_t from, int32_t to, int64_t as_of,
+                      int repeat_days, const char *dir, char *name, size_t name_len, gpi_diag *d);
+
+/* The lines of grade g in observations.csv of day (file format 4) as a
+ * publication at cut-off as_of with the row's level (and v2 days) lv
+ * would write them, in file order: `verify --inputs` compares them with
+ * the published ones (verify/inputs.c).  *text is malloc'd (NULL and 0
+ * when the grade lists none). */
+typedef struct idx_grade idx_grade;
+typedef struct idx_detail idx_detail;
+gpi_status pub_obs_lines(store *st, int32_t day, const idx_grade *g, const idx_detail *lv,
+                         int64_t as_of, char **text, size_t *len, gpi_diag *d);
 
 #endif

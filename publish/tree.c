@@ -75,6 +75,10 @@ gpi_status pub_files_write(const char *dir, const pub_files *fs, gpi_diag *d)
         snprintf(path, sizeof path, "%s/%s", dir, pub_file_names[i]);
         rc = pub_file_write(path, fs->buf[i], fs->len[i], d);
     }
+    if (rc == GPI_OK && fs->sig) { /* a signed vintage (sign.c) */
+        snprintf(path, sizeof path, "%s/%s", dir, GPI_SIG_FILE);
+        rc = pub_file_write(path, fs->sig, fs->sig_len, d);
+    }
     return rc;
 }
 
@@ -88,6 +92,10 @@ gpi_status pub_files_link(const char *from, const char *dir, const pub_files *fs
         snprintf(src, sizeof src, "%s/%s", from, pub_file_names[i]);
         snprintf(dst, sizeof dst, "%s/%s", dir, pub_file_names[i]);
         if (link(src, dst) != 0) rc = pub_file_write(dst, fs->buf[i], fs->len[i], d);
+    }
+    if (rc == GPI_OK && fs->sig) {
+        snprintf(dst, sizeof dst, "%s/%s", dir, GPI_SIG_FILE);
+        rc = pub_file_write(dst, fs->sig, fs->sig_len, d);
     }
     return rc;
 }

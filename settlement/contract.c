@@ -398,7 +398,7 @@ static gpi_status parse_int(const ctx *x, const json_t *v, const char *field, in
 
 /* A contract's keys, in the order of the message of an unknown key. */
 static const char *const keys[] = {"symbol", "grade", "month", "size", "tick",
-                                   "min_published_days", "fsp_days"};
+                                   "min_published_days", "fsp_days", "fallback"};
 #define N_KEYS (sizeof keys / sizeof keys[0])
 
 /* The file's holidays (top-level "holidays"), ascending. */
@@ -511,6 +511,10 @@ static gpi_status load_one(const ctx *x0, const json_t *o, settle_grade_fn grade
         }
     }
     c->min_published_days = (int)mpd;
+    if ((v = json_object_get(o, "fallback"))) { /* fallback.c */
+        const char *field = "fallback", *fwhy = settle_fallback_parse(v, c, &field);
+        if (fwhy) return cerr_at(&x, line_of(&x, "fallback"), field, fwhy, NULL);
+    }
 
     /* size x tick in cents = size * mant * 100 / 10^scale, whole */
     __int128 num = (__int128)c->size_gpu_hours * c->tick.mant * 100;
@@ -531,6 +535,13 @@ static gpi_status load_one(const ctx *x0, const json_t *o, settle_grade_fn grade
         if (st != GPI_OK) return st;
         if (!known)
             return cerr(&x, "grade", "unknown grade (not built in the database)", g);
+        if (c->fallback.rule == SETTLE_FB_GRADE) {
+            st = grade_fn(c->fallback.grade, &known, ud, x.d);
+            if (st != GPI_OK) return st;
+            if (!known)
+                return cerr_at(&x, line_of(&x, "fallback"), "fallback.grade",
+                               "unknown grade (not built in the database)", NULL);
+        }
     }
     c->path = x.path;
     c->index = x.idx;

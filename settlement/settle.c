@@ -125,7 +125,7 @@ gpi_status settle_run(const settle_contract *c, const gpi_index_day *days, size_
                                 c->symbol, c->grade);
     if (end < listing) return GPI_OK;
 
-    settle_price *rows = malloc(((size_t)(end - listing) + 2) * sizeof *rows);
+    settle_price *rows = calloc((size_t)(end - listing) + 2, sizeof *rows); /* fallback 0 */
     if (!rows) return gpi_diag_set(d, GPI_ENOMEM, "%s: out of memory", c->symbol);
 
     /* L before the listing: the latest value of the earlier days given */

@@ -58,6 +58,16 @@ typedef enum {
 
 /* ---- contracts (settlement/contract.c) --------------------------------- */
 
+/* What a contract settles on when its grade ceases (fallback.c):
+ * "fallback": {"rule": "grade" | "last_value" | "suspend", "grade": ID,
+ * "after_days": N}. */
+enum { SETTLE_FB_NONE = 0, SETTLE_FB_GRADE, SETTLE_FB_LAST, SETTLE_FB_SUSPEND };
+typedef struct settle_fallback {
+    int rule;                            /* SETTLE_FB_*                      */
+    char grade[SETTLE_GRADE_MAX + 1];    /* rule grade: the grade it moves to */
+    int after_days;                      /* days without a value tolerated    */
+} settle_fallback;
+
 typedef struct settle_contract {
     char symbol[SETTLE_SYMBOL_MAX + 1];  /* [A-Z0-9][A-Z0-9._-]{0,31}        */
     char grade[SETTLE_GRADE_MAX + 1];    /* a grade id known to the database */
@@ -71,6 +81,7 @@ typedef struct settle_contract {
      * (listing .. last day of the delivery month), ascending */
     int32_t holidays[SETTLE_MAX_HOLIDAYS];
     int n_holidays;
+    settle_fallback fallback;            /* cessation (fallback.c); rule 0: none */
     /* where it was read, for messages: the file (borrowed from
      * settle_contracts_load's caller; NULL when not read from a file), its
      * position in the file (1-based), and the lines of the contract and of
@@ -146,7 +157,12 @@ typedef struct settle_price {
     int32_t day;
     int kind;             /* settle_kind                                     */
     int64_t price_units;  /* 10^-tick.scale USD/GPU-hour; 0 if insufficient   */
+    int fallback;         /* 1: priced under the contract's fallback; 2: the
+                             contract suspended by it (kind insufficient)    */
 } settle_price;
+/* The kind as the settlement file writes it: daily, final, insufficient,
+ * or under a fallback fallback-daily, fallback-final, suspended. */
+const char *settle_row_kind(const settle_price *p);
 
 typedef struct settle_result {
     settle_price *rows;   /* daily rows ascending, then the final or
@@ -191,6 +207,34 @@ gpi_status settle_run(const settle_contract *c, const gpi_index_day *days, size_
 int settle_fsp(const settle_contract *c, const gpi_index_day *days, size_t n,
                int64_t *price_units, int *n_values);
 void settle_result_free(settle_result *r);
+
+/* ---- cessation and fallback (settlement/fallback.c) -------------------- */
+
+/* Reads a contract's "fallback" object into c->fallback; NULL, or the
+ * reason with *field the member it is about ("fallback.rule", ...). */
+const char *settle_fallback_parse(const void *json_fallback, settle_contract *c,
+                                  const char **field);
+
+/* What a fallback did to a settlement. */
+typedef struct settle_fb_note {
+    int applied;          /* 1 when the grade ceased in the range           */
+    int32_t start;        /* the first day of the run without a value        */
+    int32_t trigger;      /* start + after_days: the day the fallback applies */
+} settle_fb_note;
+
+/* settle_run with c's fallback (METHODOLOGY.md, "Cessation"): when the
+ * grade has no value on more than after_days consecutive days from the
+ * listing, from the first such day `start` its values are the fallback
+ * grade's (fb[0..n_fb), ascending; every day from start must be there),
+ * or its last value before start, or the contract is suspended.  Daily
+ * rows before the trigger day are those of settle_run; from it on they
+ * are computed on the new series and flagged (settle_row_kind); a
+ * suspended contract gets no more rows but an `insufficient` row flagged
+ * 2 ("suspended") on the trigger day.  Without a fallback, or without a
+ * cessation, it is settle_run. */
+gpi_status settle_run_fallback(const settle_contract *c, const gpi_index_day *days, size_t n,
+                               const gpi_index_day *fb, size_t n_fb, int32_t through,
+                               settle_result *out, settle_fb_note *note, gpi_diag *d);
 
 /* ---- positions and margin (settlement/ledger.c) ------------------------ */
 

@@ -8,6 +8,7 @@
 #include "site/site.h"
 #include "index/index.h"
 #include "publish/publish.h"
+#include "store/admin.h"
 #include "store/store.h"
 #include "store/index_values.h"
 
@@ -36,5 +37,23 @@ typedef struct site_accuracy site_accuracy;
 gpi_status site_accuracy_load(const char *path, site_accuracy **out, gpi_diag *d);
 void site_accuracy_section(FILE *f, const site_accuracy *a);
 void site_accuracy_free(site_accuracy *a);
+
+/* The administrator's file (site/iosco.c): data/administration.json,
+ * validated ("administration.json: field: reason (got ...)"). */
+typedef struct site_admin site_admin;
+gpi_status site_admin_load(const char *path, site_admin **out, gpi_diag *d);
+void site_admin_free(site_admin *a);
+/* What the table says of the grades (from statement.c's back-test). */
+typedef struct site_iosco_grades {
+    size_t n_grades;
+    long days, trades_days, offers_days;
+    const char *review_link;    /* the latest review report beside the page, or NULL */
+} site_iosco_grades;
+/* The IOSCO table: a (NULL: no file), the store's facts, the grades. */
+void site_iosco_section(FILE *f, const site_admin *a, const store_admin_facts *fx,
+                        const site_iosco_grades *g);
+/* The feeds the latest review report flags (its JSON; NULL: none beside
+ * the page, said so), linking its Markdown md_name. */
+void site_review_flags(FILE *f, const char *json_path, const char *md_name);
 
 #endif

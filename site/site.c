@@ -360,8 +360,9 @@ static gpi_status close_tmp(FILE *f, const char *tmp, const char *fin, gpi_diag 
     return GPI_OK;
 }
 
-/* DIR/datapackage.json: each grade's CSV (the index.csv format, current
- * file format) as a table of the data package (publish/columns.c). */
+/* DIR/datapackage.json: each grade's CSV (the index.csv columns of a
+ * stored row, PUB_FORMAT_ROWS) as a table of the data package
+ * (publish/columns.c). */
 static gpi_status write_package(const char *dir, const rowvec *rv, gpi_diag *d)
 {
     size_t ng = 0;
@@ -394,7 +395,7 @@ static gpi_status write_package(const char *dir, const rowvec *rv, gpi_diag *d)
     if (rc == GPI_OK && (rc = open_tmp(dir, "datapackage.json", tmp, fin, &f, d)) == GPI_OK) {
         pub_datapackage_named(f, "gpuidx-site", "gpuidx: each grade's history (the site's CSV "
                               "files)", t, (const char *const *)paths,
-                              (const char *const *)names, k, PUB_FORMAT_CURRENT, 0);
+                              (const char *const *)names, k, PUB_FORMAT_ROWS, 0);
         rc = close_tmp(f, tmp, fin, d);
     }
     for (size_t i = 0; i < k; i++) {

@@ -52,6 +52,11 @@ typedef struct site_extras {
     size_t n_ids;
     const char *accuracy_csv;   /* bench/accuracy's accuracy.csv, shown on
                                    statement.html; NULL: left out */
+    const char *admin_json;     /* the administrator's file (data/administration.json)
+                                   of the statement's IOSCO table; NULL: none (every
+                                   statement "not stated by the administrator") */
+    const char *review_link;    /* the latest review report, relative to the page */
+    const char *review_json;    /* its JSON (the feeds it flags are listed), or NULL */
 } site_extras;
 
 /* site_write with the extras (x may be NULL: same as site_write). */

@@ -25,6 +25,7 @@
 #include <strings.h>
 
 #include "site/internal.h"
+#include "store/admin.h"
 #include "store/index_values.h"
 #include "store/vintages.h"
 
@@ -174,7 +175,9 @@ static void term_words(FILE *f, const idx_grade *g)
     }
 }
 
-static void measures(FILE *f, const idx_grade *g)
+/* trades: the grade's days fixed on trades in the period (its value or,
+ * v2, its cross-section): with none, it was offered, not transacted. */
+static void measures(FILE *f, const idx_grade *g, long trades)
 {
     char b[32];
     fputs("<p><b>What it measures.</b> The price, in USD per GPU-hour, at which ", f);
@@ -207,9 +210,15 @@ static void measures(FILE *f, const idx_grade *g)
     } else {
         fputs(", in any region", f);
     }
-    fprintf(f, ", was transacted &#8212; or, on days without enough trades, offered &#8212; "
-               "on each UTC calendar day; published to a multiple of %s USD.</p>\n",
-            trim(g->p.rounding_e4, 4, b));
+    if (trades)
+        fprintf(f, ", was transacted &#8212; or, on days without enough trades, offered &#8212; "
+                   "on each UTC calendar day; published to a multiple of %s USD.</p>\n",
+                trim(g->p.rounding_e4, 4, b));
+    else
+        fprintf(f, ", was offered (advertised) on each UTC calendar day; published to a "
+                   "multiple of %s USD. No day of this period was fixed on trades: every "
+                   "value is a list price, not a price at which compute was transacted.</p>\n",
+                trim(g->p.rounding_e4, 4, b));
 }
 
 static void definition_table(FILE *f, const idx_grade *g)
@@ -386,7 +395,7 @@ static void grade_section(FILE *f, const gstat *g)
         return;
     }
     const idx_grade *d = &g->def->g[0];
-    measures(f, d);
+    measures(f, d, (g->v2 ? g->xs_level : g->level)[GPI_LEVEL_TRADES]);
     definition_table(f, d);
     rules(f, d);
     if (g->n_versions > 1)
@@ -447,7 +456,7 @@ static void backtest(FILE *f, const gstat *gs, size_t ng)
     fputs("</tbody></table></div>\n", f);
 }
 
-static void general(FILE *f, int32_t d0, int32_t d1)
+static void general(FILE *f, int32_t d0, int32_t d1, long trades)
 {
     char a[11], b[11];
     gpi_date_format(d0, a);
@@ -462,7 +471,7 @@ static void general(FILE *f, int32_t d0, int32_t d1)
             "<p>For each grade and each UTC calendar day &#8212; weekends and holidays included, "
             "the GPU rental market does not close &#8212; gpuidx determines one value: the "
             "representative price, in USD per GPU-hour, at which the service the grade "
-            "describes was transacted or, failing transactions, offered. Each row states the "
+            "describes was %s. Each row states the "
             "level of the waterfall that produced it (<code>level</code>) and, when carried "
             "or suspended, why (<code>note</code>).</p>\n"
             "<h2>2. Input data and its hierarchy</h2>\n"
@@ -474,7 +483,11 @@ static void general(FILE *f, int32_t d0, int32_t d1)
             "Every exclusion is published with its reason in <code>observations.csv</code>."
             "</p>\n"
             "<h2>3. Grades</h2>\n",
-            a, b);
+            a, b,
+            trades ? "transacted or, failing transactions, offered"
+                   : "offered (advertised): no day of this period was fixed on trades, so "
+                     "every value is a list price, not a price at which compute was "
+                     "transacted");
 }
 
 static void publication(FILE *f)
@@ -548,6 +561,10 @@ gpi_status site_statement_html(store *st, const store_index_row *rows, size_t n,
     if (rc == GPI_OK) rc = store_restatements(st, on_restatement, &rctx, d);
     site_accuracy *acc = NULL;
     if (rc == GPI_OK && x && x->accuracy_csv) rc = site_accuracy_load(x->accuracy_csv, &acc, d);
+    site_admin *adm = NULL; /* the administrator's file (iosco.c) */
+    store_admin_facts facts;
+    if (rc == GPI_OK && x && x->admin_json) rc = site_admin_load(x->admin_json, &adm, d);
+    if (rc == GPI_OK) rc = store_admin_facts_read(st, &facts, d);
 
     FILE *f = NULL;
     if (rc == GPI_OK && !(f = open_memstream(html, len)))
@@ -562,7 +579,15 @@ gpi_status site_statement_html(store *st, const store_index_row *rows, size_t n,
         if (n == 0) {
             fputs("<p class=\"note\">No index values have been built yet.</p>\n", f);
         } else {
-            general(f, d0, d1);
+            long trades = 0, offers = 0, all_days = 0;
+            for (size_t k = 0; k < ng; k++) {
+                /* v2: the cross-section's level (the chain's follows it) */
+                const long *lv = gs[k].v2 ? gs[k].xs_level : gs[k].level;
+                trades += lv[GPI_LEVEL_TRADES];
+                offers += lv[GPI_LEVEL_OFFERS];
+                all_days += (long)gs[k].n;
+            }
+            general(f, d0, d1, trades);
             fputs("<p>", f);
             for (size_t k = 0; k < ng; k++) {
                 fputs(k ? " &#183; <a href=\"#s-" : "<a href=\"#s-", f);
@@ -577,6 +602,9 @@ gpi_status site_statement_html(store *st, const store_index_row *rows, size_t n,
             backtest(f, gs, ng);
             if (acc) site_accuracy_section(f, acc);
             limitations(f);
+            site_iosco_grades ig = {ng, all_days, trades, offers, x ? x->review_link : NULL};
+            site_iosco_section(f, adm, &facts, &ig);
+            site_review_flags(f, x ? x->review_json : NULL, x ? x->review_link : NULL);
         }
         fputs("</body></html>\n", f);
         if (fclose(f) != 0) rc = gpi_diag_set(d, GPI_ENOMEM, "site: out of memory");
@@ -587,6 +615,7 @@ gpi_status site_statement_html(store *st, const store_index_row *rows, size_t n,
         }
     }
     site_accuracy_free(acc);
+    site_admin_free(adm);
     free(pub);
     for (size_t k = 0; k < ng; k++) idx_grades_free(gs[k].def);
     free(gs);

@@ -221,12 +221,22 @@ gpi_status store_profiles_each(store *st, int (*fn)(const store_profile *p, void
 void store_attrs_unpack(gpi_obs *o, int64_t attrs);
 
 /* Extra statement slots of store_sets.c, 40..55 (store_index.c uses the
- * first ones, chain_states.c 30..33, profiles.c the eight before alias.c's, alias.c the eight
- * before the last eight, names.c and store_count the last eight). */
+ * first ones, chain_states.c 30..33, scan.c 34, admin.c 35..39, profiles.c the eight
+ * before alias.c's, alias.c the eight before the last eight, names.c and store_count the last eight). */
 #define STORE_SETS_SLOT(i) (40 + (i))
 /* VACUUM under the writers' lock (tx.c), outside any transaction; best
  * effort (a failure leaves the database as it was). */
 void store_vacuum(store *st);
+
+/* The batches holding observations of day ?1 ingested at or before ?2
+ * (a WHERE clause over batches b; store_index.c's store_day_batches note):
+ * published rows' receipts and a vintage's inputs (admin.c). */
+#define STORE_DAY_BATCHES_WHERE                                                                   \
+    " WHERE b.ingested_at <= ?2 AND (b.min_day = ?1 OR b.max_day = ?1"                           \
+    "  OR (((b.min_day IS NULL AND coalesce(b.n_stored, 1) > 0)"                                 \
+    "       OR (b.min_day < ?1 AND b.max_day > ?1))"                                            \
+    "      AND b.batch_id IN (SELECT DISTINCT batch_id"                                         \
+    "                         FROM observations WHERE day = ?1)))"
 
 /* Steps the prepared statement s (no rows) and resets it; GPI_ESTORE with
  * store_err(what) when it does not finish. */

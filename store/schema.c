@@ -496,6 +496,18 @@ const char *const store_migrations[] = {
     "  key TEXT PRIMARY KEY,"          /* grade definitions and region groups */
     "  checked_at INTEGER NOT NULL"
     ");",
+    /* 13: signed vintages (store/admin.c, publish/sign.c): the public
+     *    key's fingerprint a vintage's index.json names and the detached
+     *    signature over its files' hashes, so an older signed vintage is
+     *    regenerated with its signature file.  The key itself is never
+     *    stored. */
+    "CREATE TABLE vintage_signatures ("
+    "  day INTEGER NOT NULL,"
+    "  vintage INTEGER NOT NULL,"
+    "  key_fingerprint TEXT NOT NULL," /* hex SHA-256 of the raw public key */
+    "  signature TEXT NOT NULL,"       /* base64 Ed25519 over core/sig.c's text */
+    "  PRIMARY KEY (day, vintage)"
+    ");",
 };
 
 const int store_migration_ident_aliases = 5; /* migration 6 */

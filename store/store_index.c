@@ -692,12 +692,7 @@ gpi_status store_day_batches(store *st, int32_t day, int64_t as_of, store_batch_
 {
     sqlite3_stmt *s = store_stmt(st, SX_DAY_BATCHES,
                                  "SELECT b.sha256, b.tables_sha256 FROM batches b"
-                                 " WHERE b.ingested_at <= ?2 AND (b.min_day = ?1 OR b.max_day = ?1"
-                                 "  OR (((b.min_day IS NULL AND coalesce(b.n_stored, 1) > 0)"
-                                 "       OR (b.min_day < ?1 AND b.max_day > ?1))"
-                                 "      AND b.batch_id IN (SELECT DISTINCT batch_id"
-                                 "                         FROM observations WHERE day = ?1)))"
-                                 " ORDER BY b.sha256",
+                                 STORE_DAY_BATCHES_WHERE " ORDER BY b.sha256",
                                  d);
     if (!s) return GPI_ESTORE;
     sqlite3_bind_int64(s, 1, day);

@@ -4,7 +4,8 @@
  * Schema 9 (and every version before it) kept every value of an
  * observation in its row (NULL for no name); migration 10 moved what
  * repeats into `profiles`.  undo_10 takes a database of the current
- * schema (12) back: it undoes migration 12 (UNDO_12: obs_facets again, as
+ * schema (13) back: it undoes migration 13 (UNDO_13: no vintage
+ * signatures) and 12 (UNDO_12: obs_facets again, as
  * the facets of the noted profiles; no packs, no grade checks), drops
  * what migration 11 added (chain_states and the batches' day range),
  * then rebuilds the schema 9 table and its readable
@@ -49,8 +50,13 @@
     " LEFT JOIN names c ON c.name_id = o.currency LEFT JOIN names k ON k.name_id = o.sku"         \
     " LEFT JOIN names x ON x.name_id = o.correction;"
 
-/* Schema 12 -> 11: obs_facets holds the facets of the noted profiles. */
+/* Schema 13 -> 12: no vintage signatures. */
+#define UNDO_13 "DROP TABLE vintage_signatures;"
+
+/* Schema 12 -> 11 (from 13): obs_facets holds the facets of the noted
+ * profiles. */
 #define UNDO_12                                                                                   \
+    UNDO_13                                                                                       \
     "CREATE TABLE obs_facets ("                                                                   \
     "  attrs INTEGER NOT NULL, gpu INTEGER NOT NULL, provider INTEGER NOT NULL,"                  \
     "  grp INTEGER NOT NULL, segment INTEGER NOT NULL, region INTEGER NOT NULL,"                  \

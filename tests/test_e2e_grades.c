@@ -969,7 +969,7 @@ static void test_errors(void **state)
         {"--db t.db grades evaluate --bogus", 2,
          "gpuidx: grades evaluate: unknown argument '--bogus' (see gpuidx grades evaluate --help)\n"},
         {"--db t.db grades frobnicate", 2,
-         "gpuidx: grades: unknown subcommand 'frobnicate' (evaluate, list, drop, restore)\n"},
+         "gpuidx: grades: unknown subcommand 'frobnicate' (evaluate, list, drop, restore, stale)\n"},
         /* output that cannot be written fails, in each format */
         {"--db t.db grades evaluate --grades g.json --from 2025-01-01 --to 2025-01-06 >/dev/full",
          1, "gpuidx: stdout: write failed\n"},

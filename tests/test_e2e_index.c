@@ -23,6 +23,12 @@
             "xs_value,xs_level,relative,n_matched,n_matched_providers,panel_change,event,splice," \
             "note,loo_move,cost_tick_gpu_hours,cost_1pct_gpu_hours,cost_tick_offers," \
             "cost_1pct_offers\n"
+/* a published index.csv (file format 4): the columns publication adds */
+#define HDR4 "date,grade,value,level,n_obs,n_excluded,n_providers,trade_volume_gpu_hours," \
+             "adjustment,p10,p25,p50,p75,p90,min,max,top_provider_share,methodology,vintage," \
+             "xs_value,xs_level,relative,n_matched,n_matched_providers,panel_change,event," \
+             "splice,note,loo_move,cost_tick_gpu_hours,cost_1pct_gpu_hours,cost_tick_offers," \
+             "cost_1pct_offers,ci_low,ci_high,confidence,stale_share\n"
 /* the format 2 columns of a v1 row: all empty but the note */
 #define V1TAIL ",,,,,,,,,"
 /* the format 3 columns (after the note) of a row with no manipulation
@@ -140,9 +146,12 @@ static void test_build_show_publish_restate(void **state)
     run_ok("index publish --grades g.json --date 2025-01-07 --out pub");
     run_ok("index publish --grades g.json --from 2025-01-01 --to 2025-01-05 --out pub");
     char *csv7 = read_rel("pub/2025-01-07/index.csv");
-    assert_string_equal(csv7, HDR "2025-01-07,T,2.4580,offers,3,0,3,0.00,1.100000,2.046900,"
+    /* the interval: 3 provider medians 2.00, 2.2345, 2.60 times 1.1; a
+     * resample draws one group three times with probability 1/27 > 2.5 %,
+     * so the 95 % interval is [2.00, 2.60] x 1.1; 3 groups: low */
+    assert_string_equal(csv7, HDR4 "2025-01-07,T,2.4580,offers,3,0,3,0.00,1.100000,2.046900,"
                               "2.117250,2.234500,2.417250,2.526900,2.000000,2.600000,0.333333,"
-                              "v1,1" V1TAIL ",0.2580,,,1,1\n");
+                              "v1,1" V1TAIL ",0.2580,,,1,1,2.2000,2.8600,low,0.000000\n");
     char *v1 = read_rel("pub/2025-01-07/v1/index.csv");
     assert_string_equal(v1, csv7);
     char *json7 = read_rel("pub/2025-01-07/index.json");
@@ -150,7 +159,8 @@ static void test_build_show_publish_restate(void **state)
     tu_run sh = tu_sh(dir, "printf '{\"format\":4,\"date\":\"2025-01-07\",\"vintage\":1,"
                            "\"observations_sha256\":\"%%s\",\"license\":\"Apache-2.0\","
                            "\"methodology_versions\":[\"v1\"],\"grades_sha256\":\"%%s\","
-                           "\"rows\":[' $(sha256sum pub/2025-01-07/observations.csv | cut -c1-64)"
+                           "\"key_fingerprint\":null,\"inputs\":[\\n{\"sha256\":\"sha-market\"'"
+                           " $(sha256sum pub/2025-01-07/observations.csv | cut -c1-64)"
                            " $(sha256sum g.json | cut -c1-64)");
     assert_int_equal(sh.status, 0);
     if (strncmp(json7, sh.out, strlen(sh.out)) != 0)
@@ -172,7 +182,11 @@ static void test_build_show_publish_restate(void **state)
         "\"batches\":[{\"sha256\":\"sha-market\",\"tables_sha256\":\"tables\"}]},"
         /* file format 4: the units, the definition as an object */
         "\"currency\":\"USD\",\"unit\":\"GPU-hour\",\"definition\":{\"adj_lookback_days\":30,",
-        "\"version\":1}}\n]}\n",
+        /* then the cut-off, the interval and flag, the stale share */
+        "\"version\":1},\"cut_off\":\"1970-01-01T00:25:00Z\",\"ci_low\":2.2000,\"ci_high\":2.8600,"
+        "\"confidence\":\"low\",\"confidence_rule\":\"3 provider groups (fewer than 5)\","
+        "\"bootstrap\":{\"resamples\":999,\"seed\":\"",
+        "\"stale_share\":0.000000,\"stale_groups\":0,\"stale_days\":30}\n]}\n",
     };
     for (size_t i = 0; i < sizeof json_parts / sizeof json_parts[0]; i++)
         if (!strstr(json7, json_parts[i])) fail_msg("index.json lacks %s:\n%s", json_parts[i], json7);
@@ -246,9 +260,9 @@ static void test_build_show_publish_restate(void **state)
     char *csv7b = read_rel("pub/2025-01-07/index.csv");
     /* the late trades: 400 GPU-hours each again (400.00 to move it); without
      * a provider the day carries day 6's 2.2000 (0.3000) */
-    assert_string_equal(csv7b, HDR "2025-01-07,T,2.5000,trades,3,0,3,1200.00,,2.420000,2.450000,"
+    assert_string_equal(csv7b, HDR4 "2025-01-07,T,2.5000,trades,3,0,3,1200.00,,2.420000,2.450000,"
                                "2.500000,2.550000,2.580000,2.400000,2.600000,0.333333,v1,2" V1TAIL
-                               ",0.3000,400.00,400.00,,\n");
+                               ",0.3000,400.00,400.00,,,2.4000,2.6000,low,0.000000\n");
     char *v1b = read_rel("pub/2025-01-07/v1/index.csv");
     assert_string_equal(v1b, csv7); /* vintage 1 is kept unchanged */
     char *v2 = read_rel("pub/2025-01-07/v2/index.csv");

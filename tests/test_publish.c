@@ -249,7 +249,7 @@ static void test_link(void **state)
     snprintf(none, sizeof none, "%s/absent", dir);
     snprintf(sub2, sizeof sub2, "%s/D/v2", dir);
     char a[] = "a\n", b[] = "{}\n", c[] = "x,y\n";
-    pub_files fs = {{a, b, c}, {2, 3, 4}, {{0}}};
+    pub_files fs = {.buf = {a, b, c}, .len = {2, 3, 4}};
     gpi_diag d = {{0}};
     assert_int_equal(pub_files_write(cur, &fs, &d), GPI_OK);
     assert_int_equal(pub_files_link(cur, sub, &fs, &d), GPI_OK);

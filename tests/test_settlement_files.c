@@ -195,7 +195,7 @@ static void test_contracts_load_errors(void **state)
          "1: contract 1: symbol: missing"},
         {"unknown key", C1("\"month\": \"2025-03\", \"expiry\": \"2025-03-31\""),
          "1: contract 1 (GPUH-2503): unknown key \"expiry\" (expected symbol, grade, month, size,"
-         " tick, min_published_days, fsp_days)"},
+         " tick, min_published_days, fsp_days, fallback)"},
         {"second contract",
          "{\"contracts\": [{\"symbol\": \"A1\", \"grade\": \"A100-80GB.OD\", \"month\": \"2025-03\"},"
          " {\"symbol\": \"A2\", \"grade\": \"A100-80GB.OD\", \"month\": \"2025-04\", \"tick\": -1}]}",
@@ -297,7 +297,7 @@ static void test_contracts_errors_name_lines(void **state)
          "    {\"symbol\": \"A2\", \"grade\": \"H100-SXM.OD.GOLD+\", \"month\": \"2025-04\",\n"
          "\n     \"expiry\": 1}]}\n",
          "7: contract 2 (A2): unknown key \"expiry\" (expected symbol, grade, month, size, tick,"
-         " min_published_days, fsp_days)"},
+         " min_published_days, fsp_days, fallback)"},
         {"missing key: the contract's line",
          "\n\n    {\"symbol\": \"A2\", \"grade\": \"H100-SXM.OD.GOLD+\"}]}\n",
          "7: contract 2 (A2): month: missing"},

@@ -23,7 +23,7 @@
 #include <string.h>
 
 static const char *const concerns[] = {"obs",      "batches", "index_values", "grades",
-                                       "vintages", "testing", "chain_states"};
+                                       "vintages", "testing", "chain_states", "admin"};
 #define N_CONCERNS (sizeof concerns / sizeof concerns[0])
 
 /* The directories whose files use the store from outside. */

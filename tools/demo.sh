@@ -7,11 +7,13 @@
 # ingests it into demo-out/demo.db (every provider of the market is in
 # data/providers.csv), builds the index over the range,
 # publishes each month end and every day from 2025-10-25 (the December
-# contract's days and the window of the November anchor), measures every
-# grade against the market's true price (bench/accuracy), writes the static
-# site (with a screenshot when chromium is installed; run from the source
-# tree, `make demo`, it is also README.md's docs/site.png), verifies every
-# published day and the December contract's settlement prices from the
+# contract's days and the window of the November anchor), signed with a
+# key made for the run (demo-out/keys), measures every grade against the
+# market's true price (bench/accuracy), writes the year's review report and
+# the static site (with a screenshot when chromium is installed; run from
+# the source tree, `make demo`, it is also README.md's docs/site.png),
+# verifies every published day -- its signature and the raw files it
+# commits to -- and the December contract's settlement prices from the
 # published files alone (gpuidx verify),
 # settles the example contracts with the example positions, runs hedge
 # analyses, hedge replays (roll and strip) and grade rankings (with grades
@@ -90,13 +92,19 @@ EOJ
 "$BIN" --db "$DB" index build --grades "$OUT/candidates.json" --from $START --to $END
 "$BIN" --db "$DB" grades list
 
-step "4. publish each month end and every day from 2025-10-25"
+step "4. publish each month end and every day from 2025-10-25, signed"
 require index publish
+# the publisher's key pair: the private key outside the publication, the
+# public key (.pub) for the readers (METHODOLOGY.md §7.3)
+mkdir -p "$OUT/keys"
+"$BIN" key new --out "$OUT/keys/publisher.pem"
+SIGN="--sign $OUT/keys/publisher.pem"
 for d in 2025-01-31 2025-02-28 2025-03-31 2025-04-30 2025-05-31 2025-06-30 \
          2025-07-31 2025-08-31 2025-09-30; do
-    "$BIN" --db "$DB" index publish --date $d --out "$OUT/publish"
+    "$BIN" --db "$DB" index publish --date $d --out "$OUT/publish" $SIGN
 done
-"$BIN" --db "$DB" index publish --from 2025-10-25 --to $END --out "$OUT/publish" 2>"$OUT/publish.log"
+"$BIN" --db "$DB" index publish --from 2025-10-25 --to $END --out "$OUT/publish" $SIGN \
+    2>"$OUT/publish.log"
 tail -1 "$OUT/publish.log"
 
 echo "grades published on $END (the published grades file only):"
@@ -114,7 +122,10 @@ else
     set -- --accuracy "$OUT/accuracy/accuracy.csv"
 fi
 
-step "6. static site, benchmark statement and a screenshot"
+step "6. the year's review report, the static site, benchmark statement and a screenshot"
+require review
+"$BIN" --db "$DB" review --from $START --to $END --out "$OUT/site"
+"$BIN" --db "$DB" grades stale --from $START --to $END >"$OUT/stale.txt"
 require site
 "$BIN" --db "$DB" site --out "$OUT/site" --deployments "$MARKET/deployments.csv" "$@"
 if [ "$QUICK" = 1 ]; then
@@ -143,8 +154,11 @@ grep -E ',(final|insufficient)$' "$OUT/settlement-exchange.csv" || true
 
 step "7b. verify the published days and the December contract from the files alone"
 require verify
-"$BIN" verify "$OUT/publish" >"$OUT/verify.txt"
-tail -1 "$OUT/verify.txt"
+"$BIN" verify --key "$OUT/keys/publisher.pem.pub" "$OUT/publish" >"$OUT/verify.txt"
+tail -2 "$OUT/verify.txt"
+# and each day's observations against the raw files it commits to
+"$BIN" verify --inputs "$MARKET" "$OUT/publish" >"$OUT/verify-inputs.txt"
+tail -2 "$OUT/verify-inputs.txt"
 "$BIN" verify --settlement --contracts "$MARKET/contracts.json" --symbol GPUH-2512 \
     --against "$OUT/settlement.csv" "$OUT/publish"
 "$BIN" verify --settlement --contracts "$SRC/data/contracts-h100-exchange.json" \
@@ -209,7 +223,10 @@ cat <<EOM
   database                                   $DB
   rejected rows                              $OUT/rejects-offers.csv, $OUT/rejects-trades.csv
   published days (the published grades only) $OUT/publish/<date>/index.csv, index.json, observations.csv
-  their verification (gpuidx verify)         $OUT/verify.txt
+                                             (+ signature.json, datapackage.json)
+  the publisher's key pair                   $OUT/keys/publisher.pem, publisher.pem.pub
+  their verification (gpuidx verify)         $OUT/verify.txt, $OUT/verify-inputs.txt
+  the year's review report, stale inputs     $OUT/site/review-$START-$END.md, .json; $OUT/stale.txt
   accuracy against the true price            $OUT/accuracy.md, $OUT/accuracy/accuracy.csv
   static site                                $OUT/site/index.html, statement.html (+ one CSV per grade, cost curve)
   screenshot of the site                     $OUT/site.png

@@ -10,6 +10,9 @@
  *             anchor, splice, and the inputs taken from other days.
  *   verify.c  a day: receipts, index.csv against index.json, the rows.
  *   settle.c  settlement prices from published days.
+ *   sign.c    a day's signature (file format 4).
+ *   inputs.c  `verify --inputs`: the observations against the raw files.
+ *   uncert.c  the bootstrap interval and confidence flag (file format 4).
  */
 #ifndef GPI_VERIFY_INTERNAL_H
 #define GPI_VERIFY_INTERNAL_H
@@ -169,6 +172,16 @@ typedef struct vitems {
 } vitems;
 int vitems_group(vitems *it, const char *name);
 void vitems_free(vitems *it);
+
+/* sign.c: the signature of a day (DIR/D, its index.json root); the
+ * verdict (VERIFY_SIG_*) and its words in out. */
+int verify_signature(const char *daydir, json_t *root, const unsigned char *key, char *out,
+                     size_t cap);
+
+/* uncert.c: the bootstrap interval and confidence flag of a row of file
+ * format 4, recomputed (index/bootstrap.c) from its lines. */
+gpi_status vuncert_check(const vday *dy, const vrow *r, const idx_grade *g, vchk *c,
+                         gpi_diag *d);
 
 /* chain.c: methodology v2 */
 gpi_status vchain_check(verify_dir *v, vday *dy, vrow *r, const idx_grade *g, const vxs *xs,

@@ -19,6 +19,7 @@
 #include "verify/internal.h"
 #include "core/csv_reader.h"
 #include "publish/columns.h"
+#include "core/json_text.h"
 #include "core/vec.h"
 
 #include <ctype.h>
@@ -100,37 +101,6 @@ const char *vj_date(json_t *obj, const char *key, int32_t *out)
     return gpi_date_parse(json_string_value(x), out);
 }
 
-/* Design note 1. */
-static char *quote_numbers(const char *s, size_t n)
-{
-    char *o = malloc(3 * n + 1);
-    if (!o) return NULL;
-    size_t k = 0;
-    int in = 0;
-    for (size_t i = 0; i < n; i++) {
-        char c = s[i];
-        if (in) {
-            o[k++] = c;
-            if (c == '\\' && i + 1 < n) o[k++] = s[++i];
-            else if (c == '"') in = 0;
-        } else if (c == '"') {
-            in = 1;
-            o[k++] = c;
-        } else if (c == '-' || isdigit((unsigned char)c)) {
-            o[k++] = '"';
-            while (i < n && (s[i] == '-' || s[i] == '+' || s[i] == '.' || s[i] == 'e' ||
-                             s[i] == 'E' || isdigit((unsigned char)s[i])))
-                o[k++] = s[i++];
-            o[k++] = '"';
-            i--;
-        } else {
-            o[k++] = c;
-        }
-    }
-    o[k] = '\0';
-    return o;
-}
-
 /* ---- files --------------------------------------------------------------------- */
 
 static gpi_status read_all(const char *path, char **buf, size_t *len, gpi_diag *d)
@@ -146,7 +116,7 @@ static gpi_status read_all(const char *path, char **buf, size_t *len, gpi_diag *
 
 json_t *vjson_parse(const char *text)
 {
-    char *q = quote_numbers(text, strlen(text));
+    char *q = gpi_json_quote_numbers(text, strlen(text)); /* design note 1 */
     json_t *j = q ? json_loads(q, 0, NULL) : NULL;
     free(q);
     return j;
@@ -159,7 +129,7 @@ gpi_status vjson_load(const char *path, json_t **out, gpi_diag *d)
     size_t len;
     gpi_status rc = read_all(path, &text, &len, d);
     if (rc != GPI_OK) return rc;
-    char *q = quote_numbers(text, len);
+    char *q = gpi_json_quote_numbers(text, len); /* design note 1 */
     free(text);
     if (!q) return gpi_diag_set(d, GPI_ENOMEM, "out of memory");
     json_error_t je;

@@ -49,6 +49,32 @@ static gpi_status first_published(const verify_dir *v, int32_t day, const char *
     return rc;
 }
 
+/* The fallback grade's values as first published, from the listing to
+ * end (rule grade; settlement/fallback.c), the days that have a row. */
+static gpi_status fallback_series(const verify_dir *v, const settle_contract *c, int32_t end,
+                                  gpi_index_day **out, size_t *n, gpi_diag *d)
+{
+    *out = NULL;
+    *n = 0;
+    if (c->fallback.rule != SETTLE_FB_GRADE) return GPI_OK;
+    int32_t first = settle_listing_day(c);
+    gpi_index_day *s = malloc(((size_t)(end - first) + 1) * sizeof *s);
+    if (!s) return gpi_diag_set(d, GPI_ENOMEM, "out of memory");
+    gpi_status rc = GPI_OK;
+    for (int32_t day = first; day <= end && rc == GPI_OK; day++) {
+        int found;
+        rc = first_published(v, day, c->fallback.grade, &s[*n], &found, d);
+        if (rc == GPI_OK && found == 1) ++*n;
+    }
+    if (rc != GPI_OK) {
+        free(s);
+        *n = 0;
+        return rc;
+    }
+    *out = s;
+    return GPI_OK;
+}
+
 gpi_status verify_settlement(verify_dir *v, const settle_contract *c, int32_t through,
                              settle_result *out, gpi_diag *d)
 {
@@ -60,7 +86,8 @@ gpi_status verify_settlement(verify_dir *v, const settle_contract *c, int32_t th
     gpi_index_day *days = malloc((n + 64) * sizeof *days);
     if (!days) return gpi_diag_set(d, GPI_ENOMEM, "out of memory");
     gpi_status rc = GPI_OK;
-    size_t k = 0;
+    size_t k = 0, n_fb = 0;
+    gpi_index_day *fb = NULL;
     /* the latest value before the listing, when the listing day has none */
     gpi_index_day before = {0, GPI_LEVEL_SUSPENDED, -1};
     int have_before = 0;
@@ -69,7 +96,9 @@ gpi_status verify_settlement(verify_dir *v, const settle_contract *c, int32_t th
         if (!settle_is_day(c, day)) continue;
         rc = first_published(v, day, c->grade, &days[k], &found, d);
         if (rc != GPI_OK) break;
-        if (found != 1) {
+        if (found == -1 && c->fallback.rule) /* a dropped grade (fallback.c note 1) */
+            days[k] = (gpi_index_day){day, GPI_LEVEL_SUSPENDED, -1};
+        else if (found != 1) {
             char date[11];
             gpi_date_format(day, date);
             rc = gpi_diag_set(d, GPI_EINPUT, "%s: %s/%s/v1/index.json %s (every %sday from the "
@@ -106,8 +135,11 @@ gpi_status verify_settlement(verify_dir *v, const settle_contract *c, int32_t th
             days[0] = before;
             k++;
         }
-        rc = settle_run(c, days, k, end, out, d);
+        rc = fallback_series(v, c, end, &fb, &n_fb, d);
+        settle_fb_note note;
+        if (rc == GPI_OK) rc = settle_run_fallback(c, days, k, fb, n_fb, end, out, &note, d);
     }
+    free(fb);
     free(days);
     return rc;
 }

@@ -37,6 +37,8 @@ static const colmap cols[] = {
     {"event", NULL, 1}, {"splice", NULL, 1}, {"note", NULL, 0}, {"loo_move", NULL, 0},
     {"cost_tick_gpu_hours", NULL, 0}, {"cost_1pct_gpu_hours", NULL, 0},
     {"cost_tick_offers", NULL, 0}, {"cost_1pct_offers", NULL, 0},
+    /* file format 4's (ci_low, ci_high, confidence, stale_share: uncert.c
+     * recomputes them) are index.json members of the same name */
 };
 
 /* index.json's member as index.csv writes it. */
@@ -183,6 +185,7 @@ static gpi_status check_row(verify_dir *v, vday *dy, vrow *r, vchk *c, gpi_diag 
         vxs xs;
         rc = vxs_check(v, dy, r, g, c, &xs, d);
         if (rc == GPI_OK && r->v2 && !vchk_failed(c)) rc = vchain_check(v, dy, r, g, &xs, c, d);
+        if (rc == GPI_OK && dy->format >= 4 && !vchk_failed(c)) rc = vuncert_check(dy, r, g, c, d);
     }
     idx_grades_free(gs);
     return rc;

@@ -63,6 +63,18 @@ typedef struct verify_day_report {
 
 typedef struct verify_dir verify_dir;
 
+/* A day's signature (sign.c, METHODOLOGY.md §7.3). */
+enum { VERIFY_SIG_UNSIGNED = 0, VERIFY_SIG_OK, VERIFY_SIG_UNCHECKED, VERIFY_SIG_MISSING,
+       VERIFY_SIG_CHANGED, VERIFY_SIG_WRONG_KEY, VERIFY_SIG_BAD };
+/* 1 for a verdict that fails the day. */
+#define VERIFY_SIG_FAILED(s) ((s) >= VERIFY_SIG_MISSING)
+/* Checks DIR/day's signature with the raw Ed25519 public key key[32]
+ * (NULL: none given; core/sig.h's gpi_sig_public_key reads one): the
+ * verdict, and in sig (of v's report) its words.  GPI_EINPUT when the
+ * day cannot be read. */
+gpi_status verify_day_signature(verify_dir *v, int32_t day, const unsigned char *key,
+                                int *verdict, char *words, size_t cap, gpi_diag *d);
+
 /* Opens DIR (a folder of published days, DIR/YYYY-MM-DD/). */
 gpi_status verify_dir_open(const char *dir, verify_dir **out, gpi_diag *d);
 void verify_dir_close(verify_dir *v);
@@ -77,6 +89,24 @@ void verify_day_report_free(verify_day_report *r);
 /* Forgets the days before `day` read so far (memory when verifying a
  * long run of days in order). */
 void verify_dir_forget_before(verify_dir *v, int32_t day);
+
+/* `verify --inputs RAW` (inputs.c): the published observations of file
+ * format 4 checked against the raw files each vintage commits to,
+ * re-ingested into a scratch store ($TMPDIR or /tmp, removed on close) with the
+ * tables of data_dir.  Open hashes every file under raw_dir; prepare
+ * re-ingests the files the given days commit to, in their order; day
+ * adds to each grade's result of r (from verify_day) what differs
+ * ("inputs: ...", the line named) or cannot be checked. */
+typedef struct verify_inputs verify_inputs;
+gpi_status verify_inputs_open(const char *raw_dir, const char *data_dir, verify_inputs **out,
+                              gpi_diag *d);
+gpi_status verify_inputs_prepare(verify_inputs *vi, verify_dir *v, const int32_t *days, size_t n,
+                                 gpi_diag *d);
+gpi_status verify_inputs_day(verify_inputs *vi, verify_dir *v, int32_t day, verify_day_report *r,
+                             gpi_diag *d);
+/* Files of RAW no verified day committed to (of *n_files). */
+size_t verify_inputs_unused(const verify_inputs *vi, size_t *n_files);
+void verify_inputs_close(verify_inputs *vi);
 
 /* Settles contract c (settlement/) on the values of its grade as first
  * published in DIR: each day's vintage 1 (DIR/D/v1/index.json).  Every day

@@ -1,0 +1,152 @@
+/* verify/sign.c -- a published day's signature checked (METHODOLOGY.md
+ * §7.3; the signer is publish/sign.c, the signed text core/sig.c).
+ *
+ * NOTES ON THE DESIGN
+ * (1) index.json (file format 4) names the signing key's fingerprint, or
+ *     null: an unsigned publication is valid and said to be unsigned.
+ *     A day that names a key must have DIR/D/signature.json.  The checks,
+ *     each with its own verdict, in this order:
+ *       - missing:       index.json names a key, signature.json is absent
+ *                        or unreadable;
+ *       - changed file:  a file's SHA-256 is not the one signed (the file
+ *                        changed after signing: named);
+ *       - wrong key:     --key is not the key index.json names;
+ *       - bad signature: the signature does not verify under that key
+ *                        (signature.json altered, or signed by another
+ *                        key than it says).
+ *     Without --key the signature cannot be checked (the files carry the
+ *     key's fingerprint, never a key to trust): the day is reported signed
+ *     and unchecked, its file hashes checked.  With --key every day must
+ *     be signed by it: an unsigned day is "missing".
+ * (2) signature.json is read with jansson as written (no numbers are
+ *     needed from it but the vintage, compared as text).
+ */
+#include "verify/internal.h"
+#include "core/sig.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *jstr(json_t *o, const char *k)
+{
+    json_t *x = json_object_get(o, k);
+    return json_is_string(x) ? json_string_value(x) : NULL;
+}
+
+/* The SHA-256 of DIR/D/name; 0 when unreadable. */
+static int file_sha(const char *dir, const char *name, char out[65])
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "rb");
+    if (!f) return 0;
+    gpi_sha256 s;
+    gpi_sha256_init(&s);
+    char buf[65536];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0) gpi_sha256_update(&s, buf, n);
+    int ok = !ferror(f);
+    fclose(f);
+    gpi_sha256_final(&s, out);
+    return ok;
+}
+
+int verify_signature(const char *daydir, json_t *root, const unsigned char *key, char *out,
+                     size_t cap)
+{
+    static const char *const names[3] = {"index.csv", "index.json", "observations.csv"};
+    json_t *fpj = json_object_get(root, "key_fingerprint");
+    const char *fp = json_is_string(fpj) ? json_string_value(fpj) : NULL;
+    char keyfp[65] = "";
+    if (key) gpi_sig_fingerprint(key, keyfp);
+    if (!fp) {
+        if (key) {
+            snprintf(out, cap, "signature missing: index.json names no signing key (unsigned), "
+                               "--key is %.16s...", keyfp);
+            return VERIFY_SIG_MISSING;
+        }
+        snprintf(out, cap, "unsigned");
+        return VERIFY_SIG_UNSIGNED;
+    }
+    char path[4200];
+    snprintf(path, sizeof path, "%s/%s", daydir, GPI_SIG_FILE);
+    json_error_t e;
+    json_t *s = json_load_file(path, 0, &e);
+    if (!s) {
+        snprintf(out, cap, "signature missing: index.json names key %.16s... but %s is %s", fp,
+                 GPI_SIG_FILE, strstr(e.text, "unable to open") ? "absent" : "unreadable");
+        return VERIFY_SIG_MISSING;
+    }
+    int rc = VERIFY_SIG_OK;
+    json_t *files = json_object_get(s, "files");
+    const char *sfp = jstr(s, "key_fingerprint"), *sig = jstr(s, "signature");
+    const char *date = jstr(s, "date"), *jdate = jstr(root, "date");
+    json_t *vint = json_object_get(s, "vintage");
+    json_t *jv = json_object_get(root, "vintage"); /* a number kept as text (load.c) */
+    char signed_sha[3][65];
+    if (!sfp || !sig || !date || !json_is_integer(vint) || !json_is_object(files)) {
+        snprintf(out, cap, "bad signature: %s lacks key_fingerprint, signature, date, vintage "
+                           "or files", GPI_SIG_FILE);
+        rc = VERIFY_SIG_BAD;
+    } else if (strcmp(sfp, fp) != 0) {
+        snprintf(out, cap, "bad signature: %s is by key %.16s..., index.json names %.16s...",
+                 GPI_SIG_FILE, sfp, fp);
+        rc = VERIFY_SIG_BAD;
+    } else if (!jdate || strcmp(date, jdate) != 0 || !json_is_string(jv) ||
+               atoll(json_string_value(jv)) != json_integer_value(vint)) {
+        snprintf(out, cap, "bad signature: %s signs another day or vintage (%s vintage %lld)",
+                 GPI_SIG_FILE, date, (long long)json_integer_value(vint));
+        rc = VERIFY_SIG_BAD;
+    }
+    for (int i = 0; i < 3 && rc == VERIFY_SIG_OK; i++) {
+        const char *want = jstr(files, names[i]);
+        char have[65];
+        if (!want || strlen(want) != 64) {
+            snprintf(out, cap, "bad signature: %s names no SHA-256 of %s", GPI_SIG_FILE, names[i]);
+            rc = VERIFY_SIG_BAD;
+        } else if (!file_sha(daydir, names[i], have) || strcmp(have, want) != 0) {
+            snprintf(out, cap, "changed file: %s has SHA-256 %.16s..., the signed one is "
+                               "%.16s... (changed after signing)", names[i], have, want);
+            rc = VERIFY_SIG_CHANGED;
+        } else {
+            memcpy(signed_sha[i], want, 65);
+        }
+    }
+    if (rc == VERIFY_SIG_OK && !key) {
+        snprintf(out, cap, "signed by key %.16s...; not checked (give --key with its public key)",
+                 fp);
+        rc = VERIFY_SIG_UNCHECKED;
+    } else if (rc == VERIFY_SIG_OK && strcmp(keyfp, fp) != 0) {
+        snprintf(out, cap, "wrong key: signed by key %.16s..., --key is %.16s...", fp, keyfp);
+        rc = VERIFY_SIG_WRONG_KEY;
+    } else if (rc == VERIFY_SIG_OK) {
+        char msg[512];
+        size_t n = gpi_sig_message(date, (int)json_integer_value(vint),
+                                   (const char(*)[65])signed_sha, msg, sizeof msg);
+        if (gpi_sig_verify(key, sig, msg, n))
+            snprintf(out, cap, "signed by key %.16s...: signature ok", fp);
+        else {
+            snprintf(out, cap, "bad signature: it does not verify under key %.16s... (%s "
+                               "altered)", fp, GPI_SIG_FILE);
+            rc = VERIFY_SIG_BAD;
+        }
+    }
+    json_decref(s);
+    return rc;
+}
+
+gpi_status verify_day_signature(verify_dir *v, int32_t day, const unsigned char *key,
+                                int *verdict, char *words, size_t cap, gpi_diag *d)
+{
+    vday *dy;
+    gpi_status rc = vday_get(v, day, &dy, d);
+    if (rc != GPI_OK) return rc;
+    if (!dy->present) {
+        char date[11];
+        gpi_date_format(day, date);
+        return gpi_diag_set(d, GPI_EINPUT, "%s/%s: not published (no index.json)", v->dir, date);
+    }
+    *verdict = verify_signature(dy->path, dy->root, key, words, cap);
+    return GPI_OK;
+}
