@@ -14,7 +14,9 @@
  *     fails, and tests/ref/ref_boot.py (written from METHODOLOGY.md §12.2)
  *     gives the published numbers;
  *   - a contract on a dropped grade settles on its fallback, and verify
- *     --settlement recomputes it;
+ *     --settlement recomputes it; settle's status line of each contract
+ *     (suspended, a fallback grade not built, a dropped grade without a
+ *     fallback);
  *   - statement.html's IOSCO table (19 principles, the example marked,
  *     "not stated by the administrator"), the administrator's file
  *     validated, and "offered" on a market without trades;
@@ -388,6 +390,50 @@ static void test_cessation(void **state)
     tu_run_free(&r);
 }
 
+/* What settle says per contract under cessation (the per-contract status
+ * lines of `settle`, METHODOLOGY.md "Output"): a contract suspended by its
+ * fallback is "suspended"; a fallback grade not built on a day it is
+ * needed settles the contract through the day before (provisional, exit
+ * 0, like its own grade not built); a dropped grade without a fallback
+ * says it is dropped.  On test_cessation's database. */
+static void test_cessation_status(void **state)
+{
+    (void)state;
+    free(tu_write(dir, "c4.json",
+                  "{\"contracts\": [\n"
+                  " {\"symbol\": \"G4\", \"grade\": \"H100-SXM.OD\", \"month\": \"2025-02\","
+                  "  \"tick\": 0.001, \"min_published_days\": 5}]}\n"));
+    tu_run r = tu_gpuidx(dir, "--db s.db --data data settle --contracts c.json --through 2025-02-19");
+    assert_int_equal(r.status, 0);
+    HAS(r, err, "settle: G1: provisional: 2025-02 is not over on 2025-02-19; daily prices through "
+                "2025-02-19\n");
+    HAS(r, err, "settle: G3: suspended: under its fallback from 2025-02-08: no final settlement "
+                "price\n");
+    tu_run_free(&r);
+    r = tu_gpuidx(dir, "--db s.db --data data settle --contracts c4.json --through 2025-02-19");
+    assert_int_equal(r.status, 0);
+    assert_string_equal(r.err, "settle: G4: provisional: grade H100-SXM.OD is dropped (no row from "
+                               "2025-02-07; the contract names no fallback); daily prices through "
+                               "2025-02-06\n");
+    assert_non_null(strstr(r.out, "2025-02-06,G4,"));
+    assert_null(strstr(r.out, "2025-02-07,G4,"));
+    tu_run_free(&r);
+    /* the fallback grade built only to 2025-02-12 (20131) */
+    r = tu_sh(dir, "rm -f s2.db* && sqlite3 s.db \".backup s2.db\" && sqlite3 s2.db \"DELETE FROM"
+                   " index_values WHERE grade = 'H100-PCIE.OD' AND day > 20131\"");
+    ok(&r, "fallback grade cut");
+    r = tu_gpuidx(dir, "--db s2.db --data data settle --contracts c.json --through 2025-02-19");
+    assert_int_equal(r.status, 0);
+    HAS(r, err, "G1: H100-SXM.OD has no value from 2025-02-07, more than 2 days: from 2025-02-09 "
+                "the contract settles on its fallback grade H100-PCIE.OD\n");
+    HAS(r, err, "settle: G1: provisional: fallback grade H100-PCIE.OD is not built on 2025-02-13;"
+                " daily prices through 2025-02-12 (build it: gpuidx index build)\n");
+    HAS(r, out, "2025-02-12,G1,");
+    assert_null(strstr(r.out, "2025-02-13,G1,"));
+    HAS(r, out, "2025-02-19,G2,"); /* the others settle as before */
+    tu_run_free(&r);
+}
+
 /* ---- the statement's IOSCO table --------------------------------------------------------- */
 
 static void test_statement(void **state)
@@ -614,6 +660,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_signed_publications), cmocka_unit_test(test_inputs_commitments),
         cmocka_unit_test(test_interval),            cmocka_unit_test(test_cessation),
+        cmocka_unit_test(test_cessation_status),
         cmocka_unit_test(test_statement),           cmocka_unit_test(test_stale_inputs),
         cmocka_unit_test(test_review),              cmocka_unit_test(test_review_real),
     };
