@@ -47,6 +47,9 @@ static gpi_status bad(const char *path, const char *field, const char *why, json
     const char *base = strrchr(path, '/');
     base = base ? base + 1 : path;
     if (!got) return gpi_diag_set(d, GPI_EINPUT, "%s: %s: %s", base, field, why);
+    if (json_is_string(got)) /* the text itself, not its JSON with quotes */
+        return gpi_diag_set(d, GPI_EINPUT, "%s: %s: %s (got \"%.60s\")", base, field, why,
+                            json_string_value(got));
     char *t = json_dumps(got, JSON_ENCODE_ANY | JSON_COMPACT);
     gpi_status rc = gpi_diag_set(d, GPI_EINPUT, "%s: %s: %s (got \"%.60s\")", base, field, why,
                                  t ? t : "?");

@@ -489,6 +489,13 @@ static void test_statement(void **state)
     assert_int_equal(r.status, 1);
     assert_string_equal(r.err, "gpuidx: bad2.json: complaint: unknown key\n");
     tu_run_free(&r);
+    /* a text is quoted once in the message, as everywhere */
+    free(tu_write(dir, "bad3.json", "{\"review\": {\"last_review\": \"2025-13-45\"}}\n"));
+    r = tu_gpuidx(dir, "--db t.db --data data site --out site3 --admin bad3.json");
+    assert_int_equal(r.status, 1);
+    assert_string_equal(r.err, "gpuidx: bad3.json: review.last_review: not a date YYYY-MM-DD "
+                               "(got \"2025-13-45\")\n");
+    tu_run_free(&r);
 
     /* a market without trades is offered, not transacted */
     r = tu_sh(dir, "rm -f o.db* && $GPUIDX_BIN --db o.db --data data ingest offers --admit-providers"
