@@ -228,6 +228,11 @@ int cmd_verify(cli_ctx *ctx, int argc, char **argv)
         free(paths);
         return ec;
     }
+    if ((key_path || raw) && (contracts || settle)) {
+        cli_error("verify: --key and --inputs do not go with --settlement");
+        free(paths);
+        return 2;
+    }
     if (settle) {
         int rc = n_paths == 1 ? settlement(argc, argv, contracts, symbol, through, against, paths[0])
                               : (cli_error("verify --settlement: one DIR"), 2);
@@ -241,11 +246,6 @@ int cmd_verify(cli_ctx *ctx, int argc, char **argv)
     }
     if (n_paths == 0) {
         cli_help_print(stderr, "verify");
-        free(paths);
-        return 2;
-    }
-    if ((key_path || raw) && (contracts || settle)) {
-        cli_error("verify: --key and --inputs do not go with --settlement");
         free(paths);
         return 2;
     }

@@ -136,6 +136,11 @@ static void test_positionals(void **state)
         {"ingest - -", 2, "gpuidx: ingest: standard input (-) can be read once\n"},
         /* options only */
         {"ingest offers --strict", 2, "gpuidx: ingest: no input files (see gpuidx ingest --help)\n"},
+        /* a key or raw files do not check a settlement: refused, never ignored */
+        {"verify --settlement --contracts c.json --key k.pub pub", 2,
+         "gpuidx: verify: --key and --inputs do not go with --settlement\n"},
+        {"verify --settlement --contracts c.json --inputs raw pub", 2,
+         "gpuidx: verify: --key and --inputs do not go with --settlement\n"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         expect(dir, cases[i].args, cases[i].status, cases[i].err);
