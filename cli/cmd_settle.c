@@ -115,7 +115,7 @@ static const char *const status_name[] = {"settled", "provisional", "insufficien
 typedef struct outcome {
     int status;
     char why[512];
-    char fallback[320]; /* what the contract's fallback did (settlement/fallback.c), or "" */
+    char fallback[512]; /* what the contract's fallback did (settlement/fallback.c), or "" */
 } outcome;
 
 /* The contract's fallback line and status line and its positions' notes,
@@ -251,6 +251,16 @@ static gpi_status settle_one(store *db, const settle_contract *c, int32_t throug
                      : "settles on its fallback grade",
                  c->fallback.rule == SETTLE_FB_GRADE ? " " : "",
                  c->fallback.rule == SETTLE_FB_GRADE ? c->fallback.grade : "");
+        int days = note.end - note.start + 1;
+        if (c->fallback.rule == SETTLE_FB_GRADE && note.fb_values < days) {
+            /* the fallback grade is suspended too: said, not passed off */
+            char e[11];
+            gpi_date_format(note.end, e);
+            size_t m = strlen(oc->fallback);
+            snprintf(oc->fallback + m, sizeof oc->fallback - m,
+                     ", which itself has a value on only %d of the %d days from %s to %s",
+                     note.fb_values, days, a, e);
+        }
     }
     int has_daily = 0;
     for (size_t i = 0; i < res->n; i++) has_daily |= res->rows[i].kind == SETTLE_DAILY;

@@ -25,6 +25,11 @@
  *     later row -- daily and final -- is computed on that series with the
  *     one rule of settle.c and flagged.  A suspended contract gets one
  *     row on the trigger day, kind `insufficient`, written `suspended`.
+ *     A fallback grade may itself be suspended on some or all of those
+ *     days: the same rule then prices them on the latest value (the
+ *     ceased grade's, when the fallback never had one), and the note
+ *     counts the days the fallback grade had a value, so that the caller
+ *     says so instead of "settles on its fallback grade" alone.
  * (3) Pure arithmetic over the series given: the same inputs give the
  *     same rows, so `verify --settlement` recomputes it from the published
  *     days.
@@ -123,6 +128,7 @@ gpi_status settle_run_fallback(const settle_contract *c, const gpi_index_day *da
     note->applied = 1;
     note->start = start;
     note->trigger = trigger;
+    note->end = end;
     /* the rows before the trigger, as they were */
     settle_result before;
     gpi_status rc = settle_run(c, days, n, trigger - 1, &before, d);
@@ -174,6 +180,7 @@ gpi_status settle_run_fallback(const settle_contract *c, const gpi_index_day *da
             if (fb[i].day < want) continue;
             if (fb[i].day != want) break;
             s[k++] = fb[i];
+            note->fb_values += has_value(&fb[i]);
             want++;
         }
         if (want <= end) {

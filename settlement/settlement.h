@@ -220,6 +220,10 @@ typedef struct settle_fb_note {
     int applied;          /* 1 when the grade ceased in the range           */
     int32_t start;        /* the first day of the run without a value        */
     int32_t trigger;      /* start + after_days: the day the fallback applies */
+    int32_t end;          /* the last day settled (through, or the month's)  */
+    int fb_values;        /* rule grade: the days of start..end on which the
+                             fallback grade itself has a value (it may be
+                             suspended too: said, not hidden)              */
 } settle_fb_note;
 
 /* settle_run with c's fallback (METHODOLOGY.md, "Cessation"): when the

@@ -341,7 +341,10 @@ static const char contracts[] =
     " {\"symbol\": \"G2\", \"grade\": \"H100-SXM.OD\", \"month\": \"2025-02\", \"tick\": 0.001,"
     "  \"min_published_days\": 5, \"fallback\": {\"rule\": \"last_value\"}},\n"
     " {\"symbol\": \"G3\", \"grade\": \"H100-SXM.OD\", \"month\": \"2025-02\", \"tick\": 0.001,"
-    "  \"min_published_days\": 5, \"fallback\": {\"rule\": \"suspend\", \"after_days\": 1}}]}\n";
+    "  \"min_published_days\": 5, \"fallback\": {\"rule\": \"suspend\", \"after_days\": 1}},\n"
+    " {\"symbol\": \"G4\", \"grade\": \"H100-SXM.OD\", \"month\": \"2025-02\", \"tick\": 0.001,"
+    "  \"min_published_days\": 5,\n"
+    "  \"fallback\": {\"rule\": \"grade\", \"grade\": \"A100-SXM-40.OD\", \"after_days\": 2}}]}\n";
 
 static void test_cessation(void **state)
 {
@@ -363,6 +366,11 @@ static void test_cessation(void **state)
                                   "H100-PCIE.OD\n");
     HAS(r, err, "G3: H100-SXM.OD has no value from 2025-02-07, more than 1 day: "
                                   "from 2025-02-08 the contract is suspended (its fallback)\n");
+    /* a fallback grade suspended itself (the market has no A100 40GB) is
+     * said, not passed off as a price to settle on */
+    HAS(r, err, "G4: H100-SXM.OD has no value from 2025-02-07, more than 2 days: from "
+                "2025-02-09 the contract settles on its fallback grade A100-SXM-40.OD, which "
+                "itself has a value on only 0 of the 13 days from 2025-02-07 to 2025-02-19\n");
     HAS(r, out, "2025-02-08,G1,");
     HAS(r, out, ",daily\n2025-02-09,G1,");
     HAS(r, out, ",fallback-daily\n");
@@ -378,6 +386,7 @@ static void test_cessation(void **state)
     if (r.status != 0) fail_msg("verify --settlement: %s%s", r.out, r.err);
     HAS(r, out, "G1: ok (");
     HAS(r, out, "G3: ok (");
+    HAS(r, out, "G4: ok (");
     tu_run_free(&r);
     /* a bad fallback is refused with its line */
     free(tu_write(dir, "c2.json",

@@ -123,6 +123,41 @@ static void test_short_gap(void **state)
     free(g);
 }
 
+/* A fallback grade suspended itself from 2025-03-20: its rows are there,
+ * so the month settles by the one rule, and the note counts its days with
+ * a value, 2025-03-11 .. 2025-03-19: 9 of the 21 from the cessation. */
+static void test_fallback_grade_suspended(void **state)
+{
+    (void)state;
+    size_t n, nf;
+    gpi_index_day *g = series(20000, day_of(2025, 3, 11), 0, &n);
+    gpi_index_day *fb = series(30000, day_of(2025, 3, 20), 0, &nf);
+    settle_contract c = contract("C1", 2025, 3, 1000, 1, 4, 15);
+    c.fallback.rule = SETTLE_FB_GRADE;
+    c.fallback.after_days = 2;
+    snprintf(c.fallback.grade, sizeof c.fallback.grade, "FB");
+    settle_result r;
+    settle_fb_note note;
+    gpi_diag d = {{0}};
+    assert_int_equal(settle_run_fallback(&c, g, n, fb, nf, INT32_MAX, &r, &note, &d), GPI_OK);
+    assert_int_equal(note.applied, 1);
+    assert_int_equal(note.start, day_of(2025, 3, 11));
+    assert_int_equal(note.end, day_of(2025, 3, 31));
+    assert_int_equal(note.fb_values, 9);
+    /* 10 x 2 + 9 x 3 over 19 values: 47/19 = 2.473684... */
+    assert_int_equal(r.rows[r.n - 1].kind, SETTLE_FINAL);
+    assert_int_equal(r.rows[r.n - 1].price_units, 24737);
+    settle_result_free(&r);
+    /* in full: note.fb_values counts every day (test_rules' grade) */
+    free(fb);
+    fb = series(30000, 0, 0, &nf);
+    assert_int_equal(settle_run_fallback(&c, g, n, fb, nf, INT32_MAX, &r, &note, &d), GPI_OK);
+    assert_int_equal(note.fb_values, 21);
+    settle_result_free(&r);
+    free(g);
+    free(fb);
+}
+
 /* The fallback grade must cover the days it replaces. */
 static void test_fallback_grade_missing_day(void **state)
 {
@@ -193,6 +228,7 @@ int main(void)
         cmocka_unit_test(test_rules),
         cmocka_unit_test(test_short_gap),
         cmocka_unit_test(test_fallback_grade_missing_day),
+        cmocka_unit_test(test_fallback_grade_suspended),
         cmocka_unit_test(test_parse),
     };
     return cmocka_run_group_tests_name("settlement_fallback", tests, NULL, NULL);
