@@ -635,7 +635,8 @@ static int do_compare(cli_ctx *ctx, hopts *o)
         hedge_compare_verdict(rk, nin, &co, &rs, &v);
     }
     hp_extra ex = {&v,      o->suggest ? &info : NULL, (const char *const *)hs.defs, o->ngrades,
-                   hs.from, hs.to, own_known ? hs.own_words : "", o->suggest && !o->include_own};
+                   hs.from, hs.to, own_known ? hs.own_words : "", o->suggest && !o->include_own,
+                   hs.none_to};
     if (!rc && o->json) {
         json_t *j = hp_compare_json((hedge_freq)o->freq, o->min_changes, rk, nin, &ex);
         rc = hp_dump(stdout, j) == 0 ? 0 : 1;

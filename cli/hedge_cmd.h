@@ -42,6 +42,8 @@ typedef struct hs_state {
     idx_series *ser;
     idx_own *own;            /* [gs->n] */
     int32_t from, to;        /* the suggestions' values: to is the last day of data */
+    int32_t none_to;         /* no suggestion has a value of its own on any day from
+                                `from` to it (to is then from); 0 otherwise */
     char gpus[400];          /* the candidates' GPU models, "a, b" */
     char (*missing)[160];    /* per candidate: why it has no values, or "" */
     char **defs;             /* per candidate: its definition, compact JSON */

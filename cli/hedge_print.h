@@ -40,6 +40,8 @@ typedef struct hp_extra {
     int32_t sug_from, sug_to;
     const char *own;
     int own_out;
+    int32_t sug_none_to;   /* > 0: no suggestion has a value of its own on any
+                              day from sug_from to it */
 } hp_extra;
 void hp_compare_text(FILE *f, const char *rent_path, hedge_freq freq, size_t min_changes,
                      const hedge_rank *rk, size_t n, const hp_extra *ex);

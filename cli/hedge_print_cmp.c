@@ -187,11 +187,19 @@ void hp_compare_text(FILE *f, const char *rent_path, hedge_freq freq, size_t min
         if (!shead++) {
             char from[11], to[11];
             gpi_date_format(ex ? ex->sug_from : 0, from);
-            gpi_date_format(ex ? ex->sug_to : 0, to);
-            fprintf(f, "suggested grades (values computed from the stored observations over %s .. "
-                       "%s, the last day of data, at the present cut-off; nothing written; not "
-                       "published, so no futures settle on them):\n",
-                    from, to);
+            if (ex && ex->sug_none_to > 0) {
+                gpi_date_format(ex->sug_none_to, to);
+                fprintf(f, "suggested grades (none has a value of its own on any day from %s to "
+                           "%s in the stored observations, at the present cut-off; nothing "
+                           "written; not published, so no futures settle on them):\n",
+                        from, to);
+            } else {
+                gpi_date_format(ex ? ex->sug_to : 0, to);
+                fprintf(f, "suggested grades (values computed from the stored observations over "
+                           "%s .. %s, the last day of data, at the present cut-off; nothing "
+                           "written; not published, so no futures settle on them):\n",
+                        from, to);
+            }
         }
         fprintf(f, "  %s: %s", k->grade, k->what);
         if (k->providers > 0)

@@ -155,7 +155,10 @@ static int suggestions(cli_ctx *ctx, store *db, const hedge_rent *r, const hedge
     /* item 7: the values end on the last day of data, no carried tail */
     s->from = from;
     s->to = last_data_day(s->ser);
-    if (s->to < from) s->to = from;
+    if (s->to < from) { /* no data: said, never "from .. from, the last day of data" */
+        s->to = from;
+        s->none_to = to;
+    }
     size_t n = s->sug.n, days = s->ser->days, used = (size_t)(s->to - from + 1);
     long *twin = malloc(s->gs->n * sizeof *twin);
     s->own = calloc(s->gs->n, sizeof *s->own);

@@ -424,6 +424,17 @@ static void test_suggest_errors(void **state)
     assert_non_null(strstr(r.out, "\nverdict: no published grade was compared; one built around it "
                                   "would: sug-L4.spot."));
     tu_run_free(&r);
+    /* the market has no on-demand offer: no suggestion has a value, and
+     * the header says so (it said "over 2022-12-01 .. 2022-12-01, the last
+     * day of data") */
+    r = tu_gpuidx(dir, "--db m.db hedge compare --rent rent.csv --suggest --gpu L4 --term on-demand");
+    assert_int_equal(r.status, 0);
+    if (!strstr(r.out, "\nsuggested grades (none has a value of its own on any day from 2022-12-01 "
+                       "to 2025-01-06 in the stored observations, at the present cut-off; nothing "
+                       "written; not published, so no futures settle on them):\n") ||
+        strstr(r.out, "the last day of data"))
+        fail_msg("no data:\n%s", r.out);
+    tu_run_free(&r);
 }
 
 int main(void)
