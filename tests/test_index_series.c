@@ -302,7 +302,17 @@ static void test_series_equals_build(void **state)
  * P1 (1/2) and P3 -> 1/2.  Jan 2 (k = 1): P1 2.307, P3 2.310: P1 holds one
  * middle -> 1/4.  Jan 3: P1 2.314, P3 2.320 -> 1/4.  Jan 4 (k = 3): a
  * trades day, P1..P3 in r1 only -> 0.  Mean 1/4, half or more on 1 day,
- * any on 3 of 4.  BIG.R2 is P1's r2 quote alone: 1 every day. */
+ * any on 3 of 4.  BIG.R2 is P1's r2 quote alone: 1 every day.
+ * And the quotes of a provider that is not the first, on both levels
+ * (copies of BIG.V1 with twins leaving out P3's, or P2's, a.big quotes):
+ *   P3: Jan 1 the two middle medians are 2.30, P1's and P3's: P3 holds
+ *     both -> 1; Jan 2 2.307 (P1) and 2.31 (P3) -> 1/2; Jan 3 2.314 and
+ *     2.32 -> 1/2; Jan 4, trades of P1..P4 at 2.11, 2.21, 2.31, 2.41, 400
+ *     GPU-h each (no cap binds): the cumulative weight is exactly half
+ *     at 2.21, so the value is the mean of 2.21 and 2.31, P3's part 1/2.
+ *     Mean 5/8, half or more on 4 days, any on 4;
+ *   P2: offers days 0 (2.20 is never a middle); Jan 4 P2's 2.21 is the
+ *     lower of the two: 1/2.  Mean 1/8, half or more on 1 day, any on 1. */
 static void test_exclude_and_own_shares(void **state)
 {
     (void)state;
@@ -322,7 +332,13 @@ static void test_exclude_and_own_shares(void **state)
         " \"regions\": [\"r2\"], \"min_providers\": 1},"
         "{\"id\": \"BIG.R2.X\", \"gpu\": [\"H100-SXM-80GB\"], \"skus\": [\"a.*\"],"
         " \"regions\": [\"r2\"], \"min_providers\": 1,"
-        " \"exclude\": [{\"ids\": [\"o-P1-a-r2\"], \"providers\": [\"P1\"]}]}]}";
+        " \"exclude\": [{\"ids\": [\"o-P1-a-r2\"], \"providers\": [\"P1\"]}]},"
+        "{\"id\": \"BIG.V1B\", \"gpu\": [\"H100-SXM-80GB\"], \"skus\": [\"a.big\"]},"
+        "{\"id\": \"X.P3\", \"gpu\": [\"H100-SXM-80GB\"], \"skus\": [\"a.big\"],"
+        " \"exclude\": [{\"providers\": [\"P3\"], \"skus\": [\"a.big\"]}]},"
+        "{\"id\": \"BIG.V1C\", \"gpu\": [\"H100-SXM-80GB\"], \"skus\": [\"a.big\"]},"
+        "{\"id\": \"X.P2\", \"gpu\": [\"H100-SXM-80GB\"], \"skus\": [\"a.big\"],"
+        " \"exclude\": [{\"providers\": [\"P2\"], \"skus\": [\"a.big\"]}]}]}";
     idx_grades *gs = NULL;
     gpi_diag d = {{0}};
     if (idx_grades_parse(json, "g.json", NULL, 0, &gs, &d) != GPI_OK) fail_msg("%s", d.msg);
@@ -350,8 +366,8 @@ static void test_exclude_and_own_shares(void **state)
     assert_string_equal(back->g[0].hash, gs->g[6].hash);
     idx_grades_free(back);
     /* own shares: BIG.V1 with X.REGION as its twin, BIG.R2 with BIG.R2.X */
-    idx_own own[7];
-    long twin[7] = {1, -1, -1, -1, -1, 6, -1};
+    idx_own own[11];
+    long twin[11] = {1, -1, -1, -1, -1, 6, -1, 8, -1, 10, -1};
     assert_int_equal(idx_own_shares(st, gs, twin, jan1, jan1 + 3, 2000, own, &d), GPI_OK);
     assert_int_equal(own[0].days, 4);
     tu_assert_close(own[0].share, 0.25, 1e-12, "BIG.V1 own share");
@@ -361,6 +377,14 @@ static void test_exclude_and_own_shares(void **state)
     tu_assert_close(own[5].share, 1.0, 1e-12, "BIG.R2 own share");
     assert_int_equal(own[5].median_days, 4);
     assert_int_equal(own[1].days, 0); /* no twin: not measured */
+    assert_int_equal(own[7].days, 4);
+    tu_assert_close(own[7].share, 0.625, 1e-12, "P3's own share");
+    assert_int_equal(own[7].median_days, 4);
+    assert_int_equal(own[7].any_days, 4);
+    assert_int_equal(own[9].days, 4);
+    tu_assert_close(own[9].share, 0.125, 1e-12, "P2's own share (its trade)");
+    assert_int_equal(own[9].median_days, 1);
+    assert_int_equal(own[9].any_days, 1);
     static const struct {
         const char *json, *msg;
     } bad[] = {
