@@ -329,6 +329,17 @@ static void test_interval(void **state)
     HAS(r, out, "2025-02-05 H100-SXM.OD: DIFFERS ci_low: published 0.0001, "
                                   "recomputed ");
     tu_run_free(&r);
+    /* a changed flag alone (both files, the rule's words kept) fails */
+    r = tu_sh(dir, "rm -rf cx && cp -r cp cx && f=$(awk -F, '$2 == \"H100-SXM.OD\" {print $36}'"
+                   " cx/2025-02-05/index.csv) && t=$([ \"$f\" = low ] && echo normal || echo low) &&"
+                   " sed -i \"/,H100-SXM.OD,/s/,$f,\\([0-9.]*\\)$/,$t,\\1/\" cx/2025-02-05/index.csv &&"
+                   " sed -i \"/\\\"grade\\\":\\\"H100-SXM.OD\\\"/s/\\\"confidence\\\":\\\"$f\\\"/"
+                   "\\\"confidence\\\":\\\"$t\\\"/\" cx/2025-02-05/index.json && echo $f $t");
+    ok(&r, "change confidence");
+    r = tu_gpuidx(dir, "verify cx/2025-02-05");
+    assert_int_equal(r.status, 1);
+    HAS(r, out, "2025-02-05 H100-SXM.OD: DIFFERS confidence: published ");
+    tu_run_free(&r);
 }
 
 /* ---- cessation ------------------------------------------------------------------------ */
