@@ -28,6 +28,7 @@
  *    relative 1e-6 (the JSON prints 10 significant digits).
  */
 #include "tests/testutil.h"
+#include "tests/hedge_ref_check.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -218,45 +219,8 @@ static void test_statsmodels_reference(void **state)
     json_t *t4 = load("compare_t4.json");
     const char *id = json_string_value(
         json_object_get(json_array_get(json_object_get(t4, "grades"), 0), "grade"));
-    const char *runs[2][3] = {{"rent_t4.csv", id, "month"},
-                              {"rent_p4d.csv", "A100-SXM-40.OD", "week"}};
-    for (int k = 0; k < 2; k++) {
-        tu_run r = tu_gpuidx(work, "--db r.db hedge analyze --rent %s --grade %s --freq %s --json",
-                             runs[k][0], runs[k][1], runs[k][2]);
-        if (r.status != 0) fail_msg("analyze: %s", r.err);
-        char *path = tu_write(work, "a.json", r.out);
-        json_t *a = json_loads(r.out, 0, NULL);
-        tu_run_free(&r);
-        r = tu_sh(work, "/usr/bin/python3 '%s/tests/ref/hedge_oos.py' a.json", tu_srcdir());
-        if (r.status != 0) fail_msg("reference: %s", r.err);
-        json_t *ref = json_loads(r.out, 0, NULL);
-        assert_non_null(ref);
-        json_t *oos = json_object_get(a, "out_of_sample");
-        json_t *wf = json_object_get(oos, "walk_forward"), *bt = json_object_get(oos, "bootstrap");
-        json_t *st = json_object_get(oos, "stability");
-        assert_int_equal(num(a, "n_changes"), num(ref, "n_changes"));
-        tu_assert_close(num(a, "h"), num(ref, "h"), 1e-6, "h");
-        tu_assert_close(num(a, "r2"), num(ref, "r2"), 1e-6, "R2");
-        tu_assert_close(num(wf, "he"), num(ref, "walk_he"), 1e-6, "walk-forward");
-        assert_int_equal(num(wf, "n"), num(ref, "walk_n"));
-        assert_int_equal(num(bt, "used"), num(ref, "boot_used"));
-        assert_int_equal(num(bt, "block"), num(ref, "block"));
-        json_t *iv = json_object_get(bt, "h_interval");
-        tu_assert_close(json_number_value(json_array_get(iv, 0)), num(ref, "boot_lo"), 1e-6,
-                        "bootstrap lo");
-        tu_assert_close(json_number_value(json_array_get(iv, 1)), num(ref, "boot_hi"), 1e-6,
-                        "bootstrap hi");
-        if (json_is_number(json_object_get(ref, "chow_f"))) {
-            tu_assert_close(num(st, "f"), num(ref, "chow_f"), 1e-6, "Chow F");
-            tu_assert_close(num(st, "p"), num(ref, "chow_p"), 1e-6, "Chow p");
-        } else {
-            assert_true(json_is_false(json_object_get(st, "testable")));
-        }
-        json_decref(ref);
-        json_decref(a);
-        tu_run_free(&r);
-        free(path);
-    }
+    hedge_ref_check(work, "--db r.db", "rent_t4.csv", id, "month");
+    hedge_ref_check(work, "--db r.db", "rent_p4d.csv", "A100-SXM-40.OD", "week");
     json_decref(t4);
 }
 

@@ -37,6 +37,7 @@
 
 #include "core/gpi.h"
 #include "tests/svg_check.h"
+#include "tests/hedge_ref_check.h"
 
 #define SUG "sug-L4.spot.vm.r-1.gx.large.not-own"
 
@@ -437,6 +438,18 @@ static void test_suggest_errors(void **state)
     tu_run_free(&r);
 }
 
+/* The out-of-sample figures against the statsmodels reference without the
+ * real catalogue (tests/test_e2e_hedge_real.c does it on it, and skips
+ * without it): the rent on the published grade of every L4 spot offer,
+ * weekly and monthly, with enough changes for the walk-forward, the
+ * bootstrap and the break test to run. */
+static void test_out_of_sample_reference(void **state)
+{
+    (void)state;
+    assert_true(hedge_ref_check(dir, "--db m.db", "rent.csv", "L4.SPOT", "week") >= 100);
+    assert_true(hedge_ref_check(dir, "--db m.db", "rent.csv", "L4.SPOT", "month") >= 20);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -444,6 +457,7 @@ int main(void)
         cmocka_unit_test(test_suggest_own_price_named),
         cmocka_unit_test(test_compare_svg),
         cmocka_unit_test(test_suggest_errors),
+        cmocka_unit_test(test_out_of_sample_reference),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
