@@ -151,6 +151,16 @@ static void test_signed_publications(void **state)
     assert_int_equal(r.status, 1);
     HAS(r, out, "2025-02-01: DIFFERS changed file: index.csv has SHA-256 ");
     tu_run_free(&r);
+    /* a changed vintage 1, the files futures settle on (verify --settlement
+     * reads DIR/D/v1/index.json), the latest untouched */
+    r = tu_sh(dir, "rm -r sx && cp -r sp sx && sed -i 's/\"vintage\":1,/\"vintage\":1 ,/'"
+                   " sx/2025-02-01/v1/index.json && cmp -s sp/2025-02-01/v1/index.json"
+                   " sx/2025-02-01/v1/index.json; test $? = 1");
+    ok(&r, "change v1");
+    r = tu_gpuidx(dir, "verify --key k.pem.pub sx/2025-02-01");
+    assert_int_equal(r.status, 1);
+    HAS(r, out, "2025-02-01: DIFFERS v1: changed file: index.json has SHA-256 ");
+    tu_run_free(&r);
     /* a missing signature */
     r = tu_sh(dir, "rm -r sx && cp -r sp sx && rm sx/2025-02-01/signature.json");
     ok(&r, "remove");

@@ -20,6 +20,13 @@
  *     be signed by it: an unsigned day is "missing".
  * (2) signature.json is read with jansson as written (no numbers are
  *     needed from it but the vintage, compared as text).
+ * (3) Every vintage of the day is checked, not only the latest in DIR/D:
+ *     each DIR/D/v<n>/ (n = 1 .. the day's vintage) that holds an
+ *     index.json is a publication of its own, with its own signature.json,
+ *     and vintage 1 is the one futures settle on (verify --settlement
+ *     reads DIR/D/v1/index.json).  The first of them that fails decides
+ *     the day's verdict, named "v<n>: ..."; a signed latest vintage whose
+ *     vintage 1 was altered used to verify ok with --key.
  */
 #include "verify/internal.h"
 #include "core/sig.h"
@@ -27,6 +34,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static const char *jstr(json_t *o, const char *k)
 {
@@ -148,5 +156,30 @@ gpi_status verify_day_signature(verify_dir *v, int32_t day, const unsigned char 
         return gpi_diag_set(d, GPI_EINPUT, "%s/%s: not published (no index.json)", v->dir, date);
     }
     *verdict = verify_signature(dy->path, dy->root, key, words, cap);
+    /* note 3: the vintage folders */
+    json_t *jv = json_object_get(dy->root, "vintage");
+    long last = json_is_string(jv) ? atol(json_string_value(jv)) : 0;
+    for (long k = 1; k <= last && k < 100000 && !VERIFY_SIG_FAILED(*verdict); k++) {
+        char vdir[4200], path[4300];
+        snprintf(vdir, sizeof vdir, "%s/v%ld", dy->path, k);
+        snprintf(path, sizeof path, "%s/index.json", vdir);
+        struct stat sb;
+        if (stat(path, &sb) != 0) continue; /* not kept here */
+        json_t *root = NULL;
+        gpi_diag e = {{0}};
+        char w[600];
+        int vv;
+        if (vjson_load(path, &root, &e) != GPI_OK) {
+            snprintf(w, sizeof w, "bad signature: %s cannot be read (%s)", path, e.msg);
+            vv = VERIFY_SIG_BAD;
+        } else {
+            vv = verify_signature(vdir, root, key, w, sizeof w);
+        }
+        json_decref(root);
+        if (VERIFY_SIG_FAILED(vv)) {
+            *verdict = vv;
+            snprintf(words, cap, "v%ld: %s", k, w);
+        }
+    }
     return GPI_OK;
 }
