@@ -25,6 +25,7 @@
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 struct site_admin {
     json_t *root;
@@ -188,6 +189,11 @@ gpi_status site_admin_load(const char *path, site_admin **out, gpi_diag *d)
         if (rc == GPI_OK && (strcmp(r, "grade") == 0) != (to != NULL && gpi_grade_id_ok(to))) {
             snprintf(f, sizeof f, "%s.to", w);
             rc = bad(path, f, "a grade id with rule grade, and only then",
+                     json_object_get(x, "to"), d);
+        }
+        if (rc == GPI_OK && to && strcasecmp(to, g) == 0) { /* as contracts: settlement/fallback.c */
+            snprintf(f, sizeof f, "%s.to", w);
+            rc = bad(path, f, "the grade's own id (a fallback is another grade)",
                      json_object_get(x, "to"), d);
         }
     }

@@ -526,6 +526,14 @@ static void test_statement(void **state)
     assert_string_equal(r.err, "gpuidx: bad3.json: review.last_review: not a date YYYY-MM-DD "
                                "(got \"2025-13-45\")\n");
     tu_run_free(&r);
+    /* a grade's fallback is another grade (the table showed "H100-SXM.OD -> H100-SXM.OD") */
+    free(tu_write(dir, "bad4.json", "{\"fallbacks\": [{\"grade\": \"H100-SXM.OD\", \"rule\": "
+                                    "\"grade\", \"to\": \"h100-sxm.od\"}]}\n"));
+    r = tu_gpuidx(dir, "--db t.db --data data site --out site3 --admin bad4.json");
+    assert_int_equal(r.status, 1);
+    assert_string_equal(r.err, "gpuidx: bad4.json: fallbacks[0].to: the grade's own id (a fallback "
+                               "is another grade) (got \"h100-sxm.od\")\n");
+    tu_run_free(&r);
 
     /* a market without trades is offered, not transacted */
     r = tu_sh(dir, "rm -f o.db* && $GPUIDX_BIN --db o.db --data data ingest offers --admit-providers"
