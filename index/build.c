@@ -97,6 +97,15 @@
  *     before that first day, it has reset by the days that matter);
  *     tests/test_e2e_chain_state.c builds and publishes both ways.  The
  *     grade's sequence (note 1) is replayed as for v1, from stored rows.
+ * (9) Methodology v3 (index/v3.h).  A v3 row depends on the grade's whole
+ *     history (its panel's memberships, the price index's chain, the
+ *     panel's raw values behind the adjustment), so its state rides in the
+ *     grade's chain slot (idx_chain.v3) and is resumed from the stored
+ *     state after from - 1 when no batch since that state's cut-off
+ *     reached any day up to from - 1 (index/v3_store.c), else replayed
+ *     from the first day observed, reading every day.  After `to` every
+ *     later built day of the grade is re-evaluated (nothing bounds what a
+ *     change can reach), and the state after the last one is stored.
  */
 #include "index/internal.h"
 #include "core/vec.h"
@@ -121,87 +130,11 @@ static int64_t now_ms(void)
     return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
 }
 
-gpi_status idx_seq_init(idx_seq *s, const idx_grade *g)
+/* The sequence whose adjustment days a row's evaluation used: v3's own
+ * (over the panel's raw values), else the grade's. */
+static const idx_seq *seq_of(const idx_seq *s, const idx_chain *c)
 {
-    memset(s, 0, sizeof *s);
-    s->g = g;
-    s->L = g->p.adj_lookback_days;
-    size_t L = (size_t)s->L;
-    s->rday = malloc(L * sizeof *s->rday);
-    s->rt = malloc(L * sizeof *s->rt);
-    s->ro = malloc(L * sizeof *s->ro);
-    s->adj_day = malloc(L * sizeof *s->adj_day);
-    s->adj_t = malloc(L * sizeof *s->adj_t);
-    s->adj_o = malloc(L * sizeof *s->adj_o);
-    if (!s->rday || !s->rt || !s->ro || !s->adj_day || !s->adj_t || !s->adj_o) return GPI_ENOMEM;
-    for (size_t i = 0; i < L; i++) s->rday[i] = INT32_MIN;
-    s->prev_day = INT32_MIN;
-    return GPI_OK;
-}
-
-void idx_seq_free(idx_seq *s)
-{
-    free(s->rday);
-    free(s->rt);
-    free(s->ro);
-    free(s->adj_day);
-    free(s->adj_t);
-    free(s->adj_o);
-}
-
-static size_t slot(int32_t day, int L)
-{
-    return (size_t)(((day % L) + L) % L);
-}
-
-/* §6 steps 3-5 for one day from its raw values (-1 = absent), without
- * advancing the sequence (the adjustment days land in s->adj_*). */
-void idx_seq_peek(idx_seq *s, int32_t day, int64_t t_q, int64_t o_q, idx_eval *out)
-{
-    const idx_params *p = &s->g->p;
-    int contiguous = s->prev_day == day - 1;
-    int prev_has_value = contiguous && s->prev_has_value;
-    int prev_carry = contiguous ? s->prev_carry : 0;
-    memset(out, 0, sizeof *out);
-    out->adj_e6 = -1;
-    out->value_e4 = -1;
-    if (t_q > 0) {
-        out->level = GPI_LEVEL_TRADES;
-        out->value_e4 = idx_value_e4(t_q, 1000000, p->rounding_e4);
-    } else if (o_q > 0) {
-        for (int k = s->L; k >= 1; k--) {
-            int32_t dd = day - k;
-            size_t i = slot(dd, s->L);
-            if (s->rday[i] == dd && s->rt[i] > 0 && s->ro[i] > 0) {
-                s->adj_day[out->n_adj] = dd;
-                s->adj_t[out->n_adj] = s->rt[i];
-                s->adj_o[out->n_adj++] = s->ro[i];
-            }
-        }
-        out->level = GPI_LEVEL_OFFERS;
-        out->adj_e6 = idx_adjustment_e6(s->adj_t, s->adj_o, out->n_adj, p->adj_min_days);
-        out->value_e4 = idx_value_e4(o_q, out->adj_e6, p->rounding_e4);
-    } else if (prev_has_value && prev_carry < p->max_carry_days) {
-        out->level = GPI_LEVEL_CARRIED;
-        out->value_e4 = s->prev_value;
-        out->carry = prev_carry + 1;
-    } else {
-        out->level = GPI_LEVEL_SUSPENDED;
-        out->exhausted = prev_has_value;
-    }
-}
-
-void idx_seq_next(idx_seq *s, int32_t day, int64_t t_q, int64_t o_q, idx_eval *out)
-{
-    idx_seq_peek(s, day, t_q, o_q, out);
-    size_t i = slot(day, s->L);
-    s->rday[i] = day;
-    s->rt[i] = t_q;
-    s->ro[i] = o_q;
-    s->prev_day = day;
-    s->prev_has_value = out->level != GPI_LEVEL_SUSPENDED;
-    s->prev_value = out->value_e4;
-    s->prev_carry = out->carry;
+    return c && c->v3 ? idx_v3_seq(c->v3) : s;
 }
 
 static gpi_status put_adj(store *st, const idx_seq *s, int32_t day, const idx_eval *e,
@@ -242,7 +175,7 @@ static gpi_status fix_and_write(store *st, idx_day *dy, size_t gi, idx_seq *s, i
     if (rc == GPI_OK) rc = store_index_put_row(st, r, d);
     if (rc == GPI_OK) rc = store_index_clear_detail(st, r->grade, day, 3, d);
     if (rc == GPI_OK) rc = put_exclusions(st, dy, gi, day, d);
-    if (rc == GPI_OK) rc = put_adj(st, s, day, &e, d);
+    if (rc == GPI_OK) rc = put_adj(st, seq_of(s, c), day, &e, d);
     return rc;
 }
 
@@ -273,6 +206,7 @@ static int collect_row(const store_index_row *r, void *ud)
     /* the callback's only */
     rv->v[rv->n - 1].carried = rv->v[rv->n - 1].ref_volumes = NULL;
     rv->v[rv->n - 1].anchor_window = NULL;
+    rv->v[rv->n - 1].v3_json = rv->v[rv->n - 1].v3_detail = NULL;
     return 0;
 }
 
@@ -381,6 +315,16 @@ static gpi_status replay_prefix(store *st, idx_day *dy, idx_seq *gst, idx_chain 
     for (size_t gi = 0; gi < ng && rc == GPI_OK; gi++) {
         const idx_grade *g = &dy->gs->g[gi];
         slow_from[gi] = INT32_MAX;
+        if (g->method == 3) { /* design note 9 */
+            int resumed = 0;
+            int32_t first = INT32_MIN;
+            rc = idx_v3_resume(st, &gch[gi], from, as_of, &resumed, d);
+            if (rc == GPI_OK && !resumed) rc = idx_v3_first_day(st, &first, d);
+            if (rc != GPI_OK || resumed || first == INT32_MIN || first >= from) continue;
+            slow_from[gi] = first;
+            if (from - first > P) P = from - first;
+            continue;
+        }
         if (g->method != 2) continue;
         int resumed = 0;
         rc = idx_chain_resume(st, &gch[gi], from, as_of, &resumed, d);
@@ -399,6 +343,7 @@ static gpi_status replay_prefix(store *st, idx_day *dy, idx_seq *gst, idx_chain 
     if (rc == GPI_OK && !(t && o && have && memo_cut && memo_same && memo_set))
         rc = gpi_diag_set(d, GPI_ENOMEM, "out of memory");
     for (size_t gi = 0; gi < ng && rc == GPI_OK; gi++) {
+        if (dy->gs->g[gi].method == 3) continue; /* its own state (design note 9) */
         rc = load_rows(st, &dy->gs->g[gi], from - P, from - 1, 0, rv, d);
         for (size_t k = 0; rc == GPI_OK && k < rv->n; k++) {
             size_t dk = (size_t)(rv->v[k].day - (from - P));
@@ -422,6 +367,13 @@ static gpi_status replay_prefix(store *st, idx_day *dy, idx_seq *gst, idx_chain 
         for (size_t gi = 0; gi < ng && rc == GPI_OK; gi++) {
             size_t j = gi * (size_t)P + (size_t)k;
             int chain = day >= slow_from[gi];
+            if (dy->gs->g[gi].method == 3) {
+                if (!chain) continue;
+                if (!scanned) rc = idx_day_collect(dy, st, day, as_of, d);
+                scanned = 1;
+                if (rc == GPI_OK) rc = idx_v3_replay_day(dy, gi, &gch[gi], day, d);
+                continue;
+            }
             if (!have[j] || chain) {
                 if (!scanned) rc = idx_day_collect(dy, st, day, as_of, d);
                 scanned = 1;
@@ -495,7 +447,14 @@ static int row_same(const store_index_row *a, const store_index_row *b)
            x.carry_prev == y.carry_prev && x.xs_carry == y.xs_carry &&
            strcmp(x.ref_volumes ? x.ref_volumes : "", y.ref_volumes ? y.ref_volumes : "") == 0 &&
            strcmp(x.anchor_window ? x.anchor_window : "",
-                  y.anchor_window ? y.anchor_window : "") == 0;
+                  y.anchor_window ? y.anchor_window : "") == 0 &&
+           x.price_index_e6 == y.price_index_e6 && x.log_index_e12 == y.log_index_e12 &&
+           x.index_change_e12 == y.index_change_e12 && x.gap_e6 == y.gap_e6 &&
+           x.gap_month_e6 == y.gap_month_e6 && x.panel_size == y.panel_size &&
+           x.n_imputed == y.n_imputed && x.n_candidates == y.n_candidates &&
+           x.index_providers == y.index_providers &&
+           strcmp(x.v3_json ? x.v3_json : "", y.v3_json ? y.v3_json : "") == 0 &&
+           strcmp(x.v3_detail ? x.v3_detail : "", y.v3_detail ? y.v3_detail : "") == 0;
 }
 
 /* Re-evaluates built days after `to` of grade gi (design note 3); dy is a
@@ -548,7 +507,8 @@ static gpi_status reevaluate_after(store *st, idx_day *dy, size_t gi, idx_seq *s
 
 typedef struct one_row {
     store_index_row r;
-    char *text[3];      /* copies of r.carried, r.ref_volumes, r.anchor_window */
+    char *text[5];      /* copies of r.carried, r.ref_volumes, r.anchor_window, r.v3_json,
+                           r.v3_detail */
     int found, oom;
 } one_row;
 
@@ -557,9 +517,10 @@ static int take_one(const store_index_row *r, void *ud)
     one_row *o = ud;
     o->r = *r;
     o->found = 1;
-    const char *src[3] = {r->carried, r->ref_volumes, r->anchor_window};
+    const char *src[5] = {r->carried, r->ref_volumes, r->anchor_window, r->v3_json,
+                          r->v3_detail};
     o->oom = 0;
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < 5; i++) {
         free(o->text[i]);
         o->text[i] = src[i] ? strdup(src[i]) : NULL;
         o->oom |= src[i] && !o->text[i];
@@ -567,6 +528,8 @@ static int take_one(const store_index_row *r, void *ud)
     o->r.carried = o->text[0];
     o->r.ref_volumes = o->text[1];
     o->r.anchor_window = o->text[2];
+    o->r.v3_json = o->text[3];
+    o->r.v3_detail = o->text[4];
     return 1;
 }
 
@@ -583,8 +546,12 @@ static gpi_status reevaluate_v2(store *st, idx_day *dy, const idx_grades *gs, id
     one_row *old = calloc(ng ? ng : 1, sizeof *old);
     gpi_status rc = active && old ? GPI_OK : gpi_diag_set(d, GPI_ENOMEM, "out of memory");
     size_t n_active = 0;
-    for (size_t gi = 0; gi < ng && rc == GPI_OK; gi++)
-        if (gs->g[gi].method == 2) active[gi] = 1, n_active++;
+    int32_t *last = calloc(ng ? ng : 1, sizeof *last); /* v3: the last day re-evaluated */
+    if (!last) rc = gpi_diag_set(d, GPI_ENOMEM, "out of memory");
+    for (size_t gi = 0; gi < ng && rc == GPI_OK; gi++) {
+        last[gi] = INT32_MIN;
+        if (gs->g[gi].method >= 2) active[gi] = 1, n_active++;
+    }
     for (int32_t day = to + 1; n_active > 0 && rc == GPI_OK && day < INT32_MAX - 1; day++) {
         for (size_t gi = 0; gi < ng && rc == GPI_OK; gi++) {
             if (!active[gi]) continue;
@@ -614,13 +581,21 @@ static gpi_status reevaluate_v2(store *st, idx_day *dy, const idx_grades *gs, id
             } else {
                 rc = store_index_clear_detail(st, g->id, day, 2, d);
             }
-            if (rc == GPI_OK) rc = put_adj(st, &gst[gi], day, &e, d);
+            if (rc == GPI_OK) rc = put_adj(st, seq_of(&gst[gi], &gch[gi]), day, &e, d);
+            last[gi] = day;
             int P = g->p.adj_lookback_days + g->p.max_carry_days + 1;
-            if (!changed && day > to + P && gch[gi].reset_day > to) active[gi] = 0, n_active--;
+            /* v3: every later built day (design note 9) */
+            if (g->method == 2 && !changed && day > to + P && gch[gi].reset_day > to)
+                active[gi] = 0, n_active--;
         }
     }
+    /* v3: the state after the last day re-evaluated, for the next build */
+    for (size_t gi = 0; gi < ng && rc == GPI_OK; gi++)
+        if (gs->g[gi].method == 3 && last[gi] != INT32_MIN)
+            rc = idx_v3_save(st, &gch[gi], last[gi], as_of, d);
+    free(last);
     for (size_t gi = 0; old && gi < ng; gi++)
-        for (int i = 0; i < 3; i++) free(old[gi].text[i]);
+        for (int i = 0; i < 5; i++) free(old[gi].text[i]);
     free(active);
     free(old);
     return rc;
@@ -722,6 +697,8 @@ static gpi_status build_once(store *st, const idx_grades *gs, int32_t from, int3
             stats->rows++;
             if (rc == GPI_OK && day == to && gs->g[gi].method == 2)
                 rc = idx_chain_save(st, &gch[gi], day, as_of, d);
+            if (rc == GPI_OK && day == to && gs->g[gi].method == 3)
+                rc = idx_v3_save(st, &gch[gi], day, as_of, d);
         }
         tx_days += in_tx;
         int waiting = rc == GPI_OK && in_tx ? store_writers_waiting(st) : 0;
@@ -752,7 +729,7 @@ static gpi_status build_once(store *st, const idx_grades *gs, int32_t from, int3
     if (rc == GPI_OK) rc = store_begin(st, d);
     if (rc == GPI_OK) {
         for (size_t gi = 0; gi < gs->n && rc == GPI_OK; gi++)
-            if (gs->g[gi].method != 2)
+            if (gs->g[gi].method == 1)
                 rc = reevaluate_after(st, &dyn[0], gi, &gst[gi], to, P, as_of, &rv,
                                       &stats->reevaluated, d);
         if (rc == GPI_OK)

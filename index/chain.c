@@ -94,6 +94,8 @@ gpi_status idx_chain_init(idx_chain *c, const idx_grade *g)
     memset(c, 0, sizeof *c);
     c->g = g;
     c->last_day = c->anchor_day = c->ref_day = c->reset_day = INT32_MIN;
+    if (g->method == 3) /* v3's state in the chain's place (internal.h) */
+        return (c->v3 = idx_v3_new(g)) ? GPI_OK : GPI_ENOMEM;
     int w = g->p.anchor_days;
     if (w > 1) {
         c->hist = calloc((size_t)w, sizeof *c->hist);
@@ -132,6 +134,9 @@ void idx_chain_free(idx_chain *c)
     free(c->win);
     free(c->refvol);
     free(c->window);
+    idx_v3_free(c->v3);
+    free(c->v3_json);
+    free(c->v3_detail);
     memset(c, 0, sizeof *c);
 }
 

@@ -396,6 +396,18 @@ static gpi_status fix_bufs(idx_day *dy, const idx_grade *g, idx_buf *tb, idx_buf
     return GPI_OK;
 }
 
+gpi_status idx_day_screen(idx_day *dy, size_t gi, gpi_diag *d)
+{
+    idx_buf *tb = &dy->trades[gi], *ob = &dy->offers[gi];
+    size_t need = 2 * (tb->n > ob->n ? tb->n : ob->n) + 2;
+    if (GPI_VEC_RESERVE(dy->work, dy->cap_work, need) != 0)
+        return gpi_diag_set(d, GPI_ENOMEM, "index: out of memory");
+    int64_t f = dy->gs->g[gi].p.error_factor_e6;
+    idx_screen(tb->v, tb->n, f, dy->work);
+    idx_screen(ob->v, ob->n, f, dy->work);
+    return GPI_OK;
+}
+
 gpi_status idx_day_fix(idx_day *dy, size_t gi, idx_fix *f, gpi_diag *d)
 {
     return fix_bufs(dy, &dy->gs->g[gi], &dy->trades[gi], &dy->offers[gi], f, d);
@@ -430,6 +442,7 @@ typedef struct detail {
     idx_day *dy;
     const idx_detail *rows;
     idx_chain *ch;     /* per grade; has = 0 for v1 grades and days without a chain */
+    idx_v3_pub **v3;   /* per grade: a v3 row's parsed detail, else NULL */
     idx_obs_fn fn;
     void *ud;
 } detail;
@@ -453,7 +466,12 @@ static int list_obs(detail *dt, size_t gi, const gpi_obs *o)
     int lv = dt->rows[gi].level;
     int of_level = (lv == GPI_LEVEL_TRADES && o->kind == GPI_TRADE) ||
                    (lv == GPI_LEVEL_OFFERS && o->kind == GPI_OFFER);
-    idx_obs_match m = {0, 0, -1, -1, -1};
+    idx_obs_match m = {0, 0, 0, 0, -1, -1, -1};
+    if (g->method == 3 && dt->v3[gi]) {
+        char why[96];
+        const char *role = idx_v3_pub_role(dt->v3[gi], g, o, it->reason, &m, why, sizeof why);
+        return dt->fn(gi, o, role, why, &m, dt->ud);
+    }
     if (g->method == 2) {
         m.v2 = 1;
         if (it->reason == IDX_OK)
@@ -476,12 +494,16 @@ gpi_status idx_day_detail(store *st, const idx_grades *gs, const idx_detail *row
     size_t ng = gs->n ? gs->n : 1;
     idx_chain *ch = calloc(ng, sizeof *ch);
     idx_seq *sq = calloc(ng, sizeof *sq);
+    idx_v3_pub **v3 = calloc(ng, sizeof *v3);
     int any_v2 = 0;
-    gpi_status rc = idx_day_init(&dy, gs);
+    gpi_status rc = v3 ? idx_day_init(&dy, gs) : GPI_ENOMEM;
     for (size_t gi = 0; gi < gs->n && ch && sq && rc == GPI_OK; gi++) {
         rc = idx_chain_init(&ch[gi], &gs->g[gi]);
         if (rc == GPI_OK) rc = idx_seq_init(&sq[gi], &gs->g[gi]);
         any_v2 |= gs->g[gi].method == 2;
+        /* v3: what the build stored (index/v3_detail.c), no replay */
+        if (rc == GPI_OK && gs->g[gi].method == 3)
+            rc = idx_v3_pub_parse(rows[gi].v3_detail, &v3[gi], d);
     }
     if (rc != GPI_OK || !ch || !sq) rc = gpi_diag_set(d, GPI_ENOMEM, "index: out of memory");
     /* v2: the chains as the build left them before `day` */
@@ -502,7 +524,7 @@ gpi_status idx_day_detail(store *st, const idx_grades *gs, const idx_detail *row
         for (int k = 0; k < 2; k++)
             if (b[k]->n > 1) qsort(b[k]->v, b[k]->n, sizeof(idx_item), cmp_key);
     }
-    detail dt = {&dy, rows, ch, fn, ud};
+    detail dt = {&dy, rows, ch, v3, fn, ud};
     gpi_obs o;
     memset(&o, 0, sizeof o);
     o.day = day;
@@ -520,10 +542,15 @@ gpi_status idx_day_detail(store *st, const idx_grades *gs, const idx_detail *row
         o.ident = ko->ident == SIZE_MAX ? NULL : kept.text + ko->ident;
         if (list_obs(&dt, kept.hit[h].gi, &o)) break;
     }
+    int stop = 0;
+    for (size_t gi = 0; gi < gs->n && rc == GPI_OK && !stop; gi++)
+        if (v3 && v3[gi]) rc = idx_v3_pub_imputed(st, v3[gi], gi, as_of, fn, ud, &stop, d);
     for (size_t gi = 0; gi < gs->n; gi++) {
         if (ch) idx_chain_free(&ch[gi]);
         if (sq) idx_seq_free(&sq[gi]);
+        if (v3) idx_v3_pub_free(v3[gi]);
     }
+    free(v3);
     free(ch);
     free(sq);
     free(kept.obs);

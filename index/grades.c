@@ -42,6 +42,8 @@ void idx_params_default(idx_params *p)
     p->rebalance_months = 1;
     p->trade_carry_days = 3;
     p->anchor_days = 7;
+    p->admission_days = 7;
+    p->absence_days = 7;
 }
 
 /* Canonical GPU names of SPEC §3. */
@@ -207,7 +209,7 @@ static gpi_status list_of(ctx *c, size_t gi, const char *field, const json_t *v,
 static const char *const param_names[] = {
     "error_factor", "min_trade_volume", "min_providers", "cap_floor", "max_carry_days",
     "adj_lookback_days", "adj_min_days", "restate_threshold", "rounding", "rebalance_months",
-    "trade_carry_days", "anchor_days", "max_unchanged_days",
+    "trade_carry_days", "anchor_days", "max_unchanged_days", "admission_days", "absence_days",
 };
 
 static gpi_status param_set(ctx *c, size_t gi, const char *key, const json_t *v, idx_params *p)
@@ -253,6 +255,10 @@ static gpi_status param_set(ctx *c, size_t gi, const char *key, const json_t *v,
         why = int_of(v, 1, 28, &p->anchor_days);
     } else if (strcmp(key, "max_unchanged_days") == 0) { /* index/stale.c */
         why = int_of(v, 1, 3650, &p->max_unchanged_days);
+    } else if (strcmp(key, "admission_days") == 0) {
+        why = int_of(v, 1, 90, &p->admission_days);
+    } else if (strcmp(key, "absence_days") == 0) {
+        why = int_of(v, 0, 90, &p->absence_days);
     }
     return why ? bad(c, gi, key, why, got_text(v, buf, sizeof buf)) : GPI_OK;
 }
@@ -447,6 +453,10 @@ static gpi_status grade_canon(idx_grade *g)
         json_object_set_new(o, "rebalance_months", json_integer(p->rebalance_months));
         json_object_set_new(o, "trade_carry_days", json_integer(p->trade_carry_days));
         json_object_set_new(o, "anchor_days", json_integer(p->anchor_days));
+    } else if (g->method == 3) {
+        json_object_set_new(o, "method", json_string("v3"));
+        json_object_set_new(o, "admission_days", json_integer(p->admission_days));
+        json_object_set_new(o, "absence_days", json_integer(p->absence_days));
     }
     /* written only when set: definitions without it keep their hashes */
     if (p->max_unchanged_days > 0)
@@ -493,8 +503,10 @@ static gpi_status grade_parse(ctx *c, size_t gi, const json_t *obj, idx_grade *g
                 g->method = 1;
             else if (strcasecmp(m, "v2") == 0)
                 g->method = 2;
+            else if (strcasecmp(m, "v3") == 0)
+                g->method = 3;
             else
-                return bad(c, gi, key, "must be v1 or v2", got_text(v, buf, sizeof buf));
+                return bad(c, gi, key, "must be v1, v2 or v3", got_text(v, buf, sizeof buf));
         } else if (strcmp(key, "gpu") == 0) {
             if ((rc = list_of(c, gi, key, v, g->gpu, &g->n_gpu)) != GPI_OK) return rc;
             for (int k = 0; k < g->n_gpu; k++) {
@@ -574,6 +586,11 @@ static gpi_status grade_parse(ctx *c, size_t gi, const json_t *obj, idx_grade *g
         if (json_object_get(obj, v2_only[k]))
             return bad(c, gi, v2_only[k], "applies to method v2 only (add \"method\": \"v2\")",
                        got_text(json_object_get(obj, v2_only[k]), buf, sizeof buf));
+    static const char *const v3_only[] = {"admission_days", "absence_days"};
+    for (size_t k = 0; k < 2 && g->method != 3; k++)
+        if (json_object_get(obj, v3_only[k]))
+            return bad(c, gi, v3_only[k], "applies to method v3 only (add \"method\": \"v3\")",
+                       got_text(json_object_get(obj, v3_only[k]), buf, sizeof buf));
     /* name the field the file gave (both, or the one that was changed) */
     if (g->p.adj_min_days > g->p.adj_lookback_days) {
         if (json_object_get(obj, "adj_min_days"))

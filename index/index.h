@@ -36,98 +36,9 @@
 #include "core/gpi.h"
 #include "core/obs.h"
 #include "store/store.h"
+#include "index/method.h"
 
-/* ---- grades (grades.c) --------------------------------------------------- */
-
-/* The §6 parameters; defaults from idx_params_default(). */
-typedef struct idx_params {
-    int64_t error_factor_e6;        /* F = 3             -> 3000000        */
-    int64_t min_trade_volume_micro; /* 1000 GPU-hours    -> 1000000000     */
-    int min_providers;              /* 3                                   */
-    int64_t cap_floor_e6;           /* 0.30              -> 300000         */
-    int max_carry_days;             /* 5                                   */
-    int adj_lookback_days;          /* 30                                  */
-    int adj_min_days;               /* 5                                   */
-    int64_t restate_threshold_e6;   /* 0.001 (0.10 %)    -> 1000           */
-    int64_t rounding_e4;            /* 0.0001            -> 1              */
-    int rebalance_months;           /* v2: months between rebalances (1)  */
-    int trade_carry_days;           /* v2: days a provider's last trade price carries (3) */
-    int anchor_days;                /* v2: days behind a rebalance's anchor (7) */
-    int max_unchanged_days;         /* fresh inputs (index/stale.c); 0: none */
-} idx_params;
-
-void idx_params_default(idx_params *p);
-
-#define IDX_MAX_LIST 32
-#define IDX_NAME_MAX 64
-#define IDX_MAX_REGION 96           /* regions after region groups are expanded */
-#define IDX_MAX_EXCL 4              /* entries of "exclude"                 */
-#define IDX_MAX_EXCL_LIST 8         /* names in one list of an entry        */
-
-/* One entry of a grade's "exclude" (grade_exclude.c): an observation that
- * matches every list the entry has is left out of the grade.  providers
- * match the provider or its group; regions, skus and ids are globs
- * (case-insensitive); ids match the observation's identity text (the
- * source's id, e.g. "g4dn.xlarge@use1-az1/1x/spot"). */
-typedef struct idx_exclusion {
-    int n_provider, n_region, n_sku, n_id;
-    char provider[IDX_MAX_EXCL_LIST][IDX_NAME_MAX + 1];
-    char region[IDX_MAX_EXCL_LIST][IDX_NAME_MAX + 1];
-    char sku[IDX_MAX_EXCL_LIST][IDX_NAME_MAX + 1];
-    char id[IDX_MAX_EXCL_LIST][IDX_NAME_MAX + 1];
-} idx_exclusion;
-
-/* The method of a grade that names none (no "method" key): the one
- * default, stated in the help of `index build` and `grades evaluate`
- * (cli/help.c) as IDX_METHOD_DEFAULT_NAME. */
-#define IDX_METHOD_DEFAULT 1
-#define IDX_STR_(x) #x
-#define IDX_STR(x) IDX_STR_(x)
-#define IDX_METHOD_DEFAULT_NAME "v" IDX_STR(IDX_METHOD_DEFAULT)
-
-typedef struct idx_grade {
-    char id[IDX_NAME_MAX + 1];
-    int version;
-    int method;                     /* 1 (SPEC §6) or 2 (matched changes, chained) */
-    int n_gpu;
-    char gpu[IDX_MAX_LIST][IDX_NAME_MAX + 1];
-    unsigned scope_mask;            /* bit per gpi_scope                   */
-    int min_tier;                   /* gpi_tier                            */
-    int term;                       /* gpi_term                            */
-    int term_min, term_max;         /* reserved:A-B, else 0               */
-    int n_region;                   /* 0 = all ("*")                       */
-    char region[IDX_MAX_REGION][IDX_NAME_MAX + 1]; /* globs, groups expanded */
-    int n_region_src;               /* the regions as written (messages):
-                                       up to IDX_MAX_REGION, as a stored
-                                       definition lists them expanded     */
-    char region_src[IDX_MAX_REGION][IDX_NAME_MAX + 1];
-    int n_provider;                 /* 0 = all                             */
-    char provider[IDX_MAX_LIST][IDX_NAME_MAX + 1];
-    int n_segment;                  /* 0 = all                             */
-    char segment[IDX_MAX_LIST][IDX_NAME_MAX + 1];
-    int n_sku;                      /* "skus": globs over the sku (instance
-                                       type); 0 = all                      */
-    char sku[IDX_MAX_LIST][IDX_NAME_MAX + 1];
-    int n_exclude;                  /* "exclude_providers"; 0 = none       */
-    char exclude[IDX_MAX_LIST][IDX_NAME_MAX + 1];
-    unsigned covers_mask;           /* bit per gpi_covers                   */
-    int n_excl;                     /* "exclude" entries; 0 = none         */
-    idx_exclusion excl[IDX_MAX_EXCL];
-    int excl_ids;                   /* an entry matches ids: the grade needs
-                                       each observation's identity text,
-                                       row by row (grade_exclude.c)       */
-    idx_params p;
-    char hash[65];                  /* SHA-256 of canon                    */
-    char *canon;                    /* canonical JSON (owned by the set)   */
-} idx_grade;
-
-typedef struct idx_grades {
-    size_t n;
-    idx_grade *g;
-    char sha256[65];                /* of the file's bytes (idx_grades_load), or "" */
-    char *notes;                    /* how names were read ("H100" is
-                                       H100-SXM-80GB), lines; NULL when none */
-} idx_grades;
+/* ---- grades (grades.c; the types in index/method.h) ----------------------- */
 
 /* A v2 row's event (store_index_row.event; METHODOLOGY.md §10.4) and its
  * name in the published files ("" for none). */
@@ -200,67 +111,6 @@ typedef void (*idx_warn_fn)(const char *msg, void *ud);
 gpi_status idx_grades_check(const idx_grades *gs, const char *name, const idx_grade_tables *tb,
                             store *st, idx_warn_fn warn, void *ud, gpi_diag *d);
 
-/* ---- statistics (method.c) ----------------------------------------------- */
-
-/* Reasons an observation did not enter a fix. */
-enum { IDX_OK = 0, IDX_EX_ABOVE, IDX_EX_BELOW, IDX_EX_CANCELLED, IDX_EX_AFFILIATE };
-const char *idx_reason_name(int reason);
-
-/* One eligible observation of a grade-day. */
-typedef struct idx_item {
-    int64_t price_micro;
-    int64_t qty_micro;      /* trades: GPU-hours x 1e6 */
-    uint64_t key_hash;
-    int64_t observed_at;
-    int32_t group;          /* interned provider group */
-    int32_t reason;         /* IDX_OK or an exclusion */
-} idx_item;
-
-/* Sorts v by (group, price, key) and marks every price outside
- * [m/F, F*m] of its group's median m as IDX_EX_ABOVE/BELOW, for groups
- * with at least 3 items whose reason is IDX_OK.  Items already excluded
- * are left alone (and sorted too).  work holds n doubles.  Returns the
- * number newly excluded. */
-size_t idx_screen(idx_item *v, size_t n, int64_t factor_e6, double *work);
-
-/* Water-filling cap: shares of n providers with volumes vol[] (> 0) after
- * capping each at s = max(cap_floor, 1/n).  Share i = num[i] / den (one
- * common denominator).  Returns the number of capped providers. */
-int idx_waterfill(const int64_t *vol, size_t n, int64_t cap_floor_e6, __int128 *num,
-                  __int128 *den);
-
-/* Volume-weighted median of the IDX_OK items of v (any order; v is sorted
- * by price on return) after the provider cap, exactly; the exact-half rule
- * of §6.3.  *raw_q in quarter-micro.  GPI_EMATH when the exact arithmetic
- * would overflow (more than ~100 capped providers). */
-gpi_status idx_weighted_median(idx_item *v, size_t n, int64_t cap_floor_e6, int64_t *raw_q,
-                               gpi_diag *d);
-
-/* The same rule at fraction qn/qd (0 < qn/qd < 1): the first distinct
- * price at which the capped cumulative weight reaches qn/qd of the total,
- * or, when it reaches it exactly, the mean with the next higher distinct
- * price.  qn/qd = 1/2 is idx_weighted_median. */
-gpi_status idx_weighted_quantile(idx_item *v, size_t n, int64_t cap_floor_e6, int qn, int qd,
-                                 int64_t *raw_q, gpi_diag *d);
-
-/* Median of provider medians of the IDX_OK items (v sorted by group then
- * price, as idx_screen leaves it); *raw_q in quarter-micro.  work: 2n
- * doubles.  Returns the number of providers. */
-size_t idx_median_of_medians(const idx_item *v, size_t n, double *work, int64_t *raw_q);
-
-/* Offer-to-trade adjustment from the qualifying days' raw values:
- * median of t[i]/o[i], rounded half-up to 6 decimals; 1000000 when
- * n < min_days. */
-int64_t idx_adjustment_e6(const int64_t *t_q, const int64_t *o_q, size_t n, int min_days);
-
-/* Published value in 0.0001 units, a multiple of step_e4, half-up:
- * raw_q * adj_e6 / 1e6 (adj_e6 = 1000000 for trades days). */
-int64_t idx_value_e4(int64_t raw_q, int64_t adj_e6, int64_t step_e4);
-
-/* Spread of the IDX_OK items: p10..p90 (GSL quantiles), min, max in
- * micro; work: 2n doubles.  out[7] = p10,p25,p50,p75,p90,min,max. */
-void idx_spread(const idx_item *v, size_t n, double *work, int64_t out[7]);
-
 /* ---- build (build.c) ----------------------------------------------------- */
 
 typedef struct idx_build_stats {
@@ -303,17 +153,24 @@ gpi_status idx_build_progress(store *st, const idx_grades *g, int32_t from, int3
  * the other level did not enter the fix); v2 grades: every constituent of
  * either kind, with whether it matched the reference day rows[gi].ref_day
  * within the panel of rows[gi].panel_day, its reference price and its
- * relative (METHODOLOGY.md §10).  Earlier snapshots of an offer key are
- * not listed.  o holds what a listing shows: kind, day, observed_at,
+ * relative (METHODOLOGY.md §10); v3 grades: every observation with its
+ * role in the panel (used, excluded, candidate) and the price index's
+ * matched price, and the carried observations of imputed members
+ * (rows[gi].v3_detail says which: §12.7).  Earlier snapshots of an offer
+ * key are not listed.  o holds what a listing shows: kind, day, observed_at,
  * key_hash, price, quantity, provider, group, source, region and ident
  * (the rest zero or NULL); it and its texts are valid during the call.
  * One scan of the day (day.c note 5). */
 typedef struct idx_detail {
     int level;                      /* the row's level (gpi_level) */
     int32_t ref_day, panel_day;     /* v2 rows; INT32_MIN none */
+    const char *v3_detail;          /* v3 rows: the row's v3_detail (index/v3_row.c) */
 } idx_detail;
 typedef struct idx_obs_match {
-    int v2;                         /* 1 for the observations of a v2 grade */
+    int v2;                         /* 1 for the observations of a v2 or v3 grade (the
+                                       matching columns are written) */
+    int v3;                         /* 1 for a v3 grade's (the imputed column is written) */
+    int imputed;                    /* v3: a carried observation of an imputed member */
     int matched;                    /* its identity (offers) or provider (trades) matched */
     int64_t ref_price_e8;           /* its price on the reference day (trades: the */
     int64_t base_price_e8;          /* provider's representative), and on the anchor day */

@@ -9,6 +9,7 @@
 #define GPI_INDEX_INTERNAL_H
 
 #include "index/index.h"
+#include "index/v3.h"
 #include "store/index_values.h"
 
 typedef struct idx_buf {
@@ -80,12 +81,6 @@ int idx_name_in_list(const char (*v)[IDX_NAME_MAX + 1], int n, const char *s);
 struct json_t;
 struct json_t *idx_exclude_canon(const idx_grade *g);
 
-/* sort.c: the fix's orders of items -- by group, price, key, time (the
- * screen); by price, group, key (the weighted median); by price alone --
- * each a stable sort (sort.c note 2). */
-typedef enum { IDX_BY_GROUP_PRICE, IDX_BY_PRICE_GROUP, IDX_BY_PRICE } idx_order;
-void idx_sort_items(idx_item *v, size_t n, idx_order order);
-
 /* manip_hint.c: the cost search's floating-point hint over trades v[0..n)
  * (their IDX_OK items with a volume), whose groups lie in [0, n_groups);
  * NULL when out of memory or a group does not (the search is then exact
@@ -106,6 +101,9 @@ gpi_status idx_day_init(idx_day *dy, const idx_grades *gs);
 void idx_day_free(idx_day *dy);
 /* Scans day (as_of cut-off) into the per-grade arrays. */
 gpi_status idx_day_collect(idx_day *dy, store *st, int32_t day, int64_t as_of, gpi_diag *d);
+/* Screens grade gi's arrays (idx_screen, both kinds), nothing more: v3's
+ * input (index/v3_row.c).  Once per day read. */
+gpi_status idx_day_screen(idx_day *dy, size_t gi, gpi_diag *d);
 /* Reduces grade gi's arrays to a fix (screens and marks the items). */
 gpi_status idx_day_fix(idx_day *dy, size_t gi, idx_fix *f, gpi_diag *d);
 /* The same fix as idx_day_fix with every observation of provider group
@@ -116,36 +114,6 @@ const char *idx_day_group(const idx_day *dy, int32_t gid);
 /* A fresh stamp for counting distinct groups with dy->stamp (cleared when
  * the counter wraps). */
 uint32_t idx_day_stamp_next(idx_day *dy);
-
-/* build.c: §6 steps 3-5 of one grade as a sequence of days -- a day's
- * level, adjustment and carried value from its raw values and those of
- * the days before (fed in ascending order; a gap resets the carry). */
-typedef struct idx_seq {
-    const idx_grade *g;
-    int L;
-    int32_t *rday;
-    int64_t *rt, *ro;
-    int32_t *adj_day;           /* the adjustment days of the last evaluation */
-    int64_t *adj_t, *adj_o;
-    int32_t prev_day;
-    int prev_has_value, prev_carry;
-    int64_t prev_value;
-} idx_seq;
-
-typedef struct idx_eval {
-    int level;                  /* gpi_level */
-    int64_t value_e4, adj_e6;   /* -1 none */
-    int carry;
-    int exhausted;              /* suspended: 1 when a carry ran out */
-    size_t n_adj;
-} idx_eval;
-
-gpi_status idx_seq_init(idx_seq *s, const idx_grade *g);
-void idx_seq_free(idx_seq *s);
-/* Evaluates day from its raw values (-1 = absent) without advancing s
- * (what-if); idx_seq_next evaluates and advances s past day. */
-void idx_seq_peek(idx_seq *s, int32_t day, int64_t t_q, int64_t o_q, idx_eval *out);
-void idx_seq_next(idx_seq *s, int32_t day, int64_t t_q, int64_t o_q, idx_eval *out);
 
 /* chain.c: methodology v2 (design notes there). */
 
@@ -260,6 +228,11 @@ typedef struct idx_chain {
     size_t cap_grel;
     idx_loo loo;                /* chain_rel.c: leave-one-out peeks (idx_chain_loo_begin) */
     char *carried;              /* idx_chain_carried_json's text */
+    /* methodology v3 (index/v3.h): a v3 grade's state across days rides in
+     * its chain's place (NULL for v1 and v2 grades), with the texts of its
+     * last row (index/v3_row.c) */
+    idx_v3 *v3;
+    char *v3_json, *v3_detail;
 } idx_chain;
 
 typedef struct idx_v2eval {
@@ -387,6 +360,34 @@ gpi_status idx_manip_day(idx_day *dy, size_t gi, idx_seq *s, idx_chain *c, int32
  * the row stored at cut-off as_of; *e is the day's v1 evaluation. */
 gpi_status idx_row_fix(idx_day *dy, size_t gi, idx_seq *s, idx_chain *c, int32_t day,
                        int64_t as_of, store_index_row *r, idx_eval *e, gpi_diag *d);
+/* v3_row.c: grade gi (methodology v3, c->v3 its state before the day) of
+ * the day read into dy as the row stored at cut-off as_of; *e is the
+ * value's evaluation (the panel's level, adjustment, carry). */
+gpi_status idx_v3_row_fix(idx_day *dy, size_t gi, idx_chain *c, int32_t day, int64_t as_of,
+                          store_index_row *r, idx_eval *e, gpi_diag *d);
+/* v3_row.c: the replay of a day of grade gi (v3) without a row: the
+ * state steps as a build's does (build.c note 9). */
+gpi_status idx_v3_replay_day(idx_day *dy, size_t gi, idx_chain *c, int32_t day, gpi_diag *d);
+/* v3_store.c (build.c note 9): the first day observed (INT32_MIN none);
+ * *resumed = 1 when the state c's grade left after from - 1 is stored and
+ * still current at cut-off as_of, and c->v3 now holds it; idx_v3_save
+ * stores c->v3 after day (inside the caller's transaction). */
+gpi_status idx_v3_first_day(store *st, int32_t *day, gpi_diag *d);
+gpi_status idx_v3_resume(store *st, idx_chain *c, int32_t from, int64_t as_of, int *resumed,
+                         gpi_diag *d);
+gpi_status idx_v3_save(store *st, const idx_chain *c, int32_t day, int64_t as_of, gpi_diag *d);
+/* v3_detail.c: a v3 row's stored detail parsed for observations.csv
+ * (design notes there); the role (and *why, the reason) and index columns
+ * of an observation of the day whose screened reason is `reason`; the
+ * carried observations of the day's imputed members, read from their
+ * days at cut-off as_of and handed to fn (*stop set when fn stops). */
+typedef struct idx_v3_pub idx_v3_pub;
+gpi_status idx_v3_pub_parse(const char *text, idx_v3_pub **out, gpi_diag *d);
+void idx_v3_pub_free(idx_v3_pub *p);
+const char *idx_v3_pub_role(const idx_v3_pub *p, const idx_grade *g, const gpi_obs *o,
+                            int reason, idx_obs_match *m, char *why, size_t n);
+gpi_status idx_v3_pub_imputed(store *st, const idx_v3_pub *p, size_t gi, int64_t as_of,
+                              idx_obs_fn fn, void *ud, int *stop, gpi_diag *d);
 /* row.c: the band of the day's cross-section constituents (v2's p10..max,
  * micro; -1 when the level e is carried or suspended), after idx_day_fix. */
 gpi_status idx_band(idx_day *dy, size_t gi, const idx_eval *e, int64_t out[7], gpi_diag *d);

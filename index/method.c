@@ -37,7 +37,7 @@
  *     most half full.  A weighted median is called some thirty times per
  *     grade-day by those searches: the hashing was a fifth of its time.
  */
-#include "index/internal.h"
+#include "index/method.h"
 
 #include <gsl/gsl_statistics_double.h>
 #include <math.h>

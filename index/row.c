@@ -87,6 +87,8 @@ static void make_row(const idx_grade *g, int32_t day, const idx_fix *f, const id
     r->loo_move_e4 = -1;
     r->cost_e2[0] = r->cost_e2[1] = -1;
     r->cost_offers[0] = r->cost_offers[1] = -1;
+    r->price_index_e6 = r->index_change_e12 = -1;
+    r->log_index_e12 = r->gap_e6 = r->gap_month_e6 = INT64_MIN;
 }
 
 static void manip_row(const idx_day *dy, const idx_manip *m, store_index_row *r)
@@ -266,6 +268,7 @@ static gpi_status v2_row(idx_day *dy, size_t gi, const idx_eval *e, const idx_v2
 gpi_status idx_row_fix(idx_day *dy, size_t gi, idx_seq *s, idx_chain *c, int32_t day,
                        int64_t as_of, store_index_row *r, idx_eval *e, gpi_diag *d)
 {
+    if (s->g->method == 3 && c && c->v3) return idx_v3_row_fix(dy, gi, c, day, as_of, r, e, d);
     idx_fix f;
     gpi_status rc = idx_day_fix(dy, gi, &f, d);
     if (rc != GPI_OK) return rc;

@@ -28,7 +28,7 @@
  *     the whole day (an array with a group outside [0, 4n] -- negative, or
  *     a late interned id in a small array -- takes the plain sort).
  */
-#include "index/internal.h"
+#include "index/method.h"
 
 #include <stdlib.h>
 #include <string.h>

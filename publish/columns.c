@@ -41,7 +41,7 @@ static const pub_column index_cols[] = {
     {1, "max", "number", USD_GH, NULL, "highest, 6 decimals"},
     {1, "top_provider_share", "number", "share (0 to 1)", NULL,
      "the largest provider's share of the level's volume or offers, 6 decimals"},
-    {1, "methodology", "string", NULL, "v1|v2", "the method of the row (METHODOLOGY.md)"},
+    {1, "methodology", "string", NULL, "v1|v2|v3", "the method of the row (METHODOLOGY.md)"},
     {1, "vintage", "integer", NULL, NULL,
      "the publication vintage of the day; in index show and the site, the latest vintage that "
      "published the row's value, empty when none did"},
@@ -97,14 +97,21 @@ static const pub_column obs_cols[] = {
      "the quantity as stored: a trade's GPU-hours or an offer's available GPUs, 6 decimals; "
      "file format 4 gives each in a column of its own unit (traded_gpu_hours, offered_gpus) "
      "and keeps this one for one more format"},
-    {1, "role", "string", NULL, "used|excluded", "whether it entered the fix or was excluded"},
-    {1, "reason", "string", NULL,
-     "above F x provider median|below 1/F x provider median|cancelled trade|affiliate trade",
-     "why it was excluded"},
-    {2, "matched", "boolean", NULL, NULL, "v2: 1 when it is in the day's matched sample"},
-    {2, "ref_price", "number", USD_GH, NULL, "v2: its price on the reference day, 8 decimals"},
+    {1, "role", "string", NULL, "used|excluded|candidate",
+     "whether it entered the fix or was excluded; v3: candidate, its group not (yet) in the "
+     "panel (METHODOLOGY.md section 13.2)"},
+    {1, "reason", "string", NULL, NULL,
+     "why it was excluded: above F x provider median, below 1/F x provider median, cancelled "
+     "trade or affiliate trade; v3, a candidate's: not in the panel: present N of A days"},
+    {2, "matched", "boolean", NULL, NULL,
+     "v2: 1 when it is in the day's matched sample; v3: 1 when it entered the price index's "
+     "change"},
+    {2, "ref_price", "number", USD_GH, NULL,
+     "v2: its price on the reference day; v3: the price it was matched to (the identity's last "
+     "price, a trade's group's last representative price); 8 decimals"},
     {2, "base_price", "number", USD_GH, NULL, "v2: its base price, 8 decimals"},
-    {2, "relative", "number", "ratio", NULL, "v2: its price over its base price, 12 decimals"},
+    {2, "relative", "number", "ratio", NULL,
+     "v2: its price over its base price; v3: over ref_price; 12 decimals"},
     {4, "traded_gpu_hours", "number", "GPU-hours", NULL,
      "a trade's quantity, 6 decimals; empty for an offer"},
     {4, "offered_gpus", "number", "GPUs", NULL,

@@ -242,7 +242,8 @@ static gpi_status gen_observations(store *st, int32_t day, const char *date, con
             if (done[j] || p->v[j].as_of != p->v[i].as_of) continue;
             done[j] = 1;
             sub[m] = defs[j]->g[0];
-            level[m] = (idx_detail){p->v[j].level, p->v[j].ref_day, p->v[j].panel_day};
+            level[m] = (idx_detail){p->v[j].level, p->v[j].ref_day, p->v[j].panel_day,
+                                    p->v[j].v3_detail};
             names[m] = p->v[j].grade;
             subb[m] = &buf[j];
             subc[m] = caps ? &caps[j] : NULL;

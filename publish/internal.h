@@ -77,6 +77,7 @@ typedef struct pub_row {
     char hash[65];
     char *csv, *json, *tail;    /* tail: CSV columns after the vintage ("" format 1) */
     int32_t ref_day, panel_day; /* v2: what observations.csv's relatives compare with */
+    char *v3_detail;            /* v3: what observations.csv lists of the panel (or NULL) */
     int take_new;               /* 1 = the next vintage uses the built row */
 } pub_row;
 

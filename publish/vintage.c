@@ -40,6 +40,7 @@ void pub_rows_free(pub_rows *p)
         free(p->v[i].csv);
         free(p->v[i].json);
         free(p->v[i].tail);
+        free(p->v[i].v3_detail);
     }
     free(p->v);
     memset(p, 0, sizeof *p);
@@ -68,7 +69,8 @@ int pub_rows_collect(const store_pub_row *r, void *ud)
     x->tail = strdup(r->row_tail ? r->row_tail : "");
     x->ref_day = r->ref_day;
     x->panel_day = r->panel_day;
-    return !x->csv || !x->json || !x->tail;
+    x->v3_detail = r->v3_detail ? strdup(r->v3_detail) : NULL;
+    return !x->csv || !x->json || !x->tail || (r->v3_detail && !x->v3_detail);
 }
 
 static int cmp_row(const void *a, const void *b)
@@ -119,6 +121,10 @@ static int collect_cur(const store_index_row *r, void *ud)
     x->take_new = 1;
     x->ref_day = r->ref_day;
     x->panel_day = r->panel_day;
+    if (r->v3_detail && !(x->v3_detail = strdup(r->v3_detail))) {
+        c->rc = gpi_diag_set(c->d, GPI_ENOMEM, "out of memory");
+        return 1;
+    }
     gpi_status rc = pub_row_text(c->st, r, &x->csv, &x->tail, &x->json, c->d);
     if (rc != GPI_OK) c->rc = rc;
     if (!r->grade_hash[0])
@@ -146,7 +152,9 @@ static gpi_status copy_row(pub_rows *dst, const pub_row *src, gpi_diag *d)
     x->csv = strdup(src->csv);
     x->json = strdup(src->json);
     x->tail = strdup(src->tail);
-    if (!x->csv || !x->json || !x->tail) return gpi_diag_set(d, GPI_ENOMEM, "out of memory");
+    x->v3_detail = src->v3_detail ? strdup(src->v3_detail) : NULL;
+    if (!x->csv || !x->json || !x->tail || (src->v3_detail && !x->v3_detail))
+        return gpi_diag_set(d, GPI_ENOMEM, "out of memory");
     return GPI_OK;
 }
 
@@ -239,6 +247,7 @@ gpi_status pub_record(store *st, int32_t day, int vintage, int is_new, const pub
         r.row_tail = x->tail;
         r.ref_day = x->ref_day;
         r.panel_day = x->panel_day;
+        r.v3_detail = x->v3_detail;
         rc = store_index_put_published_row(st, day, vintage, &r, d);
     }
     if (is_new && rc == GPI_OK)

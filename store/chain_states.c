@@ -23,7 +23,7 @@
 #include <string.h>
 
 #define CS_SLOT(i) (30 + (i))
-enum { CS_PUT, CS_DROP, CS_GET, CS_REACHED };
+enum { CS_PUT, CS_DROP, CS_GET, CS_REACHED, CS_FIRST_DAY = 8 };
 
 gpi_status store_chain_state_put(store *st, const char *hash, int32_t day, int64_t as_of,
                                  int format, const unsigned char *state, size_t n,
@@ -140,4 +140,16 @@ gpi_status store_obs_reached(store *st, int32_t lo, int32_t hi, int64_t t1, int6
     if (rc == SQLITE_ROW) *any = sqlite3_column_int(s, 0) != 0;
     sqlite3_reset(s);
     return rc == SQLITE_ROW ? GPI_OK : store_err(st, d, "checking batches between cut-offs");
+}
+
+gpi_status store_obs_first_day(store *st, int32_t *day, gpi_diag *d)
+{
+    *day = INT32_MIN;
+    sqlite3_stmt *s = store_stmt(st, CS_SLOT(CS_FIRST_DAY), "SELECT min(day) FROM observations", d);
+    if (!s) return GPI_ESTORE;
+    int rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW && sqlite3_column_type(s, 0) != SQLITE_NULL)
+        *day = (int32_t)sqlite3_column_int64(s, 0);
+    sqlite3_reset(s);
+    return rc == SQLITE_ROW ? GPI_OK : store_err(st, d, "finding the first day observed");
 }

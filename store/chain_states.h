@@ -35,4 +35,8 @@ gpi_status store_chain_state_get(store *st, const char *hash, int32_t day, unsig
 gpi_status store_obs_reached(store *st, int32_t lo, int32_t hi, int64_t t1, int64_t t2, int *any,
                              gpi_diag *d);
 
+/* The first day any stored observation is of (INT32_MIN when none): a
+ * methodology v3 state depends on every day since (index/v3_store.c). */
+gpi_status store_obs_first_day(store *st, int32_t *day, gpi_diag *d);
+
 #endif

@@ -88,6 +88,18 @@ typedef struct store_index_row {
     const char *ref_volumes;      /* JSON object group -> volume on ref_day of the matched
                                      trading members, or NULL; borrowed as `carried` */
     const char *anchor_window;    /* JSON array of the anchor's window days, or NULL */
+    /* methodology v3 (index/v3_row.c, METHODOLOGY.md §12; stored for
+     * methodology "v3" rows only, read back as none otherwise) */
+    int64_t price_index_e6;       /* 100 exp(log index), 6 decimals; -1 none */
+    int64_t log_index_e12;        /* the log index, 1e-12; INT64_MIN none */
+    int64_t index_change_e12;     /* exp(the day's log change), 12 decimals; -1 none */
+    int64_t gap_e6, gap_month_e6; /* composition gaps, 1e-6, signed; INT64_MIN none */
+    long panel_size, n_imputed, n_candidates, index_providers;
+    const char *v3_json;          /* index.json's members of the panel and the index's
+                                     inputs ("\"v3\":{...}" without the key), or NULL;
+                                     borrowed as `carried` */
+    const char *v3_detail;        /* what observations.csv lists beside the day's
+                                     observations (JSON), or NULL; borrowed */
 } store_index_row;
 
 typedef int (*store_index_row_fn)(const store_index_row *row, void *ud);

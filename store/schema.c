@@ -508,6 +508,24 @@ const char *const store_migrations[] = {
     "  signature TEXT NOT NULL,"       /* base64 Ed25519 over core/sig.c's text */
     "  PRIMARY KEY (day, vintage)"
     ");",
+    /* 14: methodology v3 (index/v3*.c): the price index, the composition
+     *    gaps and the panel's counts of a row; index.json's v3 members as
+     *    text; and what observations.csv lists of the panel (roles, the
+     *    index's matched prices, imputed members' carried observations),
+     *    kept with every published row too, so a vintage regenerates
+     *    without replaying the panel's history. */
+    "ALTER TABLE index_values ADD COLUMN price_index_e6 INTEGER;"
+    "ALTER TABLE index_values ADD COLUMN log_index_e12 INTEGER;"
+    "ALTER TABLE index_values ADD COLUMN index_change_e12 INTEGER;"
+    "ALTER TABLE index_values ADD COLUMN gap_e6 INTEGER;"
+    "ALTER TABLE index_values ADD COLUMN gap_month_e6 INTEGER;"
+    "ALTER TABLE index_values ADD COLUMN panel_size INTEGER;"
+    "ALTER TABLE index_values ADD COLUMN n_imputed INTEGER;"
+    "ALTER TABLE index_values ADD COLUMN n_candidates INTEGER;"
+    "ALTER TABLE index_values ADD COLUMN index_providers INTEGER;"
+    "ALTER TABLE index_values ADD COLUMN v3_json TEXT;"
+    "ALTER TABLE index_values ADD COLUMN v3_detail TEXT;"
+    "ALTER TABLE index_published ADD COLUMN v3_detail TEXT;",
 };
 
 const int store_migration_ident_aliases = 5; /* migration 6 */

@@ -36,15 +36,37 @@ static const char *const sql_put_row =
     " obs_p50_micro, obs_p75_micro, obs_p90_micro, obs_min_micro, obs_max_micro,"
     " matched_now_q, matched_ref_q, carried, loo_move_e4, loo_provider, loo_voids,"
     " cost_tick_e2, cost_pct_e2, cost_tick_offers, cost_pct_offers, chain_prev_nano,"
-    " carry_prev, xs_carry, ref_volumes, anchor_window)"
+    " carry_prev, xs_carry, ref_volumes, anchor_window, price_index_e6, log_index_e12,"
+    " index_change_e12, gap_e6, gap_month_e6, panel_size, n_imputed, n_candidates,"
+    " index_providers, v3_json, v3_detail)"
     " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18,"
     " ?19, ?20, ?21, ?22, ?23, ?24, strftime('%s','now'), ?25, ?26, ?27, ?28, ?29, ?30, ?31,"
     " ?32, ?33, ?34, ?35, ?36, ?37, ?38, ?39, ?40, ?41, ?42, ?43, ?44, ?45, ?46, ?47, ?48,"
-    " ?49, ?50, ?51, ?52, ?53, ?54, ?55, ?56, ?57, ?58)";
+    " ?49, ?50, ?51, ?52, ?53, ?54, ?55, ?56, ?57, ?58, ?59, ?60, ?61, ?62, ?63, ?64, ?65,"
+    " ?66, ?67, ?68, ?69)";
 
 static int is_v2(const store_index_row *r)
 {
     return strcmp(r->methodology, "v2") == 0;
+}
+
+static int is_v3(const store_index_row *r)
+{
+    return strcmp(r->methodology, "v3") == 0;
+}
+
+/* A signed number whose none is INT64_MIN. */
+static void bind_signed(sqlite3_stmt *s, int i, int64_t v)
+{
+    if (v == INT64_MIN)
+        sqlite3_bind_null(s, i);
+    else
+        sqlite3_bind_int64(s, i, v);
+}
+
+static int64_t col_signed(sqlite3_stmt *s, int i)
+{
+    return sqlite3_column_type(s, i) == SQLITE_NULL ? INT64_MIN : sqlite3_column_int64(s, i);
 }
 
 static void bind_opt(sqlite3_stmt *s, int i, int64_t v)
@@ -110,6 +132,20 @@ gpi_status store_index_put_row(store *st, const store_index_row *r, gpi_diag *d)
         sqlite3_bind_int(s, 56, r->xs_carry);
         if (r->ref_volumes) sqlite3_bind_text(s, 57, r->ref_volumes, -1, SQLITE_STATIC);
         if (r->anchor_window) sqlite3_bind_text(s, 58, r->anchor_window, -1, SQLITE_STATIC);
+    }
+    if (is_v3(r)) {
+        sqlite3_bind_int(s, 32, r->panel_change);
+        bind_opt(s, 59, r->price_index_e6);
+        bind_signed(s, 60, r->log_index_e12);
+        bind_opt(s, 61, r->index_change_e12);
+        bind_signed(s, 62, r->gap_e6);
+        bind_signed(s, 63, r->gap_month_e6);
+        sqlite3_bind_int64(s, 64, r->panel_size);
+        sqlite3_bind_int64(s, 65, r->n_imputed);
+        sqlite3_bind_int64(s, 66, r->n_candidates);
+        sqlite3_bind_int64(s, 67, r->index_providers);
+        if (r->v3_json) sqlite3_bind_text(s, 68, r->v3_json, -1, SQLITE_STATIC);
+        if (r->v3_detail) sqlite3_bind_text(s, 69, r->v3_detail, -1, SQLITE_STATIC);
     }
     /* a move is measured with the provider causing it; a cost is > 0 */
     if (r->loo_provider[0]) {
@@ -203,13 +239,15 @@ static const char *const rows_cols =
     " v.obs_min_micro, v.obs_max_micro, v.matched_now_q, v.matched_ref_q, v.carried,"
     " v.loo_move_e4, v.loo_provider, v.loo_voids, v.cost_tick_e2, v.cost_pct_e2,"
     " v.cost_tick_offers, v.cost_pct_offers, v.chain_prev_nano, v.carry_prev, v.xs_carry,"
-    " v.ref_volumes, v.anchor_window"
+    " v.ref_volumes, v.anchor_window, v.price_index_e6, v.log_index_e12, v.index_change_e12,"
+    " v.gap_e6, v.gap_month_e6, v.panel_size, v.n_imputed, v.n_candidates, v.index_providers,"
+    " v.v3_json, v.v3_detail"
     " FROM index_values v ";
 
 gpi_status store_index_rows(store *st, const char *grade, int32_t from, int32_t to,
                             store_index_row_fn fn, void *ud, gpi_diag *d)
 {
-    char sql[2048];
+    char sql[4096];
     sqlite3_stmt *s;
     if (grade) {
         snprintf(sql, sizeof sql, "%s%s", rows_cols,
@@ -289,6 +327,17 @@ gpi_status store_index_rows(store *st, const char *grade, int32_t from, int32_t 
         r.xs_carry = sqlite3_column_int(s, 56);
         r.ref_volumes = (const char *)sqlite3_column_text(s, 57);
         r.anchor_window = (const char *)sqlite3_column_text(s, 58);
+        r.price_index_e6 = col_opt(s, 59);
+        r.log_index_e12 = col_signed(s, 60);
+        r.index_change_e12 = col_opt(s, 61);
+        r.gap_e6 = col_signed(s, 62);
+        r.gap_month_e6 = col_signed(s, 63);
+        r.panel_size = (long)sqlite3_column_int64(s, 64);
+        r.n_imputed = (long)sqlite3_column_int64(s, 65);
+        r.n_candidates = (long)sqlite3_column_int64(s, 66);
+        r.index_providers = (long)sqlite3_column_int64(s, 67);
+        r.v3_json = (const char *)sqlite3_column_text(s, 68);
+        r.v3_detail = (const char *)sqlite3_column_text(s, 69);
         if (fn(&r, ud)) break;
     }
     sqlite3_reset(s);
@@ -564,8 +613,8 @@ gpi_status store_vintage_rows(store *st, int32_t day, int vintage, store_pub_fn 
 {
     sqlite3_stmt *s = store_stmt(st, SX_VINT_ROWS,
                                  "SELECT grade, level, value_e4, as_of, grade_hash, row_csv,"
-                                 " row_json, row_tail, ref_day, panel_day FROM index_published"
-                                 " WHERE day = ?1 AND vintage = ?2"
+                                 " row_json, row_tail, ref_day, panel_day, v3_detail"
+                                 " FROM index_published WHERE day = ?1 AND vintage = ?2"
                                  " ORDER BY grade",
                                  d);
     if (!s) return GPI_ESTORE;
@@ -593,6 +642,7 @@ gpi_status store_vintage_rows(store *st, int32_t day, int vintage, store_pub_fn 
         r.panel_day = sqlite3_column_type(s, 9) == SQLITE_NULL
                           ? INT32_MIN
                           : (int32_t)sqlite3_column_int64(s, 9);
+        r.v3_detail = (const char *)sqlite3_column_text(s, 10);
         if (fn(&r, ud)) break;
     }
     sqlite3_reset(s);
@@ -605,8 +655,9 @@ gpi_status store_index_put_published_row(store *st, int32_t day, int vintage,
     sqlite3_stmt *s = store_stmt(st, SX_PUB_ROW,
                                  "INSERT OR REPLACE INTO index_published(grade, day, vintage,"
                                  " level, value_e4, as_of, grade_hash, row_csv, row_json,"
-                                 " row_tail, ref_day, panel_day)"
-                                 " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+                                 " row_tail, ref_day, panel_day, v3_detail)"
+                                 " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12,"
+                                 " ?13)",
                                  d);
     if (!s) return GPI_ESTORE;
     sqlite3_bind_text(s, 1, r->grade, -1, SQLITE_STATIC);
@@ -621,6 +672,7 @@ gpi_status store_index_put_published_row(store *st, int32_t day, int vintage,
     if (r->row_tail && r->row_tail[0]) sqlite3_bind_text(s, 10, r->row_tail, -1, SQLITE_STATIC);
     if (r->ref_day != INT32_MIN) sqlite3_bind_int64(s, 11, r->ref_day);
     if (r->panel_day != INT32_MIN) sqlite3_bind_int64(s, 12, r->panel_day);
+    if (r->v3_detail) sqlite3_bind_text(s, 13, r->v3_detail, -1, SQLITE_STATIC);
     return store_step_done(st, s, d, "storing published row");
 }
 

@@ -4,8 +4,9 @@
  * Schema 9 (and every version before it) kept every value of an
  * observation in its row (NULL for no name); migration 10 moved what
  * repeats into `profiles`.  undo_10 takes a database of the current
- * schema (13) back: it undoes migration 13 (UNDO_13: no vintage
- * signatures) and 12 (UNDO_12: obs_facets again, as
+ * schema (14) back: it undoes migration 14 (UNDO_14: v3's columns), 13
+ * (UNDO_13, which includes UNDO_14: no vintage signatures) and 12
+ * (UNDO_12, which includes UNDO_13: obs_facets again, as
  * the facets of the noted profiles; no packs, no grade checks), drops
  * what migration 11 added (chain_states and the batches' day range),
  * then rebuilds the schema 9 table and its readable
@@ -50,8 +51,23 @@
     " LEFT JOIN names c ON c.name_id = o.currency LEFT JOIN names k ON k.name_id = o.sku"         \
     " LEFT JOIN names x ON x.name_id = o.correction;"
 
-/* Schema 13 -> 12: no vintage signatures. */
-#define UNDO_13 "DROP TABLE vintage_signatures;"
+/* Schema 14 -> 13: methodology v3's columns go. */
+#define UNDO_14                                                                                   \
+    "ALTER TABLE index_values DROP COLUMN price_index_e6;"                                        \
+    "ALTER TABLE index_values DROP COLUMN log_index_e12;"                                         \
+    "ALTER TABLE index_values DROP COLUMN index_change_e12;"                                      \
+    "ALTER TABLE index_values DROP COLUMN gap_e6;"                                                \
+    "ALTER TABLE index_values DROP COLUMN gap_month_e6;"                                          \
+    "ALTER TABLE index_values DROP COLUMN panel_size;"                                            \
+    "ALTER TABLE index_values DROP COLUMN n_imputed;"                                             \
+    "ALTER TABLE index_values DROP COLUMN n_candidates;"                                          \
+    "ALTER TABLE index_values DROP COLUMN index_providers;"                                       \
+    "ALTER TABLE index_values DROP COLUMN v3_json;"                                               \
+    "ALTER TABLE index_values DROP COLUMN v3_detail;"                                             \
+    "ALTER TABLE index_published DROP COLUMN v3_detail;"
+
+/* Schema 13 -> 12 (from 14): no vintage signatures. */
+#define UNDO_13 UNDO_14 "DROP TABLE vintage_signatures;"
 
 /* Schema 12 -> 11 (from 13): obs_facets holds the facets of the noted
  * profiles. */

@@ -803,8 +803,8 @@ static void test_v2_grade_fields(void **state)
     static const struct {
         const char *json, *err;
     } cases[] = {
-        {"{\"grades\":[{\"id\":\"G\",\"gpu\":\"B200\",\"method\":\"v3\"}]}",
-         "g.json: grades[0].method: must be v1 or v2 (got \"v3\")"},
+        {"{\"grades\":[{\"id\":\"G\",\"gpu\":\"B200\",\"method\":\"v4\"}]}",
+         "g.json: grades[0].method: must be v1, v2 or v3 (got \"v4\")"},
         {"{\"grades\":[{\"id\":\"G\",\"gpu\":\"B200\",\"rebalance_months\":3}]}",
          "g.json: grades[0].rebalance_months: applies to method v2 only (add \"method\": \"v2\") "
          "(got \"3\")"},

@@ -461,7 +461,7 @@ gpi_status verify_inputs_day(verify_inputs *vi, verify_dir *v, int32_t day, veri
                                            "level or cut_off");
             continue;
         }
-        idx_detail lv = {gpi_level_parse(lvl), INT32_MIN, INT32_MIN};
+        idx_detail lv = {gpi_level_parse(lvl), INT32_MIN, INT32_MIN, NULL};
         char *text = NULL;
         size_t len = 0;
         rc = pub_obs_lines(vi->st, day, &gs->g[0], &lv, as_of, &text, &len, d);
