@@ -68,7 +68,7 @@ static const pub_column index_cols[] = {
     {3, "cost_1pct_offers", "integer", "offers", NULL,
      "1 when one new offer moves the value 1 %, else empty"},
     /* format 4: computed at publication (commit.c), so only a vintage's
-     * index.csv has them (index show and the site: PUB_FORMAT_ROWS) */
+     * index.csv has them (index show and the site leave them empty) */
     {4, "ci_low", "number", USD_GH, NULL,
      "the low end of the fix's 95 % bootstrap interval over its provider groups, 4 decimals; "
      "empty when none (METHODOLOGY.md section 12.2)"},
@@ -79,6 +79,27 @@ static const pub_column index_cols[] = {
     {4, "stale_share", "number", "share (0 to 1)", NULL,
      "the share of the fix's provider groups whose every used offer's price had stood 30 days "
      "or more, 6 decimals; empty when the day has no fix of its own"},
+    /* format 4: methodology v3's, stored with the row (index/v3_row.c);
+     * empty on v1 and v2 rows (METHODOLOGY.md section 13.7) */
+    {4, "price_index", "number", "index points", NULL,
+     "v3: the price index, base 100 on the grade's first fixed day (index.json v3.index."
+     "base_date), never re-anchored, 6 decimals; it never settles"},
+    {4, "index_change", "number", "ratio", NULL,
+     "v3: the price index's change of the day, exp of the equal-provider mean of the panel "
+     "members' log relatives, 12 decimals; empty on the base day"},
+    {4, "composition_gap", "number", "ratio", NULL,
+     "v3: the value's change of the day less the index's (value / the day before's value - "
+     "index_change), signed, 6 decimals"},
+    {4, "composition_gap_month", "number", "ratio", NULL,
+     "v3: the same since the previous month's last day, signed, 6 decimals"},
+    {4, "panel_size", "integer", "provider groups", NULL,
+     "v3: members of the panel on the day, present and imputed"},
+    {4, "n_imputed", "integer", "provider groups", NULL,
+     "v3: members absent on the day, carried at their last observations"},
+    {4, "n_candidates", "integer", "provider groups", NULL,
+     "v3: groups with observations that are not (yet) in the panel"},
+    {4, "index_providers", "integer", "provider groups", NULL,
+     "v3: members whose relative entered the index's change"},
 };
 
 static const pub_column obs_cols[] = {
@@ -116,6 +137,10 @@ static const pub_column obs_cols[] = {
      "a trade's quantity, 6 decimals; empty for an offer"},
     {4, "offered_gpus", "number", "GPUs", NULL,
      "an offer's available GPUs, 6 decimals; empty for a trade or when the feed gives none"},
+    {4, "imputed", "boolean", NULL, NULL,
+     "v3: 1 for a carried observation of an imputed panel member (listed as it entered the fix "
+     "on its last day present), 0 for the grade's other lines; empty for a v1 or v2 grade "
+     "(METHODOLOGY.md section 13.7)"},
 };
 
 static const pub_column restatement_cols[] = {

@@ -24,14 +24,16 @@
  * object) and the administration (index.json's input commitments, the
  * signing key's fingerprint, each row's cut-off; index.csv's interval,
  * confidence flag and stale share, computed at publication:
- * publish/commit.c); older ones are how vintages published before them
- * are regenerated. */
+ * publish/commit.c) and methodology v3 (index.csv's price index,
+ * composition gaps and panel counts, stored with the row; index.json's
+ * v3 keys; observations.csv's imputed flag); older ones are how vintages
+ * published before them are regenerated. */
 enum { PUB_FORMAT_CURRENT = 4 };
-/* The index.csv columns of a stored row: those of file format 3.  `index
- * show` and the site's per-grade CSVs write these; what format 4 adds to
- * index.csv is computed at publication, so only a vintage's index.csv
- * has it. */
-enum { PUB_FORMAT_ROWS = 3 };
+/* The index.csv columns of `index show` and the site's per-grade CSVs:
+ * those of file format 4, the four computed at publication (ci_low ..
+ * stale_share) empty -- only a vintage's index.csv has them -- and
+ * methodology v3's, stored with the row, after them (publish/format.c). */
+enum { PUB_FORMAT_ROWS = 4 };
 
 typedef struct pub_column {
     int since;              /* the file format that added it */
@@ -50,7 +52,7 @@ typedef struct pub_table {
     const char *key;        /* primary key columns, ","-separated, or NULL */
 } pub_table;
 
-extern const pub_table pub_index_csv;        /* index.csv (index show, site: format 3) */
+extern const pub_table pub_index_csv;        /* index.csv (index show, site: format 4) */
 extern const pub_table pub_observations_csv; /* observations.csv */
 extern const pub_table pub_restatements_csv; /* DIR/restatements.csv */
 

@@ -190,6 +190,12 @@ static int obs_line(size_t gi, const gpi_obs *o, const char *role, const char *r
         gpi_sbuf_put(b, ",", 1);
         if (!trade) put_fixed(b, o->quantity_micro, 6);
     }
+    if (oc->format >= 4) { /* the imputed flag: v3 grades' lines only */
+        if (m && m->v3)
+            gpi_sbuf_put(b, m->imputed ? ",1" : ",0", 2);
+        else
+            gpi_sbuf_put(b, ",", 1);
+    }
     gpi_sbuf_put(b, "\n", 1);
     line_vec *lv = oc->lines[gi];
     if (b->oom || GPI_VEC_RESERVE(lv->v, lv->cap, lv->n + 1) != 0) {

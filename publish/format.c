@@ -25,13 +25,27 @@
  * xs_carry_days, ref_volumes and anchor_window (what gpuidx verify needs
  * besides the day's observations).
  *
+ * File format 4 adds, after cost_1pct_offers, what publication computes
+ * (publish/commit.c: ci_low, ci_high, confidence, stale_share), then
+ * methodology v3's columns, stored with the row (index/v3_row.c,
+ * METHODOLOGY.md §12.7): price_index (6 decimals),
+ * index_change (12), composition_gap and composition_gap_month (6,
+ * signed), panel_size, n_imputed, n_candidates and index_providers; empty
+ * on v1 and v2 rows.  A v3 row fills panel_change of the v2 columns (a
+ * group joined or left the panel) and leaves the others empty.  JSON rows
+ * of v3 gain the same keys and "v3", the panel and the index's inputs
+ * (v3_row.c design note 2).
+ *
  * An index.csv line is written in one place, pub_csv_line: the row's
  * columns up to `methodology` (its head), the vintage, and the columns
  * after it (its tail) padded with empty fields to the file format, so a
  * row published in an older format and carried into a later vintage gets
  * empty later columns.  A vintage stores its rows as that text (head,
  * tail, JSON object: pub_row_text), so `index show`, site/ and every
- * vintage write the same line from the same pieces.
+ * vintage write the same line from the same pieces.  The stored tail of
+ * format 4 holds the v3 columns after cost_1pct_offers; a published line
+ * puts publication's columns between them (pub_csv_line_extra), and
+ * `index show` leaves publication's columns empty.
  */
 #include "publish/internal.h"
 #include "store/index_values.h"
@@ -42,6 +56,43 @@
 #include <string.h>
 
 /* The index.csv header of each file format is publish/columns.c's table. */
+/* File format 4's first columns (ci_low, ci_high, confidence, stale_share)
+ * are computed at publication (commit.c); its others (methodology v3's)
+ * are stored with the row, after format 3's in its tail. */
+enum { PUB4_PUBLICATION_COLS = 4 };
+
+static int is_v3(const store_index_row *r)
+{
+    return strcmp(r->methodology, "v3") == 0;
+}
+
+/* A signed fixed-point number (none: INT64_MIN) as CSV (empty) or JSON (null). */
+static void put_signed(FILE *f, int64_t v, int digits, int json)
+{
+    char b[32];
+    if (v == INT64_MIN)
+        fputs(json ? "null" : "", f);
+    else
+        fputs(gpi_fixed_format(v, digits, b), f);
+}
+
+static void row_csv_tail4(FILE *f, const store_index_row *r)
+{
+    if (!is_v3(r)) {
+        fputs(",,,,,,,,", f);
+        return;
+    }
+    fputc(',', f);
+    idx_put_fixed(f, r->price_index_e6, 6, 0);
+    fputc(',', f);
+    idx_put_fixed(f, r->index_change_e12, 12, 0);
+    fputc(',', f);
+    put_signed(f, r->gap_e6, 6, 0);
+    fputc(',', f);
+    put_signed(f, r->gap_month_e6, 6, 0);
+    fprintf(f, ",%ld,%ld,%ld,%ld", r->panel_size, r->n_imputed, r->n_candidates,
+            r->index_providers);
+}
 
 static void row_csv_tail3(FILE *f, const store_index_row *r)
 {
@@ -73,6 +124,8 @@ static void row_csv_tail(FILE *f, const store_index_row *r)
         fprintf(f, ",%ld,%ld,%d,%s,", r->n_matched, r->n_matched_providers, r->panel_change,
                 idx_event_name(r->event));
         idx_put_fixed(f, r->splice_e12, 12, 0);
+    } else if (is_v3(r)) {
+        fprintf(f, ",,,,,%d,,", r->panel_change);
     } else {
         fputs(",,,,,,,", f);
     }
@@ -186,6 +239,10 @@ static void row_json_tail(FILE *f, const store_index_row *r)
     } else {
         fputs("null", f);
     }
+    if (is_v3(r)) {
+        fprintf(f, ",\"panel_change\":%s", r->panel_change ? "true" : "false");
+        return;
+    }
     if (!is_v2(r)) return;
     fputs(",\"xs_value\":", f);
     idx_put_fixed(f, r->xs_value_e4, 4, 1);
@@ -255,6 +312,21 @@ static void row_json_tail3(FILE *f, const store_index_row *r)
             fprintf(f, ",\"%s\":%ld", names[1][k], r->cost_offers[k]);
         else
             fprintf(f, ",\"%s\":null", names[1][k]);
+    if (is_v3(r)) {
+        fputs(",\"price_index\":", f);
+        idx_put_fixed(f, r->price_index_e6, 6, 1);
+        fputs(",\"index_change\":", f);
+        idx_put_fixed(f, r->index_change_e12, 12, 1);
+        fputs(",\"composition_gap\":", f);
+        put_signed(f, r->gap_e6, 6, 1);
+        fputs(",\"composition_gap_month\":", f);
+        put_signed(f, r->gap_month_e6, 6, 1);
+        fprintf(f, ",\"panel_size\":%ld,\"n_imputed\":%ld,\"n_candidates\":%ld,"
+                   "\"index_providers\":%ld,\"v3\":%s",
+                r->panel_size, r->n_imputed, r->n_candidates, r->index_providers,
+                r->v3_json ? r->v3_json : "null");
+        return;
+    }
     if (!is_v2(r)) return;
     fputs(",\"chain_prev\":", f);
     idx_put_fixed(f, r->chain_prev_nano, 9, 1);
@@ -280,6 +352,7 @@ gpi_status pub_row_text(store *st, const store_index_row *r, char **csv, char **
     if (f) {
         row_csv_tail(f, r);
         row_csv_tail3(f, r);
+        row_csv_tail4(f, r);
         fclose(f);
     }
     if (json) {
@@ -306,7 +379,7 @@ gpi_status pub_row_text(store *st, const store_index_row *r, char **csv, char **
 }
 
 /* Top-level fields of a row's CSV tail (the columns after the vintage):
- * 0 for none, 9 for format 2's, 14 for format 3's. */
+ * 0 for none, 9 for format 2's, 14 for format 3's, 22 for format 4's. */
 static int tail_fields(const char *t)
 {
     int n = 0, q = 0;
@@ -331,27 +404,47 @@ void pub_csv_line(FILE *f, const char *head, int vintage, const char *tail, int 
     pub_csv_line_extra(f, head, vintage, tail, format, NULL);
 }
 
+/* Where the (n + 1)-th field of a tail starts (its leading comma, outside
+ * quotes), or the tail's end. */
+static const char *tail_after(const char *t, int n)
+{
+    int k = 0, q = 0;
+    for (; *t; t++) {
+        if (*t == '"') q = !q;
+        else if (*t == ',' && !q && k++ == n) return t;
+    }
+    return t;
+}
+
 void pub_csv_line_extra(FILE *f, const char *head, int vintage, const char *tail, int format,
                         const char *extra)
 {
     /* a row published in an earlier format and carried into a later
      * vintage lacks the later columns: empty ones */
-    int rows = format < PUB_FORMAT_ROWS ? format : PUB_FORMAT_ROWS; /* the stored row's */
-    int want = (int)pub_columns_n(&pub_index_csv, rows) - HEAD_COLS;
     int have = tail_fields(tail);
     fputs(head, f);
     if (vintage > 0) fprintf(f, "%d", vintage);
-    if (format >= 2) fputs(tail, f);
-    for (int k = have; k < want; k++) fputc(',', f);
-    /* format 4's columns computed at publication (commit.c): extra, or
-     * empty ones */
-    if (format > PUB_FORMAT_ROWS) {
-        if (extra) fputs(extra, f);
-        else
-            for (size_t k = pub_columns_n(&pub_index_csv, PUB_FORMAT_ROWS);
-                 k < pub_columns_n(&pub_index_csv, format); k++)
-                fputc(',', f);
+    if (format < 4) {
+        int want = (int)pub_columns_n(&pub_index_csv, format) - HEAD_COLS;
+        if (format >= 2) fputs(tail, f);
+        for (int k = have; k < want; k++) fputc(',', f);
+        fputc('\n', f);
+        return;
     }
+    /* file format 4: the stored tail's format 3 fields, the columns
+     * publication computes (extra, or empty ones), then the stored tail's
+     * v3 fields */
+    int want3 = (int)pub_columns_n(&pub_index_csv, 3) - HEAD_COLS;
+    int want = (int)pub_columns_n(&pub_index_csv, format) - HEAD_COLS - PUB4_PUBLICATION_COLS;
+    const char *rest = tail_after(tail, want3);
+    fwrite(tail, 1, (size_t)(rest - tail), f);
+    for (int k = have; k < want3; k++) fputc(',', f);
+    if (extra)
+        fputs(extra, f);
+    else
+        for (int k = 0; k < PUB4_PUBLICATION_COLS; k++) fputc(',', f);
+    fputs(rest, f);
+    for (int k = have > want3 ? have : want3; k < want; k++) fputc(',', f);
     fputc('\n', f);
 }
 
@@ -372,6 +465,8 @@ gpi_status pub_csv_write_row(FILE *f, const store_index_row *r, gpi_diag *d)
     if (r->vintage > 0) fprintf(f, "%d", r->vintage);
     row_csv_tail(f, r);
     row_csv_tail3(f, r);
+    fputs(",,,,", f); /* ci_low ... stale_share: publication's (commit.c) */
+    row_csv_tail4(f, r);
     fputc('\n', f);
     return GPI_OK;
 }

@@ -31,13 +31,17 @@
 enum { F_NOBS = 4, F_LEVEL = 3, F_METHOD = 17, F_XS_LEVEL = 20, F_RELATIVE = 21,
        F_PANEL = 24, F_EVENT = 25, F_SPLICE = 26, F_NOTE = 27, N_UPTO_NOTE = 28,
        F_LOO = 28, F_COST_TICK = 29, F_COST_1PCT = 30, F_OFFERS_TICK = 31, F_OFFERS_1PCT = 32,
-       N_FIELDS = 33 };
+       F_CI_LOW = 33, F_CI_HIGH = 34, F_CONFIDENCE = 35, F_STALE_SHARE = 36,
+       F_PRICE_INDEX = 37, F_INDEX_CHANGE = 38, F_GAP = 39, F_GAP_MONTH = 40, F_PANEL_SIZE = 41,
+       F_IMPUTED = 42, F_CANDIDATES = 43, F_INDEX_PROVIDERS = 44, N_FIELDS = 45 };
 static const char *const field_name[N_FIELDS] = {
     "date", "grade", "value", "level", "n_obs", "n_excluded", "n_providers",
     "trade_volume_gpu_hours", "adjustment", "p10", "p25", "p50", "p75", "p90", "min", "max",
     "top_provider_share", "methodology", "vintage", "xs_value", "xs_level", "relative",
     "n_matched", "n_matched_providers", "panel_change", "event", "splice", "note", "loo_move",
-    "cost_tick_gpu_hours", "cost_1pct_gpu_hours", "cost_tick_offers", "cost_1pct_offers"};
+    "cost_tick_gpu_hours", "cost_1pct_gpu_hours", "cost_tick_offers", "cost_1pct_offers",
+    "ci_low", "ci_high", "confidence", "stale_share", "price_index", "index_change", "composition_gap", "composition_gap_month", "panel_size",
+    "n_imputed", "n_candidates", "index_providers"};
 
 /* `index show` text cut after the first n fields of every line (commas and
  * line ends inside double quotes are part of a field); malloc'd. */
@@ -162,6 +166,44 @@ static inline void hand_case_show(const char *tmp, const char *from, const char 
 static inline void hand_case(const char *tmp, const char *from, const char *to, const char *want)
 {
     hand_case_show(tmp, from, to, from, to, want);
+}
+
+/* `index show` (a) against the reference (b), field by field: the first
+ * difference is described in msg (malloc'd) and the rows with one counted
+ * in *n_bad.  Returns the rows. */
+static inline int diff_show(const char *sa, const char *sb, int *n_bad, char **msg)
+{
+    record a = {0}, b = {0};
+    int line = 0;
+    *n_bad = 0;
+    *msg = NULL;
+    for (;;) {
+        int ha = record_read(&sa, &a), hb = record_read(&sb, &b);
+        if (!ha || !hb) {
+            if (ha || hb) fail_msg("index show has %s rows than the reference (line %d)",
+                                   ha ? "more" : "fewer", line + 1);
+            break;
+        }
+        line++;
+        if (a.n != N_FIELDS || b.n != N_FIELDS)
+            fail_msg("line %d: %d fields from gpuidx, %d from the reference (want %d)", line,
+                     a.n, b.n, N_FIELDS);
+        int bad = 0;
+        for (int k = 0; k < N_FIELDS; k++) {
+            if (strcmp(a.f[k], b.f[k]) == 0) continue;
+            bad = 1;
+            if (*msg) continue;
+            size_t n = 512 + strlen(a.f[k]) + strlen(b.f[k]);
+            *msg = malloc(n);
+            snprintf(*msg, n, "index show differs from the reference at line %d (%s %s), "
+                     "field %s:\n  gpuidx: \"%s\"\n  ref:    \"%s\"", line, a.f[0], a.f[1],
+                     field_name[k], a.f[k], b.f[k]);
+        }
+        *n_bad += bad;
+        record_free(&a);
+        record_free(&b);
+    }
+    return line - 1;
 }
 
 #endif

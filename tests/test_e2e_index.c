@@ -22,18 +22,22 @@
             "adjustment,p10,p25,p50,p75,p90,min,max,top_provider_share,methodology,vintage," \
             "xs_value,xs_level,relative,n_matched,n_matched_providers,panel_change,event,splice," \
             "note,loo_move,cost_tick_gpu_hours,cost_1pct_gpu_hours,cost_tick_offers," \
-            "cost_1pct_offers\n"
-/* a published index.csv (file format 4): the columns publication adds */
-#define HDR4 "date,grade,value,level,n_obs,n_excluded,n_providers,trade_volume_gpu_hours," \
-             "adjustment,p10,p25,p50,p75,p90,min,max,top_provider_share,methodology,vintage," \
-             "xs_value,xs_level,relative,n_matched,n_matched_providers,panel_change,event," \
-             "splice,note,loo_move,cost_tick_gpu_hours,cost_1pct_gpu_hours,cost_tick_offers," \
-             "cost_1pct_offers,ci_low,ci_high,confidence,stale_share\n"
+            "cost_1pct_offers,ci_low,ci_high,confidence,stale_share,price_index,index_change," \
+            "composition_gap,composition_gap_month,panel_size,n_imputed,n_candidates," \
+            "index_providers\n"
+/* a published index.csv (file format 4) has the same columns */
+#define HDR4 HDR
+/* the format 4 columns of methodology v3 of a v1 or v2 row: all empty */
+#define V3_4 ",,,,,,,,"
+/* `index show`'s format 4 columns of a v1 or v2 row: publication's
+ * (ci_low .. stale_share, computed when a day is published) and v3's,
+ * all empty */
+#define T4 ",,,," V3_4
 /* the format 2 columns of a v1 row: all empty but the note */
 #define V1TAIL ",,,,,,,,,"
 /* the format 3 columns (after the note) of a row with no manipulation
  * figures: a carried or suspended day without observations */
-#define NOMANIP ",,,,,"
+#define NOMANIP ",,,,," T4
 #define AS_OF_1 "1970-01-01T00:25:00Z" /* 1500: after the market, before late data */
 #define AS_OF_2 "1970-01-01T00:41:40Z" /* 2500 */
 
@@ -60,19 +64,19 @@
 static const char want_show[] =
     HDR
     "2025-01-01,T,2.4200,trades,3,0,3,1200.00,,2.340000,2.370000,2.420000,2.470000,2.500000,"
-    "2.320000,2.520000,0.333333,v1," V1TAIL ",,400.00,400.00,,\n"
+    "2.320000,2.520000,0.333333,v1," V1TAIL ",,400.00,400.00,," T4 "\n"
     "2025-01-02,T,2.5300,trades,3,0,3,1200.00,,2.450000,2.480000,2.530000,2.580000,2.610000,"
-    "2.430000,2.630000,0.333333,v1," V1TAIL ",0.1100,400.00,400.00,,\n"
+    "2.430000,2.630000,0.333333,v1," V1TAIL ",0.1100,400.00,400.00,," T4 "\n"
     "2025-01-03,T,2.3100,trades,3,0,3,1200.00,,2.230000,2.260000,2.310000,2.360000,2.390000,"
-    "2.210000,2.410000,0.333333,v1," V1TAIL ",0.2200,400.00,400.00,,\n"
+    "2.210000,2.410000,0.333333,v1," V1TAIL ",0.2200,400.00,400.00,," T4 "\n"
     "2025-01-04,T,2.6400,trades,3,0,3,1200.00,,2.560000,2.590000,2.640000,2.690000,2.720000,"
-    "2.540000,2.740000,0.333333,v1," V1TAIL ",0.3300,400.00,400.00,,\n"
+    "2.540000,2.740000,0.333333,v1," V1TAIL ",0.3300,400.00,400.00,," T4 "\n"
     "2025-01-05,T,2.2000,offers,3,0,3,0.00,1.000000,2.040000,2.100000,2.200000,2.400000,"
-    "2.520000,2.000000,2.600000,0.333333,v1," V1TAIL ",0.4400,,,1,1\n"
+    "2.520000,2.000000,2.600000,0.333333,v1," V1TAIL ",0.4400,,,1,1" T4 "\n"
     "2025-01-06,T,2.2000,trades,3,0,3,1200.00,,2.120000,2.150000,2.200000,2.250000,2.280000,"
-    "2.100000,2.300000,0.333333,v1," V1TAIL ",0.0000,400.00,400.00,,\n"
+    "2.100000,2.300000,0.333333,v1," V1TAIL ",0.0000,400.00,400.00,," T4 "\n"
     "2025-01-07,T,2.4580,offers,3,0,3,0.00,1.100000,2.046900,2.117250,2.234500,2.417250,"
-    "2.526900,2.000000,2.600000,0.333333,v1," V1TAIL ",0.2580,,,1,1\n"
+    "2.526900,2.000000,2.600000,0.333333,v1," V1TAIL ",0.2580,,,1,1" T4 "\n"
     "2025-01-08,T,2.4580,carried,0,0,0,0.00,,,,,,,,,,v1," V1TAIL "no eligible observations" NOMANIP "\n"
     "2025-01-09,T,2.4580,carried,0,0,0,0.00,,,,,,,,,,v1," V1TAIL "no eligible observations" NOMANIP "\n"
     "2025-01-10,T,2.4580,carried,0,0,0,0.00,,,,,,,,,,v1," V1TAIL "no eligible observations" NOMANIP "\n"
@@ -151,7 +155,7 @@ static void test_build_show_publish_restate(void **state)
      * so the 95 % interval is [2.00, 2.60] x 1.1; 3 groups: low */
     assert_string_equal(csv7, HDR4 "2025-01-07,T,2.4580,offers,3,0,3,0.00,1.100000,2.046900,"
                               "2.117250,2.234500,2.417250,2.526900,2.000000,2.600000,0.333333,"
-                              "v1,1" V1TAIL ",0.2580,,,1,1,2.2000,2.8600,low,0.000000\n");
+                              "v1,1" V1TAIL ",0.2580,,,1,1,2.2000,2.8600,low,0.000000" V3_4 "\n");
     char *v1 = read_rel("pub/2025-01-07/v1/index.csv");
     assert_string_equal(v1, csv7);
     char *json7 = read_rel("pub/2025-01-07/index.json");
@@ -195,14 +199,14 @@ static void test_build_show_publish_restate(void **state)
         const char *ident, *head, *tail;
     } obs_lines[] = {
         {NULL, "date,grade,kind,observed_at,provider,group,source,key,region,price,quantity,role,"
-               "reason,matched,ref_price,base_price,relative,traded_gpu_hours,offered_gpus\n", ""},
-        /* a v1 grade leaves the v2 columns empty */
+               "reason,matched,ref_price,base_price,relative,traded_gpu_hours,offered_gpus,imputed\n", ""},
+        /* a v1 grade leaves the v2 and v3 columns empty */
         {"o-P1-1c", "\n2025-01-01,T,offer,2025-01-01T14:00:00Z,P1,P1,fixture,",
-         ",us-east,20.000000,,excluded,above F x provider median,,,,,,\n"},
+         ",us-east,20.000000,,excluded,above F x provider median,,,,,,,\n"},
         {"t-P3-1x", "\n2025-01-01,T,trade,2025-01-01T10:00:00Z,P3,P3,fixture,",
-         ",us-east,9.990000,500.000000,excluded,cancelled trade,,,,,500.000000,\n"},
+         ",us-east,9.990000,500.000000,excluded,cancelled trade,,,,,500.000000,,\n"},
         {"t-P2-1", "\n2025-01-01,T,trade,2025-01-01T09:00:00Z,P2,P2,fixture,",
-         ",us-east,2.420000,400.000000,used,,,,,,400.000000,\n"},
+         ",us-east,2.420000,400.000000,used,,,,,,400.000000,,\n"},
     };
     for (size_t i = 0; i < sizeof obs_lines / sizeof obs_lines[0]; i++) {
         char line[512], key[17] = "";
@@ -262,7 +266,7 @@ static void test_build_show_publish_restate(void **state)
      * a provider the day carries day 6's 2.2000 (0.3000) */
     assert_string_equal(csv7b, HDR4 "2025-01-07,T,2.5000,trades,3,0,3,1200.00,,2.420000,2.450000,"
                                "2.500000,2.550000,2.580000,2.400000,2.600000,0.333333,v1,2" V1TAIL
-                               ",0.3000,400.00,400.00,,,2.4000,2.6000,low,0.000000\n");
+                               ",0.3000,400.00,400.00,,,2.4000,2.6000,low,0.000000" V3_4 "\n");
     char *v1b = read_rel("pub/2025-01-07/v1/index.csv");
     assert_string_equal(v1b, csv7); /* vintage 1 is kept unchanged */
     char *v2 = read_rel("pub/2025-01-07/v2/index.csv");
@@ -289,7 +293,7 @@ static void test_build_show_publish_restate(void **state)
      * settlement reads the first published */
     r = tu_gpuidx(dir, "--db t.db index show --grade T --from 2025-01-05 --to 2025-01-08");
     assert_non_null(strstr(r.out, "2025-01-05,T,2.2005,offers,4,0,3,"));
-    assert_non_null(strstr(r.out, ",cost_1pct_offers\n2025-01-05,T,"));
+    assert_non_null(strstr(r.out, ",index_providers\n2025-01-05,T,"));
     const char *l5 = strstr(r.out, "\n2025-01-05,T,"), *l6 = strstr(r.out, "\n2025-01-06,T,");
     assert_non_null(l5);
     assert_non_null(l6);
@@ -298,7 +302,7 @@ static void test_build_show_publish_restate(void **state)
     assert_true(m5 && m5 < l6 && m5[4] == ',');
     const char *l7 = strstr(r.out, "\n2025-01-07,T,2.5000,trades,");
     assert_non_null(l7);
-    assert_non_null(strstr(l7, ",v1,2" V1TAIL ",0.3000,400.00,400.00,,\n2025-01-08,T,2.5000,carried,"));
+    assert_non_null(strstr(l7, ",v1,2" V1TAIL ",0.3000,400.00,400.00,," T4 "\n2025-01-08,T,2.5000,carried,"));
     tu_run_free(&r);
     st = NULL;
     if (store_open(db, &st, &d) != GPI_OK) fail_msg("%s", d.msg);
@@ -629,7 +633,7 @@ static void test_history_at_build_cut_off(void **state)
     assert_string_equal(r.out,
                         HDR "2025-05-01,T,2.1000,trades,3,0,3,1000.00,,2.020000,2.050000,2.100000,"
                             "2.150000,2.180000,2.000000,2.200000,0.400000,v1," V1TAIL
-                            ",,240.00,240.00,,\n"
+                            ",,240.00,240.00,," T4 "\n"
                             "2025-05-02,T,2.1000,carried,0,0,0,0.00,,,,,,,,,,v1," V1TAIL
                             "no eligible observations" NOMANIP "\n"
                             "2025-05-03,T,2.2000,carried,0,0,0,0.00,,,,,,,,,,v1," V1TAIL

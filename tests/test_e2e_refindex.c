@@ -131,44 +131,6 @@ static int n_grades(const char *tmp)
     return n;
 }
 
-/* `index show` (a) against the reference (b), field by field: the first
- * difference is described in msg (malloc'd) and the rows with one counted
- * in *n_bad.  Returns the rows. */
-static int diff_show(const char *sa, const char *sb, int *n_bad, char **msg)
-{
-    record a = {0}, b = {0};
-    int line = 0;
-    *n_bad = 0;
-    *msg = NULL;
-    for (;;) {
-        int ha = record_read(&sa, &a), hb = record_read(&sb, &b);
-        if (!ha || !hb) {
-            if (ha || hb) fail_msg("index show has %s rows than the reference (line %d)",
-                                   ha ? "more" : "fewer", line + 1);
-            break;
-        }
-        line++;
-        if (a.n != N_FIELDS || b.n != N_FIELDS)
-            fail_msg("line %d: %d fields from gpuidx, %d from the reference (want %d)", line,
-                     a.n, b.n, N_FIELDS);
-        int bad = 0;
-        for (int k = 0; k < N_FIELDS; k++) {
-            if (strcmp(a.f[k], b.f[k]) == 0) continue;
-            bad = 1;
-            if (*msg) continue;
-            size_t n = 512 + strlen(a.f[k]) + strlen(b.f[k]);
-            *msg = malloc(n);
-            snprintf(*msg, n, "index show differs from the reference at line %d (%s %s), "
-                     "field %s:\n  gpuidx: \"%s\"\n  ref:    \"%s\"", line, a.f[0], a.f[1],
-                     field_name[k], a.f[k], b.f[k]);
-        }
-        *n_bad += bad;
-        record_free(&a);
-        record_free(&b);
-    }
-    return line - 1;
-}
-
 /* The reference's rows for the whole generated market at the default
  * cut-off, computed once and reused (each run takes some 2.5 s): every
  * database of this file that is compared at the default cut-off holds

@@ -157,14 +157,14 @@ static void test_published_cells_not_formulas(void **state)
     assert_string_equal(
         obs,
         "date,grade,kind,observed_at,provider,group,source,key,region,price,quantity,role,reason,"
-        "matched,ref_price,base_price,relative,traded_gpu_hours,offered_gpus\n"
+        "matched,ref_price,base_price,relative,traded_gpu_hours,offered_gpus,imputed\n"
         "2025-01-01,T,offer,2025-01-01T10:00:00Z,lambda,lambda,'\ttab,80fa8540ff6cca5b,'-us,"
-        "2.500000,,used,,,,,,,\n"
+        "2.500000,,used,,,,,,,,\n"
         "2025-01-01,T,offer,2025-01-01T10:00:00Z,\"'=hyperlink(\"\"http://x\"\",\"\"y\"\")\","
         "\"'=hyperlink(\"\"http://x\"\",\"\"y\"\")\",'+feed,8692c43fcb33068b,'@SUM(A1),"
-        "2.400000,,used,,,,,,,\n"
+        "2.400000,,used,,,,,,,,\n"
         "2025-01-01,T,offer,2025-01-01T10:00:00Z,aws,amazon,feed,d6a1b57a13ccf5ae,us-east,"
-        "2.600000,,used,,,,,,,\n");
+        "2.600000,,used,,,,,,,,\n");
     /* the stored text is as received */
     r = tu_sh(dir, "sqlite3 t.db \"SELECT raw_provider || '|' || region || '|' || source FROM"
                    " observations_readable WHERE price_micro = 2400000\"");

@@ -131,17 +131,19 @@ static void test_site_writes_page_and_csvs(void **state)
         "date,grade,value,level,n_obs,n_excluded,n_providers,trade_volume_gpu_hours,adjustment,"
         "p10,p25,p50,p75,p90,min,max,top_provider_share,methodology,vintage,xs_value,xs_level,"
         "relative,n_matched,n_matched_providers,panel_change,event,splice,note,loo_move,"
-        "cost_tick_gpu_hours,cost_1pct_gpu_hours,cost_tick_offers,cost_1pct_offers\n"
+        "cost_tick_gpu_hours,cost_1pct_gpu_hours,cost_tick_offers,cost_1pct_offers,ci_low,"
+        "ci_high,confidence,stale_share,price_index,index_change,composition_gap,"
+        "composition_gap_month,panel_size,n_imputed,n_candidates,index_providers\n"
         "2025-01-01,H100-SXM.OD.GOLD+,2.3456,trades,20,0,4,1500.00,,2.045600,2.225600,"
-        "2.345600,2.495600,2.655600,1.445600,7.345600,0.300000,v1,1,,,,,,,,,,,,,,\n"
+        "2.345600,2.495600,2.655600,1.445600,7.345600,0.300000,v1,1,,,,,,,,,,,,,,,,,,,,,,,,,,\n"
         "2025-01-02,H100-SXM.OD.GOLD+,2.3493,trades,21,1,4,1500.01,,";
     if (strncmp(csv, want_head, strlen(want_head)) != 0) fail_msg("csv starts:\n%.400s", csv);
     assert_non_null(strstr(csv, "\n2025-01-31,H100-SXM.OD.GOLD+,2.3752,offers,50,0,4,1500.30,"
                                 "1.012345,"));
     assert_non_null(strstr(csv, "\n2025-02-10,H100-SXM.OD.GOLD+,2.3715,carried,5,0,2,1500.40,,"
-                                ",,,,,,,,v1,,,,,,,,,,,,,,,\n"));
+                                ",,,,,,,,v1,,,,,,,,,,,,,,,,,,,,,,,,,,,\n"));
     assert_non_null(strstr(csv, "\n2025-02-15,H100-SXM.OD.GOLD+,,suspended,5,0,2,1500.45,,"
-                                ",,,,,,,,v1,,,,,,,,,,,,,,,\n"));
+                                ",,,,,,,,v1,,,,,,,,,,,,,,,,,,,,,,,,,,,\n"));
     assert_int_equal(count(csv, "\n"), 61);
     free(csv);
     snprintf(path, sizeof path, "%s/www/A100.SPOT.csv", dir);
@@ -405,7 +407,7 @@ static void test_site_v2_chart(void **state)
     snprintf(path, sizeof path, "%s/www/H.csv", dir);
     char *csv = tu_read(path);
     assert_non_null(csv);
-    assert_non_null(strstr(csv, ",cost_1pct_offers\n2025-01-10,H,"));
+    assert_non_null(strstr(csv, ",index_providers\n2025-01-10,H,"));
     assert_non_null(strstr(csv, ",v2,,")); /* methodology v2, no vintage */
     assert_non_null(strstr(csv, ",rebalance,"));
     free(csv);

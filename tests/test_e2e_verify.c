@@ -21,12 +21,13 @@
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
 /* observations.csv's columns in the current file format (4 added the
- * quantity by unit: traded_gpu_hours, offered_gpus) */
-#define NCOLS 19
+ * quantity by unit: traded_gpu_hours, offered_gpus; and v3's imputed flag) */
+#define NCOLS 20
 static const char *const cols[NCOLS] = {"date", "grade", "kind", "observed_at", "provider",
                                         "group", "source", "key", "region", "price", "quantity",
                                         "role", "reason", "matched", "ref_price", "base_price",
-                                        "relative", "traded_gpu_hours", "offered_gpus"};
+                                        "relative", "traded_gpu_hours", "offered_gpus",
+                                        "imputed"};
 
 static void ok(tu_run *r, const char *what)
 {
@@ -472,9 +473,16 @@ static void rehashed2(const char *tmp, const char *day, const char *g, const cha
     receipt(text, g, l1, c1);
     gpi_sha256_hex(orig, strlen(orig), f0);
     gpi_sha256_hex(text, strlen(text), f1);
-    char *j1 = replace_all(json, l0, l1), *j2 = replace_all(j1, c0[c], c1[c]);
+    /* a column's hash by its name: two columns whose fields are the same
+     * (reason and imputed, both empty) have the same hash */
+    char k0[160], k1[160];
+    snprintf(k0, sizeof k0, "\"%s\":\"%s\"", cols[c], c0[c]);
+    snprintf(k1, sizeof k1, "\"%s\":\"%s\"", cols[c], c1[c]);
+    char *j1 = replace_all(json, l0, l1), *j2 = replace_all(j1, k0, k1);
     if (c2 >= 0) {
-        char *t2 = replace_all(j2, c0[c2], c1[c2]);
+        snprintf(k0, sizeof k0, "\"%s\":\"%s\"", cols[c2], c0[c2]);
+        snprintf(k1, sizeof k1, "\"%s\":\"%s\"", cols[c2], c1[c2]);
+        char *t2 = replace_all(j2, k0, k1);
         free(j2);
         j2 = t2;
     }

@@ -26,6 +26,9 @@
               "splice,note"
 #define H3 H2 ",loo_move,cost_tick_gpu_hours,cost_1pct_gpu_hours,cost_tick_offers," \
               "cost_1pct_offers"
+#define H4 H3 ",ci_low,ci_high,confidence,stale_share,price_index,index_change," \
+              "composition_gap,composition_gap_month,panel_size,n_imputed,n_candidates," \
+              "index_providers"
 
 /* Fields of a CSV line (commas outside double quotes, plus one). */
 static int fields(const char *s)
@@ -61,7 +64,7 @@ static void test_headers(void **state)
         int format;
         const char *want;
         int n;
-    } t[] = {{1, H1 "\n", 19}, {2, H2 "\n", 28}, {3, H3 "\n", 33}};
+    } t[] = {{1, H1 "\n", 19}, {2, H2 "\n", 28}, {3, H3 "\n", 33}, {4, H4 "\n", 45}};
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
         char *got = capture(header_of, &t[i].format);
         assert_string_equal(got, t[i].want);
@@ -71,9 +74,9 @@ static void test_headers(void **state)
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
-    pub_csv_write_header(f); /* the current format: 3 */
+    pub_csv_write_header(f); /* the current format: 4 */
     fclose(f);
-    assert_string_equal(buf, H3 "\n");
+    assert_string_equal(buf, H4 "\n");
     free(buf);
 }
 
@@ -109,14 +112,33 @@ static void test_line(void **state)
         /* format 3 as is; vintage 0 (never published): an empty field */
         {HEAD, TAIL3, 12, 3, HEAD "12" TAIL3 "\n"},
         {HEAD, TAIL3, 0, 3, HEAD TAIL3 "\n"},
+        /* format 3 carried into format 4; format 4 as is */
+        {HEAD, TAIL3, 5, 4, HEAD "5" TAIL3 ",,,,,,,,,,,,\n"},
+        {HEAD, "", 6, 4, HEAD "6,,,,,,,,,,,,,,,,,,,,,,,,,,\n"},
+        /* a v3 row: publication's columns (none here) before its own */
+        {HEAD, TAIL3 ",100.000000,1.000000000000,-0.012345,,4,1,0,4", 7, 4,
+         HEAD "7" TAIL3 ",,,,,100.000000,1.000000000000,-0.012345,,4,1,0,4\n"},
     };
-    static const int width[4] = {0, 19, 28, 33};
+    static const int width[5] = {0, 19, 28, 33, 45};
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
         char *got = capture(line_of, &t[i]);
         assert_string_equal(got, t[i].want);
         assert_int_equal(fields(got), width[t[i].format]); /* as many as the header */
         free(got);
     }
+    /* publication's columns go between the stored tail's format 3 columns
+     * and its v3 columns (a quoted comma in the note is no column) */
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    pub_csv_line_extra(f, HEAD, 8, TAIL2Q ",0.0100,12.50,125.00,2,,100.5,1.005,0.1,,4,1,0,4", 4,
+                       ",2.2000,2.8600,low,0.000000");
+    pub_csv_line_extra(f, HEAD, 9, TAIL3, 4, ",2.2000,2.8600,low,0.000000");
+    fclose(f);
+    assert_string_equal(buf, HEAD "8" TAIL2Q ",0.0100,12.50,125.00,2,,2.2000,2.8600,low,0.000000,"
+                             "100.5,1.005,0.1,,4,1,0,4\n" HEAD "9" TAIL3
+                             ",2.2000,2.8600,low,0.000000,,,,,,,,\n");
+    free(buf);
 }
 
 static void v1_row(store_index_row *r)
@@ -159,7 +181,7 @@ static void test_row(void **state)
     v1_row(&r);
     const char *want = "2025-03-01,H100-SXM.OD,2.3456,trades,12,1,4,1500.00,,2.000000,2.100000,"
                        "2.200000,2.300000,2.400000,1.900000,2.500000,0.250000,v1,2,,,,,,,,,"
-                       "\"trades: a, b\",,,123.45,,3\n";
+                       "\"trades: a, b\",,,123.45,,3,,,,,,,,,,,,\n";
     char *buf = NULL;
     size_t len = 0;
     gpi_diag d = {{0}};
@@ -167,14 +189,14 @@ static void test_row(void **state)
     assert_int_equal(pub_csv_write_row(f, &r, &d), GPI_OK);
     fclose(f);
     assert_string_equal(buf, want);
-    assert_int_equal(fields(buf), 33);
+    assert_int_equal(fields(buf), 45);
     free(buf);
 
     char *csv, *tail;
     assert_int_equal(pub_row_text(NULL, &r, &csv, &tail, NULL, &d), GPI_OK);
     assert_string_equal(csv, "2025-03-01,H100-SXM.OD,2.3456,trades,12,1,4,1500.00,,2.000000,"
                              "2.100000,2.200000,2.300000,2.400000,1.900000,2.500000,0.250000,v1,");
-    assert_string_equal(tail, ",,,,,,,,,\"trades: a, b\",,,123.45,,3");
+    assert_string_equal(tail, ",,,,,,,,,\"trades: a, b\",,,123.45,,3,,,,,,,,");
     free(csv);
     free(tail);
 

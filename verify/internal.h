@@ -33,6 +33,9 @@ typedef struct vobs {
     int reason;                 /* IDX_OK or IDX_EX_* */
     int matched;                /* -1 empty */
     int64_t ref_e8, base_e8, rel_e12; /* -1 empty */
+    int candidate;              /* role candidate (v3: a group not in the panel) */
+    int imputed;                /* file format 4: -1 empty, 0, 1 (v3: a carried observation) */
+    const char *why;            /* the reason as written */
     const char *bad;            /* "field: reason (got ...)" of an unreadable line, or NULL */
 } vobs;
 
@@ -45,6 +48,7 @@ typedef struct vrow {
     json_t *j;                  /* the row object (numbers as strings: load.c) */
     const char *grade;
     int v2;                     /* methodology v2 */
+    int v3;                     /* methodology v3 */
     size_t *obs;                /* indices into the day's obs, in file order */
     size_t n_obs;
     gpi_sha256 col_sha[VOBS_MAX_COLS]; /* the receipt of its lines, as read */
@@ -112,7 +116,8 @@ gpi_status vjson_load(const char *path, json_t **out, gpi_diag *d);
 json_t *vjson_parse(const char *text);
 /* Parses exactly digits decimals from text; NULL or a reason. */
 const char *v_fixed_text(const char *s, int digits, int64_t *out);
-/* The observations.csv columns (file format 2 and 3). */
+/* The observations.csv columns (file format 2 and 3; every format's:
+ * publish/columns.h's pub_observations_csv). */
 extern const char *const vobs_cols[17];
 
 /* check.c: one row's checker */
@@ -186,5 +191,18 @@ gpi_status vuncert_check(const vday *dy, const vrow *r, const idx_grade *g, vchk
 /* chain.c: methodology v2 */
 gpi_status vchain_check(verify_dir *v, vday *dy, vrow *r, const idx_grade *g, const vxs *xs,
                         vchk *c, gpi_diag *d);
+
+/* xs.c: the adjustment of an offers day from the row's published
+ * adjustment_days, each checked against its day in DIR; -2 after a
+ * difference (recorded in c). */
+int64_t vxs_adjustment(verify_dir *v, vday *dy, vrow *r, const idx_grade *g, vchk *c,
+                       gpi_diag *d, gpi_status *rc);
+/* A signed member with digits decimals (*out INT64_MIN for null); NULL or a reason. */
+const char *vj_signed(json_t *obj, const char *key, int digits, int64_t *out);
+
+/* v3.c: methodology v3 (METHODOLOGY.md §12): the panel's fix, the roles,
+ * the carried observations, the price index's step and the composition
+ * gaps, and the inputs taken from other days. */
+gpi_status vv3_check(verify_dir *v, vday *dy, vrow *r, const idx_grade *g, vchk *c, gpi_diag *d);
 
 #endif

@@ -37,7 +37,7 @@ const char *const vobs_cols[17] = {"date", "grade", "kind", "observed_at", "prov
                                    "role", "reason", "matched", "ref_price", "base_price",
                                    "relative"};
 enum { C_DATE, C_GRADE, C_KIND, C_AT, C_PROVIDER, C_GROUP, C_SOURCE, C_KEY, C_REGION, C_PRICE,
-       C_QTY, C_ROLE, C_REASON, C_MATCHED, C_REF, C_BASE, C_REL, C_TRADED, C_OFFERED };
+       C_QTY, C_ROLE, C_REASON, C_MATCHED, C_REF, C_BASE, C_REL, C_TRADED, C_OFFERED, C_IMPUTED };
 
 /* ---- numbers as written ------------------------------------------------------ */
 
@@ -82,6 +82,24 @@ const char *vj_fixed_value(json_t *x, int digits, int64_t *out)
 const char *vj_fixed(json_t *obj, const char *key, int digits, int64_t *out)
 {
     return vj_fixed_value(json_object_get(obj, key), digits, out);
+}
+
+const char *vj_signed(json_t *obj, const char *key, int digits, int64_t *out)
+{
+    *out = INT64_MIN;
+    json_t *x = json_object_get(obj, key);
+    if (!x) return "missing";
+    if (json_is_null(x)) return NULL;
+    if (!json_is_string(x)) return "not a number";
+    const char *t = json_string_value(x);
+    int neg = t[0] == '-';
+    const char *why = v_fixed_text(t + neg, digits, out);
+    if (why) {
+        *out = INT64_MIN;
+        return why;
+    }
+    if (neg) *out = -*out;
+    return NULL;
 }
 
 const char *vj_str(json_t *obj, const char *key)
@@ -210,6 +228,7 @@ static gpi_status obs_rec(void *ud, const char *const *f, int n, long line, gpi_
     o->kind = -1;
     o->qty = o->ref_e8 = o->base_e8 = o->rel_e12 = -1;
     o->matched = -1;
+    o->imputed = -1;
     char why[160];
     const char *w;
     o->grade = keep(dy, n > C_GRADE ? f[C_GRADE] : "");
@@ -230,12 +249,17 @@ static gpi_status obs_rec(void *ud, const char *const *f, int n, long line, gpi_
     if ((w = opt_fixed(f[C_QTY], 6, &o->qty))) bad(dy, o, "quantity", w);
     if (o->kind == GPI_TRADE && o->qty < 0) bad(dy, o, "quantity", "empty for a trade");
     if (strcmp(f[C_ROLE], "used") == 0) o->used = 1;
+    else if (strcmp(f[C_ROLE], "candidate") == 0 && ncols > C_IMPUTED) o->candidate = 1;
     else if (strcmp(f[C_ROLE], "excluded") != 0) {
-        snprintf(why, sizeof why, "not used or excluded (got \"%.24s\")", f[C_ROLE]);
+        snprintf(why, sizeof why, "not %s (got \"%.24s\")",
+                 ncols > C_IMPUTED ? "used, excluded or candidate" : "used or excluded", f[C_ROLE]);
         bad(dy, o, "role", why);
     }
-    o->reason = f[C_REASON][0] ? reason_of(f[C_REASON]) : IDX_OK;
-    if (o->reason < 0) {
+    o->why = keep(dy, f[C_REASON]);
+    o->reason = f[C_REASON][0] && !o->candidate ? reason_of(f[C_REASON]) : IDX_OK;
+    if (o->candidate) {
+        if (!f[C_REASON][0]) bad(dy, o, "reason", "a candidate without a reason");
+    } else if (o->reason < 0) {
         snprintf(why, sizeof why, "unknown reason (got \"%.40s\")", f[C_REASON]);
         bad(dy, o, "reason", why);
     } else if (o->used != (o->reason == IDX_OK)) {
@@ -258,6 +282,14 @@ static gpi_status obs_rec(void *ud, const char *const *f, int n, long line, gpi_
             bad(dy, o, "traded_gpu_hours", trade ? "differs from quantity" : "not empty for an offer");
         if (strcmp(f[C_OFFERED], trade ? "" : f[C_QTY]) != 0)
             bad(dy, o, "offered_gpus", trade ? "not empty for a trade" : "differs from quantity");
+    }
+    if (ncols > C_IMPUTED && f[C_IMPUTED][0]) { /* v3's imputed flag */
+        if (strcmp(f[C_IMPUTED], "0") == 0) o->imputed = 0;
+        else if (strcmp(f[C_IMPUTED], "1") == 0) o->imputed = 1;
+        else {
+            snprintf(why, sizeof why, "not 0 or 1 (got \"%.24s\")", f[C_IMPUTED]);
+            bad(dy, o, "imputed", why);
+        }
     }
     (void)d;
     return GPI_OK;
@@ -411,6 +443,7 @@ static gpi_status load_day(verify_dir *v, vday *dy, gpi_diag *d)
         if (!json_is_object(r->j) || !r->grade || !*r->grade || !m)
             return gpi_diag_set(d, GPI_EINPUT, "%s: rows[%zu]: no grade or methodology", path, i);
         r->v2 = strcmp(m, "v2") == 0;
+        r->v3 = strcmp(m, "v3") == 0;
         gpi_sha256_init(&r->lines_sha);
         for (int c = 0; c < VOBS_MAX_COLS; c++) gpi_sha256_init(&r->col_sha[c]);
     }

@@ -20,10 +20,12 @@
 #include <string.h>
 #include <strings.h>
 
-/* index.csv columns and their index.json keys (NULL: the same name). */
+/* index.csv columns and their index.json keys (NULL: the same name), and
+ * the methods whose rows fill them (0: every method). */
+enum { M2 = 1, M3 = 2 };
 typedef struct colmap {
     const char *csv, *json;
-    int v2;                     /* a v2 column: empty on a v1 row */
+    int methods;                /* 0, or M2 and/or M3: empty on other rows */
 } colmap;
 
 static const colmap cols[] = {
@@ -32,13 +34,15 @@ static const colmap cols[] = {
     {"trade_volume_gpu_hours", NULL, 0}, {"adjustment", NULL, 0}, {"p10", NULL, 0},
     {"p25", NULL, 0}, {"p50", NULL, 0}, {"p75", NULL, 0}, {"p90", NULL, 0}, {"min", NULL, 0},
     {"max", NULL, 0}, {"top_provider_share", NULL, 0}, {"methodology", NULL, 0},
-    {"vintage", NULL, 0}, {"xs_value", NULL, 1}, {"xs_level", NULL, 1}, {"relative", NULL, 1},
-    {"n_matched", NULL, 1}, {"n_matched_providers", NULL, 1}, {"panel_change", NULL, 1},
-    {"event", NULL, 1}, {"splice", NULL, 1}, {"note", NULL, 0}, {"loo_move", NULL, 0},
-    {"cost_tick_gpu_hours", NULL, 0}, {"cost_1pct_gpu_hours", NULL, 0},
-    {"cost_tick_offers", NULL, 0}, {"cost_1pct_offers", NULL, 0},
+    {"vintage", NULL, 0}, {"xs_value", NULL, M2}, {"xs_level", NULL, M2}, {"relative", NULL, M2},
+    {"n_matched", NULL, M2}, {"n_matched_providers", NULL, M2},
+    {"panel_change", NULL, M2 | M3}, {"event", NULL, M2}, {"splice", NULL, M2},
+    {"note", NULL, 0}, {"loo_move", NULL, 0}, {"cost_tick_gpu_hours", NULL, 0},
+    {"cost_1pct_gpu_hours", NULL, 0}, {"cost_tick_offers", NULL, 0},
+    {"cost_1pct_offers", NULL, 0},
     /* file format 4's (ci_low, ci_high, confidence, stale_share: uncert.c
-     * recomputes them) are index.json members of the same name */
+     * recomputes them; methodology v3's: v3.c) are index.json members of
+     * the same name, absent (empty) on the rows that have none */
 };
 
 /* index.json's member as index.csv writes it. */
@@ -67,6 +71,7 @@ static void check_csv(const vday *dy, const vrow *r, vchk *c)
                   dy->format, n);
         return;
     }
+    int mine = r->v2 ? M2 : r->v3 ? M3 : 0;
     for (int i = 0; i < n; i++) {
         const char *name = pub_index_csv.cols[i].name;
         if (strcmp(dy->csv_header[i], name) != 0) {
@@ -76,7 +81,7 @@ static void check_csv(const vday *dy, const vrow *r, vchk *c)
         }
         char b[8];
         const char *key = i < n3 && cols[i].json ? cols[i].json : name;
-        const char *want = i < n3 && cols[i].v2 && !r->v2
+        const char *want = i < n3 && cols[i].methods && !(cols[i].methods & mine)
                                ? ""
                                : as_csv(json_object_get(r->j, key), b);
         if (strcmp(r->csv[i], want) != 0) {
@@ -131,9 +136,10 @@ static idx_grades *check_receipt(const vday *dy, vrow *r, vchk *c, gpi_diag *d)
         idx_grades_free(gs);
         return NULL;
     }
-    if (strcasecmp(g->id, r->grade) != 0 || ver != g->version || (g->method == 2) != r->v2) {
-        vchk_diff(c, 0, "grade_definition: not grade %s version %lld of methodology %s", r->grade,
-                  (long long)ver, r->v2 ? "v2" : "v1");
+    int method = r->v3 ? 3 : r->v2 ? 2 : 1;
+    if (strcasecmp(g->id, r->grade) != 0 || ver != g->version || g->method != method) {
+        vchk_diff(c, 0, "grade_definition: not grade %s version %lld of methodology v%d", r->grade,
+                  (long long)ver, method);
         idx_grades_free(gs);
         return NULL;
     }
@@ -181,7 +187,9 @@ static gpi_status check_row(verify_dir *v, vday *dy, vrow *r, vchk *c, gpi_diag 
     const char *why = vj_date(r->j, "date", &day);
     if (why || day != dy->day) vchk_diff(c, 0, "index.json date: not the day's date");
     gpi_status rc = GPI_OK;
-    if (!vchk_failed(c)) {
+    if (!vchk_failed(c) && r->v3) {
+        rc = vv3_check(v, dy, r, g, c, d);
+    } else if (!vchk_failed(c)) {
         vxs xs;
         rc = vxs_check(v, dy, r, g, c, &xs, d);
         if (rc == GPI_OK && r->v2 && !vchk_failed(c)) rc = vchain_check(v, dy, r, g, &xs, c, d);

@@ -242,8 +242,8 @@ static void band(const idx_grade *g, int level, kstat *ts, kstat *os, int64_t ad
 
 /* The adjustment of an offers day from the published adjustment_days, its
  * inputs checked against DIR (design note 3); -2 after a difference. */
-static int64_t adjustment(verify_dir *v, vday *dy, vrow *r, const idx_grade *g, vchk *c,
-                          gpi_diag *d, gpi_status *rc)
+int64_t vxs_adjustment(verify_dir *v, vday *dy, vrow *r, const idx_grade *g, vchk *c,
+                       gpi_diag *d, gpi_status *rc)
 {
     json_t *days = json_object_get(r->j, "adjustment_days");
     if (!json_is_array(days)) {
@@ -404,7 +404,7 @@ gpi_status vxs_check(verify_dir *v, vday *dy, vrow *r, const idx_grade *g, vchk 
     if (out->level == GPI_LEVEL_TRADES) {
         out->value_e4 = idx_value_e4(out->trades_q, 1000000, p->rounding_e4);
     } else if (out->level == GPI_LEVEL_OFFERS) {
-        out->adj_e6 = adjustment(v, dy, r, g, c, d, &rc);
+        out->adj_e6 = vxs_adjustment(v, dy, r, g, c, d, &rc);
         if (rc != GPI_OK || out->adj_e6 == -2) goto done;
         out->value_e4 = idx_value_e4(out->offers_q, out->adj_e6, p->rounding_e4);
     } else {

@@ -51,6 +51,7 @@ from fractions import Fraction as Fr
 sys.dont_write_bytecode = True  # no tests/ref/__pycache__ in the source tree
 import ref_v2  # noqa: E402 (tests/ref/ref_v2.py, beside this file)
 import ref_manip  # noqa: E402 (tests/ref/ref_manip.py: §11)
+import ref_v3  # noqa: E402 (tests/ref/ref_v3.py: §12)
 
 TIERS = ["unrated", "underperform", "bronze", "silver", "gold", "platinum"]
 PARAM_DEFAULTS = {
@@ -59,6 +60,7 @@ PARAM_DEFAULTS = {
     "adj_min_days": Fr(5), "restate_threshold": Fr(1, 1000), "rounding": Fr(1, 10000),
 }
 V2_DEFAULTS = {"rebalance_months": Fr(1), "anchor_days": Fr(7), "trade_carry_days": Fr(3)}
+V3_DEFAULTS = {"admission_days": Fr(7), "absence_days": Fr(7)}
 ALL_SCOPES = ["bare-metal", "managed", "vm", "container"]
 ALL_COVERS = ["instance", "gpu-only", "cpu-heavy", "partial-gpu"]
 
@@ -164,6 +166,7 @@ class Grade:
         self.method = g.get("method", "v1")
         self.p = dict(PARAM_DEFAULTS)
         self.p.update(V2_DEFAULTS)
+        self.p.update(V3_DEFAULTS)
         for k in self.p:
             if k in g:
                 self.p[k] = Fr(str(g[k]))
@@ -452,6 +455,14 @@ def build(db, grades, d_from, d_to, as_of, stats=None, manip=True):
     rows = []
     for G in grades:
         P = G.p
+        if G.method == "v3":
+            g3 = ref_v3.Grade3(G, sys.modules[__name__])
+            for d in range(start, d_to + 1):
+                obs = [o for o in latest_of_day(byday.get(d, [])) if G.match(o)]
+                row = g3.day(d, obs, manip and d_from <= d <= d_to)
+                if d_from <= d <= d_to:
+                    rows.append(row)
+            continue
         raws = {}
         prev_value, carry = None, 0
         chain = ref_v2.Chain(P, date_of, day_of) if G.method == "v2" else None
@@ -545,6 +556,10 @@ HEADER = ("date,grade,value,level,n_obs,n_excluded,n_providers,trade_volume_gpu_
           "xs_value,xs_level,relative,n_matched,n_matched_providers,panel_change,event,"
           "splice,note")
 MANIP_HEADER = ",loo_move,cost_tick_gpu_hours,cost_1pct_gpu_hours,cost_tick_offers,cost_1pct_offers"
+# file format 4: what publication computes (empty in `index show`), then v3's
+PUB4_HEADER = ",ci_low,ci_high,confidence,stale_share"
+V3_HEADER = (",price_index,index_change,composition_gap,composition_gap_month,panel_size,"
+             "n_imputed,n_candidates,index_providers")
 
 
 def csv_field(s):
@@ -555,14 +570,14 @@ def csv_field(s):
 
 
 def emit(rows, out, manip=True):
-    out.write(HEADER + (MANIP_HEADER if manip else "") + "\n")
+    out.write(HEADER + (MANIP_HEADER + PUB4_HEADER + V3_HEADER if manip else "") + "\n")
     for r in rows:
         f = [r["date"], r["grade"], r["value"], r["level"], str(r["n_obs"]),
              str(r["n_excluded"]), str(r["n_providers"]), r["trade_volume"],
              r["adjustment"]] + r["p"] + [r["top"], r["methodology"], r["vintage"]]
         f += r["v2"] + [r["note"]]
         if manip:
-            f += r["manip"]
+            f += r["manip"] + [""] * 4 + r.get("v3", [""] * 8)
         out.write(",".join(csv_field(x) for x in f) + "\n")
 
 # ---------------------------------------------------------------- generator
