@@ -106,6 +106,8 @@ static void print_csv(FILE *f, const idx_evaluation *ev)
         put_csv_num(f, g->xs_vol_annual, 8);
         if (g->method == 2)
             fprintf(f, "%ld,%ld,", g->n_panel_change, g->n_rebalance);
+        else if (g->method == 3) /* v3: days the panel changed, no rebalances */
+            fprintf(f, "%ld,,", g->n_panel_change);
         else
             fputs(",,", f);
         put_csv_num(f, g->splice_mean_abs, 8);
@@ -198,7 +200,13 @@ static json_t *grade_json(const idx_evaluation *ev, const idx_grade_eval *g)
         json_object_set_new(mc, tn[t], x);
     }
     json_object_set_new(j, "manipulation_cost", mc);
-    json_object_set_new(j, "method", json_string(g->method == 2 ? "v2" : "v1"));
+    json_object_set_new(j, "method",
+                        json_string(g->method == 3 ? "v3" : g->method == 2 ? "v2" : "v1"));
+    if (g->method == 3) {
+        json_t *v3 = json_object();
+        json_object_set_new(v3, "panel_change_days", json_integer(g->n_panel_change));
+        json_object_set_new(j, "panel", v3);
+    }
     if (g->method == 2) {
         json_t *v2 = json_object();
         json_object_set_new(v2, "cross_section_vol_annualized", jreal(g->xs_vol_annual));

@@ -202,6 +202,63 @@ static gpi_status manip_day(idx_day *dy, size_t gi, idx_seq *seq, idx_chain *ch,
     return GPI_OK;
 }
 
+/* One day of the range for a methodology v3 grade (index/v3.h): its
+ * value, levels and providers are the panel's; concentration over the
+ * panel's observations; leave one member out as the build publishes it;
+ * the costs of a new participant are none (it cannot enter the panel on
+ * the day), so no cost day is counted. */
+static gpi_status eval_day_v3(idx_day *dy, size_t gi, idx_chain *ch, int32_t day, long k,
+                              groups *g, idx_grade_eval *ge, grade_acc *acc, gpi_diag *d)
+{
+    idx_v3_out *o;
+    gpi_status rc = idx_v3_day_step(dy, gi, ch, day, &o, d);
+    if (rc != GPI_OK) return rc;
+    int level = o->e.level;
+    int64_t v0 = level == GPI_LEVEL_SUSPENDED ? -1 : o->e.value_e4;
+    ge->n_level[level]++;
+    acc->value_e4[k] = v0;
+    acc->xs_e4[k] = -1;
+    ge->n_panel_change += o->panel_change;
+    acc->sum_prov += (double)o->n_providers;
+    if (level != GPI_LEVEL_SUSPENDED) acc->sum_prov_live += (double)o->n_providers;
+    int lv = level == GPI_LEVEL_TRADES ? 0 : level == GPI_LEVEL_OFFERS ? 1 : -1;
+    if (lv >= 0) {
+        if (o->spread[1] >= 0 && o->spread[3] >= 0)
+            acc->iqr[acc->n_iqr++] = (double)(o->spread[3] - o->spread[1]);
+        const idx_item *t, *f;
+        size_t nt, nf, ng;
+        idx_v3_fix_items(ch->v3, &t, &nt, &f, &nf, &ng);
+        if (groups_reserve(g, ng + 1)) return gpi_diag_set(d, GPI_ENOMEM, "out of memory");
+        idx_buf b = {(idx_item *)(lv == 0 ? t : f), lv == 0 ? nt : nf, 0};
+        double top, hhi;
+        concentration(g, &b, lv == 0, &top, &hhi);
+        acc->sum_top[lv] += top;
+        acc->sum_hhi[lv] += hhi;
+        acc->n_top[lv]++;
+    }
+    if (!o->measured) return GPI_OK;
+    if (o->loo_voids > 0) ge->loo_lost++;
+    if (o->loo_move_e4 < 0) return GPI_OK;
+    acc->loo_e4[k] = o->loo_move_e4;
+    double abs_usd = (double)o->loo_move_e4 / 1e4;
+    ge->loo_days++;
+    acc->sum_loo_abs += abs_usd;
+    if (isnan(ge->loo_max_abs) || abs_usd > ge->loo_max_abs) ge->loo_max_abs = abs_usd;
+    if (v0 <= 0) return GPI_OK;
+    double rel = (double)o->loo_move_e4 / (double)v0;
+    acc->sum_loo_rel += rel;
+    acc->n_loo_rel++;
+    if (isnan(ge->loo_max_rel) || rel > ge->loo_max_rel) {
+        ge->loo_max_rel = rel;
+        ge->loo_max_day = day;
+        snprintf(ge->loo_max_provider, sizeof ge->loo_max_provider, "%s",
+                 o->groups[o->loo_group].name);
+        ge->loo_max_from_e4 = v0;
+        ge->loo_max_to_e4 = o->loo_to_e4;
+    }
+    return GPI_OK;
+}
+
 /* One day of the range for grade gi (ch: its chain when it is a v2 grade). */
 static gpi_status eval_day(idx_day *dy, size_t gi, idx_seq *seq, idx_chain *ch, int32_t day,
                            long k, groups *g, batch_ctx *bc, idx_grade_eval *ge, grade_acc *acc,
@@ -536,6 +593,13 @@ static gpi_status eval_batch(store *st, const idx_grades *gs, size_t b0, size_t 
         if (rc == GPI_OK && groups_reserve(&g, dy.n_names + 1)) goto oom;
         for (size_t gi = 0; gi < n && rc == GPI_OK; gi++) {
             idx_chain *c = sub.g[gi].method == 2 ? &ch[gi] : NULL;
+            if (sub.g[gi].method == 3) { /* its state from the first day read */
+                rc = day < from ? idx_v3_replay_day(&dy, gi, &ch[gi], (int32_t)day, d)
+                                : eval_day_v3(&dy, gi, &ch[gi], (int32_t)day,
+                                              (long)(day - from), &g, &ev->g[b0 + gi], &acc[gi],
+                                              d);
+                continue;
+            }
             if (day < from) { /* the days the range's first days depend on */
                 idx_fix f;
                 idx_eval e;
@@ -690,10 +754,16 @@ gpi_status idx_evaluate(store *st, const idx_grades *gs, int32_t from, int32_t t
     /* P: the days before `from` read, the most any grade needs (the same
      * for every batch, so a grade's figures do not depend on its batch) */
     int P = 0;
+    int32_t first = INT32_MIN; /* v3: its state depends on every day observed */
+    for (size_t gi = 0; gi < n && rc == GPI_OK; gi++)
+        if (gs->g[gi].method == 3 && first == INT32_MIN) rc = idx_v3_first_day(st, &first, d);
+    if (rc != GPI_OK) goto done;
     for (size_t gi = 0; gi < n; gi++) {
         const idx_params *p = &gs->g[gi].p;
         int need = p->adj_lookback_days + p->max_carry_days + 1;
         if (gs->g[gi].method == 2) need += from - idx_v2_first_day(&gs->g[gi], from);
+        if (gs->g[gi].method == 3 && first != INT32_MIN && first < from && from - first > need)
+            need = from - first;
         if (need > P) P = need;
         eval_start(&ev->g[gi], &gs->g[gi]);
     }

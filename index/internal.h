@@ -365,8 +365,11 @@ gpi_status idx_row_fix(idx_day *dy, size_t gi, idx_seq *s, idx_chain *c, int32_t
  * value's evaluation (the panel's level, adjustment, carry). */
 gpi_status idx_v3_row_fix(idx_day *dy, size_t gi, idx_chain *c, int32_t day, int64_t as_of,
                           store_index_row *r, idx_eval *e, gpi_diag *d);
-/* v3_row.c: the replay of a day of grade gi (v3) without a row: the
- * state steps as a build's does (build.c note 9). */
+/* v3_row.c: grade gi (v3) of the day read into dy screened and stepped
+ * (*out: the state's, until its next step); idx_v3_replay_day the same
+ * without the output (build.c note 9). */
+gpi_status idx_v3_day_step(idx_day *dy, size_t gi, idx_chain *c, int32_t day, idx_v3_out **out,
+                           gpi_diag *d);
 gpi_status idx_v3_replay_day(idx_day *dy, size_t gi, idx_chain *c, int32_t day, gpi_diag *d);
 /* v3_store.c (build.c note 9): the first day observed (INT32_MIN none);
  * *resumed = 1 when the state c's grade left after from - 1 is stored and

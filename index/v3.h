@@ -156,6 +156,10 @@ int32_t idx_v3_next_day(const idx_v3 *s);
  * Days come in ascending order; days skipped are stepped as days without
  * observations.  *out points into s until the next step. */
 gpi_status idx_v3_step(idx_v3 *s, const idx_v3_input *in, idx_v3_out **out, gpi_diag *d);
+/* The last step's fix: the panel's observations (group = an index below
+ * *n_groups), sorted by group then price; valid until the next step. */
+void idx_v3_fix_items(const idx_v3 *s, const idx_item **t, size_t *nt, const idx_item **o,
+                      size_t *no, size_t *n_groups);
 /* The sequence of the panel's raw values (its adjustment days after a
  * step: what the build records behind an offers day's adjustment). */
 const idx_seq *idx_v3_seq(const idx_v3 *s);

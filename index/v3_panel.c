@@ -111,6 +111,16 @@ void idx_v3_free(idx_v3 *s)
     free(s);
 }
 
+void idx_v3_fix_items(const idx_v3 *s, const idx_item **t, size_t *nt, const idx_item **o,
+                      size_t *no, size_t *n_groups)
+{
+    *t = s->ft;
+    *nt = s->nft;
+    *o = s->fo;
+    *no = s->nfo;
+    *n_groups = s->ng;
+}
+
 const idx_seq *idx_v3_seq(const idx_v3 *s)
 {
     return &s->seq;

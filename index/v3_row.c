@@ -195,7 +195,8 @@ static void v3_detail(gpi_sbuf *b, const idx_v3_out *o, const idx_v3_input *in)
     gpi_sbuf_printf(b, "]}");
 }
 
-gpi_status idx_v3_replay_day(idx_day *dy, size_t gi, idx_chain *c, int32_t day, gpi_diag *d)
+gpi_status idx_v3_day_step(idx_day *dy, size_t gi, idx_chain *c, int32_t day, idx_v3_out **out,
+                           gpi_diag *d)
 {
     gpi_status rc = idx_day_screen(dy, gi, d);
     if (rc != GPI_OK) return rc;
@@ -206,8 +207,13 @@ gpi_status idx_v3_replay_day(idx_day *dy, size_t gi, idx_chain *c, int32_t day, 
                        dy->trades[gi].n,
                        (const char *const *)dy->names,
                        dy->n_names};
+    return idx_v3_step(c->v3, &in, out, d);
+}
+
+gpi_status idx_v3_replay_day(idx_day *dy, size_t gi, idx_chain *c, int32_t day, gpi_diag *d)
+{
     idx_v3_out *o;
-    return idx_v3_step(c->v3, &in, &o, d);
+    return idx_v3_day_step(dy, gi, c, day, &o, d);
 }
 
 gpi_status idx_v3_row_fix(idx_day *dy, size_t gi, idx_chain *c, int32_t day, int64_t as_of,
