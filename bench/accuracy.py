@@ -3,13 +3,15 @@
 
   accuracy.py grades --grades FILE --out DIR
       writes DIR/variants.json (each grade three times: as shipped, without
-      the error screen and without the provider cap), DIR/v1.json (each
-      grade with method v1, for the grade lab's leave-one-out) and
-      DIR/truth.json (each grade with method v1 and every defence off, for
-      the truth database).
+      the error screen and without the provider cap; and, when the grades
+      are of another method than v1, each of those as v1 beside it, id +
+      ".V1"), DIR/v1.json (each grade with method v1, for the grade lab's
+      leave-one-out), DIR/truth.json (each grade with method v1 and every
+      defence off, for the truth database) and DIR/method.txt (the shipped
+      grades' method, "v3" say: the name the figures go under).
   accuracy.py report --work DIR [--csv FILE]
       reads DIR/{truth,on,off}.csv (`gpuidx index show` of the three
-      databases) and DIR/lab-v2.json, DIR/lab-v1.json (`grades evaluate
+      databases) and DIR/lab-M.json, DIR/lab-v1.json (`grades evaluate
       --json` on the market with the pusher) and prints the Markdown tables
       of BENCHMARKS.md ("Accuracy against the true price"); --csv writes
       every figure, one row per grade, method, variant and market.  The
@@ -47,30 +49,49 @@ VARIANTS = [("", "as shipped", {}),
             (".NOCAP", "no provider cap", {"cap_floor": "1"})]
 TRUTH_PARAMS = {"error_factor": "1000000", "cap_floor": "1", "min_providers": 1,
                 "min_trade_volume": "0"}
-V2_ONLY = ("rebalance_months", "trade_carry_days", "anchor_days")
+# parameters of methods v2 and v3, left out of the v1 twins
+METHOD_ONLY = ("rebalance_months", "trade_carry_days", "anchor_days", "admission_days",
+               "absence_days")
+TWIN = ".V1"  # the v1 twin of a grade of another method, in the same builds
 MIN_MONTH_VALUES = 15
+
+
+def shipped_method(grades):
+    """The method of the grades as shipped (one for the whole file)."""
+    ms = {g.get("method", "v1") for g in grades}
+    if len(ms) != 1:
+        raise SystemExit("bench/accuracy: the grades mix methods %s" % sorted(ms))
+    return ms.pop()
 
 
 def cmd_grades(a):
     with open(a.grades) as f:
         grades = json.load(f)["grades"]
+    method = shipped_method(grades)
     variants, v1, truth = [], [], []
     for g in grades:
+        twin = {k: v for k, v in g.items() if k not in METHOD_ONLY}
+        twin["method"] = "v1"
         for suffix, _, params in VARIANTS:
             h = dict(g)
             h["id"] = g["id"] + suffix
             h.update(params)
             variants.append(h)
-        h = {k: v for k, v in g.items() if k not in V2_ONLY}
-        h["method"] = "v1"
-        v1.append(h)
-        h = dict(h)
+            if method != "v1":  # the cross-section beside it (v1)
+                h = dict(twin)
+                h["id"] = g["id"] + suffix + TWIN
+                h.update(params)
+                variants.append(h)
+        v1.append(twin)
+        h = dict(twin)
         h.update(TRUTH_PARAMS)
         truth.append(h)
     for name, gs in (("variants", variants), ("v1", v1), ("truth", truth)):
         with open("%s/%s.json" % (a.out, name), "w") as f:
             json.dump({"grades": gs}, f, indent=1)
             f.write("\n")
+    with open("%s/method.txt" % a.out, "w") as f:
+        f.write(method + "\n")
 
 
 def read_show(path):
@@ -84,9 +105,12 @@ def read_show(path):
     return out
 
 
-def series(rows, method):
-    k = 0 if method == "v2" else 1
-    return {d: vx[k] for d, vx in rows.items() if vx[k] is not None}
+def series(db, gid, method, shipped):
+    """A grade's daily values by method: the shipped method's are the
+    grade's own; v1's are its twin's (TWIN) when it has one, else the
+    grade's own (shipped v1)."""
+    rows = db.get(gid + TWIN if method == "v1" and shipped != "v1" else gid, {})
+    return {d: vx[0] for d, vx in rows.items() if vx[0] is not None}
 
 
 def metrics(v, t):
@@ -162,20 +186,22 @@ def cmd_report(a):
     w = a.work
     truth = read_show(w + "/truth.csv")
     on, off = read_show(w + "/on.csv"), read_show(w + "/off.csv")
-    loo = {"v2": lab(w + "/lab-v2.json"), "v1": lab(w + "/lab-v1.json")}
+    with open(w + "/method.txt") as f:
+        M = f.read().strip()
+    loo = {M: lab(w + "/lab-%s.json" % M), "v1": lab(w + "/lab-v1.json")}
     with open(w + "/v1.json") as f:
         grades = [g["id"] for g in json.load(f)["grades"]]
     rows = []
     for g in grades:
         t = {d: vx[0] for d, vx in truth.get(g, {}).items() if vx[0] is not None}
         for suffix, vname, _ in VARIANTS:
-            for method in ("v2", "v1"):
+            for method in ((M, "v1") if M != "v1" else ("v1",)):
                 for market, db in (("pusher on", on), ("pusher off", off)):
-                    m = metrics(series(db.get(g + suffix, {}), method), t)
+                    m = metrics(series(db, g + suffix, method, M), t)
                     m.update(grade=g, variant=vname, method=method, market=market)
                     if m["days"] and market == "pusher on":
-                        e, ed = effect(series(on.get(g + suffix, {}), method),
-                                       series(off.get(g + suffix, {}), method))
+                        e, ed = effect(series(on, g + suffix, method, M),
+                                       series(off, g + suffix, method, M))
                         m.update(push_effect_usd=e, push_effect_day=ed)
                         if suffix == "":
                             m["loo_max_usd"] = loo[method][g]["max_abs"]
@@ -202,21 +228,21 @@ def cmd_report(a):
     out = sys.stdout
     out.write("MAE of the value against the true price, % (mean |v/t - 1|; "
               "in brackets the bias, mean v/t - 1), market with the pusher:\n\n")
-    out.write("| grade | v2 | v1 (cross-section) | v1 no screen | v1 no cap | v2 no screen "
-              "| v2 no cap | v2, no pusher | v1, no pusher |\n")
+    out.write(("| grade | %s | v1 (cross-section) | v1 no screen | v1 no cap | %s no screen "
+               "| %s no cap | %s, no pusher | v1, no pusher |\n") % (M, M, M, M))
     out.write("|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
     for g in grades:
         if g in nodata:
             nodata_row(g, 8)
             continue
         cs = []
-        for method, variant, market in (("v2", "as shipped", "pusher on"),
+        for method, variant, market in ((M, "as shipped", "pusher on"),
                                         ("v1", "as shipped", "pusher on"),
                                         ("v1", "no error screen", "pusher on"),
                                         ("v1", "no provider cap", "pusher on"),
-                                        ("v2", "no error screen", "pusher on"),
-                                        ("v2", "no provider cap", "pusher on"),
-                                        ("v2", "as shipped", "pusher off"),
+                                        (M, "no error screen", "pusher on"),
+                                        (M, "no provider cap", "pusher on"),
+                                        (M, "as shipped", "pusher off"),
                                         ("v1", "as shipped", "pusher off")):
             cs.append("%s (%s)" % (cell(g, method, variant, market, "mae_pct"),
                                    cell(g, method, variant, market, "bias_pct", 1)))
@@ -224,31 +250,31 @@ def cmd_report(a):
     out.write("\nTracking and settlement, as shipped, market with the pusher: MAE in USD, "
               "MAE of daily changes (%), error of the monthly mean (%: mean / max over "
               "the full months):\n\n")
-    out.write("| grade | days | true price (mean) | v2 MAE $ | v1 MAE $ | v2 change MAE "
-              "| v1 change MAE | v2 month error | v1 month error |\n")
+    out.write(("| grade | days | true price (mean) | %s MAE $ | v1 MAE $ | %s change MAE "
+               "| v1 change MAE | %s month error | v1 month error |\n") % (M, M, M))
     out.write("|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
     for g in grades:
         if g in nodata:
             nodata_row(g, 8)
             continue
         t = [vx[0] for vx in truth[g].values() if vx[0] is not None]
-        r2 = get.get((g, "v2", "as shipped", "pusher on"))
+        r2 = get.get((g, M, "as shipped", "pusher on"))
         r1 = get.get((g, "v1", "as shipped", "pusher on"))
         out.write("| %s | %s | %s | %s | %s | %s | %s | %s / %s | %s / %s |\n" % (
             g, r2["days"] if r2 else "--", fmt(sum(t) / len(t), 4) if t else "--",
-            cell(g, "v2", "as shipped", "pusher on", "mae_usd", 4),
+            cell(g, M, "as shipped", "pusher on", "mae_usd", 4),
             cell(g, "v1", "as shipped", "pusher on", "mae_usd", 4),
-            cell(g, "v2", "as shipped", "pusher on", "chg_mae_pct"),
+            cell(g, M, "as shipped", "pusher on", "chg_mae_pct"),
             cell(g, "v1", "as shipped", "pusher on", "chg_mae_pct"),
-            cell(g, "v2", "as shipped", "pusher on", "month_mean_pct"),
-            cell(g, "v2", "as shipped", "pusher on", "month_max_pct"),
+            cell(g, M, "as shipped", "pusher on", "month_mean_pct"),
+            cell(g, M, "as shipped", "pusher on", "month_max_pct"),
             cell(g, "v1", "as shipped", "pusher on", "month_mean_pct"),
             cell(g, "v1", "as shipped", "pusher on", "month_max_pct")))
     out.write("\nThe pusher's effect: the largest |value with the pusher - value without| "
               "over the run (USD, its day), against the grade lab's largest "
               "leave-one-provider-out move on the market with the pusher:\n\n")
-    out.write("| grade | v2 effect | v2 leave-one-out max | v1 effect | v1 leave-one-out max "
-              "| v1 no cap effect | v2 no cap effect |\n")
+    out.write(("| grade | %s effect | %s leave-one-out max | v1 effect | v1 leave-one-out max "
+               "| v1 no cap effect | %s no cap effect |\n") % (M, M, M))
     out.write("|---|---:|---:|---:|---:|---:|---:|\n")
     for g in grades:
         if g in nodata:
@@ -262,11 +288,12 @@ def cmd_report(a):
             e = r["push_effect_usd"]
             return "%.4f (%s)" % (e, r["push_effect_day"]) if e > 0 else "0"
         out.write("| %s | %s | %s | %s | %s | %s | %s |\n" % (
-            g, eff("v2", "as shipped"), cell(g, "v2", "as shipped", "pusher on", "loo_max_usd", 4),
+            g, eff(M, "as shipped"), cell(g, M, "as shipped", "pusher on", "loo_max_usd", 4),
             eff("v1", "as shipped"), cell(g, "v1", "as shipped", "pusher on", "loo_max_usd", 4),
-            eff("v1", "no provider cap"), eff("v2", "no provider cap")))
+            eff("v1", "no provider cap"), eff(M, "no provider cap")))
     for g in nodata:
-        valued = any(vx[0] is not None or vx[1] is not None for vx in on.get(g, {}).values())
+        valued = any(vx[0] is not None or vx[1] is not None
+                     for vx in list(on.get(g, {}).values()) + list(on.get(g + TWIN, {}).values()))
         priced = any(vx[0] is not None for vx in truth.get(g, {}).values())
         why = ("no true price and no value: the market has no observation of the grade"
                if not valued and not priced else

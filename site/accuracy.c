@@ -160,26 +160,31 @@ static void num(FILE *f, const acc_row *r, int k, int dec)
 
 void site_accuracy_section(FILE *f, const site_accuracy *a)
 {
-    fputs("<h3 id=\"accuracy\">Accuracy against a known true price</h3>\n"
-          "<p>On the demo market the simulator knows each grade's true price: the "
-          "volume-weighted median of its model's noise-free transaction prices in the grade "
-          "(<code>gpuidx simulate --truth</code>; <code>bench/accuracy</code>, "
-          "BENCHMARKS.md). Mean absolute error of the value (v2, published) and of the "
-          "cross-section (v1) against it, the mean of the daily-change errors, the error of "
-          "the monthly mean a future settles on (mean / largest over the full months), and "
-          "the largest move of the value caused by the planted pusher (a provider printing "
-          "large trades 50 % over its list for two weeks) against the grade lab's largest "
-          "leave-one-provider-out move.</p>\n"
-          "<div class=\"wide\"><table><thead><tr><th>grade</th><th>days</th><th>v2 MAE %</th>"
-          "<th>v1 MAE %</th>"
-          "<th>v2 bias %</th><th>v2 change MAE %</th><th>v1 change MAE %</th>"
-          "<th>v2 month error %</th><th>v1 month error %</th><th>pusher effect v2 $</th>"
-          "<th>leave-one-out max v2 $</th><th>pusher effect v1 $</th>"
-          "<th>v1 without the cap $</th></tr></thead><tbody>\n",
-          f);
+    /* the published method: the one other than v1 (bench/accuracy's
+     * method.txt), or v1 itself when the grades are v1 */
+    const char *m = "v1";
+    for (size_t i = 0; i < a->n; i++)
+        if (strcmp(a->v[i].method, "v1") != 0) m = a->v[i].method;
+    fprintf(f,
+            "<h3 id=\"accuracy\">Accuracy against a known true price</h3>\n"
+            "<p>On the demo market the simulator knows each grade's true price: the "
+            "volume-weighted median of its model's noise-free transaction prices in the grade "
+            "(<code>gpuidx simulate --truth</code>; <code>bench/accuracy</code>, "
+            "BENCHMARKS.md). Mean absolute error of the value (%s, published) and of the "
+            "cross-section (v1) against it, the mean of the daily-change errors, the error of "
+            "the monthly mean a future settles on (mean / largest over the full months), and "
+            "the largest move of the value caused by the planted pusher (a provider printing "
+            "large trades 50 %% over its list for two weeks) against the grade lab's largest "
+            "leave-one-provider-out move.</p>\n"
+            "<div class=\"wide\"><table><thead><tr><th>grade</th><th>days</th><th>%s MAE %%</th><th>v1 MAE %%</th>"
+            "<th>%s bias %%</th><th>%s change MAE %%</th><th>v1 change MAE %%</th>"
+            "<th>%s month error %%</th><th>v1 month error %%</th><th>pusher effect %s $</th>"
+            "<th>leave-one-out max %s $</th><th>pusher effect v1 $</th>"
+            "<th>v1 without the cap $</th></tr></thead><tbody>\n",
+            m, m, m, m, m, m, m);
     for (size_t i = 0; i < a->n; i++) {
         const acc_row *r2 = &a->v[i];
-        if (strcmp(r2->method, "v2") != 0 || strcmp(r2->variant, "as shipped") != 0 ||
+        if (strcmp(r2->method, m) != 0 || strcmp(r2->variant, "as shipped") != 0 ||
             strcmp(r2->market, "pusher on") != 0)
             continue;
         const acc_row *r1 = find(a, r2->grade, "v1", "as shipped", "pusher on");

@@ -17,7 +17,10 @@
  *  - what must hold whatever the method: no attack moves January (every
  *    attack day is later), and relisting moves no v1 month (a v1 fix is
  *    of provider groups, blind to ids);
- *  - --limit 0.5 fails (exit 1) and names the months over it.
+ *  - --limit 0.5 fails (exit 1) and names the months over it;
+ *  - methodology v3 (the shipped grades' since issue 26, its defaults
+ *    A = K = 7: H100-SXM.OD.V3): no attack moves any month's FSP at all,
+ *    and --limit names none of its months.
  */
 #include "tests/testutil.h"
 
@@ -35,6 +38,8 @@ static const char grades_json[] =
     "  {\"id\": \"H100-SXM.OD\", \"method\": \"v2\", \"gpu\": [\"H100-SXM-80GB\"],\n"
     "   \"term\": \"on-demand\", \"covers\": [\"instance\"]},\n"
     "  {\"id\": \"H100-SXM.OD.V1\", \"gpu\": [\"H100-SXM-80GB\"],\n"
+    "   \"term\": \"on-demand\", \"covers\": [\"instance\"]},\n"
+    "  {\"id\": \"H100-SXM.OD.V3\", \"method\": \"v3\", \"gpu\": [\"H100-SXM-80GB\"],\n"
     "   \"term\": \"on-demand\", \"covers\": [\"instance\"]}\n"
     "]}\n";
 
@@ -129,7 +134,7 @@ static void test_what_holds_whatever_the_method(void **state)
 {
     (void)state;
     if (!need_data()) return;
-    long rows = 0, jan = 0, relist_v1 = 0;
+    long rows = 0, jan = 0, relist_v1 = 0, v3 = 0;
     for (const char *p = strchr(csv_text, '\n'); p && p[1]; p = strchr(p + 1, '\n')) {
         const char *line = p + 1;
         size_t len = strcspn(line, "\n");
@@ -146,12 +151,17 @@ static void test_what_holds_whatever_the_method(void **state)
             relist_v1++;
             if (!zero) fail_msg("relisting moved v1: %s", l);
         }
+        if (strstr(l, ",H100-SXM.OD.V3,")) {
+            v3++;
+            if (!zero) fail_msg("an attack moved v3: %s", l);
+        }
     }
-    /* 2 grades x 4 months x 13 attacks (4 absences, 2 x 4 new sellers,
+    /* 3 grades x 4 months x 13 attacks (4 absences, 2 x 4 new sellers,
      * a relisting) */
-    assert_int_equal(rows, 2 * 4 * 13);
-    assert_int_equal(jan, 2 * 13);
+    assert_int_equal(rows, 3 * 4 * 13);
+    assert_int_equal(jan, 3 * 13);
     assert_int_equal(relist_v1, 4);
+    assert_int_equal(v3, 4 * 13);
 }
 
 static void test_the_limit(void **state)
@@ -163,6 +173,7 @@ static void test_the_limit(void **state)
                                      "2024-02-27..03-01: +60.59 %\n"));
     assert_non_null(strstr(out_text, "over the limit (0.5 %): H100-SXM.OD.V1 2024-02 new "
                                      "neocloud 2024-02-26..03-01: +6.47 %\n"));
+    assert_null(strstr(out_text, "over the limit (0.5 %): H100-SXM.OD.V3 "));
 }
 
 int main(void)

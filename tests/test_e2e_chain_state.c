@@ -5,8 +5,9 @@
  * replay of the chain since its last reset), and the state is what makes
  * the day's build read one day instead of a month.
  *
- * The demo market (gpuidx simulate, 70 days) with the shipped grades
- * (data/grades.json: every published grade is methodology v2); the two
+ * The demo market (gpuidx simulate, 70 days) with the grades shipped before
+ * methodology v3 (tests/fixtures/grades_v2.json: every grade methodology
+ * v2, as the published set of a data folder of the test's own); the two
  * databases' day builds share one --as-of, so their rows and files can be
  * compared byte for byte.
  */
@@ -29,7 +30,10 @@ static int setup(void **state)
 {
     (void)state;
     dir = tu_mkdtemp("e2e-chain-state");
-    snprintf(data_opt, sizeof data_opt, "--data '%s/data'", tu_srcdir());
+    run_ok("data", tu_sh(dir, "mkdir data && cp '%s'/data/*.csv data/ && "
+                              "cp '%s'/tests/fixtures/grades_v2.json data/grades.json",
+                         tu_srcdir(), tu_srcdir()));
+    snprintf(data_opt, sizeof data_opt, "--data '%s/data'", dir);
     run_ok("simulate", tu_gpuidx(dir, "simulate --days 70 --seed 11 --out m"));
     /* the last day (2025-03-11) apart, as a daily job gets it */
     const char *split =

@@ -1,6 +1,7 @@
 /* tests/test_e2e_real_v2.c -- methodology v2 on the real SkyPilot catalogue
  * (../shared/data/real; skipped when absent): the properties issue 10 asks
- * of the shipped grades (data/grades.json), on the market that showed the
+ * of the grades it shipped (tests/fixtures/grades_v2.json, the shipped set
+ * before methodology v3), on the market that showed the
  * fault.  The H100 and A100 offers from 2023-10-01 are ingested with the
  * shipped tables and the published grade set is built over 2023-10-01 ..
  * 2024-04-30 (A100 80 GB and 40 GB, H100 SXM and PCIe on-demand have
@@ -103,10 +104,10 @@ static const row *prev_of(const series *s, const row *x)
 
 static void ingest_build(const char *tmp, const char *db, const char *csv)
 {
-    tu_run r = tu_gpuidx(tmp, "--db %s ingest offers %s", db, csv);
+    tu_run r = tu_gpuidx(tmp, "--db %s --data data ingest offers %s", db, csv);
     if (r.status != 0 && r.status != 1) fail_msg("ingest %s: exit %d: %s", csv, r.status, r.err);
     tu_run_free(&r);
-    r = tu_gpuidx(tmp, "--db %s index build --from " FROM " --to " TO, db);
+    r = tu_gpuidx(tmp, "--db %s --data data index build --from " FROM " --to " TO, db);
     if (r.status != 0) fail_msg("build %s: %s", db, r.err);
     tu_run_free(&r);
 }
@@ -120,6 +121,13 @@ static int setup(void **state)
     const char *real = tu_real_data();
     if (!real) return 0;
     tmp = tu_mkdtemp("e2e-real-v2");
+    /* the grades shipped before methodology v3 (every one v2), as the
+     * published set of a data folder of the test's own */
+    tu_run d = tu_sh(tmp, "mkdir data && cp '%s'/data/*.csv data/ && "
+                          "cp '%s'/tests/fixtures/grades_v2.json data/grades.json",
+                     tu_srcdir(), tu_srcdir());
+    if (d.status != 0) fail_msg("data: %s", d.err);
+    tu_run_free(&d);
     /* the H100 and A100 offers from FROM; the same without FluidStack;
      * every price x1.10 from 2024-02-15 (price is the 10th column) */
     tu_run r = tu_sh(tmp, "zcat '%s/skypilot_offers_canonical.csv.gz' | awk -F, 'NR == 1 || "

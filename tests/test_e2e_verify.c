@@ -56,13 +56,14 @@ static char *replace_all(const char *s, const char *from, const char *to)
     return out;
 }
 
-/* A market of `days` days from 2025-01-01 built with the shipped grades
- * (as methodology v1 when v1) and published day by day into tmp/pub. */
+/* A market of `days` days from 2025-01-01 built with the grades shipped
+ * before methodology v3 (tests/fixtures/grades_v2.json, every one v2; as
+ * methodology v1 when v1) and published day by day into tmp/pub. */
 static char *market(const char *tag, int days, int v1)
 {
     char *tmp = tu_mkdtemp(tag);
     char path[4096];
-    snprintf(path, sizeof path, "%s/data/grades.json", tu_srcdir());
+    snprintf(path, sizeof path, "%s/tests/fixtures/grades_v2.json", tu_srcdir());
     char *shipped = tu_read(path);
     assert_non_null(shipped);
     char *a = v1 ? replace_all(shipped, "\"method\": \"v2\"", "\"method\": \"v1\"") : strdup(shipped);

@@ -49,7 +49,9 @@ The new sellers need providers that data/providers.csv lists (a provider
 it does not list is refused at ingest; --admit-providers would put it in
 segment "unknown", outside every segment grade): the tool copies the data
 directory into its scratch directory and appends one provider per segment,
-`attacker-SEG` (its own group).  Nothing else in the tables changes.
+`attacker-SEG` (its own group), and makes the --grades file its published
+set (grades.json), so a grade may reuse a shipped id with another
+definition.  Nothing else in the tables changes.
 
 Output: per grade, a table of the moves (%, 2 decimals) by attack and
 month, and the largest |move| of each grade; --csv FILE writes every
@@ -286,6 +288,10 @@ def main():
     data = os.path.join(work, "data")
     shutil.rmtree(data, ignore_errors=True)
     shutil.copytree(a.data, data)
+    # the grades attacked are the scratch data directory's published set:
+    # a grade may then reuse a shipped id with another definition (the
+    # issue's H100-SXM.OD as v2 beside the shipped v3 one)
+    shutil.copyfile(a.grades, os.path.join(data, "grades.json"))
     with open(os.path.join(data, "providers.csv"), "a") as f:
         for s in segments:
             f.write(f"attacker-{s},attacker-{s},attacker-{s},{s}\n")

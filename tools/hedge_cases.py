@@ -45,10 +45,10 @@ RENTERS = [
 ]
 
 EXTRA = {"grades": [
-    {"id": "T4.SPOT", "method": "v2", "gpu": ["T4"], "term": "spot", "covers": ["instance"]},
-    {"id": "A100-SXM-40.SPOT", "method": "v2", "gpu": ["A100-SXM-40GB"], "term": "spot",
+    {"id": "T4.SPOT", "method": "v3", "gpu": ["T4"], "term": "spot", "covers": ["instance"]},
+    {"id": "A100-SXM-40.SPOT", "method": "v3", "gpu": ["A100-SXM-40GB"], "term": "spot",
      "covers": ["instance"]},
-    {"id": "V100.SPOT", "method": "v2", "gpu": ["V100-16GB", "V100-32GB"], "term": "spot",
+    {"id": "V100.SPOT", "method": "v3", "gpu": ["V100-16GB", "V100-32GB"], "term": "spot",
      "covers": ["instance"]},
 ]}
 
