@@ -200,6 +200,7 @@ static void manip_line(FILE *f, const store_index_row *r, size_t n)
     int64_t max_rel = -1;
     int32_t max_day = 0;
     int v2 = strcmp(r[n - 1].methodology, "v2") == 0;
+    int v3 = strcmp(r[n - 1].methodology, "v3") == 0;
     for (size_t i = 0; i < n; i++) {
         if (r[i].value_e4 <= 0) continue;
         if (r[i].loo_move_e4 >= 0) {
@@ -208,13 +209,13 @@ static void manip_line(FILE *f, const store_index_row *r, size_t n)
             rel[nl++] = bp;
             if (bp > max_rel) max_rel = bp, max_day = r[i].day;
         }
-        if (v2 && !r[i].event) continue;
+        if ((v2 && !r[i].event) || v3) continue;
         days++;
         if (r[i].cost_e2[1] > 0) cost[nc++] = r[i].cost_e2[1];
         else none++;
         if (r[i].cost_offers[1] == 1) one_offer++;
     }
-    if (nl > 0 || nc > 0) {
+    if (nl > 0 || nc > 0 || v3) {
         char day[11], num[32];
         fputs("<p class=\"meta\">What one participant can do (METHODOLOGY.md &#167;11): ", f);
         if (nl > 0) {
@@ -242,6 +243,10 @@ static void manip_line(FILE *f, const store_index_row *r, size_t n)
             if (one_offer) fprintf(f, "; one new offer does it on %zu", one_offer);
             if (v2) fputs("; between anchors a newcomer cannot move the chained value", f);
         }
+        if (v3) /* METHODOLOGY.md §12.2: admission after admission_days days */
+            fputs("; a new participant cannot enter the panel on the day it first prints "
+                  "(admission after days of presence), so no volume of it moves the value",
+                  f);
         fputs(".</p>\n", f);
     }
     free(rel);
@@ -492,7 +497,11 @@ gpi_status site_write_extras(store *st, const char *dir, const site_extras *x, s
                    "(a chained value that moves only with "
                    "the prices of constituents present on consecutive days), also the "
                    "cross-section of the day (dashed), the days a constituent entered or "
-                   "left, and the monthly rebalances.</p>\n",
+                   "left, and the monthly rebalances; for grades of methodology v3 (a "
+                   "cross-section over a panel of provider groups that admits a group after "
+                   "days of presence and carries an absent member at its last prices), also "
+                   "the days a group joined or left the panel; the price index beside the "
+                   "value is in each grade's history CSV.</p>\n",
                 a, b, s->grades);
         fputs("<table class=\"summary\"><thead><tr><th rowspan=\"2\">grade</th>"
               "<th colspan=\"3\">latest day</th><th colspan=\"4\">share of days at each "

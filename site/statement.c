@@ -353,6 +353,22 @@ static void rules(FILE *f, const idx_grade *g)
                 "<li><b>suspended</b>: otherwise no value is published.</li>\n</ol>\n",
                 p->adj_lookback_days, p->adj_min_days, p->max_carry_days,
                 plural(p->max_carry_days, "day", "days"));
+        if (g->method == 3)
+            fprintf(f,
+                    "<p><b>Panel (method v3).</b> The statistics above are computed over the "
+                    "grade's panel of provider groups, never re-anchored. A group joins the "
+                    "panel after eligible observations on each of %d days in a row; a member "
+                    "without an observation enters the value with the observations of its "
+                    "last day present, exactly as they entered then, for up to %d %s (flagged "
+                    "imputed), then leaves and must be admitted again. Other groups are "
+                    "listed as candidates and never enter the value, so a new seller cannot "
+                    "move it before it has printed for %d days, and a member's absence of up "
+                    "to %d %s moves it by nothing. Beside the value a price index (base 100, "
+                    "a Jevons chain of the members' matched price relatives) is published; "
+                    "it never settles.</p>\n",
+                    p->admission_days, p->absence_days,
+                    plural(p->absence_days, "day", "days"), p->admission_days,
+                    p->absence_days, plural(p->absence_days, "day", "days"));
     }
     fprintf(f,
             "<p><b>When input data is insufficient.</b> A day without enough data for either "

@@ -533,6 +533,89 @@ static void test_one_provider_moves_by_its_share(void **state)
     idx_grades_free(gs);
 }
 
+/* METHODOLOGY.md §12.8, number by number (ln and exp by Python's decimal
+ * module, 60 digits: ln 1.1 to 1e-12 = 0.095310179804, the two offers'
+ * log relatives 0.095310179805 and 0.095310179804, A's mean
+ * 0.095310179805, the day's change 0.031770059935 = its third, exp of it
+ * 1.032280115457; the gap 1.5/2.1 - 1.032280115457 = -0.317994). */
+static void test_worked_example(void **state)
+{
+    (void)state;
+    idx_grades *gs = NULL;
+    const idx_grade *g = grade_of(&gs, "{\"grades\":[{\"id\":\"G\",\"gpu\":\"H100-SXM-80GB\","
+                                       "\"method\":\"v3\",\"admission_days\":2,"
+                                       "\"absence_days\":1}]}");
+    market m = market_new(6);
+    for (int day = 0; day < 6; day++) {
+        int64_t up = day >= 4 ? 11 : 10; /* A: +10 % on day 5 (index 4) */
+        add(&m, day, 0, GPI_OFFER, 1, 200000 * up, 0);
+        add(&m, day, 0, GPI_OFFER, 2, 220000 * up, 0);
+        if (day <= 2 || day == 5) add(&m, day, 1, GPI_OFFER, 11, 3000000, 0); /* B */
+        add(&m, day, 2, GPI_OFFER, 21, 1500000, 0);                            /* C */
+        if (day >= 2) add(&m, day, 3, GPI_OFFER, 31, 1000000, 0);              /* D */
+    }
+    idx_v3 *s = idx_v3_new(g);
+    dayin x = {0};
+    static const struct {
+        int level;
+        int64_t value;
+        long panel, imputed, candidates;
+        int change;
+        int64_t price_index, index_change, gap;
+        const char *roles; /* alpha bravo charlie delta */
+    } want[6] = {
+        {GPI_LEVEL_SUSPENDED, -1, 0, 0, 3, 0, -1, -1, INT64_MIN, "ccc-"},
+        {GPI_LEVEL_SUSPENDED, -1, 0, 0, 3, 0, -1, -1, INT64_MIN, "ccc-"},
+        {GPI_LEVEL_OFFERS, 21000, 3, 0, 1, 1, 100000000, -1, INT64_MIN, "mmmc"},
+        {GPI_LEVEL_OFFERS, 21000, 3, 1, 1, 0, 100000000, INT64_C(1000000000000), 0, "mimc"},
+        {GPI_LEVEL_OFFERS, 15000, 3, 0, 0, 1, 103228012, INT64_C(1032280115457), -317994,
+         "mlmm"},
+        {GPI_LEVEL_OFFERS, 15000, 3, 0, 1, 0, 103228012, INT64_C(1000000000000), 0, "mcmm"},
+    };
+    for (int day = 0; day < 6; day++) {
+        idx_v3_input in;
+        day_input(&m, day, &x, &in, gpi_days_from_civil(2025, 3, 1));
+        idx_v3_out *o;
+        gpi_diag d = {{0}};
+        if (idx_v3_step(s, &in, &o, &d) != GPI_OK) fail_msg("%s", d.msg);
+        char roles[5] = "----";
+        for (size_t k = 0; k < o->n_groups; k++) {
+            int gi = o->groups[k].name[0] == 'a' ? 0 : o->groups[k].name[0] == 'b' ? 1
+                     : o->groups[k].name[0] == 'c' ? 2 : 3;
+            roles[gi] = "-micl"[o->groups[k].role];
+        }
+        if (o->e.level != want[day].level || o->e.value_e4 != want[day].value ||
+            o->panel_size != want[day].panel || o->n_imputed != want[day].imputed ||
+            o->n_candidates != want[day].candidates || o->panel_change != want[day].change ||
+            o->price_index_e6 != want[day].price_index ||
+            o->index_change_e12 != want[day].index_change || o->gap_e6 != want[day].gap ||
+            strcmp(roles, want[day].roles) != 0)
+            fail_msg("day %d: level %d value %lld panel %ld imputed %ld candidates %ld change %d "
+                     "index %lld change %lld gap %lld roles %s",
+                     day + 1, o->e.level, (long long)o->e.value_e4, o->panel_size, o->n_imputed,
+                     o->n_candidates, o->panel_change, (long long)o->price_index_e6,
+                     (long long)o->index_change_e12, (long long)o->gap_e6, roles);
+        if (day == 0)
+            assert_string_equal(o->note, "no eligible observations of the panel; 3 providers "
+                                         "not yet in the panel; no earlier value to carry");
+        if (day == 4) { /* A's log relative, the day's change */
+            assert_int_equal(o->groups[0].rel_log_e12, INT64_C(95310179805));
+            assert_int_equal(o->delta_e12, INT64_C(31770059935));
+            assert_int_equal(o->index_providers, 3);
+        }
+        if (day == 3) { /* B imputed at its 3.00 of day 3, the day's value unchanged */
+            assert_int_equal(o->groups[1].offers_median_h, 6000000);
+            assert_int_equal(o->groups[1].absent_days, 1);
+        }
+    }
+    free(x.o);
+    free(x.t);
+    free(x.work);
+    idx_v3_free(s);
+    market_free(&m);
+    idx_grades_free(gs);
+}
+
 static void test_state_round_trip(void **state)
 {
     (void)state;
@@ -595,6 +678,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_ln_exp),
+        cmocka_unit_test(test_worked_example),
         cmocka_unit_test(test_absence_moves_nothing_offers),
         cmocka_unit_test(test_absence_moves_nothing_trades),
         cmocka_unit_test(test_presence_below_admission_moves_nothing),
