@@ -167,7 +167,8 @@ gpi_status v3_index_step(idx_v3 *s, const idx_v3_input *in, gpi_diag *d)
         oday[i] = e->day;
         int32_t gi = s->gmap[x->group];
         if (s->gr[gi].role != IDX_V3_MEMBER) continue;
-        s->gs[gi].sum += idx_ln_e12(x->price_micro) - idx_ln_e12(e->price);
+        if (x->price_micro != e->price) /* an unchanged price: 0 exactly, no ln */
+            s->gs[gi].sum += idx_ln_e12(x->price_micro) - idx_ln_e12(e->price);
         s->gs[gi].match++;
         ocnt[i] = 1;
     }
@@ -190,7 +191,7 @@ gpi_status v3_index_step(idx_v3 *s, const idx_v3_input *in, gpi_diag *d)
             pg->trade_ref_day = e->day;
         }
         if (x->role != IDX_V3_MEMBER) continue;
-        s->gs[gi].sum += idx_ln_e12(rep) - idx_ln_e12(e->price);
+        if (rep != e->price) s->gs[gi].sum += idx_ln_e12(rep) - idx_ln_e12(e->price);
         s->gs[gi].match++;
     }
     /* carried items */

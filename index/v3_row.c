@@ -38,17 +38,34 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The JSON texts are written with appends, not printf (a row's panel is
+ * some 3 KB: printf's parsing was a tenth of a v3 build). */
+static void put_s(gpi_sbuf *b, const char *s)
+{
+    gpi_sbuf_put(b, s, strlen(s));
+}
+
 static void put_num(gpi_sbuf *b, int64_t v, int digits)
 {
     char t[32];
-    gpi_sbuf_printf(b, "%s", gpi_fixed_format(v, digits, t));
+    put_s(b, gpi_fixed_format(v, digits, t));
+}
+
+static void put_int(gpi_sbuf *b, int64_t v)
+{
+    put_num(b, v, 0);
+}
+
+static void put_bool(gpi_sbuf *b, int v)
+{
+    put_s(b, v ? "true" : "false");
 }
 
 /* v with digits decimals, or null when v is none (< 0). */
 static void put_opt(gpi_sbuf *b, int64_t v, int digits)
 {
     if (v < 0)
-        gpi_sbuf_printf(b, "null");
+        put_s(b, "null");
     else
         put_num(b, v, digits);
 }
@@ -56,7 +73,7 @@ static void put_opt(gpi_sbuf *b, int64_t v, int digits)
 static void put_signed(gpi_sbuf *b, int64_t v, int digits)
 {
     if (v == INT64_MIN)
-        gpi_sbuf_printf(b, "null");
+        put_s(b, "null");
     else
         put_num(b, v, digits);
 }
@@ -65,11 +82,13 @@ static void put_date(gpi_sbuf *b, int32_t day)
 {
     char t[11];
     if (day == INT32_MIN) {
-        gpi_sbuf_printf(b, "null");
+        put_s(b, "null");
         return;
     }
     gpi_date_format(day, t);
-    gpi_sbuf_printf(b, "\"%s\"", t);
+    gpi_sbuf_put(b, "\"", 1);
+    gpi_sbuf_put(b, t, 10);
+    gpi_sbuf_put(b, "\"", 1);
 }
 
 /* A JSON string (names come from the feeds: quotes, backslashes and
@@ -78,121 +97,166 @@ static void put_jstr(gpi_sbuf *b, const char *s)
 {
     gpi_sbuf_put(b, "\"", 1);
     for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
-        if (*p == '"' || *p == '\\')
-            gpi_sbuf_printf(b, "\\%c", *p);
-        else if (*p < 0x20)
-            gpi_sbuf_printf(b, "\\u%04x", *p);
-        else
+        if (*p == '"' || *p == '\\') {
+            char e[2] = {'\\', (char)*p};
+            gpi_sbuf_put(b, e, 2);
+        } else if (*p < 0x20) {
+            static const char hex[] = "0123456789abcdef";
+            char e[6] = {'\\', 'u', '0', '0', hex[*p >> 4], hex[*p & 15]};
+            gpi_sbuf_put(b, e, 6);
+        } else {
             gpi_sbuf_put(b, (const char *)p, 1);
+        }
     }
     gpi_sbuf_put(b, "\"", 1);
 }
 
 static void v3_json(gpi_sbuf *b, const idx_v3_out *o)
 {
-    gpi_sbuf_printf(b, "{\"value_prev\":");
+    put_s(b, "{\"value_prev\":");
     put_opt(b, o->value_prev_e4, 4);
-    gpi_sbuf_printf(b, ",\"index\":");
+    put_s(b, ",\"index\":");
     if (o->index_on) {
-        gpi_sbuf_printf(b, "{\"base_date\":");
+        put_s(b, "{\"base_date\":");
         put_date(b, o->index_base_day);
-        gpi_sbuf_printf(b, ",\"log\":");
+        put_s(b, ",\"log\":");
         put_signed(b, o->log_index_e12, 12);
-        gpi_sbuf_printf(b, ",\"log_prev\":");
+        put_s(b, ",\"log_prev\":");
         put_signed(b, o->log_prev_e12, 12);
-        gpi_sbuf_printf(b, ",\"delta\":");
+        put_s(b, ",\"delta\":");
         put_signed(b, o->log_prev_e12 == INT64_MIN ? INT64_MIN : o->delta_e12, 12);
-        gpi_sbuf_printf(b, ",\"moved\":%s,\"providers\":%ld}", o->index_moved ? "true" : "false",
-                        o->index_providers);
+        put_s(b, ",\"moved\":");
+        put_bool(b, o->index_moved);
+        put_s(b, ",\"providers\":");
+        put_int(b, o->index_providers);
+        put_s(b, "}");
     } else {
-        gpi_sbuf_printf(b, "null");
+        put_s(b, "null");
     }
-    gpi_sbuf_printf(b, ",\"month\":{\"date\":");
+    put_s(b, ",\"month\":{\"date\":");
     put_date(b, o->month_day);
-    gpi_sbuf_printf(b, ",\"value\":");
+    put_s(b, ",\"value\":");
     put_opt(b, o->month_value_e4, 4);
-    gpi_sbuf_printf(b, ",\"log\":");
+    put_s(b, ",\"log\":");
     put_signed(b, o->month_log_e12, 12);
-    gpi_sbuf_printf(b, "},\"panel\":[");
+    put_s(b, "},\"panel\":[");
     for (size_t k = 0; k < o->n_groups; k++) {
         const idx_v3_pgroup *p = &o->groups[k];
-        gpi_sbuf_printf(b, "%s{\"group\":", k ? "," : "");
+        put_s(b, k ? ",{\"group\":" : "{\"group\":");
         put_jstr(b, p->name);
-        gpi_sbuf_printf(b, ",\"role\":\"%s\",\"present_days\":%d,\"absent_days\":%d,\"since\":",
-                        idx_v3_role_name(p->role), p->present_days, p->absent_days);
+        put_s(b, ",\"role\":\"");
+        put_s(b, idx_v3_role_name(p->role));
+        put_s(b, "\",\"present_days\":");
+        put_int(b, p->present_days);
+        put_s(b, ",\"absent_days\":");
+        put_int(b, p->absent_days);
+        put_s(b, ",\"since\":");
         put_date(b, p->since);
-        gpi_sbuf_printf(b, ",\"last_seen\":");
+        put_s(b, ",\"last_seen\":");
         put_date(b, p->last_seen);
-        gpi_sbuf_printf(b, ",\"joined\":%s,\"offers_median\":", p->joined ? "true" : "false");
+        put_s(b, ",\"joined\":");
+        put_bool(b, p->joined);
+        put_s(b, ",\"offers_median\":");
         put_opt(b, p->offers_median_h >= 0 ? p->offers_median_h * 50 : -1, 8);
-        gpi_sbuf_printf(b, ",\"trade_volume\":");
+        put_s(b, ",\"trade_volume\":");
         put_opt(b, p->trade_volume, 6);
-        gpi_sbuf_printf(b, ",\"n_offers\":%ld,\"n_trades\":%ld,\"trade_price\":", p->n_offers,
-                        p->n_trades);
+        put_s(b, ",\"n_offers\":");
+        put_int(b, p->n_offers);
+        put_s(b, ",\"n_trades\":");
+        put_int(b, p->n_trades);
+        put_s(b, ",\"trade_price\":");
         put_opt(b, p->trade_rep_q >= 0 ? p->trade_rep_q * 25 : -1, 8);
-        gpi_sbuf_printf(b, ",\"trade_ref\":");
+        put_s(b, ",\"trade_ref\":");
         put_opt(b, p->trade_ref_q >= 0 ? p->trade_ref_q * 25 : -1, 8);
-        gpi_sbuf_printf(b, ",\"trade_ref_date\":");
+        put_s(b, ",\"trade_ref_date\":");
         put_date(b, p->trade_ref_day);
-        gpi_sbuf_printf(b, ",\"index_matched\":%ld,\"index_carried\":%ld,\"index_relative\":",
-                        p->items_matched, p->items_carried);
+        put_s(b, ",\"index_matched\":");
+        put_int(b, p->items_matched);
+        put_s(b, ",\"index_carried\":");
+        put_int(b, p->items_carried);
+        put_s(b, ",\"index_relative\":");
         put_signed(b, p->index_counted ? p->rel_log_e12 : INT64_MIN, 12);
-        gpi_sbuf_printf(b, ",\"capped\":%s}", p->capped ? "true" : "false");
+        put_s(b, ",\"capped\":");
+        put_bool(b, p->capped);
+        put_s(b, "}");
     }
-    gpi_sbuf_printf(b, "]}");
+    put_s(b, "]}");
 }
 
 static void hex16(gpi_sbuf *b, uint64_t key)
 {
-    gpi_sbuf_printf(b, "\"%016llx\"", (unsigned long long)key);
+    static const char hex[] = "0123456789abcdef";
+    char t[18];
+    t[0] = t[17] = '"';
+    for (int k = 0; k < 16; k++) t[16 - k] = hex[(key >> (4 * k)) & 15];
+    gpi_sbuf_put(b, t, 18);
 }
 
 /* Design note 3. */
 static void v3_detail(gpi_sbuf *b, const idx_v3_out *o, const idx_v3_input *in)
 {
-    gpi_sbuf_printf(b, "{\"groups\":[");
+    put_s(b, "{\"groups\":[");
     for (size_t k = 0; k < o->n_groups; k++) {
         const idx_v3_pgroup *p = &o->groups[k];
-        gpi_sbuf_printf(b, "%s[", k ? "," : "");
+        put_s(b, k ? ",[" : "[");
         put_jstr(b, p->name);
-        gpi_sbuf_printf(b, ",%d,%d,%lld,%lld,%d,%d", p->role, p->present_days,
-                        (long long)p->trade_rep_q, (long long)p->trade_ref_q,
-                        p->trade_ref_day == INT32_MIN ? -1 : (int)p->trade_ref_day,
-                        p->role == IDX_V3_MEMBER && p->trade_ref_q > 0 && p->trade_rep_q > 0);
-        gpi_sbuf_printf(b, "]");
+        put_s(b, ",");
+        put_int(b, p->role);
+        put_s(b, ",");
+        put_int(b, p->present_days);
+        put_s(b, ",");
+        put_int(b, p->trade_rep_q);
+        put_s(b, ",");
+        put_int(b, p->trade_ref_q);
+        put_s(b, ",");
+        put_int(b, p->trade_ref_day == INT32_MIN ? -1 : p->trade_ref_day);
+        put_s(b, ",");
+        put_int(b, p->role == IDX_V3_MEMBER && p->trade_ref_q > 0 && p->trade_rep_q > 0);
+        put_s(b, "]");
     }
-    gpi_sbuf_printf(b, "],\"refs\":[");
+    put_s(b, "],\"refs\":[");
     int first = 1;
     for (size_t i = 0; i < in->n_offers; i++) {
         if (o->offer_ref[i] < 0) continue;
-        gpi_sbuf_printf(b, "%s[", first ? "" : ",");
+        put_s(b, first ? "[" : ",[");
         first = 0;
         hex16(b, in->offers[i].key_hash);
-        gpi_sbuf_printf(b, ",%lld,%d,%d]", (long long)o->offer_ref[i], (int)o->offer_ref_day[i],
-                        o->offer_counted[i]);
+        put_s(b, ",");
+        put_int(b, o->offer_ref[i]);
+        put_s(b, ",");
+        put_int(b, o->offer_ref_day[i]);
+        put_s(b, ",");
+        put_int(b, o->offer_counted[i]);
+        put_s(b, "]");
     }
-    gpi_sbuf_printf(b, "],\"imputed\":[");
+    put_s(b, "],\"imputed\":[");
     first = 1;
     for (size_t k = 0; k < o->n_groups; k++) {
         const idx_v3_pgroup *p = &o->groups[k];
         if (p->role != IDX_V3_IMPUTED) continue;
-        gpi_sbuf_printf(b, "%s{\"group\":", first ? "" : ",");
+        put_s(b, first ? "{\"group\":" : ",{\"group\":");
         first = 0;
         put_jstr(b, p->name);
-        gpi_sbuf_printf(b, ",\"day\":%d,\"items\":[", (int)p->last_seen);
+        put_s(b, ",\"day\":");
+        put_int(b, p->last_seen);
+        put_s(b, ",\"items\":[");
         size_t n = 0;
         for (int kind = 0; kind < 2; kind++) {
             const idx_item *v = kind ? p->carried_t : p->carried_o;
             size_t m = kind ? p->n_carried_t : p->n_carried_o;
             for (size_t i = 0; i < m; i++) {
-                gpi_sbuf_printf(b, "%s[%d,", n++ ? "," : "", kind ? GPI_TRADE : GPI_OFFER);
+                put_s(b, n++ ? ",[" : "[");
+                put_int(b, kind ? GPI_TRADE : GPI_OFFER);
+                put_s(b, ",");
                 hex16(b, v[i].key_hash);
-                gpi_sbuf_printf(b, ",%lld]", (long long)v[i].observed_at);
+                put_s(b, ",");
+                put_int(b, v[i].observed_at);
+                put_s(b, "]");
             }
         }
-        gpi_sbuf_printf(b, "]}");
+        put_s(b, "]}");
     }
-    gpi_sbuf_printf(b, "]}");
+    put_s(b, "]}");
 }
 
 gpi_status idx_v3_day_step(idx_day *dy, size_t gi, idx_chain *c, int32_t day, idx_v3_out **out,
@@ -277,6 +341,10 @@ gpi_status idx_v3_row_fix(idx_day *dy, size_t gi, idx_chain *c, int32_t day, int
     gpi_sbuf j = {0}, x = {0};
     v3_json(&j, o);
     v3_detail(&x, o, &in);
+    /* C strings (appends add no NUL) */
+    char *zj = gpi_sbuf_room(&j, 1), *zx = gpi_sbuf_room(&x, 1);
+    if (zj) *zj = '\0';
+    if (zx) *zx = '\0';
     if (j.oom || x.oom) {
         free(j.p);
         free(x.p);

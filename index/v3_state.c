@@ -182,6 +182,10 @@ gpi_status idx_v3_decode(idx_v3 *s, const unsigned char *pb, size_t nb, gpi_diag
         x->price = get_i64(&b);
         x->day = get_day(&b);
         x->kind = small(&b, 0, 1);
+        /* by (kind, key), as the step's binary search needs them */
+        if (i > 0 && (s->it[i - 1].kind > x->kind ||
+                      (s->it[i - 1].kind == x->kind && s->it[i - 1].key >= x->key)))
+            b.bad = 1;
     }
     s->nit = b.bad || oom ? 0 : nit;
     s->index_on = flag(&b);
