@@ -27,7 +27,9 @@
  *     provider geometric means -- and 0 when fewer than min_providers
  *     members count (the index is carried).  An imputed member counts with
  *     0 (all its items carried), so the panel's composition, and the
- *     weight of each member, do not change while it is away.
+ *     weight of each member, do not change while it is away.  On a day
+ *     with no member present (v3_panel.c design note 5) no member counts:
+ *     the index is carried, as the value is.
  * (3) ln p is exact ln of the integer price (offers micro, trades
  *     quarter-micro) rounded to 1e-12 (price_log.c), so an item's log
  *     relatives telescope exactly: ln p_end - ln p_start, whatever path.
@@ -204,7 +206,7 @@ gpi_status v3_index_step(idx_v3 *s, const idx_v3_input *in, gpi_diag *d)
     int64_t lcap = idx_ln_e12(p->error_factor_e6) - idx_ln_e12(1000000);
     __int128 total = 0;
     long n = 0;
-    for (size_t gi = 0; gi < ng; gi++) {
+    for (size_t gi = 0; gi < ng && !s->unobserved; gi++) {
         if (!member(s->gr[gi].role)) continue;
         long m = s->gs[gi].match + s->gs[gi].carry;
         idx_v3_pgroup *pg = s->gs[gi].pg >= 0 ? &o->groups[s->gs[gi].pg] : NULL;

@@ -138,9 +138,11 @@ typedef struct idx_v3_stats {
 gpi_status idx_v3_stats_of(const idx_grade *g, const idx_item *t, size_t nt, const idx_item *o,
                            size_t no, idx_v3_stats *st, gpi_diag *d);
 /* The note of a carried or suspended day (METHODOLOGY.md §12.3); "" on
- * a fixed day.  candidates: the groups with observations outside the panel. */
+ * a fixed day.  candidates: the groups with observations outside the panel;
+ * unobserved: the imputed members of a day with no member present (they
+ * carry nothing into the fix), else 0. */
 void idx_v3_note(const idx_grade *g, const idx_v3_stats *st, const idx_eval *e, long candidates,
-                 char *out, size_t n);
+                 long unobserved, char *out, size_t n);
 
 /* ---- the state (v3_panel.c) ------------------------------------------------------ */
 

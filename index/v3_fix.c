@@ -175,14 +175,19 @@ gpi_status v3_fix_stats(idx_v3 *s, int32_t exclude, idx_v3_stats *st, gpi_diag *
 }
 
 void idx_v3_note(const idx_grade *g, const idx_v3_stats *st, const idx_eval *e, long candidates,
-                 char *out, size_t n)
+                 long unobserved, char *out, size_t n)
 {
     out[0] = '\0';
     if (e->level == GPI_LEVEL_TRADES || e->level == GPI_LEVEL_OFFERS) return;
     const idx_params *p = &g->p;
     char why[320], a[32], b[32];
     int k;
-    if (st->all_obs == 0)
+    if (unobserved > 0)
+        k = snprintf(why, sizeof why,
+                     "no member of the panel present (%ld imputed: imputed members alone are "
+                     "no fix)",
+                     unobserved);
+    else if (st->all_obs == 0)
         k = snprintf(why, sizeof why, "no eligible observations of the panel");
     else
         k = snprintf(why, sizeof why,

@@ -73,6 +73,8 @@ struct idx_v3 {
     idx_v3_pgroup *pg;
     size_t cap_pg;
     idx_item *fo, *ft, *xo, *xt; /* the fix's observations; copies without one group */
+    int unobserved;             /* the day's panel has imputed members and no member
+                                   present: they carry nothing (design note 5) */
     size_t nfo, nft, cap_fo, cap_ft, cap_xo, cap_xt;
     v3_scratch sc;              /* the statistics' */
     int32_t *gmap;              /* input group id -> group index */

@@ -38,6 +38,14 @@
  *     present; per item of the price index its last price (price_index.c).
  *     Groups that are neither members nor present are dropped at the
  *     start of the next step (the day's output still names them).
+ * (5) A day on which no member is present -- the catalogue's feed stopped,
+ *     or every member is away at once -- is no fix: its imputed members
+ *     stay imputed (their days absent count, so they leave after K + 1)
+ *     but carry nothing into the fix, and the day is carried or
+ *     suspended by v1's rule.  Imputation completes a panel observed on
+ *     the day; it never stands in for one (else the value would be
+ *     published at the offers level for K days after the last
+ *     observation).
  * Everything is integer arithmetic; nothing here reads the store.
  */
 #include "index/v3_internal.h"
@@ -281,7 +289,14 @@ static gpi_status fix_items(idx_v3 *s, const idx_v3_input *in, gpi_diag *d)
             rc = push(dst, dn, dc, it, d);
         }
     }
-    for (size_t i = 0; i < s->ng && rc == GPI_OK; i++) {
+    /* design note 5: imputed members complete a panel with a member present */
+    int any_member = 0, any_imputed = 0;
+    for (size_t i = 0; i < s->ng; i++) {
+        any_member |= s->gr[i].role == IDX_V3_MEMBER;
+        any_imputed |= s->gr[i].role == IDX_V3_IMPUTED;
+    }
+    s->unobserved = !any_member && any_imputed;
+    for (size_t i = 0; i < s->ng && rc == GPI_OK && any_member; i++) {
         const v3_group *x = &s->gr[i];
         if (x->role != IDX_V3_IMPUTED) continue;
         for (size_t j = 0; j < x->no && rc == GPI_OK; j++) {
@@ -360,7 +375,9 @@ static gpi_status list_groups(idx_v3 *s, int32_t day, gpi_diag *d)
             p->n_trades = nt;
             p->trade_volume = nt ? vol : -1;
         }
-        if (x->role == IDX_V3_IMPUTED) {
+        if (x->role == IDX_V3_IMPUTED && s->unobserved) {
+            o->n_imputed++; /* design note 5: nothing carried into the fix */
+        } else if (x->role == IDX_V3_IMPUTED) {
             o->n_imputed++;
             p->carried_o = x->o;
             p->n_carried_o = x->no;
@@ -453,7 +470,8 @@ static gpi_status step_one(idx_v3 *s, const idx_v3_input *in, gpi_diag *d)
     if ((rc = v3_leave_one_out(s, day, d)) != GPI_OK) return rc;
     idx_seq_next(&s->seq, day, st.t_q, st.o_q, &o->e);
     level_stats(o, &st);
-    idx_v3_note(s->g, &st, &o->e, o->n_candidates, o->note, sizeof o->note);
+    idx_v3_note(s->g, &st, &o->e, o->n_candidates, s->unobserved ? o->n_imputed : 0, o->note,
+                sizeof o->note);
     if ((rc = v3_index_step(s, in, d)) != GPI_OK) return rc;
     v3_index_gaps(s, day);
     if ((rc = v3_items_update(s, in, d)) != GPI_OK) return rc;

@@ -9,7 +9,8 @@
  * trades pause, a feed outage on the 1st, providers trading in turn, x10
  * prints), with v3 grades whose admission and absence days make it
  * exercise every rule: admission, imputation on offers and on trades days,
- * exit, readmission, candidates, the price index's matched, carried and
+ * exit, readmission, candidates, a day with imputed members and no member
+ * present (the outage: no fix), the price index's matched, carried and
  * new items, its cap, a change below min_providers, the gaps.  Every field
  * of every row of `index show` must equal the reference, built at once, in
  * pieces latest first (replays from the first day observed), day by day
@@ -82,6 +83,7 @@ static void exercised(const char *out)
     const char *p = out;
     record x = {0};
     long imputed = 0, joins = 0, moved = 0, trades = 0, capped_like = 0, cand = 0, gaps = 0;
+    long unobserved = 0; /* the outage: imputed members and no member present */
     for (int first = 1; record_read(&p, &x); first = 0, record_free(&x)) {
         if (first) continue;
         assert_int_equal(x.n, N_FIELDS);
@@ -93,13 +95,14 @@ static void exercised(const char *out)
         gaps += *x.f[F_GAP] && strcmp(x.f[F_GAP], "0.000000") != 0;
         capped_like += *x.f[F_INDEX_PROVIDERS] && atol(x.f[F_INDEX_PROVIDERS]) < 3 &&
                        *x.f[F_PRICE_INDEX];
+        unobserved += strncmp(x.f[F_NOTE], "no member of the panel present (", 32) == 0;
     }
     if (imputed < 10 || joins < 5 || moved < 20 || trades < 20 || cand < 10 || gaps < 10 ||
-        capped_like < 1)
+        capped_like < 1 || unobserved < 1)
         fail_msg("the market exercises too little: %ld imputed days, %ld panel changes, %ld index "
                  "moves, %ld trades days, %ld days with candidates, %ld gaps, %ld days with few "
-                 "index providers",
-                 imputed, joins, moved, trades, cand, gaps, capped_like);
+                 "index providers, %ld days without a member present",
+                 imputed, joins, moved, trades, cand, gaps, capped_like, unobserved);
 }
 
 static void test_v3_matches_reference(void **state)

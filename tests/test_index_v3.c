@@ -356,6 +356,56 @@ static void test_absence_moves_nothing_trades(void **state)
     absence_case(G_TRADES, 1, state);
 }
 
+/* A day on which no member is present (the feed stopped) is no fix: the
+ * imputed members carry nothing, the value is carried by v1's rule
+ * (max_carry_days, then suspended), the index does not move; the members
+ * stay imputed for K days and then leave, and once the feed is back the
+ * panel forms again after A days. */
+static void test_no_member_present_is_no_fix(void **state)
+{
+    (void)state;
+    idx_grades *gs = NULL;
+    const idx_grade *g = grade_of(&gs, G_OFFERS); /* A 5, K 4, max_carry_days 5 */
+    market m = generate(60, 5, 0, 4242);
+    market cut = market_copy(&m);
+    for (int i = 20; i <= 25; i++) cut.d[i].n = 0; /* six days without any observation */
+    rec *a = run(&m, g), *b = run(&cut, g);
+    assert_int_equal(a[19].level, GPI_LEVEL_OFFERS);
+    for (int i = 20; i <= 25; i++) {
+        int carried = i - 20 < g->p.max_carry_days;
+        assert_int_equal(b[i].level, carried ? GPI_LEVEL_CARRIED : GPI_LEVEL_SUSPENDED);
+        if (carried) assert_int_equal(b[i].value, a[19].value);
+        assert_int_equal(b[i].n_obs, 0);
+        /* imputed for K days, then gone */
+        assert_int_equal(b[i].imputed, i - 20 < g->p.absence_days ? 5 : 0);
+        assert_int_equal(b[i].panel, i - 20 < g->p.absence_days ? 5 : 0);
+        assert_int_equal(b[i].log, b[19].log);
+        if (b[i].moved) fail_msg("day %d: the index moved (%ld providers)", i, b[i].index_providers);
+    }
+    /* the feed back on day 26: five days of presence, the panel on day 31 */
+    for (int i = 26; i <= 30; i++) assert_int_equal(b[i].panel, 0);
+    assert_int_equal(b[31].panel, 5);
+    assert_int_equal(b[31].level, GPI_LEVEL_OFFERS);
+    assert_int_equal(b[31].value, a[31].value);
+    /* a gap of K days: the members are imputed throughout and, back on
+     * day 24, the value is as if they had never been away */
+    market short_cut = market_copy(&m);
+    for (int i = 20; i <= 23; i++) short_cut.d[i].n = 0;
+    rec *c = run(&short_cut, g);
+    for (int i = 20; i <= 23; i++) assert_int_equal(c[i].level, GPI_LEVEL_CARRIED);
+    for (int i = 24; i < m.days; i++)
+        if (c[i].level != a[i].level || c[i].value != a[i].value)
+            fail_msg("day %d: value %lld, want %lld", i, (long long)c[i].value,
+                     (long long)a[i].value);
+    free(a);
+    free(b);
+    free(c);
+    market_free(&m);
+    market_free(&cut);
+    market_free(&short_cut);
+    idx_grades_free(gs);
+}
+
 static void test_presence_below_admission_moves_nothing(void **state)
 {
     (void)state;
@@ -681,6 +731,7 @@ int main(void)
         cmocka_unit_test(test_worked_example),
         cmocka_unit_test(test_absence_moves_nothing_offers),
         cmocka_unit_test(test_absence_moves_nothing_trades),
+        cmocka_unit_test(test_no_member_present_is_no_fix),
         cmocka_unit_test(test_presence_below_admission_moves_nothing),
         cmocka_unit_test(test_relisting_moves_nothing),
         cmocka_unit_test(test_scaling),

@@ -158,6 +158,7 @@ typedef struct ctx {
     size_t ng;
     int level;
     int64_t value;
+    long unobserved;            /* imputed members of a day with no member present */
 } ctx;
 
 /* The screen over the day's present lines of kind `kind`, and each line's
@@ -227,9 +228,10 @@ static gpi_status fix(ctx *x, idx_v3_stats *st, gpi_diag *d)
         const vobs *o = &dy->obs[r->obs[i]];
         vgrp *p = grp(x->gr, x->ng, o->group);
         if (o->imputed == 1) {
-            if (!p || p->role != IDX_V3_IMPUTED || !o->used) {
+            if (!p || p->role != IDX_V3_IMPUTED || !o->used || x->unobserved) {
                 vchk_diff(x->c, 0, "observations.csv:%ld imputed: 1 for a group not imputed in "
-                          "v3.panel, or not used", o->line);
+                          "v3.panel, or not used, or on a day with no member present",
+                          o->line);
                 break;
             }
         } else if (!p || p->role != IDX_V3_MEMBER) {
@@ -386,7 +388,7 @@ static void statistics(ctx *x, const idx_v3_stats *st, const idx_eval *e)
     vchk_int(c, "panel_change", json_is_true(json_object_get(j, "panel_change")), change);
     if (e->exhausted >= 0) {
         char note[400];
-        idx_v3_note(x->g, st, e, cand, note, sizeof note);
+        idx_v3_note(x->g, st, e, cand, x->unobserved, note, sizeof note);
         const char *pn = vj_str(j, "note");
         vchk_text(c, "note", pn ? pn : "", note);
     }
@@ -547,7 +549,7 @@ static gpi_status index_step(ctx *x, gpi_diag *d)
         long m = matched + g->carried;
         int64_t rel = INT64_MIN;
         int capped = 0;
-        if (m > 0) {
+        if (m > 0 && !x->unobserved) { /* no member present: none counts (§12.5) */
             rel = gpi_div_round(sum, m);
             if (rel > lcap) rel = lcap, capped = 1;
             if (rel < -lcap) rel = -lcap, capped = 1;
@@ -649,7 +651,7 @@ static gpi_status carried(ctx *x, gpi_diag *d)
 {
     vchk *c = x->c;
     gpi_status rc = GPI_OK;
-    for (size_t k = 0; k < x->ng && rc == GPI_OK && !vchk_failed(c); k++) {
+    for (size_t k = 0; k < x->ng && rc == GPI_OK && !vchk_failed(c) && !x->unobserved; k++) {
         const vgrp *t = &x->gr[k];
         if (t->role != IDX_V3_IMPUTED) continue;
         if (t->absent > x->g->p.absence_days || t->last_seen != x->dy->day - t->absent) {
@@ -772,12 +774,20 @@ gpi_status vv3_check(verify_dir *v, vday *dy, vrow *r, const idx_grade *g, vchk 
         vchk_diff(c, 0, "a v3 row in file format %d (v3 needs 4)", dy->format);
         return GPI_OK;
     }
-    ctx x = {v, dy, r, g, c, json_object_get(r->j, "v3"), NULL, 0, 0, -1};
+    ctx x = {v, dy, r, g, c, json_object_get(r->j, "v3"), NULL, 0, 0, -1, 0};
     const char *w = read_panel(x.v3, &x.gr, &x.ng);
     if (w) {
         vchk_diff(c, 0, "index.json %s", w);
         return GPI_OK;
     }
+    /* METHODOLOGY.md §12.2 item 3: imputed members complete a panel with a
+     * member present; alone they are no fix */
+    int any_member = 0;
+    for (size_t k = 0; k < x.ng; k++) {
+        any_member |= x.gr[k].role == IDX_V3_MEMBER;
+        x.unobserved += x.gr[k].role == IDX_V3_IMPUTED;
+    }
+    if (any_member) x.unobserved = 0;
     gpi_status rc = roles(&x, GPI_OFFER, d);
     if (rc == GPI_OK && !vchk_failed(c)) rc = roles(&x, GPI_TRADE, d);
     idx_v3_stats st;

@@ -137,8 +137,12 @@ class Grade3:
         # the fix
         fix_t = [(o["grp"], o["price"], o["qty"], k) for o, k in kept_t if role.get(o["grp"]) == "member"]
         fix_o = [(o["grp"], o["price"], 0, k) for o, k in kept_o if role.get(o["grp"]) == "member"]
+        # imputed members complete a panel with a member present; alone
+        # they are no fix (§12.2 item 3)
+        unobserved = 0 if "member" in role.values() else \
+            sum(1 for r in role.values() if r == "imputed")
         for g, r in role.items():
-            if r == "imputed":
+            if r == "imputed" and not unobserved:
                 fix_t += [(g, p, q, True) for p, q in self.groups[g]["t"]]
                 fix_o += [(g, p, 0, True) for p in self.groups[g]["o"]]
         st = self.stats(fix_t, fix_o)
@@ -185,7 +189,7 @@ class Grade3:
         self.value_last = v_e4
         self.index_last_on = idx["on"]
         row = self.row(d, st, level, value, carry, adj, before, role, joined, loo, idx, gap,
-                       gap_m)
+                       gap_m, unobserved)
         return row
 
     def index_step(self, d, offers, trades, kept_o, kept_t, role, level):
@@ -229,8 +233,10 @@ class Grade3:
                 carried[g] = carried.get(g, 0) + 1
         lcap = ln_e12(int(P["error_factor"] * 10 ** 6)) - ln_e12(10 ** 6)
         rels = []
+        # a day with no member present: no member counts (§12.5)
+        observed = "member" in role.values()
         for g in sorted(role):
-            if role[g] not in ("member", "imputed"):
+            if role[g] not in ("member", "imputed") or not observed:
                 continue
             m = matched.get(g, 0) + carried.get(g, 0)
             if m == 0:
@@ -256,7 +262,8 @@ class Grade3:
         self.items = items
         return out
 
-    def row(self, d, st, level, value, carry, adj, before, role, joined, loo, idx, gap, gap_m):
+    def row(self, d, st, level, value, carry, adj, before, role, joined, loo, idx, gap, gap_m,
+            unobserved):
         ri, P = self.ri, self.G.p
         kt, ko = st["kt"], st["ko"]
         row = {"date": ri.date_of(d), "grade": self.G.id, "adjustment": "", "p": [""] * 7,
@@ -279,7 +286,10 @@ class Grade3:
         else:
             n_all = len(st["t"]) + len(st["o"])
             row.update(n_obs=n_all, n_excluded=0, n_providers=len(st["groups"]))
-            if n_all == 0:
+            if unobserved:
+                why = (f"no member of the panel present ({unobserved} imputed: imputed members "
+                       f"alone are no fix)")
+            elif n_all == 0:
                 why = "no eligible observations of the panel"
             else:
                 why = (f"panel: trades: {ri.fmt(Fr(tvol, 10 ** 6), 2)} GPU-hours from "
