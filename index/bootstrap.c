@@ -470,6 +470,7 @@ static gpi_status lines_sample(const idx_boot_line *lines, size_t n, int kind, i
     for (size_t i = 0; i < m && rc == GPI_OK; i++) {
         const idx_boot_line *l = o[i].l;
         long gi = group_of(s, l->group);
+        if (gi >= 0 && l->imputed) s->g[gi].imputed = 1;
         int bad;
         if (ratio)
             bad = add(s, gi, 0, ratio_e12(l->price_micro * 100, l->base_e8), 1) ||

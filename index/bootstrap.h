@@ -82,6 +82,8 @@ typedef struct idx_boot_line {
     int used;                   /* role used */
     int matched;                /* v2: 1 in the matched sample */
     int64_t ref_e8, base_e8;    /* v2, matched lines */
+    int imputed;                /* v3: a carried line of an imputed member (its group
+                                   counts as imputed) */
 } idx_boot_line;
 
 /* The confidence flag (§12.2): withheld, low, normal. */

@@ -111,6 +111,13 @@ const char *idx_day_group(const idx_day *dy, int32_t gid)
     return gid >= 0 && (size_t)gid < dy->n_names ? dy->names[gid] : "";
 }
 
+static int32_t intern(idx_day *dy, const char *s);
+
+int32_t idx_day_group_id(idx_day *dy, const char *name)
+{
+    return intern(dy, name);
+}
+
 uint32_t idx_day_stamp_next(idx_day *dy)
 {
     if (++dy->stamp_now == 0) {
@@ -490,22 +497,24 @@ gpi_status idx_day_detail(store *st, const idx_grades *gs, const idx_detail *row
                           int64_t as_of, idx_obs_fn fn, void *ud, gpi_diag *d)
 {
     idx_day dy;
+    memset(&dy, 0, sizeof dy);
     idx_kept kept = {0};
     size_t ng = gs->n ? gs->n : 1;
     idx_chain *ch = calloc(ng, sizeof *ch);
     idx_seq *sq = calloc(ng, sizeof *sq);
     idx_v3_pub **v3 = calloc(ng, sizeof *v3);
     int any_v2 = 0;
-    gpi_status rc = v3 ? idx_day_init(&dy, gs) : GPI_ENOMEM;
-    for (size_t gi = 0; gi < gs->n && ch && sq && rc == GPI_OK; gi++) {
+    gpi_status rc = v3 && ch && sq ? idx_day_init(&dy, gs) : GPI_ENOMEM;
+    if (rc != GPI_OK) rc = gpi_diag_set(d, rc, "index: out of memory");
+    for (size_t gi = 0; gi < gs->n && rc == GPI_OK; gi++) {
         rc = idx_chain_init(&ch[gi], &gs->g[gi]);
         if (rc == GPI_OK) rc = idx_seq_init(&sq[gi], &gs->g[gi]);
+        if (rc != GPI_OK) rc = gpi_diag_set(d, rc, "index: out of memory");
         any_v2 |= gs->g[gi].method == 2;
         /* v3: what the build stored (index/v3_detail.c), no replay */
         if (rc == GPI_OK && gs->g[gi].method == 3)
             rc = idx_v3_pub_parse(rows[gi].v3_detail, &v3[gi], d);
     }
-    if (rc != GPI_OK || !ch || !sq) rc = gpi_diag_set(d, GPI_ENOMEM, "index: out of memory");
     /* v2: the chains as the build left them before `day` */
     if (rc == GPI_OK && any_v2) rc = idx_replay(st, &dy, sq, ch, day, as_of, d);
     if (rc == GPI_OK) {

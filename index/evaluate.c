@@ -208,7 +208,8 @@ static gpi_status manip_day(idx_day *dy, size_t gi, idx_seq *seq, idx_chain *ch,
  * the costs of a new participant are none (it cannot enter the panel on
  * the day), so no cost day is counted. */
 static gpi_status eval_day_v3(idx_day *dy, size_t gi, idx_chain *ch, int32_t day, long k,
-                              groups *g, idx_grade_eval *ge, grade_acc *acc, gpi_diag *d)
+                              groups *g, batch_ctx *bc, idx_grade_eval *ge, grade_acc *acc,
+                              gpi_diag *d)
 {
     idx_v3_out *o;
     gpi_status rc = idx_v3_day_step(dy, gi, ch, day, &o, d);
@@ -235,6 +236,21 @@ static gpi_status eval_day_v3(idx_day *dy, size_t gi, idx_chain *ch, int32_t day
         acc->sum_top[lv] += top;
         acc->sum_hhi[lv] += hhi;
         acc->n_top[lv]++;
+        /* provider segments over the panel's observations: the items'
+         * groups as the day's interned ids (segments.c names them) */
+        idx_item *w = malloc((b.n + 1) * sizeof *w);
+        if (!w) return gpi_diag_set(d, GPI_ENOMEM, "out of memory");
+        for (size_t i = 0; i < b.n && rc == GPI_OK; i++) {
+            w[i] = b.v[i];
+            w[i].group = idx_day_group_id(dy, idx_v3_group_name(ch->v3, (size_t)b.v[i].group));
+            if (w[i].group < 0) rc = gpi_diag_set(d, GPI_ENOMEM, "out of memory");
+        }
+        idx_buf wb = {w, b.n, 0};
+        if (rc == GPI_OK)
+            rc = idx_seg_day(&acc->seg, &bc->cache, dy, bc->map, &wb,
+                             dy->gs->g[gi].p.min_providers, day, k, d);
+        free(w);
+        if (rc != GPI_OK) return rc;
     }
     if (!o->measured) return GPI_OK;
     if (o->loo_voids > 0) ge->loo_lost++;
@@ -596,8 +612,8 @@ static gpi_status eval_batch(store *st, const idx_grades *gs, size_t b0, size_t 
             if (sub.g[gi].method == 3) { /* its state from the first day read */
                 rc = day < from ? idx_v3_replay_day(&dy, gi, &ch[gi], (int32_t)day, d)
                                 : eval_day_v3(&dy, gi, &ch[gi], (int32_t)day,
-                                              (long)(day - from), &g, &ev->g[b0 + gi], &acc[gi],
-                                              d);
+                                              (long)(day - from), &g, &bc, &ev->g[b0 + gi],
+                                              &acc[gi], d);
                 continue;
             }
             if (day < from) { /* the days the range's first days depend on */

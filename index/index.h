@@ -156,7 +156,7 @@ gpi_status idx_build_progress(store *st, const idx_grades *g, int32_t from, int3
  * relative (METHODOLOGY.md §10); v3 grades: every observation with its
  * role in the panel (used, excluded, candidate) and the price index's
  * matched price, and the carried observations of imputed members
- * (rows[gi].v3_detail says which: §12.7).  Earlier snapshots of an offer
+ * (rows[gi].v3_detail says which: §13.7).  Earlier snapshots of an offer
  * key are not listed.  o holds what a listing shows: kind, day, observed_at,
  * key_hash, price, quantity, provider, group, source, region and ident
  * (the rest zero or NULL); it and its texts are valid during the call.

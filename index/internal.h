@@ -111,6 +111,8 @@ gpi_status idx_day_fix(idx_day *dy, size_t gi, idx_fix *f, gpi_diag *d);
  * are not changed.  group < 0 leaves nothing out. */
 gpi_status idx_day_fix_without(idx_day *dy, size_t gi, int32_t group, idx_fix *f, gpi_diag *d);
 const char *idx_day_group(const idx_day *dy, int32_t gid);
+/* The interned id of group name (interned when new); -1 out of memory. */
+int32_t idx_day_group_id(idx_day *dy, const char *name);
 /* A fresh stamp for counting distinct groups with dy->stamp (cleared when
  * the counter wraps). */
 uint32_t idx_day_stamp_next(idx_day *dy);

@@ -72,7 +72,7 @@ typedef struct idx_grade {
     int version;
     int method;                     /* 1 (SPEC §6), 2 (matched changes, chained) or 3
                                        (a disciplined panel's cross-section and a
-                                       price index: METHODOLOGY.md §12) */
+                                       price index: METHODOLOGY.md §13) */
     int n_gpu;
     char gpu[IDX_MAX_LIST][IDX_NAME_MAX + 1];
     unsigned scope_mask;            /* bit per gpi_scope                   */

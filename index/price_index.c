@@ -1,5 +1,5 @@
 /* index/price_index.c -- methodology v3's price index and composition gap
- * (METHODOLOGY.md §12.5-§12.6).
+ * (METHODOLOGY.md §13.5-§13.6).
  *
  * NOTES ON THE DESIGN
  * (1) Items: each offer identity (the store's key) and each group's

@@ -1,5 +1,5 @@
 /* index/price_log.c -- the logarithms and exponentials of methodology v3's
- * price index (METHODOLOGY.md §12.5), in integer arithmetic.
+ * price index (METHODOLOGY.md §13.5), in integer arithmetic.
  *
  * NOTES ON THE DESIGN
  * (1) The index is a chain of geometric means, so it needs ln and exp, and

@@ -1,4 +1,4 @@
-/* index/v3.h -- methodology v3 (METHODOLOGY.md §12): the settlement value
+/* index/v3.h -- methodology v3 (METHODOLOGY.md §13): the settlement value
  * as a daily cross-section over a disciplined panel of provider groups,
  * and beside it a published price index (a Jevons chain of matched
  * relatives, base 100) that never settles.
@@ -43,7 +43,7 @@ typedef struct idx_v3_input {
     size_t n_names;
 } idx_v3_input;
 
-/* A group's role on a day (METHODOLOGY.md §12.2). */
+/* A group's role on a day (METHODOLOGY.md §13.2). */
 enum {
     IDX_V3_NONE = 0,    /* not listed: no observation and no membership */
     IDX_V3_MEMBER,      /* a member with observations: they enter the fix */
@@ -99,7 +99,7 @@ typedef struct idx_v3_out {
     int64_t *offer_ref;
     int32_t *offer_ref_day;
     unsigned char *offer_counted;
-    /* the price index (METHODOLOGY.md §12.5); log values in 1e-12 */
+    /* the price index (METHODOLOGY.md §13.5); log values in 1e-12 */
     int index_on;               /* the index has a value on the day */
     int32_t index_base_day;
     int index_moved;            /* a change was measured (index_on, not the base day) */
@@ -137,7 +137,7 @@ typedef struct idx_v3_stats {
  * price: idx_sort_items IDX_BY_GROUP_PRICE; groups non-negative). */
 gpi_status idx_v3_stats_of(const idx_grade *g, const idx_item *t, size_t nt, const idx_item *o,
                            size_t no, idx_v3_stats *st, gpi_diag *d);
-/* The note of a carried or suspended day (METHODOLOGY.md §12.3); "" on
+/* The note of a carried or suspended day (METHODOLOGY.md §13.3); "" on
  * a fixed day.  candidates: the groups with observations outside the panel;
  * unobserved: the imputed members of a day with no member present (they
  * carry nothing into the fix), else 0. */
@@ -165,6 +165,8 @@ void idx_v3_fix_items(const idx_v3 *s, const idx_item **t, size_t *nt, const idx
 /* The sequence of the panel's raw values (its adjustment days after a
  * step: what the build records behind an offers day's adjustment). */
 const idx_seq *idx_v3_seq(const idx_v3 *s);
+/* The name of group i of the state (the fix items' group), "" none. */
+const char *idx_v3_group_name(const idx_v3 *s, size_t i);
 /* The hash the state keys groups by (FNV-1a 64 of the name). */
 uint64_t idx_v3_group_hash(const char *name);
 

@@ -1,5 +1,5 @@
 /* index/v3_detail.c -- observations.csv of a methodology v3 grade-day
- * (METHODOLOGY.md §12.7), from what the build stored with the row
+ * (METHODOLOGY.md §13.7), from what the build stored with the row
  * (index/v3_row.c design note 3): no replay of the panel's history.
  *
  * NOTES ON THE DESIGN

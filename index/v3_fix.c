@@ -1,5 +1,5 @@
 /* index/v3_fix.c -- methodology v3: the v1 statistics over the panel's
- * observations (METHODOLOGY.md §12.3), the note of a carried or suspended
+ * observations (METHODOLOGY.md §13.3), the note of a carried or suspended
  * day, and leave-one-member-out (§11.1 over the panel).
  *
  * NOTES ON THE DESIGN

@@ -1,5 +1,5 @@
 /* index/v3_panel.c -- methodology v3's state and day (METHODOLOGY.md
- * §12): the panel's discipline, the panel's fix, the value.
+ * §13): the panel's discipline, the panel's fix, the value.
  *
  * NOTES ON THE DESIGN
  * (1) The panel is of provider groups, never of offer identities: a group
@@ -127,6 +127,11 @@ void idx_v3_fix_items(const idx_v3 *s, const idx_item **t, size_t *nt, const idx
     *o = s->fo;
     *no = s->nfo;
     *n_groups = s->ng;
+}
+
+const char *idx_v3_group_name(const idx_v3 *s, size_t i)
+{
+    return i < s->ng && s->gr[i].name ? s->gr[i].name : "";
 }
 
 const idx_seq *idx_v3_seq(const idx_v3 *s)

@@ -1,5 +1,5 @@
 /* index/v3_row.c -- a methodology v3 grade-day as the stored row
- * (METHODOLOGY.md §12.7): the day read into an idx_day becomes the v3
+ * (METHODOLOGY.md §13.7): the day read into an idx_day becomes the v3
  * step's input (index/v3.h), and its output the row, index.json's v3
  * members and the detail publication lists in observations.csv.
  *

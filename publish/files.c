@@ -118,7 +118,7 @@ static int capture(pub_capture *c, const gpi_obs *o, const char *role, const idx
     c->v[c->n] = (idx_boot_line){o->kind, g, o->price_micro, o->quantity_micro,
                                  strcmp(role, "used") == 0, matched,
                                  matched == 1 ? m->ref_price_e8 : -1,
-                                 matched == 1 ? m->base_price_e8 : -1};
+                                 matched == 1 ? m->base_price_e8 : -1, m && m->v3 && m->imputed};
     c->key[c->n++] = o->key_hash;
     return 0;
 }

@@ -28,7 +28,7 @@
  * File format 4 adds, after cost_1pct_offers, what publication computes
  * (publish/commit.c: ci_low, ci_high, confidence, stale_share), then
  * methodology v3's columns, stored with the row (index/v3_row.c,
- * METHODOLOGY.md §12.7): price_index (6 decimals),
+ * METHODOLOGY.md §13.7): price_index (6 decimals),
  * index_change (12), composition_gap and composition_gap_month (6,
  * signed), panel_size, n_imputed, n_candidates and index_providers; empty
  * on v1 and v2 rows.  A v3 row fills panel_change of the v2 columns (a

@@ -243,7 +243,7 @@ static void manip_line(FILE *f, const store_index_row *r, size_t n)
             if (one_offer) fprintf(f, "; one new offer does it on %zu", one_offer);
             if (v2) fputs("; between anchors a newcomer cannot move the chained value", f);
         }
-        if (v3) /* METHODOLOGY.md §12.2: admission after admission_days days */
+        if (v3) /* METHODOLOGY.md §13.2: admission after admission_days days */
             fputs("; a new participant cannot enter the panel on the day it first prints "
                   "(admission after days of presence), so no volume of it moves the value",
                   f);

@@ -88,7 +88,7 @@ typedef struct store_index_row {
     const char *ref_volumes;      /* JSON object group -> volume on ref_day of the matched
                                      trading members, or NULL; borrowed as `carried` */
     const char *anchor_window;    /* JSON array of the anchor's window days, or NULL */
-    /* methodology v3 (index/v3_row.c, METHODOLOGY.md §12; stored for
+    /* methodology v3 (index/v3_row.c, METHODOLOGY.md §13; stored for
      * methodology "v3" rows only, read back as none otherwise) */
     int64_t price_index_e6;       /* 100 exp(log index), 6 decimals; -1 none */
     int64_t log_index_e12;        /* the log index, 1e-12; INT64_MIN none */

@@ -61,7 +61,7 @@ static int setup(void **state)
     const char *steps[] = {
         "mkdir data raw && cp \"$SRC\"/data/*.csv \"$SRC\"/data/administration.json data/ &&"
         " sed -e 's/\"method\": \"v2\"/\"method\": \"v1\"/' -e 's/\"version\": 2/\"version\": 1/'"
-        " \"$SRC\"/data/grades.json > data/grades.json",
+        " \"$SRC\"/tests/fixtures/grades_v2.json > data/grades.json",
         "$GPUIDX_BIN simulate --days 50 --seed 7 --start 2025-01-01 --out m >/dev/null",
         "cp m/offers.csv m/trades.csv raw/",
         "$GPUIDX_BIN --db t.db --data data ingest offers --admit-providers raw/offers.csv",

@@ -4,7 +4,7 @@
  *
  *  - every daily move of a value over 2 % falls on a day its panel changed
  *    (a provider group joined or left), and those days are exactly the
- *    table of METHODOLOGY.md §12.10 (a failure here means the table is out
+ *    table of METHODOLOGY.md §13.10 (a failure here means the table is out
  *    of date); no move at all on a day whose panel and whose index did not
  *    move;
  *  - the attack suite moves no H100 on-demand value on any day (so no
@@ -107,7 +107,7 @@ static int teardown(void **state)
     return 0;
 }
 
-/* METHODOLOGY.md §12.10: every move over 2 %, with the panel's change. */
+/* METHODOLOGY.md §13.10: every move over 2 %, with the panel's change. */
 static const struct {
     const char *grade, *date;
     double move; /* % */

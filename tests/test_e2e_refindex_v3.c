@@ -1,4 +1,4 @@
-/* tests/test_e2e_refindex_v3.c -- methodology v3 (METHODOLOGY.md §12):
+/* tests/test_e2e_refindex_v3.c -- methodology v3 (METHODOLOGY.md §13):
  * `gpuidx index build/show/publish/verify` against tests/ref/ref_v3.py, an
  * independent implementation written from the text (exact fractions; ln
  * and exp in decimal arithmetic).
@@ -174,6 +174,20 @@ static void test_v3_matches_reference(void **state)
     assert_non_null(strstr(r.out, " 0 differ"));
     assert_null(strstr(r.out, "DIFFERS"));
     tu_run_free(&r);
+    /* the bootstrap intervals (file format 4) of days with imputed members:
+     * tests/ref/ref_boot.py, over the same lines */
+    for (int k = 0; k < 3; k++) {
+        static const char *const days[] = {"2024-03-20", "2024-04-01", "2024-04-10"};
+        r = tu_sh(tmp, "{ /usr/bin/python3 '%s/tests/ref/ref_boot.py' pub/%s | grep -v skip |"
+                       " sort; }", tu_srcdir(), days[k]);
+        tu_run p = tu_sh(tmp, "{ tail -n +2 pub/%s/index.csv | awk -F, '$34 != \"\" {print $2,"
+                              " $34, $35}' | sort; }", days[k]);
+        assert_int_equal(r.status, 0);
+        if (strcmp(r.out, p.out) != 0)
+            fail_msg("%s: ref_boot.py\n%s\nindex.csv\n%s", days[k], r.out, p.out);
+        tu_run_free(&p);
+        tu_run_free(&r);
+    }
     /* a changed number is found: the published index (in both files), an
      * imputed member's carried observation (its price, with the receipts
      * and the files' SHA-256 made again) */

@@ -135,7 +135,7 @@ static void test_flag(void **state)
     idx_boot_line l[5];
     static const char *const grp[5] = {"a", "b", "c", "d", "e"};
     for (int i = 0; i < 5; i++)
-        l[i] = (idx_boot_line){GPI_OFFER, grp[i], 2000000 + 1000 * i, -1, 1, -1, -1, -1};
+        l[i] = (idx_boot_line){GPI_OFFER, grp[i], 2000000 + 1000 * i, -1, 1, -1, -1, -1, 0};
     static const struct {
         const char *row;
         int64_t stale;
@@ -166,6 +166,21 @@ static void test_flag(void **state)
         }
         json_decref(row);
     }
+    /* a methodology v3 row: the lines of three imputed members (imputed 1)
+     * count their groups as imputed -- half or more: low */
+    for (int i = 0; i < 3; i++) l[i].imputed = 1;
+    json_t *row = json_loads("{\"grade\":\"G\",\"methodology\":\"v3\",\"level\":\"offers\","
+                             "\"value\":\"2.0020\",\"adjustment\":\"1.000000\"}",
+                             0, NULL);
+    idx_boot_result b;
+    int32_t day;
+    gpi_date_parse("2025-02-05", &day);
+    assert_int_equal(idx_boot_row(row, &gs->g[0], l, 5, day, 0, &b, &d), GPI_OK);
+    assert_int_equal(b.iv.groups, 5);
+    assert_int_equal(b.iv.imputed, 3);
+    assert_int_equal(b.flag, IDX_CONF_LOW);
+    assert_string_equal(b.why, "half or more of the groups imputed");
+    json_decref(row);
     idx_grades_free(gs);
 }
 

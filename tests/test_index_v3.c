@@ -1,9 +1,9 @@
 /* tests/test_index_v3.c -- methodology v3 (index/v3*.c, index/price_*.c;
- * METHODOLOGY.md §12) as pure functions over data: no store.
+ * METHODOLOGY.md §13) as pure functions over data: no store.
  *
  *   - ln and exp against values computed with Python's decimal module at
  *     60 digits (literals below);
- *   - the worked example of METHODOLOGY.md §12.8, number by number;
+ *   - the worked example of METHODOLOGY.md §13.8, number by number;
  *   - properties on generated markets (a deterministic generator below):
  *     a member absent for absence_days days or fewer moves nothing (value
  *     and index), on offers days and on trades days; a group present for
@@ -583,7 +583,7 @@ static void test_one_provider_moves_by_its_share(void **state)
     idx_grades_free(gs);
 }
 
-/* METHODOLOGY.md §12.8, number by number (ln and exp by Python's decimal
+/* METHODOLOGY.md §13.8, number by number (ln and exp by Python's decimal
  * module, 60 digits: ln 1.1 to 1e-12 = 0.095310179804, the two offers'
  * log relatives 0.095310179805 and 0.095310179804, A's mean
  * 0.095310179805, the day's change 0.031770059935 = its third, exp of it

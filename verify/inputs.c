@@ -21,7 +21,12 @@
  *     which observations, with which role and exclusion reason.  The v2
  *     columns after them (matched, reference and base prices, relative)
  *     come from other days and are recomputed by plain verify from those
- *     days' published files, each of which --inputs checks in turn.
+ *     days' published files, each of which --inputs checks in turn.  A
+ *     methodology v3 row's roles (used, candidate) follow its panel, read
+ *     from its index.json (v3.panel: each group's role and days present);
+ *     its imputed members' lines (imputed 1) are another day's
+ *     observations, checked by plain verify against that day's files, and
+ *     are left out here.
  * (3) Files are re-ingested in the order of their stamps over every day
  *     verified (verify_inputs_prepare), once each: a row of a later file
  *     that conflicts with a stored one is refused, as it was when it was
@@ -40,6 +45,7 @@
 #include "load/load.h"
 #include "publish/publish.h"
 #include "store/admin.h"
+#include "index/v3.h"
 
 #include <dirent.h>
 #include <stdio.h>
@@ -282,16 +288,17 @@ static void lines_free(lines13 *l)
 }
 
 /* Splits text at LFs outside quotes; keeps the lines whose second field is
- * grade (NULL: all), cut after their 13th field. */
+ * grade (NULL: all), cut after their 13th field; with skip_imputed, not the
+ * lines whose 18th field (file format 4's imputed) is 1. */
 static int lines_of(const char *text, size_t len, const char *grade, long first_line,
-                    lines13 *out)
+                    int skip_imputed, lines13 *out)
 {
     size_t i = 0;
     long ln = first_line;
     while (i < len) {
         size_t a = i, cut = 0;
         int q = 0, k = 0;
-        size_t g0 = 0, g1 = 0;
+        size_t g0 = 0, g1 = 0, m0 = 0, m1 = 0;
         for (; i < len && (q || text[i] != '\n'); i++) {
             if (text[i] == '"') q = !q;
             else if (!q && text[i] == ',') {
@@ -299,11 +306,15 @@ static int lines_of(const char *text, size_t len, const char *grade, long first_
                 if (k == 1) g0 = i + 1;
                 if (k == 2) g1 = i;
                 if (k == 13 && !cut) cut = i;
+                if (k == 17) m0 = i + 1;
+                if (k == 18) m1 = i;
             }
         }
         if (!cut) cut = i;
+        if (m0 && !m1) m1 = i;
         int keep = !grade || (g1 > g0 && strlen(grade) == g1 - g0 &&
                               strncmp(text + g0, grade, g1 - g0) == 0);
+        if (skip_imputed && m0 && m1 == m0 + 1 && text[m0] == '1') keep = 0;
         if (keep) {
             if (out->n == out->cap) {
                 size_t cap = out->cap ? 2 * out->cap : 64;
@@ -323,6 +334,39 @@ static int lines_of(const char *text, size_t len, const char *grade, long first_
         ln++;
     }
     return 0;
+}
+
+/* A v3 row's panel as the stored detail has it (index/v3_detail.c), for
+ * the roles of its lines (design note 2): each group's role and days
+ * present from index.json's v3.panel; no index references, no imputed
+ * lines.  NULL when the row has none (malloc'd). */
+static char *v3_roles(json_t *row)
+{
+    json_t *panel = json_object_get(json_object_get(row, "v3"), "panel");
+    if (!json_is_array(panel)) return NULL;
+    json_t *root = json_object(), *groups = json_array();
+    size_t k;
+    json_t *x;
+    json_array_foreach(panel, k, x) {
+        const char *name = vj_str(x, "group"), *role = vj_str(x, "role");
+        int64_t present = 0;
+        int r = -1;
+        for (int c = IDX_V3_MEMBER; c <= IDX_V3_LEFT && role; c++)
+            if (strcmp(role, idx_v3_role_name(c)) == 0) r = c;
+        if (!name || r < 0 || vj_fixed(x, "present_days", 0, &present)) {
+            json_decref(groups);
+            json_decref(root);
+            return NULL;
+        }
+        json_array_append_new(groups, json_pack("[s,i,I,i,i,i,i]", name, r, (json_int_t)present,
+                                                -1, -1, 0, 0));
+    }
+    json_object_set_new(root, "groups", groups);
+    json_object_set_new(root, "refs", json_array());
+    json_object_set_new(root, "imputed", json_array());
+    char *s = json_dumps(root, JSON_COMPACT);
+    json_decref(root);
+    return s;
 }
 
 typedef struct sorted {
@@ -461,13 +505,21 @@ gpi_status verify_inputs_day(verify_inputs *vi, verify_dir *v, int32_t day, veri
                                            "level or cut_off");
             continue;
         }
-        idx_detail lv = {gpi_level_parse(lvl), INT32_MIN, INT32_MIN, NULL};
+        int v3 = gs->g[0].method == 3;
+        char *roles = v3 ? v3_roles(row->j) : NULL;
+        if (v3 && !roles) {
+            mark(&r->g[i], VERIFY_DIFFERS, "inputs: the v3 row has no readable v3.panel");
+            idx_grades_free(gs);
+            continue;
+        }
+        idx_detail lv = {gpi_level_parse(lvl), INT32_MIN, INT32_MIN, roles};
         char *text = NULL;
         size_t len = 0;
         rc = pub_obs_lines(vi->st, day, &gs->g[0], &lv, as_of, &text, &len, d);
+        free(roles);
         lines13 want = {0}, pub = {0};
-        if (rc == GPI_OK && (lines_of(text ? text : "", len, NULL, 0, &want) ||
-                             lines_of(body, body_len, row->grade, 2, &pub)))
+        if (rc == GPI_OK && (lines_of(text ? text : "", len, NULL, 0, 0, &want) ||
+                             lines_of(body, body_len, row->grade, 2, v3, &pub)))
             rc = gpi_diag_set(d, GPI_ENOMEM, "out of memory");
         char diff[700];
         if (rc == GPI_OK && compare(&pub, &want, diff, sizeof diff))

@@ -200,7 +200,7 @@ int64_t vxs_adjustment(verify_dir *v, vday *dy, vrow *r, const idx_grade *g, vch
 /* A signed member with digits decimals (*out INT64_MIN for null); NULL or a reason. */
 const char *vj_signed(json_t *obj, const char *key, int digits, int64_t *out);
 
-/* v3.c: methodology v3 (METHODOLOGY.md §12): the panel's fix, the roles,
+/* v3.c: methodology v3 (METHODOLOGY.md §13): the panel's fix, the roles,
  * the carried observations, the price index's step and the composition
  * gaps, and the inputs taken from other days. */
 gpi_status vv3_check(verify_dir *v, vday *dy, vrow *r, const idx_grade *g, vchk *c, gpi_diag *d);

@@ -25,7 +25,7 @@ gpi_status vuncert_check(const vday *dy, const vrow *r, const idx_grade *g, vchk
     for (size_t i = 0; i < r->n_obs; i++) {
         const vobs *o = &dy->obs[r->obs[i]];
         l[i] = (idx_boot_line){o->kind, o->group, o->price, o->qty, o->used, o->matched,
-                               o->ref_e8, o->base_e8};
+                               o->ref_e8, o->base_e8, o->imputed == 1};
     }
     int64_t stale = -1;
     const char *why = vj_fixed(r->j, "stale_share", 6, &stale);

@@ -1,4 +1,4 @@
-/* verify/v3.c -- a methodology v3 row recomputed (METHODOLOGY.md §7, §12)
+/* verify/v3.c -- a methodology v3 row recomputed (METHODOLOGY.md §7, §13)
  * from the published files.
  *
  * NOTES ON THE DESIGN
@@ -549,7 +549,7 @@ static gpi_status index_step(ctx *x, gpi_diag *d)
         long m = matched + g->carried;
         int64_t rel = INT64_MIN;
         int capped = 0;
-        if (m > 0 && !x->unobserved) { /* no member present: none counts (§12.5) */
+        if (m > 0 && !x->unobserved) { /* no member present: none counts (§13.5) */
             rel = gpi_div_round(sum, m);
             if (rel > lcap) rel = lcap, capped = 1;
             if (rel < -lcap) rel = -lcap, capped = 1;
@@ -780,7 +780,7 @@ gpi_status vv3_check(verify_dir *v, vday *dy, vrow *r, const idx_grade *g, vchk 
         vchk_diff(c, 0, "index.json %s", w);
         return GPI_OK;
     }
-    /* METHODOLOGY.md §12.2 item 3: imputed members complete a panel with a
+    /* METHODOLOGY.md §13.2 item 3: imputed members complete a panel with a
      * member present; alone they are no fix */
     int any_member = 0;
     for (size_t k = 0; k < x.ng; k++) {

@@ -7,7 +7,9 @@ Usage: ref_boot.py DIR/D
 Reads DIR/D/index.json (file format 4) and DIR/D/observations.csv and
 prints, for each row whose interval it computes, one line
 "grade ci_low ci_high" (4 decimals).  Computed: methodology v1 rows on
-trades and offers days, and v2 rows whose value is an offers relative
+trades and offers days, v3 rows likewise (the panel's used lines, the
+imputed members' carried lines among them: a v3 fix is v1's statistic
+over them, METHODOLOGY.md §13.3), and v2 rows whose value is an offers relative
 (chain before the day times S(now) / S(ref) of the matched offers'
 relatives to base).  Other rows print "grade skip".
 
@@ -56,8 +58,9 @@ def ratio12(a, b):
     return round_half_up(Fr(a) / Fr(b), Fr(1, 10 ** 12))
 
 
-def interval(groups, stat, scale, seed, ref_groups=None):
-    """groups: list of item lists (offers: values; trades: (price, qty))."""
+def interval(groups, stat, scale, seed, ref_groups=None, step=E4, cap=Fr(3, 10)):
+    """groups: list of item lists (offers: values; trades: (price, qty));
+    step: the grade's rounding, cap: its cap_floor."""
     k = len(groups)
     if k < 2:
         return None
@@ -76,10 +79,10 @@ def interval(groups, stat, scale, seed, ref_groups=None):
                 v = v / median([rmeds[i] for i in draw])
         else:
             vol = {j: sum(q for _, q in groups[i]) for j, i in enumerate(draw)}
-            sh = capped_shares(vol, Fr(3, 10))
+            sh = capped_shares(vol, cap)
             pairs = [(p, sh[j] * Fr(q, vol[j])) for j, i in enumerate(draw) for p, q in groups[i]]
             v = weighted_median(pairs)
-        vals.append(round_half_up(v * scale, E4))
+        vals.append(round_half_up(v * scale, step))
     vals.sort()
     return vals[24], vals[974]
 
@@ -97,8 +100,12 @@ def main():
         g, level, meth = row["grade"], row["level"], row["methodology"]
         obs = lines.get(g, [])
         seed = seed_of(g, date)
+        # the grade's rounding and cap floor, from its canonical definition
+        gd = json.loads(row.get("grade_definition") or "{}")
+        step = Fr(gd.get("rounding", "0.0001"))
+        cap = Fr(gd.get("cap_floor", "0.300000"))
         res = None
-        if meth == "v1" and level in ("offers", "trades"):
+        if meth in ("v1", "v3") and level in ("offers", "trades"):
             kind = "offer" if level == "offers" else "trade"
             by = {}
             for r in obs:
@@ -110,7 +117,8 @@ def main():
                             (Fr(r["price"]), int(Fr(r["quantity"]) * 10 ** 6)))
             groups = [by[k] for k in sorted(by)]
             adj = dec(row["adjustment"]) if level == "offers" and row["adjustment"] else Fr(1)
-            res = interval(groups, "medians" if kind == "offer" else "weighted", adj, seed)
+            res = interval(groups, "medians" if kind == "offer" else "weighted", adj, seed,
+                           step=step, cap=cap)
         elif meth == "v2" and level == "offers" and row["event"] is None and row["relative"]:
             by, rby = {}, {}
             for r in obs:
@@ -120,7 +128,7 @@ def main():
                     rby.setdefault(r["group"], []).append(ratio12(Fr(r["ref_price"]), base))
             keys = sorted(by)
             res = interval([by[k] for k in keys], "medians", Fr(row["chain_prev"]), seed,
-                           [rby[k] for k in keys])
+                           [rby[k] for k in keys], step=step, cap=cap)
         if res is None:
             print(f"{g} skip")
         else:

@@ -51,7 +51,7 @@ from fractions import Fraction as Fr
 sys.dont_write_bytecode = True  # no tests/ref/__pycache__ in the source tree
 import ref_v2  # noqa: E402 (tests/ref/ref_v2.py, beside this file)
 import ref_manip  # noqa: E402 (tests/ref/ref_manip.py: §11)
-import ref_v3  # noqa: E402 (tests/ref/ref_v3.py: §12)
+import ref_v3  # noqa: E402 (tests/ref/ref_v3.py: §13)
 
 TIERS = ["unrated", "underperform", "bronze", "silver", "gold", "platinum"]
 PARAM_DEFAULTS = {

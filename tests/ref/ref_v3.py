@@ -1,4 +1,4 @@
-"""tests/ref/ref_v3.py -- methodology v3 (METHODOLOGY.md §12) written again
+"""tests/ref/ref_v3.py -- methodology v3 (METHODOLOGY.md §13) written again
 from the text, not from index/v3*.c: the panel's discipline, the value
 (v1's statistics over the panel's observations, tests/ref/ref_index.py's
 functions), leave-one-member-out, the price index and the composition
@@ -7,7 +7,7 @@ gaps.  Used by ref_index.py for the grades whose method is v3.
 Arithmetic: every statistic in exact fractions; ln and exp in decimal
 arithmetic at 60 digits (Python's decimal module computes them correctly
 rounded), then rounded half away from zero at the published precision,
-as §12.5 defines them.
+as §13.5 defines them.
 """
 import datetime as dt
 from decimal import Decimal, getcontext, ROUND_HALF_UP
@@ -52,7 +52,7 @@ def first_of_month(d):
 
 
 class Grade3:
-    """The state of one v3 grade across days (§12.2-§12.6)."""
+    """The state of one v3 grade across days (§13.2-§13.6)."""
 
     def __init__(self, G, ri):
         self.G, self.ri = G, ri
@@ -110,7 +110,7 @@ class Grade3:
         kept_o = mark(offers, P["error_factor"], ri)
         kept_t = mark(trades, P["error_factor"], ri)
         present = {o["grp"] for o in offers + trades}
-        # forget groups neither members nor present the day before (§12.2)
+        # forget groups neither members nor present the day before (§13.2)
         self.groups = {k: v for k, v in self.groups.items() if v["member"] or v["streak"] > 0}
         for g in present:
             self.groups.setdefault(g, dict(member=False, streak=0, absent=0, since=None,
@@ -138,7 +138,7 @@ class Grade3:
         fix_t = [(o["grp"], o["price"], o["qty"], k) for o, k in kept_t if role.get(o["grp"]) == "member"]
         fix_o = [(o["grp"], o["price"], 0, k) for o, k in kept_o if role.get(o["grp"]) == "member"]
         # imputed members complete a panel with a member present; alone
-        # they are no fix (§12.2 item 3)
+        # they are no fix (§13.2 item 3)
         unobserved = 0 if "member" in role.values() else \
             sum(1 for r in role.values() if r == "imputed")
         for g, r in role.items():
@@ -162,9 +162,9 @@ class Grade3:
                     loo = mv
         self.raws[d] = {"trades_raw": st["t_raw"], "offers_raw": st["o_raw"]}
         self.prev_value, self.carry = value, carry
-        # the price index (§12.5)
+        # the price index (§13.5)
         idx = self.index_step(d, offers, trades, kept_o, kept_t, role, level)
-        # the composition gaps (§12.6)
+        # the composition gaps (§13.6)
         v_e4 = None if value is None else int(value * 10000)
         vp = self.value_last if self.last_day == d - 1 else None
         gap = None
@@ -233,7 +233,7 @@ class Grade3:
                 carried[g] = carried.get(g, 0) + 1
         lcap = ln_e12(int(P["error_factor"] * 10 ** 6)) - ln_e12(10 ** 6)
         rels = []
-        # a day with no member present: no member counts (§12.5)
+        # a day with no member present: no member counts (§13.5)
         observed = "member" in role.values()
         for g in sorted(role):
             if role[g] not in ("member", "imputed") or not observed:
