@@ -43,6 +43,7 @@
 #include "verify/internal.h"
 #include "ingest/ingest.h"
 #include "load/load.h"
+#include "publish/columns.h"
 #include "publish/publish.h"
 #include "store/admin.h"
 #include "index/v3.h"
@@ -289,10 +290,13 @@ static void lines_free(lines13 *l)
 
 /* Splits text at LFs outside quotes; keeps the lines whose second field is
  * grade (NULL: all), cut after their 13th field; with skip_imputed, not the
- * lines whose 18th field (file format 4's imputed) is 1. */
+ * lines whose `imputed` field (file format 4, publish/columns.c) is 1. */
 static int lines_of(const char *text, size_t len, const char *grade, long first_line,
                     int skip_imputed, lines13 *out)
 {
+    int imp = -1;
+    for (size_t c = 0; c < pub_observations_csv.n; c++)
+        if (strcmp(pub_observations_csv.cols[c].name, "imputed") == 0) imp = (int)c;
     size_t i = 0;
     long ln = first_line;
     while (i < len) {
@@ -306,8 +310,8 @@ static int lines_of(const char *text, size_t len, const char *grade, long first_
                 if (k == 1) g0 = i + 1;
                 if (k == 2) g1 = i;
                 if (k == 13 && !cut) cut = i;
-                if (k == 17) m0 = i + 1;
-                if (k == 18) m1 = i;
+                if (k == imp) m0 = i + 1;
+                if (k == imp + 1) m1 = i;
             }
         }
         if (!cut) cut = i;
