@@ -108,6 +108,7 @@ TEST_JOBS ?= 2
 RUN_TESTS = JOBS=$(TEST_JOBS) TEST_TIMES="$(CURDIR)/$(1)/tests/times" \
             TEST_LOG="$(CURDIR)/$(1)/tests/last.log" sh tools/run-tests.sh
 test: deps
+	@sh tools/lint-tests.sh
 	@$(MAKE) --no-print-directory all-tests
 	@GPUIDX_BIN="$(CURDIR)/$(BUILD)/gpuidx" $(call RUN_TESTS,$(BUILD)) $(TESTS)
 

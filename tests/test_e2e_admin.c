@@ -62,11 +62,11 @@ static int setup(void **state)
         "mkdir data raw && cp \"$SRC\"/data/*.csv \"$SRC\"/data/administration.json data/ &&"
         " sed -e 's/\"method\": \"v2\"/\"method\": \"v1\"/' -e 's/\"version\": 2/\"version\": 1/'"
         " \"$SRC\"/tests/fixtures/grades_v2.json > data/grades.json",
-        "$GPUIDX_BIN simulate --days 50 --seed 7 --start 2025-01-01 --out m >/dev/null",
+        "\"$GPUIDX_BIN\" simulate --days 50 --seed 7 --start 2025-01-01 --out m >/dev/null",
         "cp m/offers.csv m/trades.csv raw/",
-        "$GPUIDX_BIN --db t.db --data data ingest offers --admit-providers raw/offers.csv",
-        "$GPUIDX_BIN --db t.db --data data ingest trades --admit-providers raw/trades.csv",
-        "$GPUIDX_BIN --db t.db --data data index build --from 2025-01-01 --to 2025-02-19",
+        "\"$GPUIDX_BIN\" --db t.db --data data ingest offers --admit-providers raw/offers.csv",
+        "\"$GPUIDX_BIN\" --db t.db --data data ingest trades --admit-providers raw/trades.csv",
+        "\"$GPUIDX_BIN\" --db t.db --data data index build --from 2025-01-01 --to 2025-02-19",
     };
     tu_run r;
     for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
@@ -206,11 +206,11 @@ static void test_signed_publications(void **state)
 static void forged(const char *db, const char *sql, const char *out)
 {
     tu_run r = tu_sh(dir,
-                     "rm -rf %s %s* && $GPUIDX_BIN --db %s --data data ingest offers"
-                     " --admit-providers raw/offers.csv 2>/dev/null && $GPUIDX_BIN --db %s --data"
+                     "rm -rf %s %s* && \"$GPUIDX_BIN\" --db %s --data data ingest offers"
+                     " --admit-providers raw/offers.csv 2>/dev/null && \"$GPUIDX_BIN\" --db %s --data"
                      " data ingest trades --admit-providers raw/trades.csv 2>/dev/null &&"
-                     " sqlite3 %s \"%s\" && $GPUIDX_BIN --db %s --data data index build --from"
-                     " 2025-01-25 --to 2025-02-02 >/dev/null 2>&1 && $GPUIDX_BIN --db %s --data data"
+                     " sqlite3 %s \"%s\" && \"$GPUIDX_BIN\" --db %s --data data index build --from"
+                     " 2025-01-25 --to 2025-02-02 >/dev/null 2>&1 && \"$GPUIDX_BIN\" --db %s --data data"
                      " index publish --date 2025-02-02 --out %s 2>/dev/null",
                      out, db, db, db, db, sql, db, db, out);
     ok(&r, sql);
@@ -230,7 +230,7 @@ static void test_inputs_commitments(void **state)
     if (r.status != 0 || count(r.out, "DIFFERS")) fail_msg("verify --inputs: %s%s", r.out, r.err);
     tu_run_free(&r);
     /* its scratch store goes to $TMPDIR and goes away */
-    r = tu_sh(dir, "mkdir -p tmpx && TMPDIR=$PWD/tmpx $GPUIDX_BIN --data data verify --inputs raw"
+    r = tu_sh(dir, "mkdir -p tmpx && TMPDIR=$PWD/tmpx \"$GPUIDX_BIN\" --data data verify --inputs raw"
                    " ip >/dev/null && ls -A tmpx");
     assert_int_equal(r.status, 0);
     assert_string_equal(r.out, "");
@@ -374,11 +374,11 @@ static void test_cessation(void **state)
     free(tu_write(dir, "c.json", contracts));
     /* published daily; the grade dropped after 2025-02-06 (20125): the
      * builds after it leave it out */
-    tu_run r = tu_sh(dir, "rm -rf s.db* && sqlite3 t.db \".backup s.db\" && $GPUIDX_BIN --db s.db"
+    tu_run r = tu_sh(dir, "rm -rf s.db* && sqlite3 t.db \".backup s.db\" && \"$GPUIDX_BIN\" --db s.db"
                           " --data data index publish --from 2025-01-01 --to 2025-02-06 --out cs"
-                          " 2>/dev/null && $GPUIDX_BIN --db s.db --data data grades drop H100-SXM.OD"
+                          " 2>/dev/null && \"$GPUIDX_BIN\" --db s.db --data data grades drop H100-SXM.OD"
                           " >/dev/null && sqlite3 s.db \"DELETE FROM index_values WHERE grade ="
-                          " 'H100-SXM.OD' AND day > 20125\" && $GPUIDX_BIN --db s.db --data data"
+                          " 'H100-SXM.OD' AND day > 20125\" && \"$GPUIDX_BIN\" --db s.db --data data"
                           " index publish --from 2025-02-07 --to 2025-02-19 --out cs 2>/dev/null");
     ok(&r, "publish and drop");
     r = tu_gpuidx(dir, "--db s.db --data data settle --contracts c.json --through 2025-02-19");
@@ -537,9 +537,9 @@ static void test_statement(void **state)
     tu_run_free(&r);
 
     /* a market without trades is offered, not transacted */
-    r = tu_sh(dir, "rm -f o.db* && $GPUIDX_BIN --db o.db --data data ingest offers --admit-providers"
-                   " raw/offers.csv 2>/dev/null && $GPUIDX_BIN --db o.db --data data index build"
-                   " --from 2025-02-01 --to 2025-02-03 >/dev/null 2>&1 && $GPUIDX_BIN --db o.db"
+    r = tu_sh(dir, "rm -f o.db* && \"$GPUIDX_BIN\" --db o.db --data data ingest offers --admit-providers"
+                   " raw/offers.csv 2>/dev/null && \"$GPUIDX_BIN\" --db o.db --data data index build"
+                   " --from 2025-02-01 --to 2025-02-03 >/dev/null 2>&1 && \"$GPUIDX_BIN\" --db o.db"
                    " --data data site --out site4 >/dev/null");
     ok(&r, "offers only");
     snprintf(path, sizeof path, "%s/site4/statement.html", dir);
@@ -574,8 +574,8 @@ static void test_stale_inputs(void **state)
     }
     fclose(f);
     free(tu_write(dir, "sg.json", "{\"grades\": [{\"id\": \"S\", \"gpu\": [\"H100\"]}]}\n"));
-    tu_run r = tu_sh(dir, "rm -f st.db* && $GPUIDX_BIN --db st.db --data data ingest offers"
-                          " --admit-providers st.csv >/dev/null 2>&1 && $GPUIDX_BIN --db st.db"
+    tu_run r = tu_sh(dir, "rm -f st.db* && \"$GPUIDX_BIN\" --db st.db --data data ingest offers"
+                          " --admit-providers st.csv >/dev/null 2>&1 && \"$GPUIDX_BIN\" --db st.db"
                           " --data data index build --grades sg.json --from 2025-03-01 --to 2025-04-09"
                           " >/dev/null 2>&1");
     ok(&r, "market");
@@ -679,9 +679,9 @@ static void test_review_real(void **state)
                           "NR == 1 || ($3 >= \"2023-06-01\" && $7 ~ /^A100/)' > a100.csv)",
                      real);
     ok(&r, "slice");
-    r = tu_sh(dir, "rm -f ra.db* && $GPUIDX_BIN --db ra.db ingest a100.csv >/dev/null 2>&1;"
-                   " $GPUIDX_BIN --db ra.db index build --from 2023-06-01 --to 2023-09-30"
-                   " >/dev/null 2>&1 && $GPUIDX_BIN --db ra.db review --from 2023-06-01 --to"
+    r = tu_sh(dir, "rm -f ra.db* && \"$GPUIDX_BIN\" --db ra.db ingest a100.csv >/dev/null 2>&1;"
+                   " \"$GPUIDX_BIN\" --db ra.db index build --from 2023-06-01 --to 2023-09-30"
+                   " >/dev/null 2>&1 && \"$GPUIDX_BIN\" --db ra.db review --from 2023-06-01 --to"
                    " 2023-09-30 --out rr");
     ok(&r, "review");
     char path[4200];
