@@ -102,19 +102,29 @@ int cmd_simulate(cli_ctx *ctx, int argc, char **argv)
     }
     static const char *const names[] = {"offers.csv",      "trades.csv",     "rent_payer.csv",
                                         "rent_earner.csv", "contracts.json", "positions.csv",
-                                        "deployments.csv"};
-    FILE *fh[7] = {NULL}, *tf = NULL;
-    char path[PATH_MAX];
+                                        "deployments.csv", "forward_offers.csv"};
+    enum { NF = 8 };
+    FILE *fh[NF] = {NULL}, *tf = NULL, *tc = NULL;
+    char path[PATH_MAX], curve_path[PATH_MAX];
     int rc = 0;
-    for (int k = 0; k < 7; k++)
+    for (int k = 0; k < NF; k++)
         if (!(fh[k] = open_out(out, names[k], path, sizeof path))) rc = 1;
     if (rc == 0 && truth && !(tf = fopen(truth, "wb"))) {
         cli_error("%s: %s", truth, strerror(errno));
         rc = 1;
     }
+    if (truth) { /* the true term structure beside the true prices */
+        size_t n = strlen(truth);
+        int csv = n > 4 && strcmp(truth + n - 4, ".csv") == 0;
+        snprintf(curve_path, sizeof curve_path, "%.*s-curve.csv", (int)(csv ? n - 4 : n), truth);
+    }
+    if (rc == 0 && truth && !(tc = fopen(curve_path, "wb"))) {
+        cli_error("%s: %s", curve_path, strerror(errno));
+        rc = 1;
+    }
     sim_stats s;
     if (rc == 0) {
-        sim_files f = {fh[0], fh[1], fh[2], fh[3], fh[4], fh[5], tf};
+        sim_files f = {fh[0], fh[1], fh[2], fh[3], fh[4], fh[5], tf, fh[7], tc};
         gpi_diag d = {{0}};
         gpi_status st = sim_write(&p, &f, &s, &d);
         if (st == GPI_OK) st = sim_write_deployments(&p, fh[6], &d);
@@ -123,13 +133,17 @@ int cmd_simulate(cli_ctx *ctx, int argc, char **argv)
             rc = gpi_exit_code(st);
         }
     }
-    for (int k = 0; k < 7; k++)
+    for (int k = 0; k < NF; k++)
         if (fh[k] && fclose(fh[k]) != 0 && rc == 0) {
             cli_error("%s/%s: %s", out, names[k], strerror(errno));
             rc = 1;
         }
     if (tf && fclose(tf) != 0 && rc == 0) {
         cli_error("%s: %s", truth, strerror(errno));
+        rc = 1;
+    }
+    if (tc && fclose(tc) != 0 && rc == 0) {
+        cli_error("%s: %s", curve_path, strerror(errno));
         rc = 1;
     }
     if (rc != 0) return rc;
@@ -141,6 +155,8 @@ int cmd_simulate(cli_ctx *ctx, int argc, char **argv)
            "%d thin days, %d contracts -> %s/\n",
            from, to, p.seed, p.scale, s.offers, s.trades, s.cancelled, s.affiliate,
            s.pushed_trades, s.fat_fingers, s.outliers, s.thin_days, s.contracts, out);
+    printf("simulate: %ld forward-start offers -> %s/forward_offers.csv\n", s.forward_offers, out);
     if (truth) printf("simulate: true prices -> %s\n", truth);
+    if (truth) printf("simulate: true term structure -> %s\n", curve_path);
     return 0;
 }

@@ -7,6 +7,8 @@
  *          the model's price factors of a key
  * market.c offer snapshots and trades, day by day
  * truth.c  the model's noise-free expected trades (the true price)
+ * curve.c  the true term structure: what reserved and forward-start
+ *          rents are priced at, and its file
  * extras.c rent histories, contracts and positions
  * sim.c    sim_write: validation and the order of the outputs
  */
@@ -131,7 +133,8 @@ void sim_keys_free(sim_keyset *ks);
 size_t sim_key_pick(const sim_keyset *ks, int pi, int g, int term, size_t start);
 
 /* The model's price factors of a key beyond the market level and the
- * provider's level: term (reserved by months) and scope. */
+ * provider's level: term (spot; on-demand and reserved 1 -- a reserved
+ * key is priced on the true term structure, curve.c) and scope. */
 double sim_term_factor(int term, int months);
 double sim_scope_factor(const char *scope);
 
@@ -147,14 +150,40 @@ extern const char *const sim_term_names[3];
 /* Writes a key's region name (prefix, and "-zN" past the prefixes). */
 void sim_out_region(sim_out *o, const sim_provider *pv, int r);
 
+/* ---- the true term structure (curve.c) ------------------------------------ */
+
+/* The curve runs to 36 months (the term curve's tenors); a term beyond
+ * it (reserved 37..60 months) is integrated on the fly. */
+#define SIM_CURVE_MONTHS 36
+typedef struct sim_curve sim_curve;
+/* The true curves of every GPU and day of p (stream 7); NULL when out of
+ * memory.  Free with sim_curve_free (NULL is a no-op). */
+sim_curve *sim_curve_new(const sim_params *p, const sim_events *ev);
+void sim_curve_free(sim_curve *cv);
+/* The average of GPU g's forward on day t over [a, b] months, relative to
+ * its on-demand level (1 = the level). */
+double sim_curve_average(const sim_curve *cv, int g, int t, double a, double b);
+/* The same over [0, months] (a term rent), and over [k - 1, k] (the
+ * monthly forward of tenor k). */
+double sim_curve_term(const sim_curve *cv, int g, int t, int months);
+double sim_curve_forward(const sim_curve *cv, int g, int t, int k);
+/* The start in curve months of a rent starting on day starts_on, seen on
+ * day: (starts_on - day - 1) / 30.4375, 0 for a start the next day or
+ * earlier. */
+double sim_curve_start(int32_t day, int32_t starts_on);
+gpi_status sim_write_truth_curve(const sim_params *p, const double *mf, const sim_curve *cv,
+                                 FILE *f, gpi_diag *d);
+
 /* ---- generators --------------------------------------------------------- */
 
 gpi_status sim_write_market(const sim_params *p, const sim_events *ev, const double *mf,
-                            FILE *offers, FILE *trades, sim_stats *s, gpi_diag *d);
+                            const sim_curve *cv, FILE *offers, FILE *trades,
+                            FILE *forward_offers, sim_stats *s, gpi_diag *d);
 gpi_status sim_write_rent(const sim_params *p, const double *mf, int earner, FILE *f,
                           gpi_diag *d);
 /* truth.c: the model's expected trades (sim.h, sim_files.truth). */
-gpi_status sim_write_truth(const sim_params *p, const double *mf, FILE *f, gpi_diag *d);
+gpi_status sim_write_truth(const sim_params *p, const double *mf, const sim_curve *cv, FILE *f,
+                           gpi_diag *d);
 gpi_status sim_write_contracts(const sim_params *p, const double *mf, FILE *contracts,
                                FILE *positions, sim_stats *s, gpi_diag *d);
 

@@ -7,7 +7,10 @@
  * trades) build the same keys.  A key's price per GPU-hour is
  *     market(g, t) x provider level x (1 + region premium)
  *       x provider deviation x term factor x scope factor
- * (market.c adds the deviation, list-price stickiness and noise).
+ * (market.c adds the deviation, list-price stickiness and noise).  A
+ * reserved key's term factor is the true term structure's average over
+ * its term (curve.c); before issue 29 it was 1 - 0.095 ln(1 + months), a
+ * discount that never moved.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -20,9 +23,8 @@ const double sim_term_share[3] = {0.65, 0.20, 0.15};
 
 double sim_term_factor(int term, int months)
 {
-    if (term == 1) return 0.55;
-    if (term == 2) return 1.0 - 0.095 * log(1.0 + months);
-    return 1.0;
+    (void)months; /* reserved: the term structure of curve.c */
+    return term == 1 ? 0.55 : 1.0;
 }
 
 double sim_scope_factor(const char *scope)

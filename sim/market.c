@@ -18,6 +18,19 @@
  * a fat finger (10x, or a monthly price under unit gpu-hour).  One of each
  * kind is forced on the run's middle day so that every run has them.
  *
+ * Reserved keys follow the true term structure (curve.c): a key of T
+ * months is priced at its on-demand target times the curve's average over
+ * [0, T], times the provider's own term deviation (an AR(1) per provider
+ * and GPU, sd 1 %) and the key's quoting noise (AR(1), sd 0.8 %), both
+ * from stream 8; list prices are sticky as every key's.  Two providers
+ * (CoreWeave and Lambda) also quote forward-start reservations
+ * (forward_offers.csv, the canonical offers format with `starts_on`): 12
+ * months from the first day of the month three months ahead and 6 months
+ * from the first day of the month six months ahead, in their first two
+ * regions, priced on the curve over those months with their own noise
+ * (stream 9).  None of it draws on streams 3 and 4: the on-demand and spot
+ * rows and every row's count are what they were before the term structure.
+ *
  * Trades.  Per GPU and day a number of trades (fewer on weekends, about 6 %
  * on thin days) is spread over providers by weight; each picks a term
  * (on-demand 65 %, spot 20 %, reserved 15 %) and one of the provider's keys
@@ -42,11 +55,15 @@ typedef struct market {
     const sim_params *p;
     const sim_events *ev;
     const double *mf;
+    const sim_curve *cv;
     sim_keyset ks;
     double dev[64][SIM_NGPU];          /* provider log deviation */
+    double tdev[64][SIM_NGPU];         /* provider's term deviation (stream 8) */
+    double *qnoise;                    /* [key]: a reserved key's quoting noise */
+    double fnoise[2][SIM_NGPU][2][2];  /* forward-start quotes' noise (stream 9) */
     char date[11];
-    sim_out oo, to;
-    sim_rng ro, rt;
+    sim_out oo, to, fo;
+    sim_rng ro, rt, rq, rf;
     sim_stats *s;
     long trade_seq;
 } market;
@@ -72,9 +89,13 @@ static int64_t pow10i(int d)
 static double target(const market *m, const offer_key *k, int t)
 {
     const sim_provider *pv = &sim_providers[k->prov];
-    return m->mf[k->gpu * m->p->days + t] * pv->mult * (1 + k->prem) *
-           exp(m->dev[k->prov][k->gpu]) * sim_term_factor(k->term, k->months) *
-           sim_scope_factor(pv->scopes[k->scope]);
+    double v = m->mf[k->gpu * m->p->days + t] * pv->mult * (1 + k->prem) *
+               exp(m->dev[k->prov][k->gpu]) * sim_term_factor(k->term, k->months) *
+               sim_scope_factor(pv->scopes[k->scope]);
+    if (k->term == 2)
+        v *= sim_curve_term(m->cv, k->gpu, t, k->months) *
+             exp(m->tdev[k->prov][k->gpu] + m->qnoise[k - m->ks.v]);
+    return v;
 }
 
 /* Price of a key per GPU-hour in micro-USD (for trades). */
@@ -155,6 +176,19 @@ static void write_offer(market *m, const offer_key *k, int hour, int64_t price)
     m->s->offers++;
 }
 
+/* The term deviations and quoting noise of the day (stream 8). */
+static void term_noise(market *m)
+{
+    for (int pi = 0; pi < sim_nproviders; pi++)
+        for (int g = 0; g < SIM_NGPU; g++) {
+            double *tv = &m->tdev[pi][g];
+            *tv = 0.95 * *tv + 0.010 * 0.3122 * sim_rng_normal(&m->rq);
+        }
+    for (size_t i = 0; i < m->ks.n; i++)
+        if (m->ks.v[i].term == 2)
+            m->qnoise[i] = 0.9 * m->qnoise[i] + 0.008 * 0.4359 * sim_rng_normal(&m->rq);
+}
+
 static void day_offers(market *m, int t)
 {
     const sim_events *ev = m->ev;
@@ -165,6 +199,7 @@ static void day_offers(market *m, int t)
             double *dv = &m->dev[pi][g];
             *dv = 0.9 * *dv + sim_providers[pi].noise * 0.4359 * sim_rng_normal(&m->ro);
         }
+    term_noise(m);
     for (size_t i = 0; i < m->ks.n; i++) {
         offer_key *k = &m->ks.v[i];
         const sim_provider *pv = &sim_providers[k->prov];
@@ -197,6 +232,81 @@ static void day_offers(market *m, int t)
                 forced = 1;
             }
             write_offer(m, k, pv->hour + 12 * snap, price);
+        }
+    }
+}
+
+/* Forward-start quotes of the day (forward_offers.csv; stream 9): see the
+ * design note above. */
+static void day_forward(market *m, int t)
+{
+    static const char *const who[2] = {"cw", "lambda"};
+    static const int months[2] = {12, 6}, ahead[2] = {3, 6};
+    int32_t day = m->p->start_day + t;
+    int y, mo, dd;
+    gpi_civil_from_days(day, &y, &mo, &dd);
+    for (int w = 0; w < 2; w++) {
+        int pi = sim_provider_index(who[w]);
+        const sim_provider *pv = &sim_providers[pi];
+        int down = provider_down(m->p->seed, pi, t);
+        for (int g = 0; g < SIM_NGPU; g++) {
+            size_t first = m->ks.pg_first[pi * SIM_NGPU + g], n = m->ks.pg_count[pi * SIM_NGPU + g];
+            for (int r = 0; r < 2; r++)
+                for (int q = 0; q < 2; q++) {
+                    double *nz = &m->fnoise[w][g][r][q];
+                    *nz = 0.9 * *nz + 0.012 * 0.4359 * sim_rng_normal(&m->rf);
+                    const offer_key *od = NULL;
+                    for (size_t i = first; i < first + n && !od; i++)
+                        if (m->ks.v[i].term == 0 && m->ks.v[i].region == r && m->ks.v[i].scope == 0)
+                            od = &m->ks.v[i];
+                    if (!od || down) continue;
+                    int sy = y, sm = mo + ahead[q];
+                    while (sm > 12) sm -= 12, sy++;
+                    int32_t start = gpi_days_from_civil(sy, sm, 1);
+                    double a = sim_curve_start(day, start);
+                    double px = target(m, od, t) *
+                                sim_curve_average(m->cv, g, t, a, a + months[q]) * exp(*nz);
+                    int64_t v = llround(px * (double)pow10i(pv->decimals));
+                    if (v < 1) v = 1;
+                    char sdate[11];
+                    gpi_date_format(start, sdate);
+                    sim_out *o = &m->fo;
+                    sim_out_str(o, "offer,");
+                    sim_out_str(o, pv->tag);
+                    sim_out_ch(o, '-');
+                    sim_out_str(o, sim_gpus[g].tag);
+                    sim_out_str(o, "-r");
+                    sim_out_int(o, r);
+                    sim_out_ch(o, '-');
+                    sim_out_str(o, pv->scopes[0]);
+                    sim_out_str(o, "-fwd");
+                    sim_out_int(o, months[q]);
+                    sim_out_str(o, "m-");
+                    sim_out_str(o, sdate);
+                    sim_out_ch(o, ',');
+                    sim_out_str(o, m->date);
+                    sim_out_ch(o, 'T');
+                    sim_out_ch(o, (char)('0' + pv->hour / 10));
+                    sim_out_ch(o, (char)('0' + pv->hour % 10));
+                    sim_out_str(o, ":30:00Z,demo,");
+                    sim_out_str(o, pv->name);
+                    sim_out_ch(o, ',');
+                    sim_out_region(o, pv, r);
+                    sim_out_ch(o, ',');
+                    sim_out_str(o, sim_gpus[g].name);
+                    sim_out_str(o, ",,1,");
+                    sim_out_fixed(o, v, pv->decimals);
+                    sim_out_str(o, ",USD,gpu-hour,");
+                    sim_out_str(o, pv->scopes[0]);
+                    sim_out_ch(o, ',');
+                    sim_out_str(o, pv->tier);
+                    sim_out_str(o, ",reserved,");
+                    sim_out_int(o, months[q]);
+                    sim_out_str(o, ",,");
+                    sim_out_str(o, sdate);
+                    sim_out_ch(o, '\n');
+                    m->s->forward_offers++;
+                }
         }
     }
 }
@@ -325,40 +435,54 @@ static void day_trades(market *m, int t)
 static const char offer_header[] =
     "kind,id,observed_at,source,provider,region,gpu,sku,gpu_count,price,currency,unit,"
     "scope,tier,term,term_months,quantity\n";
+static const char forward_header[] =
+    "kind,id,observed_at,source,provider,region,gpu,sku,gpu_count,price,currency,unit,"
+    "scope,tier,term,term_months,quantity,starts_on\n";
 static const char trade_header[] =
     "kind,id,observed_at,source,provider,region,gpu,price,unit,scope,tier,term,"
     "term_months,quantity,buyer,status\n";
 
 gpi_status sim_write_market(const sim_params *p, const sim_events *ev, const double *mf,
-                            FILE *offers, FILE *trades, sim_stats *s, gpi_diag *d)
+                            const sim_curve *cv, FILE *offers, FILE *trades,
+                            FILE *forward_offers, sim_stats *s, gpi_diag *d)
 {
     market m;
     memset(&m, 0, sizeof m);
     m.p = p;
     m.ev = ev;
     m.mf = mf;
+    m.cv = cv;
     m.s = s;
     gpi_status st = GPI_OK;
     int oerr = sim_out_open(&m.oo, offers), terr = sim_out_open(&m.to, trades);
-    if (oerr || terr || sim_keys_build(p, &m.ks) != 0) {
+    int ferr = sim_out_open(&m.fo, forward_offers);
+    if (oerr || terr || ferr || sim_keys_build(p, &m.ks) != 0 ||
+        !(m.qnoise = calloc(m.ks.n ? m.ks.n : 1, sizeof *m.qnoise))) {
         st = gpi_diag_set(d, GPI_ENOMEM, "simulate: out of memory");
         goto done;
     }
     sim_rng_seed(&m.ro, p->seed, 3);
     sim_rng_seed(&m.rt, p->seed, 4);
+    sim_rng_seed(&m.rq, p->seed, 8);
+    sim_rng_seed(&m.rf, p->seed, 9);
     sim_out_str(&m.oo, offer_header);
     sim_out_str(&m.to, trade_header);
+    sim_out_str(&m.fo, forward_header);
     for (int t = 0; t < p->days; t++) {
         gpi_date_format(p->start_day + t, m.date);
         day_offers(&m, t);
         day_trades(&m, t);
-        if (m.oo.err || m.to.err) break;
+        day_forward(&m, t);
+        if (m.oo.err || m.to.err || m.fo.err) break;
     }
 done:
     if (sim_out_close(&m.oo) != 0 && st == GPI_OK)
         st = gpi_diag_set(d, GPI_EIO, "simulate: offers.csv: write failed");
     if (sim_out_close(&m.to) != 0 && st == GPI_OK)
         st = gpi_diag_set(d, GPI_EIO, "simulate: trades.csv: write failed");
+    if (sim_out_close(&m.fo) != 0 && st == GPI_OK)
+        st = gpi_diag_set(d, GPI_EIO, "simulate: forward_offers.csv: write failed");
     sim_keys_free(&m.ks);
+    free(m.qnoise);
     return st;
 }

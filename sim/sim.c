@@ -30,13 +30,19 @@ gpi_status sim_write(const sim_params *p, const sim_files *f, sim_stats *s, gpi_
     sim_events ev;
     sim_events_place(p->days, &ev);
     double *mf = sim_market_factors(p, &ev);
-    if (!mf) return gpi_diag_set(d, GPI_ENOMEM, "simulate: out of memory");
+    sim_curve *cv = mf ? sim_curve_new(p, &ev) : NULL;
+    if (!mf || !cv) {
+        free(mf);
+        return gpi_diag_set(d, GPI_ENOMEM, "simulate: out of memory");
+    }
     s->outage_days = ev.outage_to - ev.outage_from;
-    gpi_status st = sim_write_market(p, &ev, mf, f->offers, f->trades, s, d);
+    gpi_status st = sim_write_market(p, &ev, mf, cv, f->offers, f->trades, f->forward_offers, s, d);
     if (st == GPI_OK && f->rent_payer) st = sim_write_rent(p, mf, 0, f->rent_payer, d);
     if (st == GPI_OK && f->rent_earner) st = sim_write_rent(p, mf, 1, f->rent_earner, d);
     if (st == GPI_OK) st = sim_write_contracts(p, mf, f->contracts, f->positions, s, d);
-    if (st == GPI_OK && f->truth) st = sim_write_truth(p, mf, f->truth, d);
+    if (st == GPI_OK && f->truth) st = sim_write_truth(p, mf, cv, f->truth, d);
+    if (st == GPI_OK && f->truth_curve) st = sim_write_truth_curve(p, mf, cv, f->truth_curve, d);
+    sim_curve_free(cv);
     free(mf);
     return st;
 }

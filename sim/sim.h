@@ -8,6 +8,11 @@
  *     reserved (term_months), several units (gpu-hour, instance-hour of 8
  *     GPUs, gpu-month);
  *   - trades with quantity and buyer, some cancelled, some affiliate;
+ *   - a known true term structure per GPU (sim/curve.c: backwardation on
+ *     H100, A100 and L40S, contango on H200 and B200) that every reserved
+ *     offer and trade (1 to 36 months) follows with realistic noise, and
+ *     forward-start reservations with a `starts_on` date
+ *     (forward_offers.csv);
  *   - price trends and shocks, thin days (few trades), feed outages (one GPU
  *     reported by a single provider for more than a week), outliers and
  *     fat-finger prints, and a provider that tries to push the H100 grade
@@ -19,7 +24,9 @@
  *   - on request, the market's true prices (truth.csv, sim/truth.c): the
  *     model's expected trades, one per offer key and day, at the key's
  *     noise-free price and expected volume -- a grade built on them with
- *     its defences off is its true price (bench/accuracy).
+ *     its defences off is its true price (bench/accuracy) -- and the true
+ *     term structure (sim/curve.c): per GPU, day and tenor 1..36 the term
+ *     rate and the monthly forward relative to the on-demand level.
  *
  * Determinism: everything derives from the seed through a private
  * xoshiro256** generator (seeded by splitmix64); no rand(), no clock, no
@@ -62,6 +69,8 @@ typedef struct sim_files {
     FILE *contracts;    /* contracts.json (SPEC §8) */
     FILE *positions;    /* positions.csv: account,symbol,contracts,entry_price */
     FILE *truth;        /* truth.csv: the model's expected trades (below) */
+    FILE *forward_offers; /* forward_offers.csv: forward-start reservations */
+    FILE *truth_curve;  /* the true term structure (sim/curve.c) */
 } sim_files;
 
 /* What was written, for the caller's summary and for tests. */
@@ -73,6 +82,7 @@ typedef struct sim_stats {
     long pushed_trades;          /* the pushing provider's off-market trades */
     int thin_days;               /* days with a small fraction of the trades */
     int outage_days;             /* days of the single-provider B200 outage */
+    long forward_offers;         /* forward-start quotes (forward_offers.csv) */
     int contracts;
 } sim_stats;
 

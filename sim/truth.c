@@ -5,7 +5,9 @@
  *   price    the key's price in the model with no noise at all:
  *              market level L_g(t) (model.c) x provider level
  *              x (1 + region premium) x term factor x scope factor
- *              x the mean trade discount (0.96),
+ *              x the mean trade discount (0.96); a reserved key of T
+ *              months x the true term structure's average over its
+ *              term on day t (curve.c), without its noise,
  *            6 decimals; no provider deviation, list-price stickiness,
  *            spot noise, outliers, fat fingers, outages or pusher;
  *   quantity the GPU-hours the key is expected to trade on a weekday:
@@ -19,8 +21,9 @@
  * cap_floor 1, an error_factor that never screens, min_providers 1,
  * min_trade_volume 0) is the volume-weighted median of the model's
  * transaction prices in the grade: the grade's true price.  Weights do not
- * change with t and every price is L_g(t) times a constant, so it is
- * L_g(t) x M_G with one multiplier M_G per grade (a grade of one GPU).
+ * change with t and every price of an on-demand or spot key is L_g(t)
+ * times a constant, so an on-demand or spot grade of one GPU is L_g(t) x
+ * M_G with one multiplier M_G per grade.
  * The file depends only on the seed, days, start and scale; it never
  * changes the market (no random draws but the key set's own stream).
  */
@@ -59,7 +62,8 @@ static void expected_volume(const sim_params *p, const sim_keyset *ks, double *w
     }
 }
 
-gpi_status sim_write_truth(const sim_params *p, const double *mf, FILE *f, gpi_diag *d)
+gpi_status sim_write_truth(const sim_params *p, const double *mf, const sim_curve *cv, FILE *f,
+                           gpi_diag *d)
 {
     sim_keyset ks = {NULL, 0, NULL, NULL};
     sim_out o;
@@ -83,6 +87,7 @@ gpi_status sim_write_truth(const sim_params *p, const double *mf, FILE *f, gpi_d
             double price = mf[k->gpu * p->days + t] * pv->mult * (1 + k->prem) *
                            sim_term_factor(k->term, k->months) * sim_scope_factor(scope) *
                            SIM_TRADE_DISCOUNT_MEAN;
+            if (k->term == 2) price *= sim_curve_term(cv, k->gpu, t, k->months);
             int64_t micro = llround(price * 1e6), qty = llround(w[i] * 100);
             if (micro < 1) micro = 1;
             if (qty < 1) qty = 1;
