@@ -65,6 +65,11 @@ typedef struct gpi_obs {
     int tier_given;    /* 1: the row gave its tier; 0: tiers.csv did */
     int status_given;  /* the status as written (ok when absent), before
                           the affiliate rule (trades; offers: ok) */
+    int32_t starts_on;        /* a reserved term that starts later (a
+                                 forward start, field starts_on): its first
+                                 day; 0 none (it starts on the day).  Kept
+                                 beside the row (store/curves.h); the scans
+                                 leave it 0 */
     int64_t observed_at;      /* Unix seconds UTC */
     int32_t day;              /* gpi_day_of_time(observed_at) */
     uint64_t key_hash;        /* gpi_store_key(kind, gpi_identity_hash(...)) */

@@ -103,7 +103,7 @@ int tables_fx(const ingest_tables *t, const char *currency, int32_t day, gpi_dec
 enum {
     F_KIND, F_ID, F_OBSERVED_AT, F_SOURCE, F_PROVIDER, F_GPU, F_SKU, F_GPU_COUNT,
     F_PRICE, F_CURRENCY, F_UNIT, F_SCOPE, F_TIER, F_TERM, F_TERM_MONTHS, F_REGION,
-    F_QUANTITY, F_BUYER, F_STATUS, F__N
+    F_QUANTITY, F_BUYER, F_STATUS, F_STARTS_ON, F__N
 };
 extern const char *const field_names[F__N];
 /* Field index of a column name (case-insensitive), or -1. */

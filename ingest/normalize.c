@@ -17,7 +17,8 @@
  * (3) Identity (SPEC §3): an id gives ident = id; without one, offers use
  *     provider|region|gpu|sku|gpu_count|scope|term|term_months|unit
  *     and trades add price|currency|quantity|buyer|status|tier ("all
- *     their fields"), each as the row gives it: the provider as written
+ *     their fields"), then |starts_on when the row gives one (issue 29:
+ *     rows without it keep their identity), each as the row gives it: the provider as written
  *     and folded (case, blanks), never the canonical one; the status as
  *     written, before the affiliate rule; the tier only when the row
  *     gives one.  So no table (providers.csv, tiers.csv) changes an
@@ -48,7 +49,7 @@
 const char *const field_names[F__N] = {
     "kind", "id", "observed_at", "source", "provider", "gpu", "sku",
     "gpu_count", "price", "currency", "unit", "scope", "tier", "term",
-    "term_months", "region", "quantity", "buyer", "status",
+    "term_months", "region", "quantity", "buyer", "status", "starts_on",
 };
 
 int field_lookup(const char *name)
@@ -59,6 +60,7 @@ int field_lookup(const char *name)
 }
 
 #define MAX_GPU_COUNT 100000
+#define MAX_START_DAYS 1827 /* a forward start at most 5 years after the day */
 #define MAX_PRICE_MICRO 1000000000000LL /* 1,000,000 USD per GPU-hour */
 
 typedef struct rej {
@@ -267,6 +269,16 @@ int normalize_row(norm_ctx *c, const norm_row *r, gpi_obs *o, const char **col, 
     } else if (v) {
         return bad(&x, F_TERM_MONTHS, "only allowed with term reserved");
     }
+    /* starts_on (issue 29): a reserved term that starts later; a start on
+     * or before the day observed is a term that starts on the day */
+    if ((v = val(r, F_STARTS_ON)) != NULL) {
+        int32_t s;
+        if (o->term != GPI_TERM_RESERVED) return bad(&x, F_STARTS_ON, "only allowed with term reserved");
+        if ((why = gpi_date_parse(v, &s)) != NULL) return bad(&x, F_STARTS_ON, why);
+        if (s - o->day > MAX_START_DAYS)
+            return bad(&x, F_STARTS_ON, "more than 5 years after the day observed");
+        o->starts_on = s > o->day ? s : 0;
+    }
     if ((v = val(r, F_TIER)) != NULL) {
         if ((o->tier = gpi_tier_parse(v)) < 0)
             return bad(&x, F_TIER, "unknown tier (platinum, gold, silver, bronze, "
@@ -346,6 +358,8 @@ int normalize_row(norm_ctx *c, const norm_row *r, gpi_obs *o, const char **col, 
                           o->currency, nz(r->v[F_QUANTITY]), buyer,
                           gpi_trade_status_name(o->status_given),
                           val(r, F_TIER) ? gpi_tier_name(o->tier) : "");
+        if (n > 0 && (size_t)n < sizeof buf && val(r, F_STARTS_ON))
+            n += snprintf(buf + n, sizeof buf - (size_t)n, "|%s", r->v[F_STARTS_ON]);
         if (n < 0 || (size_t)n >= sizeof buf) {
             *col = NULL;
             snprintf(msg, msg_cap, "%s:%ld: row too long to build an identity (give it an id)",

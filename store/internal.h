@@ -129,6 +129,8 @@ struct store {
     size_t cap_hint_profile, cap_hint_ident;
     /* the days of the rows the open batch stored (batches.min_day, max_day) */
     int32_t batch_min_day, batch_max_day;
+    /* curves.c: whether obs_starts holds a row (-1 not known yet) */
+    int any_starts;
 };
 
 /* Opens the database at path: STORE_OPEN_CREATE creates it when missing,
@@ -171,6 +173,15 @@ gpi_status store_alias_legacy(store *st, uint64_t key, uint64_t *legacy, int cap
                               gpi_diag *d);
 /* Drops the in-memory keys (reloaded on next use). */
 void store_alias_reset(store *st);
+
+/* ---- forward starts (curves.c) -------------------------------------------- */
+
+/* Records o's start (o->starts_on != 0) beside the row just stored. */
+gpi_status store_obs_start_put(store *st, const gpi_obs *o, gpi_diag *d);
+/* For a row found to be a duplicate of the stored one: *res becomes
+ * STORE_PUT_CONFLICT when the two starts differ (none counts as one).  A
+ * query only when o has a start or the database holds any. */
+gpi_status store_obs_start_same(store *st, const gpi_obs *o, store_put_result *res, gpi_diag *d);
 
 /* Prepares (once) and returns extra statement slot i with sql; resets it
  * and clears its bindings before returning.  NULL on error (d set). */

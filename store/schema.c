@@ -526,6 +526,29 @@ const char *const store_migrations[] = {
     "ALTER TABLE index_values ADD COLUMN v3_json TEXT;"
     "ALTER TABLE index_values ADD COLUMN v3_detail TEXT;"
     "ALTER TABLE index_published ADD COLUMN v3_detail TEXT;",
+    /* 15: the term curve (issue 29, store/curves.c).  The start of a
+     *    forward-start observation (the canonical field starts_on): one
+     *    row per observation that has one, beside the observations, whose
+     *    rows and scans stay as they were.  And the curve files of each
+     *    vintage that has them (file format 4): their SHA-256 and the
+     *    futures settlement prices the curve took from a file (CSV text,
+     *    "" none), so an older vintage's curve files regenerate byte for
+     *    byte. */
+    "CREATE TABLE obs_starts ("
+    "  day INTEGER NOT NULL,"
+    "  key_hash INTEGER NOT NULL,"
+    "  observed_at INTEGER NOT NULL,"
+    "  starts_on INTEGER NOT NULL,"    /* days since 1970-01-01 */
+    "  PRIMARY KEY (day, key_hash, observed_at)"
+    ") WITHOUT ROWID;"
+    "CREATE TABLE vintage_curves ("
+    "  day INTEGER NOT NULL,"
+    "  vintage INTEGER NOT NULL,"
+    "  csv_sha256 TEXT NOT NULL,"
+    "  json_sha256 TEXT NOT NULL,"
+    "  futures TEXT NOT NULL,"
+    "  PRIMARY KEY (day, vintage)"
+    ");",
 };
 
 const int store_migration_ident_aliases = 5; /* migration 6 */

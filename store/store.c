@@ -226,6 +226,7 @@ gpi_status store_open_mode(const char *path, int mode, store **out, gpi_diag *d)
     store *st = calloc(1, sizeof *st);
     if (!st) return gpi_diag_set(d, GPI_ENOMEM, "store: out of memory");
     st->lock_fd = -1;
+    st->any_starts = -1;
     st->read_only = mode == STORE_OPEN_READ;
     /* NOMUTEX: a handle belongs to one thread, so SQLite's per-call
      * connection mutex is pure cost (6% of ingest instructions). */
@@ -738,6 +739,10 @@ gpi_status store_obs_put(store *st, int64_t batch_id, const gpi_obs *o, store_pu
         *res = STORE_PUT_STORED;
         if (o->day < st->batch_min_day) st->batch_min_day = o->day;
         if (o->day > st->batch_max_day) st->batch_max_day = o->day;
+        if (o->starts_on) {
+            gpi_status src = store_obs_start_put(st, o, d);
+            if (src != GPI_OK) return src;
+        }
         /* the profile's facet (profiles.c note 6), once per profile */
         store_profile *sp = store_profile_get(st, profile);
         if (!sp) return store_err(st, d, "reading profiles");
@@ -763,6 +768,8 @@ gpi_status store_obs_put(store *st, int64_t batch_id, const gpi_obs *o, store_pu
     else
         *res = duplicate_or_conflict(&r, o, &p);
     sqlite3_reset(g);
+    /* a forward start is one of the values (store/curves.c) */
+    if (*res == STORE_PUT_DUPLICATE) return store_obs_start_same(st, o, res, d);
     return GPI_OK;
 }
 
