@@ -54,7 +54,7 @@ LDLIBS    = $(if $(and $(filter 1,$(STATIC_DEPS)),$(if $(DEP_AR),,ok)),\
               -Wl$(comma)-Bstatic $(DEP_LIBS) -Wl$(comma)-Bdynamic -ldl,$(DEP_LIBS)) -lm -pthread
 BUILD    ?= build
 
-MODULES  := core ingest load store index publish settlement hedge cost sim site verify
+MODULES  := core ingest load store index curve publish settlement hedge cost sim site verify
 SRC      := $(sort $(foreach m,$(MODULES),$(wildcard $(m)/*.c)))
 OBJ      := $(SRC:%.c=$(BUILD)/%.o)
 CLI_SRC  := $(sort $(wildcard cli/*.c))

@@ -173,5 +173,6 @@ int cmd_verify(cli_ctx *ctx, int argc, char **argv);
 int cmd_key(cli_ctx *ctx, int argc, char **argv);
 int cmd_review(cli_ctx *ctx, int argc, char **argv);
 int cmd_grades_stale(cli_ctx *ctx, int argc, char **argv); /* cmd_stale.c */
+int cmd_curve(cli_ctx *ctx, int argc, char **argv);
 
 #endif

@@ -102,7 +102,7 @@ int cmd_simulate(cli_ctx *ctx, int argc, char **argv)
     }
     static const char *const names[] = {"offers.csv",      "trades.csv",     "rent_payer.csv",
                                         "rent_earner.csv", "contracts.json", "positions.csv",
-                                        "deployments.csv", "forward_offers.csv"};
+                                        "deployments.csv", "term_offers.csv"};
     enum { NF = 8 };
     FILE *fh[NF] = {NULL}, *tf = NULL, *tc = NULL;
     char path[PATH_MAX], curve_path[PATH_MAX];
@@ -155,7 +155,8 @@ int cmd_simulate(cli_ctx *ctx, int argc, char **argv)
            "%d thin days, %d contracts -> %s/\n",
            from, to, p.seed, p.scale, s.offers, s.trades, s.cancelled, s.affiliate,
            s.pushed_trades, s.fat_fingers, s.outliers, s.thin_days, s.contracts, out);
-    printf("simulate: %ld forward-start offers -> %s/forward_offers.csv\n", s.forward_offers, out);
+    printf("simulate: %ld term offers (%ld forward starts) -> %s/term_offers.csv\n", s.term_offers,
+           s.forward_offers, out);
     if (truth) printf("simulate: true prices -> %s\n", truth);
     if (truth) printf("simulate: true term structure -> %s\n", curve_path);
     return 0;

@@ -174,6 +174,7 @@ int main(int argc, char **argv)
         {"settle", cmd_settle}, {"hedge", cmd_hedge},   {"grades", cmd_grades},
         {"simulate", cmd_simulate}, {"cost", cmd_cost},     {"verify", cmd_verify},
         {"key", cmd_key},       {"review", cmd_review},
+        {"curve", cmd_curve},
     };
     for (size_t k = 0; k < sizeof cmds / sizeof cmds[0]; k++)
         if (strcmp(argv[i], cmds[k].name) == 0) {

@@ -178,7 +178,7 @@ gpi_status sim_write_truth_curve(const sim_params *p, const double *mf, const si
 
 gpi_status sim_write_market(const sim_params *p, const sim_events *ev, const double *mf,
                             const sim_curve *cv, FILE *offers, FILE *trades,
-                            FILE *forward_offers, sim_stats *s, gpi_diag *d);
+                            FILE *term_offers, sim_stats *s, gpi_diag *d);
 gpi_status sim_write_rent(const sim_params *p, const double *mf, int earner, FILE *f,
                           gpi_diag *d);
 /* truth.c: the model's expected trades (sim.h, sim_files.truth). */

@@ -22,14 +22,17 @@
  * months is priced at its on-demand target times the curve's average over
  * [0, T], times the provider's own term deviation (an AR(1) per provider
  * and GPU, sd 1 %) and the key's quoting noise (AR(1), sd 0.8 %), both
- * from stream 8; list prices are sticky as every key's.  Two providers
- * (CoreWeave and Lambda) also quote forward-start reservations
- * (forward_offers.csv, the canonical offers format with `starts_on`): 12
- * months from the first day of the month three months ahead and 6 months
- * from the first day of the month six months ahead, in their first two
- * regions, priced on the curve over those months with their own noise
- * (stream 9).  None of it draws on streams 3 and 4: the on-demand and spot
- * rows and every row's count are what they were before the term structure.
+ * from stream 8; list prices are sticky as every key's.  Five neoclouds
+ * (CoreWeave, Nebius, Crusoe, Lambda, FluidStack) also list reservations
+ * beyond their catalogue keys (term_offers.csv, the canonical offers
+ * format with `starts_on`): in their first two regions and first scope, 1,
+ * 3, 6, 12 and 24 months from the next day, and CoreWeave and Lambda
+ * forward starts -- 12 months from the first day of the month three months
+ * ahead and 6 months from the first day of the month six months ahead --
+ * each priced on the curve over its months, with the provider's term
+ * deviation and its own quoting noise (AR(1), sd 0.8 %, stream 9).  None
+ * of it draws on streams 3 and 4: the on-demand and spot rows and every
+ * row's count are what they were before the term structure.
  *
  * Trades.  Per GPU and day a number of trades (fewer on weekends, about 6 %
  * on thin days) is spread over providers by weight; each picks a term
@@ -60,7 +63,7 @@ typedef struct market {
     double dev[64][SIM_NGPU];          /* provider log deviation */
     double tdev[64][SIM_NGPU];         /* provider's term deviation (stream 8) */
     double *qnoise;                    /* [key]: a reserved key's quoting noise */
-    double fnoise[2][SIM_NGPU][2][2];  /* forward-start quotes' noise (stream 9) */
+    double fnoise[5][SIM_NGPU][2][7];  /* term offers' quoting noise (stream 9) */
     char date[11];
     sim_out oo, to, fo;
     sim_rng ro, rt, rq, rf;
@@ -236,40 +239,52 @@ static void day_offers(market *m, int t)
     }
 }
 
-/* Forward-start quotes of the day (forward_offers.csv; stream 9): see the
- * design note above. */
-static void day_forward(market *m, int t)
+/* The term offers of the day (term_offers.csv; stream 9): see the design
+ * note above. */
+#define TERM_WHO 5
+#define TERM_PRODUCTS 7
+static void day_terms(market *m, int t)
 {
-    static const char *const who[2] = {"cw", "lambda"};
-    static const int months[2] = {12, 6}, ahead[2] = {3, 6};
+    static const char *const who[TERM_WHO] = {"cw", "nebius", "crusoe", "lambda", "fluidstack"};
+    /* months and start (months ahead; 0: the next day) of each product; the
+     * forward starts only where fwd = 1 */
+    static const int months[TERM_PRODUCTS] = {1, 3, 6, 12, 24, 12, 6};
+    static const int ahead[TERM_PRODUCTS] = {0, 0, 0, 0, 0, 3, 6};
     int32_t day = m->p->start_day + t;
     int y, mo, dd;
     gpi_civil_from_days(day, &y, &mo, &dd);
-    for (int w = 0; w < 2; w++) {
+    for (int w = 0; w < TERM_WHO; w++) {
         int pi = sim_provider_index(who[w]);
         const sim_provider *pv = &sim_providers[pi];
+        int fwd = w == 0 || w == 3; /* CoreWeave and Lambda quote forward starts */
         int down = provider_down(m->p->seed, pi, t);
         for (int g = 0; g < SIM_NGPU; g++) {
             size_t first = m->ks.pg_first[pi * SIM_NGPU + g], n = m->ks.pg_count[pi * SIM_NGPU + g];
             for (int r = 0; r < 2; r++)
-                for (int q = 0; q < 2; q++) {
+                for (int q = 0; q < TERM_PRODUCTS; q++) {
+                    if (ahead[q] && !fwd) continue;
                     double *nz = &m->fnoise[w][g][r][q];
-                    *nz = 0.9 * *nz + 0.012 * 0.4359 * sim_rng_normal(&m->rf);
+                    *nz = 0.9 * *nz + 0.008 * 0.4359 * sim_rng_normal(&m->rf);
                     const offer_key *od = NULL;
                     for (size_t i = first; i < first + n && !od; i++)
                         if (m->ks.v[i].term == 0 && m->ks.v[i].region == r && m->ks.v[i].scope == 0)
                             od = &m->ks.v[i];
                     if (!od || down) continue;
-                    int sy = y, sm = mo + ahead[q];
-                    while (sm > 12) sm -= 12, sy++;
-                    int32_t start = gpi_days_from_civil(sy, sm, 1);
-                    double a = sim_curve_start(day, start);
+                    int32_t start = 0;
+                    double a = 0;
+                    if (ahead[q]) {
+                        int sy = y, sm = mo + ahead[q];
+                        while (sm > 12) sm -= 12, sy++;
+                        start = gpi_days_from_civil(sy, sm, 1);
+                        a = sim_curve_start(day, start);
+                    }
                     double px = target(m, od, t) *
-                                sim_curve_average(m->cv, g, t, a, a + months[q]) * exp(*nz);
+                                sim_curve_average(m->cv, g, t, a, a + months[q]) *
+                                exp(m->tdev[pi][g] + *nz);
                     int64_t v = llround(px * (double)pow10i(pv->decimals));
                     if (v < 1) v = 1;
-                    char sdate[11];
-                    gpi_date_format(start, sdate);
+                    char sdate[11] = "";
+                    if (start) gpi_date_format(start, sdate);
                     sim_out *o = &m->fo;
                     sim_out_str(o, "offer,");
                     sim_out_str(o, pv->tag);
@@ -279,10 +294,13 @@ static void day_forward(market *m, int t)
                     sim_out_int(o, r);
                     sim_out_ch(o, '-');
                     sim_out_str(o, pv->scopes[0]);
-                    sim_out_str(o, "-fwd");
+                    sim_out_str(o, start ? "-fwd" : "-term");
                     sim_out_int(o, months[q]);
-                    sim_out_str(o, "m-");
-                    sim_out_str(o, sdate);
+                    sim_out_ch(o, 'm');
+                    if (start) {
+                        sim_out_ch(o, '-');
+                        sim_out_str(o, sdate);
+                    }
                     sim_out_ch(o, ',');
                     sim_out_str(o, m->date);
                     sim_out_ch(o, 'T');
@@ -305,7 +323,8 @@ static void day_forward(market *m, int t)
                     sim_out_str(o, ",,");
                     sim_out_str(o, sdate);
                     sim_out_ch(o, '\n');
-                    m->s->forward_offers++;
+                    m->s->term_offers++;
+                    if (start) m->s->forward_offers++;
                 }
         }
     }
@@ -444,7 +463,7 @@ static const char trade_header[] =
 
 gpi_status sim_write_market(const sim_params *p, const sim_events *ev, const double *mf,
                             const sim_curve *cv, FILE *offers, FILE *trades,
-                            FILE *forward_offers, sim_stats *s, gpi_diag *d)
+                            FILE *term_offers, sim_stats *s, gpi_diag *d)
 {
     market m;
     memset(&m, 0, sizeof m);
@@ -455,7 +474,7 @@ gpi_status sim_write_market(const sim_params *p, const sim_events *ev, const dou
     m.s = s;
     gpi_status st = GPI_OK;
     int oerr = sim_out_open(&m.oo, offers), terr = sim_out_open(&m.to, trades);
-    int ferr = sim_out_open(&m.fo, forward_offers);
+    int ferr = sim_out_open(&m.fo, term_offers);
     if (oerr || terr || ferr || sim_keys_build(p, &m.ks) != 0 ||
         !(m.qnoise = calloc(m.ks.n ? m.ks.n : 1, sizeof *m.qnoise))) {
         st = gpi_diag_set(d, GPI_ENOMEM, "simulate: out of memory");
@@ -472,7 +491,7 @@ gpi_status sim_write_market(const sim_params *p, const sim_events *ev, const dou
         gpi_date_format(p->start_day + t, m.date);
         day_offers(&m, t);
         day_trades(&m, t);
-        day_forward(&m, t);
+        day_terms(&m, t);
         if (m.oo.err || m.to.err || m.fo.err) break;
     }
 done:
@@ -481,7 +500,7 @@ done:
     if (sim_out_close(&m.to) != 0 && st == GPI_OK)
         st = gpi_diag_set(d, GPI_EIO, "simulate: trades.csv: write failed");
     if (sim_out_close(&m.fo) != 0 && st == GPI_OK)
-        st = gpi_diag_set(d, GPI_EIO, "simulate: forward_offers.csv: write failed");
+        st = gpi_diag_set(d, GPI_EIO, "simulate: term_offers.csv: write failed");
     sim_keys_free(&m.ks);
     free(m.qnoise);
     return st;

@@ -36,7 +36,7 @@ gpi_status sim_write(const sim_params *p, const sim_files *f, sim_stats *s, gpi_
         return gpi_diag_set(d, GPI_ENOMEM, "simulate: out of memory");
     }
     s->outage_days = ev.outage_to - ev.outage_from;
-    gpi_status st = sim_write_market(p, &ev, mf, cv, f->offers, f->trades, f->forward_offers, s, d);
+    gpi_status st = sim_write_market(p, &ev, mf, cv, f->offers, f->trades, f->term_offers, s, d);
     if (st == GPI_OK && f->rent_payer) st = sim_write_rent(p, mf, 0, f->rent_payer, d);
     if (st == GPI_OK && f->rent_earner) st = sim_write_rent(p, mf, 1, f->rent_earner, d);
     if (st == GPI_OK) st = sim_write_contracts(p, mf, f->contracts, f->positions, s, d);

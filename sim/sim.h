@@ -11,8 +11,8 @@
  *   - a known true term structure per GPU (sim/curve.c: backwardation on
  *     H100, A100 and L40S, contango on H200 and B200) that every reserved
  *     offer and trade (1 to 36 months) follows with realistic noise, and
- *     forward-start reservations with a `starts_on` date
- *     (forward_offers.csv);
+ *     more reservations, forward starts (`starts_on`) among them, in
+ *     term_offers.csv;
  *   - price trends and shocks, thin days (few trades), feed outages (one GPU
  *     reported by a single provider for more than a week), outliers and
  *     fat-finger prints, and a provider that tries to push the H100 grade
@@ -69,7 +69,8 @@ typedef struct sim_files {
     FILE *contracts;    /* contracts.json (SPEC §8) */
     FILE *positions;    /* positions.csv: account,symbol,contracts,entry_price */
     FILE *truth;        /* truth.csv: the model's expected trades (below) */
-    FILE *forward_offers; /* forward_offers.csv: forward-start reservations */
+    FILE *term_offers;  /* term_offers.csv: reservations beyond the catalogue,
+                           forward starts among them (sim/market.c) */
     FILE *truth_curve;  /* the true term structure (sim/curve.c) */
 } sim_files;
 
@@ -82,7 +83,8 @@ typedef struct sim_stats {
     long pushed_trades;          /* the pushing provider's off-market trades */
     int thin_days;               /* days with a small fraction of the trades */
     int outage_days;             /* days of the single-provider B200 outage */
-    long forward_offers;         /* forward-start quotes (forward_offers.csv) */
+    long term_offers;            /* term_offers.csv's rows */
+    long forward_offers;         /* of which forward starts */
     int contracts;
 } sim_stats;
 

@@ -1,0 +1,58 @@
+/* cli/curve_cmd.h -- shared by `gpuidx curve` (cmd_curve.c), its
+ * back-test (curve_backtest.c) and the other commands that use the curve
+ * (hedge's strip, the grade lab, the site): grade selection, futures
+ * inputs, a day's curves at the stored fixes (curve_util.c).
+ */
+#ifndef GPI_CLI_CURVE_CMD_H
+#define GPI_CLI_CURVE_CMD_H
+
+#include "cli/cli.h"
+#include "curve/futures.h"
+#include "curve/read.h"
+
+/* --grade ID (repeatable), collected by cc_take_grade as cli_args.take
+ * with spec index CC_OPT_GRADE. */
+enum { CC_OPT_GRADE = 3 };
+typedef struct cc_grade_ids {
+    const char **ids;
+    int *n;
+} cc_grade_ids;
+int cc_take_grade(const cli_args *a, int k, const char *v);
+
+/* The grades a curve command works on: the published grade set (not
+ * dropped), or the ids given, from the published grades file at path
+ * (NULL: DATA/grades.json). */
+typedef struct cc_grades {
+    cli_gradeset set;
+    idx_grades sub;           /* the selection (definitions borrowed from set) */
+    idx_grades *gs;           /* &sub */
+} cc_grades;
+gpi_status cc_grades_load(cli_ctx *ctx, store *st, const char *path, const char **ids,
+                          size_t n_ids, cc_grades *out, gpi_diag *d);
+void cc_grades_free(cc_grades *g);
+
+/* Futures inputs: a contract file and a settlement prices file. */
+typedef struct cc_futures {
+    settle_contract *cs;
+    size_t nc;
+    curve_futures f;
+    const idx_grades *gs;
+    curve_extra *ex;          /* the last day's, freed by the next call */
+    curve_quote **q;
+    size_t n_ex;
+} cc_futures;
+gpi_status cc_futures_load(const char *contracts, const char *futures, const idx_grades *gs,
+                           cc_futures *out, gpi_diag *d);
+/* The futures inputs of day per grade (*ex valid until the next call;
+ * *n 0 without a file). */
+gpi_status cc_futures_day(cc_futures *f, int32_t day, curve_extra **ex, size_t *n, gpi_diag *d);
+void cc_futures_free(cc_futures *f);
+
+/* The curves of gs on day at the stored rows' fixes and cut-offs
+ * (*missing: grades without a row); free with curve_set_free. */
+gpi_status cc_curve_day(store *st, const idx_grades *gs, int32_t day, const curve_extra *extra,
+                        size_t n_extra, curve_set *out, int *missing, gpi_diag *d);
+
+int cc_curve_backtest(cli_ctx *ctx, int argc, char **argv);
+
+#endif
