@@ -20,7 +20,8 @@
  *      of the provider groups' median restated prices (one vote per
  *      group), with a tolerance of 1.0 %, 0.7 %, 0.6 % or 0.5 % of its
  *      value for 1, 2, 3 or more groups;
- *   4. the fit: monthly forwards F_1..F_N that minimize the roughness
+ *   4. the fit: monthly forwards F_1..F_N, relative to the curve growing
+ *      at the points' constant rate from V, that minimize the roughness
  *      (squared second differences on the monthly grid, the front V at 0)
  *      while every point's average lies within its tolerance -- maximum
  *      smoothness -- or, with fewer than three points that all start on
@@ -69,7 +70,9 @@ typedef struct curve_params {
                                  10000, 7000, 6000, 5000 (1.0 % .. 0.5 %) */
     int min_points;           /* fewer spot-start points: monotone convex (3) */
     int64_t convexity_e6;     /* the largest |second difference| of the forwards,
-                                 per month squared, as a share of the fix */
+                                 per month squared, as a share of the fix (1 %) */
+    int convexity_from;       /* ... from this tenor on (4: the first quarter is
+                                 bent by shocks the market expects to fade) */
     int max_gap_factor;       /* interpolation between input ends e1 < e2 needs */
     int max_gap_months;       /* e2 <= max(factor x e1, e1 + months): 3 and 3 */
 } curve_params;
@@ -140,6 +143,7 @@ typedef struct curve_result {
     int fit;                  /* CURVE_FIT_* */
     int n_used;               /* points the fit reproduces */
     int longest_days;         /* days covered by the inputs (0 none) */
+    double growth;            /* the smooth fit's base growth a month (0 otherwise) */
     curve_point *pt;          /* every point, in order of (start, end) */
     size_t n_pt;
     curve_tenor t[CURVE_TENORS];
@@ -167,20 +171,25 @@ typedef struct curve_fit_point {
 
 /* Maximum smoothness on the monthly grid: the forwards fwd[0..n) (n =
  * months to the last point's end, rounded up, at most CURVE_TENORS) with
- * front v that minimize the roughness while every point is within its
+ * front v that minimize the roughness relative to the constant-growth
+ * base (*growth: its rate a month) while every point is within its
  * tolerance.  exact = 1 holds every point at its value.  *n_out: n.
  * Returns 0, -1 when the active set did not settle (the caller fits
  * exactly), or -2 - i when point i cannot be held with the others (it
  * measures the same months). */
 int curve_fit_smooth(double v, curve_fit_point *pts, size_t n, int exact, double *fwd,
-                     int *n_out);
+                     int *n_out, double *growth);
+/* The base's growth a month (fit.c note 2): the weighted least-squares
+ * slope of ln(value / v) on the points' middles, within +-0.1. */
+double curve_base_growth(double v, const curve_fit_point *pts, size_t n);
 /* Hagan and West's monotone-convex forward through points that all start
  * at 0 (ends strictly increasing), front v: fwd[0..n_out). */
 void curve_fit_monotone(double v, const curve_fit_point *pts, size_t n, double *fwd, int *n_out);
 /* The average of monthly forwards fwd[0..n) over [a, b]. */
 double curve_average(const double *fwd, int n, double a, double b);
 /* The largest |divided second difference| of (v at 0, fwd[k] at k + 1/2)
- * over the nodes 1 .. n - 1 (none: 0); *at: its tenor. */
-double curve_roughness_max(double v, const double *fwd, int n, int *at);
+ * over the nodes from .. n - 1 (node k is tenor k; none: 0); *at: its
+ * tenor. */
+double curve_roughness_max(double v, const double *fwd, int n, int from, int *at);
 
 #endif

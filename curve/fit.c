@@ -7,16 +7,23 @@
  *     A point's average over [a, b] is then linear in F: sum over months
  *     of F_k x (the share of [a, b] in month k).  N is the last point's
  *     end rounded up.
- * (2) Maximum smoothness on that grid: minimize the roughness
- *         R(F) = sum_{k=1}^{N-1} w_k D_k^2,
+ * (2) Maximum smoothness on that grid, relative to a base: the base is
+ *     the curve growing at a constant rate g a month from V (its monthly
+ *     forward k is V times the average of e^(g tau) over the month), g
+ *     the weighted least-squares slope through the origin of
+ *     ln(value / V) on the points' middles (weights 1 / tol^2; clamped to
+ *     +-0.1 a month): a rent expected to fall or rise by a steady share a
+ *     month is then no roughness at all, as a flat market is none.  The
+ *     curve is F_k = E_k G_k with E the base and G multipliers that
+ *     minimize the roughness
+ *         R(G) = sum_{k=1}^{N-1} w_k D_k^2,
  *     D_k the divided second difference at node k of the nodes k - 1, k,
- *     k + 1 (node 0 is V at 0; node k >= 1 is F_k at k - 1/2), w_k half
- *     the width of the two gaps around node k -- the discrete form of the
- *     integral of f''^2 (Adams and van Deventer's maximum smoothness) --
- *     subject to value - tol <= average <= value + tol for every point.
- *     A straight line through V is free of roughness; with no bound
- *     active the curve is flat at V (the smoothest line, and the one a
- *     market whose quotes all lie within their tolerance of the fix has).
+ *     k + 1 (node 0 is G_0 = 1 at 0, the front; node k >= 1 is G_k at
+ *     k - 1/2), w_k half the width of the two gaps around node k -- the
+ *     discrete form of the integral of f''^2 (Adams and van Deventer's
+ *     maximum smoothness) -- subject to value - tol <= average <= value +
+ *     tol for every point.  With no bound active G is 1: the curve is the
+ *     base (flat at V in a flat market).
  * (3) The bounds are found by an active set: start with none; solve the
  *     equality problem of the bounds held (the KKT system [2Q A'; A 0],
  *     Gaussian elimination with partial pivoting, in IEEE doubles, in a
@@ -75,11 +82,11 @@ static void second_diff(int k, double c[3], double *w)
     *w = (hl + hh) / 2.0;
 }
 
-double curve_roughness_max(double v, const double *fwd, int n, int *at)
+double curve_roughness_max(double v, const double *fwd, int n, int from, int *at)
 {
     double best = 0;
     if (at) *at = 0;
-    for (int k = 1; k < n; k++) {
+    for (int k = from > 1 ? from : 1; k < n; k++) {
         double c[3], w;
         second_diff(k, c, &w);
         double lo = k == 1 ? v : fwd[k - 2];
@@ -135,8 +142,30 @@ static int solve(double *m, double *r, int n)
 
 /* ---- maximum smoothness ---------------------------------------------------- */
 
+double curve_base_growth(double v, const curve_fit_point *pts, size_t n)
+{
+    double num = 0, den = 0;
+    if (v <= 0) return 0;
+    for (size_t i = 0; i < n; i++) {
+        if (pts[i].value <= 0 || pts[i].tol <= 0) continue;
+        double m = (pts[i].a + pts[i].b) / 2, w = 1.0 / (pts[i].tol * pts[i].tol);
+        num += w * m * log(pts[i].value / v);
+        den += w * m * m;
+    }
+    double g = den > 0 ? num / den : 0;
+    return g > 0.1 ? 0.1 : g < -0.1 ? -0.1 : g;
+}
+
+/* The base's monthly forward k (0-based: the month [k, k + 1)) with front v
+ * and growth g a month: v times the average of e^(g tau) over the month. */
+static double base(double v, double g, int k)
+{
+    if (fabs(g) < 1e-12) return v;
+    return v * (exp(g * (k + 1)) - exp(g * k)) / g;
+}
+
 int curve_fit_smooth(double v, curve_fit_point *pts, size_t n, int exact, double *fwd,
-                     int *n_out)
+                     int *n_out, double *growth)
 {
     double bmax = 0;
     for (size_t i = 0; i < n; i++)
@@ -159,11 +188,16 @@ int curve_fit_smooth(double v, curve_fit_point *pts, size_t n, int exact, double
         rc = -1;
         goto done;
     }
+    /* the base (note 2): the unknowns are the multipliers G of its forwards */
+    double g = curve_base_growth(v, pts, n), E[CURVE_TENORS];
+    if (growth) *growth = g;
+    for (int k = 0; k < N; k++) E[k] = base(v, g, k);
     for (int i = 0; i < m; i++) {
         double len = pts[i].b - pts[i].a;
-        for (int k = 0; k < N; k++) A[i * N + k] = overlap(pts[i].a, pts[i].b, k, k + 1) / len;
+        for (int k = 0; k < N; k++)
+            A[i * N + k] = overlap(pts[i].a, pts[i].b, k, k + 1) / len * E[k];
     }
-    /* Q and q of R(F) = F'QF + 2q'F + const (note 2) */
+    /* Q and q of R(G) = G'QG + 2q'G + const, G_0 = 1 (note 2) */
     for (int k = 1; k < N; k++) {
         double c[3], w;
         second_diff(k, c, &w);
@@ -172,7 +206,7 @@ int curve_fit_smooth(double v, curve_fit_point *pts, size_t n, int exact, double
             if (idx[x] < 0) continue;
             for (int y = 0; y < 3; y++) {
                 if (idx[y] < 0)
-                    q[idx[x]] += w * c[x] * c[y] * v;
+                    q[idx[x]] += w * c[x] * c[y];
                 else
                     Q[idx[x] * N + idx[y]] += w * c[x] * c[y];
             }
@@ -201,9 +235,7 @@ int curve_fit_smooth(double v, curve_fit_point *pts, size_t n, int exact, double
                 goto done;
             }
         }
-        if (m) memcpy(fwd, rhs, (size_t)N * sizeof *fwd);
-        else
-            for (int k = 0; k < N; k++) fwd[k] = v;
+        for (int k = 0; k < N; k++) fwd[k] = (m ? rhs[k] : 1.0) * E[k];
     }
     int last_added = -1;
     for (int it = 0; !exact; it++) {
@@ -216,7 +248,7 @@ int curve_fit_smooth(double v, curve_fit_point *pts, size_t n, int exact, double
             if (side[i]) held[nh++] = i;
         double *lam = rhs + N;
         if (nh == 0) {
-            for (int k = 0; k < N; k++) fwd[k] = v;
+            for (int k = 0; k < N; k++) fwd[k] = E[k]; /* G = 1: the base itself */
         } else {
             int kk = N + nh;
             memset(kkt, 0, (size_t)kk * (size_t)kk * sizeof *kkt);
@@ -237,7 +269,7 @@ int curve_fit_smooth(double v, curve_fit_point *pts, size_t n, int exact, double
                 rc = last_added >= 0 ? -2 - last_added : -1;
                 goto done;
             }
-            memcpy(fwd, rhs, (size_t)N * sizeof *fwd);
+            for (int k = 0; k < N; k++) fwd[k] = rhs[k] * E[k];
         }
         /* drop the most wrong-signed held bound */
         int drop = -1;

@@ -84,8 +84,8 @@ void curve_json_params(FILE *f, const curve_params *p)
     }
     fprintf(f, "],\"min_points\":%d,\"convexity\":", p->min_points);
     put_fixed(f, p->convexity_e6, 6);
-    fprintf(f, ",\"max_gap_factor\":%d,\"max_gap_months\":%d,\"month_days\":30.4375}",
-            p->max_gap_factor, p->max_gap_months);
+    fprintf(f, ",\"convexity_from\":%d,\"max_gap_factor\":%d,\"max_gap_months\":%d,\"month_days\":30.4375}",
+            p->convexity_from, p->max_gap_factor, p->max_gap_months);
 }
 
 static void json_quote(FILE *f, const curve_quote *q)

@@ -36,12 +36,13 @@ void curve_params_default(curve_params *p)
 {
     memset(p, 0, sizeof *p);
     p->error_factor_e6 = 3000000;
-    p->tolerance_e6[0] = 10000;
-    p->tolerance_e6[1] = 7000;
+    p->tolerance_e6[0] = 15000;
+    p->tolerance_e6[1] = 8000;
     p->tolerance_e6[2] = 6000;
     p->tolerance_e6[3] = 5000;
     p->min_points = 3;
-    p->convexity_e6 = 50000;
+    p->convexity_e6 = 10000;
+    p->convexity_from = 4;
     p->max_gap_factor = 3;
     p->max_gap_months = 3;
 }
@@ -334,12 +335,13 @@ static gpi_status fit(const curve_params *p, curve_result *out, curve_quote *q, 
         if (spot && (int)n < p->min_points) {
             curve_fit_monotone(v, fp, n, fwd, nf);
             out->fit = CURVE_FIT_MONOTONE;
+            out->growth = 0;
             return GPI_OK;
         }
-        int rc = curve_fit_smooth(v, fp, n, 0, fwd, nf);
+        int rc = curve_fit_smooth(v, fp, n, 0, fwd, nf, &out->growth);
         out->fit = CURVE_FIT_SMOOTH;
         if (rc == -1) {
-            rc = curve_fit_smooth(v, fp, n, 1, fwd, nf);
+            rc = curve_fit_smooth(v, fp, n, 1, fwd, nf, &out->growth);
             out->fit = CURVE_FIT_EXACT;
         }
         if (rc == -1) return gpi_diag_set(d, GPI_EMATH, "curve: the fit cannot be solved");
@@ -355,7 +357,7 @@ static gpi_status fit(const curve_params *p, curve_result *out, curve_quote *q, 
         }
         /* the convexity screen (note 2) */
         int at;
-        double rough = curve_roughness_max(v, fwd, *nf, &at);
+        double rough = curve_roughness_max(v, fwd, *nf, p->convexity_from, &at);
         if (v <= 0 || rough * 1e6 <= (double)p->convexity_e6 * v || n < 2) return GPI_OK;
         /* the point without which the curve is least rough */
         size_t worst = n;
@@ -365,10 +367,10 @@ static gpi_status fit(const curve_params *p, curve_result *out, curve_quote *q, 
             size_t m = 0;
             for (size_t j = 0; j < n; j++)
                 if (j != i) sub[m++] = fp[j];
-            int nw, src = curve_fit_smooth(v, sub, m, 0, without_fwd, &nw);
-            if (src == -1) src = curve_fit_smooth(v, sub, m, 1, without_fwd, &nw);
+            int nw, src = curve_fit_smooth(v, sub, m, 0, without_fwd, &nw, NULL);
+            if (src == -1) src = curve_fit_smooth(v, sub, m, 1, without_fwd, &nw, NULL);
             if (src != 0) continue;
-            double r2 = curve_roughness_max(v, without_fwd, nw, NULL);
+            double r2 = curve_roughness_max(v, without_fwd, nw, p->convexity_from, NULL);
             if (r2 < best - 1e-12 * v) {
                 best = r2;
                 worst = i;

@@ -22,8 +22,9 @@
  * months is priced at its on-demand target times the curve's average over
  * [0, T], times the provider's own term deviation (an AR(1) per provider
  * and GPU, sd 1 %) and the key's quoting noise (AR(1), sd 0.8 %), both
- * from stream 8; list prices are sticky as every key's.  Five neoclouds
- * (CoreWeave, Nebius, Crusoe, Lambda, FluidStack) also list reservations
+ * from stream 8; list prices are sticky as every key's.  Eight neoclouds
+ * (CoreWeave, Nebius, Crusoe, Lambda, FluidStack, Together AI, Hyperstack,
+ * RunPod) also list reservations
  * beyond their catalogue keys (term_offers.csv, the canonical offers
  * format with `starts_on`): in their first two regions and first scope, 1,
  * 3, 6, 12 and 24 months from the next day, and CoreWeave and Lambda
@@ -63,7 +64,7 @@ typedef struct market {
     double dev[64][SIM_NGPU];          /* provider log deviation */
     double tdev[64][SIM_NGPU];         /* provider's term deviation (stream 8) */
     double *qnoise;                    /* [key]: a reserved key's quoting noise */
-    double fnoise[5][SIM_NGPU][2][7];  /* term offers' quoting noise (stream 9) */
+    double fnoise[8][SIM_NGPU][2][7];  /* term offers' quoting noise (stream 9) */
     char date[11];
     sim_out oo, to, fo;
     sim_rng ro, rt, rq, rf;
@@ -241,11 +242,12 @@ static void day_offers(market *m, int t)
 
 /* The term offers of the day (term_offers.csv; stream 9): see the design
  * note above. */
-#define TERM_WHO 5
+#define TERM_WHO 8
 #define TERM_PRODUCTS 7
 static void day_terms(market *m, int t)
 {
-    static const char *const who[TERM_WHO] = {"cw", "nebius", "crusoe", "lambda", "fluidstack"};
+    static const char *const who[TERM_WHO] = {"cw",       "nebius",  "crusoe",     "lambda",
+                                               "fluidstack", "together", "hyperstack", "runpod"};
     /* months and start (months ahead; 0: the next day) of each product; the
      * forward starts only where fwd = 1 */
     static const int months[TERM_PRODUCTS] = {1, 3, 6, 12, 24, 12, 6};
