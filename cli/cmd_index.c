@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "index/index.h"
+#include "cli/curve_cmd.h"
 #include "publish/publish.h"
 
 static int parse_day(const char *opt, const char *v, int32_t *day)
@@ -338,16 +339,21 @@ static gpi_status none_built(store *st, const cli_gradeset *set, const long *mis
 static int cmd_publish(cli_ctx *ctx, int argc, char **argv)
 {
     const char *date = NULL, *out = NULL, *from_s = NULL, *to_s = NULL, *grades = NULL;
-    const char *sign = NULL;
-    const cli_opt_spec spec[] = {{"--date", &date, NULL}, {"--from", &from_s, NULL},
-                                 {"--to", &to_s, NULL},   {"--out", &out, NULL},
-                                 {"--grades", &grades, NULL}, {"--sign", &sign, NULL},
-                                 {NULL, NULL, NULL}};
+    const char *sign = NULL, *contracts = NULL, *futures = NULL;
+    const cli_opt_spec spec[] = {{"--date", &date, NULL},         {"--from", &from_s, NULL},
+                                 {"--to", &to_s, NULL},           {"--out", &out, NULL},
+                                 {"--grades", &grades, NULL},     {"--sign", &sign, NULL},
+                                 {"--contracts", &contracts, NULL},
+                                 {"--futures", &futures, NULL},   {NULL, NULL, NULL}};
     int ec = cli_parse(argc, argv, spec, "index publish", "index publish", "index publish");
     if (ec >= 0) return ec;
     if (date && !from_s && !to_s) from_s = to_s = date;
     if (!from_s || !to_s || !out || (date && from_s != date)) {
         cli_error("index publish: --date (or --from and --to) and --out are required");
+        return 2;
+    }
+    if (!contracts != !futures) {
+        cli_error("index publish: --contracts and --futures go together");
         return 2;
     }
     int32_t from, to;
@@ -371,7 +377,11 @@ static int cmd_publish(cli_ctx *ctx, int argc, char **argv)
     }
     cli_gradeset set;
     gpi_status rc = cli_gradeset_load(ctx, st, grades, &set, &d);
-    pub_set ps = {set.ids, set.n, set.gs ? set.gs->sha256 : NULL, key};
+    cc_futures fut;
+    memset(&fut, 0, sizeof fut);
+    if (rc == GPI_OK && contracts) rc = cc_futures_load(contracts, futures, set.gs, &fut, &d);
+    pub_set ps = {set.ids, set.n, set.gs ? set.gs->sha256 : NULL, key,
+                  contracts ? &fut.f : NULL};
     long *missing = rc == GPI_OK ? calloc(set.n ? set.n : 1, sizeof *missing) : NULL;
     if (rc == GPI_OK && !missing) rc = gpi_diag_set(&d, GPI_ENOMEM, "out of memory");
     for (size_t i = 0; rc == GPI_OK && i < set.n; i++) {
@@ -403,6 +413,7 @@ static int cmd_publish(cli_ctx *ctx, int argc, char **argv)
                       set.path, set.ids[i], missing[i], (long)(to - from + 1));
     if (rc != GPI_OK) cli_error("%s", d.msg);
     free(missing);
+    cc_futures_free(&fut);
     cli_gradeset_free(&set);
     store_close(st);
     pub_key_free(key);

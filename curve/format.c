@@ -5,12 +5,15 @@
  *     date,grade,tenor,term_rate,forward,status,reason
  * term_rate and forward with 4 decimals (empty when withheld), status
  * fitted, interpolated or withheld, reason empty unless withheld.
- * curve.json: per grade its front (the fix), the fit, every input (kind,
- * provider, group, source, key, observed_at, term_months, starts_on, price,
- * quantity, reference, ratio, restated, start_days, point, weight, role,
- * reason; a futures input its symbol and delivery month instead of the
- * observation's fields), every point (interval, groups, value, tolerance,
- * fitted, residual, bound, role, reason) and the 36 tenors.  Numbers are
+ * curve.json: per grade its front (the fix), the fit and its base's
+ * growth a year, every input as an array under "columns" (kind, provider,
+ * group, source, key, observed_at, term_months, starts_on, price,
+ * quantity, reference, reference_of, ratio, restated, point, role,
+ * reason), every futures price likewise (symbol, first_day, last_day,
+ * price, reference, ratio, restated, point, role, reason), every point
+ * (interval, groups, value, tolerance, fitted, residual, bound, role,
+ * reason) and the 36 tenors.  Inputs are arrays, not objects: there are
+ * about as many as observations.csv has lines.  Numbers are
  * JSON numbers with their published decimals (the exact decimal text a
  * verifier reads), prices 6 decimals, references 8 (quarter-micro), ratios
  * 12, interval ends 6, weights 6.
@@ -30,6 +33,12 @@ static void put_fixed(FILE *f, int64_t v, int digits)
         return;
     }
     fputs(gpi_fixed_format(v, digits, b), f);
+}
+
+static void put_signed(FILE *f, int64_t v, int digits)
+{
+    char b[32];
+    fprintf(f, "%s%s", v < 0 ? "-" : "", gpi_fixed_format(v < 0 ? -v : v, digits, b));
 }
 
 static void put_str(FILE *f, const char *s)
@@ -88,61 +97,76 @@ void curve_json_params(FILE *f, const curve_params *p)
             p->convexity_from, p->max_gap_factor, p->max_gap_months);
 }
 
-static void json_quote(FILE *f, const curve_quote *q)
+/* The columns of a grade's "inputs" (quotes) and "futures" arrays. */
+const char *const curve_input_cols[CURVE_INPUT_COLS] = {
+    "kind",     "provider", "group",     "source",       "key",   "observed_at",
+    "term_months", "starts_on", "price", "quantity", "reference", "reference_of",
+    "ratio",    "restated", "point",     "role",         "reason"};
+const char *const curve_futures_cols[CURVE_FUTURES_COLS] = {
+    "symbol", "first_day", "last_day", "price", "reference", "ratio", "restated",
+    "point",  "role",      "reason"};
+
+static void put_tail(FILE *f, const curve_quote *q)
 {
-    char tb[21];
-    fprintf(f, "{\"kind\":\"%s\"", curve_kind_name(q->kind));
-    if (q->kind == CURVE_FUTURES) {
-        fputs(",\"symbol\":", f);
-        put_str(f, q->symbol);
-        fputs(",\"provider\":", f);
-        put_str(f, q->provider && *q->provider ? q->provider : NULL);
-        fputs(",\"first_day\":", f);
-        put_date(f, q->first_day);
-        fputs(",\"last_day\":", f);
-        put_date(f, q->last_day);
-        fputs(",\"price\":", f);
-        put_fixed(f, q->price_micro, 6);
-        fputs(",\"reference\":", f);
-        put_fixed(f, q->ref_q, 4); /* the index value of the day */
-    } else {
-        fputs(",\"provider\":", f);
-        put_str(f, q->provider);
-        fputs(",\"group\":", f);
-        put_str(f, q->group);
-        fputs(",\"source\":", f);
-        put_str(f, q->source);
-        fprintf(f, ",\"key\":\"%016llx\"", (unsigned long long)q->key);
-        gpi_time_format(q->observed_at, tb);
-        fprintf(f, ",\"observed_at\":\"%s\",\"term_months\":%d,\"starts_on\":", tb,
-                q->term_months);
-        if (q->starts_on)
-            put_date(f, q->starts_on);
-        else
-            fputs("null", f);
-        fputs(",\"price\":", f);
-        put_fixed(f, q->price_micro, 6);
-        fputs(",\"quantity\":", f);
-        put_fixed(f, q->quantity_micro, 6);
-        fputs(",\"reference\":", f);
-        put_fixed(f, q->ref_q >= 0 ? q->ref_q * 25 : -1, 8); /* quarter-micro -> 1e-8 */
-        fprintf(f, ",\"reference_of\":%s",
-                q->ref_q < 0 ? "null" : q->ref_twin ? "\"listing\"" : "\"group\"");
-    }
-    fputs(",\"ratio\":", f);
+    fputc(',', f);
     put_fixed(f, q->ratio_e12, 12);
-    fputs(",\"restated\":", f);
+    fputc(',', f);
     put_fixed(f, q->restated_micro, 6);
-    fprintf(f, ",\"start_days\":%d,\"point\":", q->start_days);
+    fputc(',', f);
     if (q->point >= 0 && q->role == CURVE_USED)
         fprintf(f, "%d", q->point + 1);
     else
         fputs("null", f);
-    fputs(",\"weight\":", f);
-    put_fixed(f, q->role == CURVE_USED ? gpi_double_to_units(q->weight, 6) : -1, 6);
-    fprintf(f, ",\"role\":\"%s\",\"reason\":", q->role == CURVE_USED ? "used" : "excluded");
+    fprintf(f, ",\"%s\",", q->role == CURVE_USED ? "used" : "excluded");
     put_str(f, q->role == CURVE_USED ? NULL : q->reason);
-    fputc('}', f);
+    fputc(']', f);
+}
+
+static void json_quote(FILE *f, const curve_quote *q)
+{
+    char tb[21];
+    fprintf(f, "[\"%s\",", curve_kind_name(q->kind));
+    put_str(f, q->provider);
+    fputc(',', f);
+    put_str(f, q->group);
+    fputc(',', f);
+    put_str(f, q->source);
+    gpi_time_format(q->observed_at, tb);
+    fprintf(f, ",\"%016llx\",\"%s\",%d,", (unsigned long long)q->key, tb, q->term_months);
+    if (q->starts_on)
+        put_date(f, q->starts_on);
+    else
+        fputs("null", f);
+    fputc(',', f);
+    put_fixed(f, q->price_micro, 6);
+    fputc(',', f);
+    put_fixed(f, q->quantity_micro, 6);
+    fputc(',', f);
+    put_fixed(f, q->ref_q >= 0 ? q->ref_q * 25 : -1, 8); /* quarter-micro -> 1e-8 */
+    fprintf(f, ",%s", q->ref_q < 0 ? "null" : q->ref_twin ? "\"listing\"" : "\"group\"");
+    put_tail(f, q);
+}
+
+static void json_future(FILE *f, const curve_quote *q)
+{
+    fputc('[', f);
+    put_str(f, q->symbol);
+    fputc(',', f);
+    put_date(f, q->first_day);
+    fputc(',', f);
+    put_date(f, q->last_day);
+    fputc(',', f);
+    put_fixed(f, q->price_micro, 6);
+    fputc(',', f);
+    put_fixed(f, q->ref_q, 4); /* the fix */
+    put_tail(f, q);
+}
+
+static void json_cols(FILE *f, const char *const *cols, int n)
+{
+    fputc('[', f);
+    for (int i = 0; i < n; i++) fprintf(f, "%s\"%s\"", i ? "," : "", cols[i]);
+    fputc(']', f);
 }
 
 static void json_point(FILE *f, size_t k, const curve_point *pt)
@@ -164,13 +188,10 @@ static void json_point(FILE *f, size_t k, const curve_point *pt)
     fputs(",\"fitted\":", f);
     put_fixed(f, pt->fitted_micro, 6);
     fputs(",\"residual\":", f);
-    if (pt->fitted_micro >= 0) {
-        char b[32];
-        int64_t r = pt->residual_micro;
-        fprintf(f, "%s%s", r < 0 ? "-" : "", gpi_fixed_format(r < 0 ? -r : r, 6, b));
-    } else {
+    if (pt->fitted_micro >= 0)
+        put_signed(f, pt->residual_micro, 6);
+    else
         fputs("null", f);
-    }
     fprintf(f, ",\"bound\":%s,\"role\":\"%s\",\"reason\":",
             pt->active > 0 ? "\"upper\"" : pt->active < 0 ? "\"lower\"" : "null",
             pt->role == CURVE_USED ? "used" : "excluded");
@@ -189,12 +210,27 @@ void curve_json_grade(FILE *f, const char *grade, int64_t error_factor_e6, const
     put_fixed(f, error_factor_e6, 6);
     fprintf(f, ",\"fit\":\"%s\",\"note\":", curve_fit_name(r->fit));
     put_str(f, why ? why : r->note[0] ? r->note : NULL);
-    fputs(",\"inputs\":[", f);
+    fprintf(f, ",\"growth\":");
+    put_signed(f, gpi_double_to_units(r->growth * 12, 6), 6);
+    fputs(",\"inputs\":{\"columns\":", f);
+    json_cols(f, curve_input_cols, CURVE_INPUT_COLS);
+    fputs(",\"rows\":[", f);
+    int any = 0;
     for (size_t i = 0; i < nq; i++) {
-        fputs(i ? ",\n" : "\n", f);
+        if (q[i].kind == CURVE_FUTURES) continue;
+        fputs(any++ ? ",\n" : "\n", f);
         json_quote(f, &q[i]);
     }
-    fputs("],\"points\":[", f);
+    fputs("]},\"futures\":{\"columns\":", f);
+    json_cols(f, curve_futures_cols, CURVE_FUTURES_COLS);
+    fputs(",\"rows\":[", f);
+    any = 0;
+    for (size_t i = 0; i < nq; i++) {
+        if (q[i].kind != CURVE_FUTURES) continue;
+        fputs(any++ ? ",\n" : "\n", f);
+        json_future(f, &q[i]);
+    }
+    fputs("]},\"points\":[", f);
     for (size_t k = 0; k < r->n_pt; k++) {
         fputs(k ? ",\n" : "\n", f);
         json_point(f, k, &r->pt[k]);

@@ -17,6 +17,11 @@ void curve_csv_rows(FILE *f, int32_t day, const char *grade, const curve_result 
  * object (its inputs q[0..nq) as curve_compute left them; why: no curve
  * for the grade, or NULL). */
 void curve_json_params(FILE *f, const curve_params *p);
+/* The columns of curve.json's "inputs" and "futures" rows. */
+#define CURVE_INPUT_COLS 17
+#define CURVE_FUTURES_COLS 10
+extern const char *const curve_input_cols[CURVE_INPUT_COLS];
+extern const char *const curve_futures_cols[CURVE_FUTURES_COLS];
 void curve_json_grade(FILE *f, const char *grade, int64_t error_factor_e6, const curve_result *r,
                       const curve_quote *q, size_t nq, const char *why);
 

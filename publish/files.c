@@ -365,6 +365,7 @@ void pub_files_free(pub_files *fs)
 {
     for (int i = 0; i < 3; i++) free(fs->buf[i]);
     free(fs->sig);
+    pub_curve_free(fs);
     memset(fs, 0, sizeof *fs);
 }
 
@@ -372,6 +373,7 @@ void pub_files_free(pub_files *fs)
  * verbatim: observations.csv's text cells as stored (note 2). */
 gpi_status pub_files_make(store *st, int32_t day, int vintage, int format, const pub_rows *p,
                           const char *grades_sha, const char *fingerprint, int verbatim,
+                          const char *futures,
                           pub_files *fs, gpi_diag *d)
 {
     memset(fs, 0, sizeof *fs);
@@ -409,6 +411,9 @@ gpi_status pub_files_make(store *st, int32_t day, int vintage, int format, const
     fs->buf[2] = obs.p;
     fs->len[2] = obs.n;
     if (rc == GPI_OK) gpi_sha256_hex(fs->buf[2], fs->len[2], fs->sha[2]);
+    /* format 4: the curve files, whose SHA-256 index.json names */
+    if (rc == GPI_OK && format >= PUB_FORMAT_CURVE)
+        rc = pub_curve_make(st, day, vintage, p, futures, fs, d);
     pub_csv_header(f[0], format);
     if (format >= 3)
         fprintf(f[1], "{\"format\":%d,\"date\":\"%s\",\"vintage\":%d,"
@@ -421,6 +426,7 @@ gpi_status pub_files_make(store *st, int32_t day, int vintage, int format, const
     if (format >= 4) methods_json(f[1], p);
     if (grades_sha && *grades_sha) fprintf(f[1], "\"grades_sha256\":\"%s\",", grades_sha);
     if (format >= 4 && rc == GPI_OK) rc = pub_commit_top(st, day, p, fingerprint, f[1], d);
+    pub_curve_json_top(f[1], fs);
     fputs("\"rows\":[\n", f[1]);
     char *batches = NULL; /* of the cut-off batches_as_of: rows share their cut-off */
     int64_t batches_as_of = 0;
@@ -482,7 +488,12 @@ gpi_status pub_files_old(store *st, const char *dir, int32_t day, int k, pub_fil
     char fp[65], sig[128];
     rc = store_vintage_signature(st, day, k, fp, sig, d);
     if (rc != GPI_OK) return rc;
-    int all = 1;
+    /* format 4: the curve files recorded with the vintage (publish/curve.c) */
+    int curve = 0;
+    char csha[2][65], *futures = NULL;
+    rc = pub_curve_recorded(st, day, k, &curve, csha, &futures, d);
+    if (rc != GPI_OK) return rc;
+    int all = !curve || pub_curve_kept(dir, day, k, csha, fs) == GPI_OK;
     for (int i = 0; i < 3; i++) {
         snprintf(path, sizeof path, "%s/%s/v%d/%s", dir, date, k, pub_file_names[i]);
         fs->buf[i] = pub_file_read_sha(path, sha[i], &fs->len[i]);
@@ -490,6 +501,7 @@ gpi_status pub_files_old(store *st, const char *dir, int32_t day, int k, pub_fil
     }
     if (all) {
         memcpy(fs->sha, sha, sizeof fs->sha);
+        free(futures);
         return old_signature(day, k, fp, sig, fs, d);
     }
     pub_files_free(fs);
@@ -499,12 +511,20 @@ gpi_status pub_files_old(store *st, const char *dir, int32_t day, int k, pub_fil
     rc = store_vintage_format(st, day, k, &format, d);
     if (rc == GPI_OK) rc = store_vintage_rows(st, day, k, pub_rows_collect, &p, d);
     if (rc == GPI_OK) rc = store_vintage_grades_sha(st, day, k, grades_sha, d);
-    if (rc == GPI_OK) rc = pub_files_make(st, day, k, format, &p, grades_sha, fp, 0, fs, d);
+    if (rc == GPI_OK)
+        rc = pub_files_make(st, day, k, format, &p, grades_sha, fp, 0, futures, fs, d);
     /* a vintage published before formula cells were neutralized (note 2) */
     if (rc == GPI_OK && strcmp(fs->sha[2], sha[2]) != 0) {
         pub_files_free(fs);
-        rc = pub_files_make(st, day, k, format, &p, grades_sha, fp, 1, fs, d);
+        rc = pub_files_make(st, day, k, format, &p, grades_sha, fp, 1, futures, fs, d);
     }
+    free(futures);
+    for (int i = 0; i < 2 && rc == GPI_OK && curve; i++)
+        if (!fs->cbuf[i] || strcmp(fs->csha[i], csha[i]) != 0)
+            rc = gpi_diag_set(d, GPI_ESTORE,
+                              "publish: vintage %d of %s cannot be reproduced (%s differs from "
+                              "its recorded SHA-256)",
+                              k, date, pub_curve_names[i]);
     pub_rows_free(&p);
     for (int i = 0; i < 3 && rc == GPI_OK; i++)
         if (strcmp(fs->sha[i], sha[i]) != 0)

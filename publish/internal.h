@@ -25,6 +25,9 @@
  * PUB_FORMAT_ROWS, the columns of a stored row, and the columns of each
  * format: publish/columns.h. */
 #include "publish/columns.h"
+/* The file format from which a vintage has the term curve's files
+ * (curve.csv, curve.json: publish/curve.c). */
+enum { PUB_FORMAT_CURVE = 4 };
 
 /* ---- format.c ------------------------------------------------------------- */
 
@@ -124,6 +127,12 @@ typedef struct pub_files {
     char sig_b64[GPI_SIG_B64_MAX];
     char *sig;
     size_t sig_len;
+    /* file format 4: curve.csv and curve.json (publish/curve.c; NULL:
+     * none), and the futures inputs they took (CSV text, recorded) */
+    char *cbuf[2];
+    size_t clen[2];
+    char csha[2][65];
+    char *futures;
 } pub_files;
 
 /* "index.csv", "index.json", "observations.csv": the order of pub_files
@@ -134,9 +143,11 @@ void pub_files_free(pub_files *fs);
  * made of rows p (sorted by grade); grades_sha: the published grades
  * file's SHA-256 (NULL or "": none); fingerprint: the signing key's
  * (format 4; NULL or "": unsigned); verbatim: observations.csv's text
- * cells as stored (files.c design note 2). */
+ * cells as stored (files.c design note 2); futures: format 4, the futures
+ * inputs of the curve (publish/curve.c note 1; NULL none). */
 gpi_status pub_files_make(store *st, int32_t day, int vintage, int format, const pub_rows *p,
                           const char *grades_sha, const char *fingerprint, int verbatim,
+                          const char *futures,
                           pub_files *fs, gpi_diag *d);
 /* The files of vintage k of day: the copy kept under dir when intact,
  * else regenerated from the store and checked against the recorded
@@ -188,6 +199,35 @@ gpi_status pub_commit_top(store *st, int32_t day, const pub_rows *p, const char 
  * and the stale share of its providers, from its lines c. */
 gpi_status pub_commit_row(store *st, int32_t day, const pub_row *r, const pub_capture *c,
                           pub_extra *x, gpi_diag *d);
+
+/* ---- curve.c (file format 4) ------------------------------------------------ */
+
+struct curve_futures;
+/* "curve.csv", "curve.json". */
+extern const char *const pub_curve_names[2];
+/* The day's futures inputs of the grades of rows p as the text a vintage
+ * records (curve.c note 1); malloc'd, "" none. */
+char *pub_curve_futures_text(const struct curve_futures *f, int32_t day, const pub_rows *p);
+/* Makes fs's curve files of vintage `vintage` of day from rows p and the
+ * futures text (NULL none). */
+gpi_status pub_curve_make(store *st, int32_t day, int vintage, const pub_rows *p,
+                          const char *futures, pub_files *fs, gpi_diag *d);
+/* index.json's "curve_sha256":{...}, (nothing when fs has no curve files). */
+void pub_curve_json_top(FILE *f, const pub_files *fs);
+/* Writes fs's curve files into dir (hard links of link_from's where it can). */
+gpi_status pub_curve_write(const char *dir, const char *link_from, const pub_files *fs,
+                           gpi_diag *d);
+/* Records fs's curve files for vintage `vintage` of day (inside the
+ * publication's transaction). */
+gpi_status pub_curve_record(store *st, int32_t day, int vintage, const pub_files *fs, gpi_diag *d);
+/* What the store recorded of vintage k's curve files: *present, their
+ * SHA-256, the futures text (*futures malloc'd). */
+gpi_status pub_curve_recorded(store *st, int32_t day, int k, int *present, char sha[2][65],
+                              char **futures, gpi_diag *d);
+/* The copies kept under DIR/D/v<k>/ when their SHA-256 are sha: GPI_OK, else
+ * GPI_EIO and nothing kept. */
+gpi_status pub_curve_kept(const char *dir, int32_t day, int k, char sha[2][65], pub_files *fs);
+void pub_curve_free(pub_files *fs);
 
 /* ---- tree.c --------------------------------------------------------------- */
 

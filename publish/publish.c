@@ -196,10 +196,15 @@ gpi_status pub_publish_set(store *st, int32_t day, const char *dir, const pub_se
     }
     int n = need_new ? last + 1 : last;
     const pub_key *key = set ? set->key : NULL;
+    /* the term curve's futures inputs of the day (publish/curve.c) */
+    char *futures = need_new && rc == GPI_OK && set && set->futures
+                        ? pub_curve_futures_text(set->futures, day, &next)
+                        : NULL;
     if (rc == GPI_OK)
         rc = need_new ? pub_files_make(st, day, n, PUB_FORMAT_CURRENT, &next, grades_sha,
-                                       key ? pub_key_fingerprint(key) : NULL, 0, &fs, d)
+                                       key ? pub_key_fingerprint(key) : NULL, 0, futures, &fs, d)
                       : pub_files_old(st, dir, day, n, &fs, d);
+    free(futures);
     /* a new vintage is signed over its files' hashes (sign.c) */
     if (rc == GPI_OK && need_new && key) rc = pub_sign_files(key, day, n, &fs, d);
     /* Files first, then the vintage is recorded, then they are put in

@@ -72,11 +72,15 @@ gpi_status pub_publish(store *st, int32_t day, const char *dir, pub_result *res,
  * (candidates built for the grade lab or a hedge comparison) are not
  * published; a grade already published on a day stays in that day's later
  * vintages (its published value stands). */
+struct curve_futures;
 typedef struct pub_set {
     const char *const *ids;
     size_t n;
     const char *sha256;
     const pub_key *key;  /* sign a new vintage with it (NULL: unsigned) */
+    /* futures settlement prices the term curve takes as inputs (curve/
+     * futures.h), or NULL */
+    const struct curve_futures *futures;
 } pub_set;
 /* pub_publish with the published grade set (NULL: every built grade). */
 gpi_status pub_publish_set(store *st, int32_t day, const char *dir, const pub_set *set,

@@ -79,6 +79,7 @@ gpi_status pub_files_write(const char *dir, const pub_files *fs, gpi_diag *d)
         snprintf(path, sizeof path, "%s/%s", dir, GPI_SIG_FILE);
         rc = pub_file_write(path, fs->sig, fs->sig_len, d);
     }
+    if (rc == GPI_OK) rc = pub_curve_write(dir, NULL, fs, d); /* format 4 */
     return rc;
 }
 
@@ -97,6 +98,7 @@ gpi_status pub_files_link(const char *from, const char *dir, const pub_files *fs
         snprintf(dst, sizeof dst, "%s/%s", dir, GPI_SIG_FILE);
         rc = pub_file_write(dst, fs->sig, fs->sig_len, d);
     }
+    if (rc == GPI_OK) rc = pub_curve_write(dir, from, fs, d); /* format 4 */
     return rc;
 }
 

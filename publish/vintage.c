@@ -254,6 +254,7 @@ gpi_status pub_record(store *st, int32_t day, int vintage, int is_new, const pub
         rc = store_vintage_put(st, day, vintage, PUB_FORMAT_CURRENT, now, fs->sha[0], fs->sha[1],
                                fs->sha[2], d);
     if (is_new && rc == GPI_OK) rc = store_vintage_set_grades_sha(st, day, vintage, grades_sha, d);
+    if (is_new && rc == GPI_OK) rc = pub_curve_record(st, day, vintage, fs, d); /* format 4 */
     for (size_t i = 0; i < n_rs && rc == GPI_OK; i++)
         rc = store_restatement_put(st, day, rs[i].grade, vintage, rs[i].old_e4, rs[i].new_e4,
                                    rs[i].reason, d);
