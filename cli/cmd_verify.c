@@ -41,6 +41,7 @@ static int split_day(const char *path, char *dir, size_t n, int32_t *day)
 typedef struct tally {
     long days, rows, ok, partial, differ;
     long sig[VERIFY_SIG_BAD + 1];   /* days by signature verdict */
+    long curves, c_ok, c_partial, c_differ; /* file format 4: the term curves */
 } tally;
 
 /* What a day is checked with besides its files. */
@@ -87,6 +88,25 @@ static gpi_status verify_one(verify_dir *v, int32_t day, const extra *x, tally *
         } else {
             printf("%s %s: ok\n", date, g->grade);
             t->ok++;
+        }
+    }
+    /* file format 4: the term curve of each grade (verify/curve.c) */
+    if (r.curve_note[0]) {
+        printf("%s curve: DIFFERS %s\n", date, r.curve_note);
+        t->c_differ++;
+    }
+    for (size_t i = 0; i < r.n_curves; i++) {
+        const verify_result *g = &r.curves[i];
+        t->curves++;
+        if (g->status == VERIFY_DIFFERS) {
+            printf("%s %s curve: DIFFERS %s\n", date, g->grade, g->differs);
+            t->c_differ++;
+        } else if (g->status == VERIFY_PARTIAL) {
+            printf("%s %s curve: ok; %s\n", date, g->grade, g->unverified);
+            t->c_partial++;
+        } else {
+            printf("%s %s curve: ok\n", date, g->grade);
+            t->c_ok++;
         }
     }
     verify_day_report_free(&r);
@@ -298,6 +318,9 @@ int cmd_verify(cli_ctx *ctx, int argc, char **argv)
         cli_error("%s", d.msg);
         return gpi_exit_code(rc);
     }
+    if (t.curves || t.c_differ)
+        printf("verify: %ld term curve%s: %ld ok, %ld ok but not fully verifiable, %ld differ\n",
+               t.curves, t.curves == 1 ? "" : "s", t.c_ok, t.c_partial, t.c_differ);
     printf("verify: %ld day%s, %ld grade-day%s: %ld ok, %ld ok but not fully verifiable, "
            "%ld differ\n",
            t.days, t.days == 1 ? "" : "s", t.rows, t.rows == 1 ? "" : "s", t.ok, t.partial,
@@ -312,5 +335,5 @@ int cmd_verify(cli_ctx *ctx, int argc, char **argv)
     if (raw)
         printf("verify: inputs: %zu file%s in %s, %zu committed by no verified day\n", n_raw,
                n_raw == 1 ? "" : "s", raw, unused);
-    return t.differ || (strict && t.partial) ? 1 : 0;
+    return t.differ || t.c_differ || (strict && (t.partial || t.c_partial)) ? 1 : 0;
 }

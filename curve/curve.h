@@ -48,6 +48,8 @@
 #include "core/gpi.h"
 
 #define CURVE_TENORS 36
+/* The published name of the method and its version (curve.json "method"). */
+#define CURVE_METHOD "term curve v1"
 /* A curve month is CURVE_MONTH_NUM / CURVE_MONTH_DEN days (30.4375). */
 #define CURVE_MONTH_NUM 487
 #define CURVE_MONTH_DEN 16
@@ -156,6 +158,9 @@ typedef struct curve_result {
 gpi_status curve_compute(const curve_params *p, int32_t day, int64_t front_e4, curve_quote *q,
                          size_t nq, curve_result *out, gpi_diag *d);
 void curve_result_free(curve_result *r);
+/* Why a spot or reserved grade has no curve (the store's reader gives it
+ * no inputs): the note of such a grade. */
+extern const char *const curve_only_on_demand;
 /* Withholds every tenor of r with the reason why (a grade without a
  * curve: curve/read.h) and sets r->note to it. */
 void curve_withhold_all(curve_result *r, const char *why);

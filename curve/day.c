@@ -12,9 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The published name of the method and its version. */
-#define CURVE_METHOD "term curve v1"
-
 gpi_status curve_set_compute(store *st, const idx_grades *gs, int32_t day,
                              const int64_t *front_e4, const int64_t *as_of,
                              const curve_extra *extra, size_t n_extra, curve_set *out,

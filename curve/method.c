@@ -76,6 +76,10 @@ void curve_result_free(curve_result *r)
     r->n_pt = 0;
 }
 
+const char *const curve_only_on_demand =
+    "a curve is drawn for on-demand grades only: term rents are not interruptible (spot) "
+    "and a reserved grade is itself a term";
+
 void curve_withhold_all(curve_result *r, const char *why)
 {
     for (int k = 0; k < CURVE_TENORS; k++) {

@@ -308,8 +308,7 @@ static gpi_status grade_inputs(rd *r, size_t gi, curve_inputs *ci, gpi_diag *d)
 {
     const idx_grade *g = &r->gs->g[gi];
     if (!on_demand(g)) {
-        ci->why = "a curve is drawn for on-demand grades only: term rents are not "
-                  "interruptible (spot) and a reserved grade is itself a term";
+        ci->why = curve_only_on_demand;
         return GPI_OK;
     }
     int64_t F = g->p.error_factor_e6;

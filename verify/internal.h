@@ -114,6 +114,9 @@ gpi_status vjson_load(const char *path, json_t **out, gpi_diag *d);
 /* JSON text parsed as vjson_load parses a file (numbers kept as their
  * text); NULL when it is not JSON. */
 json_t *vjson_parse(const char *text);
+/* vjson_load from text in memory (name for messages). */
+gpi_status vjson_parse_text(const char *name, const char *text, size_t len, json_t **out,
+                            gpi_diag *d);
 /* Parses exactly digits decimals from text; NULL or a reason. */
 const char *v_fixed_text(const char *s, int digits, int64_t *out);
 /* The observations.csv columns (file format 2 and 3; every format's:
@@ -204,5 +207,10 @@ const char *vj_signed(json_t *obj, const char *key, int digits, int64_t *out);
  * the carried observations, the price index's step and the composition
  * gaps, and the inputs taken from other days. */
 gpi_status vv3_check(verify_dir *v, vday *dy, vrow *r, const idx_grade *g, vchk *c, gpi_diag *d);
+/* curve.c: the term curve's files of a format-4 day (curve.csv,
+ * curve.json): their receipt in index.json, every grade's curve recomputed
+ * from its published inputs, the inputs' references against
+ * observations.csv; results into out->curves. */
+gpi_status vcurve_day(verify_dir *v, vday *dy, verify_day_report *out, gpi_diag *d);
 
 #endif

@@ -147,13 +147,21 @@ gpi_status vjson_load(const char *path, json_t **out, gpi_diag *d)
     size_t len;
     gpi_status rc = read_all(path, &text, &len, d);
     if (rc != GPI_OK) return rc;
-    char *q = gpi_json_quote_numbers(text, len); /* design note 1 */
+    rc = vjson_parse_text(path, text, len, out, d);
     free(text);
+    return rc;
+}
+
+gpi_status vjson_parse_text(const char *name, const char *text, size_t len, json_t **out,
+                            gpi_diag *d)
+{
+    *out = NULL;
+    char *q = gpi_json_quote_numbers(text, len); /* design note 1 */
     if (!q) return gpi_diag_set(d, GPI_ENOMEM, "out of memory");
     json_error_t je;
     *out = json_loads(q, 0, &je);
     free(q);
-    if (!*out) return gpi_diag_set(d, GPI_EINPUT, "%s:%d:%d: %s", path, je.line, je.column, je.text);
+    if (!*out) return gpi_diag_set(d, GPI_EINPUT, "%s:%d:%d: %s", name, je.line, je.column, je.text);
     return GPI_OK;
 }
 

@@ -242,6 +242,7 @@ gpi_status verify_day(verify_dir *v, int32_t day, verify_day_report *out, gpi_di
         vchk_missing_text(&c, v->dir, res->unverified, sizeof res->unverified);
         res->status = c.n_diff ? VERIFY_DIFFERS : c.n_missing ? VERIFY_PARTIAL : VERIFY_OK;
     }
+    if (rc == GPI_OK) rc = vcurve_day(v, dy, out, d); /* file format 4 */
     if (rc != GPI_OK) verify_day_report_free(out);
     return rc;
 }
@@ -251,4 +252,7 @@ void verify_day_report_free(verify_day_report *r)
     free(r->g);
     r->g = NULL;
     r->n = 0;
+    free(r->curves);
+    r->curves = NULL;
+    r->n_curves = 0;
 }

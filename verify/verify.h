@@ -26,6 +26,11 @@
  *     when DIR has them, and lists the days it does not have.
  * The result of a row is ok, ok but partly unverifiable (inputs of days
  * DIR does not have), or the first difference, naming the field.
+ * A day of file format 4 also has the term curve (curve.csv, curve.json;
+ * verify/curve.c): its files against index.json's curve_sha256, and per
+ * grade the curve recomputed from its published inputs and the day's fix
+ * (every input's restatement, the points, the fit, every tenor), and the
+ * inputs' references against observations.csv where it lists them.
  *
  * The arithmetic is the method's: integers and exact rationals, the pure
  * statistics of index/index.h (method.c), published numbers compared digit
@@ -59,6 +64,11 @@ typedef struct verify_day_report {
     char file_note[512];        /* a difference of the day's files as a whole, "" none */
     size_t n;
     verify_result *g;           /* in index.json order */
+    /* file format 4: the term curve (verify/curve.c) -- a difference of its
+     * files as a whole, and each grade's curve in curve.json order */
+    char curve_note[512];
+    size_t n_curves;
+    verify_result *curves;
 } verify_day_report;
 
 typedef struct verify_dir verify_dir;
