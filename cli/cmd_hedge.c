@@ -8,6 +8,7 @@
  * published file (SPEC §9).  compare --suggest: cli/hedge_suggest.c.
  */
 #include "cli/cli.h"
+#include "cli/curve_cmd.h"
 #include "cli/hedge_cmd.h"
 #include "cli/hedge_print.h"
 
@@ -403,7 +404,10 @@ static int contract_terms(hopts *o, settle_contract **cs, settle_contract **list
 static int do_simulate(cli_ctx *ctx, hopts *o)
 {
     hedge_rent r;
-    hedge_forward fw = {NULL, NULL, 0};
+    hedge_forward fw = {NULL, NULL, 0, NULL}, cfw = {NULL, NULL, 0, NULL};
+    cc_forwards cf;
+    memset(&cf, 0, sizeof cf);
+    int strip = o->all_strategies || o->sim.strategy == HEDGE_STRIP;
     gpi_diag d = {{0}};
     store *db = NULL;
     gpi_index_day *days = NULL;
@@ -443,6 +447,7 @@ static int do_simulate(cli_ctx *ctx, hopts *o)
         so[0].strategy = HEDGE_ROLL;
         so[1].strategy = HEDGE_STRIP;
     }
+    if (strip && !o->forward) so[ns - 1].forward = &cfw;
     for (size_t k = 0; k < ns; k++)
         if ((st = hedge_simulate(&r, days, nd, &so[k], &s[k], &d)) != GPI_OK) {
             if (k) hedge_sim_free(&s[0]);
@@ -451,12 +456,19 @@ static int do_simulate(cli_ctx *ctx, hopts *o)
         }
     if (o->json && ns == 1) {
         json_t *j = hp_sim_json(o->grade, &so[0], &s[0]);
+        if (strip && !o->forward)
+            json_object_set_new(j, "locked_prices", json_string("term curve"));
         rc = hp_dump(stdout, j) == 0 ? 0 : 1;
         json_decref(j);
     } else if (o->json) {
         json_t *j = json_object(), *arr = json_array();
         json_object_set_new(j, "grade", json_string(o->grade));
-        for (size_t k = 0; k < ns; k++) json_array_append_new(arr, hp_sim_json(o->grade, &so[k], &s[k]));
+        for (size_t k = 0; k < ns; k++) {
+            json_t *x = hp_sim_json(o->grade, &so[k], &s[k]);
+            if (so[k].strategy == HEDGE_STRIP && !o->forward)
+                json_object_set_new(x, "locked_prices", json_string("term curve"));
+            json_array_append_new(arr, x);
+        }
         json_object_set_new(j, "strategies", arr);
         rc = hp_dump(stdout, j) == 0 ? 0 : 1;
         json_decref(j);
@@ -467,6 +479,12 @@ static int do_simulate(cli_ctx *ctx, hopts *o)
         }
         if (ns > 1) hp_sim_compare_text(stdout, so, s, ns);
     }
+    if (strip && !o->forward && !o->json)
+        printf("\nThe strip's locked prices are the term curve's forwards (gpuidx curve): each "
+               "month at the curve of %s on the last day of the month before its strip (its value "
+               "as first published), not --forward; %zu month prices from %ld month ends, a "
+               "month the curve withholds is not hedged.\n",
+               o->grade, cf.n, cf.entries);
     if (rc == 0 && o->svg) {
         char *svg;
         size_t len;
@@ -483,6 +501,7 @@ done:
     free(cs);
     free(listed);
     store_close(db);
+    cc_forwards_free(&cf);
     hedge_forward_free(&fw);
     hedge_rent_free(&r);
     return rc;

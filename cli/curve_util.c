@@ -6,6 +6,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "store/index_values.h"
+
 int cc_take_grade(const cli_args *a, int k, const char *v)
 {
     if (k != CC_OPT_GRADE) return -1;
@@ -103,5 +105,102 @@ void cc_futures_free(cc_futures *f)
     day_free(f);
     free(f->cs);
     curve_futures_free(&f->f);
+    memset(f, 0, sizeof *f);
+}
+
+/* ---- a strip's locked prices from the term curve (hedge simulate) ---------- */
+
+/* The fix of grade on day as first published (else as stored) and the
+ * stored row's cut-off and definition. */
+typedef struct first_fix {
+    const char *grade;
+    int64_t value_e4, as_of;
+    char hash[65];
+    int found;
+} first_fix;
+
+static int on_fix_row(const store_index_row *r, void *ud)
+{
+    first_fix *f = ud;
+    if (strcasecmp(r->grade, f->grade) != 0) return 0;
+    f->as_of = r->as_of;
+    snprintf(f->hash, sizeof f->hash, "%s", r->grade_hash);
+    f->found = 1;
+    return 1;
+}
+
+gpi_status cc_strip_forwards(store *st, const char *grade, int32_t first, int32_t last,
+                             int strip_months, cc_forwards *out, gpi_diag *d)
+{
+    memset(out, 0, sizeof *out);
+    int y, m, dd;
+    gpi_civil_from_days(first, &y, &m, &dd);
+    if (--m < 1) m = 12, y--; /* the month before the first: the first entry */
+    gpi_status rc = GPI_OK;
+    for (;;) {
+        int32_t e = gpi_days_from_civil(y, m, gpi_month_days(y, m)); /* the entry day */
+        if (e > last || rc != GPI_OK) break;
+        first_fix fx = {grade, -1, 0, "", 0};
+        gpi_index_day *v = NULL;
+        size_t nv = 0;
+        rc = store_index_rows(st, grade, e, e, on_fix_row, &fx, d);
+        if (rc == GPI_OK) rc = store_index_series(st, grade, e, e, 0, &v, &nv, d);
+        if (rc == GPI_OK && nv == 1 && v[0].level != GPI_LEVEL_SUSPENDED) fx.value_e4 = v[0].value_e4;
+        free(v);
+        idx_grades *def = NULL;
+        if (rc == GPI_OK && fx.found && fx.value_e4 >= 0) rc = idx_grade_stored(st, fx.hash, &def, d);
+        if (rc == GPI_OK && def) {
+            curve_set s;
+            rc = curve_set_compute(st, def, e, &fx.value_e4, &fx.as_of, NULL, 0, &s, d);
+            const curve_result *r = rc == GPI_OK ? &s.g[0].r : NULL;
+            int ym = y, mm = m;
+            for (int k = 1; r && k <= strip_months; k++) {
+                if (++mm > 12) mm = 1, ym++;
+                int32_t m0 = gpi_days_from_civil(ym, mm, 1);
+                int32_t m1 = m0 + gpi_month_days(ym, mm) - 1;
+                /* the forward over the delivery month: its tenors' forwards
+                 * weighted by their share of its days (curve.h's months) */
+                double a = (double)(m0 - e - 1) * CURVE_MONTH_DEN / CURVE_MONTH_NUM;
+                double b = (double)(m1 - e) * CURVE_MONTH_DEN / CURVE_MONTH_NUM;
+                double sum = 0;
+                int ok = 1;
+                for (int t = 0; t < CURVE_TENORS && ok; t++) {
+                    double lo = a > t ? a : t, hi = b < t + 1 ? b : t + 1;
+                    if (hi <= lo) continue;
+                    if (r->t[t].status == CURVE_WITHHELD) ok = 0;
+                    else sum += (double)r->t[t].fwd_e4 / 1e4 * (hi - lo);
+                }
+                if (!ok || b > CURVE_TENORS) continue;
+                size_t n = out->n + 1;
+                int32_t *x1 = realloc(out->entered, n * sizeof *x1);
+                if (x1) out->entered = x1;
+                int32_t *x2 = realloc(out->month, n * sizeof *x2);
+                if (x2) out->month = x2;
+                int64_t *x3 = realloc(out->price_e4, n * sizeof *x3);
+                if (x3) out->price_e4 = x3;
+                if (!x1 || !x2 || !x3) {
+                    rc = gpi_diag_set(d, GPI_ENOMEM, "out of memory");
+                    break;
+                }
+                out->entered[out->n] = gpi_days_from_civil(y, m, 1);
+                out->month[out->n] = m0;
+                out->price_e4[out->n] = gpi_double_to_units(sum / (b - a), 4);
+                out->n++;
+            }
+            if (r) curve_set_free(&s);
+        }
+        idx_grades_free(def);
+        out->entries += fx.found && fx.value_e4 >= 0;
+        if (++m > 12) m = 1, y++;
+    }
+    if (rc != GPI_OK) cc_forwards_free(out);
+    return rc;
+}
+
+void cc_forwards_free(cc_forwards *f)
+{
+    free(f->entered);
+    free(f->month);
+    free(f->price_e4);
     memset(f, 0, sizeof *f);
 }

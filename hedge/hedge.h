@@ -106,6 +106,11 @@ typedef struct hedge_forward {
     int32_t *month_start; /* first day of the month */
     int64_t *price_e4;
     size_t n;
+    /* optional (NULL: a price holds for any entry): the first day of the
+     * month at whose end price i was locked -- a strip takes a month's
+     * price of its own entry (the term curve of the entry day, issue 29);
+     * the caller frees it (hedge_forward_free does not) */
+    int32_t *entered;
 } hedge_forward;
 gpi_status hedge_forward_load(const char *path, hedge_forward *out, gpi_diag *d);
 void hedge_forward_free(hedge_forward *f);

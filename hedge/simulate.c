@@ -5,7 +5,8 @@
  * `strip` N months S..S+N-1 are entered together at the end of P = S-1
  * (strips follow one another from the start month).  For M:
  *   entry     = FSP of P (the only price known at entry), or the --forward
- *               price for M;
+ *               price for M (the CLI's strip without --forward: the term
+ *               curve of P's last day, priced for M and this entry);
  *   FSP       = the final settlement price of M (settle_fsp);
  *   h         = the given ratio, or (auto, sim_ratio.c) the OLS h on the
  *               monthly changes of the months before the block -- never
@@ -541,10 +542,15 @@ gpi_status hedge_simulate(const hedge_rent *r, const gpi_index_day *idx, size_t 
         m->entered = e.entered;
         size_t nv = 0;
         if (o->forward) {
+            /* the month's price, of this entry when prices say which */
+            const hedge_forward *fw = o->forward;
             size_t j = 0;
-            while (j < o->forward->n && o->forward->month_start[j] != m->month) j++;
-            if (j == o->forward->n) {
-                skip(m, "no forward price for this month");
+            while (j < fw->n && (fw->month_start[j] != m->month ||
+                                 (fw->entered && fw->entered[j] != m->entered)))
+                j++;
+            if (j == fw->n) {
+                skip(m, fw->entered ? "no forward for this month on the term curve of the entry day"
+                                    : "no forward price for this month");
                 continue;
             }
             m->entry_e4 = o->forward->price_e4[j];
