@@ -8,6 +8,7 @@
  */
 #include "cli/cli.h"
 #include "cli/grades_print.h"
+#include "cli/curve_cmd.h"
 #include "core/vec.h"
 #include "store/grades.h"
 
@@ -471,12 +472,87 @@ static void print_table(FILE *f, const idx_evaluation *ev)
     }
 }
 
+/* ---- --curve: the term curve of each grade (cli/curve_util.c) --------------- */
+
+static void lab_text(const idx_evaluation *ev, const cc_lab *lab)
+{
+    printf("\nterm curves (METHODOLOGY.md \"Term curve\"): days with a curve of the days with "
+           "a value; tenors (of 36) with a forward, mean and most; fitted tenors (an input ends "
+           "there), mean; days with a forward at 1, 3, 6, 12, 24, 36 months\n");
+    static const int at[6] = {1, 3, 6, 12, 24, 36};
+    char a[32], b[32];
+    for (size_t i = 0; i < ev->n && i < lab->n; i++) {
+        const cc_lab_grade *g = &lab->g[i];
+        printf("  %s: %ld of %ld days; tenors %s, most %d; fitted %s; days", ev->g[i].id,
+               g->curve_days, g->fix_days,
+               g->curve_days ? cli_num(a, (double)g->tenors_sum / (double)g->curve_days, 1) : "-",
+               g->tenors_max,
+               g->curve_days ? cli_num(b, (double)g->fitted_sum / (double)g->curve_days, 1) : "-");
+        for (int k = 0; k < 6; k++) printf(" %d:%ld", at[k], g->tenor_days[at[k] - 1]);
+        printf("\n");
+    }
+}
+
+static void lab_json(json_t *root, const cc_lab *lab)
+{
+    json_t *arr = json_object_get(root, "grades");
+    for (size_t i = 0; i < json_array_size(arr) && i < lab->n; i++) {
+        const cc_lab_grade *g = &lab->g[i];
+        json_t *c = json_object(), *td = json_array();
+        json_object_set_new(c, "days_with_value", json_integer(g->fix_days));
+        json_object_set_new(c, "days", json_integer(g->curve_days));
+        json_object_set_new(c, "tenors_mean",
+                            g->curve_days ? json_real((double)g->tenors_sum / (double)g->curve_days)
+                                          : json_null());
+        json_object_set_new(c, "tenors_max", json_integer(g->tenors_max));
+        json_object_set_new(c, "fitted_mean",
+                            g->curve_days ? json_real((double)g->fitted_sum / (double)g->curve_days)
+                                          : json_null());
+        for (int k = 0; k < CURVE_TENORS; k++) json_array_append_new(td, json_integer(g->tenor_days[k]));
+        json_object_set_new(c, "tenor_days", td);
+        json_object_set_new(json_array_get(arr, i), "curve", c);
+    }
+}
+
+/* The lab's CSV with the curve's columns appended to each line. */
+static gpi_status lab_csv(const idx_evaluation *ev, const cc_lab *lab, gpi_diag *d)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    if (!m) return gpi_diag_set(d, GPI_ENOMEM, "grades evaluate: out of memory");
+    print_csv(m, ev);
+    fclose(m);
+    size_t row = 0;
+    char a[32], b[32];
+    for (char *line = buf; line && *line;) {
+        char *end = strchr(line, '\n');
+        if (end) *end = '\0';
+        fputs(line, stdout);
+        if (line == buf) {
+            fputs(",curve_days,curve_tenors_mean,curve_tenors_max,curve_fitted_mean", stdout);
+        } else if (row >= lab->n) {
+            fputs(",,,,", stdout); /* a segment-only grade: no curve evaluated */
+        } else {
+            const cc_lab_grade *g = &lab->g[row++];
+            printf(",%ld,%s,%d,%s", g->curve_days,
+                   g->curve_days ? cli_num(a, (double)g->tenors_sum / (double)g->curve_days, 2) : "",
+                   g->tenors_max,
+                   g->curve_days ? cli_num(b, (double)g->fitted_sum / (double)g->curve_days, 2) : "");
+        }
+        fputc('\n', stdout);
+        line = end ? end + 1 : NULL;
+    }
+    free(buf);
+    return GPI_OK;
+}
+
 static int cmd_evaluate(cli_ctx *ctx, int argc, char **argv)
 {
     const char *grades = NULL, *from_s = NULL, *to_s = NULL, *asof_s = NULL;
-    int json = 0, csv = 0, no_split = 0;
+    int json = 0, csv = 0, no_split = 0, curve = 0;
     const cli_opt_spec spec[] = {{"--json", NULL, &json},     {"--csv", NULL, &csv},
-                                 {"--no-split", NULL, &no_split},
+                                 {"--no-split", NULL, &no_split}, {"--curve", NULL, &curve},
                                  {"--grades", &grades, NULL}, {"--from", &from_s, NULL},
                                  {"--to", &to_s, NULL},       {"--as-of", &asof_s, NULL},
                                  {NULL, NULL, NULL}};
@@ -527,9 +603,12 @@ static int cmd_evaluate(cli_ctx *ctx, int argc, char **argv)
     if (rc == GPI_OK) rc = store_open_read(ctx->db_path, &st, &d); /* writes nothing */
     if (rc == GPI_OK) rc = cli_check_filters(ctx, st, gs, path, &d);
     if (rc == GPI_OK) rc = idx_evaluate(st, gs, from, to, as_of, !no_split, &ev, &d);
+    cc_lab lab = {0, NULL};
+    if (rc == GPI_OK && curve) rc = cc_lab_curves(st, gs, from, to, as_of, &lab, &d);
     if (rc == GPI_OK) {
         if (json) {
             json_t *j = eval_json(ev, as_of);
+            if (j && curve) lab_json(j, &lab);
             if (!j)
                 rc = gpi_diag_set(&d, GPI_ENOMEM, "grades evaluate: out of memory");
             else if (json_dumpf(j, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) != 0)
@@ -538,12 +617,17 @@ static int cmd_evaluate(cli_ctx *ctx, int argc, char **argv)
                 fputc('\n', stdout);
             json_decref(j);
         } else if (csv) {
-            print_csv(stdout, ev);
+            if (curve)
+                rc = lab_csv(ev, &lab, &d);
+            else
+                print_csv(stdout, ev);
         } else {
             print_table(stdout, ev);
+            if (curve) lab_text(ev, &lab);
         }
     }
     if (rc != GPI_OK) cli_error("%s", d.msg);
+    cc_lab_free(&lab);
     idx_evaluation_free(ev);
     store_close(st);
     idx_grades_free(gs);

@@ -74,4 +74,23 @@ gpi_status cc_strip_forwards(store *st, const char *grade, int32_t first, int32_
                              int strip_months, cc_forwards *out, gpi_diag *d);
 void cc_forwards_free(cc_forwards *f);
 
+/* The grade lab's term curves (grades evaluate --curve): per grade, over
+ * the days of [from, to] on which it would have a fix (computed as the
+ * lab computes it, the grades need not be built), the days with a curve
+ * (a tenor with a forward), its tenors with a forward (sum and most), the
+ * fitted ones among them (an input ends in the tenor), and per tenor the
+ * days it had a forward. */
+typedef struct cc_lab_grade {
+    long fix_days, curve_days, tenors_sum, fitted_sum;
+    int tenors_max;
+    long tenor_days[CURVE_TENORS];
+} cc_lab_grade;
+typedef struct cc_lab {
+    size_t n;
+    cc_lab_grade *g;
+} cc_lab;
+gpi_status cc_lab_curves(store *st, const idx_grades *gs, int32_t from, int32_t to,
+                         int64_t as_of, cc_lab *out, gpi_diag *d);
+void cc_lab_free(cc_lab *l);
+
 #endif

@@ -204,3 +204,58 @@ void cc_forwards_free(cc_forwards *f)
     free(f->price_e4);
     memset(f, 0, sizeof *f);
 }
+
+/* ---- the grade lab's term curves (grades evaluate --curve) ------------------ */
+
+gpi_status cc_lab_curves(store *st, const idx_grades *gs, int32_t from, int32_t to,
+                         int64_t as_of, cc_lab *out, gpi_diag *d)
+{
+    memset(out, 0, sizeof *out);
+    size_t n = gs->n ? gs->n : 1;
+    out->g = calloc(n, sizeof *out->g);
+    int64_t *front = calloc(n, sizeof *front), *cut = calloc(n, sizeof *cut);
+    idx_series *se = NULL;
+    gpi_status rc = out->g && front && cut ? GPI_OK : gpi_diag_set(d, GPI_ENOMEM, "out of memory");
+    out->n = gs->n;
+    /* the values the grades would have (the grades need not be built) */
+    if (rc == GPI_OK) rc = idx_series_compute(st, gs, from, to, as_of, &se, d);
+    for (int32_t day = from; day <= to && rc == GPI_OK; day++) {
+        for (size_t i = 0; i < gs->n; i++) {
+            const gpi_index_day *v = &se->v[i * se->days + (size_t)(day - from)];
+            front[i] = v->level == GPI_LEVEL_SUSPENDED ? -1 : v->value_e4;
+            cut[i] = as_of;
+        }
+        curve_set s;
+        rc = curve_set_compute(st, gs, day, front, cut, NULL, 0, &s, d);
+        for (size_t i = 0; i < gs->n && rc == GPI_OK; i++) {
+            cc_lab_grade *x = &out->g[i];
+            const curve_result *r = &s.g[i].r;
+            if (front[i] < 0) continue;
+            x->fix_days++;
+            int tenors = 0, fitted = 0;
+            for (int k = 0; k < CURVE_TENORS; k++) {
+                if (r->t[k].status == CURVE_WITHHELD) continue;
+                tenors++;
+                fitted += r->t[k].status == CURVE_FITTED;
+                x->tenor_days[k]++;
+            }
+            if (!tenors) continue;
+            x->curve_days++;
+            x->tenors_sum += tenors;
+            x->fitted_sum += fitted;
+            if (tenors > x->tenors_max) x->tenors_max = tenors;
+        }
+        if (rc == GPI_OK) curve_set_free(&s);
+    }
+    idx_series_free(se);
+    free(front);
+    free(cut);
+    if (rc != GPI_OK) cc_lab_free(out);
+    return rc;
+}
+
+void cc_lab_free(cc_lab *l)
+{
+    free(l->g);
+    memset(l, 0, sizeof *l);
+}
