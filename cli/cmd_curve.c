@@ -14,7 +14,6 @@
 
 #include "curve/format.h"
 #include "curve/read.h"
-#include "store/index_values.h"
 
 static const char help[] =
     "usage: gpuidx [--db PATH] curve --date D [--to D] [--grade ID]... [--grades FILE]\n"
@@ -54,46 +53,10 @@ static int parse_day(const char *opt, const char *v, int32_t *day)
     return 0;
 }
 
-/* The fix and cut-off of each grade of gs on day from the stored rows. */
-typedef struct fixes {
-    const idx_grades *gs;
-    int64_t *front, *as_of;
-    int *found;
-} fixes;
-
-static int on_row(const store_index_row *r, void *ud)
-{
-    fixes *fx = ud;
-    for (size_t i = 0; i < fx->gs->n; i++)
-        if (strcasecmp(fx->gs->g[i].id, r->grade) == 0) {
-            fx->front[i] = r->level == GPI_LEVEL_SUSPENDED ? -1 : r->value_e4;
-            fx->as_of[i] = r->as_of;
-            fx->found[i] = 1;
-        }
-    return 0;
-}
-
 gpi_status cc_curve_day(store *st, const idx_grades *gs, int32_t day, const curve_extra *extra,
                         size_t n_extra, curve_set *out, int *missing, gpi_diag *d)
 {
-    size_t n = gs->n ? gs->n : 1;
-    int64_t *front = malloc(n * sizeof *front), *as_of = malloc(n * sizeof *as_of);
-    int *found = calloc(n, sizeof *found);
-    gpi_status rc = front && as_of && found ? GPI_OK
-                                            : gpi_diag_set(d, GPI_ENOMEM, "curve: out of memory");
-    for (size_t i = 0; i < gs->n && rc == GPI_OK; i++) {
-        front[i] = -1;
-        as_of[i] = 0;
-    }
-    fixes fx = {gs, front, as_of, found};
-    if (rc == GPI_OK) rc = store_index_rows(st, NULL, day, day, on_row, &fx, d);
-    *missing = 0;
-    for (size_t i = 0; i < gs->n && rc == GPI_OK; i++) *missing += !found[i];
-    if (rc == GPI_OK) rc = curve_set_compute(st, gs, day, front, as_of, extra, n_extra, out, d);
-    free(front);
-    free(as_of);
-    free(found);
-    return rc;
+    return curve_set_stored(st, gs, day, extra, n_extra, out, missing, d);
 }
 
 static void print_text(const curve_set *s)

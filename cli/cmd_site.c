@@ -65,8 +65,9 @@ static void latest_review(const char *dir, char *out, size_t n)
 int cmd_site(cli_ctx *ctx, int argc, char **argv)
 {
     const char *out = NULL, *deployments = NULL, *grades = NULL, *accuracy = NULL;
-    const char *admin = NULL;
+    const char *admin = NULL, *curve_bt = NULL;
     const cli_opt_spec spec[] = {{"--out", &out, NULL},
+                                 {"--curve-backtest", &curve_bt, NULL},
                                  {"--deployments", &deployments, NULL},
                                  {"--grades", &grades, NULL},
                                  {"--accuracy", &accuracy, NULL},
@@ -105,7 +106,7 @@ int cmd_site(cli_ctx *ctx, int argc, char **argv)
         snprintf(review_json, sizeof review_json, "%s/%.*sjson", out, (int)strlen(review) - 2,
                  review);
     site_extras x = {curves, ncurves, (const char *const *)set.ids, set.n, accuracy, admin,
-                     review[0] ? review : NULL, review[0] ? review_json : NULL};
+                     review[0] ? review : NULL, review[0] ? review_json : NULL, curve_bt};
     if (rc == GPI_OK && cerr == 0) rc = site_write_extras(st, out, &x, &s, &d);
     cli_gradeset_free(&set);
     store_close(st);

@@ -8,9 +8,11 @@
  */
 #include "curve/format.h"
 #include "curve/read.h"
+#include "store/index_values.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 gpi_status curve_set_compute(store *st, const idx_grades *gs, int32_t day,
                              const int64_t *front_e4, const int64_t *as_of,
@@ -114,4 +116,47 @@ void curve_set_json(FILE *f, const curve_set *s, int vintage)
                          cg->in.why);
     }
     fputs("]}\n", f);
+}
+
+/* ---- at the stored fixes ---------------------------------------------------- */
+
+typedef struct fixes {
+    const idx_grades *gs;
+    int64_t *front, *as_of;
+    int *found;
+} fixes;
+
+static int on_row(const store_index_row *r, void *ud)
+{
+    fixes *fx = ud;
+    for (size_t i = 0; i < fx->gs->n; i++)
+        if (strcasecmp(fx->gs->g[i].id, r->grade) == 0) {
+            fx->front[i] = r->level == GPI_LEVEL_SUSPENDED ? -1 : r->value_e4;
+            fx->as_of[i] = r->as_of;
+            fx->found[i] = 1;
+        }
+    return 0;
+}
+
+gpi_status curve_set_stored(store *st, const idx_grades *gs, int32_t day, const curve_extra *extra,
+                            size_t n_extra, curve_set *out, int *missing, gpi_diag *d)
+{
+    size_t n = gs->n ? gs->n : 1;
+    int64_t *front = malloc(n * sizeof *front), *as_of = malloc(n * sizeof *as_of);
+    int *found = calloc(n, sizeof *found);
+    gpi_status rc = front && as_of && found ? GPI_OK
+                                            : gpi_diag_set(d, GPI_ENOMEM, "curve: out of memory");
+    for (size_t i = 0; i < gs->n && rc == GPI_OK; i++) {
+        front[i] = -1;
+        as_of[i] = 0;
+    }
+    fixes fx = {gs, front, as_of, found};
+    if (rc == GPI_OK) rc = store_index_rows(st, NULL, day, day, on_row, &fx, d);
+    if (missing) *missing = 0;
+    for (size_t i = 0; i < gs->n && rc == GPI_OK && missing; i++) *missing += !found[i];
+    if (rc == GPI_OK) rc = curve_set_compute(st, gs, day, front, as_of, extra, n_extra, out, d);
+    free(front);
+    free(as_of);
+    free(found);
+    return rc;
 }

@@ -89,6 +89,11 @@ gpi_status curve_set_compute(store *st, const idx_grades *gs, int32_t day,
                              const curve_extra *extra, size_t n_extra, curve_set *out,
                              gpi_diag *d);
 void curve_set_free(curve_set *s);
+/* The same at the stored index rows of day: each grade's value (-1 when
+ * suspended or not built) and its row's cut-off; *missing (may be NULL):
+ * grades without a row. */
+gpi_status curve_set_stored(store *st, const idx_grades *gs, int32_t day, const curve_extra *extra,
+                            size_t n_extra, curve_set *out, int *missing, gpi_diag *d);
 /* curve.csv and curve.json of the set (vintage <= 0: null, a curve not
  * published). */
 void curve_set_csv(FILE *f, const curve_set *s);

@@ -29,8 +29,21 @@ void site_html_esc(FILE *f, const char *s);
  * accuracy figures when given; *html malloc'd (free()).  Reads the store
  * (definitions, vintages, restatements) and the accuracy file; writes
  * nothing. */
+typedef struct site_curves site_curves;
 gpi_status site_statement_html(store *st, const store_index_row *rows, size_t n,
-                                const site_extras *x, char **html, size_t *len, gpi_diag *d);
+                                const site_extras *x, const site_curves *curves, char **html,
+                                size_t *len, gpi_diag *d);
+
+/* The term curve (site/curve.c): each grade's curve on its last day and
+ * one and three months before, computed at the stored fixes (rows sorted
+ * by grade then day); its chart under the grade's series; the statement's
+ * section (method, the day's forwards, the back-test CSV when given). */
+gpi_status site_curves_load(store *st, const store_index_row *rows, size_t n, site_curves **out,
+                            gpi_diag *d);
+void site_curves_free(site_curves *c);
+void site_curve_chart(FILE *f, const site_curves *c, const char *grade);
+gpi_status site_curve_statement(FILE *f, const site_curves *c, const char *backtest_csv,
+                                gpi_diag *d);
 
 /* The figures of bench/accuracy's accuracy.csv (site/accuracy.c). */
 typedef struct site_accuracy site_accuracy;

@@ -274,7 +274,7 @@ static void no_value_line(FILE *f, const store_index_row *r, size_t n)
     fputs(".</p>\n", f);
 }
 
-static void grade_section(FILE *f, const store_index_row *r, size_t n)
+static void grade_section(FILE *f, const store_index_row *r, size_t n, const site_curves *curves)
 {
     const store_index_row *last = &r[n - 1];
     char a[11], b[11], val[32];
@@ -306,6 +306,7 @@ static void grade_section(FILE *f, const store_index_row *r, size_t n)
     manip_line(f, r, n);
     /* its own axis: from its first day with a value to its last day */
     site_svg_chart(f, r + first, n - first, r[first].day, last->day);
+    site_curve_chart(f, curves, last->grade);
     fputs("</section>\n", f);
 }
 
@@ -424,6 +425,7 @@ gpi_status site_write_extras(store *st, const char *dir, const site_extras *x, s
     if (!st || !dir || !*dir) return gpi_diag_set(d, GPI_EUSAGE, "site: no store or directory");
     rowvec rv = {NULL, 0, 0, 0, ids, n_ids};
     int lock_fd = -1;
+    site_curves *curves = NULL;
     char *stmt = NULL;
     size_t stmt_len = 0;
     gpi_status rc = store_index_rows(st, NULL, INT32_MIN, INT32_MAX, collect, &rv, d);
@@ -436,7 +438,9 @@ gpi_status site_write_extras(store *st, const char *dir, const site_extras *x, s
     if (rc != GPI_OK) goto done;
     if (rv.n) qsort(rv.v, rv.n, sizeof *rv.v, by_grade_day);
     if ((rc = in_set_order(&rv, ids, n_ids, d)) != GPI_OK) goto done;
-    if ((rc = site_statement_html(st, rv.v, rv.n, x, &stmt, &stmt_len, d)) != GPI_OK) goto done;
+    if ((rc = site_curves_load(st, rv.v, rv.n, &curves, d)) != GPI_OK) goto done;
+    if ((rc = site_statement_html(st, rv.v, rv.n, x, curves, &stmt, &stmt_len, d)) != GPI_OK)
+        goto done;
     if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
         rc = gpi_diag_set(d, GPI_EIO, "%s: %s", dir, strerror(errno));
         goto done;
@@ -520,7 +524,7 @@ gpi_status site_write_extras(store *st, const char *dir, const site_extras *x, s
         for (size_t i = 0; i < rv.n;) {
             size_t j = i;
             while (j < rv.n && strcmp(rv.v[j].grade, rv.v[i].grade) == 0) j++;
-            grade_section(f, &rv.v[i], j - i);
+            grade_section(f, &rv.v[i], j - i, curves);
             i = j;
         }
     }
@@ -536,6 +540,7 @@ gpi_status site_write_extras(store *st, const char *dir, const site_extras *x, s
     }
 done:
     if (lock_fd >= 0) close(lock_fd); /* releases the lock */
+    site_curves_free(curves);
     free(stmt);
     free(rv.v);
     return rc;

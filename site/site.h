@@ -9,6 +9,9 @@
  *   DIR/<grade>.csv   the grade's history in the index.csv format
  *                     (same header, decimals and empty fields), and
  *                     DIR/datapackage.json describing them (publish/columns.h);
+ * Each grade's section also draws its term curve of the last day against
+ * those of one and three months before (site/curve.c), and the statement
+ * describes the curve's method.
  *   DIR/statement.html the benchmark statement (site/statement.c): per
  *                     grade what it measures, its data thresholds, fallback
  *                     waterfall, restatement policy and what happens when
@@ -57,6 +60,8 @@ typedef struct site_extras {
                                    statement "not stated by the administrator") */
     const char *review_link;    /* the latest review report, relative to the page */
     const char *review_json;    /* its JSON (the feeds it flags are listed), or NULL */
+    const char *curve_backtest_csv; /* `gpuidx curve backtest --csv`, shown in the
+                                   statement's term curve section; NULL: none */
 } site_extras;
 
 /* site_write with the extras (x may be NULL: same as site_write). */

@@ -537,7 +537,8 @@ static void limitations(FILE *f)
 }
 
 gpi_status site_statement_html(store *st, const store_index_row *rows, size_t n,
-                                const site_extras *x, char **html, size_t *len, gpi_diag *d)
+                                const site_extras *x, const site_curves *curves, char **html,
+                                size_t *len, gpi_diag *d)
 {
     *html = NULL;
     *len = 0;
@@ -617,6 +618,7 @@ gpi_status site_statement_html(store *st, const store_index_row *rows, size_t n,
             publication(f);
             backtest(f, gs, ng);
             if (acc) site_accuracy_section(f, acc);
+            rc = site_curve_statement(f, curves, x ? x->curve_backtest_csv : NULL, d);
             limitations(f);
             site_iosco_grades ig = {ng, all_days, trades, offers, x ? x->review_link : NULL};
             site_iosco_section(f, adm, &facts, &ig);
