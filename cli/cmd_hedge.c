@@ -447,7 +447,7 @@ static int do_simulate(cli_ctx *ctx, hopts *o)
         so[0].strategy = HEDGE_ROLL;
         so[1].strategy = HEDGE_STRIP;
     }
-    if (strip && !o->forward) so[ns - 1].forward = &cfw;
+    if (strip && !o->forward && cf.n) so[ns - 1].forward = &cfw; /* else the FSP, as before */
     for (size_t k = 0; k < ns; k++)
         if ((st = hedge_simulate(&r, days, nd, &so[k], &s[k], &d)) != GPI_OK) {
             if (k) hedge_sim_free(&s[0]);
@@ -479,12 +479,26 @@ static int do_simulate(cli_ctx *ctx, hopts *o)
         }
         if (ns > 1) hp_sim_compare_text(stdout, so, s, ns);
     }
-    if (strip && !o->forward && !o->json)
-        printf("\nThe strip's locked prices are the term curve's forwards (gpuidx curve): each "
-               "month at the curve of %s on the last day of the month before its strip (its value "
-               "as first published), not --forward; %zu month prices from %ld month ends, a "
-               "month the curve withholds is not hedged.\n",
-               o->grade, cf.n, cf.entries);
+    if (strip && !o->forward && !o->json) {
+        /* the strip's replayed months that took the curve's forward */
+        const hedge_sim *ss = &s[ns - 1];
+        size_t on_curve = 0, done = 0;
+        for (size_t i = 0; i < ss->n; i++) {
+            if (ss->m[i].skipped) continue;
+            done++;
+            for (size_t j = 0; j < cf.n; j++)
+                if (cf.month[j] == ss->m[i].month && cf.entered[j] == ss->m[i].entered) {
+                    on_curve++;
+                    break;
+                }
+        }
+        printf("\nThe strip's locked prices are the term curve's forwards (gpuidx curve), not "
+               "--forward: each month at the curve of %s on the last day of the month before its "
+               "strip (its value as first published); %zu of the %zu replayed months had one, "
+               "the others were entered at the FSP of the month of entry (the curve withheld "
+               "them).\n",
+               o->grade, on_curve, done);
+    }
     if (rc == 0 && o->svg) {
         char *svg;
         size_t len;

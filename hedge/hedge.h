@@ -108,8 +108,10 @@ typedef struct hedge_forward {
     size_t n;
     /* optional (NULL: a price holds for any entry): the first day of the
      * month at whose end price i was locked -- a strip takes a month's
-     * price of its own entry (the term curve of the entry day, issue 29);
-     * the caller frees it (hedge_forward_free does not) */
+     * price of its own entry (the term curve of the entry day, issue 29),
+     * and a month without one is entered at the FSP of the month of entry,
+     * as without forward prices; the caller frees it (hedge_forward_free
+     * does not) */
     int32_t *entered;
 } hedge_forward;
 gpi_status hedge_forward_load(const char *path, hedge_forward *out, gpi_diag *d);

@@ -6,7 +6,8 @@
  * (strips follow one another from the start month).  For M:
  *   entry     = FSP of P (the only price known at entry), or the --forward
  *               price for M (the CLI's strip without --forward: the term
- *               curve of P's last day, priced for M and this entry);
+ *               curve of P's last day, priced for M and this entry, else
+ *               the FSP of P when the curve has no forward for M);
  *   FSP       = the final settlement price of M (settle_fsp);
  *   h         = the given ratio, or (auto, sim_ratio.c) the OLS h on the
  *               monthly changes of the months before the block -- never
@@ -548,12 +549,16 @@ gpi_status hedge_simulate(const hedge_rent *r, const gpi_index_day *idx, size_t 
             while (j < fw->n && (fw->month_start[j] != m->month ||
                                  (fw->entered && fw->entered[j] != m->entered)))
                 j++;
-            if (j == fw->n) {
-                skip(m, fw->entered ? "no forward for this month on the term curve of the entry day"
-                                    : "no forward price for this month");
+            if (j < fw->n) {
+                m->entry_e4 = fw->price_e4[j];
+            } else if (fw->entered && e.have_fsp) {
+                /* the term curve of the entry day has no forward for the
+                 * month: the FSP of the month of entry, as without one */
+                m->entry_e4 = e.fsp_e4;
+            } else {
+                skip(m, "no forward price for this month");
                 continue;
             }
-            m->entry_e4 = o->forward->price_e4[j];
         } else if (e.have_fsp) {
             m->entry_e4 = e.fsp_e4;
         }

@@ -13,6 +13,7 @@
 #include "site/internal.h"
 #include "core/csv_reader.h"
 #include "curve/read.h"
+#include "store/index_values.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -88,7 +89,16 @@ gpi_status site_curves_load(store *st, const store_index_row *rows, size_t n, si
     size_t m = 0;
     if (rc == GPI_OK && (!g || !map)) rc = gpi_diag_set(d, GPI_ENOMEM, "site: out of memory");
     for (size_t k = 0; rc == GPI_OK && k < sc->n; k++) {
-        for (int t = 0; t < SC_DAYS; t++) sc->g[k].c[t].front_e4 = -1;
+        for (int t = 0; t < SC_DAYS; t++) {
+            sc_curve *c = &sc->g[k].c[t];
+            c->day = months_before(last, sc_back[t]);
+            c->front_e4 = -1;
+            for (int j = 0; j < CURVE_TENORS; j++) {
+                c->fwd_e4[j] = c->term_e4[j] = -1;
+                c->status[j] = CURVE_WITHHELD;
+            }
+            snprintf(c->note, sizeof c->note, "no stored definition of the grade");
+        }
         if (!defs[k]) continue;
         g[m] = defs[k]->g[0];
         snprintf(g[m].id, sizeof g[m].id, "%s", sc->g[k].id);
@@ -188,7 +198,7 @@ void site_curve_chart(FILE *f, const site_curves *c, const char *grade)
                "the dot at 0 is the day's fix.</p>\n",
             a, curve_fit_name(g->c[0].fit), withheld);
     fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %.0f %.0f\" role=\"img\" "
-               "class=\"chart\">\n",
+               "class=\"chart curve\">\n",
             CW, CH);
 #define XOF(m) (CML + (CW - CML - CMR) * (m) / 36.0)
 #define YOF(v) (CMT + (CH - CMT - CMB) * (1 - ((v) - lo) / (hi - lo)))

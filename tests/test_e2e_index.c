@@ -170,6 +170,14 @@ static void test_build_show_publish_restate(void **state)
     if (strncmp(json7, sh.out, strlen(sh.out)) != 0)
         fail_msg("index.json starts with\n%.160s\nnot\n%s", json7, sh.out);
     tu_run_free(&sh);
+    /* file format 4: the term curve's files by their SHA-256, after the
+     * inputs */
+    sh = tu_sh(dir, "printf '],\"curve_sha256\":{\"curve.csv\":\"%%s\",\"curve.json\":\"%%s\"},"
+                    "\"rows\":[' $(sha256sum pub/2025-01-07/curve.csv | cut -c1-64)"
+                    " $(sha256sum pub/2025-01-07/curve.json | cut -c1-64)");
+    assert_int_equal(sh.status, 0);
+    if (!strstr(json7, sh.out)) fail_msg("index.json lacks %s", sh.out);
+    tu_run_free(&sh);
     static const char *const json_parts[] = {
         "\"rows\":[\n",
         "\"value\":2.4580,\"level\":\"offers\"",
@@ -805,8 +813,8 @@ static void test_publish_concurrent(void **state)
         "(ls -A pub | grep -v '^\\.gpuidx-lock$' | tr '\\n' ' '; ls pub/2025-01-07 | tr '\\n' ' ')",
     };
     tu_run r = tu_sh_all(tmp, steps, sizeof steps / sizeof steps[0]);
-    assert_string_equal(r.out, "2025-01-07 datapackage.json restatements.csv datapackage.json "
-                               "index.csv index.json observations.csv v1 ");
+    assert_string_equal(r.out, "2025-01-07 datapackage.json restatements.csv curve.csv curve.json "
+                               "datapackage.json index.csv index.json observations.csv v1 ");
     tu_run_free(&r);
     r = tu_sh(tmp, "diff -r alone pub");
     if (r.status != 0) fail_msg("the files differ:\n%s", r.out);

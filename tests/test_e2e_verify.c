@@ -151,7 +151,9 @@ static void test_v2_market_verifies(void **state)
     /* the rebalance of 2025-03-01 with all of its window published, and a
      * day of its period: fully verified */
     if (r.status != 0) fail_msg("verify: exit %d: %.3000s%s", r.status, r.out, r.err);
-    assert_int_equal(count(r.out, ": ok\n"), 16);
+    /* 2 days x 8 grades, each fix and each term curve (file format 4) */
+    assert_int_equal(count(r.out, ": ok\n"), 32);
+    assert_int_equal(count(r.out, " curve: ok\n"), 16);
     tu_run_free(&r);
     r = tu_gpuidx(tmp, "verify pub");
     if (r.status != 0) fail_msg("verify: exit %d: %.2000s%s", r.status, r.out, r.err);

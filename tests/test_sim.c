@@ -3,6 +3,7 @@
 #include "tests/testutil.h"
 
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,26 +11,28 @@
 #include "sim/sim.h"
 
 typedef struct market_text {
-    char *buf[7];
-    size_t len[7];
+    char *buf[9];
+    size_t len[9];
     sim_stats stats;
     gpi_status st;
 } market_text;
 
-enum { F_OFFERS, F_TRADES, F_PAYER, F_EARNER, F_CONTRACTS, F_POSITIONS, F_TRUTH };
+enum { F_OFFERS, F_TRADES, F_PAYER, F_EARNER, F_CONTRACTS, F_POSITIONS, F_TRUTH, F_TERMS,
+       F_CURVE };
 
 /* truth: also write truth.csv (F_TRUTH); no_push: sim_params.no_push */
 static market_text gen_with(uint64_t seed, int days, int scale, int truth, int no_push)
 {
     market_text m;
     memset(&m, 0, sizeof m);
-    FILE *fh[7];
-    for (int i = 0; i < 7; i++) fh[i] = open_memstream(&m.buf[i], &m.len[i]);
+    FILE *fh[9];
+    for (int i = 0; i < 9; i++) fh[i] = open_memstream(&m.buf[i], &m.len[i]);
     sim_params p = {gpi_days_from_civil(2025, 1, 1), days, seed, scale, NULL, no_push};
-    sim_files f = {fh[0], fh[1], fh[2], fh[3], fh[4], fh[5], truth ? fh[6] : NULL};
+    sim_files f = {fh[0], fh[1], fh[2], fh[3], fh[4], fh[5], truth ? fh[6] : NULL, fh[7],
+                   truth ? fh[8] : NULL};
     gpi_diag d;
     m.st = sim_write(&p, &f, &m.stats, &d);
-    for (int i = 0; i < 7; i++) fclose(fh[i]);
+    for (int i = 0; i < 9; i++) fclose(fh[i]);
     return m;
 }
 
@@ -40,7 +43,7 @@ static market_text gen(uint64_t seed, int days, int scale)
 
 static void market_free(market_text *m)
 {
-    for (int i = 0; i < 7; i++) free(m->buf[i]);
+    for (int i = 0; i < 9; i++) free(m->buf[i]);
 }
 
 static void test_sim_rng_reference(void **state)
@@ -380,6 +383,18 @@ static void test_sim_no_push_and_truth_leave_the_market_alone(void **state)
  * is the GPU's market level times a constant of the key, so the ratio of
  * two keys' prices of one GPU is the same every day (no noise), and each
  * key's quantity is the same every day. */
+/* The true term rate of `months` of GPU gpu on day t (0-based) relative to
+ * its on-demand level, read from the true term structure (F_CURVE). */
+static double term_ratio(const market_text *m, int t, const char *gpu, int months)
+{
+    char date[11], key[96];
+    gpi_date_format(gpi_days_from_civil(2025, 1, 1) + t, date);
+    snprintf(key, sizeof key, "\n%s,%s,%d,", date, gpu, months);
+    const char *p = strstr(m->buf[F_CURVE], key);
+    if (!p) fail_msg("no true term rate for %s", key + 1);
+    return strtod(p + strlen(key), NULL);
+}
+
 static void test_sim_truth_is_noise_free(void **state)
 {
     (void)state;
@@ -393,7 +408,7 @@ static void test_sim_truth_is_noise_free(void **state)
     enum { MAXK = 2000 };
     static int64_t px0[MAXK], qty0[MAXK], ref0[SIM_MAX_DAYS];
     static char gpu0[MAXK][24];
-    long rows = 0, per_day = 0;
+    long rows = 0, per_day = 0, reserved_checked = 0;
     int32_t d0 = gpi_days_from_civil(2025, 1, 1);
     while ((line = strtok_r(NULL, "\n", &save))) {
         char *c[MAXCOL];
@@ -421,17 +436,92 @@ static void test_sim_truth_is_noise_free(void **state)
             assert_string_equal(gpu0[k], c[6]);
             assert_int_equal(qty0[k], q.mant);
         }
-        /* the first key of the day (AWS H100 SXM) is the reference of its GPU */
+        /* the first key of the day (AWS H100 SXM on demand) is the reference
+         * of its GPU; a reserved key of T months moves with the true term
+         * structure's term rate of T months (sim/curve.c, FILE-curve.csv) */
         if (k == 0) ref0[t] = px;
         if (strcmp(c[6], gpu0[0]) == 0 && k > 0) {
             double r0 = (double)px0[k] / (double)px0[0];
             double rt = (double)px / (double)ref0[t];
-            tu_assert_close(rt, r0, 2e-6 * (1 + r0), "price ratio of two keys of one GPU");
+            if (strcmp(c[11], "reserved") == 0) {
+                int months = atoi(c[12]);
+                r0 *= term_ratio(&m, t, c[6], months) / term_ratio(&m, 0, c[6], months);
+                reserved_checked++;
+            }
+            tu_assert_close(rt, r0, 3e-6 * (1 + r0), "price ratio of two keys of one GPU");
         }
         rows++;
     }
     assert_true(per_day > 100);
     assert_int_equal(rows, per_day * days);
+    assert_true(reserved_checked > 10 * days);
+    market_free(&m);
+}
+
+/* The true term structure (sim/curve.c): backwardation on H100 SXM,
+ * contango on H200, a forward the difference of term rates; the term
+ * offers (term_offers.csv) at 1/3/6/12/24 months and the forward starts
+ * (starts_on the first day of the month three or six months ahead, 12 or
+ * 6 months long) on the curve. */
+static void test_sim_term_structure(void **state)
+{
+    (void)state;
+    int days = 45;
+    market_text m = gen_with(5, days, 1, 1, 0);
+    assert_int_equal(m.st, GPI_OK);
+    char *save, *line = strtok_r(m.buf[F_CURVE], "\n", &save);
+    assert_string_equal(line, "date,gpu,tenor,term_ratio,forward_ratio,level,term_rate,forward");
+    long rows = 0, h100 = 0, h200 = 0;
+    double prev_term = 0;
+    while ((line = strtok_r(NULL, "\n", &save))) {
+        char *c[MAXCOL];
+        assert_int_equal(split(line, c), 8);
+        int k = atoi(c[2]);
+        double term = strtod(c[3], NULL), fwd = strtod(c[4], NULL);
+        assert_true(k >= 1 && k <= 36);
+        /* F_k = k Pi_k - (k - 1) Pi_(k-1): to the 9 decimals written */
+        if (k == 1) tu_assert_close(fwd, term, 1e-8, "tenor 1: forward = term rate");
+        else assert_true(fabs(fwd - (k * term - (k - 1) * prev_term)) < 2e-7 * k);
+        if (k == 36 && strcmp(c[1], "H100-SXM-80GB") == 0 && fwd < 0.9) h100++;
+        if (k == 36 && strcmp(c[1], "H200-SXM-141GB") == 0 && fwd > 1.05) h200++;
+        prev_term = term;
+        rows++;
+    }
+    assert_int_equal(rows, (long)days * 6 * 36);
+    assert_int_equal(h100, days); /* backwardation every day */
+    assert_int_equal(h200, days); /* contango every day */
+    /* the term offers */
+    line = strtok_r(m.buf[F_TERMS], "\n", &save);
+    assert_string_equal(line, "kind,id,observed_at,source,provider,region,gpu,sku,gpu_count,price,"
+                              "currency,unit,scope,tier,term,term_months,quantity,starts_on");
+    long n = 0, fwd_starts = 0, terms[37] = {0};
+    while ((line = strtok_r(NULL, "\n", &save))) {
+        char *c[MAXCOL];
+        assert_int_equal(split(line, c), 18);
+        assert_string_equal(c[14], "reserved");
+        int months = atoi(c[15]);
+        assert_true(months >= 1 && months <= 36);
+        terms[months]++;
+        if (*c[17]) {
+            int32_t obs, start;
+            int64_t ts;
+            assert_int_equal(gpi_time_parse(c[2], &ts), NULL);
+            obs = gpi_day_of_time(ts);
+            assert_null(gpi_date_parse(c[17], &start));
+            int y, mo, dd;
+            gpi_civil_from_days(start, &y, &mo, &dd);
+            assert_int_equal(dd, 1);
+            assert_true((months == 12 && start - obs > 59 && start - obs <= 92) ||
+                        (months == 6 && start - obs > 150 && start - obs <= 184));
+            fwd_starts++;
+        }
+        n++;
+    }
+    assert_int_equal(n, m.stats.term_offers);
+    assert_int_equal(fwd_starts, m.stats.forward_offers);
+    assert_true(fwd_starts > 0);
+    static const int wanted[] = {1, 3, 6, 12, 24};
+    for (int i = 0; i < 5; i++) assert_true(terms[wanted[i]] > 5L * days);
     market_free(&m);
 }
 
@@ -497,6 +587,7 @@ int main(void)
         cmocka_unit_test(test_sim_scale_multiplies_rows),
         cmocka_unit_test(test_sim_no_push_and_truth_leave_the_market_alone),
         cmocka_unit_test(test_sim_truth_is_noise_free),
+        cmocka_unit_test(test_sim_term_structure),
         cmocka_unit_test(test_sim_cli),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

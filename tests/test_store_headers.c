@@ -2,7 +2,7 @@
  *
  * store/store.h is the handle (open, close, transactions) and includes
  * none of the concern headers (store/obs.h, batches.h, index_values.h,
- * grades.h, vintages.h, chain_states.h); store/testing.h holds hooks for tests only.
+ * grades.h, vintages.h, chain_states.h, curves.h); store/testing.h holds hooks for tests only.
  * Properties checked here on the source tree itself:
  *   - every store header compiles on its own (testing.h only with
  *     GPI_STORE_TESTING, as the Makefile builds tests/ and store/), and
@@ -23,11 +23,12 @@
 #include <string.h>
 
 static const char *const concerns[] = {"obs",      "batches", "index_values", "grades",
-                                       "vintages", "testing", "chain_states", "admin"};
+                                       "vintages", "testing", "chain_states", "admin",
+                                       "curves"};
 #define N_CONCERNS (sizeof concerns / sizeof concerns[0])
 
 /* The directories whose files use the store from outside. */
-static const char *const dirs[] = {"cli",  "core",       "cost", "fuzz",  "hedge", "index",
+static const char *const dirs[] = {"cli",  "core",       "cost", "curve", "fuzz",  "hedge", "index",
                                    "ingest", "load",     "publish", "settlement", "sim",
                                    "site", "tests",      "verify", "bench"};
 
