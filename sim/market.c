@@ -30,8 +30,10 @@
  * 3, 6, 12 and 24 months from the next day, and CoreWeave and Lambda
  * forward starts -- 12 months from the first day of the month three months
  * ahead and 6 months from the first day of the month six months ahead --
- * each priced on the curve over its months, with the provider's term
- * deviation and its own quoting noise (AR(1), sd 0.8 %, stream 9).  None
+ * each quoted off the provider's own list price on demand in that region
+ * and scope (as reservations are quoted: a discount off the list) times the
+ * curve over its months, with the provider's term deviation and its own
+ * quoting noise (AR(1), sd 0.8 %, stream 9).  None
  * of it draws on streams 3 and 4: the on-demand and spot rows and every
  * row's count are what they were before the term structure.
  *
@@ -280,7 +282,9 @@ static void day_terms(market *m, int t)
                         start = gpi_days_from_civil(sy, sm, 1);
                         a = sim_curve_start(day, start);
                     }
-                    double px = target(m, od, t) *
+                    /* off the provider's own list price on demand (a
+                     * reservation is quoted as a discount off the list) */
+                    double px = (double)key_micro(od) / 1e6 *
                                 sim_curve_average(m->cv, g, t, a, a + months[q]) *
                                 exp(m->tdev[pi][g] + *nz);
                     int64_t v = llround(px * (double)pow10i(pv->decimals));
