@@ -276,7 +276,7 @@ int normalize_row(norm_ctx *c, const norm_row *r, gpi_obs *o, const char **col, 
         if (o->term != GPI_TERM_RESERVED) return bad(&x, F_STARTS_ON, "only allowed with term reserved");
         if ((why = gpi_date_parse(v, &s)) != NULL) return bad(&x, F_STARTS_ON, why);
         if (s - o->day > MAX_START_DAYS)
-            return bad(&x, F_STARTS_ON, "more than 5 years after the day observed");
+            return bad(&x, F_STARTS_ON, "more than 1827 days (5 years) after the day observed");
         o->starts_on = s > o->day ? s : 0;
     }
     if ((v = val(r, F_TIER)) != NULL) {

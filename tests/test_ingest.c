@@ -156,6 +156,62 @@ static void test_normalize_table(void **state)
     ingest_tables_free(t);
 }
 
+/* ---- starts_on: forward-start reservations (issue 29) -------------------- */
+
+static void test_starts_on(void **state)
+{
+    (void)state;
+#define SHDR "observed_at,provider,gpu,price,term,term_months,starts_on,kind\n"
+    static const struct {
+        const char *row;
+        const char *starts;   /* the stored start, "" none; NULL: rejected with msg */
+        const char *msg, *col;
+    } cases[] = {
+        {"2024-03-01,aws,H100,1,reserved,12,2024-06-01,offer", "2024-06-01", NULL, NULL},
+        /* a start on or before the day observed is a start on the day */
+        {"2024-03-01,aws,H100,1,reserved,12,2024-03-01,offer", "", NULL, NULL},
+        {"2024-03-01,aws,H100,1,reserved,12,2024-02-01,offer", "", NULL, NULL},
+        {"2024-03-01,aws,H100,1,reserved,12,,offer", "", NULL, NULL},
+        {"2024-03-01,aws,H100,1,reserved,12,2029-03-02,offer", "2029-03-02", NULL, NULL},
+        {"2024-03-01,aws,H100,1,on-demand,,2024-06-01,offer", NULL,
+         "t.csv:2: starts_on: only allowed with term reserved (got \"2024-06-01\")", "starts_on"},
+        {"2024-03-01,aws,H100,1,reserved,12,2024-6-1,offer", NULL,
+         "t.csv:2: starts_on: not a date YYYY-MM-DD (got \"2024-6-1\")", "starts_on"},
+        {"2024-03-01,aws,H100,1,reserved,12,2029-03-03,offer", NULL,
+         "t.csv:2: starts_on: more than 1827 days (5 years) after the day observed (got "
+         "\"2029-03-03\")",
+         "starts_on"},
+    };
+    ingest_tables *t = fixture_tables();
+    char ident0[256] = "";
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char text[512];
+        snprintf(text, sizeof text, SHDR "%s\n", cases[i].row);
+        got g;
+        gpi_diag d = {{0}};
+        if (run(t, "t.csv", text, -1, &g, &d, NULL) != GPI_OK) fail_msg("case %zu: %s", i, d.msg);
+        if (!cases[i].starts) {
+            if (g.n_rej != 1) fail_msg("case %zu: %d rejects", i, g.n_rej);
+            assert_string_equal(g.rej[0], cases[i].msg);
+            assert_string_equal(g.rej_col[0], cases[i].col);
+            continue;
+        }
+        if (g.n_obs != 1) fail_msg("case %zu: %d obs (%s)", i, g.n_obs, g.n_rej ? g.rej[0] : "");
+        char day[11] = "";
+        if (g.obs[0].o.starts_on) gpi_date_format(g.obs[0].o.starts_on, day);
+        assert_string_equal(day, cases[i].starts);
+        /* without an id, the start as written is part of the identity */
+        if (i == 0) snprintf(ident0, sizeof ident0, "%s", g.obs[0].ident);
+        if (i == 3) {
+            assert_string_not_equal(g.obs[0].ident, ident0);
+            assert_non_null(strstr(ident0, "|2024-06-01"));
+            assert_null(strstr(g.obs[0].ident, "|2024")); /* no start: the identity as before */
+        }
+    }
+    ingest_tables_free(t);
+#undef SHDR
+}
+
 /* ---- rejects: every reason, exact text ---------------------------------- */
 
 static void test_reject_table(void **state)
@@ -758,6 +814,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_normalize_table),
         cmocka_unit_test(test_reject_table),
+        cmocka_unit_test(test_starts_on),
         cmocka_unit_test(test_reject_header_spelling_and_kind_hint),
         cmocka_unit_test(test_lines_quoted_newlines_crlf),
         cmocka_unit_test(test_lines_any_chunking),
