@@ -13,9 +13,11 @@
  *     it from the published inputs with this code.
  * (2) The screen (curve.h step 2) runs quote by quote, in input order; the
  *     convexity screen point by point after each fit: when the curve bends
- *     by more than the limit, the point without which the fit of the
- *     others bends least goes (the earlier of equals), all its quotes with
- *     it, and the curve is fitted again.
+ *     by more than the limit, of the points without which the fit of the
+ *     others bends less, the one with the fewest provider groups goes (then
+ *     the one leaving the curve smoothest, then the earlier) -- the least
+ *     supported input gives way, not a consensus of many -- all its
+ *     quotes with it, and the curve is fitted again.
  * (3) Statuses (step 5): tenor k is fitted when a used point ends in
  *     (k - 1, k]; interpolated when it lies between the ends e1 < e2 of
  *     used points (the front is an end at 0) with e2 <= max(3 e1, e1 + 3)
@@ -363,9 +365,11 @@ static gpi_status fit(const curve_params *p, curve_result *out, curve_quote *q, 
         int at;
         double rough = curve_roughness_max(v, fwd, *nf, p->convexity_from, &at);
         if (v <= 0 || rough * 1e6 <= (double)p->convexity_e6 * v || n < 2) return GPI_OK;
-        /* the point without which the curve is least rough */
+        /* of the points without which the curve is less rough, the least
+         * supported (fewest groups), then the one leaving it smoothest */
         size_t worst = n;
         double best = rough, without_fwd[CURVE_TENORS];
+        int worst_groups = 0;
         for (size_t i = 0; i < n; i++) {
             curve_fit_point sub[CURVE_TENORS * 8];
             size_t m = 0;
@@ -375,9 +379,12 @@ static gpi_status fit(const curve_params *p, curve_result *out, curve_quote *q, 
             if (src == -1) src = curve_fit_smooth(v, sub, m, 1, without_fwd, &nw, NULL);
             if (src != 0) continue;
             double r2 = curve_roughness_max(v, without_fwd, nw, p->convexity_from, NULL);
-            if (r2 < best - 1e-12 * v) {
+            if (r2 >= rough - 1e-12 * v) continue; /* no smoother without it */
+            int gr = out->pt[map[i]].groups;
+            if (worst == n || gr < worst_groups || (gr == worst_groups && r2 < best - 1e-12 * v)) {
                 best = r2;
                 worst = i;
+                worst_groups = gr;
             }
         }
         if (worst == n) return GPI_OK;

@@ -15,7 +15,9 @@
 # verifies every published day -- its signature and the raw files it
 # commits to -- and the December contract's settlement prices from the
 # published files alone (gpuidx verify),
-# settles the example contracts with the example positions, runs hedge
+# settles the example contracts with the example positions, shows the
+# term curves of the last day and their back-test against the market's
+# true curve (on the site too), runs hedge
 # analyses, hedge replays (roll and strip) and grade rankings (with grades
 # built around the payer's rent) on the example rent histories, draws the
 # payer's replay and ranking as SVG, prints the producers' cost curve of
@@ -63,11 +65,14 @@ mkdir -p "$OUT"
 
 step "1. demo market: $DAYS days from $START, seed $SEED"
 require simulate
-"$BIN" simulate --days $DAYS --seed $SEED --start $START --out "$MARKET" --grade "$GRADE"
+"$BIN" simulate --days $DAYS --seed $SEED --start $START --out "$MARKET" --grade "$GRADE" \
+    --truth "$OUT/truth-trades.csv"
 
 step "2. ingest offers and trades (every provider of the market is in data/providers.csv)"
 require ingest
 "$BIN" --db "$DB" ingest offers --rejects "$OUT/rejects-offers.csv" "$MARKET/offers.csv"
+# reservations beyond the catalogue, forward starts among them (the term curve's inputs)
+"$BIN" --db "$DB" ingest offers --rejects "$OUT/rejects-term-offers.csv" "$MARKET/term_offers.csv"
 "$BIN" --db "$DB" ingest trades --rejects "$OUT/rejects-trades.csv" "$MARKET/trades.csv"
 
 step "3. build the index $START .. $END (the published grades file data/grades.json)"
@@ -122,12 +127,26 @@ else
     set -- --accuracy "$OUT/accuracy/accuracy.csv"
 fi
 
+step "5b. the term curve: each grade's 1-36 month curve of $END and its back-test"
+require curve
+"$BIN" --db "$DB" curve --date $END --grade "$GRADE" --grade H200.OD | grep -E ': front|^ +(1|3|6|12|24|36) '
+TRUTHV=
+[ "$QUICK" = 1 ] || TRUTHV="--truth-values $OUT/accuracy/truth.csv"
+# shellcheck disable=SC2086
+"$BIN" --db "$DB" curve backtest --from $START --to $END --truth "$OUT/truth-trades-curve.csv" \
+    $TRUTHV --csv >"$OUT/curve-backtest.csv"
+# shellcheck disable=SC2086
+"$BIN" --db "$DB" curve backtest --from $START --to $END --truth "$OUT/truth-trades-curve.csv" \
+    $TRUTHV --grade "$GRADE" --grade H200.OD >"$OUT/curve-backtest.txt"
+head -8 "$OUT/curve-backtest.txt"
+
 step "6. the year's review report, the static site, benchmark statement and a screenshot"
 require review
 "$BIN" --db "$DB" review --from $START --to $END --out "$OUT/site"
 "$BIN" --db "$DB" grades stale --from $START --to $END >"$OUT/stale.txt"
 require site
-"$BIN" --db "$DB" site --out "$OUT/site" --deployments "$MARKET/deployments.csv" "$@"
+"$BIN" --db "$DB" site --out "$OUT/site" --deployments "$MARKET/deployments.csv" \
+    --curve-backtest "$OUT/curve-backtest.csv" "$@"
 if [ "$QUICK" = 1 ]; then
     echo "(no screenshot: DEMO_QUICK=1)"
 elif command -v chromium >/dev/null 2>&1; then
@@ -222,8 +241,10 @@ cat <<EOM
   market (CSV, contracts, positions, rent)   $MARKET/
   database                                   $DB
   rejected rows                              $OUT/rejects-offers.csv, $OUT/rejects-trades.csv
-  published days (the published grades only) $OUT/publish/<date>/index.csv, index.json, observations.csv
+  published days (the published grades only) $OUT/publish/<date>/index.csv, index.json, observations.csv,
+                                             curve.csv, curve.json (the term curve, file format 4)
                                              (+ signature.json, datapackage.json)
+  term curve back-test                       $OUT/curve-backtest.txt, $OUT/curve-backtest.csv
   the publisher's key pair                   $OUT/keys/publisher.pem, publisher.pem.pub
   their verification (gpuidx verify)         $OUT/verify.txt, $OUT/verify-inputs.txt
   the year's review report, stale inputs     $OUT/site/review-$START-$END.md, .json; $OUT/stale.txt

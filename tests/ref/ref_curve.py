@@ -428,7 +428,7 @@ def curve(front, ef_e6, prm, day, quotes):
         rough, at = roughness_max(v, fwd, conv_from)
         if rough * 10 ** 6 <= conv_e6 * v or len(used) < 2:
             break
-        best, worst = rough, None
+        best, worst, wg = rough, None, 0
         for i in range(len(used)):
             sub = used[:i] + used[i + 1:]
             s2, f2, _, _, _ = fit_smooth(v, sub)
@@ -437,8 +437,11 @@ def curve(front, ef_e6, prm, day, quotes):
             if s2 != 0:
                 continue
             r2, _ = roughness_max(v, f2, conv_from)
-            if r2 < best - Fr(1, 10 ** 12) * v:
-                best, worst = r2, i
+            if r2 >= rough - Fr(1, 10 ** 12) * v:
+                continue
+            gr = used[i]["groups"]
+            if worst is None or gr < wg or (gr == wg and r2 < best - Fr(1, 10 ** 12) * v):
+                best, worst, wg = r2, i, gr
         if worst is None:
             break
         exclude_point(used[worst], "convexity screen: with it the curve bends by %s %% of the fix "
