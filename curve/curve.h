@@ -89,7 +89,8 @@ typedef struct curve_quote {
     int kind;                 /* CURVE_OFFER, CURVE_TRADE, CURVE_FUTURES */
     const char *provider, *group, *source; /* borrowed; futures: the exchange or "" */
     const char *symbol;       /* futures: the contract's symbol; else NULL */
-    uint64_t key;             /* identity hash (observations.csv's key); futures 0 */
+    uint64_t key;             /* identity hash without its top bit (observations.csv's
+                                 key modulo 2^63); futures 0 */
     int64_t observed_at;      /* Unix seconds; futures: the day's end */
     int term_months;          /* quotes: 1..60; futures: 0 */
     int32_t starts_on;        /* quotes: the first day of a forward start, 0 none */

@@ -9,7 +9,8 @@
  * growth a year, every input as an array under "columns" (kind, provider,
  * group, source, key, observed_at, term_months, starts_on, price,
  * quantity, reference, reference_of, ratio, restated, point, role,
- * reason), every futures price likewise (symbol, first_day, last_day,
+ * reason; key: the identity hash of observations.csv without its top bit),
+ * every futures price likewise (symbol, first_day, last_day,
  * price, reference, ratio, restated, point, role, reason), every point
  * (interval, groups, value, tolerance, fitted, residual, bound, role,
  * reason) and the 36 tenors.  Inputs are arrays, not objects: there are

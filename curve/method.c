@@ -261,10 +261,19 @@ static gpi_status make_points(const curve_params *p, curve_quote *q, size_t nq, 
         }
     }
     qsort(out->pt, out->n_pt, sizeof *out->pt, cmp_point);
+    size_t *list = malloc(cap * sizeof *list), *gidx = malloc(cap * sizeof *gidx);
+    if (!list || !gidx) {
+        free(list);
+        free(gidx);
+        free(vals);
+        free(meds);
+        free(names);
+        return gpi_diag_set(d, GPI_ENOMEM, "curve: out of memory");
+    }
     for (size_t k = 0; k < out->n_pt; k++) {
         curve_point *pt = &out->pt[k];
         /* the quotes of the point, and their groups in order of appearance */
-        size_t ng = 0;
+        size_t nl = 0, ng = 0;
         for (size_t i = 0; i < nq; i++) {
             if (q[i].role != CURVE_USED || q[i].start_days != pt->start_days ||
                 (q[i].kind == CURVE_FUTURES) != pt->futures ||
@@ -272,18 +281,19 @@ static gpi_status make_points(const curve_params *p, curve_quote *q, size_t nq, 
                              : q[i].term_months != pt->term_months))
                 continue;
             q[i].point = (int)k;
+            const char *v = vote_of(&q[i]);
             size_t g = 0;
-            while (g < ng && strcmp(names[g], vote_of(&q[i])) != 0) g++;
-            if (g == ng) names[ng++] = vote_of(&q[i]);
+            while (g < ng && names[g] != v && strcmp(names[g], v) != 0) g++;
+            if (g == ng) names[ng++] = v;
+            list[nl] = i;
+            gidx[nl++] = g;
         }
         for (size_t g = 0; g < ng; g++) {
             size_t nv = 0;
-            for (size_t i = 0; i < nq; i++)
-                if (q[i].point == (int)k && strcmp(vote_of(&q[i]), names[g]) == 0)
-                    vals[nv++] = q[i].restated_micro;
-            for (size_t i = 0; i < nq; i++)
-                if (q[i].point == (int)k && strcmp(vote_of(&q[i]), names[g]) == 0)
-                    q[i].weight = 1.0 / (double)ng / (double)nv;
+            for (size_t l = 0; l < nl; l++)
+                if (gidx[l] == g) vals[nv++] = q[list[l]].restated_micro;
+            for (size_t l = 0; l < nl; l++)
+                if (gidx[l] == g) q[list[l]].weight = 1.0 / (double)ng / (double)nv;
             meds[g] = median_i64(vals, nv);
         }
         pt->groups = (int)ng;
@@ -293,6 +303,8 @@ static gpi_status make_points(const curve_params *p, curve_quote *q, size_t nq, 
                                       1000000);
         pt->role = CURVE_USED;
     }
+    free(list);
+    free(gidx);
     free(vals);
     free(meds);
     free(names);

@@ -1,9 +1,11 @@
 /* curve/read.c -- a day's curve inputs from the store (curve/read.h).
  *
  * NOTES ON THE DESIGN
- * (1) One scan of the day (store_obs_scan: the identity text is needed for
- *     the published key, the identity hash of observations.csv).  The
- *     scan runs in key order, an offer's snapshots in time order, offers
+ * (1) One scan of the day (store_obs_scan_core: the audit columns are not
+ *     needed; a quote's published key is its identity hash without the top
+ *     bit -- observations.csv's key modulo 2^63 -- which the store's key
+ *     holds, so the identity texts are not read: they were half of the
+ *     scan's cost on the bench market's days).  The scan runs in key order, an offer's snapshots in time order, offers
  *     before trades: an offer's latest snapshot is the last row of its key,
  *     whatever grade it is in (METHODOLOGY.md §2.3).  Each kept row
  *     records, per grade, whether the grade takes it as it is (own term:
@@ -144,7 +146,8 @@ static int on_obs(const gpi_obs *o, void *ud)
     k->price = o->price_micro;
     k->qty = o->quantity_micro;
     k->key = o->key_hash;
-    k->ident = gpi_identity_hash(o->kind, o->source, o->ident);
+    /* the identity hash without its top bit (note 1) */
+    k->ident = o->key_hash & ~GPI_KEY_TRADE_BIT;
     k->provider = o->provider;
     k->group = o->group;
     k->source = o->source;
@@ -183,6 +186,8 @@ typedef struct names {
 
 static int32_t name_id(names *nm, const char *s)
 {
+    for (size_t i = 0; i < nm->n; i++) /* interned: the same text is the same pointer */
+        if (nm->v[i] == s) return (int32_t)i;
     for (size_t i = 0; i < nm->n; i++)
         if (strcmp(nm->v[i], s) == 0) return (int32_t)i;
     if (GPI_VEC_RESERVE(nm->v, nm->cap, nm->n + 1) != 0) return -1;
@@ -192,17 +197,20 @@ static int32_t name_id(names *nm, const char *s)
 
 /* Items of the rows with flag `bit` for grade gi and kind (trades: status
  * ok only when ok_only), screened with factor; idx[j] is the kept row. */
-static gpi_status items(rd *r, size_t gi, int bit, int kind, int ok_only, int64_t factor,
-                        names *nm, idx_item **out, size_t **idx, size_t *n, gpi_diag *d)
+static gpi_status items(rd *r, const size_t *rows, size_t nrows, size_t gi, int bit, int kind,
+                        int ok_only, int64_t factor, names *nm, idx_item **out, size_t **idx,
+                        size_t *n, gpi_diag *d)
 {
     *out = NULL;
     *idx = NULL;
     *n = 0;
     size_t cnt = 0;
-    for (size_t i = 0; i < r->n; i++)
+    for (size_t j = 0; j < nrows; j++) {
+        size_t i = rows[j];
         if ((r->flags[i * r->ng + gi] & bit) && r->v[i].kind == kind &&
             (!ok_only || r->v[i].status == GPI_STATUS_OK))
             cnt++;
+    }
     if (!cnt) return GPI_OK;
     idx_item *v = calloc(cnt, sizeof *v);
     size_t *ix = calloc(cnt, sizeof *ix);
@@ -214,7 +222,8 @@ static gpi_status items(rd *r, size_t gi, int bit, int kind, int ok_only, int64_
         return gpi_diag_set(d, GPI_ENOMEM, "curve: out of memory");
     }
     size_t k = 0;
-    for (size_t i = 0; i < r->n; i++) {
+    for (size_t j = 0; j < nrows; j++) {
+        size_t i = rows[j];
         const kept *x = &r->v[i];
         if (!(r->flags[i * r->ng + gi] & bit) || x->kind != kind ||
             (ok_only && x->status != GPI_STATUS_OK))
@@ -280,31 +289,43 @@ static gpi_status references(idx_item *v, size_t n, int kind, int64_t *ref, size
     return GPI_OK;
 }
 
+/* The store's names are interned (store/obs.h): one text, one pointer, so
+ * two names are the same text exactly when they are the same pointer
+ * (NULL and "" alike). */
 static int same_text(const char *a, const char *b)
 {
-    return a == b || (a && b && strcmp(a, b) == 0) || (!a && b && !*b) || (!b && a && !*a);
+    return a == b || ((!a || !*a) && (!b || !*b));
 }
 
+/* A screened offer of a group in the grade, as its twin's key (note 2). */
+typedef struct twin_key {
+    const char *region, *sku;
+    int scope;
+    int32_t group;
+    int64_t price;
+} twin_key;
+
 /* An offer's twin reference (note 2): the median of the screened offers of
- * its group in the grade with its region, scope and sku, in
- * quarter-micro; -1 when the group lists none. */
-static int64_t twin(const rd *r, const idx_item *v, size_t n, int32_t group, const kept *x)
+ * its group in the grade with its region, scope and sku (tk[first[group]..],
+ * price-sorted within the group), in quarter-micro; -1 when the group
+ * lists none. */
+static int64_t twin(const twin_key *tk, size_t n, const size_t *first, size_t nfirst,
+                    int32_t group, const kept *x)
 {
     int64_t p[64];
-    size_t m = 0, i = 0;
-    while (i < n && v[i].group != group) i++;
-    for (; i < n && v[i].group == group; i++) {
-        const kept *y = &r->v[v[i].key_hash];
-        if (v[i].reason != IDX_OK || y->scope != x->scope || !same_text(y->region, x->region) ||
-            !same_text(y->sku, x->sku))
+    size_t m = 0, i = group >= 0 && (size_t)group < nfirst ? first[group] : n;
+    for (; i < n && tk[i].group == group; i++) {
+        if (tk[i].scope != x->scope || !same_text(tk[i].region, x->region) ||
+            !same_text(tk[i].sku, x->sku))
             continue;
-        if (m < sizeof p / sizeof p[0]) p[m++] = v[i].price_micro; /* price-sorted already */
+        if (m < sizeof p / sizeof p[0]) p[m++] = tk[i].price;
     }
     if (!m) return -1;
     return m % 2 ? 4 * p[m / 2] : 2 * (p[m / 2 - 1] + p[m / 2]);
 }
 
-static gpi_status grade_inputs(rd *r, size_t gi, curve_inputs *ci, gpi_diag *d)
+static gpi_status grade_inputs(rd *r, const size_t *rows, size_t nrows, size_t *pos, size_t gi,
+                               curve_inputs *ci, gpi_diag *d)
 {
     const idx_grade *g = &r->gs->g[gi];
     if (!on_demand(g)) {
@@ -318,21 +339,38 @@ static gpi_status grade_inputs(rd *r, size_t gi, curve_inputs *ci, gpi_diag *d)
     size_t *ri[2] = {NULL, NULL}, *qi[2] = {NULL, NULL}, rn[2] = {0, 0}, qn[2] = {0, 0};
     int64_t *ref[2] = {NULL, NULL};
     for (int kind = 0; kind < 2 && rc == GPI_OK; kind++) {
-        rc = items(r, gi, 1, kind, 1, F, &nm, &rv[kind], &ri[kind], &rn[kind], d);
-        if (rc == GPI_OK) rc = items(r, gi, 2, kind, 0, F, &nm, &qv[kind], &qi[kind], &qn[kind], d);
+        rc = items(r, rows, nrows, gi, 1, kind, 1, F, &nm, &rv[kind], &ri[kind], &rn[kind], d);
+        if (rc == GPI_OK)
+            rc = items(r, rows, nrows, gi, 2, kind, 0, F, &nm, &qv[kind], &qi[kind], &qn[kind], d);
     }
     for (int kind = 0; kind < 2 && rc == GPI_OK; kind++) {
         ref[kind] = malloc((nm.n ? nm.n : 1) * sizeof *ref[kind]);
         if (!ref[kind]) rc = gpi_diag_set(d, GPI_ENOMEM, "curve: out of memory");
         else rc = references(rv[kind], rn[kind], kind, ref[kind], nm.n, d);
     }
-    /* the quotes: offers then trades, each in the scan's order */
-    size_t *pos = rc == GPI_OK ? malloc((r->n ? r->n : 1) * sizeof *pos) : NULL;
-    if (rc == GPI_OK && !pos) rc = gpi_diag_set(d, GPI_ENOMEM, "curve: out of memory");
+    /* the groups' screened offers as twin keys, contiguous (idx_screen
+     * sorts by group, then price), and where each group's start */
+    size_t ntk = 0, *first = NULL;
+    twin_key *tk = NULL;
+    if (rc == GPI_OK) {
+        first = malloc((nm.n ? nm.n : 1) * sizeof *first);
+        tk = malloc((rn[GPI_OFFER] ? rn[GPI_OFFER] : 1) * sizeof *tk);
+        if (!first || !tk) rc = gpi_diag_set(d, GPI_ENOMEM, "curve: out of memory");
+    }
+    for (size_t j = 0; rc == GPI_OK && j < rn[GPI_OFFER]; j++) {
+        const idx_item *it = &rv[GPI_OFFER][j];
+        if (it->reason != IDX_OK) continue;
+        const kept *y = &r->v[it->key_hash];
+        tk[ntk++] = (twin_key){y->region, y->sku, y->scope, it->group, it->price_micro};
+    }
+    for (size_t k = 0; first && k < nm.n; k++) first[k] = ntk;
+    for (size_t j = ntk; first && j-- > 0;) first[tk[j].group] = j;
+    /* the quotes: offers then trades, each in the scan's order (pos: the
+     * caller's r->n slots, SIZE_MAX outside this use) */
     for (int kind = 0; kind < 2 && rc == GPI_OK; kind++) {
-        for (size_t i = 0; i < r->n; i++) pos[i] = SIZE_MAX;
         for (size_t j = 0; j < qn[kind]; j++) pos[qi[kind][j]] = j;
-        for (size_t i = 0; i < r->n && rc == GPI_OK; i++) {
+        for (size_t jr = 0; jr < nrows && rc == GPI_OK; jr++) {
+            size_t i = rows[jr];
             if (!(r->flags[i * r->ng + gi] & 2) || r->v[i].kind != kind) continue;
             const kept *x = &r->v[i];
             if (GPI_VEC_RESERVE(ci->q, ci->cap, ci->n + 1) != 0) {
@@ -355,7 +393,7 @@ static gpi_status grade_inputs(rd *r, size_t gi, curve_inputs *ci, gpi_diag *d)
             q->ref_q = gid >= 0 && (size_t)gid < nm.n && ref[kind] ? ref[kind][gid] : -1;
             q->ref_twin = 0;
             if (kind == GPI_OFFER) {
-                int64_t tw = twin(r, rv[kind], rn[kind], gid, x);
+                int64_t tw = twin(tk, ntk, first, nm.n, gid, x);
                 /* a listing far off its group (a stale or promotional price
                  * of the day) is no twin: within 1/1.25 .. 1.25 of it */
                 if (tw >= 0 && q->ref_q > 0 && (tw * 4 > q->ref_q * 5 || tw * 5 < q->ref_q * 4))
@@ -368,8 +406,10 @@ static gpi_status grade_inputs(rd *r, size_t gi, curve_inputs *ci, gpi_diag *d)
             int reason = pos[i] != SIZE_MAX ? qv[kind][pos[i]].reason : IDX_OK;
             q->pre_reason = reason != IDX_OK ? idx_reason_name(reason) : NULL;
         }
+        for (size_t j = 0; j < qn[kind]; j++) pos[qi[kind][j]] = SIZE_MAX;
     }
-    free(pos);
+    free(first);
+    free(tk);
     for (int k = 0; k < 2; k++) {
         free(rv[k]);
         free(qv[k]);
@@ -407,11 +447,23 @@ gpi_status curve_day_read(store *st, const idx_grades *gs, int32_t day, int64_t 
         any |= on_demand(&gs->g[gi]);
     }
     gpi_status rc = GPI_OK;
-    if (any) rc = store_obs_scan(st, day, day, as_of, on_obs, &r, d);
+    if (any) rc = store_obs_scan_core(st, day, day, as_of, on_obs, &r, d);
     if (rc == GPI_OK && r.oom) rc = gpi_diag_set(d, GPI_ENOMEM, "curve: out of memory");
     if (rc == GPI_OK && any) rc = store_obs_starts(st, day, on_start, &r, d);
     if (rc == GPI_OK && r.oom) rc = gpi_diag_set(d, GPI_ENOMEM, "curve: out of memory");
-    for (size_t gi = 0; gi < gs->n && rc == GPI_OK; gi++) rc = grade_inputs(&r, gi, &out->g[gi], d);
+    /* each grade's rows, and a row -> position map the grades share */
+    size_t *rows = rc == GPI_OK ? malloc((r.n ? r.n : 1) * sizeof *rows) : NULL;
+    size_t *pos = rc == GPI_OK ? malloc((r.n ? r.n : 1) * sizeof *pos) : NULL;
+    if (rc == GPI_OK && (!rows || !pos)) rc = gpi_diag_set(d, GPI_ENOMEM, "curve: out of memory");
+    for (size_t i = 0; rc == GPI_OK && i < r.n; i++) pos[i] = SIZE_MAX;
+    for (size_t gi = 0; gi < gs->n && rc == GPI_OK; gi++) {
+        size_t nrows = 0;
+        for (size_t i = 0; i < r.n; i++)
+            if (r.flags[i * r.ng + gi]) rows[nrows++] = i;
+        rc = grade_inputs(&r, rows, nrows, pos, gi, &out->g[gi], d);
+    }
+    free(rows);
+    free(pos);
     free(r.term);
     free(r.v);
     free(r.flags);

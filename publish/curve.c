@@ -187,7 +187,7 @@ gpi_status pub_curve_record(store *st, int32_t day, int vintage, const pub_files
 {
     if (!fs->cbuf[0]) return GPI_OK;
     return store_vintage_curve_put(st, day, vintage, fs->csha[0], fs->csha[1],
-                                   fs->futures ? fs->futures : "", d);
+                                   fs->futures ? fs->futures : "", fs->cbuf[0], fs->clen[0], d);
 }
 
 gpi_status pub_curve_recorded(store *st, int32_t day, int k, int *present, char sha[2][65],

@@ -5,14 +5,17 @@
  * a few tenors, and the back-test table (`gpuidx curve backtest --csv`,
  * given with `site --curve-backtest FILE`).
  *
- * The curves are computed as `gpuidx curve` computes them: at each day's
- * stored fix and cut-off (curve/read.h curve_set_stored), with the grade's
- * stored definition.  Coordinates are display only (doubles); every
- * number printed is the curve's own fixed-point text.
+ * The curves are the published ones: curve.csv of each day's latest
+ * vintage with curve files, as the publication recorded it in the store
+ * (store/curves.h store_vintage_curve_csv); nothing is fitted here, so a
+ * day never published has no curve on the site.  Coordinates are display
+ * only (doubles); every number printed is curve.csv's own text, parsed
+ * exactly and printed back with the same 4 decimals.
  */
 #include "site/internal.h"
 #include "core/csv_reader.h"
-#include "curve/read.h"
+#include "curve/curve.h"
+#include "store/curves.h"
 #include "store/index_values.h"
 
 #include <math.h>
@@ -36,8 +39,8 @@ typedef struct sc_curve {
     int64_t fwd_e4[CURVE_TENORS];  /* -1 withheld */
     int64_t term_e4[CURVE_TENORS];
     int status[CURVE_TENORS];
-    int fit, n_used;
-    char note[200];
+    int listed;      /* the grade is in the day's curve.csv */
+    char note[200];  /* why tenor 1 is withheld, or why there is no curve */
 } sc_curve;
 
 typedef struct sc_grade {
@@ -62,6 +65,40 @@ static int32_t months_before(int32_t day, int k)
     return gpi_days_from_civil(y, m, dd < last ? dd : last);
 }
 
+typedef struct sc_read {
+    site_curves *sc;
+    int t;
+    int header;
+} sc_read;
+
+static gpi_status sc_row(void *ud, const char *const *fl, int n, long line, gpi_diag *d)
+{
+    sc_read *r = ud;
+    (void)line;
+    (void)d;
+    if (!r->header) {
+        r->header = 1;
+        return GPI_OK;
+    }
+    if (n < 7) return GPI_OK;
+    int k = atoi(fl[2]);
+    if (k < 1 || k > CURVE_TENORS) return GPI_OK;
+    for (size_t i = 0; i < r->sc->n; i++) {
+        if (strcmp(r->sc->g[i].id, fl[1]) != 0) continue;
+        sc_curve *c = &r->sc->g[i].c[r->t];
+        gpi_dec v;
+        c->listed = 1;
+        c->term_e4[k - 1] = fl[3][0] && !gpi_dec_parse(fl[3], &v) ? gpi_dec_to_units(v, 4) : -1;
+        c->fwd_e4[k - 1] = fl[4][0] && !gpi_dec_parse(fl[4], &v) ? gpi_dec_to_units(v, 4) : -1;
+        c->status[k - 1] = strcmp(fl[5], "fitted") == 0         ? CURVE_FITTED
+                           : strcmp(fl[5], "interpolated") == 0 ? CURVE_INTERPOLATED
+                                                                : CURVE_WITHHELD;
+        if (k == 1) snprintf(c->note, sizeof c->note, "%s", fl[6]);
+        break;
+    }
+    return GPI_OK;
+}
+
 gpi_status site_curves_load(store *st, const store_index_row *rows, size_t n, site_curves **out,
                             gpi_diag *d)
 {
@@ -71,64 +108,50 @@ gpi_status site_curves_load(store *st, const store_index_row *rows, size_t n, si
     for (size_t i = 0; i < n; i++) ng += i == 0 || strcmp(rows[i].grade, rows[i - 1].grade) != 0;
     site_curves *sc = *out;
     sc->g = calloc(ng ? ng : 1, sizeof *sc->g);
-    idx_grades **defs = calloc(ng ? ng : 1, sizeof *defs);
-    gpi_status rc = sc->g && defs ? GPI_OK : gpi_diag_set(d, GPI_ENOMEM, "site: out of memory");
+    if (!sc->g) {
+        site_curves_free(sc);
+        *out = NULL;
+        return gpi_diag_set(d, GPI_ENOMEM, "site: out of memory");
+    }
     int32_t last = INT32_MIN;
-    for (size_t i = 0, k = 0; i < n && rc == GPI_OK; k++) {
+    for (size_t i = 0; i < n; i++)
+        if (rows[i].day > last) last = rows[i].day;
+    for (size_t i = 0, k = 0; i < n; k++) {
         size_t j = i;
         while (j < n && strcmp(rows[j].grade, rows[i].grade) == 0) j++;
-        snprintf(sc->g[k].id, sizeof sc->g[k].id, "%s", rows[j - 1].grade);
-        if (rows[j - 1].day > last) last = rows[j - 1].day;
-        rc = idx_grade_stored(st, rows[j - 1].grade_hash, &defs[k], d);
+        sc_grade *g = &sc->g[k];
+        snprintf(g->id, sizeof g->id, "%s", rows[i].grade);
+        for (int t = 0; t < SC_DAYS; t++) {
+            sc_curve *c = &g->c[t];
+            c->day = months_before(last, sc_back[t]);
+            c->front_e4 = -1;
+            for (int m = 0; m < CURVE_TENORS; m++) {
+                c->fwd_e4[m] = c->term_e4[m] = -1;
+                c->status[m] = CURVE_WITHHELD;
+            }
+            /* the dot at 0: the day's index value, as the grade's rows have it */
+            for (size_t m = i; m < j; m++)
+                if (rows[m].day == c->day) c->front_e4 = rows[m].value_e4;
+        }
         sc->n = k + 1;
         i = j;
     }
-    /* the grades with a stored definition, as one set */
-    idx_grade *g = calloc(ng ? ng : 1, sizeof *g);
-    size_t *map = calloc(ng ? ng : 1, sizeof *map);
-    size_t m = 0;
-    if (rc == GPI_OK && (!g || !map)) rc = gpi_diag_set(d, GPI_ENOMEM, "site: out of memory");
-    for (size_t k = 0; rc == GPI_OK && k < sc->n; k++) {
-        for (int t = 0; t < SC_DAYS; t++) {
-            sc_curve *c = &sc->g[k].c[t];
-            c->day = months_before(last, sc_back[t]);
-            c->front_e4 = -1;
-            for (int j = 0; j < CURVE_TENORS; j++) {
-                c->fwd_e4[j] = c->term_e4[j] = -1;
-                c->status[j] = CURVE_WITHHELD;
-            }
-            snprintf(c->note, sizeof c->note, "no stored definition of the grade");
-        }
-        if (!defs[k]) continue;
-        g[m] = defs[k]->g[0];
-        snprintf(g[m].id, sizeof g[m].id, "%s", sc->g[k].id);
-        map[m++] = k;
-    }
-    idx_grades gs = {.n = m, .g = g};
-    for (int t = 0; t < SC_DAYS && rc == GPI_OK && m; t++) {
+    gpi_status rc = GPI_OK;
+    for (int t = 0; t < SC_DAYS && rc == GPI_OK && sc->n; t++) {
         int32_t day = months_before(last, sc_back[t]);
-        curve_set s;
-        rc = curve_set_stored(st, &gs, day, NULL, 0, &s, NULL, d);
-        for (size_t i = 0; rc == GPI_OK && i < m; i++) {
-            sc_curve *c = &sc->g[map[i]].c[t];
-            const curve_result *r = &s.g[i].r;
-            c->day = day;
-            c->front_e4 = r->front_e4;
-            c->fit = r->fit;
-            c->n_used = r->n_used;
-            snprintf(c->note, sizeof c->note, "%s", r->note);
-            for (int k = 0; k < CURVE_TENORS; k++) {
-                c->fwd_e4[k] = r->t[k].fwd_e4;
-                c->term_e4[k] = r->t[k].term_e4;
-                c->status[k] = r->t[k].status;
-            }
+        char *csv = NULL;
+        if ((rc = store_vintage_curve_csv(st, day, &csv, d)) != GPI_OK) break;
+        const char *why = csv ? "not in the day's curve.csv" : "no published curve of the day";
+        for (size_t i = 0; i < sc->n; i++) snprintf(sc->g[i].c[t].note, sizeof sc->g[i].c[t].note, "%s", why);
+        if (csv) {
+            char date[11], path[64];
+            gpi_date_format(day, date);
+            snprintf(path, sizeof path, "curve.csv of %s", date);
+            sc_read r = {sc, t, 0};
+            rc = gpi_csv_read_text(path, csv, strlen(csv), sc_row, &r, d);
+            free(csv);
         }
-        if (rc == GPI_OK) curve_set_free(&s);
     }
-    for (size_t k = 0; k < ng && defs; k++) idx_grades_free(defs[k]);
-    free(defs);
-    free(g);
-    free(map);
     if (rc != GPI_OK) {
         site_curves_free(*out);
         *out = NULL;
@@ -193,10 +216,10 @@ void site_curve_chart(FILE *f, const site_curves *c, const char *grade)
     hi += pad;
     int withheld = 0;
     for (int k = 0; k < CURVE_TENORS; k++) withheld += g->c[0].fwd_e4[k] < 0;
-    fprintf(f, "<p class=\"meta\">Term curve of %s (%s fit; %d of 36 tenors withheld): the "
-               "monthly forward by tenor, against the curves of one and three months before; "
-               "the dot at 0 is the day's fix.</p>\n",
-            a, curve_fit_name(g->c[0].fit), withheld);
+    fprintf(f, "<p class=\"meta\">Term curve of %s (%d of 36 tenors withheld): the "
+               "monthly forward by tenor as published (curve.csv), against the curves of one "
+               "and three months before; the dot at 0 is the day's index value.</p>\n",
+            a, withheld);
     fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %.0f %.0f\" role=\"img\" "
                "class=\"chart curve\">\n",
             CW, CH);
@@ -353,7 +376,7 @@ gpi_status site_curve_statement(FILE *f, const site_curves *c, const char *backt
         gpi_date_format(c->g[0].c[0].day, a);
         fprintf(f, "<p>Forwards of %s (USD per GPU-hour; &#8212; withheld):</p>\n"
                    "<table><thead><tr><th>grade</th><th>fix</th><th>1</th><th>3</th><th>6</th>"
-                   "<th>12</th><th>24</th><th>36</th><th>fit</th></tr></thead><tbody>\n",
+                   "<th>12</th><th>24</th><th>36</th></tr></thead><tbody>\n",
                 a);
         static const int at[6] = {1, 3, 6, 12, 24, 36};
         for (size_t i = 0; i < c->n; i++) {
@@ -366,7 +389,7 @@ gpi_status site_curve_statement(FILE *f, const site_curves *c, const char *backt
                 fprintf(f, "<td>%s</td>", x->fwd_e4[at[k] - 1] >= 0
                                               ? gpi_fixed_format(x->fwd_e4[at[k] - 1], 4, b)
                                               : "&#8212;");
-            fprintf(f, "<td>%s</td></tr>\n", curve_fit_name(x->fit));
+            fputs("</tr>\n", f);
         }
         fputs("</tbody></table>\n", f);
     }

@@ -35,7 +35,7 @@ gpi_status site_statement_html(store *st, const store_index_row *rows, size_t n,
                                 size_t *len, gpi_diag *d);
 
 /* The term curve (site/curve.c): each grade's curve on its last day and
- * one and three months before, computed at the stored fixes (rows sorted
+ * one and three months before, as published (curve.csv; rows sorted
  * by grade then day); its chart under the grade's series; the statement's
  * section (method, the day's forwards, the back-test CSV when given). */
 gpi_status site_curves_load(store *st, const store_index_row *rows, size_t n, site_curves **out,

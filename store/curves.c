@@ -19,7 +19,7 @@
 #include <string.h>
 
 #define CV_SLOT(i) (49 + (i)) /* store_sets.c has 40..48 */
-enum { CV_PUT, CV_GET, CV_ANY, CV_DAY, CV_VPUT, CV_VGET };
+enum { CV_PUT, CV_GET, CV_ANY, CV_DAY, CV_VPUT, CV_VGET, CV_VCSV };
 
 static const char *const cv_sql[] = {
     [CV_PUT] = "INSERT OR REPLACE INTO obs_starts(day, key_hash, observed_at, starts_on)"
@@ -30,9 +30,11 @@ static const char *const cv_sql[] = {
     [CV_DAY] = "SELECT key_hash, observed_at, starts_on FROM obs_starts WHERE day = ?1"
                " ORDER BY key_hash, observed_at",
     [CV_VPUT] = "INSERT OR REPLACE INTO vintage_curves(day, vintage, csv_sha256, json_sha256,"
-                " futures) VALUES (?1, ?2, ?3, ?4, ?5)",
+                " futures, curve_csv) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
     [CV_VGET] = "SELECT csv_sha256, json_sha256, futures FROM vintage_curves"
                 " WHERE day = ?1 AND vintage = ?2",
+    [CV_VCSV] = "SELECT curve_csv FROM vintage_curves WHERE day = ?1"
+                " ORDER BY vintage DESC LIMIT 1",
 };
 
 gpi_status store_obs_start_put(store *st, const gpi_obs *o, gpi_diag *d)
@@ -89,7 +91,8 @@ gpi_status store_obs_starts(store *st, int32_t day, store_start_fn fn, void *ud,
 }
 
 gpi_status store_vintage_curve_put(store *st, int32_t day, int vintage, const char *csv_sha,
-                                   const char *json_sha, const char *futures, gpi_diag *d)
+                                   const char *json_sha, const char *futures,
+                                   const char *curve_csv, size_t csv_len, gpi_diag *d)
 {
     sqlite3_stmt *s = store_stmt(st, CV_SLOT(CV_VPUT), cv_sql[CV_VPUT], d);
     if (!s) return GPI_ESTORE;
@@ -98,6 +101,7 @@ gpi_status store_vintage_curve_put(store *st, int32_t day, int vintage, const ch
     sqlite3_bind_text(s, 3, csv_sha, -1, SQLITE_STATIC);
     sqlite3_bind_text(s, 4, json_sha, -1, SQLITE_STATIC);
     sqlite3_bind_text(s, 5, futures ? futures : "", -1, SQLITE_STATIC);
+    sqlite3_bind_text(s, 6, curve_csv ? curve_csv : "", curve_csv ? (int)csv_len : 0, SQLITE_STATIC);
     int rc = sqlite3_step(s);
     sqlite3_reset(s);
     sqlite3_clear_bindings(s);
@@ -128,6 +132,24 @@ gpi_status store_vintage_curve_get(store *st, int32_t day, int vintage, int *pre
         *present = 1;
     } else if (rc != SQLITE_DONE) {
         out = store_err(st, d, "reading a vintage's curve files");
+    }
+    sqlite3_reset(s);
+    return out;
+}
+
+gpi_status store_vintage_curve_csv(store *st, int32_t day, char **csv, gpi_diag *d)
+{
+    *csv = NULL;
+    sqlite3_stmt *s = store_stmt(st, CV_SLOT(CV_VCSV), cv_sql[CV_VCSV], d);
+    if (!s) return GPI_ESTORE;
+    sqlite3_bind_int64(s, 1, day);
+    int rc = sqlite3_step(s);
+    gpi_status out = GPI_OK;
+    if (rc == SQLITE_ROW) {
+        const char *t = (const char *)sqlite3_column_text(s, 0);
+        if (!(*csv = strdup(t ? t : ""))) out = gpi_diag_set(d, GPI_ENOMEM, "out of memory");
+    } else if (rc != SQLITE_DONE) {
+        out = store_err(st, d, "reading a vintage's curve.csv");
     }
     sqlite3_reset(s);
     return out;

@@ -26,11 +26,15 @@ typedef int (*store_start_fn)(uint64_t key_hash, int64_t observed_at, int32_t st
 gpi_status store_obs_starts(store *st, int32_t day, store_start_fn fn, void *ud, gpi_diag *d);
 
 /* The curve files of vintage `vintage` of day: the SHA-256 of curve.csv
- * and curve.json and the futures settlement prices the curve took from a
- * file (CSV text, "" none).  Recorded inside the publication's
- * transaction. */
+ * and curve.json, the futures settlement prices the curve took from a
+ * file (CSV text, "" none) and curve.csv itself (csv_len bytes).  Recorded
+ * inside the publication's transaction. */
 gpi_status store_vintage_curve_put(store *st, int32_t day, int vintage, const char *csv_sha,
-                                   const char *json_sha, const char *futures, gpi_diag *d);
+                                   const char *json_sha, const char *futures,
+                                   const char *curve_csv, size_t csv_len, gpi_diag *d);
+/* curve.csv of day's latest vintage that has curve files (*csv malloc'd,
+ * free()); *csv NULL when none. */
+gpi_status store_vintage_curve_csv(store *st, int32_t day, char **csv, gpi_diag *d);
 /* *present = 0 when the vintage has no curve files (published before file
  * format 4); else the two SHA-256 (65 bytes each) and *futures (malloc'd,
  * free()). */

@@ -530,10 +530,11 @@ const char *const store_migrations[] = {
      *    forward-start observation (the canonical field starts_on): one
      *    row per observation that has one, beside the observations, whose
      *    rows and scans stay as they were.  And the curve files of each
-     *    vintage that has them (file format 4): their SHA-256 and the
+     *    vintage that has them (file format 4): their SHA-256, the
      *    futures settlement prices the curve took from a file (CSV text,
      *    "" none), so an older vintage's curve files regenerate byte for
-     *    byte.  IF NOT EXISTS: a database taken back to an older schema by
+     *    byte, and curve.csv itself (36 lines a grade), which the site
+     *    draws without computing the curves again.  IF NOT EXISTS: a database taken back to an older schema by
      *    hand (the migration tests' undo scripts) keeps them, empty. */
     "CREATE TABLE IF NOT EXISTS obs_starts ("
     "  day INTEGER NOT NULL,"
@@ -548,6 +549,7 @@ const char *const store_migrations[] = {
     "  csv_sha256 TEXT NOT NULL,"
     "  json_sha256 TEXT NOT NULL,"
     "  futures TEXT NOT NULL,"
+    "  curve_csv TEXT NOT NULL,"       /* curve.csv: what the site draws */
     "  PRIMARY KEY (day, vintage)"
     ");",
 };
