@@ -430,6 +430,25 @@ static int do_simulate(cli_ctx *ctx, hopts *o)
         rc = fail(st, &d);
         goto done;
     }
+    /* a strip without --forward locks each month at the term curve of its
+     * entry day (issue 29; cli/curve_util.c) */
+    if (strip && !o->forward && exists && r.n) {
+        if ((st = cc_strip_forwards(db, o->grade, r.rows[0].day, r.rows[r.n - 1].day,
+                                    o->sim.strip_months ? o->sim.strip_months : 12, &cf, &d)) !=
+            GPI_OK) {
+            rc = fail(st, &d);
+            goto done;
+        }
+        cfw = (hedge_forward){cf.month, cf.price_e4, cf.n, cf.entered};
+        /* --contracts: a locked price trades on the contract's tick (half-up) */
+        const settle_contract *t = o->sim.terms;
+        if (t && t->tick.mant > 0 && t->tick.scale >= 0 && t->tick.scale <= 4) {
+            int64_t tick = t->tick.mant;
+            for (int k = t->tick.scale; k < 4; k++) tick *= 10;
+            for (size_t i = 0; i < cf.n; i++)
+                cf.price_e4[i] = (cf.price_e4[i] + tick / 2) / tick * tick;
+        }
+    }
     char hint[320] = "";
     if (!exists) cli_grade_hint(NULL, db, o->grade, hint, sizeof hint);
     store_close(db);
@@ -494,10 +513,11 @@ static int do_simulate(cli_ctx *ctx, hopts *o)
         }
         printf("\nThe strip's locked prices are the term curve's forwards (gpuidx curve), not "
                "--forward: each month at the curve of %s on the last day of the month before its "
-               "strip (its value as first published); %zu of the %zu replayed months had one, "
+               "strip (its value as first published%s); %zu of the %zu replayed months had one, "
                "the others were entered at the FSP of the month of entry (the curve withheld "
                "them).\n",
-               o->grade, on_curve, done);
+               o->grade, o->sim.terms ? ", rounded half-up to the contract's tick" : "", on_curve,
+               done);
     }
     if (rc == 0 && o->svg) {
         char *svg;

@@ -345,6 +345,25 @@ static void test_strip_uses_the_curve(void **state)
     tu_assert_close(entry, want, 1e-9, "the strip's entry price of 2025-07");
     json_decref(j);
     tu_run_free(&r);
+    /* on a contract file's terms the locked price trades on its tick (0.01,
+     * half-up) */
+    sh_ok("printf '%s' '{\"contracts\": [{\"symbol\": \"GPUH-2502\", \"grade\": "
+          "\"H100-SXM.OD\", \"month\": \"2025-02\", \"size\": 1000, \"tick\": 0.01, "
+          "\"min_published_days\": 15}]}' > k.json");
+    r = tu_gpuidx(dir, "--db c.db hedge simulate --rent m/rent_payer.csv --grade H100-SXM.OD "
+                       "--side payer --strategy strip --contracts k.json");
+    if (r.status != 0) fail_msg("hedge --contracts: %s", r.err);
+    assert_non_null(strstr(r.out, "rounded half-up to the contract's tick"));
+    row = strstr(r.out, "\n2025-07  ");
+    assert_non_null(row);
+    snprintf(line, sizeof line, "%.*s", (int)strcspn(row + 1, "\n"), row + 1);
+    n = 0;
+    for (char *p = strtok(line, " "); p && n < 16; p = strtok(NULL, " ")) f[n++] = p;
+    assert_true(n >= 4);
+    long long w4 = llround(want * 1e4); /* the entry in units of 0.0001 */
+    tu_assert_close(strtod(f[3], NULL), (double)((w4 + 50) / 100 * 100) / 1e4, 1e-9,
+                    "the strip's entry price of 2025-07 on the tick");
+    tu_run_free(&r);
 }
 
 static void test_backtest_lab_site(void **state)

@@ -440,7 +440,7 @@ static void test_simulate_contract_terms(void **state)
     t.tick.scale = 2;
     int32_t fm[1] = {day_of("2024-02-01")};
     int64_t fp[1] = {20050};
-    hedge_forward fw = {fm, fp, 1};
+    hedge_forward fw = {fm, fp, 1, NULL};
     o.forward = &fw;
     assert_int_equal(hedge_simulate(&r, idx, nidx, &o, &s, &d), GPI_EUSAGE);
     assert_string_equal(d.msg, "forward price of 2024-02 (2.0050) is not a whole number of ticks "
