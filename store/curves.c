@@ -1,5 +1,5 @@
 /* store/curves.c -- forward starts and the curve files of vintages
- * (store/curves.h; schema migration 13).
+ * (store/curves.h; schema migration 15).
  *
  * NOTES ON THE DESIGN
  * (1) A start is one row of obs_starts under the observation's key (day,

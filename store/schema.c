@@ -534,16 +534,15 @@ const char *const store_migrations[] = {
      *    futures settlement prices the curve took from a file (CSV text,
      *    "" none), so an older vintage's curve files regenerate byte for
      *    byte, and curve.csv itself (36 lines a grade), which the site
-     *    draws without computing the curves again.  IF NOT EXISTS: a database taken back to an older schema by
-     *    hand (the migration tests' undo scripts) keeps them, empty. */
-    "CREATE TABLE IF NOT EXISTS obs_starts ("
+     *    draws without computing the curves again. */
+    "CREATE TABLE obs_starts ("
     "  day INTEGER NOT NULL,"
     "  key_hash INTEGER NOT NULL,"
     "  observed_at INTEGER NOT NULL,"
     "  starts_on INTEGER NOT NULL,"    /* days since 1970-01-01 */
     "  PRIMARY KEY (day, key_hash, observed_at)"
     ") WITHOUT ROWID;"
-    "CREATE TABLE IF NOT EXISTS vintage_curves ("
+    "CREATE TABLE vintage_curves ("
     "  day INTEGER NOT NULL,"
     "  vintage INTEGER NOT NULL,"
     "  csv_sha256 TEXT NOT NULL,"

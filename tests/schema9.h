@@ -4,7 +4,8 @@
  * Schema 9 (and every version before it) kept every value of an
  * observation in its row (NULL for no name); migration 10 moved what
  * repeats into `profiles`.  undo_10 takes a database of the current
- * schema (14) back: it undoes migration 14 (UNDO_14: v3's columns), 13
+ * schema (15) back: it undoes migration 15 (UNDO_15: no forward starts,
+ * no curve files), 14 (UNDO_14, which includes UNDO_15: v3's columns), 13
  * (UNDO_13, which includes UNDO_14: no vintage signatures) and 12
  * (UNDO_12, which includes UNDO_13: obs_facets again, as
  * the facets of the noted profiles; no packs, no grade checks), drops
@@ -51,8 +52,12 @@
     " LEFT JOIN names c ON c.name_id = o.currency LEFT JOIN names k ON k.name_id = o.sku"         \
     " LEFT JOIN names x ON x.name_id = o.correction;"
 
-/* Schema 14 -> 13: methodology v3's columns go. */
+/* Schema 15 -> 14: no forward starts, no curve files of vintages. */
+#define UNDO_15 "DROP TABLE obs_starts; DROP TABLE vintage_curves;"
+
+/* Schema 14 -> 13 (from 15): methodology v3's columns go. */
 #define UNDO_14                                                                                   \
+    UNDO_15                                                                                       \
     "ALTER TABLE index_values DROP COLUMN price_index_e6;"                                        \
     "ALTER TABLE index_values DROP COLUMN log_index_e12;"                                         \
     "ALTER TABLE index_values DROP COLUMN index_change_e12;"                                      \
