@@ -14,7 +14,9 @@
  *     observations.csv, regenerate byte for byte from the store.
  * (2) index.json of format 4 names their SHA-256 at the top
  *     ("curve_sha256": {"curve.csv": ..., "curve.json": ...}): the
- *     receipt that ties them to the fixes, checked by `gpuidx verify`.
+ *     receipt that ties them to the fixes, checked by `gpuidx verify`;
+ *     after "inputs", and so under a signed vintage's signature, which
+ *     covers index.json.
  *     The store records them too (vintage_curves) for the regeneration's
  *     check.
  */
