@@ -15,34 +15,6 @@
 #include "curve/format.h"
 #include "curve/read.h"
 
-static const char help[] =
-    "usage: gpuidx [--db PATH] curve --date D [--to D] [--grade ID]... [--grades FILE]\n"
-    "                                [--csv | --json] [--contracts FILE --futures FILE]\n"
-    "       gpuidx [--db PATH] curve backtest --from D --to D [--grade ID]...\n"
-    "                                [--grades FILE] [--truth FILE [--truth-values FILE]]\n"
-    "                                [--csv]\n"
-    "\n"
-    "The term curve of each grade of the published grade set (or the --grade\n"
-    "ones) on day D (to --to): per tenor 1..36 months the term rate (the average\n"
-    "rent locked for that many months) and the monthly forward, fitted to the day's\n"
-    "reserved and forward-start quotes restated to the grade, with the grade's fix\n"
-    "as the front; a tenor the inputs do not support is withheld with the reason\n"
-    "(METHODOLOGY.md \"Term curve\").  The fix and the cut-off are the stored index\n"
-    "row's: build the days first.\n"
-    "\n"
-    "  --csv             curve.csv lines (date,grade,tenor,term_rate,forward,status,reason)\n"
-    "  --json            curve.json (every input with its restatement and residual)\n"
-    "  --contracts FILE  with --futures FILE (CSV date,symbol,settlement_price[,kind],\n"
-    "                    the output of gpuidx settle or an exchange's): the settlement\n"
-    "                    prices of the contracts on each grade are inputs too\n"
-    "\n"
-    "curve backtest: for each tenor k, the forward each day's curve fixed for the\n"
-    "month k months ahead against the grade's realised mean over that month\n"
-    "(the monthly FSP's rule), bias and RMSE by tenor; with --truth FILE (the true\n"
-    "term structure of `gpuidx simulate --truth`) also against the simulator's\n"
-    "true curve at the day's fix, and with --truth-values FILE (`index show` of\n"
-    "the true prices) at the true price.\n";
-
 static int parse_day(const char *opt, const char *v, int32_t *day)
 {
     const char *why = gpi_date_parse(v, day);
@@ -110,7 +82,8 @@ int cmd_curve(cli_ctx *ctx, int argc, char **argv)
                            {"--contracts", &contracts, NULL}, {"--futures", &futures, NULL},
                            {NULL, NULL, NULL}};
     cc_grade_ids gi = {ids, &n_ids};
-    const cli_args args = {"curve", "curve", help, spec, cc_take_grade, &gi, NULL, 0, NULL, 0, NULL};
+    const cli_args args = {"curve", "curve", "curve", spec, cc_take_grade, &gi,
+                           NULL, 0, NULL, 0, NULL};
     int ec = cli_parse_args(argc, argv, &args);
     if (ec >= 0) {
         free(ids);

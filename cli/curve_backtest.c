@@ -186,22 +186,6 @@ static gpi_status read_csv(const char *path, gpi_csv_row_fn fn, void *ud, gpi_di
 
 /* ---- the command ------------------------------------------------------------ */
 
-static const char help[] =
-    "usage: gpuidx [--db PATH] curve backtest --from D --to D [--grade ID]...\n"
-    "                                [--grades FILE] [--truth FILE [--truth-values FILE]]\n"
-    "                                [--csv]\n"
-    "\n"
-    "Each day's term curve of the range (at the stored fixes) against what it\n"
-    "forecast: for each tenor k, the forward for the month k months ahead against\n"
-    "the realised monthly final settlement price of that month (the mean of the\n"
-    "grade's values, at least 15), bias (mean of forward / realised - 1) and RMSE\n"
-    "by tenor; values after --to count as realised when built.  With --truth FILE\n"
-    "(the true term structure `gpuidx simulate --truth` writes beside its true\n"
-    "prices) also against the simulator's true curve at the day's fix (the curve's\n"
-    "shape), and with --truth-values FILE (`index show` of a database of the true\n"
-    "prices, bench/curve) at the grade's true price (shape and level), with the\n"
-    "share of forwards within 3 %.  A grade of more than one GPU has no true curve.\n";
-
 int cc_curve_backtest(cli_ctx *ctx, int argc, char **argv)
 {
     const char *from_s = NULL, *to_s = NULL, *grades = NULL, *truth_path = NULL, *tv_path = NULL;
@@ -213,8 +197,8 @@ int cc_curve_backtest(cli_ctx *ctx, int argc, char **argv)
                            {"--truth", &truth_path, NULL}, {"--truth-values", &tv_path, NULL},
                            {"--csv", NULL, &csv},       {NULL, NULL, NULL}};
     cc_grade_ids gi = {ids, &n_ids};
-    const cli_args args = {"curve backtest", "curve", help, spec, cc_take_grade, &gi,
-                           NULL, 0, NULL, 0, NULL};
+    const cli_args args = {"curve backtest", "curve backtest", "curve backtest", spec,
+                           cc_take_grade, &gi, NULL, 0, NULL, 0, NULL};
     int ec = cli_parse_args(argc, argv, &args);
     int32_t from = 0, to = 0;
     if (ec < 0 && (!from_s || !to_s)) {

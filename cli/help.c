@@ -75,8 +75,8 @@ static const help_entry table[] = {
      "names the latest vintage that published the row's value, empty when none\n"
      "did.\n"},
     {"index publish", 1,
-     "--date D --out DIR [--grades FILE] [--sign KEY]\n"
-     "--from D --to D --out DIR [--grades FILE] [--sign KEY]",
+     "--date D --out DIR [--grades FILE] [--sign KEY] [--contracts FILE --futures FILE]\n"
+     "--from D --to D --out DIR [--grades FILE] [--sign KEY] [--contracts FILE --futures FILE]",
      "Writes DIR/D/index.csv, index.json, observations.csv, datapackage.json and\n"
      "DIR/D/v<n>/ for vintage n, and DIR/restatements.csv, for the published\n"
      "grade set: the grades of --grades FILE (default DATA/grades.json) that are\n"
@@ -84,9 +84,17 @@ static const help_entry table[] = {
      "ingested files the fixes could see (inputs) and, with --sign KEY (a private\n"
      "key of `gpuidx key new`), the key's fingerprint; a new vintage is then\n"
      "signed (DIR/D/signature.json, Ed25519 over its files' SHA-256).  The key is\n"
-     "never stored or published.  To publish grades of your own, give their\n"
-     "file: --grades FILE.  Each day is said on stderr as it is written.\n"},
-    {"site", 1, "--out DIR [--grades FILE] [--deployments FILE] [--accuracy FILE] [--admin FILE]",
+     "never stored or published.  A new vintage (file format 4) also has\n"
+     "curve.csv and curve.json, each grade's 1-36 month term curve of the day\n"
+     "(METHODOLOGY.md \"Term curve\"; index.json names their SHA-256, so the\n"
+     "signature covers them); with --contracts FILE and --futures FILE\n"
+     "(settlement prices: date,symbol,settlement_price) the prices of the\n"
+     "contracts on a grade are inputs of its curve.  To publish grades of your\n"
+     "own, give their file: --grades FILE.  Each day is said on stderr as it is\n"
+     "written.\n"},
+    {"site", 1,
+     "--out DIR [--grades FILE] [--deployments FILE] [--accuracy FILE] [--admin FILE] "
+     "[--curve-backtest FILE]",
      "Writes DIR/index.html (one page, inline SVG charts: each grade's series\n"
      "with its p25-p75 band, the level of each day marked, suspended days\n"
      "shaded; no JavaScript, no network), DIR/<grade>.csv, each grade's\n"
@@ -101,7 +109,11 @@ static const help_entry table[] = {
      "workload's cost curve on the last day its deployments cover.  With\n"
      "--accuracy FILE (bench/accuracy's accuracy.csv) the statement also shows\n"
      "each grade's error against the demo market's true price and the planted\n"
-     "pusher's effect.  The statement ends with the IOSCO Principles, one row each:\n"
+     "pusher's effect.  Each grade's term curve of its last day is drawn against\n"
+     "those of one and three months before (as published: curve.csv), and the\n"
+     "statement describes the curve's method; --curve-backtest FILE (`gpuidx curve\n"
+     "backtest --csv`) adds its back-test table.\n"
+     "The statement ends with the IOSCO Principles, one row each:\n"
      "what the administrator states in --admin FILE (default\n"
      "DATA/administration.json, the shipped example, marked as such; \"not stated\n"
      "by the administrator\" where an entry is missing) and what the published\n"
@@ -170,7 +182,10 @@ static const help_entry table[] = {
      "                   (default: the first month that can be entered);\n"
      "  --strategy all   both, then a side-by-side table.\n"
      "--forward FILE (CSV month,price) gives the entry price of each delivery\n"
-     "month instead of the FSP of the month of entry.  Headline: the budget\n"
+     "month instead of the FSP of the month of entry; without it a strip locks\n"
+     "each month at the term curve's forward for it on the strip's entry day\n"
+     "(gpuidx curve; a month the curve withholds at the FSP of the month of\n"
+     "entry; with --contracts rounded half-up to the tick).  Headline: the budget\n"
      "error, effective price - price locked at entry (entry + basis at entry),\n"
      "unhedged and hedged.  --ratio auto (default) fits h on the months before\n"
      "each entry; with fewer than --min-changes monthly changes (default 12) or a\n"
@@ -240,7 +255,7 @@ static const help_entry table[] = {
      "whether it fell back against its peers.  --csv / --json: every sampled day.\n"},
     {"grades evaluate", 1,
      "[--grades FILE] --from YYYY-MM-DD --to YYYY-MM-DD [--as-of TIME] [--json | --csv] "
-     "[--no-split]",
+     "[--no-split] [--curve]",
      "Evaluates candidate grades (default DATA/grades.json) on the stored\n"
      "observations with the index methodology, without building them: per\n"
      "grade the share of days at each level, mean providers per day, the\n"
@@ -265,7 +280,12 @@ static const help_entry table[] = {
      "  --json         one JSON object\n"
      "  --csv          one CSV row per grade (the segment-only grades after the\n"
      "                 file's, with split_of)\n"
-     "  --no-split     do not evaluate the segment-only grades (one pass)\n"},
+     "  --no-split     do not evaluate the segment-only grades (one pass)\n"
+     "  --curve        also each grade's term curve (METHODOLOGY.md \"Term curve\"):\n"
+     "                 on how many of its days with a value it would have a curve,\n"
+     "                 how many tenors (of 36) have a forward (mean, most), how many\n"
+     "                 are fitted (an input ends there), and each tenor's days\n"
+     "                 (the file's grades; a segment-only grade's columns empty)\n"},
     {"grades list", 1, "[--grades FILE]",
      "Every grade of the published grades file (--grades, default\n"
      "DATA/grades.json) and of the database: published, candidate (built from\n"
@@ -296,6 +316,8 @@ static const help_entry table[] = {
      "Writes a synthetic but realistic GPU rental market into DIR:\n"
      "  offers.csv       daily offer snapshots (canonical CSV, stable ids, tier column)\n"
      "  trades.csv       trades with quantity, buyer and status\n"
+     "  term_offers.csv  reservations of 1 to 24 months and forward starts (offers,\n"
+     "                   with starts_on) on the demo's true term structure\n"
      "  rent_payer.csv   an example rent history of a payer (date,price,quantity)\n"
      "  rent_earner.csv  an example rent history of an earner\n"
      "  contracts.json   monthly futures contracts on the months of the run\n"
@@ -315,7 +337,10 @@ static const help_entry table[] = {
      "                trades, one per offer key and day, at the key's noise-free\n"
      "                price with its expected GPU-hours (canonical trades CSV,\n"
      "                source \"truth\"); a grade built on them alone with its\n"
-     "                defences off is its true price (see bench/accuracy)\n"
+     "                defences off is its true price (see bench/accuracy); and\n"
+     "                beside it (FILE without .csv, then -curve.csv) the true term\n"
+     "                structure: per day, GPU and tenor 1..36 the term rate and the\n"
+     "                monthly forward relative to the GPU's on-demand level\n"
      "  --no-push     leave out the off-market trades of the provider that pushes\n"
      "                the H100 grade (Nimbus Compute); every other row is the same\n"},
     {"verify", 0,
@@ -330,7 +355,10 @@ static const help_entry table[] = {
      "relative, the chain, the anchor and the splice.  What a day took from other\n"
      "days (the chain of the day before, reference and base prices, the\n"
      "adjustment's days, the anchor's window) is checked against those days when\n"
-     "DIR has them.  DIR alone verifies every day published in it.\n"
+     "DIR has them.  DIR alone verifies every day published in it.  A day of file\n"
+     "format 4 also has its term curves (curve.csv, curve.json): their SHA-256 in\n"
+     "index.json, and each grade's curve recomputed from its published inputs and\n"
+     "the day's fix, the inputs' references against observations.csv.\n"
      "\n"
      "Prints per grade and day: ok; ok with what is not verifiable without a day DIR\n"
      "does not have; or DIFFERS and the first difference, naming the field.\n"
@@ -357,6 +385,38 @@ static const help_entry table[] = {
      "\n"
      "exit status: 0 every fix recomputes, 1 a difference (or unreadable files, or\n"
      "with --strict a fix not fully verifiable), 2 usage error.\n"},
+    {"curve", 1,
+     "--date D [--to D] [--grade ID]... [--grades FILE] [--csv | --json] "
+     "[--contracts FILE --futures FILE]",
+     "The term curve of each grade of the published grade set (or the --grade\n"
+     "ones) on day D (to --to): per tenor 1..36 months the term rate (the average\n"
+     "rent locked for that many months) and the monthly forward, fitted to the day's\n"
+     "reserved and forward-start quotes restated to the grade, with the grade's fix\n"
+     "as the front; a tenor the inputs do not support is withheld with the reason\n"
+     "(METHODOLOGY.md \"Term curve\", docs/curve.md).  The fix and the cut-off are\n"
+     "the stored index row's: build the days first.  `gpuidx curve backtest` tests\n"
+     "the curves against what they forecast.\n"
+     "\n"
+     "  --csv             curve.csv lines\n"
+     "                    (date,grade,tenor,term_rate,forward,status,reason)\n"
+     "  --json            curve.json (every input with its restatement and residual)\n"
+     "  --contracts FILE  with --futures FILE (CSV date,symbol,settlement_price and\n"
+     "                    optionally kind: gpuidx settle's output, or an exchange's):\n"
+     "                    the settlement prices of the contracts on each grade are\n"
+     "                    inputs too\n"},
+    {"curve backtest", 1,
+     "--from D --to D [--grade ID]... [--grades FILE] [--truth FILE [--truth-values FILE]] "
+     "[--csv]",
+     "Each day's term curve of the range (at the stored fixes) against what it\n"
+     "forecast: for each tenor k, the forward for the month k months ahead against\n"
+     "the realised monthly final settlement price of that month (the mean of the\n"
+     "grade's values, at least 15), bias (mean of forward / realised - 1) and RMSE\n"
+     "by tenor; values after --to count as realised when built.  With --truth FILE\n"
+     "(the true term structure `gpuidx simulate --truth` writes beside its true\n"
+     "prices) also against the simulator's true curve at the day's fix (the curve's\n"
+     "shape), and with --truth-values FILE (`index show` of a database of the true\n"
+     "prices, bench/curve) at the grade's true price (shape and level), with the\n"
+     "share of forwards within 3 %.  A grade of more than one GPU has no true curve.\n"},
     {"key new", 0, "--out FILE",
      "Writes an Ed25519 key pair: the private key to FILE (PEM, mode 0600) and\n"
      "the public key to FILE.pub; neither file may exist.  `gpuidx index publish\n"

@@ -152,12 +152,31 @@ static const pub_column restatement_cols[] = {
     {1, "reason", "string", NULL, NULL, "why, in words (METHODOLOGY.md section 6.3)"},
 };
 
+/* curve.csv (file format 4: publish/curve.c, curve/format.c writes it) */
+static const pub_column curve_cols[] = {
+    {4, "date", "date", NULL, NULL, "the day of the curve (UTC): its front is the day's value"},
+    {4, "grade", "string", NULL, NULL, "the grade id"},
+    {4, "tenor", "integer", "months", NULL,
+     "the month ahead, 1..36 (a month is 365.25/12 days from the end of the day)"},
+    {4, "term_rate", "number", USD_GH, NULL,
+     "the average rent locked for tenor months from the day, 4 decimals; empty when withheld"},
+    {4, "forward", "number", USD_GH, NULL,
+     "the rent of month tenor alone (the monthly forward), 4 decimals; empty when withheld"},
+    {4, "status", "string", NULL, "fitted|interpolated|withheld",
+     "fitted: an input ends in the tenor; interpolated: between inputs; withheld: no number"},
+    {4, "reason", "string", NULL, NULL,
+     "why the tenor is withheld, in words (METHODOLOGY.md \"Term curve\"); empty otherwise"},
+};
+
 #define TABLE(c) c, sizeof c / sizeof c[0]
 const pub_table pub_index_csv = {"index.csv", "The day's benchmark values, one row per grade",
                                  TABLE(index_cols), "date,grade"};
 const pub_table pub_observations_csv = {
     "observations.csv", "Every observation that entered a fix or was excluded from it",
     TABLE(obs_cols), NULL};
+const pub_table pub_curve_csv = {"curve.csv",
+                                 "Each grade's term curve of the day: 36 monthly tenors",
+                                 TABLE(curve_cols), "date,grade,tenor"};
 const pub_table pub_restatements_csv = {"restatements.csv",
                                         "Every restated value of every published day",
                                         TABLE(restatement_cols), NULL};

@@ -55,6 +55,7 @@ typedef struct pub_table {
 extern const pub_table pub_index_csv;        /* index.csv (index show, site: format 4) */
 extern const pub_table pub_observations_csv; /* observations.csv */
 extern const pub_table pub_restatements_csv; /* DIR/restatements.csv */
+extern const pub_table pub_curve_csv;        /* curve.csv (file format 4, the term curve) */
 
 /* The number of columns of t in file format `format` (its first ones). */
 size_t pub_columns_n(const pub_table *t, int format);

@@ -108,13 +108,15 @@ static gpi_status write_package(const char *folder, int32_t day, int k, int form
         snprintf(name, sizeof name, "gpuidx-%s", date);
         snprintf(title, sizeof title, "gpuidx index of %s, its latest vintage", date);
     }
-    const pub_table *const t[2] = {&pub_index_csv, &pub_observations_csv};
-    const char *const paths[2] = {"index.csv", "observations.csv"};
+    /* the term curve's curve.csv from PUB_FORMAT_CURVE (publish/curve.c) */
+    const pub_table *const t[3] = {&pub_index_csv, &pub_observations_csv, &pub_curve_csv};
+    const char *const paths[3] = {"index.csv", "observations.csv", "curve.csv"};
+    size_t nt = format >= PUB_FORMAT_CURVE ? 3 : 2;
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
     if (!f) return gpi_diag_set(d, GPI_ENOMEM, "out of memory");
-    pub_datapackage(f, name, title, t, paths, 2, format, 1);
+    pub_datapackage(f, name, title, t, paths, nt, format, 1);
     fclose(f);
     snprintf(path, sizeof path, "%s/datapackage.json", folder);
     gpi_status rc = buf ? pub_file_write(path, buf, len, d)
