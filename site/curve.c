@@ -236,7 +236,7 @@ void site_curve_chart(FILE *f, const site_curves *c, const char *grade)
     for (int i = 0; i <= 4; i++) {
         double v = lo + (hi - lo) * i / 4;
         fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" class=\"grid\"/>"
-                   "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" class=\"axis\">%s</text>\n",
+                   "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" class=\"axis\">$%s</text>\n",
                 CML, YOF(v), CW - CMR, YOF(v), CML - 6, YOF(v) + 4,
                 gpi_fixed_format(gpi_double_to_units(v, 2), 2, b));
     }
