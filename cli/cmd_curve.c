@@ -70,7 +70,8 @@ static void print_text(const curve_set *s)
 
 int cmd_curve(cli_ctx *ctx, int argc, char **argv)
 {
-    if (argc > 1 && strcmp(argv[1], "backtest") == 0) return cc_curve_backtest(ctx, argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "backtest") == 0)
+        return cc_curve_backtest(ctx, argc - 1, argv + 1);
     const char *date = NULL, *to_s = NULL, *grades = NULL, *contracts = NULL, *futures = NULL;
     int csv = 0, json = 0;
     const char **ids = calloc((size_t)argc + 1, sizeof *ids);

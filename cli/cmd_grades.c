@@ -508,7 +508,8 @@ static void lab_json(json_t *root, const cc_lab *lab)
         json_object_set_new(c, "fitted_mean",
                             g->curve_days ? json_real((double)g->fitted_sum / (double)g->curve_days)
                                           : json_null());
-        for (int k = 0; k < CURVE_TENORS; k++) json_array_append_new(td, json_integer(g->tenor_days[k]));
+        for (int k = 0; k < CURVE_TENORS; k++)
+            json_array_append_new(td, json_integer(g->tenor_days[k]));
         json_object_set_new(c, "tenor_days", td);
         json_object_set_new(json_array_get(arr, i), "curve", c);
     }
@@ -536,9 +537,11 @@ static gpi_status lab_csv(const idx_evaluation *ev, const cc_lab *lab, gpi_diag 
         } else {
             const cc_lab_grade *g = &lab->g[row++];
             printf(",%ld,%s,%d,%s", g->curve_days,
-                   g->curve_days ? cli_num(a, (double)g->tenors_sum / (double)g->curve_days, 2) : "",
+                   g->curve_days ? cli_num(a, (double)g->tenors_sum / (double)g->curve_days, 2)
+                                 : "",
                    g->tenors_max,
-                   g->curve_days ? cli_num(b, (double)g->fitted_sum / (double)g->curve_days, 2) : "");
+                   g->curve_days ? cli_num(b, (double)g->fitted_sum / (double)g->curve_days, 2)
+                                 : "");
         }
         fputc('\n', stdout);
         line = end ? end + 1 : NULL;

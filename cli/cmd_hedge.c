@@ -511,13 +511,14 @@ static int do_simulate(cli_ctx *ctx, hopts *o)
                     break;
                 }
         }
-        printf("\nThe strip's locked prices are the term curve's forwards (gpuidx curve), not "
-               "--forward: each month at the curve of %s on the last day of the month before its "
-               "strip (its value as first published%s); %zu of the %zu replayed months had one, "
-               "the others were entered at the FSP of the month of entry (the curve withheld "
-               "them).\n",
-               o->grade, o->sim.terms ? ", rounded half-up to the contract's tick" : "", on_curve,
-               done);
+        printf("\nThe strip's locked prices are the term curve's forwards, not --forward: each "
+               "month at the curve of %s on the last day of the month before its strip, as "
+               "published (curve.csv of the day's first vintage: %ld of %ld entry days), else as "
+               "`gpuidx curve` computes it at the day's value as first published%s; %zu of the "
+               "%zu replayed months had one, the others were entered at the FSP of the month of "
+               "entry (the curve withheld them).\n",
+               o->grade, cf.published, cf.entries,
+               o->sim.terms ? "; rounded half-up to the contract's tick" : "", on_curve, done);
     }
     if (rc == 0 && o->svg) {
         char *svg;

@@ -57,18 +57,22 @@ int cc_curve_backtest(cli_ctx *ctx, int argc, char **argv);
 
 /* A strip's locked prices from the term curve (hedge simulate --strategy
  * strip without --forward): for each month end E from the month before
- * `first` to `last`, the curve of grade on E (the fix as first published,
- * else as stored; the stored row's cut-off and definition) and, for each of
- * the strip_months calendar months after E, the forward over that month
- * (its tenors' forwards weighted by their days), rounded half-up to
- * 0.0001; a month any of whose tenors the curve withholds has none.
- * Free with cc_forwards_free. */
+ * `first` to `last`, the published curve of grade on E -- curve.csv of E's
+ * first vintage with curve files, as the store recorded it -- or, for a
+ * day never published in file format 4, the curve computed as `gpuidx
+ * curve` computes it (the fix as first published, else as stored; the
+ * stored row's cut-off and definition); and, for each of the strip_months
+ * calendar months after E, the forward over that month (its tenors'
+ * forwards weighted by their days), rounded half-up to 0.0001; a month
+ * any of whose tenors the curve withholds has none.  Free with
+ * cc_forwards_free. */
 typedef struct cc_forwards {
     int32_t *entered;         /* first day of E's month */
     int32_t *month;           /* first day of the delivery month */
     int64_t *price_e4;
     size_t n;
-    long entries;             /* month ends with a fix */
+    long entries;             /* month ends with a curve */
+    long published;           /* of them, the published curve's */
 } cc_forwards;
 gpi_status cc_strip_forwards(store *st, const char *grade, int32_t first, int32_t last,
                              int strip_months, cc_forwards *out, gpi_diag *d);

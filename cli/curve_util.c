@@ -6,6 +6,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "curve/format.h"
+#include "store/curves.h"
 #include "store/index_values.h"
 
 int cc_take_grade(const cli_args *a, int k, const char *v)
@@ -147,50 +149,68 @@ gpi_status cc_strip_forwards(store *st, const char *grade, int32_t first, int32_
         if (rc == GPI_OK) rc = store_index_series(st, grade, e, e, 0, &v, &nv, d);
         if (rc == GPI_OK && nv == 1 && v[0].level != GPI_LEVEL_SUSPENDED) fx.value_e4 = v[0].value_e4;
         free(v);
+        /* the published curve of E (its first vintage's curve.csv), else computed */
+        curve_tenor ten[CURVE_TENORS];
+        int have = 0, published = 0;
+        char *csv = NULL;
+        if (rc == GPI_OK) rc = store_vintage_curve_csv(st, e, 1, &csv, d);
+        if (rc == GPI_OK && csv) {
+            char date[11], name[64];
+            gpi_date_format(e, date);
+            snprintf(name, sizeof name, "curve.csv of %s", date);
+            rc = curve_csv_read(name, csv, strlen(csv), grade, ten, &published, d);
+            have = published;
+        }
+        free(csv);
         idx_grades *def = NULL;
-        if (rc == GPI_OK && fx.found && fx.value_e4 >= 0) rc = idx_grade_stored(st, fx.hash, &def, d);
+        if (rc == GPI_OK && !have && fx.found && fx.value_e4 >= 0)
+            rc = idx_grade_stored(st, fx.hash, &def, d);
         if (rc == GPI_OK && def) {
             curve_set s;
             rc = curve_set_compute(st, def, e, &fx.value_e4, &fx.as_of, NULL, 0, &s, d);
-            const curve_result *r = rc == GPI_OK ? &s.g[0].r : NULL;
-            int ym = y, mm = m;
-            for (int k = 1; r && k <= strip_months; k++) {
-                if (++mm > 12) mm = 1, ym++;
-                int32_t m0 = gpi_days_from_civil(ym, mm, 1);
-                int32_t m1 = m0 + gpi_month_days(ym, mm) - 1;
-                /* the forward over the delivery month: its tenors' forwards
-                 * weighted by their share of its days (curve.h's months) */
-                double a = (double)(m0 - e - 1) * CURVE_MONTH_DEN / CURVE_MONTH_NUM;
-                double b = (double)(m1 - e) * CURVE_MONTH_DEN / CURVE_MONTH_NUM;
-                double sum = 0;
-                int ok = 1;
-                for (int t = 0; t < CURVE_TENORS && ok; t++) {
-                    double lo = a > t ? a : t, hi = b < t + 1 ? b : t + 1;
-                    if (hi <= lo) continue;
-                    if (r->t[t].status == CURVE_WITHHELD) ok = 0;
-                    else sum += (double)r->t[t].fwd_e4 / 1e4 * (hi - lo);
-                }
-                if (!ok || b > CURVE_TENORS) continue;
-                size_t n = out->n + 1;
-                int32_t *x1 = realloc(out->entered, n * sizeof *x1);
-                if (x1) out->entered = x1;
-                int32_t *x2 = realloc(out->month, n * sizeof *x2);
-                if (x2) out->month = x2;
-                int64_t *x3 = realloc(out->price_e4, n * sizeof *x3);
-                if (x3) out->price_e4 = x3;
-                if (!x1 || !x2 || !x3) {
-                    rc = gpi_diag_set(d, GPI_ENOMEM, "out of memory");
-                    break;
-                }
-                out->entered[out->n] = gpi_days_from_civil(y, m, 1);
-                out->month[out->n] = m0;
-                out->price_e4[out->n] = gpi_double_to_units(sum / (b - a), 4);
-                out->n++;
+            if (rc == GPI_OK) {
+                memcpy(ten, s.g[0].r.t, sizeof ten);
+                have = 1;
+                curve_set_free(&s);
             }
-            if (r) curve_set_free(&s);
         }
         idx_grades_free(def);
-        out->entries += fx.found && fx.value_e4 >= 0;
+        int ym = y, mm = m;
+        for (int k = 1; rc == GPI_OK && have && k <= strip_months; k++) {
+            if (++mm > 12) mm = 1, ym++;
+            int32_t m0 = gpi_days_from_civil(ym, mm, 1);
+            int32_t m1 = m0 + gpi_month_days(ym, mm) - 1;
+            /* the forward over the delivery month: its tenors' forwards
+             * weighted by their share of its days (curve.h's months) */
+            double a = (double)(m0 - e - 1) * CURVE_MONTH_DEN / CURVE_MONTH_NUM;
+            double b = (double)(m1 - e) * CURVE_MONTH_DEN / CURVE_MONTH_NUM;
+            double sum = 0;
+            int ok = 1;
+            for (int t = 0; t < CURVE_TENORS && ok; t++) {
+                double lo = a > t ? a : t, hi = b < t + 1 ? b : t + 1;
+                if (hi <= lo) continue;
+                if (ten[t].status == CURVE_WITHHELD || ten[t].fwd_e4 < 0) ok = 0;
+                else sum += (double)ten[t].fwd_e4 / 1e4 * (hi - lo);
+            }
+            if (!ok || b > CURVE_TENORS) continue;
+            size_t n = out->n + 1;
+            int32_t *x1 = realloc(out->entered, n * sizeof *x1);
+            if (x1) out->entered = x1;
+            int32_t *x2 = realloc(out->month, n * sizeof *x2);
+            if (x2) out->month = x2;
+            int64_t *x3 = realloc(out->price_e4, n * sizeof *x3);
+            if (x3) out->price_e4 = x3;
+            if (!x1 || !x2 || !x3) {
+                rc = gpi_diag_set(d, GPI_ENOMEM, "out of memory");
+                break;
+            }
+            out->entered[out->n] = gpi_days_from_civil(y, m, 1);
+            out->month[out->n] = m0;
+            out->price_e4[out->n] = gpi_double_to_units(sum / (b - a), 4);
+            out->n++;
+        }
+        out->entries += have;
+        out->published += published;
         if (++m > 12) m = 1, y++;
     }
     if (rc != GPI_OK) cc_forwards_free(out);

@@ -1,7 +1,8 @@
 /* curve/format.h -- the term curve as published text (curve/format.c has
  * the formats: curve.csv and curve.json of file format 4).
  *
- * Writers only: no store, no files opened; the caller owns f.
+ * No store, no files opened; the caller owns f.  The writers are in
+ * format.c, the reader of curve.csv in csv_read.c.
  */
 #ifndef GPI_CURVE_FORMAT_H
 #define GPI_CURVE_FORMAT_H
@@ -13,6 +14,13 @@
 /* curve.csv: the header line, and one grade's 36 lines. */
 void curve_csv_header(FILE *f);
 void curve_csv_rows(FILE *f, int32_t day, const char *grade, const curve_result *r);
+/* Reads grade's lines of curve.csv text[0..len) (name in messages) into
+ * t[0..36): term_e4, fwd_e4 (-1 empty), status and reason; a tenor
+ * without a line is withheld with reason "".  *found = 0 when the grade
+ * has no line.  GPI_EINPUT "name:line: ..." for a text that is not
+ * curve.csv. */
+gpi_status curve_csv_read(const char *name, const char *text, size_t len, const char *grade,
+                          curve_tenor t[CURVE_TENORS], int *found, gpi_diag *d);
 /* curve.json: the method's parameters as an object, and one grade's
  * object (its inputs q[0..nq) as curve_compute left them; why: no curve
  * for the grade, or NULL). */

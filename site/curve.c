@@ -14,7 +14,7 @@
  */
 #include "site/internal.h"
 #include "core/csv_reader.h"
-#include "curve/curve.h"
+#include "curve/format.h"
 #include "store/curves.h"
 #include "store/index_values.h"
 
@@ -65,40 +65,6 @@ static int32_t months_before(int32_t day, int k)
     return gpi_days_from_civil(y, m, dd < last ? dd : last);
 }
 
-typedef struct sc_read {
-    site_curves *sc;
-    int t;
-    int header;
-} sc_read;
-
-static gpi_status sc_row(void *ud, const char *const *fl, int n, long line, gpi_diag *d)
-{
-    sc_read *r = ud;
-    (void)line;
-    (void)d;
-    if (!r->header) {
-        r->header = 1;
-        return GPI_OK;
-    }
-    if (n < 7) return GPI_OK;
-    int k = atoi(fl[2]);
-    if (k < 1 || k > CURVE_TENORS) return GPI_OK;
-    for (size_t i = 0; i < r->sc->n; i++) {
-        if (strcmp(r->sc->g[i].id, fl[1]) != 0) continue;
-        sc_curve *c = &r->sc->g[i].c[r->t];
-        gpi_dec v;
-        c->listed = 1;
-        c->term_e4[k - 1] = fl[3][0] && !gpi_dec_parse(fl[3], &v) ? gpi_dec_to_units(v, 4) : -1;
-        c->fwd_e4[k - 1] = fl[4][0] && !gpi_dec_parse(fl[4], &v) ? gpi_dec_to_units(v, 4) : -1;
-        c->status[k - 1] = strcmp(fl[5], "fitted") == 0         ? CURVE_FITTED
-                           : strcmp(fl[5], "interpolated") == 0 ? CURVE_INTERPOLATED
-                                                                : CURVE_WITHHELD;
-        if (k == 1) snprintf(c->note, sizeof c->note, "%s", fl[6]);
-        break;
-    }
-    return GPI_OK;
-}
-
 gpi_status site_curves_load(store *st, const store_index_row *rows, size_t n, site_curves **out,
                             gpi_diag *d)
 {
@@ -140,15 +106,26 @@ gpi_status site_curves_load(store *st, const store_index_row *rows, size_t n, si
     for (int t = 0; t < SC_DAYS && rc == GPI_OK && sc->n; t++) {
         int32_t day = months_before(last, sc_back[t]);
         char *csv = NULL;
-        if ((rc = store_vintage_curve_csv(st, day, &csv, d)) != GPI_OK) break;
+        if ((rc = store_vintage_curve_csv(st, day, 0, &csv, d)) != GPI_OK) break;
         const char *why = csv ? "not in the day's curve.csv" : "no published curve of the day";
-        for (size_t i = 0; i < sc->n; i++) snprintf(sc->g[i].c[t].note, sizeof sc->g[i].c[t].note, "%s", why);
+        for (size_t i = 0; i < sc->n; i++)
+            snprintf(sc->g[i].c[t].note, sizeof sc->g[i].c[t].note, "%s", why);
         if (csv) {
             char date[11], path[64];
             gpi_date_format(day, date);
             snprintf(path, sizeof path, "curve.csv of %s", date);
-            sc_read r = {sc, t, 0};
-            rc = gpi_csv_read_text(path, csv, strlen(csv), sc_row, &r, d);
+            for (size_t i = 0; rc == GPI_OK && i < sc->n; i++) {
+                sc_curve *c = &sc->g[i].c[t];
+                curve_tenor ten[CURVE_TENORS];
+                rc = curve_csv_read(path, csv, strlen(csv), sc->g[i].id, ten, &c->listed, d);
+                for (int k = 0; rc == GPI_OK && c->listed && k < CURVE_TENORS; k++) {
+                    c->term_e4[k] = ten[k].term_e4;
+                    c->fwd_e4[k] = ten[k].fwd_e4;
+                    c->status[k] = ten[k].status;
+                }
+                if (rc == GPI_OK && c->listed)
+                    snprintf(c->note, sizeof c->note, "%s", ten[0].reason);
+            }
             free(csv);
         }
     }

@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CV_SLOT(i) (49 + (i)) /* store_sets.c has 40..48 */
+#define CV_SLOT(i) (49 + (i)) /* store_sets.c has 40..48, profiles.c from 56: 7 at most */
 enum { CV_PUT, CV_GET, CV_ANY, CV_DAY, CV_VPUT, CV_VGET, CV_VCSV };
 
 static const char *const cv_sql[] = {
@@ -33,8 +33,9 @@ static const char *const cv_sql[] = {
                 " futures, curve_csv) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
     [CV_VGET] = "SELECT csv_sha256, json_sha256, futures FROM vintage_curves"
                 " WHERE day = ?1 AND vintage = ?2",
+    /* ?2 = -1: the latest vintage, 1: the first (one statement, one slot) */
     [CV_VCSV] = "SELECT curve_csv FROM vintage_curves WHERE day = ?1"
-                " ORDER BY vintage DESC LIMIT 1",
+                " ORDER BY vintage * ?2 LIMIT 1",
 };
 
 gpi_status store_obs_start_put(store *st, const gpi_obs *o, gpi_diag *d)
@@ -137,12 +138,13 @@ gpi_status store_vintage_curve_get(store *st, int32_t day, int vintage, int *pre
     return out;
 }
 
-gpi_status store_vintage_curve_csv(store *st, int32_t day, char **csv, gpi_diag *d)
+gpi_status store_vintage_curve_csv(store *st, int32_t day, int first, char **csv, gpi_diag *d)
 {
     *csv = NULL;
     sqlite3_stmt *s = store_stmt(st, CV_SLOT(CV_VCSV), cv_sql[CV_VCSV], d);
     if (!s) return GPI_ESTORE;
     sqlite3_bind_int64(s, 1, day);
+    sqlite3_bind_int(s, 2, first ? 1 : -1);
     int rc = sqlite3_step(s);
     gpi_status out = GPI_OK;
     if (rc == SQLITE_ROW) {

@@ -32,9 +32,10 @@ gpi_status store_obs_starts(store *st, int32_t day, store_start_fn fn, void *ud,
 gpi_status store_vintage_curve_put(store *st, int32_t day, int vintage, const char *csv_sha,
                                    const char *json_sha, const char *futures,
                                    const char *curve_csv, size_t csv_len, gpi_diag *d);
-/* curve.csv of day's latest vintage that has curve files (*csv malloc'd,
- * free()); *csv NULL when none. */
-gpi_status store_vintage_curve_csv(store *st, int32_t day, char **csv, gpi_diag *d);
+/* curve.csv of day's latest vintage that has curve files (first = 1: its
+ * first such vintage, the curve as first published); *csv malloc'd,
+ * free(); *csv NULL when none. */
+gpi_status store_vintage_curve_csv(store *st, int32_t day, int first, char **csv, gpi_diag *d);
 /* *present = 0 when the vintage has no curve files (published before file
  * format 4); else the two SHA-256 (65 bytes each) and *futures (malloc'd,
  * free()). */

@@ -37,6 +37,7 @@
 #include <unistd.h>
 
 #include "core/gpi.h"
+#include "core/strbuf.h"
 
 static char *dir;
 
@@ -303,28 +304,40 @@ static void test_old_vintage_regenerates(void **state)
           "cmp pub/2025-10-31/curve.json pub/2025-10-31/v1/curve.json");
 }
 
+/* The 2025-07 entry price of the strip replay's output. */
+static double entry_of_july(const char *out)
+{
+    const char *row = strstr(out, "\n2025-07  ");
+    if (!row) fail_msg("no 2025-07 row in\n%s", out);
+    char *f[16];
+    char line[256];
+    snprintf(line, sizeof line, "%.*s", (int)strcspn(row + 1, "\n"), row + 1);
+    int n = 0;
+    for (char *p = strtok(line, " "); p && n < 16; p = strtok(NULL, " ")) f[n++] = p;
+    if (n < 4) fail_msg("a short 2025-07 row");
+    return strtod(f[3], NULL);
+}
+
 /* The strip's entry price of a month: the curve of the entry day's
  * forwards over the calendar month, weighted by their share of its days
- * (months of 30.4375 days from the end of the day), rounded half-up. */
+ * (months of 30.4375 days from the end of the day), rounded half-up; the
+ * published curve where the entry day is published (its first vintage's
+ * curve.csv as the store recorded it), else the curve computed. */
 static void test_strip_uses_the_curve(void **state)
 {
     (void)state;
     tu_run r = tu_gpuidx(dir, "--db c.db hedge simulate --rent m/rent_payer.csv --grade "
                               "H100-SXM.OD --side payer --strategy strip");
     if (r.status != 0) fail_msg("hedge: %s", r.err);
-    assert_non_null(strstr(r.out, "The strip's locked prices are the term curve's forwards "
-                                  "(gpuidx curve), not --forward"));
+    assert_non_null(strstr(r.out, "The strip's locked prices are the term curve's forwards, "
+                                  "not --forward"));
+    /* the month ends of 2025 are the entry days; 09-30, 10-31, 11-30 and
+     * 12-31 are published (setup) */
+    assert_non_null(strstr(r.out, "as published (curve.csv of the day's first vintage: 4 of 12 "
+                                  "entry days)"));
     assert_non_null(strstr(r.out, "11 of the 11 replayed months had one"));
     /* the entry of 2025-07 (strip entered at the end of 2025-01) */
-    const char *row = strstr(r.out, "\n2025-07  ");
-    assert_non_null(row);
-    char *f[16];
-    char line[256];
-    snprintf(line, sizeof line, "%.*s", (int)strcspn(row + 1, "\n"), row + 1);
-    int n = 0;
-    for (char *p = strtok(line, " "); p && n < 16; p = strtok(NULL, " ")) f[n++] = p;
-    assert_true(n >= 4);
-    double entry = strtod(f[3], NULL);
+    double entry = entry_of_july(r.out);
     tu_run_free(&r);
     r = tu_gpuidx(dir, "--db c.db curve --date 2025-01-31 --grade H100-SXM.OD --json");
     json_t *j = json_loads(r.out, JSON_DECODE_ANY, NULL);
@@ -354,15 +367,43 @@ static void test_strip_uses_the_curve(void **state)
                        "--side payer --strategy strip --contracts k.json");
     if (r.status != 0) fail_msg("hedge --contracts: %s", r.err);
     assert_non_null(strstr(r.out, "rounded half-up to the contract's tick"));
-    row = strstr(r.out, "\n2025-07  ");
-    assert_non_null(row);
-    snprintf(line, sizeof line, "%.*s", (int)strcspn(row + 1, "\n"), row + 1);
-    n = 0;
-    for (char *p = strtok(line, " "); p && n < 16; p = strtok(NULL, " ")) f[n++] = p;
-    assert_true(n >= 4);
     long long w4 = llround(want * 1e4); /* the entry in units of 0.0001 */
-    tu_assert_close(strtod(f[3], NULL), (double)((w4 + 50) / 100 * 100) / 1e4, 1e-9,
+    tu_assert_close(entry_of_july(r.out), (double)((w4 + 50) / 100 * 100) / 1e4, 1e-9,
                     "the strip's entry price of 2025-07 on the tick");
+    tu_run_free(&r);
+    /* 2025-01-31 published (elsewhere: pub2), then its record in the store
+     * made to say 3.0000 for the forwards of tenors 5 and 6 (July 2025 from
+     * the end of January): the strip locks July at the published curve,
+     * not at the one computed again */
+    sh_ok("$GPUIDX_BIN --db c.db index publish --date 2025-01-31 --out pub2 2>/dev/null");
+    char *csv = rel("pub2/2025-01-31/curve.csv");
+    gpi_sbuf t = {0};
+    for (char *p = csv; *p;) {
+        size_t len = strcspn(p, "\n");
+        if (strncmp(p, "2025-01-31,H100-SXM.OD,5,", 25) == 0 ||
+            strncmp(p, "2025-01-31,H100-SXM.OD,6,", 25) == 0)
+            gpi_sbuf_printf(&t, "%.25s3.0000,3.0000,fitted,\n", p);
+        else
+            gpi_sbuf_printf(&t, "%.*s\n", (int)len, p);
+        p += len + (p[len] == '\n');
+    }
+    assert_false(t.oom);
+    free(tu_write(dir, "tampered.csv", t.p));
+    free(t.p);
+    free(csv);
+    int32_t jan31;
+    gpi_date_parse("2025-01-31", &jan31);
+    char sql[256];
+    snprintf(sql, sizeof sql,
+             "sqlite3 c.db \"UPDATE vintage_curves SET curve_csv = "
+             "CAST(readfile('tampered.csv') AS TEXT) WHERE day = %d\"",
+             (int)jan31);
+    sh_ok(sql);
+    r = tu_gpuidx(dir, "--db c.db hedge simulate --rent m/rent_payer.csv --grade H100-SXM.OD "
+                       "--side payer --strategy strip");
+    if (r.status != 0) fail_msg("hedge after publishing 2025-01-31: %s", r.err);
+    assert_non_null(strstr(r.out, "first vintage: 5 of 12 entry days"));
+    tu_assert_close(entry_of_july(r.out), 3.0, 1e-12, "July locked at the published curve");
     tu_run_free(&r);
 }
 
