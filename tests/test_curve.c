@@ -457,6 +457,62 @@ static void test_reference_agrees(void **state)
     free(dir);
 }
 
+/* curve.csv read back (curve/csv_read.c): the lines curve_csv_rows wrote
+ * give the same numbers, statuses and reasons; a grade not in the text is
+ * not found; a text that is not curve.csv is refused, named. */
+static void test_csv_read_back(void **state)
+{
+    (void)state;
+    qset s = {.n = 0};
+    offer(&s, "alpha", 1, 2000000, 2000000, 0);
+    offer(&s, "alpha", 3, 1900000, 2000000, 0);
+    curve_result r = compute(20000, &s);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    curve_csv_header(f);
+    curve_csv_rows(f, DAY, "X.OD", &r);
+    fclose(f);
+    curve_tenor t[CURVE_TENORS];
+    int found = 0;
+    gpi_diag d = {{0}};
+    assert_int_equal(curve_csv_read("c", buf, len, "x.od", t, &found, &d), GPI_OK);
+    assert_int_equal(found, 1);
+    for (int k = 0; k < CURVE_TENORS; k++) {
+        assert_int_equal(t[k].fwd_e4, r.t[k].fwd_e4);
+        assert_int_equal(t[k].term_e4, r.t[k].term_e4);
+        assert_int_equal(t[k].status, r.t[k].status);
+        assert_string_equal(t[k].reason, r.t[k].status == CURVE_WITHHELD ? r.t[k].reason : "");
+    }
+    assert_int_equal(curve_csv_read("c", buf, len, "Y.OD", t, &found, &d), GPI_OK);
+    assert_int_equal(found, 0);
+    assert_int_equal(t[0].status, CURVE_WITHHELD);
+    free(buf);
+    curve_result_free(&r);
+    static const struct {
+        const char *text, *msg;
+    } bad[] = {
+        {"date,grade,value\n", "c:1: not curve.csv's header"},
+        {"date,grade,tenor,term_rate,forward,status,reason\n2025-01-01,X.OD,37,,,withheld,x\n",
+         "c:2: tenor: not 1..36 (got \"37\")"},
+        {"date,grade,tenor,term_rate,forward,status,reason\n2025-01-01,X.OD,1,2.0,2.0,good,\n",
+         "c:2: status: not fitted, interpolated or withheld (got \"good\")"},
+        {"date,grade,tenor,term_rate,forward,status,reason\n2025-01-01,X.OD,1,2.0,2.0,withheld,\n",
+         "c:2: a withheld tenor has no numbers, any other both"},
+        {"date,grade,tenor,term_rate,forward,status,reason\n2025-01-01,X.OD,1,abc,2.0,fitted,\n",
+         "c:2: term_rate: not a number (got \"abc\")"},
+        {"date,grade,tenor,term_rate,forward,status,reason\n2025-01-01,X.OD,1\n",
+         "c:2: 3 fields, curve.csv has 7"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        gpi_diag e = {{0}};
+        assert_int_equal(curve_csv_read("c", bad[i].text, strlen(bad[i].text), "X.OD", t, &found,
+                                        &e),
+                         GPI_EINPUT);
+        assert_string_equal(e.msg, bad[i].msg);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -466,6 +522,7 @@ int main(void)
         cmocka_unit_test(test_screen_named),        cmocka_unit_test(test_withheld_tenors),
         cmocka_unit_test(test_implausible_forward), cmocka_unit_test(test_convexity_screen),
         cmocka_unit_test(test_futures_screen),      cmocka_unit_test(test_reference_agrees),
+        cmocka_unit_test(test_csv_read_back),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
