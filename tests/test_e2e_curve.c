@@ -259,6 +259,55 @@ static void test_verify_and_reference(void **state)
     tu_run_free(&r);
 }
 
+/* The front is the grade's fix whatever its method: the shipped grades are
+ * methodology v3, whose fix is the panel's value (a group outside the panel,
+ * a candidate, is listed but not in it); each published curve.json front
+ * is index.json's value of the grade, null where the grade has none. */
+static void test_front_is_the_v3_fix(void **state)
+{
+    (void)state;
+    static const char *const days[] = {"2025-09-30", "2025-10-31", "2025-11-30", "2025-12-25",
+                                       "2025-12-26", "2025-12-27", "2025-12-28", "2025-12-29",
+                                       "2025-12-30", "2025-12-31"};
+    int pairs = 0, fronts = 0, with_candidates = 0;
+    for (size_t i = 0; i < sizeof days / sizeof days[0]; i++) {
+        char path[4096];
+        json_error_t e;
+        snprintf(path, sizeof path, "%s/pub/%s/index.json", dir, days[i]);
+        json_t *ix = json_load_file(path, 0, &e);
+        snprintf(path, sizeof path, "%s/pub/%s/curve.json", dir, days[i]);
+        json_t *cv = json_load_file(path, 0, &e);
+        if (!ix || !cv) fail_msg("%s: %s", path, e.text);
+        size_t a, b;
+        json_t *row, *g;
+        json_array_foreach(json_object_get(ix, "rows"), a, row)
+        {
+            const char *id = json_string_value(json_object_get(row, "grade"));
+            assert_string_equal(json_string_value(json_object_get(row, "methodology")), "v3");
+            with_candidates += json_integer_value(json_object_get(row, "n_candidates")) > 0;
+            json_array_foreach(json_object_get(cv, "grades"), b, g)
+            {
+                if (strcmp(json_string_value(json_object_get(g, "grade")), id) != 0) continue;
+                json_t *v = json_object_get(row, "value"), *f = json_object_get(g, "front");
+                pairs++;
+                if (json_is_null(v)) {
+                    assert_true(json_is_null(f));
+                    continue;
+                }
+                fronts++;
+                if (fabs(json_number_value(f) - json_number_value(v)) > 5e-9)
+                    fail_msg("%s %s: front %.4f, fix %.4f", days[i], id, json_number_value(f),
+                             json_number_value(v));
+            }
+        }
+        json_decref(ix);
+        json_decref(cv);
+    }
+    assert_int_equal(pairs, 80); /* 10 days x 8 grades */
+    assert_true(fronts >= 70);
+    assert_true(with_candidates > 0); /* days whose panel leaves a present group out */
+}
+
 static void test_tampering_found(void **state)
 {
     (void)state;
@@ -458,6 +507,7 @@ int main(void)
         cmocka_unit_test(test_within_3pct_of_the_true_curve),
         cmocka_unit_test(test_withheld_and_shapes),
         cmocka_unit_test(test_verify_and_reference),
+        cmocka_unit_test(test_front_is_the_v3_fix),
         cmocka_unit_test(test_tampering_found),
         cmocka_unit_test(test_old_vintage_regenerates),
         cmocka_unit_test(test_strip_uses_the_curve),

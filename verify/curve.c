@@ -24,8 +24,12 @@
  *     of that kind: a group reference is the median of the group's used
  *     offers (or the volume-weighted median of its used trades), a listing
  *     reference one of the group's used offer prices within 1/1.25..1.25 of
- *     that median.  Where the lines are not listed (a v1 grade lists only
- *     the level it used) the reference is "not verifiable".
+ *     that median.  A v3 grade's lines count whether the group is a
+ *     member (used) or a candidate (both passed the day's screen; the
+ *     curve restates against a provider's own prices, in the panel or
+ *     not); an imputed member's carried lines (imputed 1) do not: they
+ *     are another day's.  Where the lines are not listed (a v1 grade lists
+ *     only the level it used) the reference is "not verifiable".
  */
 #include "verify/internal.h"
 
@@ -213,8 +217,11 @@ static void check_refs(vday *dy, vrow *row, const curve_quote *q, size_t n, vcur
         size_t m = 0;
         for (size_t k = 0; row && k < row->n_obs && m < 512; k++) {
             const vobs *o = &dy->obs[row->obs[k]];
-            if (o->kind != q[i].kind || !o->used || !o->group || !q[i].group ||
-                strcmp(o->group, q[i].group) != 0)
+            /* the day's screened lines of the group: a v3 grade lists a
+             * group outside its panel as candidate, and an imputed
+             * member's carried lines (imputed 1) are another day's */
+            if (o->kind != q[i].kind || !(o->used || o->candidate) || o->imputed == 1 ||
+                !o->group || !q[i].group || strcmp(o->group, q[i].group) != 0)
                 continue;
             prices[m] = o->price;
             it[m] = (idx_item){o->price, o->qty > 0 ? o->qty : 0, (uint64_t)k, 0, 0, IDX_OK};
