@@ -189,8 +189,11 @@ void site_curve_chart(FILE *f, const site_curves *c, const char *grade)
             }
     }
     double pad = (hi - lo) * 0.08 + 0.01;
-    lo -= pad;
-    hi += pad;
+    /* the price axis in round steps, as the series chart's (site/svg.c) */
+    double step = fmax(0.01, site_nice_step(hi - lo + 2 * pad));
+    int cents = fabs(step * 100 - round(step * 100)) < 1e-9; /* else 0.025: a tenth */
+    lo = fmax(0, floor((lo - pad) / step) * step);
+    hi = ceil((hi + pad) / step) * step;
     int withheld = 0;
     for (int k = 0; k < CURVE_TENORS; k++) withheld += g->c[0].fwd_e4[k] < 0;
     fprintf(f, "<p class=\"meta\">Term curve of %s (%d of 36 tenors withheld): the "
@@ -202,7 +205,7 @@ void site_curve_chart(FILE *f, const site_curves *c, const char *grade)
             CW, CH);
 #define XOF(m) (CML + (CW - CML - CMR) * (m) / 36.0)
 #define YOF(v) (CMT + (CH - CMT - CMB) * (1 - ((v) - lo) / (hi - lo)))
-    /* axes: tenors every 6 months, five price lines */
+    /* axes: tenors every 6 months, the price lines every step */
     for (int m = 0; m <= 36; m += 6)
         fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" class=\"grid\"/>"
                    "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" class=\"axis\">%d</text>\n",
@@ -210,12 +213,12 @@ void site_curve_chart(FILE *f, const site_curves *c, const char *grade)
     fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" class=\"axis\">months "
                "ahead</text>\n",
             XOF(18), CH - 4);
-    for (int i = 0; i <= 4; i++) {
-        double v = lo + (hi - lo) * i / 4;
+    for (int i = 0; lo + step * i <= hi + step / 2; i++) {
+        double v = lo + step * i;
         fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" class=\"grid\"/>"
                    "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" class=\"axis\">$%s</text>\n",
                 CML, YOF(v), CW - CMR, YOF(v), CML - 6, YOF(v) + 4,
-                gpi_fixed_format(gpi_double_to_units(v, 2), 2, b));
+                gpi_fixed_format(gpi_double_to_units(v, cents ? 2 : 3), cents ? 2 : 3, b));
     }
     for (int t = SC_DAYS - 1; t >= 0; t--) {
         const sc_curve *x = &g->c[t];

@@ -15,6 +15,8 @@
 /* Writes one grade's chart: rows[0..n) are its days, ascending; the x axis
  * spans [day0, day1] (site.c gives each grade its own: from its first day
  * with a value to its last day). */
+/* svg.c: a "nice" step (1, 2, 2.5, 5 x 10^k) giving about five ticks over range. */
+double site_nice_step(double range);
 void site_svg_chart(FILE *f, const store_index_row *rows, size_t n, int32_t day0,
                     int32_t day1);
 

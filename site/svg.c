@@ -67,7 +67,7 @@ static double yof(const frame *fr, double usd)
     return MT + (fr->yhi - usd) / (fr->yhi - fr->ylo) * (H - MT - MB);
 }
 
-static double nice_step(double range)
+double site_nice_step(double range)
 {
     double raw = range / 5.0;
     double p = pow(10, floor(log10(raw)));
@@ -304,7 +304,7 @@ void site_svg_chart(FILE *f, const store_index_row *r, size_t n, int32_t day0, i
     if (pad < 0.01) pad = 0.05;
     fr.ylo = fmax(0, fr.ylo - pad);
     fr.yhi += pad;
-    double step = nice_step(fr.yhi - fr.ylo);
+    double step = site_nice_step(fr.yhi - fr.ylo);
     fr.ylo = floor(fr.ylo / step) * step;
     fr.yhi = ceil(fr.yhi / step) * step;
     fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %.0f %.0f\" "
