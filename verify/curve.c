@@ -23,8 +23,9 @@
  *     are checked against observations.csv where it lists the grade's lines
  *     of that kind: a group reference is the median of the group's used
  *     offers (or the volume-weighted median of its used trades), a listing
- *     reference one of the group's used offer prices within 1/1.25..1.25 of
- *     that median.  A v3 grade's lines count whether the group is a
+ *     reference one of the group's used offer prices, or the mean of two
+ *     (the median of an even number of the listing's offers), within
+ *     1/1.25..1.25 of that median.  A v3 grade's lines count whether the group is a
  *     member (used) or a candidate (both passed the day's screen; the
  *     curve restates against a provider's own prices, in the panel or
  *     not); an imputed member's carried lines (imputed 1) do not: they
@@ -246,11 +247,19 @@ static void check_refs(vday *dy, vrow *row, const curve_quote *q, size_t n, vcur
         }
         char a[32], b[32];
         if (q[i].ref_twin) {
+            /* the median of the listing's own offers (region, scope and
+             * sku, which observations.csv does not all show): one of the
+             * group's prices or the mean of two of them */
             int found = 0;
-            for (size_t k = 0; k < m; k++) found |= 4 * prices[k] == q[i].ref_q;
+            for (size_t k = 0; k < m && !found; k++) {
+                found = 4 * prices[k] == q[i].ref_q;
+                for (size_t l = k + 1; l < m && !found; l++)
+                    found = 2 * (prices[k] + prices[l]) == q[i].ref_q;
+            }
             if (!found || q[i].ref_q * 4 > med * 5 || q[i].ref_q * 5 < med * 4)
                 differ(c, "inputs.rows[%zu]: reference %s is not one of %s's %s prices in "
-                          "observations.csv within 1/1.25..1.25 of its median %s",
+                          "observations.csv (or the mean of two) within 1/1.25..1.25 of its "
+                          "median %s",
                        i, gpi_fixed_format(q[i].ref_q * 25, 8, a), q[i].group,
                        curve_kind_name(q[i].kind), gpi_fixed_format(med * 25, 8, b));
         } else if (med != q[i].ref_q) {
