@@ -59,16 +59,16 @@ static int setup(void **state)
     (void)state;
     dir = tu_mkdtemp("e2e-curve");
     static const char *const steps[] = {
-        "$GPUIDX_BIN simulate --days 365 --seed 20250101 --out m --truth truth.csv >/dev/null",
-        "$GPUIDX_BIN --db c.db ingest offers --admit-providers m/offers.csv m/term_offers.csv "
+        "\"$GPUIDX_BIN\" simulate --days 365 --seed 20250101 --out m --truth truth.csv >/dev/null",
+        "\"$GPUIDX_BIN\" --db c.db ingest offers --admit-providers m/offers.csv m/term_offers.csv "
         ">/dev/null 2>&1",
-        "$GPUIDX_BIN --db c.db ingest trades --admit-providers m/trades.csv >/dev/null 2>&1",
-        "$GPUIDX_BIN --db c.db index build --from 2025-01-01 --to 2025-12-31 >/dev/null 2>&1",
-        "for d in 2025-09-30 2025-10-31 2025-11-30; do $GPUIDX_BIN --db c.db index publish --date "
+        "\"$GPUIDX_BIN\" --db c.db ingest trades --admit-providers m/trades.csv >/dev/null 2>&1",
+        "\"$GPUIDX_BIN\" --db c.db index build --from 2025-01-01 --to 2025-12-31 >/dev/null 2>&1",
+        "for d in 2025-09-30 2025-10-31 2025-11-30; do \"$GPUIDX_BIN\" --db c.db index publish --date "
         "$d --out pub 2>/dev/null || exit 1; done",
-        "$GPUIDX_BIN --db c.db index publish --from 2025-12-25 --to 2025-12-31 --out pub 2>/dev/null",
-        "$GPUIDX_BIN --db c.db curve --date 2025-01-01 --to 2025-12-31 --csv > curves.csv",
-        "$GPUIDX_BIN --db c.db index show --from 2025-01-01 --to 2025-12-31 > values.csv",
+        "\"$GPUIDX_BIN\" --db c.db index publish --from 2025-12-25 --to 2025-12-31 --out pub 2>/dev/null",
+        "\"$GPUIDX_BIN\" --db c.db curve --date 2025-01-01 --to 2025-12-31 --csv > curves.csv",
+        "\"$GPUIDX_BIN\" --db c.db index show --from 2025-01-01 --to 2025-12-31 > values.csv",
     };
     for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) sh_ok(steps[i]);
     return 0;
@@ -348,7 +348,7 @@ static void test_old_vintage_regenerates(void **state)
     (void)state;
     sh_ok("sha256sum pub/2025-10-31/v1/curve.csv pub/2025-10-31/v1/curve.json > before && "
           "rm pub/2025-10-31/v1/curve.csv pub/2025-10-31/v1/curve.json pub/2025-10-31/curve.json");
-    sh_ok("$GPUIDX_BIN --db c.db index publish --date 2025-10-31 --out pub 2>/dev/null");
+    sh_ok("\"$GPUIDX_BIN\" --db c.db index publish --date 2025-10-31 --out pub 2>/dev/null");
     sh_ok("sha256sum pub/2025-10-31/v1/curve.csv pub/2025-10-31/v1/curve.json | cmp - before && "
           "cmp pub/2025-10-31/curve.json pub/2025-10-31/v1/curve.json");
 }
@@ -424,7 +424,7 @@ static void test_strip_uses_the_curve(void **state)
      * made to say 3.0000 for the forwards of tenors 5 and 6 (July 2025 from
      * the end of January): the strip locks July at the published curve,
      * not at the one computed again */
-    sh_ok("$GPUIDX_BIN --db c.db index publish --date 2025-01-31 --out pub2 2>/dev/null");
+    sh_ok("\"$GPUIDX_BIN\" --db c.db index publish --date 2025-01-31 --out pub2 2>/dev/null");
     char *csv = rel("pub2/2025-01-31/curve.csv");
     gpi_sbuf t = {0};
     for (char *p = csv; *p;) {
@@ -489,7 +489,7 @@ static void test_backtest_lab_site(void **state)
     assert_non_null(strstr(r.out, "  H100-SXM.SPOT: 0 of 31 days; tenors -, most 0;"));
     tu_run_free(&r);
     /* the site */
-    sh_ok("$GPUIDX_BIN --db c.db site --out www >/dev/null");
+    sh_ok("\"$GPUIDX_BIN\" --db c.db site --out www >/dev/null");
     char *html = rel("www/index.html");
     size_t charts = 0;
     for (const char *q = html; (q = strstr(q, "class=\"chart curve\">")); q++) charts++;
