@@ -145,6 +145,8 @@ static void manipulation_json(gpi_sbuf *b, const idx_v3_out *o)
         put_opt(b, o->reach.hi_e4[k], 4);
         put_s(b, ",\"void\":");
         put_bool(b, o->reach.void_[k]);
+        put_s(b, ",\"carry\":");
+        put_bool(b, o->reach.carry_[k]);
         put_s(b, "}");
     }
     put_s(b, "}}");
