@@ -431,6 +431,7 @@ static void print_table(FILE *f, const idx_evaluation *ev)
                 (double)g->loo_max_to_e4 / 1e4, pct(b[0], g->loo_max_rel, 2));
     }
     cli_eval_print_segments(f, ev, w);
+    cli_eval_print_fsp_moves(f, ev, w);
     if (!ev->corr) { /* more than IDX_CORR_MATRIX_MAX grades */
         print_nearest(f, ev, w);
         return;

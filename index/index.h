@@ -213,6 +213,14 @@ typedef struct idx_segment_eval {
 /* What a candidate grade would have been over [from, to], computed from
  * the stored observations with this methodology (the grades need not be
  * built; nothing is written).  Means are NAN when no day qualifies. */
+/* A month's FSP so far and what one participant can do to it. */
+typedef struct idx_fsp_month {
+    int32_t day;                    /* the month's last day in the range */
+    long days, business_days;       /* days with a value through it */
+    int64_t fsp_e4;                 /* the mean of the month's values in the range, half-up; -1 none */
+    int64_t move_e6[3][2];          /* [absent, print, new][calendar, business]; -1 none */
+} idx_fsp_month;
+
 typedef struct idx_grade_eval {
     char id[IDX_NAME_MAX + 1];
     long n_level[GPI_LEVEL__N];     /* days per level (gpi_level index)       */
@@ -297,6 +305,12 @@ typedef struct idx_grade_eval {
      * splits, and its segment; 0 for the evaluated file's grades */
     size_t split_of;
     char split_segment[IDX_NAME_MAX + 1];
+    /* methodology v3: per calendar month of the range, as of its last day
+     * in the range, what one participant can do to the month's final
+     * settlement price (METHODOLOGY.md §11.4; index/v3.h's figures);
+     * malloc'd, freed by idx_evaluation_free */
+    idx_fsp_month *fsp_months;
+    size_t n_fsp_months;
 } idx_grade_eval;
 
 #define IDX_CORR_MIN_DAYS 10

@@ -370,6 +370,11 @@ gpi_status idx_v3_row_fix(idx_day *dy, size_t gi, idx_chain *c, int32_t day, int
 /* v3_row.c: grade gi (v3) of the day read into dy screened and stepped
  * (*out: the state's, until its next step); idx_v3_replay_day the same
  * without the output (build.c note 9). */
+/* index/v3_reach.c: after a v3 day of the grade lab (k its index in the
+ * range, values the range's values before it), on the month's last day
+ * or the range's (last), its month's figures appended to ge. */
+gpi_status idx_eval_fsp_month(idx_grade_eval *ge, const idx_v3_out *o, const int64_t *values,
+                              long k, int last, gpi_diag *d);
 gpi_status idx_v3_day_step(idx_day *dy, size_t gi, idx_chain *c, int32_t day, idx_v3_out **out,
                            gpi_diag *d);
 gpi_status idx_v3_replay_day(idx_day *dy, size_t gi, idx_chain *c, int32_t day, gpi_diag *d);
