@@ -151,11 +151,15 @@ static int64_t cap_volume(const idx_v3 *s)
 
 /* Trade providers of the fix (a printed or new trade can make the trades
  * level only when one more reaches min_providers). */
-static long trade_groups(const idx_v3 *s)
+static long trade_groups(const idx_item *t, size_t nt)
 {
     long n = 0;
-    for (size_t i = 0; i < s->nft; i++)
-        if (s->ft[i].reason == IDX_OK && (i == 0 || s->ft[i].group != s->ft[i - 1].group)) n++;
+    int32_t last = -1;
+    for (size_t i = 0; i < nt; i++) /* by group: each group's items together */
+        if (t[i].reason == IDX_OK && t[i].group != last) {
+            last = t[i].group;
+            n++;
+        }
     return n;
 }
 
@@ -175,7 +179,7 @@ gpi_status v3_reach_day(idx_v3 *s, int32_t day, gpi_diag *d)
     r->carried = e.level == GPI_LEVEL_CARRIED;
     int carry[IDX_REACH_KINDS] = {r->carried, r->carried, r->carried};
     for (int k = 0; k < IDX_REACH_KINDS; k++) widen(r, k, r->v_e4);
-    long tg = trade_groups(s);
+    long tg = trade_groups(s->ft, s->nft);
     int64_t q = cap_volume(s);
     const int minp = s->g->p.min_providers;
     long present = 0;
@@ -222,9 +226,15 @@ gpi_status v3_reach_day(idx_v3 *s, int32_t day, gpi_diag *d)
     }
     r->void_[IDX_REACH_ABSENT] |= r->void_[IDX_REACH_PRINT];
     carry[IDX_REACH_ABSENT] |= carry[IDX_REACH_PRINT];
-    /* a new participant, present */
+    /* a new participant, present (with no member present, the imputed
+     * members' observations complete its fix: count their traders) */
     int32_t ng = (int32_t)s->ng;
-    int trade_ops = tg + 1 >= minp;
+    long tgn = tg;
+    if (rc == GPI_OK && s->unobserved) {
+        rc = base_items(s, -1, 1, &nt, &no, d);
+        tgn = trade_groups(s->xt, nt);
+    }
+    int trade_ops = tgn + 1 >= minp;
     for (int side = 0; side < 2 && rc == GPI_OK; side++) {
         int64_t p = side ? HI_MICRO : LO_MICRO;
         for (int mode = 0; mode < (trade_ops ? 3 : 1) && rc == GPI_OK; mode++) {
