@@ -13,6 +13,7 @@
  *     The last 12 months of a grade are shown, newest first.
  */
 #include "site/internal.h"
+#include "store/index_values.h"
 #include "core/vec.h"
 
 #include <jansson.h>
