@@ -6,8 +6,8 @@
  * (publish/publish.c note 4).  They follow from the format alone
  * (publish/columns.c), so verify makes them again and compares them byte
  * for byte: a changed unit, type or column meaning is a difference, and
- * so is a missing file.  DIR's own is required once DIR holds a day of
- * format 4 (older publications had none).
+ * so is a missing file.  DIR's own is required beside restatements.csv
+ * once DIR's latest day is of format 4 (older publications had none).
  */
 #include "verify/internal.h"
 #include "publish/columns.h"
@@ -76,6 +76,10 @@ gpi_status vdir_check_package(verify_dir *v, const int32_t *days, size_t n_days,
     char path[4200];
     snprintf(path, sizeof path, "%s/datapackage.json", v->dir);
     if (vfile_exists(path) != GPI_OK) {
+        /* without restatements.csv (said by restatements.c) nothing to describe */
+        char rs[4200];
+        snprintf(rs, sizeof rs, "%s/restatements.csv", v->dir);
+        if (vfile_exists(rs) != GPI_OK) return GPI_OK;
         int format4 = 0; /* a publication that writes it */
         for (size_t i = n_days; i-- > 0 && !format4;) {
             vday *dy = NULL;
