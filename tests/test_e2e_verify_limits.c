@@ -7,7 +7,8 @@
  * replaced by something hostile, and verify must refuse it with its
  * message, within a few seconds (a FIFO: it must not wait for a writer)
  * and in little memory (the peak resident size of the verify process);
- * --max-file-mib moves the limit.
+ * --max-file-mib moves the limit.  A signed day's signature.json (and its
+ * vintages') is read under the same rules.
  */
 #include "tests/testutil.h"
 
@@ -35,9 +36,14 @@ static int setup(void **state)
         "\"$GPUIDX_BIN\" --db t.db ingest offers --admit-providers m/offers.csv >/dev/null 2>&1",
         "\"$GPUIDX_BIN\" --db t.db ingest trades --admit-providers m/trades.csv >/dev/null 2>&1",
         "\"$GPUIDX_BIN\" --db t.db index build --from 2025-01-01 --to 2025-01-06 2>/dev/null",
+        /* a signed copy: its signature files are read too */
+        "cp t.db s.db && \"$GPUIDX_BIN\" key new --out k.pem >/dev/null 2>&1 && "
+        "\"$GPUIDX_BIN\" --db s.db index publish --from 2025-01-05 --to 2025-01-06 --out spub "
+        "--sign k.pem 2>/dev/null",
         "\"$GPUIDX_BIN\" --db t.db index publish --from 2025-01-05 --to 2025-01-06 --out pub "
         "2>/dev/null",
-        "\"$GPUIDX_BIN\" verify pub >/dev/null",
+        "\"$GPUIDX_BIN\" verify pub >/dev/null && \"$GPUIDX_BIN\" verify --key k.pem.pub spub "
+        ">/dev/null",
     };
     tu_run r = tu_sh_all(dir, steps, sizeof steps / sizeof steps[0]);
     tu_run_free(&r);
@@ -95,6 +101,22 @@ static void test_hostile_files_refused(void **state)
         long kib = peak ? strtol(peak + 5, NULL, 10) : -1;
         if (kib < 0 || kib > 64 * 1024)
             fail_msg("%s: peak %ld KiB (more than 64 MiB)", cases[i].what, kib);
+        tu_run_free(&r);
+    }
+    /* a signed day's signature.json, of the current files or of v1/, as a
+     * FIFO or a link to /dev/zero: said unreadable, without waiting */
+    static const char *const sig_cases[] = {
+        "mkfifo big/2025-01-06/signature.json",
+        "mkfifo big/2025-01-06/v1/signature.json",
+        "ln -s /dev/zero big/2025-01-06/signature.json",
+    };
+    for (size_t i = 0; i < sizeof sig_cases / sizeof sig_cases[0]; i++) {
+        tu_run r = tu_sh(dir, "rm -rf big && cp -a spub big && rm -f %s && %s && " VLIMIT
+                              "timeout 20 \"$GPUIDX_BIN\" verify big; echo $?",
+                         strrchr(sig_cases[i], ' ') + 1, sig_cases[i]);
+        if (!strstr(r.out, "\n1\n") || !strstr(r.out, "signature.json is unreadable"))
+            fail_msg("%s: want exit 1 (124: hung) and \"signature.json is unreadable\":\n%s%s",
+                     sig_cases[i], r.out, r.err);
         tu_run_free(&r);
     }
     /* the limit moved above a file: it is read (and then found not JSON) */

@@ -9,6 +9,8 @@
  *     with a message saying what it is.  Links are followed: a published
  *     folder may be a tree of links (the vintages' files are hard links;
  *     a mirror may use symbolic ones); what they lead to must be a file.
+ *     The signature files and the hashes sign.c takes of the signed files
+ *     go through the same rules (vfile_sha256 reads in blocks).
  * (2) Its size must be at most the limit (verify_dir_set_max_file;
  *     VERIFY_MAX_FILE_MIB by default, `gpuidx verify --max-file-mib N`):
  *     the largest published file of the bench market's busiest day is a
@@ -110,6 +112,47 @@ gpi_status vfile_read(const char *path, size_t max, char **buf, size_t *len, gpi
     b[n] = '\0';
     *buf = b;
     *len = n;
+    return GPI_OK;
+}
+
+gpi_status vfile_sha256(const char *path, size_t max, char out[65], gpi_diag *d)
+{
+    out[0] = '\0';
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return gpi_diag_set(d, GPI_EINPUT, "%s: cannot open: %s", path, strerror(errno));
+    struct stat sb;
+    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) || sb.st_size < 0 ||
+        (uint64_t)sb.st_size > (uint64_t)max) {
+        int reg = S_ISREG(sb.st_mode);
+        close(fd);
+        return gpi_diag_set(d, GPI_EINPUT, "%s: %s: refused", path,
+                            reg ? "over the limit of a file" : kind_of(sb.st_mode));
+    }
+    int fl = fcntl(fd, F_GETFL);
+    if (fl >= 0) (void)fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+    gpi_sha256 h;
+    gpi_sha256_init(&h);
+    char buf[65536];
+    size_t total = 0;
+    for (;;) {
+        ssize_t k = read(fd, buf, sizeof buf);
+        if (k < 0 && errno == EINTR) continue;
+        if (k < 0) {
+            int e = errno;
+            close(fd);
+            return gpi_diag_set(d, GPI_EINPUT, "%s: read error: %s", path, strerror(e));
+        }
+        if (k == 0) break;
+        total += (size_t)k;
+        if (total > max) {
+            close(fd);
+            return gpi_diag_set(d, GPI_EINPUT, "%s: grew past the limit of a file while read",
+                                path);
+        }
+        gpi_sha256_update(&h, buf, (size_t)k);
+    }
+    close(fd);
+    gpi_sha256_final(&h, out);
     return GPI_OK;
 }
 

@@ -137,6 +137,9 @@ struct verify_dir {
 gpi_status vfile_read(const char *path, size_t max, char **buf, size_t *len, gpi_diag *d);
 /* GPI_OK when something is at path. */
 gpi_status vfile_exists(const char *path);
+/* The SHA-256 (hex) of the file at path, read in blocks under the rules of
+ * vfile_read (a regular file of at most max bytes). */
+gpi_status vfile_sha256(const char *path, size_t max, char out[65], gpi_diag *d);
 
 /* load.c (design notes there) */
 /* The day as another day's row takes it: its current files, or, while a
@@ -262,10 +265,12 @@ typedef struct vitems {
 int vitems_group(vitems *it, const char *name);
 void vitems_free(vitems *it);
 
-/* sign.c: the signature of a day (DIR/D, its index.json root); the
- * verdict (VERIFY_SIG_*) and its words in out. */
-int verify_signature(const char *daydir, json_t *root, const unsigned char *key, char *out,
-                     size_t cap);
+/* sign.c: the signature of a day (DIR/D, its index.json root; max the
+ * largest file read); the verdict (VERIFY_SIG_*) and its words in out. */
+int verify_signature(const char *daydir, json_t *root, const unsigned char *key, size_t max,
+                     char *out, size_t cap);
+/* signature.json is a few hundred bytes; read at most this much of it */
+#define VERIFY_SIG_MAX_BYTES ((size_t)1 << 20)
 
 /* uncert.c: the bootstrap interval and confidence flag of a row of file
  * format 4, recomputed (index/bootstrap.c) from its lines. */
