@@ -306,6 +306,7 @@ int32_t idx_depends_from(const idx_grade *g, int32_t day)
 {
     int32_t v1 = day - g->p.adj_lookback_days - g->p.max_carry_days;
     if (g->method == 1) return v1;
+    if (g->method == 3) return INT32_MIN; /* v3_store.c note 1 */
     int32_t v2 = idx_v2_first_day(g, day);
     return v2 < v1 ? v2 : v1;
 }

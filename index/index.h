@@ -135,9 +135,11 @@ const char *idx_day_outside(int32_t day);
 /* The first day a row of grade g on `day` can depend on: observations of
  * [idx_depends_from(g, day), day] make it what it is (build.c notes 1 and
  * 7: v1 the adjustment's lookback and the carry; v2 the chain since the
- * rebalance period before, and v1's days).  A method without its own rule
- * gets v2's (the longest).  Publication uses it to tell which published
- * days late data left behind. */
+ * rebalance period before, and v1's days; v3 every day before: INT32_MIN,
+ * its panel's membership, last prices and log index carry from the
+ * grade's first observation on, index/v3_store.c note 1).  A method
+ * without its own rule gets v2's.  Publication uses it to tell which
+ * published days late data left behind. */
 int32_t idx_depends_from(const idx_grade *g, int32_t day);
 
 /* as_of of idx_build: the build's own cut-off -- the time of the build, or

@@ -262,7 +262,11 @@ static void test_regroup_after_alias_change(void **state)
 {
     (void)state;
     char *dir = tu_mkdtemp("e2e-r31-regroup");
-    tu_run r = tu_sh(dir, "mkdir data && cp '%s'/data/*.csv '%s'/data/grades.json data/",
+    /* (the grades as methodology v2: a day's cross-section counts the
+     * groups of its own observations, where a v3 panel admits none in 3
+     * days) */
+    tu_run r = tu_sh(dir, "mkdir data && cp '%s'/data/*.csv data/ && cp "
+                          "'%s'/tests/fixtures/grades_v2.json data/grades.json",
                      tu_srcdir(), tu_srcdir());
     tu_run_free(&r);
     free(tu_write(dir, "f1.csv", "observed_at,provider,gpu,price,id\n"

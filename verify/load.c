@@ -152,6 +152,12 @@ gpi_status vjson_parse_text(const char *name, const char *text, size_t len, json
                             gpi_diag *d)
 {
     *out = NULL;
+    /* a NUL byte ends the text for the parser: what follows it would pass
+     * unread (a published index.json padded with 2 MB of zeros verified) */
+    const char *nul = memchr(text, '\0', len);
+    if (nul)
+        return gpi_diag_set(d, GPI_EINPUT, "%s: a NUL byte at byte %zu of %zu: not JSON", name,
+                            (size_t)(nul - text) + 1, len);
     char *q = gpi_json_quote_numbers(text, len); /* design note 1 */
     if (!q) return gpi_diag_set(d, GPI_ENOMEM, "out of memory");
     json_error_t je;
