@@ -38,17 +38,21 @@ static void expect_has(const char *what, const char *text, const char *want)
     if (!strstr(text, want)) fail_msg("%s: no \"%s\" in\n%s", what, want, text);
 }
 
-/* The market and its data folder (the shipped tables and grades; v1: the
- * shipped grades as methodology v1); the year's files split: day files of
- * 2025-01-23, late.csv (every second trade of 2025-01-20). */
-static char *market(const char *tag, int v1)
+/* The market and its data folder (the shipped tables; the grades of
+ * methodology v: 3 the shipped ones, 2 those shipped before v3
+ * (tests/fixtures/grades_v2.json), 1 the same as methodology v1); the
+ * year's files split: day files of 2025-01-23, late.csv (every second
+ * trade of 2025-01-20). */
+static char *market(const char *tag, int v)
 {
     char *dir = tu_mkdtemp(tag);
     const char *steps[] = {
         "mkdir data && cp \"$SRC\"/data/*.csv data/ && "
-        "if [ \"$V1\" = 1 ]; then sed -e 's/\"method\": \"v2\"/\"method\": \"v1\"/' "
-        "-e 's/\"version\": 2/\"version\": 1/' \"$SRC\"/data/grades.json > data/grades.json; "
-        "else cp \"$SRC\"/data/grades.json data/; fi",
+        "if [ \"$V\" = 1 ]; then sed -e 's/\"method\": \"v2\"/\"method\": \"v1\"/' "
+        "-e 's/\"version\": 2/\"version\": 1/' \"$SRC\"/tests/fixtures/grades_v2.json > "
+        "data/grades.json; elif [ \"$V\" = 2 ]; then cp \"$SRC\"/tests/fixtures/grades_v2.json "
+        "data/grades.json; else cp \"$SRC\"/data/grades.json data/; fi && "
+        "grep -q \"\\\"method\\\": \\\"v$V\\\"\" data/grades.json",
         "$GPUIDX_BIN simulate --days 30 --seed 7 --out m >/dev/null",
         "awk -F, 'NR == 1 { print > \"tr.csv\"; print > \"late.csv\"; next } "
         "substr($3, 1, 10) == \"2025-01-20\" && NR % 2 == 0 { print > \"late.csv\"; next } "
@@ -64,7 +68,7 @@ static char *market(const char *tag, int v1)
         "$G index publish --date 2025-01-$d --out pub || exit 1; done",
     };
     char env[4400];
-    snprintf(env, sizeof env, "SRC='%s' V1=%d; export SRC V1; ", tu_srcdir(), v1);
+    snprintf(env, sizeof env, "SRC='%s' V=%d; export SRC V; ", tu_srcdir(), v);
     char *buf[N(steps)];
     for (size_t i = 0; i < N(steps); i++) {
         size_t n = strlen(env) + strlen(steps[i]) + 1;
@@ -84,9 +88,11 @@ static char *market(const char *tag, int v1)
     return dir;
 }
 
-static void daily_job_after_late_data(int v1)
+static void daily_job_after_late_data(int v)
 {
-    char *dir = market(v1 ? "e2e-late-v1" : "e2e-late-v2", v1);
+    char tag[32];
+    snprintf(tag, sizeof tag, "e2e-late-v%d", v);
+    char *dir = market(tag, v);
     /* the build of the 23rd builds again from the 20th and names it */
     tu_run r = tu_gpuidx(dir, "--db t.db --data data index build --from 2025-01-23 "
                               "--to 2025-01-23");
@@ -139,16 +145,107 @@ static void daily_job_after_late_data(int v1)
     free(dir);
 }
 
+static void test_daily_job_late_data_v3(void **state)
+{
+    (void)state;
+    daily_job_after_late_data(3);
+}
+
 static void test_daily_job_late_data_v2(void **state)
 {
     (void)state;
-    daily_job_after_late_data(0);
+    daily_job_after_late_data(2);
 }
 
 static void test_daily_job_late_data_v1(void **state)
 {
     (void)state;
     daily_job_after_late_data(1);
+}
+
+/* Methodology v3: a row depends on every day before it (its panel's
+ * membership, last prices and log index carry from the grade's first
+ * observation: index/v3_store.c note 1), so late trades of a day six weeks
+ * before the published days leave those days behind too.  v2's rule (the
+ * chain since the rebalance period before) did not reach back that far:
+ * the build of the 23rd named nothing, and the 20th..22nd stayed as built
+ * before the late data.  Now the build names them, --restate publishes
+ * them again (their values did not move: new vintages with the same
+ * values), and verify passes. */
+static void test_v3_late_data_weeks_back(void **state)
+{
+    (void)state;
+    char *dir = tu_mkdtemp("e2e-late-v3-back");
+    const char *steps[] = {
+        "mkdir data && cp \"$SRC\"/data/*.csv \"$SRC\"/data/grades.json data/ && "
+        "grep -q '\"method\": \"v3\"' data/grades.json",
+        "$GPUIDX_BIN simulate --days 60 --seed 7 --out m >/dev/null",
+        "awk -F, 'NR == 1 { print > \"tr.csv\"; print > \"late.csv\"; next } "
+        "substr($3, 1, 10) == \"2025-01-10\" && NR % 2 == 0 { print > \"late.csv\"; next } "
+        "{ print > \"tr.csv\" }' m/trades.csv",
+        "for k in offers tr; do f=m/$k.csv; [ $k = tr ] && f=tr.csv; "
+        "awk -F, 'NR == 1 || substr($3, 1, 10) <= \"2025-02-22\"' $f > $k-1.csv; "
+        "awk -F, 'NR == 1 || substr($3, 1, 10) == \"2025-02-23\"' $f > $k-2.csv; done",
+        "G=\"$GPUIDX_BIN --db t.db --data data\"; "
+        "$G ingest offers --admit-providers offers-1.csv 2>/dev/null && "
+        "$G ingest trades --admit-providers tr-1.csv 2>/dev/null && "
+        "$G index build --from 2025-01-01 --to 2025-02-19 2>/dev/null && "
+        "for d in 20 21 22; do $G index build --from 2025-02-$d --to 2025-02-$d 2>/dev/null && "
+        "$G index publish --date 2025-02-$d --out pub 2>/dev/null || exit 1; done",
+    };
+    char env[4400];
+    snprintf(env, sizeof env, "SRC='%s'; export SRC; ", tu_srcdir());
+    char *buf[N(steps)];
+    for (size_t i = 0; i < N(steps); i++) {
+        size_t n = strlen(env) + strlen(steps[i]) + 1;
+        buf[i] = malloc(n);
+        snprintf(buf[i], n, "%s%s", env, steps[i]);
+    }
+    tu_run r = tu_sh_all(dir, (const char *const *)buf, N(steps));
+    tu_run_free(&r);
+    for (size_t i = 0; i < N(steps); i++) free(buf[i]);
+    tu_next_second(NULL);
+    r = tu_gpuidx(dir, "--db t.db --data data ingest trades --admit-providers late.csv "
+                       "tr-2.csv && $GPUIDX_BIN --db t.db --data data ingest offers "
+                       "--admit-providers offers-2.csv");
+    if (r.status != 0) fail_msg("late ingest: %s", r.err);
+    tu_run_free(&r);
+    r = tu_gpuidx(dir, "--db t.db --data data index build --from 2025-02-23 --to 2025-02-23");
+    if (r.status != 0) fail_msg("build: %s", r.err);
+    expect_has("build", r.err, "index build: 2025-02-20 (published, vintage 1) was built before "
+                               "late data reached it (");
+    expect_has("build", r.err, "): building from 2025-02-20\n");
+    expect_has("build", r.err, "warning: index build: 2025-02-22 (published, vintage 1) is not "
+                               "its built rows; publishing it again: ");
+    tu_run_free(&r);
+    r = tu_gpuidx(dir, "--db t.db --data data index publish --date 2025-02-23 --out pub");
+    assert_int_equal(r.status, 1);
+    expect_has("publish", r.err, "gpuidx: publish: 2025-02-23: its rows are computed from rows of "
+                                 "2025-02-20, 2025-02-21, 2025-02-22 that are not published as "
+                                 "they stand (late data)");
+    tu_run_free(&r);
+    r = tu_gpuidx(dir, "--db t.db --data data index publish --date 2025-02-23 --out pub "
+                       "--restate");
+    if (r.status != 0) fail_msg("publish --restate: %s", r.err);
+    expect_has("restate", r.err, "index publish: 2025-02-20 vintage 2 (new; ");
+    expect_has("restate", r.err, "index publish: 2025-02-22 vintage 2 (new; ");
+    expect_has("restate", r.err, "index publish: 2025-02-23 vintage 1 (new; ");
+    assert_null(strstr(r.err, "warning: index"));
+    tu_run_free(&r);
+    r = tu_gpuidx(dir, "verify pub");
+    if (r.status != 0 || !strstr(r.out, " 0 differ\n"))
+        fail_msg("verify after the restatement: exit %d\n%s%s", r.status, r.out, r.err);
+    expect_has("verify", r.out, "\n2025-02-20 v1 H100-SXM.OD: ok");
+    expect_has("verify", r.out, "\n2025-02-23 H100-SXM.OD: ok");
+    tu_run_free(&r);
+    /* the rows of the days between, built but never published, are
+     * refused until built again */
+    r = tu_gpuidx(dir, "--db t.db --data data index publish --date 2025-02-01 --out pub");
+    assert_int_equal(r.status, 1);
+    expect_has("publish of a stale unpublished day", r.err,
+               "gpuidx: publish: 2025-02-01: its rows were built before late data reached it");
+    tu_run_free(&r);
+    free(dir);
 }
 
 /* A day built, not published, then reached by late data: its publication
@@ -246,8 +343,10 @@ static void test_out_of_order_publication(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_daily_job_late_data_v3),
         cmocka_unit_test(test_daily_job_late_data_v2),
         cmocka_unit_test(test_daily_job_late_data_v1),
+        cmocka_unit_test(test_v3_late_data_weeks_back),
         cmocka_unit_test(test_unpublished_stale_day_refused),
         cmocka_unit_test(test_out_of_order_publication),
     };
