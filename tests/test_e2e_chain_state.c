@@ -16,6 +16,10 @@
  * and replays, and the rows and files are those of the replay (issue 31:
  * before the seal of store/chain_states.c such a state was used, and the
  * published values changed with exit 0).
+ *
+ * Each test runs twice: on the grades shipped before methodology v3 (v2
+ * chains) and on the shipped v3 grades (their panels' states,
+ * index/v3_store.c), from a year database of each (y.db, y3.db).
  */
 #include "tests/testutil.h"
 
@@ -25,7 +29,18 @@
 #include <string.h>
 
 static char *dir;
-static char data_opt[4200];
+static char data_opt[4200];   /* the grades of the test running (use_method) */
+static char data_v2[4200], data_v3[4200];
+static const char *year_db = "y.db";
+static int method = 2;
+
+/* The tests that follow run on methodology m's grades (2 or 3). */
+static void use_method(int m)
+{
+    method = m;
+    year_db = m == 3 ? "y3.db" : "y.db";
+    snprintf(data_opt, sizeof data_opt, "%s", m == 3 ? data_v3 : data_v2);
+}
 
 static void run_ok(const char *what, tu_run r)
 {
@@ -40,7 +55,9 @@ static int setup(void **state)
     run_ok("data", tu_sh(dir, "mkdir data && cp '%s'/data/*.csv data/ && "
                               "cp '%s'/tests/fixtures/grades_v2.json data/grades.json",
                          tu_srcdir(), tu_srcdir()));
-    snprintf(data_opt, sizeof data_opt, "--data '%s/data'", dir);
+    snprintf(data_v2, sizeof data_v2, "--data '%s/data'", dir);
+    snprintf(data_v3, sizeof data_v3, "--data '%s/data'", tu_srcdir()); /* v3, shipped */
+    use_method(2);
     run_ok("simulate", tu_gpuidx(dir, "simulate --days 70 --seed 11 --out m"));
     /* the last day (2025-03-11) apart, as a daily job gets it */
     const char *split =
@@ -54,6 +71,18 @@ static int setup(void **state)
                                            "year-trades.csv", data_opt));
     run_ok("build", tu_gpuidx(dir, "--db y.db %s index build --from 2025-01-01 --to 2025-03-10",
                               data_opt));
+    /* the same year under the shipped v3 grades */
+    use_method(3);
+    run_ok("ingest offers v3", tu_gpuidx(dir, "--db y3.db %s ingest offers --admit-providers "
+                                              "year-offers.csv", data_opt));
+    run_ok("ingest trades v3", tu_gpuidx(dir, "--db y3.db %s ingest trades --admit-providers "
+                                              "year-trades.csv", data_opt));
+    run_ok("build v3", tu_gpuidx(dir, "--db y3.db %s index build --from 2025-01-01 --to "
+                                      "2025-03-10", data_opt));
+    /* (a state's format: v2's chain 1, v3's panel 3) */
+    run_ok("v3 states", tu_sh(dir, "test \"$(sqlite3 y3.db 'SELECT DISTINCT format FROM "
+                                   "chain_states')\" = 3"));
+    use_method(2);
     return 0;
 }
 
@@ -68,7 +97,7 @@ static int teardown(void **state)
  * deleting every chain state. */
 static void ingest_day(const char *db, int drop)
 {
-    run_ok("copy", tu_sh(dir, "rm -rf %s* pub-%s pub2-%s && cp y.db %s", db, db, db, db));
+    run_ok("copy", tu_sh(dir, "rm -rf %s* pub-%s pub2-%s && cp %s %s", db, db, db, year_db, db));
     if (drop) run_ok("drop", tu_sh(dir, "sqlite3 %s 'DELETE FROM chain_states'", db));
     run_ok("ingest day offers", tu_gpuidx(dir, "--db %s %s ingest offers --admit-providers "
                                                "day-offers.csv", db, data_opt));
@@ -104,9 +133,8 @@ static long reads(const char *out)
     return strtol(p, NULL, 10);
 }
 
-static void test_state_or_replay_same_bytes(void **state)
+static void state_or_replay_same_bytes(void)
 {
-    (void)state;
     ingest_day("s.db", 0);
     ingest_day("r.db", 1);
     char as_of[21];
@@ -144,8 +172,9 @@ static void test_state_or_replay_same_bytes(void **state)
 
 /* The state of grade `id` after 2025-03-10 in db: its bytes; with
  * flip >= 0, that bit of the state itself (past the seal, when there is
- * one) flipped and stored back; with other, grade `other`'s state stored
- * in its place. */
+ * one) flipped and stored back, with flip < -1 bit -flip counted back
+ * from the state's end; with other, grade `other`'s state stored in its
+ * place. */
 static void tamper_state(const char *db, const char *id, long flip, const char *other)
 {
     char path[4300];
@@ -169,10 +198,15 @@ static void tamper_state(const char *db, const char *id, long flip, const char *
     char hash[80];
     snprintf(hash, sizeof hash, "%s", (const char *)sqlite3_column_text(s, 1));
     sqlite3_finalize(s);
+    int sealed = n > 8 && memcmp(b, "gpuidxCS", 8) == 0;
     if (flip >= 0) {
-        long at = (n > 8 && memcmp(b, "gpuidxCS", 8) == 0 ? 128 : 0) + flip / 8;
+        long at = (sealed ? 128 : 0) + flip / 8;
         assert_true(at < n);
         b[at] ^= (unsigned char)(1u << (flip % 8));
+    } else if (flip < -1) {
+        long at = n - (sealed ? 64 : 0) - 1 - (-flip) / 8;
+        assert_true(at >= 0);
+        b[at] ^= (unsigned char)(1u << ((-flip) % 8));
     }
     if (sqlite3_prepare_v2(h, "UPDATE chain_states SET state = ?1 WHERE grade_hash = ?2 AND day ="
                               " CAST(strftime('%s', '2025-03-10') AS INTEGER) / 86400",
@@ -186,9 +220,8 @@ static void tamper_state(const char *db, const char *id, long flip, const char *
     free(b);
 }
 
-static void test_damaged_or_foreign_state_refused(void **state)
+static void damaged_or_foreign_state_refused(void)
 {
-    (void)state;
     ingest_day("r.db", 1);
     char as_of[21];
     tu_next_second(as_of);
@@ -196,21 +229,32 @@ static void test_damaged_or_foreign_state_refused(void **state)
     run_ok("show r", tu_gpuidx(dir, "--db r.db %s index show --from 2025-03-01 > show-r.csv",
                                data_opt));
     static const struct {
+        int method;
         const char *what, *grade, *other;
         long flip; /* the bit of the state flipped, or -1 */
         const char *warns;
     } cases[] = {
         /* bit 24 of the chain's value in nano-dollars (the state's fourth
          * number: index/chain_state.c): 0.0168 on the next day's value */
-        {"a flipped bit", "H100-SXM.OD", NULL, 3 * 64 + 24,
+        {2, "a flipped bit", "H100-SXM.OD", NULL, 3 * 64 + 24,
          "warning: index build: grade H100-SXM.OD: the stored chain state after 2025-03-10 is "
          "refused (its checksum does not match (the bytes are damaged)); the chain is replayed "
          "from"},
-        {"H200.OD's state filed under H100-SXM.OD", "H100-SXM.OD", "H200.OD", -1,
+        {2, "H200.OD's state filed under H100-SXM.OD", "H100-SXM.OD", "H200.OD", -1,
          "warning: index build: grade H100-SXM.OD: the stored chain state after 2025-03-10 is "
+         "refused (it is the state of grade definition "},
+        /* v3: bit 44 of the log index (index/v3_state.c: the seventh
+         * number from the state's end), the day's price index */
+        {3, "a flipped bit", "H100-SXM.OD", NULL, -(6 * 64 + 63 - 44),
+         "warning: index build: grade H100-SXM.OD: the stored panel state after 2025-03-10 is "
+         "refused (its checksum does not match (the bytes are damaged)); the panel is replayed "
+         "from 2025-01-01"},
+        {3, "H200.OD's state filed under H100-SXM.OD", "H100-SXM.OD", "H200.OD", -1,
+         "warning: index build: grade H100-SXM.OD: the stored panel state after 2025-03-10 is "
          "refused (it is the state of grade definition "},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        if (cases[i].method != method) continue;
         ingest_day("x.db", 0);
         tamper_state("x.db", cases[i].grade, cases[i].flip, cases[i].other);
         char x_as_of[21]; /* after x.db's batches: its rows are not older than them */
@@ -239,9 +283,8 @@ static void test_damaged_or_foreign_state_refused(void **state)
  * in pieces (day by day at the end: each day resumes from the state
  * before), and with the files ingested in the other order, all at one
  * cut-off. */
-static void test_state_bytes_deterministic(void **state)
+static void state_bytes_deterministic(void)
 {
-    (void)state;
     const char *steps[] = {
         "rm -rf d1.db* d2.db* d3.db* && for k in 1 2; do for f in offers trades; do "
         "$GPUIDX_BIN --db d$k.db --data \"$DATA\" ingest $f --admit-providers year-$f.csv "
@@ -261,18 +304,69 @@ static void test_state_bytes_deterministic(void **state)
         "ORDER BY 1\" > states$k.txt; done && test $(wc -l < states1.txt) -ge 8 && "
         "cmp states1.txt states2.txt && cmp states1.txt states3.txt"};
     char env[4300];
-    snprintf(env, sizeof env, "%s/data", tu_srcdir());
+    snprintf(env, sizeof env, "%s/data", method == 3 ? tu_srcdir() : dir);
     setenv("DATA", env, 1);
     tu_run r = tu_sh_all(dir, steps, sizeof steps / sizeof steps[0]);
     tu_run_free(&r);
+    /* the states compared are the method's (format: v2's chain 1, v3's 3) */
+    r = tu_sh(dir, "sqlite3 d1.db 'SELECT DISTINCT format FROM chain_states'");
+    char want[8];
+    snprintf(want, sizeof want, "%d\n", method == 3 ? 3 : 1);
+    assert_string_equal(r.out, want);
+    tu_run_free(&r);
+}
+
+static void test_state_or_replay_same_bytes_v2(void **state)
+{
+    (void)state;
+    use_method(2);
+    state_or_replay_same_bytes();
+}
+
+static void test_state_or_replay_same_bytes_v3(void **state)
+{
+    (void)state;
+    use_method(3);
+    state_or_replay_same_bytes();
+}
+
+static void test_damaged_or_foreign_state_refused_v2(void **state)
+{
+    (void)state;
+    use_method(2);
+    damaged_or_foreign_state_refused();
+}
+
+static void test_damaged_or_foreign_state_refused_v3(void **state)
+{
+    (void)state;
+    use_method(3);
+    damaged_or_foreign_state_refused();
+}
+
+static void test_state_bytes_deterministic_v2(void **state)
+{
+    (void)state;
+    use_method(2);
+    state_bytes_deterministic();
+}
+
+static void test_state_bytes_deterministic_v3(void **state)
+{
+    (void)state;
+    use_method(3);
+    state_bytes_deterministic();
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_state_or_replay_same_bytes),
-        cmocka_unit_test(test_damaged_or_foreign_state_refused),
-        cmocka_unit_test(test_state_bytes_deterministic),
+        cmocka_unit_test(test_state_or_replay_same_bytes_v2),
+        cmocka_unit_test(test_state_or_replay_same_bytes_v3),
+        cmocka_unit_test(test_damaged_or_foreign_state_refused_v2),
+        cmocka_unit_test(test_damaged_or_foreign_state_refused_v3),
+        cmocka_unit_test(test_state_bytes_deterministic_v2),
+        cmocka_unit_test(test_state_bytes_deterministic_v3),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
