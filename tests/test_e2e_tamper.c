@@ -5,7 +5,8 @@
  * settle on).
  *
  * The folder: a demo market's daily job with late data (as in
- * test_e2e_late.c, three published grades): 2025-01-18..22 published day
+ * test_e2e_late.c, four published grades: v1, v2 and v3, the v3 one last
+ * in index.csv): 2025-01-18..22 published day
  * by day, the 20th's late trades, then `index publish --date 2025-01-23
  * --restate`: the 20th restated (vintages 1 and 2), the 21st and 22nd in
  * second vintages, restatements.csv with lines.
@@ -13,9 +14,13 @@
  * The corpus is generated from the files themselves, so fields added to
  * them later are covered without listing them: each leaf of index.json
  * and datapackage.json (one occurrence per key path: rows[].value,
- * rows[].receipt.batches[].sha256, ...) and each column of index.csv,
- * observations.csv and restatements.csv (the header and a line) gets a
- * change that is not an
+ * rows[].receipt.batches[].sha256, ...; a path whose first value is null
+ * once more at its first other value: a v3 member null on a v2 row is
+ * edited on the v3 row too) and each column of index.csv,
+ * observations.csv and restatements.csv (the header and a line, and
+ * each later line's cells of a column edited so far only where empty:
+ * the v2 columns of the first line, the v3 columns of the v3 grade's)
+ * gets a change that is not an
  * equivalent form (a digit, a letter, true <-> false, null -> 0), one at a
  * time, in the current files of 2025-01-20 (which are vintage 2's: hard
  * links, an edit in place is an edit of both) and in its vintage 1.  Each
@@ -56,10 +61,13 @@ static int setup(void **state)
     char env[4400];
     snprintf(env, sizeof env, "SRC='%s'; export SRC; ", tu_srcdir());
     const char *steps[] = {
-        /* three published grades: two v2 (a chain), one v1 */
+        /* four published grades: two v2 (a chain), one v1, one v3 (a
+         * panel: the shipped grades' parameters) */
         "mkdir data && cp \"$SRC\"/data/*.csv data/ && printf '%s' '{\"grades\": ["
         "{\"id\": \"H100-SXM.OD\", \"gpu\": \"H100-SXM-80GB\", \"method\": \"v2\"},"
         "{\"id\": \"L40S.OD\", \"gpu\": \"L40S\", \"method\": \"v2\"},"
+        "{\"id\": \"V3-B200.OD\", \"gpu\": \"B200\", \"method\": \"v3\", "
+        "\"admission_days\": 7, \"absence_days\": 7},"
         "{\"id\": \"H200.OD\", \"gpu\": \"H200-SXM-141GB\"}]}' > data/grades.json",
         "$GPUIDX_BIN simulate --days 30 --seed 7 --out m >/dev/null",
         "awk -F, 'NR == 1 { print > \"tr.csv\"; print > \"late.csv\"; next } "
@@ -226,6 +234,7 @@ static char *mutate(const char *t, size_t n)
 typedef struct leaf {
     char path[160];
     size_t at, len;
+    int null; /* the value is null */
 } leaf;
 
 typedef struct leaves {
@@ -248,13 +257,22 @@ static size_t str_end(const char *s, size_t i) /* s[i] == '"' */
 
 static size_t value(const char *s, size_t i, const char *path, leaves *out);
 
-static void add_leaf(leaves *out, const char *path, size_t at, size_t len)
+/* The first value of each path; a path seen only as null so far once
+ * more at a value that is not (named "PATH!"): v3's members are null on
+ * the rows of other methods. */
+static void add_leaf(leaves *out, const char *s, const char *path, size_t at, size_t len)
 {
+    int null = len == 4 && memcmp(s + at, "null", 4) == 0, seen = 0;
     for (size_t k = 0; k < out->n; k++)
-        if (strcmp(out->v[k].path, path) == 0) return;
+        if (strncmp(out->v[k].path, path, strlen(path)) == 0 &&
+            (out->v[k].path[strlen(path)] == '\0' || out->v[k].path[strlen(path)] == '!')) {
+            if (null || !out->v[k].null) return;
+            seen = 1;
+        }
     if (out->n == N(out->v)) fail_msg("too many paths");
-    snprintf(out->v[out->n].path, sizeof out->v[0].path, "%s", path);
+    snprintf(out->v[out->n].path, sizeof out->v[0].path, "%s%s", path, seen ? "!" : "");
     out->v[out->n].at = at;
+    out->v[out->n].null = null;
     out->v[out->n++].len = len;
 }
 
@@ -287,7 +305,7 @@ static size_t value(const char *s, size_t i, const char *path, leaves *out)
     size_t e = s[i] == '"' ? str_end(s, i) : i;
     if (s[i] != '"')
         while (s[e] && !strchr(",}] \n", s[e])) e++;
-    add_leaf(out, path, i, e - i);
+    add_leaf(out, s, path, i, e - i);
     return e;
 }
 
@@ -366,11 +384,17 @@ static void corpus(const char *rel, long *n_edits, char *passed, size_t cap)
         }
         free(lv);
     } else {
-        for (int line = 1; line <= 2; line++) {
+        /* the header and the first line; then each later line's cells of
+         * a column not yet edited where it has a value */
+        char valued[64] = {0};
+        for (int line = 1;; line++) {
             size_t at[64], len[64];
             size_t nf = csv_fields(orig, line, at, len);
-            assert_true(nf > 0);
+            if (line <= 2) assert_true(nf > 0);
+            if (!nf) break;
             for (size_t c = 0; c < nf; c++) {
+                if (line > 2 && (valued[c] || !len[c])) continue;
+                if (line > 1 && len[c]) valued[c] = 1;
                 char what[200];
                 snprintf(what, sizeof what, "%s:%d:%zu", rel, line, c + 1);
                 try_edit(rel, orig, at[c], len[c], what, passed, cap);
@@ -425,7 +449,12 @@ static void test_newest_day_unrecomputed_fields(void **state)
      * files say of themselves (their row count, which `verify --inputs
      * RAW` checks; their name and feed, labels), the publication's number (a higher one
      * than its own changes no check: nothing was published after it yet)
-     * and the manipulation figures index.csv does not repeat */
+     * and the manipulation figures index.csv does not repeat; of
+     * methodology v3, a member's count of carried items in the price
+     * index (verify/v3.c note 2: it needs every member's items of the
+     * days before; a candidate's is checked to be 0, and a member's
+     * divides its relative, which is recomputed: the edit passes where
+     * the member's matched prices did not move) */
     static const char want[] =
         "2025-01-23/index.json:grades_sha256,"
         "2025-01-23/index.json:inputs[].file,"
@@ -433,7 +462,8 @@ static void test_newest_day_unrecomputed_fields(void **state)
         "2025-01-23/index.json:inputs[].rows,"
         "2025-01-23/index.json:sequence,"
         "2025-01-23/index.json:rows[].loo_provider,"
-        "2025-01-23/index.json:rows[].loo_voids";
+        "2025-01-23/index.json:rows[].loo_voids,"
+        "2025-01-23/index.json:rows[].v3.panel[].index_carried";
     if (strcmp(passed, want) != 0) fail_msg("passing edits:\n%s\nwant\n%s", passed, want);
 }
 
