@@ -287,16 +287,16 @@ static void state_bytes_deterministic(void)
 {
     const char *steps[] = {
         "rm -rf d1.db* d2.db* d3.db* && for k in 1 2; do for f in offers trades; do "
-        "$GPUIDX_BIN --db d$k.db --data \"$DATA\" ingest $f --admit-providers year-$f.csv "
+        "\"$GPUIDX_BIN\" --db d$k.db --data \"$DATA\" ingest $f --admit-providers year-$f.csv "
         ">/dev/null 2>&1 || exit 1; done; done && for f in trades offers; do "
-        "$GPUIDX_BIN --db d3.db --data \"$DATA\" ingest $f --admit-providers year-$f.csv "
+        "\"$GPUIDX_BIN\" --db d3.db --data \"$DATA\" ingest $f --admit-providers year-$f.csv "
         ">/dev/null 2>&1 || exit 1; done",
         "T=$(sqlite3 d3.db 'SELECT max(ingested_at) + 1 FROM batches') && "
         "A=$(date -u -d @$T +%Y-%m-%dT%H:%M:%SZ) && sleep 1.1 && "
-        "for k in 1 3; do $GPUIDX_BIN --db d$k.db --data \"$DATA\" index build --from "
+        "for k in 1 3; do \"$GPUIDX_BIN\" --db d$k.db --data \"$DATA\" index build --from "
         "2025-01-01 --to 2025-03-10 --as-of $A 2>/dev/null || exit 1; done && "
-        "$GPUIDX_BIN --db d2.db --data \"$DATA\" index build --from 2025-01-01 --to 2025-03-05 "
-        "--as-of $A 2>/dev/null && for d in 06 07 08 09 10; do $GPUIDX_BIN --db d2.db --data "
+        "\"$GPUIDX_BIN\" --db d2.db --data \"$DATA\" index build --from 2025-01-01 --to 2025-03-05 "
+        "--as-of $A 2>/dev/null && for d in 06 07 08 09 10; do \"$GPUIDX_BIN\" --db d2.db --data "
         "\"$DATA\" index build --from 2025-03-$d --to 2025-03-$d --as-of $A 2>/dev/null || "
         "exit 1; done",
         "for k in 1 2 3; do sqlite3 d$k.db \"SELECT grade_hash, day, as_of, format, hex(state) "

@@ -53,19 +53,19 @@ static char *market(const char *tag, int v)
         "data/grades.json; elif [ \"$V\" = 2 ]; then cp \"$SRC\"/tests/fixtures/grades_v2.json "
         "data/grades.json; else cp \"$SRC\"/data/grades.json data/; fi && "
         "grep -q \"\\\"method\\\": \\\"v$V\\\"\" data/grades.json",
-        "$GPUIDX_BIN simulate --days 30 --seed 7 --out m >/dev/null",
+        "\"$GPUIDX_BIN\" simulate --days 30 --seed 7 --out m >/dev/null",
         "awk -F, 'NR == 1 { print > \"tr.csv\"; print > \"late.csv\"; next } "
         "substr($3, 1, 10) == \"2025-01-20\" && NR % 2 == 0 { print > \"late.csv\"; next } "
         "{ print > \"tr.csv\" }' m/trades.csv",
         "for k in offers tr; do f=m/$k.csv; [ $k = tr ] && f=tr.csv; "
         "awk -F, 'NR == 1 || substr($3, 1, 10) <= \"2025-01-22\"' $f > $k-1.csv; "
         "awk -F, 'NR == 1 || substr($3, 1, 10) == \"2025-01-23\"' $f > $k-2.csv; done",
-        "G=\"$GPUIDX_BIN --db t.db --data data\"; "
-        "$G ingest offers --admit-providers offers-1.csv && "
-        "$G ingest trades --admit-providers tr-1.csv && "
-        "$G index build --from 2025-01-01 --to 2025-01-17 && "
-        "for d in 18 19 20 21 22; do $G index build --from 2025-01-$d --to 2025-01-$d && "
-        "$G index publish --date 2025-01-$d --out pub || exit 1; done",
+        "G() { \"$GPUIDX_BIN\" --db t.db --data data \"$@\"; }; "
+        "G ingest offers --admit-providers offers-1.csv && "
+        "G ingest trades --admit-providers tr-1.csv && "
+        "G index build --from 2025-01-01 --to 2025-01-17 && "
+        "for d in 18 19 20 21 22; do G index build --from 2025-01-$d --to 2025-01-$d && "
+        "G index publish --date 2025-01-$d --out pub || exit 1; done",
     };
     char env[4400];
     snprintf(env, sizeof env, "SRC='%s' V=%d; export SRC V; ", tu_srcdir(), v);
@@ -81,7 +81,7 @@ static char *market(const char *tag, int v)
     /* the late file and the next day's files come in a later second */
     tu_next_second(NULL);
     r = tu_gpuidx(dir, "--db t.db --data data ingest trades --admit-providers late.csv "
-                       "tr-2.csv && $GPUIDX_BIN --db t.db --data data ingest offers "
+                       "tr-2.csv && \"$GPUIDX_BIN\" --db t.db --data data ingest offers "
                        "--admit-providers offers-2.csv");
     if (r.status != 0) fail_msg("late ingest: %s", r.err);
     tu_run_free(&r);
@@ -179,19 +179,19 @@ static void test_v3_late_data_weeks_back(void **state)
     const char *steps[] = {
         "mkdir data && cp \"$SRC\"/data/*.csv \"$SRC\"/data/grades.json data/ && "
         "grep -q '\"method\": \"v3\"' data/grades.json",
-        "$GPUIDX_BIN simulate --days 60 --seed 7 --out m >/dev/null",
+        "\"$GPUIDX_BIN\" simulate --days 60 --seed 7 --out m >/dev/null",
         "awk -F, 'NR == 1 { print > \"tr.csv\"; print > \"late.csv\"; next } "
         "substr($3, 1, 10) == \"2025-01-10\" && NR % 2 == 0 { print > \"late.csv\"; next } "
         "{ print > \"tr.csv\" }' m/trades.csv",
         "for k in offers tr; do f=m/$k.csv; [ $k = tr ] && f=tr.csv; "
         "awk -F, 'NR == 1 || substr($3, 1, 10) <= \"2025-02-22\"' $f > $k-1.csv; "
         "awk -F, 'NR == 1 || substr($3, 1, 10) == \"2025-02-23\"' $f > $k-2.csv; done",
-        "G=\"$GPUIDX_BIN --db t.db --data data\"; "
-        "$G ingest offers --admit-providers offers-1.csv 2>/dev/null && "
-        "$G ingest trades --admit-providers tr-1.csv 2>/dev/null && "
-        "$G index build --from 2025-01-01 --to 2025-02-19 2>/dev/null && "
-        "for d in 20 21 22; do $G index build --from 2025-02-$d --to 2025-02-$d 2>/dev/null && "
-        "$G index publish --date 2025-02-$d --out pub 2>/dev/null || exit 1; done",
+        "G() { \"$GPUIDX_BIN\" --db t.db --data data \"$@\"; }; "
+        "G ingest offers --admit-providers offers-1.csv 2>/dev/null && "
+        "G ingest trades --admit-providers tr-1.csv 2>/dev/null && "
+        "G index build --from 2025-01-01 --to 2025-02-19 2>/dev/null && "
+        "for d in 20 21 22; do G index build --from 2025-02-$d --to 2025-02-$d 2>/dev/null && "
+        "G index publish --date 2025-02-$d --out pub 2>/dev/null || exit 1; done",
     };
     char env[4400];
     snprintf(env, sizeof env, "SRC='%s'; export SRC; ", tu_srcdir());
@@ -206,7 +206,7 @@ static void test_v3_late_data_weeks_back(void **state)
     for (size_t i = 0; i < N(steps); i++) free(buf[i]);
     tu_next_second(NULL);
     r = tu_gpuidx(dir, "--db t.db --data data ingest trades --admit-providers late.csv "
-                       "tr-2.csv && $GPUIDX_BIN --db t.db --data data ingest offers "
+                       "tr-2.csv && \"$GPUIDX_BIN\" --db t.db --data data ingest offers "
                        "--admit-providers offers-2.csv");
     if (r.status != 0) fail_msg("late ingest: %s", r.err);
     tu_run_free(&r);
@@ -256,14 +256,14 @@ static void test_unpublished_stale_day_refused(void **state)
     (void)state;
     char *dir = tu_mkdtemp("e2e-late-unpublished");
     const char *steps[] = {
-        "$GPUIDX_BIN simulate --days 25 --seed 5 --out m >/dev/null",
+        "\"$GPUIDX_BIN\" simulate --days 25 --seed 5 --out m >/dev/null",
         "awk -F, 'NR == 1 { print > \"tr.csv\"; print > \"late.csv\"; next } "
         "substr($3, 1, 10) == \"2025-01-20\" && NR % 2 == 0 { print > \"late.csv\"; next } "
         "{ print > \"tr.csv\" }' m/trades.csv",
-        "$GPUIDX_BIN --db t.db ingest offers --admit-providers m/offers.csv 2>/dev/null && "
-        "$GPUIDX_BIN --db t.db ingest trades --admit-providers tr.csv 2>/dev/null && "
-        "$GPUIDX_BIN --db t.db index build --from 2025-01-01 --to 2025-01-21 2>/dev/null && "
-        "$GPUIDX_BIN --db t.db index publish --date 2025-01-19 --out pub 2>/dev/null",
+        "\"$GPUIDX_BIN\" --db t.db ingest offers --admit-providers m/offers.csv 2>/dev/null && "
+        "\"$GPUIDX_BIN\" --db t.db ingest trades --admit-providers tr.csv 2>/dev/null && "
+        "\"$GPUIDX_BIN\" --db t.db index build --from 2025-01-01 --to 2025-01-21 2>/dev/null && "
+        "\"$GPUIDX_BIN\" --db t.db index publish --date 2025-01-19 --out pub 2>/dev/null",
     };
     tu_run r = tu_sh_all(dir, steps, N(steps));
     tu_run_free(&r);
@@ -302,12 +302,12 @@ static void test_out_of_order_publication(void **state)
     (void)state;
     char *dir = tu_mkdtemp("e2e-late-order");
     const char *steps[] = {
-        "$GPUIDX_BIN simulate --days 21 --seed 5 --out m >/dev/null",
-        "$GPUIDX_BIN --db t.db ingest offers --admit-providers m/offers.csv 2>/dev/null && "
-        "$GPUIDX_BIN --db t.db ingest trades --admit-providers m/trades.csv 2>/dev/null && "
-        "$GPUIDX_BIN --db t.db index build --from 2025-01-01 --to 2025-01-21 2>/dev/null && "
-        "$GPUIDX_BIN --db t.db index publish --date 2025-01-20 --out pub 2>/dev/null && "
-        "$GPUIDX_BIN --db t.db index publish --date 2025-01-19 --out pub 2>/dev/null",
+        "\"$GPUIDX_BIN\" simulate --days 21 --seed 5 --out m >/dev/null",
+        "\"$GPUIDX_BIN\" --db t.db ingest offers --admit-providers m/offers.csv 2>/dev/null && "
+        "\"$GPUIDX_BIN\" --db t.db ingest trades --admit-providers m/trades.csv 2>/dev/null && "
+        "\"$GPUIDX_BIN\" --db t.db index build --from 2025-01-01 --to 2025-01-21 2>/dev/null && "
+        "\"$GPUIDX_BIN\" --db t.db index publish --date 2025-01-20 --out pub 2>/dev/null && "
+        "\"$GPUIDX_BIN\" --db t.db index publish --date 2025-01-19 --out pub 2>/dev/null",
     };
     tu_run r = tu_sh_all(dir, steps, N(steps));
     tu_run_free(&r);
@@ -331,7 +331,7 @@ static void test_out_of_order_publication(void **state)
     r = tu_gpuidx(dir, "verify --strict last");
     assert_int_equal(r.status, 1);
     tu_run_free(&r);
-    r = tu_gpuidx(dir, "verify pub && rm -r pub/2025-01-20 && $GPUIDX_BIN verify pub");
+    r = tu_gpuidx(dir, "verify pub && rm -r pub/2025-01-20 && \"$GPUIDX_BIN\" verify pub");
     assert_int_equal(r.status, 1);
     expect_has("verify, the 20th deleted", r.out,
                "2025-01-21: DIFFERS previous_day: pub/2025-01-20 is missing (this vintage links "

@@ -91,22 +91,25 @@ static void test_environment(void **state)
     free(dir);
 }
 
-/* The job every start runs: $G is how the program is started, $1 the
- * output folder (a fresh database, then published files and the rows). */
+/* The job every start runs: $G is how the program $B is started (words
+ * before it: env, ld.so, valgrind, runuser; none for the plain run), $1
+ * the output folder (a fresh database, then published files and the
+ * rows).  B is quoted: the binary's path may hold a space (CI's second
+ * clone). */
 static const char job[] =
     "run() { o=$1; shift; mkdir -p $o && chmod 777 $o && "
-    "$G \"$@\" --db $o/t.db ingest offers --admit-providers m/offers.csv && "
-    "$G \"$@\" --db $o/t.db ingest trades --admit-providers m/trades.csv && "
-    "$G \"$@\" --db $o/t.db index build --from 2025-01-01 --to 2025-01-12 && "
-    "$G \"$@\" --db $o/t.db index publish --date 2025-01-12 --out $o/pub && "
-    "$G \"$@\" --db $o/t.db index show --from 2025-01-01 --to 2025-01-12 >$o/show.csv; }; ";
+    "$G \"$B\" \"$@\" --db $o/t.db ingest offers --admit-providers m/offers.csv && "
+    "$G \"$B\" \"$@\" --db $o/t.db ingest trades --admit-providers m/trades.csv && "
+    "$G \"$B\" \"$@\" --db $o/t.db index build --from 2025-01-01 --to 2025-01-12 && "
+    "$G \"$B\" \"$@\" --db $o/t.db index publish --date 2025-01-12 --out $o/pub && "
+    "$G \"$B\" \"$@\" --db $o/t.db index show --from 2025-01-01 --to 2025-01-12 >$o/show.csv; }; ";
 
 /* Runs the job as `how` (shell text setting G) into folder out, within
  * `limit` seconds; fails the test unless its files equal ref's. */
 static void same_as(const char *dir, const char *what, const char *how, const char *out,
                     int limit)
 {
-    tu_run r = tu_sh(dir, "%s %s; export G; timeout %d sh -c '%s run %s' >%s.log 2>&1; "
+    tu_run r = tu_sh(dir, "%s %s; export G B; timeout %d sh -c '%s run %s' >%s.log 2>&1; "
                           "echo status $?",
                      job, how, limit, job, out, out);
     if (strcmp(r.out, "status 0\n") != 0) {
@@ -162,17 +165,17 @@ static void test_every_start_same_files(void **state)
     char *dir = tu_mkdtemp("memory-files");
     tu_run r = tu_sh(dir, "chmod 755 . && \"$GPUIDX_BIN\" simulate --days 12 --seed 7 --out m "
                           ">/dev/null && chmod -R a+rX m && "
-                          "G=\"$GPUIDX_BIN\" && export G && sh -c '%s run ref'",
+                          "G= B=\"$GPUIDX_BIN\" && export G B && sh -c '%s run ref'",
                      job);
     if (r.status != 0) fail_msg("the plain run: %s%s", r.out, r.err);
     tu_run_free(&r);
-    same_as(dir, "GPUIDX_HUGEPAGES=0", "G=\"env GPUIDX_HUGEPAGES=0 $GPUIDX_BIN\"", "nohuge", 120);
+    same_as(dir, "GPUIDX_HUGEPAGES=0", "G=\"env GPUIDX_HUGEPAGES=0\" B=\"$GPUIDX_BIN\"", "nohuge", 120);
     /* the program through the dynamic loader named in its own header */
     char ldso[512] = "";
     interpreter(getenv("GPUIDX_BIN"), ldso, sizeof ldso);
     if (ldso[0] && access(ldso, X_OK) == 0) {
         char how[1024];
-        snprintf(how, sizeof how, "G=\"%s $GPUIDX_BIN\"", ldso);
+        snprintf(how, sizeof how, "G=\"%s\" B=\"$GPUIDX_BIN\"", ldso);
         same_as(dir, "through ld.so", how, "ldso", 120);
     } else {
         printf("skipped: no program interpreter to run the binary through\n");
@@ -191,9 +194,9 @@ static void test_every_start_same_files(void **state)
         tu_run_free(&r);
         if (made) {
             same_as(dir, "setuid copy run by nobody",
-                    "G=\"runuser -u nobody -- $PWD/suid.bin\"", "suid", 120);
+                    "G=\"runuser -u nobody --\" B=\"$PWD/suid.bin\"", "suid", 120);
             same_as(dir, "file-capability copy run by nobody",
-                    "G=\"runuser -u nobody -- $PWD/fcap.bin\"", "fcap", 120);
+                    "G=\"runuser -u nobody --\" B=\"$PWD/fcap.bin\"", "fcap", 120);
         } else {
             printf("skipped: setuid and capability copies (cannot make them here)\n");
         }
@@ -206,7 +209,7 @@ static void test_every_start_same_files(void **state)
     tu_run_free(&r);
     if (vg)
         same_as(dir, "under valgrind",
-                "G=\"valgrind -q --error-exitcode=99 $GPUIDX_BIN\"", "valgrind", 600);
+                "G=\"valgrind -q --error-exitcode=99\" B=\"$GPUIDX_BIN\"", "valgrind", 600);
     else
         printf("skipped: valgrind (not installed, or a sanitizer build)\n");
     free(dir);

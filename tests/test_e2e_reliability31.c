@@ -117,10 +117,10 @@ static void test_cost_csv_formula_safe(void **state)
     (void)state;
     char *dir = tu_mkdtemp("e2e-r31-costcsv");
     const char *steps[] = {
-        "$GPUIDX_BIN simulate --days 5 --seed 1 --start 2025-06-01 --out m >/dev/null",
-        "$GPUIDX_BIN --db t.db ingest offers --admit-providers m/offers.csv >/dev/null 2>&1 && "
-        "$GPUIDX_BIN --db t.db ingest trades --admit-providers m/trades.csv >/dev/null 2>&1 && "
-        "$GPUIDX_BIN --db t.db index build --from 2025-06-01 --to 2025-06-05 >/dev/null 2>&1",
+        "\"$GPUIDX_BIN\" simulate --days 5 --seed 1 --start 2025-06-01 --out m >/dev/null",
+        "\"$GPUIDX_BIN\" --db t.db ingest offers --admit-providers m/offers.csv >/dev/null 2>&1 && "
+        "\"$GPUIDX_BIN\" --db t.db ingest trades --admit-providers m/trades.csv >/dev/null 2>&1 && "
+        "\"$GPUIDX_BIN\" --db t.db index build --from 2025-06-01 --to 2025-06-05 >/dev/null 2>&1",
     };
     tu_run r = tu_sh_all(dir, steps, 2);
     tu_run_free(&r);
@@ -155,13 +155,13 @@ static void test_grades_file_with_bom(void **state)
     (void)state;
     char *dir = tu_mkdtemp("e2e-r31-bom");
     const char *steps[] = {
-        "$GPUIDX_BIN simulate --days 3 --seed 2 --out m >/dev/null",
+        "\"$GPUIDX_BIN\" simulate --days 3 --seed 2 --out m >/dev/null",
         "printf '\\357\\273\\277' > bom.json && cat \"$SRC\"/data/grades.json >> bom.json && "
         "cp \"$SRC\"/data/grades.json plain.json && test $(head -c 3 bom.json | od -An -tx1 | "
         "tr -d ' ') = efbbbf",
-        "for g in bom plain; do $GPUIDX_BIN --db $g.db ingest offers --admit-providers "
-        "m/offers.csv >/dev/null 2>&1 && $GPUIDX_BIN --db $g.db index build --grades $g.json "
-        "--from 2025-01-01 --to 2025-01-03 2>$g.err && $GPUIDX_BIN --db $g.db index show "
+        "for g in bom plain; do \"$GPUIDX_BIN\" --db $g.db ingest offers --admit-providers "
+        "m/offers.csv >/dev/null 2>&1 && \"$GPUIDX_BIN\" --db $g.db index build --grades $g.json "
+        "--from 2025-01-01 --to 2025-01-03 2>$g.err && \"$GPUIDX_BIN\" --db $g.db index show "
         "> $g.csv || exit 1; done",
         "cmp bom.csv plain.csv && test $(wc -l < bom.csv) -gt 10",
     };

@@ -69,27 +69,27 @@ static int setup(void **state)
         "{\"id\": \"V3-B200.OD\", \"gpu\": \"B200\", \"method\": \"v3\", "
         "\"admission_days\": 7, \"absence_days\": 7},"
         "{\"id\": \"H200.OD\", \"gpu\": \"H200-SXM-141GB\"}]}' > data/grades.json",
-        "$GPUIDX_BIN simulate --days 30 --seed 7 --out m >/dev/null",
+        "\"$GPUIDX_BIN\" simulate --days 30 --seed 7 --out m >/dev/null",
         "awk -F, 'NR == 1 { print > \"tr.csv\"; print > \"late.csv\"; next } "
         "substr($3, 1, 10) == \"2025-01-20\" && NR % 2 == 0 { print > \"late.csv\"; next } "
         "{ print > \"tr.csv\" }' m/trades.csv",
         "for k in offers tr; do f=m/$k.csv; [ $k = tr ] && f=tr.csv; "
         "awk -F, 'NR == 1 || substr($3, 1, 10) <= \"2025-01-22\"' $f > $k-1.csv; "
         "awk -F, 'NR == 1 || substr($3, 1, 10) == \"2025-01-23\"' $f > $k-2.csv; done",
-        "G=\"$GPUIDX_BIN --db t.db --data data\"; "
-        "$G ingest offers --admit-providers offers-1.csv 2>/dev/null && "
-        "$G ingest trades --admit-providers tr-1.csv 2>/dev/null && "
-        "$G index build --from 2025-01-01 --to 2025-01-17 2>/dev/null && "
-        "$G index publish --from 2025-01-01 --to 2025-01-17 --out pub 2>/dev/null && "
-        "for d in 18 19 20 21 22; do $G index build --from 2025-01-$d --to 2025-01-$d 2>/dev/null "
-        "&& $G index publish --date 2025-01-$d --out pub 2>/dev/null || exit 1; done",
-        "sleep 1.1 && G=\"$GPUIDX_BIN --db t.db --data data\"; "
-        "$G ingest trades --admit-providers late.csv tr-2.csv 2>/dev/null && "
-        "$G ingest offers --admit-providers offers-2.csv 2>/dev/null && "
-        "$G index build --from 2025-01-23 --to 2025-01-23 2>/dev/null && "
-        "$G index publish --date 2025-01-23 --out pub --restate 2>/dev/null",
+        "G() { \"$GPUIDX_BIN\" --db t.db --data data \"$@\"; }; "
+        "G ingest offers --admit-providers offers-1.csv 2>/dev/null && "
+        "G ingest trades --admit-providers tr-1.csv 2>/dev/null && "
+        "G index build --from 2025-01-01 --to 2025-01-17 2>/dev/null && "
+        "G index publish --from 2025-01-01 --to 2025-01-17 --out pub 2>/dev/null && "
+        "for d in 18 19 20 21 22; do G index build --from 2025-01-$d --to 2025-01-$d 2>/dev/null "
+        "&& G index publish --date 2025-01-$d --out pub 2>/dev/null || exit 1; done",
+        "sleep 1.1 && G() { \"$GPUIDX_BIN\" --db t.db --data data \"$@\"; }; "
+        "G ingest trades --admit-providers late.csv tr-2.csv 2>/dev/null && "
+        "G ingest offers --admit-providers offers-2.csv 2>/dev/null && "
+        "G index build --from 2025-01-23 --to 2025-01-23 2>/dev/null && "
+        "G index publish --date 2025-01-23 --out pub --restate 2>/dev/null",
         "test -d pub/2025-01-20/v2 && test -d pub/2025-01-21/v2 && "
-        "test $(wc -l < pub/restatements.csv) -ge 2 && $GPUIDX_BIN verify pub > /dev/null",
+        "test $(wc -l < pub/restatements.csv) -ge 2 && \"$GPUIDX_BIN\" verify pub > /dev/null",
     };
     char *buf[N(steps)];
     for (size_t i = 0; i < N(steps); i++) {
@@ -647,7 +647,7 @@ static void test_issue_cases(void **state)
                               "> prices.csv");
     if (r.status != 0) fail_msg("settlement prices: %s", r.err);
     tu_run_free(&r);
-    r = tu_sh(dir, "rm -rf keep && cp -a pub keep && ( %s ) && $GPUIDX_BIN verify --settlement "
+    r = tu_sh(dir, "rm -rf keep && cp -a pub keep && ( %s ) && \"$GPUIDX_BIN\" verify --settlement "
                    "--contracts c.json --through 2025-01-23 --against prices.csv pub; echo $?; "
                    "rm -rf pub && mv keep pub",
               cases[0].sh);
