@@ -1,4 +1,4 @@
-/* store/chain_states.c -- v2 chain states (store/chain_states.h) and the
+/* store/chain_states.c -- v2 chain and v3 panel states (store/chain_states.h) and the
  * batches' day ranges that say whether one is still current.
  *
  * (1) chain_states is keyed by (grade_hash, day): the definition, not the

@@ -1,5 +1,6 @@
-/* store/chain_states.h -- the chain states v2 grades' builds leave
- * (index/chain_state.c encodes them), and the test that says whether one
+/* store/chain_states.h -- the states v2 and v3 grades' builds leave (v2's
+ * chains: index/chain_state.c encodes them; v3's panels: index/v3_state.c
+ * and index/v3_store.c), and the test that says whether one
  * can still be used: did any batch between two cut-offs store rows of the
  * days the state was built from.
  *
