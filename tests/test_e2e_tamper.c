@@ -164,6 +164,16 @@ static int verify_fails(char *why, size_t cap)
                 snprintf(why, cap, "%s: %s", r.g[i].grade, r.g[i].differs);
                 bad = 1;
             }
+        /* the term curves (file format 4): as `gpuidx verify` counts them */
+        if (!bad && r.curve_note[0]) {
+            snprintf(why, cap, "curve: %s", r.curve_note);
+            bad = 1;
+        }
+        for (size_t i = 0; i < r.n_curves && !bad; i++)
+            if (r.curves[i].status == VERIFY_DIFFERS) {
+                snprintf(why, cap, "curve %s: %s", r.curves[i].grade, r.curves[i].differs);
+                bad = 1;
+            }
         verify_day_report_free(&r);
         verify_dir_forget_before(v, days[k] - 64);
     }
@@ -436,6 +446,9 @@ static void test_every_field_fails(void **state)
         "2025-01-21/v1/index.json",     "restatements.csv",
         "2025-01-20/datapackage.json",  "2025-01-20/v1/datapackage.json",
         "datapackage.json",
+        /* the term curve's files (file format 4), current and kept */
+        "2025-01-20/curve.csv",         "2025-01-20/v1/curve.csv",
+        "2025-01-20/curve.json",        "2025-01-20/v1/curve.json",
     };
     long n = 0;
     char passed[8192] = "";

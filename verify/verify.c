@@ -389,6 +389,24 @@ gpi_status verify_day(verify_dir *v, int32_t day, verify_day_report *out, gpi_di
             else snprintf(pn + l, pc - l, "%sv%d: %s", l ? "; " : "", dk->vintage, vp);
         }
         vday_check_definitions(v, dk, note, cap);
+        /* a kept earlier vintage's term curve files (the current files'
+         * are reported below, curve by curve): their receipt and curves */
+        if (rc == GPI_OK && dk->vintage != n) {
+            verify_day_report t;
+            memset(&t, 0, sizeof t);
+            rc = vcurve_day(v, dk, &t, d);
+            const char *cd = t.curve_note[0] ? t.curve_note : NULL;
+            const char *cg = NULL;
+            for (size_t q = 0; !cd && q < t.n_curves; q++)
+                if (t.curves[q].status == VERIFY_DIFFERS)
+                    cd = t.curves[q].differs, cg = t.curves[q].grade;
+            if (cd) {
+                size_t l = strlen(note);
+                snprintf(note + l, cap - l, "%sv%d: curve%s%s: %s", l ? "; " : "", dk->vintage,
+                         cg ? " " : "", cg ? cg : "", cd);
+            }
+            free(t.curves);
+        }
     }
     v->view_seq = saved;
     if (rc == GPI_OK) vday_check_batches(ks, nk, note, cap);
