@@ -15,6 +15,7 @@
 #define GPI_PUBLISH_COLUMNS_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 /* The file format new vintages are written in: 2 added methodology v2's
@@ -74,6 +75,13 @@ void pub_datapackage(FILE *f, const char *name, const char *title, const pub_tab
 void pub_datapackage_named(FILE *f, const char *name, const char *title,
                            const pub_table *const *t, const char *const *paths,
                            const char *const *names, size_t n, int format, int json);
+
+/* The datapackage.json of a published day's folder, file format 4 and
+ * later: vintage k of day, or k 0 for the current files (DIR/D); and
+ * DIR's, describing restatements.csv.  They follow from the format alone:
+ * publish/ writes them, verify/ makes them again and compares the bytes. */
+void pub_datapackage_day(FILE *f, int32_t day, int k, int format);
+void pub_datapackage_restatements(FILE *f);
 
 /* The licence named in index.json and datapackage.json (SPDX id) and the
  * currency and unit of every price of the published files. */

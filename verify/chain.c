@@ -627,6 +627,30 @@ gpi_status vchain_check(verify_dir *v, vday *dy, vrow *r, const idx_grade *g, co
     }
     if (!has && carry_prev != 0) vchk_int(c, "carry_prev", (long)carry_prev, 0);
     if (vchk_failed(c)) return GPI_OK;
+    /* the chain's panel and reference days from the day before's row
+     * (index/chain.c commit: an event resets both, a fixed day moves the
+     * reference) */
+    if (has && pr) {
+        int32_t pp = INT32_MIN, pf = INT32_MIN, P0 = INT32_MIN, F0 = INT32_MIN;
+        const char *ev = vj_str(pr->j, "event"), *lv = vj_str(pr->j, "level");
+        if (!ev || !lv || vj_date(pr->j, "panel_date", &pp) || vj_date(pr->j, "reference_date", &pf)) {
+            vchk_diff(c, 0, "panel_date: %s/index.json event or dates unreadable", pd->path);
+            return GPI_OK;
+        }
+        int fixed = strcmp(lv, "trades") == 0 || strcmp(lv, "offers") == 0;
+        int32_t wantP = ev[0] ? dy->day - 1 : pp, wantF = ev[0] || fixed ? dy->day - 1 : pf;
+        if (vj_date(j, "panel_date", &P0) || vj_date(j, "reference_date", &F0) || P0 != wantP ||
+            F0 != wantF) {
+            char a[11] = "none", b[11] = "none";
+            if (wantP != INT32_MIN) gpi_date_format(wantP, a);
+            if (wantF != INT32_MIN) gpi_date_format(wantF, b);
+            vchk_diff(c, 0, "panel_date / reference_date: not %s / %s (the day before's event, "
+                            "level and dates)", a, b);
+            return GPI_OK;
+        }
+    } else if (has) {
+        vchk_missing(c, dy->day - 1, "panel_date");
+    }
     /* the matched sample and the relative */
     sample s;
     memset(&s, 0, sizeof s);
@@ -681,6 +705,8 @@ gpi_status vchain_check(verify_dir *v, vday *dy, vrow *r, const idx_grade *g, co
                     : IDX_EVENT_NONE;
     const char *pe = vj_str(j, "event");
     vchk_text(c, "event", pe ? pe : "?", idx_event_name(event));
+    if (!event && !json_is_null(json_object_get(j, "anchor_window")))
+        vchk_diff(c, 0, "index.json anchor_window: not null on a day without an anchor");
     int level = GPI_LEVEL_SUSPENDED, carry = 0;
     int64_t nano = -1, value = -1, splice = -1;
     char note[512] = "";
