@@ -308,7 +308,7 @@ static void test_simulate_auto_earner(void **state)
     (void)state;
     fixture f;
     setup(&f, "hedge-sim");
-    /* test_hedge_replay.c test_simulate_auto_no_lookahead with
+    /* test_hedge_ratio.c test_simulate_auto_no_lookahead with
      * --min-changes 3: months 2-12 replayed (2-4 not hedged: too few
      * changes to fit h on), May capped at
      * 2, Sep 671 contracts (670.5 rounded away from zero), Dec 703
