@@ -119,10 +119,10 @@ void hp_sim_text(FILE *f, const char *grade, const hedge_sim_opts *o, const hedg
         char tick[32];
         fprintf(f, "NOTE: no contract in %s is on %s: sized and settled on the terms of %s, a "
                    "contract on %s (%lld GPU-hours, tick %s, %s-day average, %d values needed), "
-                   "as if an exchange listed %s on them; no futures on %s are listed there\n",
+                   "as if an exchange listed this grade on them\n",
                 t->path ? t->path : "the contract file", grade, t->symbol, t->grade,
                 (long long)t->size_gpu_hours, gpi_fixed_format(t->tick.mant, t->tick.scale, tick),
-                settle_days_name(t->fsp_days), t->min_published_days, grade, grade);
+                settle_days_name(t->fsp_days), t->min_published_days);
     }
     fprintf(f, "month        h  contracts   entry     FSP   futures P&L    rent  hedged  locked  "
                "rent-lck  hedg-lck\n");
