@@ -12,7 +12,6 @@
 #include "cli/grades_print.h"
 #include "cli/curve_cmd.h"
 #include "core/vec.h"
-#include "store/grades.h"
 
 #include <jansson.h>
 #include <math.h>

@@ -17,8 +17,6 @@
 #include <string.h>
 
 #include "store/store.h"
-#include "store/index_values.h"
-#include "store/grades.h"
 #include "store/testing.h"
 #include "core/vec.h"
 #include "tests/svg_check.h"
