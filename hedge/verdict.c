@@ -377,10 +377,18 @@ void hedge_compare_verdict(const hedge_rank *r, size_t n, const hedge_compare_op
         v->best = bp;
         removes(rm, sizeof rm, k, f);
         add(v, HEDGE_S_USE, "use %s: %s", k->grade, rm);
-        if (!k->published)
+        if (!k->published) {
             add(v, HEDGE_S_CANDIDATE,
                 "; it is a candidate grade, not published, so no futures settle on it yet: ask an "
                 "exchange to list it, or hedge with a swap on it");
+            for (long i = bp + 1; i < (long)n; i++) /* the best published one that hedges */
+                if (r[i].ranked && r[i].published && r[i].a.he >= HEDGE_VERDICT_MIN_HE) {
+                    char b[32];
+                    add(v, 0, " (the best published grade, %s, removes %s%%)", r[i].grade,
+                        num(b, 100 * r[i].a.he, 0));
+                    break;
+                }
+        }
         qualifiers(v, k);
         if (s_ok && bs < bp) {
             char b[32];

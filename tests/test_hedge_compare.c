@@ -465,6 +465,13 @@ static void test_verdict_sentences(void **state)
          "of sample 82%) at h = 0.90, basis sd 0.0200 USD/GPU-hour; it is a candidate grade, not "
          "published, so no futures settle on it yet: ask an exchange to list it, or hedge with a "
          "swap on it"},
+        {"use a candidate grade, a published one hedging less", HEDGE_S_CANDIDATE,
+         {mk("H100.OD", 1, 40, 0.8, 0.60, 0.35, 0.77, 0.03, 1), cand}, 2, mv, HEDGE_MONTH, "T4",
+         1, 0, "T4.SPOT",
+         "use T4.SPOT: removes 82% of your monthly rent-change variance (95% interval 70%-90%; out "
+         "of sample 82%) at h = 0.90, basis sd 0.0200 USD/GPU-hour; it is a candidate grade, not "
+         "published, so no futures settle on it yet: ask an exchange to list it, or hedge with a "
+         "swap on it (the best published grade, H100.OD, removes 60%)"},
         {"no candidate grade hedges", HEDGE_S_NONE, {cand_neg}, 1, mv, HEDGE_MONTH, "T4", 0, 0,
          NULL,
          "no grade here hedges this rent: no candidate grade of your GPU moves with your rent "
