@@ -338,17 +338,25 @@ static int setup(void **state)
     tu_run r = tu_sh(work, "/usr/bin/python3 '%s/tools/hedge_cases.py' --bin \"$GPUIDX_BIN\" "
                            "--real '%s' --work . --check '%s/docs/hedge.md'",
                      tu_srcdir(), real, tu_srcdir());
-    if (r.status != 0)
-        fail_msg("tools/hedge_cases.py --check (docs/hedge.md must be current): exit %d\n%s%s",
-                 r.status, r.out, r.err);
+    if (r.status != 0) { /* the work folder kept to look at: say where */
+        fail_msg("tools/hedge_cases.py --check (docs/hedge.md must be current): exit %d (work "
+                 "folder %s, ~100 MB: remove it)\n%s%s",
+                 r.status, work, r.out, r.err);
+    }
     tu_run_free(&r);
     *state = work;
     return 0;
 }
 
+/* The work folder holds a copy of the catalogue's offers (~100 MB): gone
+ * with the test. */
 static int teardown(void **state)
 {
     (void)state;
+    if (work) {
+        tu_run r = tu_sh(NULL, "rm -rf '%s'", work);
+        tu_run_free(&r);
+    }
     free(work);
     return 0;
 }
