@@ -167,6 +167,9 @@ int cmd_settle(cli_ctx *ctx, int argc, char **argv);
 int cmd_hedge(cli_ctx *ctx, int argc, char **argv);
 int cmd_cost(cli_ctx *ctx, int argc, char **argv);
 int cmd_grades(cli_ctx *ctx, int argc, char **argv);
+/* cmd_grades_set.c: list; drop (drop = 1) or restore (0) */
+int cmd_grades_list(cli_ctx *ctx, int argc, char **argv);
+int cmd_grades_drop_restore(cli_ctx *ctx, int argc, char **argv, int drop);
 int cmd_simulate(cli_ctx *ctx, int argc, char **argv);
 int cmd_verify(cli_ctx *ctx, int argc, char **argv);
 int cmd_key(cli_ctx *ctx, int argc, char **argv);

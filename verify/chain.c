@@ -51,18 +51,6 @@ static int64_t ratio_e12(int64_t now, int64_t ref)
     return x < REL_MIN || x > REL_MAX ? -1 : x;
 }
 
-static int cmp_i64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
-
-static int64_t median2(int64_t *v, size_t n)
-{
-    qsort(v, n, sizeof *v, cmp_i64);
-    return n % 2 ? 2 * v[n / 2] : v[n / 2 - 1] + v[n / 2];
-}
-
 /* First day of the rebalance period holding day (§10.4: periods of
  * `months` months starting in January). */
 static int32_t period_start(int32_t day, int months)
@@ -193,11 +181,11 @@ static int64_t change_since(const idx_grade *g, const vcons *base, const vcons *
                 done_g[k] = 1;
                 px[m++] = rel[k];
             }
-        med[np++] = median2(px, m);
+        med[np++] = gpi_median2(px, m);
     }
     free(done_g);
     free(px);
-    if (np > 0 && (long)np >= p->min_providers) out = median2(med, np);
+    if (np > 0 && (long)np >= p->min_providers) out = gpi_median2(med, np);
 done:
     free(w);
     free(rel);
@@ -384,12 +372,12 @@ static gpi_status statistics(const idx_grade *g, vchk *c, sample *s, gpi_diag *d
                 px[m] = s->o[k].rel_now;
                 py[m++] = s->o[k].rel_ref;
             }
-        mn[s->np_o] = median2(px, m);
-        mr[s->np_o++] = median2(py, m);
+        mn[s->np_o] = gpi_median2(px, m);
+        mr[s->np_o++] = gpi_median2(py, m);
     }
     if (s->np_o > 0 && s->np_o >= p->min_providers) {
-        s->s_now_o = median2(mn, (size_t)s->np_o);
-        s->s_ref_o = median2(mr, (size_t)s->np_o);
+        s->s_now_o = gpi_median2(mn, (size_t)s->np_o);
+        s->s_ref_o = gpi_median2(mr, (size_t)s->np_o);
         s->r_o = ratio_e12(s->s_now_o, s->s_ref_o);
     }
     free(mn), free(mr), free(px), free(py), free(done);
@@ -594,7 +582,7 @@ static int64_t anchor(verify_dir *v, vday *dy, const vrow *r, const idx_grade *g
         vchk_num(c, f, ch, q > 0 ? q * 25 : -1, 14);
     }
     if (have_base) vcons_free(&base);
-    int64_t nano = vchk_failed(c) ? -2 : gpi_div_round(median2(est, n), 2);
+    int64_t nano = vchk_failed(c) ? -2 : gpi_div_round(gpi_median2(est, n), 2);
     free(est);
     return nano;
 }
