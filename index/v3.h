@@ -87,6 +87,19 @@ typedef struct idx_v3_pgroup {
 enum { IDX_REACH_ABSENT, IDX_REACH_PRINT, IDX_REACH_NEW, IDX_REACH_KINDS };
 const char *idx_reach_kind_name(int kind);
 
+/* The month's figures as a row publishes them (index.json's
+ * v3.manipulation), read back from the row's stored v3 text: days[0]
+ * and [1] the month's days with a value through the day (calendar,
+ * business), fig_e6[k][0] and [1] the largest move of the month's FSP
+ * by kind k (calendar, business days; e6, -1 null).  Returns 1 when the
+ * text holds them, 0 when not (another method, a row built before the
+ * figures existed); reads nothing else of it (v3_reach_pub.c). */
+typedef struct idx_reach_pub {
+    long days[2];
+    int64_t fig_e6[IDX_REACH_KINDS][2];
+} idx_reach_pub;
+int idx_reach_pub_read(const char *v3_json, idx_reach_pub *out);
+
 /* A day's reach: the lowest and highest value one participant can give
  * the day, by kind (e4; -1 none), and whether it can make the day gain or
  * lose its value. */

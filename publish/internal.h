@@ -11,11 +11,13 @@
 #ifndef GPI_PUBLISH_INTERNAL_H
 #define GPI_PUBLISH_INTERNAL_H
 
+#include <jansson.h>
 #include <stdio.h>
 
 #include "core/sig.h"
 #include "index/bootstrap.h"
 #include "index/index.h"
+#include "index/v3.h"
 #include "publish/publish.h"
 #include "store/store.h"
 #include "store/index_values.h"
@@ -28,6 +30,28 @@
 /* The file format from which a vintage has the term curve's files
  * (curve.csv, curve.json: publish/curve.c). */
 enum { PUB_FORMAT_CURVE = 4 };
+
+/* ---- review_fsp.c: the review's monthly manipulation figures (v3) -------- */
+
+typedef struct pub_review_month {
+    int ym;                 /* year x 12 + month - 1 */
+    int32_t last_day;       /* the month's last row in the range */
+    int64_t sum_e4;         /* its values (not suspended), and their count */
+    long n;
+    int has;                /* fig holds the last row's figures */
+    idx_reach_pub fig;
+} pub_review_month;
+typedef struct pub_review_fsp {
+    pub_review_month *v;
+    size_t n, cap;
+} pub_review_fsp;
+/* Takes one row of a grade's rows in day order (-1 out of memory). */
+int pub_review_fsp_take(pub_review_fsp *x, const store_index_row *r);
+void pub_review_fsp_free(pub_review_fsp *x);
+/* The Markdown section (nothing when no month has figures) and the JSON
+ * object (a new reference); mid is the last day of the range's first half. */
+void pub_review_fsp_md(FILE *f, const pub_review_fsp *x, int32_t mid);
+json_t *pub_review_fsp_json(const pub_review_fsp *x, int32_t mid);
 
 /* ---- format.c ------------------------------------------------------------- */
 

@@ -53,14 +53,19 @@ typedef struct note_n {
 } note_n;
 
 typedef struct rows_st {
+    int32_t from;           /* rows before it only feed the month's FSP */
     long carried, suspended, rows;
     note_n note[64];
     size_t n_note;
+    pub_review_fsp fsp;     /* the months' manipulation figures (review_fsp.c) */
+    int oom;
 } rows_st;
 
 static int on_row(const store_index_row *r, void *ud)
 {
     rows_st *s = ud;
+    if (pub_review_fsp_take(&s->fsp, r)) return s->oom = 1, -1;
+    if (r->day < s->from) return 0;
     s->rows++;
     if (r->level != GPI_LEVEL_CARRIED && r->level != GPI_LEVEL_SUSPENDED) return 0;
     if (r->level == GPI_LEVEL_CARRIED) s->carried++;
@@ -204,7 +209,7 @@ static const char *fix(double v, int dp, char b[32])
 static void md_grade(FILE *f, const idx_grade *g, const idx_grade_eval *all,
                      const idx_grade_eval *h1, const idx_grade_eval *h2,
                      const idx_stale_grade *s, const rows_st *rs, const rs_st *rst,
-                     const char *word, const char *why)
+                     const char *word, const char *why, int32_t mid)
 {
     char a[32], b[32], c[32];
     fprintf(f, "\n## %s\n\n**Recommendation: %s.** %c%s.\n\n", g->id, word,
@@ -233,6 +238,7 @@ static void md_grade(FILE *f, const idx_grade *g, const idx_grade_eval *all,
     fprintf(f, "\nDays by level: trades %ld, offers %ld, carried %ld, suspended %ld.\n",
             all->n_level[GPI_LEVEL_TRADES], all->n_level[GPI_LEVEL_OFFERS],
             all->n_level[GPI_LEVEL_CARRIED], all->n_level[GPI_LEVEL_SUSPENDED]);
+    pub_review_fsp_md(f, &rs->fsp, mid);
     if (s) {
         fprintf(f, "\n**Stale inputs.** Stale share (providers whose every price has stood %d days "
                    "or more) %s on an average day, %s on the last; %ld of %ld provider groups "
@@ -334,12 +340,21 @@ gpi_status pub_review(store *st, const idx_grades *gs, int32_t from, int32_t to,
         const idx_grade *g = &gs->g[k];
         rows_st rs;
         memset(&rs, 0, sizeof rs);
-        rc = store_index_rows(st, g->id, from, to, on_row, &rs, d);
+        rs.from = from;
+        /* from the first of from's month: its FSP so far (review_fsp.c) */
+        int y, m, dd;
+        gpi_civil_from_days(from, &y, &m, &dd);
+        rc = store_index_rows(st, g->id, gpi_days_from_civil(y, m, 1), to, on_row, &rs, d);
+        if (rc == GPI_OK && rs.oom) rc = gpi_diag_set(d, GPI_ENOMEM, "out of memory");
         rs_st rst = {g->id, from, to, 0, 0, 0};
         if (rc == GPI_OK) rc = store_restatements(st, on_restatement, &rst, d);
-        if (rc != GPI_OK) break;
+        if (rc != GPI_OK) {
+            pub_review_fsp_free(&rs.fsp);
+            break;
+        }
         qsort(rs.note, rs.n_note, sizeof rs.note[0], cmp_note);
-        md_grade(f, g, &all->g[k], &h1->g[k], &h2->g[k], &se->g[k], &rs, &rst, words[k], whys[k]);
+        md_grade(f, g, &all->g[k], &h1->g[k], &h2->g[k], &se->g[k], &rs, &rst, words[k], whys[k],
+                 mid);
         json_t *o = json_object();
         json_object_set_new(o, "grade", json_string(g->id));
         json_object_set_new(o, "recommendation", json_string(words[k]));
@@ -390,6 +405,8 @@ gpi_status pub_review(store *st, const idx_grades *gs, int32_t from, int32_t to,
         json_object_set_new(rj, "restatements", json_integer(rst.n));
         json_object_set_new(rj, "days", json_integer(rst.days));
         json_object_set_new(o, "restatements", rj);
+        json_object_set_new(o, "fsp_manipulation", pub_review_fsp_json(&rs.fsp, mid));
+        pub_review_fsp_free(&rs.fsp);
         json_array_append_new(arr, o);
     }
     json_object_set_new(root, "from", json_string(a));

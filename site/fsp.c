@@ -6,8 +6,9 @@
  * NOTES ON THE DESIGN
  * (1) The rows the site reads hand out their v3 text only during the
  *     store's callback, so the figures are taken from it there
- *     (site_fsp_take): the "manipulation" member alone is parsed
- *     (jansson), into numbers; nothing else of the text is kept.
+ *     (site_fsp_take): the "manipulation" member alone is read
+ *     (index/v3_reach_pub.c), into numbers; nothing else of the text is
+ *     kept.
  * (2) A month is shown from its last row: the figures are the month's
  *     through that day (the whole month once its last day is built).
  *     The last 12 months of a grade are shown, newest first.
@@ -16,44 +17,21 @@
 #include "store/index_values.h"
 #include "core/vec.h"
 
-#include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* n decimals of a JSON number (or null: -1) as an integer, rounded. */
-static int64_t fixed_of(const json_t *v, int digits)
-{
-    if (!json_is_number(v)) return -1;
-    double x = json_number_value(v), s = 1;
-    for (int i = 0; i < digits; i++) s *= 10;
-    return (int64_t)(x * s + 0.5);
-}
-
 int site_fsp_take(site_fsp *x, const store_index_row *r)
 {
+    idx_reach_pub m;
     if (!r->v3_json || strcmp(r->methodology, "v3") != 0) return 0;
-    const char *p = strstr(r->v3_json, "\"manipulation\":");
-    if (!p) return 0;
-    p += strlen("\"manipulation\":");
-    json_error_t e;
-    json_t *j = json_loadb(p, strlen(p), JSON_DISABLE_EOF_CHECK, &e);
-    if (!j) return 0; /* not there: a row built before the figures */
-    if (GPI_VEC_RESERVE(x->v, x->cap, x->n + 1)) {
-        json_decref(j);
-        return -1;
-    }
+    if (!idx_reach_pub_read(r->v3_json, &m)) return 0; /* a row built before the figures */
+    if (GPI_VEC_RESERVE(x->v, x->cap, x->n + 1)) return -1;
     site_fsp_row *o = &x->v[x->n++];
     memset(o, 0, sizeof *o);
     snprintf(o->grade, sizeof o->grade, "%s", r->grade);
     o->day = r->day;
-    o->days[0] = (long)json_integer_value(json_object_get(j, "days"));
-    o->days[1] = (long)json_integer_value(json_object_get(j, "business_days"));
-    for (int c = 0; c < 2; c++) {
-        const json_t *f = json_object_get(j, c ? "fsp_move_business" : "fsp_move");
-        for (int k = 0; k < IDX_REACH_KINDS; k++)
-            o->fig[k][c] = fixed_of(json_object_get(f, idx_reach_kind_name(k)), 6);
-    }
-    json_decref(j);
+    memcpy(o->days, m.days, sizeof o->days);
+    memcpy(o->fig, m.fig_e6, sizeof o->fig);
     return 0;
 }
 

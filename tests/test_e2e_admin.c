@@ -664,6 +664,70 @@ static void test_review(void **state)
     free(h);
 }
 
+/* Methodology v3: the review's monthly manipulation figures are the month's
+ * last published row's (index.json v3.manipulation) and its FSP so far
+ * the mean of the month's values from its first day, though the range
+ * starts on the 20th (recomputed here from `index show`, exact decimals). */
+static void test_review_fsp_v3(void **state)
+{
+    (void)state;
+    tu_run r = tu_sh(dir, "SRC='%s'; G=\"--data $SRC/data\"; rm -f v3.db* && "
+                          "\"$GPUIDX_BIN\" --db v3.db $G ingest offers --admit-providers "
+                          "raw/offers.csv >/dev/null 2>&1 && \"$GPUIDX_BIN\" --db v3.db $G ingest "
+                          "trades --admit-providers raw/trades.csv >/dev/null 2>&1 && "
+                          "\"$GPUIDX_BIN\" --db v3.db $G index build --from 2025-01-01 --to "
+                          "2025-02-19 >/dev/null && \"$GPUIDX_BIN\" --db v3.db $G index publish "
+                          "--date 2025-01-31 --out p3 >/dev/null && \"$GPUIDX_BIN\" --db v3.db $G "
+                          "index show --from 2025-01-01 --to 2025-01-31 > jan.csv && "
+                          "\"$GPUIDX_BIN\" --db v3.db $G review --from 2025-01-20 --to 2025-02-19 "
+                          "--out r3 >/dev/null",
+                     tu_srcdir());
+    ok(&r, "v3 review");
+    static const char py[] =
+        "import csv, json, sys\n"
+        "from decimal import Decimal, ROUND_HALF_UP\n"
+        "rv = json.load(open('r3/review-2025-01-20-2025-02-19.json'))\n"
+        "pub = {x['grade']: x for x in json.load(open('p3/2025-01-31/index.json'))['rows']}\n"
+        "vals = {}\n"
+        "for row in csv.DictReader(open('jan.csv')):\n"
+        "    if row['value'] and row['level'] != 'suspended':\n"
+        "        vals.setdefault(row['grade'], []).append(Decimal(row['value']))\n"
+        "n = 0\n"
+        "for g in rv['grades']:\n"
+        "    m = g['fsp_manipulation']['months'][0]\n"
+        "    want = (pub.get(g['grade']) or {}).get('v3', {}).get('manipulation')\n"
+        "    if want is None:\n"
+        "        continue\n"
+        "    v = vals.get(g['grade'])\n"
+        "    fsp = v and (sum(v) / len(v)).quantize(Decimal('0.0001'), ROUND_HALF_UP)\n"
+        "    got = [m['month'], m['through'], m['days'],\n"
+        "           m['fsp'] and Decimal(repr(m['fsp'])).quantize(Decimal('0.0001'))]\n"
+        "    exp = ['2025-01', '2025-01-31', want['days'], fsp]\n"
+        "    for c in ('fsp_move', 'fsp_move_business'):\n"
+        "        for k in ('absent', 'print', 'new'):\n"
+        "            got.append(None if m[c][k] is None else round(m[c][k], 6))\n"
+        "            exp.append(None if want[c][k] is None else round(want[c][k], 6))\n"
+        "    if got != exp:\n"
+        "        sys.exit('%s: review %s, published %s' % (g['grade'], got, exp))\n"
+        "    n += 1\n"
+        "print(n)\n";
+    free(tu_write(dir, "fsp.py", py));
+    r = tu_sh(dir, "/usr/bin/python3 fsp.py");
+    if (r.status != 0) fail_msg("fsp.py: %s%s", r.out, r.err);
+    assert_true(atoi(r.out) >= 8); /* the grades with a January value */
+    tu_run_free(&r);
+    char path[4200];
+    snprintf(path, sizeof path, "%s/r3/review-2025-01-20-2025-02-19.md", dir);
+    char *md = tu_read(path);
+    assert_non_null(md);
+    const char *h = strstr(md, "\n## H100-SXM.OD\n");
+    assert_non_null(h);
+    assert_non_null(strstr(h, "**What one participant can do to a month's settlement price**"));
+    assert_non_null(strstr(h, "\n| 2025-01 | 2025-01-31 | "));
+    assert_non_null(strstr(h, "\nThe largest share in the first half: "));
+    free(md);
+}
+
 /* The real catalogue: the A100 feeds carried forward are flagged. */
 static void test_review_real(void **state)
 {
@@ -708,7 +772,8 @@ int main(void)
         cmocka_unit_test(test_interval),            cmocka_unit_test(test_cessation),
         cmocka_unit_test(test_cessation_status),
         cmocka_unit_test(test_statement),           cmocka_unit_test(test_stale_inputs),
-        cmocka_unit_test(test_review),              cmocka_unit_test(test_review_real),
+        cmocka_unit_test(test_review),              cmocka_unit_test(test_review_fsp_v3),
+        cmocka_unit_test(test_review_real),
     };
     return cmocka_run_group_tests_name("e2e_admin", tests, setup, teardown);
 }
