@@ -23,6 +23,7 @@
 #include "publish/internal.h"
 #include "core/vec.h"
 #include "index/v3.h"
+#include "store/index_values.h"
 
 #include <stdlib.h>
 #include <string.h>
