@@ -108,6 +108,11 @@ struct store {
     store_profiles profiles;
     sqlite3_stmt *stmt[ST__N];
     sqlite3_stmt *extra[STORE_EXTRA_STMTS];
+    /* the query each slot was prepared with (a copy) and the address the
+     * caller passed last: text at that address again is taken to be the
+     * same query unread (literals, static tables); any other is compared */
+    char *extra_sql[STORE_EXTRA_STMTS];
+    uintptr_t extra_sql_at[STORE_EXTRA_STMTS];
     int in_tx;
     /* the writers' queue (store.c note 6): the lock file's descriptor
      * (-1: none: no file, or it cannot be created), whether it was opened
@@ -184,7 +189,10 @@ gpi_status store_obs_start_put(store *st, const gpi_obs *o, gpi_diag *d);
 gpi_status store_obs_start_same(store *st, const gpi_obs *o, store_put_result *res, gpi_diag *d);
 
 /* Prepares (once) and returns extra statement slot i with sql; resets it
- * and clears its bindings before returning.  NULL on error (d set). */
+ * and clears its bindings before returning.  NULL on error (d set),
+ * among them a slot already prepared with another query: two files that
+ * took one slot would otherwise run each other's query (a vintage's
+ * signature read the chain states' first day, found only by its bytes). */
 sqlite3_stmt *store_stmt(store *st, int slot, const char *sql, gpi_diag *d);
 
 /* Id of an interned name (0 for NULL text), inserting it if new; must be

@@ -324,7 +324,10 @@ void store_close(store *st)
     store_hints_reset(st);
     store_alias_reset(st);
     for (int i = 0; i < ST__N; i++) sqlite3_finalize(st->stmt[i]);
-    for (int i = 0; i < STORE_EXTRA_STMTS; i++) sqlite3_finalize(st->extra[i]);
+    for (int i = 0; i < STORE_EXTRA_STMTS; i++) {
+        sqlite3_finalize(st->extra[i]);
+        free(st->extra_sql[i]);
+    }
     sqlite3_close(st->db);
     if (st->lock_fd >= 0) close(st->lock_fd); /* releases the lock, if held */
     free(st);
@@ -336,12 +339,27 @@ sqlite3_stmt *store_stmt(store *st, int slot, const char *sql, gpi_diag *d)
         gpi_diag_set(d, GPI_ESTORE, "store: statement slot %d out of range", slot);
         return NULL;
     }
-    if (!st->extra[slot] &&
-        sqlite3_prepare_v3(st->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &st->extra[slot],
-                           NULL) != SQLITE_OK) {
-        store_err(st, d, "preparing statement");
+    if (st->extra[slot] && st->extra_sql_at[slot] != (uintptr_t)sql &&
+        strcmp(st->extra_sql[slot], sql) != 0) {
+        gpi_diag_set(d, GPI_ESTORE, "store: statement slot %d holds another query (\"%.60s\"), "
+                     "not \"%.60s\"", slot, st->extra_sql[slot], sql);
         return NULL;
     }
+    if (!st->extra[slot]) {
+        if (sqlite3_prepare_v3(st->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &st->extra[slot],
+                               NULL) != SQLITE_OK) {
+            store_err(st, d, "preparing statement");
+            return NULL;
+        }
+        free(st->extra_sql[slot]);
+        if (!(st->extra_sql[slot] = strdup(sql))) {
+            sqlite3_finalize(st->extra[slot]);
+            st->extra[slot] = NULL;
+            gpi_diag_set(d, GPI_ENOMEM, "out of memory");
+            return NULL;
+        }
+    }
+    st->extra_sql_at[slot] = (uintptr_t)sql;
     sqlite3_reset(st->extra[slot]);
     sqlite3_clear_bindings(st->extra[slot]);
     return st->extra[slot];

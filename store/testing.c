@@ -36,3 +36,12 @@ gpi_status store_count(store *st, const char *table, long *n, gpi_diag *d)
     }
     return gpi_diag_set(d, GPI_EUSAGE, "store: unknown table %s", table);
 }
+
+gpi_status store_testing_slot(store *st, int slot, const char *sql, gpi_diag *d)
+{
+    sqlite3_stmt *s = store_stmt(st, slot, sql, d);
+    if (!s) return GPI_ESTORE;
+    int rc = sqlite3_step(s);
+    sqlite3_reset(s);
+    return rc == SQLITE_ROW || rc == SQLITE_DONE ? GPI_OK : store_err(st, d, "stepping");
+}

@@ -11,6 +11,11 @@
 
 #ifndef GPI_STORE_TESTING
 #error "store/testing.h holds hooks for tests only (tests/ and store/ are built with GPI_STORE_TESTING)"
+/* Prepares sql in extra statement slot `slot` (store_stmt) and steps it
+ * once: GPI_OK, or the error (a slot prepared with another query is
+ * refused, its text and the new one named). */
+gpi_status store_testing_slot(store *st, int slot, const char *sql, gpi_diag *d);
+
 #endif
 
 #include <stddef.h>
@@ -33,5 +38,10 @@ gpi_status store_count(store *st, const char *table, long *n, gpi_diag *d);
 gpi_status store_index_put_published(store *st, const char *grade, int32_t day,
                                      int vintage, int level, int64_t value_e4,
                                      gpi_diag *d);
+
+/* Prepares sql in extra statement slot `slot` (store_stmt) and steps it
+ * once: GPI_OK, or the error (a slot prepared with another query is
+ * refused, its text and the new one named). */
+gpi_status store_testing_slot(store *st, int slot, const char *sql, gpi_diag *d);
 
 #endif
