@@ -229,6 +229,20 @@ static int settlement(int argc, char **argv, const char *contracts, const char *
     return bad ? 1 : 0;
 }
 
+/* DIR/restatements.csv's signature (verify/sign.c note 4): said when
+ * signed or failed, a failure counted as a difference. */
+static void restatements_signature(const char *dir, const unsigned char *key, tally *t)
+{
+    char words[400];
+    int verdict = verify_restatements_signature(dir, key, words, sizeof words);
+    if (VERIFY_SIG_FAILED(verdict)) {
+        printf("restatements.csv: DIFFERS %s\n", words);
+        t->differ++;
+    } else if (verdict != VERIFY_SIG_UNSIGNED) {
+        printf("restatements.csv: %s\n", words);
+    }
+}
+
 int cmd_verify(cli_ctx *ctx, int argc, char **argv)
 {
     (void)ctx;
@@ -308,6 +322,7 @@ int cmd_verify(cli_ctx *ctx, int argc, char **argv)
                 verify_dir_forget_before(v, days[k] - 64);
             }
             free(days);
+            if (rc == GPI_OK) restatements_signature(paths[p], x.key, &t);
         }
         verify_dir_close(v);
     }

@@ -75,6 +75,14 @@ void pub_datapackage_named(FILE *f, const char *name, const char *title,
                            const pub_table *const *t, const char *const *paths,
                            const char *const *names, size_t n, int format, int json);
 
+/* What `json` of pub_datapackage lists beside the tables, bit by bit:
+ * index.json (1, as before), a signed vintage's signature.json and a
+ * signed DIR's restatements.signature.json, each described by its schema
+ * (schema/index, schema/signature.schema.json). */
+#define PUB_PKG_INDEX_JSON 1
+#define PUB_PKG_SIGNATURE 2
+#define PUB_PKG_RESTATEMENTS_SIG 4
+
 /* The licence named in index.json and datapackage.json (SPDX id) and the
  * currency and unit of every price of the published files. */
 #define PUB_LICENSE "Apache-2.0"

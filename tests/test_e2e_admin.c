@@ -178,6 +178,46 @@ static void test_signed_publications(void **state)
     HAS(r, out, "2025-02-01: DIFFERS bad signature: it does not verify under key ");
     tu_run_free(&r);
 
+    /* restatements.csv, one file for the folder, is signed apart and checked
+     * by --key: ok, changed, missing, a wrong key, its signature altered */
+    r = tu_gpuidx(dir, "verify --key k.pem.pub sp");
+    assert_int_equal(r.status, 0);
+    HAS(r, out, "restatements.csv: signed by key ");
+    HAS(r, out, "...: signature ok\n");
+    tu_run_free(&r);
+    r = tu_sh(dir, "grep -cF '\"restatements.signature.json\"' sp/datapackage.json");
+    assert_string_equal(r.out, "1\n");
+    tu_run_free(&r);
+    r = tu_sh(dir, "rm -r sx && cp -r sp sx && echo '2025-02-01,H100-SXM.OD,2,1.0000,1.1000,x'"
+                   " >> sx/restatements.csv");
+    ok(&r, "add a restatement");
+    r = tu_gpuidx(dir, "verify --key k.pem.pub sx");
+    assert_int_equal(r.status, 1);
+    HAS(r, out, "restatements.csv: DIFFERS changed file: restatements.csv has SHA-256 ");
+    tu_run_free(&r);
+    r = tu_sh(dir, "rm -r sx && cp -r sp sx && rm sx/restatements.signature.json");
+    ok(&r, "remove its signature");
+    r = tu_gpuidx(dir, "verify sx");
+    assert_int_equal(r.status, 0); /* unsigned is valid without --key */
+    tu_run_free(&r);
+    r = tu_gpuidx(dir, "verify --key k.pem.pub sx");
+    assert_int_equal(r.status, 1);
+    HAS(r, out, "restatements.csv: DIFFERS signature missing: restatements.signature.json is "
+                "absent (restatements.csv is unsigned) and --key asks for a signature\n");
+    tu_run_free(&r);
+    r = tu_gpuidx(dir, "verify --key k2.pem.pub sp");
+    assert_int_equal(r.status, 1);
+    HAS(r, out, "restatements.csv: DIFFERS wrong key: signed by key ");
+    tu_run_free(&r);
+    r = tu_sh(dir, "rm -r sx && cp -r sp sx && sed -i -e 's/\"signature\":\"A/\"signature\":\"#/'"
+                   " -e 's/\"signature\":\"[^#]/\"signature\":\"A/'"
+                   " -e 's/\"signature\":\"#/\"signature\":\"B/' sx/restatements.signature.json");
+    ok(&r, "alter its signature");
+    r = tu_gpuidx(dir, "verify --key k.pem.pub sx");
+    assert_int_equal(r.status, 1);
+    HAS(r, out, "restatements.csv: DIFFERS bad signature: it does not verify under key ");
+    tu_run_free(&r);
+
     /* an unsigned publication is valid and said to be unsigned; with --key
      * every day must be signed */
     r = tu_gpuidx(dir, "--db t.db --data data index publish --date 2025-02-03 --out sp");
