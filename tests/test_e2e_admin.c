@@ -278,6 +278,17 @@ static void test_inputs_commitments(void **state)
     r = tu_gpuidx(dir, "--data data verify --inputs raw ip");
     HAS(r, out, "verify: inputs: 2 files in raw, 0 committed by no verified day\n");
     tu_run_free(&r);
+    /* RAW as a folder of symbolic links (to files, to a folder, and a loop
+     * back to itself): followed, each file known by its bytes */
+    r = tu_sh(dir, "rm -rf rawl && mkdir -p rawl/sub && ln -s ../raw/offers.csv rawl/o.csv &&"
+                   " ln -s ../../raw rawl/sub/r && ln -s .. rawl/sub/loop &&"
+                   " ln -s nowhere rawl/dangling");
+    ok(&r, "links");
+    r = tu_gpuidx(dir, "--data data verify --inputs rawl ip");
+    if (r.status != 0 || count(r.out, "DIFFERS"))
+        fail_msg("verify --inputs through links:\n%s%s", r.out, r.err);
+    HAS(r, out, "verify: inputs: 2 files in rawl, 0 committed by no verified day\n");
+    tu_run_free(&r);
     r = tu_sh(dir, "grep -c '\"source\":\"offers.csv\",\"kind\":\"offers\",\"rows\":' ip/2025-02-02/index.json");
     assert_string_equal(r.out, "1\n");
     tu_run_free(&r);

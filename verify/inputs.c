@@ -39,6 +39,14 @@
  *     commits to is counted (it may have been ingested after the days'
  *     cut-offs, or withheld: only the stamps of committed files are
  *     known).
+ * (5) RAW is walked following symbolic links, to files and to folders
+ *     (a raw archive is often a folder of links to where the feeds land):
+ *     a file is known by its bytes' SHA-256, wherever it lies.  The
+ *     limits: each folder is walked once (by device and inode, so a loop
+ *     of links ends), at most 16 levels down, a dangling link or an
+ *     unreadable file is no file, and the same bytes found twice are
+ *     one file (the first path walked names it).  A link that leaves RAW is followed
+ *     too: the commitment is to the bytes, not to the place.
  */
 #include "verify/internal.h"
 #include "ingest/ingest.h"
@@ -54,6 +62,11 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+typedef struct dir_id {
+    dev_t dev;
+    ino_t ino;
+} dir_id;
 
 typedef struct raw_file {
     char *path;
@@ -72,14 +85,28 @@ struct verify_inputs {
     int made;          /* tmpdir was created (and is removed on close) */
     store *st;
     int prepared;
+    dir_id *dirs;      /* the folders walked (note 5) */
+    size_t n_dirs, cap_dirs;
 };
 
 /* ---- RAW's files by SHA-256 ---------------------------------------------------- */
 
-/* Adds the regular files under path (recursively, symbolic links not
- * followed) with their SHA-256; 1 when out of memory. */
+/* Adds the regular files under path (recursively, symbolic links
+ * followed: note 5) with their SHA-256; 1 when out of memory. */
 static int walk(verify_inputs *vi, const char *path, int depth)
 {
+    struct stat self;
+    if (stat(path, &self) != 0) return 0;
+    for (size_t i = 0; i < vi->n_dirs; i++) /* a folder seen already: a loop of links */
+        if (vi->dirs[i].dev == self.st_dev && vi->dirs[i].ino == self.st_ino) return 0;
+    if (vi->n_dirs == vi->cap_dirs) {
+        size_t cap = vi->cap_dirs ? 2 * vi->cap_dirs : 16;
+        dir_id *p = realloc(vi->dirs, cap * sizeof *p);
+        if (!p) return 1;
+        vi->dirs = p;
+        vi->cap_dirs = cap;
+    }
+    vi->dirs[vi->n_dirs++] = (dir_id){self.st_dev, self.st_ino};
     DIR *dp = opendir(path);
     if (!dp) return 0;
     struct dirent *e;
@@ -89,7 +116,7 @@ static int walk(verify_inputs *vi, const char *path, int depth)
         char p[4096];
         if (snprintf(p, sizeof p, "%s/%s", path, e->d_name) >= (int)sizeof p) continue;
         struct stat sb;
-        if (lstat(p, &sb) != 0) continue;
+        if (stat(p, &sb) != 0) continue; /* a dangling link: no file */
         if (S_ISDIR(sb.st_mode)) {
             if (depth < 16) bad = walk(vi, p, depth + 1);
             continue;
@@ -109,6 +136,9 @@ static int walk(verify_inputs *vi, const char *path, int depth)
         memset(r, 0, sizeof *r);
         gpi_diag d = {{0}};
         if (ingest_file_sha256(p, r->sha, &d) != GPI_OK) continue; /* unreadable: no input */
+        int seen = 0; /* the same bytes twice (two links to one file): one input */
+        for (size_t i = 0; i < vi->n && !seen; i++) seen = strcmp(vi->f[i].sha, r->sha) == 0;
+        if (seen) continue;
         if (!(r->path = strdup(p))) bad = 1;
         else vi->n++;
     }
@@ -160,6 +190,7 @@ void verify_inputs_close(verify_inputs *vi)
     }
     for (size_t i = 0; i < vi->n; i++) free(vi->f[i].path);
     free(vi->f);
+    free(vi->dirs);
     ingest_tables_free(vi->tables);
     free(vi);
 }
