@@ -176,6 +176,11 @@ typedef struct pub_capture {
     int oom;
 } pub_capture;
 void pub_capture_free(pub_capture *c);
+/* pub_obs_lines (publish.h), capturing the lines into cap as publication
+ * does (NULL: not captured). */
+gpi_status pub_obs_lines_capture(store *st, int32_t day, const idx_grade *g,
+                                 const idx_detail *lv, int64_t as_of, char **text, size_t *len,
+                                 pub_capture *cap, gpi_diag *d);
 /* What publication adds to a row of file format 4: its index.csv columns
  * (",ci_low,ci_high,confidence,stale_share") and index.json members. */
 typedef struct pub_extra {

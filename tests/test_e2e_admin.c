@@ -675,6 +675,27 @@ static void test_stale_inputs(void **state)
     r = tu_sh(dir, "grep -o '\"stale_share\":[^}]*' stp/2025-04-09/index.json");
     assert_string_equal(r.out, "\"stale_share\":0.333333,\"stale_groups\":1,\"stale_days\":30\n");
     tu_run_free(&r);
+    /* verify --inputs recomputes the stale share from the raw file: the
+     * genuine day is ok; a share lowered in both files (plain verify takes
+     * it as published) fails, named */
+    r = tu_sh(dir, "rm -rf str && mkdir str && cp st.csv str/");
+    ok(&r, "raw");
+    r = tu_gpuidx(dir, "--data data verify --inputs str stp");
+    if (r.status != 0 || count(r.out, "DIFFERS") || count(r.out, "inputs: stale"))
+        fail_msg("verify --inputs:\n%s%s", r.out, r.err);
+    tu_run_free(&r);
+    r = tu_sh(dir, "rm -rf stx && cp -r stp stx && sed -i 's/\"stale_share\":0.333333,\"stale_groups\":1/"
+                   "\"stale_share\":0.000000,\"stale_groups\":0/' stx/2025-04-09/index.json &&"
+                   " sed -i '2s/,low,0.333333,/,low,0.000000,/' stx/2025-04-09/index.csv");
+    ok(&r, "tamper");
+    r = tu_gpuidx(dir, "verify stx");
+    if (r.status != 0 || count(r.out, "DIFFERS")) fail_msg("plain verify:\n%s%s", r.out, r.err);
+    tu_run_free(&r);
+    r = tu_gpuidx(dir, "--data data verify --inputs str stx");
+    assert_int_equal(r.status, 1);
+    HAS(r, out, "2025-04-09 S: DIFFERS inputs: stale_share published 0.000000 (0 stale groups), "
+                "the committed files give 0.333333 (1 of 3 groups stale)\n");
+    tu_run_free(&r);
 }
 
 /* ---- the review report ------------------------------------------------------------------ */
