@@ -67,9 +67,14 @@ static const help_entry table[] = {
      "re-evaluated when they depend on the rebuilt ones.  Grades of another file\n"
      "are candidates: they are stored for `index show`, `hedge` and `settle`,\n"
      "never published; a candidate may not reuse the id of a published grade with\n"
-     "another definition.  Warns about filters that match no stored observation,\n"
-     "and prints each grade's days per level.  On a terminal, a long build's\n"
-     "progress is shown on stderr.\n"},
+     "another definition.  A grade with \"max_unchanged_days\": M takes only fresh\n"
+     "offers: an offer whose price has stood more than M days (looked up at most\n"
+     "M + 15 days back; absent days do not reset it) is listed as excluded,\n"
+     "\"price unchanged longer than max_unchanged_days\", and counts nowhere\n"
+     "(METHODOLOGY.md §12.1; `grades stale` shows the coverage it leaves).  Method\n"
+     "v1 and v3 grades only: a v2 grade that sets it is refused.  Warns about\n"
+     "filters that match no stored observation, and prints each grade's days per\n"
+     "level.  On a terminal, a long build's progress is shown on stderr.\n"},
     {"index show", 1, "[--grade ID] [--from D] [--to D]",
      "Prints the stored rows as CSV (the index.csv format); the vintage column\n"
      "names the latest vintage that published the row's value, empty when none\n"

@@ -649,7 +649,8 @@ static void test_stale_inputs(void **state)
                                   "2025-03-24)\n");
     tu_run_free(&r);
     /* the grade's own max_unchanged_days: all three fresh (prices standing at
-     * most 10 days) on days 1-11 only; the build refuses it (not applied) */
+     * most 10 days) on days 1-11 only; the build applies it, with the same
+     * coverage (tests/test_e2e_fresh.c) */
     free(tu_write(dir, "sg2.json", "{\"grades\": [{\"id\": \"S2\", \"gpu\": [\"H100\"],"
                                    " \"max_unchanged_days\": 10}]}\n"));
     r = tu_gpuidx(dir, "--db st.db --data data grades stale --grades sg2.json --from 2025-03-01"
@@ -657,10 +658,9 @@ static void test_stale_inputs(void **state)
     HAS(r, out, "days with enough providers: 40, 11 with only prices standing at most 10 days\n");
     tu_run_free(&r);
     r = tu_gpuidx(dir, "--db st.db --data data index build --grades sg2.json --from 2025-03-01"
-                       " --to 2025-03-02");
-    assert_int_equal(r.status, 1);
-    HAS(r, err, "sg2.json: grades[0].max_unchanged_days: evaluated by `grades stale` and `review`;"
-                " index build does not apply it yet\n");
+                       " --to 2025-04-09");
+    assert_int_equal(r.status, 0);
+    HAS(r, err, "index build: S2: 40 days: trades 0, offers 11, ");
     tu_run_free(&r);
     /* published: on 2025-04-09 aaa's prices have stood 39 days, ccc's 16,
      * bbb's 0: one group of three */
