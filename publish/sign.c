@@ -159,11 +159,11 @@ gpi_status pub_sig_text(int32_t day, int vintage, const char *fingerprint, const
     return GPI_OK;
 }
 
-gpi_status pub_sign_files(const pub_key *k, int32_t day, int vintage, pub_files *fs, gpi_diag *d)
+/* The Ed25519 signature of the n bytes of msg with k, as base64 (core/sig.c
+ * note 2: deterministic). */
+static gpi_status sign_text(const pub_key *k, const char *msg, size_t n,
+                            char b64[GPI_SIG_B64_MAX], gpi_diag *d)
 {
-    char date[11], msg[512];
-    gpi_date_format(day, date);
-    size_t n = gpi_sig_message(date, vintage, (const char(*)[65])fs->sha, msg, sizeof msg);
     unsigned char sig[64];
     size_t sl = sizeof sig;
     EVP_MD_CTX *m = EVP_MD_CTX_new();
@@ -171,7 +171,17 @@ gpi_status pub_sign_files(const pub_key *k, int32_t day, int vintage, pub_files 
              EVP_DigestSign(m, sig, &sl, (const unsigned char *)msg, n) == 1 && sl == 64;
     EVP_MD_CTX_free(m);
     if (!ok) return gpi_diag_set(d, GPI_EIO, "publish: libcrypto could not sign");
-    gpi_base64(sig, 64, fs->sig_b64);
+    gpi_base64(sig, 64, b64);
+    return GPI_OK;
+}
+
+gpi_status pub_sign_files(const pub_key *k, int32_t day, int vintage, pub_files *fs, gpi_diag *d)
+{
+    char date[11], msg[512];
+    gpi_date_format(day, date);
+    size_t n = gpi_sig_message(date, vintage, (const char(*)[65])fs->sha, msg, sizeof msg);
+    gpi_status rc = sign_text(k, msg, n, fs->sig_b64, d);
+    if (rc != GPI_OK) return rc;
     snprintf(fs->fingerprint, sizeof fs->fingerprint, "%s", k->fingerprint);
     free(fs->sig);
     fs->sig = NULL;
@@ -189,15 +199,9 @@ gpi_status pub_sign_restatements(const pub_key *k, const char *buf, size_t len, 
     for (size_t i = 0; i < len; i++) rows += buf[i] == '\n';
     if (rows < 0) rows = 0;
     size_t n = gpi_sig_restatements_message(sha, rows, msg, sizeof msg);
-    unsigned char sig[64];
-    size_t sl = sizeof sig;
-    EVP_MD_CTX *m = EVP_MD_CTX_new();
-    int ok = m && EVP_DigestSignInit(m, NULL, NULL, NULL, k->k) == 1 &&
-             EVP_DigestSign(m, sig, &sl, (const unsigned char *)msg, n) == 1 && sl == 64;
-    EVP_MD_CTX_free(m);
-    if (!ok) return gpi_diag_set(d, GPI_EIO, "publish: libcrypto could not sign");
     char b64[GPI_SIG_B64_MAX];
-    gpi_base64(sig, 64, b64);
+    gpi_status rc = sign_text(k, msg, n, b64, d);
+    if (rc != GPI_OK) return rc;
     FILE *f = open_memstream(out, out_len);
     if (!f) return gpi_diag_set(d, GPI_ENOMEM, "out of memory");
     fprintf(f,

@@ -67,6 +67,31 @@ static int file_sha(const char *dir, const char *name, char out[65])
     return ok;
 }
 
+/* The verdict on a signature whose files check, by key fp over the signed
+ * text msg: unchecked without --key (key NULL), a wrong key, a bad
+ * signature (file: the signature file), or ok. */
+static int key_verdict(const char *fp, const unsigned char *key, const char *keyfp,
+                       const char *sig, const char *msg, size_t n, const char *file, char *out,
+                       size_t cap)
+{
+    if (!key) {
+        snprintf(out, cap, "signed by key %.16s...; not checked (give --key with its public key)",
+                 fp);
+        return VERIFY_SIG_UNCHECKED;
+    }
+    if (strcmp(keyfp, fp) != 0) {
+        snprintf(out, cap, "wrong key: signed by key %.16s..., --key is %.16s...", fp, keyfp);
+        return VERIFY_SIG_WRONG_KEY;
+    }
+    if (gpi_sig_verify(key, sig, msg, n)) {
+        snprintf(out, cap, "signed by key %.16s...: signature ok", fp);
+        return VERIFY_SIG_OK;
+    }
+    snprintf(out, cap, "bad signature: it does not verify under key %.16s... (%s altered)", fp,
+             file);
+    return VERIFY_SIG_BAD;
+}
+
 int verify_signature(const char *daydir, json_t *root, const unsigned char *key, char *out,
                      size_t cap)
 {
@@ -128,24 +153,11 @@ int verify_signature(const char *daydir, json_t *root, const unsigned char *key,
             memcpy(signed_sha[i], want, 65);
         }
     }
-    if (rc == VERIFY_SIG_OK && !key) {
-        snprintf(out, cap, "signed by key %.16s...; not checked (give --key with its public key)",
-                 fp);
-        rc = VERIFY_SIG_UNCHECKED;
-    } else if (rc == VERIFY_SIG_OK && strcmp(keyfp, fp) != 0) {
-        snprintf(out, cap, "wrong key: signed by key %.16s..., --key is %.16s...", fp, keyfp);
-        rc = VERIFY_SIG_WRONG_KEY;
-    } else if (rc == VERIFY_SIG_OK) {
+    if (rc == VERIFY_SIG_OK) {
         char msg[512];
         size_t n = gpi_sig_message(date, (int)json_integer_value(vint),
                                    (const char(*)[65])signed_sha, msg, sizeof msg);
-        if (gpi_sig_verify(key, sig, msg, n))
-            snprintf(out, cap, "signed by key %.16s...: signature ok", fp);
-        else {
-            snprintf(out, cap, "bad signature: it does not verify under key %.16s... (%s "
-                               "altered)", fp, GPI_SIG_FILE);
-            rc = VERIFY_SIG_BAD;
-        }
+        rc = key_verdict(fp, key, keyfp, sig, msg, n, GPI_SIG_FILE, out, cap);
     }
     json_decref(s);
     return rc;
@@ -244,23 +256,10 @@ int verify_restatements_signature(const char *dir, const unsigned char *key, cha
             rc = VERIFY_SIG_BAD;
         }
     }
-    if (rc == VERIFY_SIG_OK && !key) {
-        snprintf(out, cap, "signed by key %.16s...; not checked (give --key with its public key)",
-                 fp);
-        rc = VERIFY_SIG_UNCHECKED;
-    } else if (rc == VERIFY_SIG_OK && strcmp(keyfp, fp) != 0) {
-        snprintf(out, cap, "wrong key: signed by key %.16s..., --key is %.16s...", fp, keyfp);
-        rc = VERIFY_SIG_WRONG_KEY;
-    } else if (rc == VERIFY_SIG_OK) {
+    if (rc == VERIFY_SIG_OK) {
         char msg[256];
         size_t n = gpi_sig_restatements_message(want, n_rows, msg, sizeof msg);
-        if (gpi_sig_verify(key, sig, msg, n)) {
-            snprintf(out, cap, "signed by key %.16s...: signature ok", fp);
-        } else {
-            snprintf(out, cap, "bad signature: it does not verify under key %.16s... (%s "
-                               "altered)", fp, GPI_SIG_RESTATEMENTS_FILE);
-            rc = VERIFY_SIG_BAD;
-        }
+        rc = key_verdict(fp, key, keyfp, sig, msg, n, GPI_SIG_RESTATEMENTS_FILE, out, cap);
     }
     json_decref(s);
     return rc;
