@@ -66,7 +66,7 @@ static int setup(void **state)
                   " {\"id\": \"F3\", \"gpu\": [\"H100\"], \"method\": \"v3\","
                   " \"max_unchanged_days\": 5},"
                   " {\"id\": \"A1\", \"gpu\": [\"H100\"]}]}\n"));
-    r = tu_sh(dir, "$GPUIDX_BIN --db f.db --data data ingest offers --admit-providers raw/f.csv");
+    r = tu_sh(dir, "\"$GPUIDX_BIN\" --db f.db --data data ingest offers --admit-providers raw/f.csv");
     if (r.status != 0) return -1;
     tu_run_free(&r);
     return 0;
@@ -143,12 +143,12 @@ static void test_forged_history_fails_inputs(void **state)
     /* aaa's history before day 10 cut from the database: its offers look
      * new on day 10 and enter F1's fix; the files are consistent */
     tu_run r = tu_sh(dir,
-                     "rm -f g.db* && $GPUIDX_BIN --db g.db --data data ingest offers"
+                     "rm -f g.db* && \"$GPUIDX_BIN\" --db g.db --data data ingest offers"
                      " --admit-providers raw/f.csv >/dev/null 2>&1 && sqlite3 g.db \"DELETE FROM"
                      " observations WHERE day < 20218 AND profile IN (SELECT p.profile_id FROM"
                      " profiles p JOIN names n ON n.name_id = p.grp WHERE n.name = 'aaa')\" &&"
-                     " $GPUIDX_BIN --db g.db --data data index build --grades g.json --from"
-                     " 2025-05-10 --to 2025-05-10 >/dev/null 2>&1 && $GPUIDX_BIN --db g.db --data"
+                     " \"$GPUIDX_BIN\" --db g.db --data data index build --grades g.json --from"
+                     " 2025-05-10 --to 2025-05-10 >/dev/null 2>&1 && \"$GPUIDX_BIN\" --db g.db --data"
                      " data index publish --grades g.json --date 2025-05-10 --out q 2>/dev/null");
     ok(&r, "forge");
     r = tu_sh(dir, "grep -c '^2025-05-10,F1,offer,.*,aaa,aaa,.*,used,' q/2025-05-10/observations.csv");
