@@ -30,10 +30,8 @@ const char *cli_data_dir(cli_ctx *ctx);
 /* Prints "gpuidx: <msg>" to stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* Executes the program again with glibc's heap on huge pages when that
- * helps and is not done yet; returns otherwise (cli/memory.c). */
-void cli_prefer_huge_pages(char **argv);
-/* Keeps freed memory in the process (cli/memory.c). */
+/* Keeps freed memory in the process and, where the kernel gives huge
+ * pages on request, the heap's first 32 MiB on them (cli/memory.c). */
 void cli_tune_memory(void);
 
 /* Formats a finite statistic with dp decimals, rounded once, halves away
@@ -140,6 +138,7 @@ typedef struct cli_gradeset {
     char path[4096];         /* the published grades file */
     idx_grades *gs;          /* its grades */
     const char **ids;        /* the published ones: not dropped (borrowed from gs) */
+    const char **hashes;     /* their definitions' hashes (borrowed from gs) */
     size_t n;
     int *dropped;            /* per grade of gs */
 } cli_gradeset;
@@ -168,6 +167,9 @@ int cmd_settle(cli_ctx *ctx, int argc, char **argv);
 int cmd_hedge(cli_ctx *ctx, int argc, char **argv);
 int cmd_cost(cli_ctx *ctx, int argc, char **argv);
 int cmd_grades(cli_ctx *ctx, int argc, char **argv);
+/* cmd_grades_set.c: list; drop (drop = 1) or restore (0) */
+int cmd_grades_list(cli_ctx *ctx, int argc, char **argv);
+int cmd_grades_drop_restore(cli_ctx *ctx, int argc, char **argv, int drop);
 int cmd_simulate(cli_ctx *ctx, int argc, char **argv);
 int cmd_verify(cli_ctx *ctx, int argc, char **argv);
 int cmd_key(cli_ctx *ctx, int argc, char **argv);

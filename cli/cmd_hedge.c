@@ -650,10 +650,18 @@ static int do_compare(cli_ctx *ctx, hopts *o)
     }
     int32_t from, to;
     hedge_index_range(&r, &from, &to);
+    /* which grades given are published (the published set: the published
+     * grades file less dropped grades); the others are candidates */
+    cli_gradeset set;
+    memset(&set, 0, sizeof set);
+    if (!rc && o->ngrades && (st = cli_gradeset_load(ctx, db, NULL, &set, &d)) != GPI_OK)
+        rc = fail(st, &d);
     for (size_t i = 0; !rc && i < o->ngrades; i++) {
         hedge_grade_input *g = &in[nin++];
         int exists = 0;
         g->grade = o->grades[i];
+        int k = cli_gradeset_has(&set, o->grades[i]);
+        g->published = k > 0 && !set.dropped[k - 1];
         if ((st = hc_fetch(db, o->grades[i], &r, o->latest, &days[i], &g->n, &exists, &d)) != GPI_OK) {
             rc = fail(st, &d);
             break;
@@ -690,7 +698,7 @@ static int do_compare(cli_ctx *ctx, hopts *o)
     }
     hp_extra ex = {&v,      o->suggest ? &info : NULL, (const char *const *)hs.defs, o->ngrades,
                    hs.from, hs.to, own_known ? hs.own_words : "", o->suggest && !o->include_own,
-                   hs.none_to};
+                   hs.none_to, set.path};
     if (!rc && o->json) {
         json_t *j = hp_compare_json((hedge_freq)o->freq, o->min_changes, rk, nin, &ex);
         rc = hp_dump(stdout, j) == 0 ? 0 : 1;
@@ -718,6 +726,7 @@ static int do_compare(cli_ctx *ctx, hopts *o)
     free(miss);
     idx_grades_free(gfile);
     free(file_gpus);
+    cli_gradeset_free(&set);
     return rc;
 }
 

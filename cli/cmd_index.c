@@ -158,9 +158,53 @@ static void end_progress(progress_line *p)
     p->shown = 0;
 }
 
+/* ---- late data (publish/late.c) ----------------------------------------------- */
+
+/* The published grade set as publish/ takes it (the caller's set). */
+static pub_set pub_set_of(const cli_gradeset *set)
+{
+    return (pub_set){.ids = set->ids,
+                     .n = set->n,
+                     .sha256 = set->gs ? set->gs->sha256 : NULL,
+                     .key = NULL,
+                     .hashes = set->hashes};
+}
+
+/* Names every published day behind (stderr): to build again, or to
+ * publish again with the restatements it would make. */
+static void print_stale(const char *cmd, const pub_stale *v, size_t n, int32_t last_built)
+{
+    for (size_t i = 0; i < n; i++) {
+        char a[11], b[11];
+        gpi_date_format(v[i].day, a);
+        gpi_date_format(last_built > v[i].day ? last_built : v[i].day, b);
+        if (v[i].rebuild)
+            cli_error("warning: %s: %s (published, vintage %d) was %s: gpuidx index build "
+                      "--from %s --to %s, then gpuidx index publish --restate --out DIR",
+                      cmd, a, v[i].vintage, v[i].what, a, b);
+        else
+            cli_error("warning: %s: %s (published, vintage %d) is not its built rows; publishing "
+                      "it again: %s (gpuidx index publish --restate --out DIR)",
+                      cmd, a, v[i].vintage, v[i].what);
+    }
+}
+
+/* The grades of the published set that are not dropped, as one idx_grades
+ * viewing set->gs's (free g->g only). */
+static gpi_status published_grades(const cli_gradeset *set, idx_grades *g, gpi_diag *d)
+{
+    g->n = 0;
+    g->g = calloc(set->gs->n ? set->gs->n : 1, sizeof *g->g);
+    if (!g->g) return gpi_diag_set(d, GPI_ENOMEM, "out of memory");
+    for (size_t i = 0; i < set->gs->n; i++)
+        if (!set->dropped[i]) g->g[g->n++] = set->gs->g[i];
+    return GPI_OK;
+}
+
 static int cmd_build(cli_ctx *ctx, int argc, char **argv)
 {
     const char *grades = NULL, *from_s = NULL, *to_s = NULL, *asof_s = NULL;
+    char from_buf[11];
     const cli_opt_spec spec[] = {{"--grades", &grades, NULL}, {"--from", &from_s, NULL},
                                  {"--to", &to_s, NULL},       {"--as-of", &asof_s, NULL},
                                  {NULL, NULL, NULL}};
@@ -214,28 +258,75 @@ static int cmd_build(cli_ctx *ctx, int argc, char **argv)
                               path, i);
     if (rc == GPI_OK && !(st = open_db(ctx, "index build", 0))) rc = GPI_ESTORE, d.msg[0] = '\0';
     if (rc == GPI_OK && grades) rc = check_candidates(ctx, st, path, gs, &d);
-    /* dropped grades are not built (their rows stay) */
-    idx_grade *keep = NULL;
+    /* dropped grades are not built (their rows stay): the kept ones first,
+     * in their order, the dropped ones after them, in place -- a grade is
+     * 23 KB, and a copy of 10,000 of them was 230 MB of a build's peak
+     * (issue 31) */
+    idx_grade *keep = NULL; /* the dropped ones, moved aside */
     idx_grades kept = {.n = 0, .g = NULL};
-    if (rc == GPI_OK && !(keep = calloc(gs->n ? gs->n : 1, sizeof *keep)))
-        rc = gpi_diag_set(&d, GPI_ENOMEM, "index build: out of memory");
+    size_t n_drop = 0;
+    char *dropped = rc == GPI_OK ? calloc(gs->n + 1, 1) : NULL;
+    if (rc == GPI_OK && !dropped) rc = gpi_diag_set(&d, GPI_ENOMEM, "index build: out of memory");
     for (size_t i = 0; rc == GPI_OK && i < gs->n; i++) {
-        int dropped = 0;
-        rc = store_grade_dropped(st, gs->g[i].id, &dropped, &d);
-        if (rc == GPI_OK && dropped)
+        int dr = 0;
+        rc = store_grade_dropped(st, gs->g[i].id, &dr, &d);
+        dropped[i] = (char)(rc == GPI_OK && dr);
+        n_drop += dropped[i] != 0;
+        if (dropped[i])
             cli_error("warning: %s: grade %s is dropped (gpuidx grades drop): not built", path,
                       gs->g[i].id);
-        else if (rc == GPI_OK)
-            keep[kept.n++] = gs->g[i];
     }
-    kept.g = keep;
+    if (rc == GPI_OK && n_drop && !(keep = malloc(n_drop * sizeof *keep)))
+        rc = gpi_diag_set(&d, GPI_ENOMEM, "index build: out of memory");
+    if (rc == GPI_OK) { /* gs still owns every grade, kept ones first */
+        size_t k = 0;
+        for (size_t i = 0; i < gs->n; i++) {
+            if (dropped[i]) keep[k++] = gs->g[i];
+            else gs->g[kept.n++] = gs->g[i];
+        }
+        for (size_t i = 0; i < n_drop; i++) gs->g[kept.n + i] = keep[i];
+        kept.g = gs->g;
+    }
+    free(dropped);
     if (rc == GPI_OK) rc = cli_check_filters(ctx, st, &kept, path, &d);
+    /* late data reached published days of the published set: they are
+     * built again, from the earliest (publish/late.c) */
+    cli_gradeset set;
+    memset(&set, 0, sizeof set);
+    int published = 0;
+    if (rc == GPI_OK) {
+        char buf[4096];
+        gpi_diag ignore = {{0}};
+        published = strcmp(path, cli_published_path(ctx, NULL, buf)) == 0 &&
+                    cli_gradeset_load(ctx, st, NULL, &set, &ignore) == GPI_OK;
+    }
+    pub_set ps = pub_set_of(&set);
+    if (rc == GPI_OK && published && !asof_s) {
+        pub_stale *late = NULL;
+        size_t nl = 0;
+        rc = pub_stale_days(st, &ps, INT32_MIN, from - 1, 0, &late, &nl, &d);
+        if (rc == GPI_OK && nl && late[0].day < from) {
+            char a[11];
+            gpi_date_format(late[0].day, a);
+            cli_error("index build: %s (published, vintage %d) was %s: building from %s", a,
+                      late[0].vintage, late[0].what, a);
+            from = late[0].day;
+            snprintf(from_buf, sizeof from_buf, "%s", a);
+            from_s = from_buf;
+        }
+        free(late);
+    }
     idx_build_stats stats;
     progress_line pl = {"index build", 0, 0};
     if (rc == GPI_OK)
         rc = idx_build_progress(st, &kept, from, to, as_of, &stats,
                                 isatty(STDERR_FILENO) ? show_progress : NULL, &pl, &d);
     end_progress(&pl);
+    for (int k = 0; rc == GPI_OK && k < stats.n_notes && k < IDX_BUILD_NOTES; k++)
+        cli_error("warning: index build: %s", stats.notes[k]);
+    if (rc == GPI_OK && stats.n_notes > IDX_BUILD_NOTES)
+        cli_error("warning: index build: %d more chain states refused (not named)",
+                  stats.n_notes - IDX_BUILD_NOTES);
     if (rc == GPI_OK) {
         fprintf(stderr,
                 "index build: %s..%s: %ld days, %zu grades, %ld rows, %ld observations read, "
@@ -244,7 +335,15 @@ static int cmd_build(cli_ctx *ctx, int argc, char **argv)
                 stats.reevaluated);
         rc = print_levels(st, &kept, from, to, &d);
     }
+    if (rc == GPI_OK && published) { /* the published days now behind their built rows */
+        pub_stale *late = NULL;
+        size_t nl = 0;
+        rc = pub_stale_days(st, &ps, INT32_MIN, INT32_MAX, 1, &late, &nl, &d);
+        if (rc == GPI_OK) print_stale("index build", late, nl, to);
+        free(late);
+    }
     if (rc != GPI_OK && d.msg[0]) cli_error("%s", d.msg);
+    cli_gradeset_free(&set);
     free(keep);
     store_close(st);
     idx_grades_free(gs);
@@ -338,29 +437,85 @@ static gpi_status none_built(store *st, const cli_gradeset *set, const long *mis
                         o.n == 1 ? " is" : " are", o.n == 1 ? "it" : "them", range, out);
 }
 
+/* One day published; prints what became of it. */
+static gpi_status publish_day(store *st, int32_t day, const char *out, const pub_set *ps,
+                              const char *why, gpi_diag *d)
+{
+    pub_result res;
+    char ds[11];
+    gpi_date_format(day, ds);
+    gpi_status rc = pub_publish_set(st, day, out, ps, &res, d);
+    if (rc == GPI_OK)
+        fprintf(stderr,
+                "index publish: %s vintage %d (%s; %d restated, %d revisions%s) in %s/%s%s\n", ds,
+                res.vintage, res.is_new ? "new" : "unchanged", res.restated, res.revised,
+                !ps->key                ? ""
+                : res.signed_by_key > 0 ? "; signed"
+                : res.signed_by_key < 0 ? "; kept its signature by another key"
+                                        : "; unsigned: published before, unchanged",
+                out, ds, why);
+    return rc;
+}
+
+/* --restate: the published days late data reached are built again, then
+ * every published day whose built rows changed is published, in order. */
+static gpi_status restate(store *st, const cli_gradeset *set, const pub_set *ps, const char *out,
+                          gpi_diag *d)
+{
+    pub_stale *late = NULL;
+    size_t n = 0;
+    gpi_status rc = pub_stale_days(st, ps, INT32_MIN, INT32_MAX, 0, &late, &n, d);
+    if (rc == GPI_OK && n) {
+        idx_grades g;
+        rc = published_grades(set, &g, d);
+        idx_build_stats stats;
+        char a[11], b[11];
+        gpi_date_format(late[0].day, a);
+        gpi_date_format(late[n - 1].day, b);
+        if (rc == GPI_OK) rc = idx_build(st, &g, late[0].day, late[n - 1].day, IDX_AS_OF_NOW,
+                                         &stats, d);
+        if (rc == GPI_OK)
+            fprintf(stderr, "index publish: --restate: %s..%s built again (late data): %ld days, "
+                            "%ld later days re-evaluated\n",
+                    a, b, stats.days, stats.reevaluated);
+        free(g.g);
+    }
+    free(late);
+    late = NULL;
+    n = 0;
+    if (rc == GPI_OK) rc = pub_stale_days(st, ps, INT32_MIN, INT32_MAX, 1, &late, &n, d);
+    for (size_t i = 0; i < n && rc == GPI_OK; i++)
+        rc = publish_day(st, late[i].day, out, ps, " (--restate)", d);
+    free(late);
+    return rc;
+}
+
 static int cmd_publish(cli_ctx *ctx, int argc, char **argv)
 {
     const char *date = NULL, *out = NULL, *from_s = NULL, *to_s = NULL, *grades = NULL;
     const char *sign = NULL, *contracts = NULL, *futures = NULL;
+    int restate_flag = 0;
     const cli_opt_spec spec[] = {{"--date", &date, NULL},         {"--from", &from_s, NULL},
                                  {"--to", &to_s, NULL},           {"--out", &out, NULL},
                                  {"--grades", &grades, NULL},     {"--sign", &sign, NULL},
                                  {"--contracts", &contracts, NULL},
-                                 {"--futures", &futures, NULL},   {NULL, NULL, NULL}};
+                                 {"--futures", &futures, NULL},   {"--restate", NULL, &restate_flag},
+                                 {NULL, NULL, NULL}};
     int ec = cli_parse(argc, argv, spec, "index publish", "index publish", "index publish");
     if (ec >= 0) return ec;
     if (date && !from_s && !to_s) from_s = to_s = date;
-    if (!from_s || !to_s || !out || (date && from_s != date)) {
-        cli_error("index publish: --date (or --from and --to) and --out are required");
+    int none = !date && !from_s && !to_s && restate_flag; /* --restate alone */
+    if ((!none && (!from_s || !to_s)) || !out || (date && from_s != date)) {
+        cli_error("index publish: --date (or --from and --to, or --restate) and --out are required");
         return 2;
     }
     if (!contracts != !futures) {
         cli_error("index publish: --contracts and --futures go together");
         return 2;
     }
-    int32_t from, to;
-    if (!parse_day(date ? "--date" : "--from", from_s, &from) ||
-        !parse_day(date ? "--date" : "--to", to_s, &to))
+    int32_t from = 0, to = -1;
+    if (!none && (!parse_day(date ? "--date" : "--from", from_s, &from) ||
+                  !parse_day(date ? "--date" : "--to", to_s, &to)))
         return 2;
     if (from > to) {
         cli_error("index publish: --from %s is after --to %s", from_s, to_s);
@@ -382,37 +537,33 @@ static int cmd_publish(cli_ctx *ctx, int argc, char **argv)
     cc_futures fut;
     memset(&fut, 0, sizeof fut);
     if (rc == GPI_OK && contracts) rc = cc_futures_load(contracts, futures, set.gs, &fut, &d);
-    pub_set ps = {set.ids, set.n, set.gs ? set.gs->sha256 : NULL, key,
-                  contracts ? &fut.f : NULL};
+    pub_set ps = pub_set_of(&set);
+    ps.key = key;
+    ps.futures = contracts ? &fut.f : NULL;
     long *missing = rc == GPI_OK ? calloc(set.n ? set.n : 1, sizeof *missing) : NULL;
     if (rc == GPI_OK && !missing) rc = gpi_diag_set(&d, GPI_ENOMEM, "out of memory");
-    for (size_t i = 0; rc == GPI_OK && i < set.n; i++) {
+    for (size_t i = 0; rc == GPI_OK && i < set.n && !none; i++) {
         long built = 0;
         rc = store_index_rows(st, set.ids[i], from, to, count_any, &built, &d);
         missing[i] = (long)(to - from + 1) - built;
     }
-    if (rc == GPI_OK) rc = none_built(st, &set, missing, (long)(to - from + 1), from, to, out, &d);
-    for (int32_t day = from; day <= to && rc == GPI_OK; day++) { /* a line a day: its progress */
-        pub_result res;
-        char ds[11];
-        gpi_date_format(day, ds);
-        rc = pub_publish_set(st, day, out, &ps, &res, &d);
-        if (rc == GPI_OK)
-            fprintf(stderr,
-                    "index publish: %s vintage %d (%s; %d restated, %d revisions%s) in %s/%s\n",
-                    ds, res.vintage, res.is_new ? "new" : "unchanged", res.restated,
-                    res.revised,
-                    !key ? ""
-                    : res.signed_by_key > 0 ? "; signed"
-                    : res.signed_by_key < 0 ? "; kept its signature by another key"
-                                            : "; unsigned: published before, unchanged",
-                    out, ds);
-    }
-    for (size_t i = 0; rc == GPI_OK && i < set.n; i++)
+    if (rc == GPI_OK && !none)
+        rc = none_built(st, &set, missing, (long)(to - from + 1), from, to, out, &d);
+    if (rc == GPI_OK && restate_flag) rc = restate(st, &set, &ps, out, &d);
+    for (int32_t day = from; day <= to && rc == GPI_OK; day++) /* a line a day: its progress */
+        rc = publish_day(st, day, out, &ps, "", &d);
+    for (size_t i = 0; rc == GPI_OK && i < set.n && !none; i++)
         if (missing[i] > 0)
             cli_error("warning: %s: published grade %s has no built row on %ld of the %ld days "
                       "(index build them, or drop the grade)",
                       set.path, set.ids[i], missing[i], (long)(to - from + 1));
+    if (rc == GPI_OK) { /* what late data left behind, and what publishing would make */
+        pub_stale *late = NULL;
+        size_t nl = 0;
+        rc = pub_stale_days(st, &ps, INT32_MIN, INT32_MAX, 1, &late, &nl, &d);
+        if (rc == GPI_OK) print_stale("index publish", late, nl, INT32_MIN);
+        free(late);
+    }
     if (rc != GPI_OK) cli_error("%s", d.msg);
     free(missing);
     cc_futures_free(&fut);

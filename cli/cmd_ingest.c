@@ -22,6 +22,7 @@
 
 #include "ingest/ingest.h"
 #include "load/load.h"
+#include "store/batches.h"
 #include "store/store.h"
 
 #define SHOW_REJECTS 5
@@ -100,9 +101,39 @@ static int one_file(store *st, const ingest_tables *t, const ingest_opts *opt,
     return 0;
 }
 
+/* ingest --regroup (load/regroup.c): prints what moved. */
+static int do_regroup(cli_ctx *ctx)
+{
+    gpi_diag d = {{0}};
+    ingest_tables *t = NULL;
+    store *st = NULL;
+    store_regroup_result res;
+    gpi_status rc = ingest_tables_load(cli_data_dir(ctx), &t, &d);
+    if (rc == GPI_OK) rc = store_open(ctx->db_path, &st, &d);
+    if (rc == GPI_OK) rc = load_regroup(st, t, &res, &d);
+    if (rc != GPI_OK) {
+        cli_error("%s", d.msg);
+    } else if (!res.rows) {
+        printf("regroup: every stored row has its providers.csv group already\n");
+    } else {
+        char a[11], b[11];
+        gpi_date_format(res.first_day, a);
+        gpi_date_format(res.last_day, b);
+        printf("regroup: %lld rows of %ld profiles moved to their providers.csv provider and "
+               "group (batch %lld), days %s..%s\n",
+               (long long)res.rows, res.profiles, (long long)res.batch, a, b);
+        cli_error("ingest --regroup: the days %s..%s changed: gpuidx index build --from %s --to "
+                  "%s (published days: then gpuidx index publish --restate --out DIR)",
+                  a, b, a, b);
+    }
+    store_close(st);
+    ingest_tables_free(t);
+    return gpi_exit_code(rc);
+}
+
 int cmd_ingest(cli_ctx *ctx, int argc, char **argv)
 {
-    int kind = -1, strict = 0, admit = 0, nfiles = 0;
+    int kind = -1, strict = 0, admit = 0, complete = 0, regroup = 0, nfiles = 0;
     const char *source = NULL, *rejects_path = NULL, *kind_hint = NULL;
     const char **files = calloc((size_t)argc + 1, sizeof *files);
     if (!files) return 1;
@@ -113,6 +144,8 @@ int cmd_ingest(cli_ctx *ctx, int argc, char **argv)
     }
     const cli_opt_spec spec[] = {{"--strict", NULL, &strict},
                                  {"--admit-providers", NULL, &admit},
+                                 {"--complete", NULL, &complete},
+                                 {"--regroup", NULL, &regroup},
                                  {"--source", &source, NULL},
                                  {"--rejects", &rejects_path, NULL},
                                  {NULL, NULL, NULL}};
@@ -121,6 +154,14 @@ int cmd_ingest(cli_ctx *ctx, int argc, char **argv)
     if (ec >= 0) {
         free(files);
         return ec;
+    }
+    if (regroup) {
+        free(files);
+        if (nfiles || kind >= 0) {
+            cli_error("ingest --regroup: takes no files and no kind");
+            return 2;
+        }
+        return do_regroup(ctx);
     }
     if (nfiles == 0) {
         cli_error("ingest: no input files (see gpuidx ingest --help)");
@@ -156,7 +197,7 @@ int cmd_ingest(cli_ctx *ctx, int argc, char **argv)
     }
     int with_rejects = 0;
     for (int k = 0; k < nfiles; k++) {
-        ingest_opts opt = {files[k], kind, source, 2, admit, 0};
+        ingest_opts opt = {files[k], kind, source, 2, admit, 0, complete};
         if (one_file(st, t, &opt, kind_hint, rejects, &with_rejects) != 0) status = 1;
     }
     if (strict && with_rejects) status = 1;

@@ -76,17 +76,24 @@ static gpi_status verify_one(verify_dir *v, int32_t day, const extra *x, tally *
         printf("%s: DIFFERS %s\n", date, r.file_note);
         t->differ++;
     }
+    if (r.partial_note[0]) {
+        printf("%s: ok; %s\n", date, r.partial_note);
+        t->partial++;
+    }
     for (size_t i = 0; i < r.n; i++) {
         const verify_result *g = &r.g[i];
+        char who[96]; /* an older vintage is named */
+        if (g->latest) snprintf(who, sizeof who, "%s %s", date, g->grade);
+        else snprintf(who, sizeof who, "%s v%d %s", date, g->vintage, g->grade);
         t->rows++;
         if (g->status == VERIFY_DIFFERS) {
-            printf("%s %s: DIFFERS %s\n", date, g->grade, g->differs);
+            printf("%s: DIFFERS %s\n", who, g->differs);
             t->differ++;
         } else if (g->status == VERIFY_PARTIAL) {
-            printf("%s %s: ok; %s\n", date, g->grade, g->unverified);
+            printf("%s: ok; %s\n", who, g->unverified);
             t->partial++;
         } else {
-            printf("%s %s: ok\n", date, g->grade);
+            printf("%s: ok\n", who);
             t->ok++;
         }
     }
@@ -162,6 +169,16 @@ static int compare_against(const char *path, const settle_contract *c, const set
     return bad;
 }
 
+/* --max-file-mib, in bytes (set by cmd_verify before any DIR is opened) */
+static size_t max_file;
+
+static gpi_status open_dir(const char *dir, verify_dir **v, gpi_diag *d)
+{
+    gpi_status rc = verify_dir_open(dir, v, d);
+    if (rc == GPI_OK) verify_dir_set_max_file(*v, max_file);
+    return rc;
+}
+
 static int settlement(int argc, char **argv, const char *contracts, const char *symbol,
                       const char *through_s, const char *against, const char *dir)
 {
@@ -182,7 +199,7 @@ static int settlement(int argc, char **argv, const char *contracts, const char *
     size_t nc = 0;
     verify_dir *v = NULL;
     gpi_status rc = settle_contracts_load(contracts, NULL, NULL, &cs, &nc, &d);
-    if (rc == GPI_OK) rc = verify_dir_open(dir, &v, &d);
+    if (rc == GPI_OK) rc = open_dir(dir, &v, &d);
     int bad = 0, any = 0;
     for (size_t i = 0; i < nc && rc == GPI_OK; i++) {
         if (symbol && strcmp(symbol, cs[i].symbol) != 0) continue;
@@ -190,6 +207,31 @@ static int settlement(int argc, char **argv, const char *contracts, const char *
         settle_result r;
         rc = verify_settlement(v, &cs[i], through, &r, &d);
         if (rc != GPI_OK) break;
+        /* the days it settles on are verified too, each kept vintage (a
+         * one-tick edit of a vintage 1 used to settle without a word) */
+        int32_t first = settle_listing_day(&cs[i]), last = settle_last_day(&cs[i]);
+        if (through < last) last = through;
+        for (int32_t day = first; day <= last && rc == GPI_OK; day++) {
+            verify_day_report vr;
+            rc = verify_day(v, day, &vr, &d);
+            if (rc != GPI_OK) break;
+            char date[11];
+            gpi_date_format(day, date);
+            const char *diff = vr.file_note[0] ? vr.file_note : NULL;
+            for (size_t k = 0; k < vr.n && !diff; k++)
+                if (vr.g[k].status == VERIFY_DIFFERS) diff = vr.g[k].differs;
+            if (diff) {
+                printf("%s: DIFFERS %s/%s, a day it settles on: %s\n", cs[i].symbol, dir, date,
+                       diff);
+                bad = 1;
+            }
+            verify_day_report_free(&vr);
+            verify_dir_forget_before(v, day - 64);
+        }
+        if (rc != GPI_OK) {
+            settle_result_free(&r);
+            break;
+        }
         if (through < settle_listing_day(&cs[i])) { /* any day: nothing listed yet */
             char t[11], l[11];
             gpi_date_format(through, t);
@@ -231,10 +273,10 @@ static int settlement(int argc, char **argv, const char *contracts, const char *
 
 /* DIR/restatements.csv's signature (verify/sign.c note 4): said when
  * signed or failed, a failure counted as a difference. */
-static void restatements_signature(const char *dir, const unsigned char *key, tally *t)
+static void restatements_signature(verify_dir *v, const unsigned char *key, tally *t)
 {
     char words[400];
-    int verdict = verify_restatements_signature(dir, key, words, sizeof words);
+    int verdict = verify_restatements_signature(v, key, words, sizeof words);
     if (VERIFY_SIG_FAILED(verdict)) {
         printf("restatements.csv: DIFFERS %s\n", words);
         t->differ++;
@@ -246,7 +288,8 @@ static void restatements_signature(const char *dir, const unsigned char *key, ta
 int cmd_verify(cli_ctx *ctx, int argc, char **argv)
 {
     (void)ctx;
-    const char *contracts = NULL, *symbol = NULL, *through = NULL, *against = NULL;
+    const char *contracts = NULL, *symbol = NULL, *through = NULL, *against = NULL,
+               *max_mib = NULL;
     const char *key_path = NULL, *raw = NULL;
     int strict = 0, settle = 0, n_paths = 0;
     const char **paths = calloc((size_t)argc + 1, sizeof *paths);
@@ -255,7 +298,7 @@ int cmd_verify(cli_ctx *ctx, int argc, char **argv)
                                  {"--contracts", &contracts, NULL}, {"--symbol", &symbol, NULL},
                                  {"--through", &through, NULL},     {"--against", &against, NULL},
                                  {"--key", &key_path, NULL},        {"--inputs", &raw, NULL},
-                                 {NULL, NULL, NULL}};
+                                 {"--max-file-mib", &max_mib, NULL}, {NULL, NULL, NULL}};
     const cli_args args = {"verify", "verify", "verify", spec, NULL, NULL, paths, argc, &n_paths, 0, NULL};
     int ec = cli_parse_args(argc, argv, &args);
     if (ec >= 0) {
@@ -266,6 +309,17 @@ int cmd_verify(cli_ctx *ctx, int argc, char **argv)
         cli_error("verify: --key and --inputs do not go with --settlement");
         free(paths);
         return 2;
+    }
+    max_file = 0;
+    if (max_mib) {
+        char *end = NULL;
+        long m = strtol(max_mib, &end, 10);
+        if (!*max_mib || *end || m < 1 || m > 65536) {
+            cli_error("--max-file-mib: a number of MiB from 1 to 65536 (got \"%s\")", max_mib);
+            free(paths);
+            return 2;
+        }
+        max_file = (size_t)m << 20;
     }
     if (settle) {
         int rc = n_paths == 1 ? settlement(argc, argv, contracts, symbol, through, against, paths[0])
@@ -303,13 +357,13 @@ int cmd_verify(cli_ctx *ctx, int argc, char **argv)
         int32_t day;
         verify_dir *v = NULL;
         if (split_day(paths[p], dir, sizeof dir, &day)) {
-            rc = verify_dir_open(dir, &v, &d);
+            rc = open_dir(dir, &v, &d);
             if (rc == GPI_OK && x.inputs) rc = verify_inputs_prepare(x.inputs, v, &day, 1, &d);
             if (rc == GPI_OK) rc = verify_one(v, day, &x, &t, &d);
         } else {
             int32_t *days = NULL;
             size_t n = 0;
-            rc = verify_dir_open(paths[p], &v, &d);
+            rc = open_dir(paths[p], &v, &d);
             if (rc == GPI_OK) rc = verify_dir_days(v, &days, &n, &d);
             if (rc == GPI_OK && n == 0)
                 rc = gpi_diag_set(&d, GPI_EINPUT, "%s: no published day (DIR/YYYY-MM-DD/index.json)",
@@ -322,7 +376,23 @@ int cmd_verify(cli_ctx *ctx, int argc, char **argv)
                 verify_dir_forget_before(v, days[k] - 64);
             }
             free(days);
-            if (rc == GPI_OK) restatements_signature(paths[p], x.key, &t);
+            if (rc == GPI_OK) { /* the folder as a whole */
+                char diff[2048], part[1024];
+                long lines = 0;
+                verify_dir_forget_before(v, INT32_MAX);
+                rc = verify_dir_restatements(v, diff, sizeof diff, part, sizeof part, &lines, &d);
+                if (rc == GPI_OK && diff[0]) {
+                    printf("restatements.csv: DIFFERS %s\n", diff);
+                    t.differ++;
+                } else if (rc == GPI_OK && part[0]) {
+                    printf("restatements.csv: ok; %s\n", part);
+                    t.partial++;
+                } else if (rc == GPI_OK) {
+                    printf("restatements.csv: ok (%ld restatement%s)\n", lines,
+                           lines == 1 ? "" : "s");
+                }
+            }
+            if (rc == GPI_OK) restatements_signature(v, x.key, &t);
         }
         verify_dir_close(v);
     }

@@ -163,15 +163,15 @@ static void csv_point(FILE *f, const cost_point *p)
     const cost_deployment *r = p->dep;
     int ok = p->status == COST_OK;
     char b[32];
-    gpi_csv_field(f, r->op);
+    gpi_csv_text(f, r->op);
     fputc(',', f);
-    gpi_csv_field(f, r->name);
+    gpi_csv_text(f, r->name);
     fputc(',', f);
-    gpi_csv_field(f, r->workload);
+    gpi_csv_text(f, r->workload);
     fputc(',', f);
-    gpi_csv_field(f, r->latency);
+    gpi_csv_text(f, r->latency);
     fputc(',', f);
-    gpi_csv_field(f, r->gpu);
+    gpi_csv_text(f, r->gpu);
     fprintf(f, ",%s,%s,%s", r->grade, r->rent_micro >= 0 ? "own rent" : "index",
             p->level >= 0 ? gpi_level_name(p->level) : "");
     csv_opt(f, p->price_micro, 6, ok);
@@ -508,9 +508,9 @@ void cp_moves_csv(FILE *f, const cost_moves *m)
         for (size_t i = 0; i < c->n; i++) {
             const cost_entry *en = &c->v[i];
             fprintf(f, "%s,%zu,%zu,", date, en->rank, c->n);
-            gpi_csv_field(f, cost_label(en->pt.dep, l));
+            gpi_csv_text(f, cost_label(en->pt.dep, l));
             fputc(',', f);
-            gpi_csv_field(f, en->pt.dep->gpu);
+            gpi_csv_text(f, en->pt.dep->gpu);
             fprintf(f, ",%s", en->pt.dep->grade);
             csv_opt(f, en->pt.price_micro, 6, 1);
             fprintf(f, ",%s", fx(a, en->pt.dep->tps_milli, 3));
@@ -524,9 +524,9 @@ void cp_moves_csv(FILE *f, const cost_moves *m)
         for (size_t i = 0; i < c->n_off; i++) {
             const cost_point *p = &c->off[i];
             fprintf(f, "%s,,%zu,", date, c->n);
-            gpi_csv_field(f, cost_label(p->dep, l));
+            gpi_csv_text(f, cost_label(p->dep, l));
             fputc(',', f);
-            gpi_csv_field(f, p->dep->gpu);
+            gpi_csv_text(f, p->dep->gpu);
             fprintf(f, ",%s,,%s", p->dep->grade, fx(a, p->dep->tps_milli, 3));
             /* usd_per_m_acceptable, to_cheapest_pct and to_median_pct empty */
             fprintf(f, ",%s,,,", fx(a, p->dep->accept_ppm, 6));

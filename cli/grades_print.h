@@ -19,6 +19,11 @@ void cli_eval_print_segments(FILE *f, const idx_evaluation *ev, int w);
 extern const char cli_eval_csv_tail_header[];
 void cli_eval_csv_tail(FILE *f, const idx_evaluation *ev, const idx_grade_eval *g);
 
+/* What one participant can do to each month's FSP of the v3 grades
+ * (grades_fsp.c): the table's section, and a grade's "moves" array. */
+void cli_eval_print_fsp_moves(FILE *f, const idx_evaluation *ev, int w);
+json_t *cli_eval_fsp_moves_json(const idx_grade_eval *g);
+
 /* A grade's "fsp" and "segments" objects (new references). */
 json_t *cli_eval_fsp_json(const idx_grade_eval *g);
 json_t *cli_eval_segments_json(const idx_evaluation *ev, const idx_grade_eval *g);

@@ -204,6 +204,7 @@ json_t *cli_eval_fsp_json(const idx_grade_eval *g)
     json_object_set_new(o, "change_max_month", jmonth(g->fsp_change_max_month));
     json_object_set_new(o, "change_mean", jreal(g->fsp_change_mean));
     json_object_set_new(o, "min_days", json_integer(IDX_SETTLE_MIN_DAYS));
+    json_object_set_new(o, "moves", cli_eval_fsp_moves_json(g));
     return o;
 }
 

@@ -60,13 +60,18 @@ gpi_status cli_gradeset_load(cli_ctx *ctx, store *st, const char *path, cli_grad
     gpi_status rc = idx_grades_load_data(cli_data_dir(ctx), out->path, &out->gs, d);
     if (rc != GPI_OK) return rc;
     out->ids = calloc(out->gs->n ? out->gs->n : 1, sizeof *out->ids);
+    out->hashes = calloc(out->gs->n ? out->gs->n : 1, sizeof *out->hashes);
     out->dropped = calloc(out->gs->n ? out->gs->n : 1, sizeof *out->dropped);
-    if (!out->ids || !out->dropped) return gpi_diag_set(d, GPI_ENOMEM, "out of memory");
+    if (!out->ids || !out->hashes || !out->dropped)
+        return gpi_diag_set(d, GPI_ENOMEM, "out of memory");
     for (size_t i = 0; i < out->gs->n && rc == GPI_OK; i++) {
         int dropped = 0;
         rc = st ? store_grade_dropped(st, out->gs->g[i].id, &dropped, d) : GPI_OK;
         out->dropped[i] = dropped;
-        if (!dropped) out->ids[out->n++] = out->gs->g[i].id;
+        if (!dropped) {
+            out->hashes[out->n] = out->gs->g[i].hash;
+            out->ids[out->n++] = out->gs->g[i].id;
+        }
     }
     return rc;
 }
@@ -82,6 +87,7 @@ void cli_gradeset_free(cli_gradeset *s)
 {
     idx_grades_free(s->gs);
     free(s->ids);
+    free(s->hashes);
     free(s->dropped);
     memset(s, 0, sizeof *s);
 }

@@ -57,6 +57,9 @@ void hp_analysis_text(FILE *f, const char *rent_path, const char *grade, const h
                 s->freq == HEDGE_DAY ? "daily" : s->freq == HEDGE_WEEK ? "weekly" : "monthly", ci,
                 hp_num(b5, a->basis.sd, 4),
                 a->n_changes < HEDGE_MIN_CHANGES ? " -- on too few changes to rely on" : "");
+        char why[240];
+        if (a->chg.b > 0 && hedge_in_sample_only(a, why, sizeof why))
+            fprintf(f, "not a hedge to act on: it %s\n", why);
     }
     if (a->exact) fprintf(f, "an exact fit: no residual at all (intervals degenerate)\n");
     if (a->n_changes && a->rent_moves < HEDGE_MIN_MOVES)
@@ -134,6 +137,8 @@ json_t *hp_oos_json(const hedge_analysis *a)
     json_object_set_new(w, "not_fitted", json_integer((json_int_t)a->oos.not_fitted));
     hedge_oos_text(a, text, sizeof text);
     json_object_set_new(w, "text", json_string(text));
+    /* the fit holds in sample only (hedge_in_sample_only): nothing to act on */
+    json_object_set_new(w, "in_sample_only", json_boolean(hedge_in_sample_only(a, text, sizeof text)));
     json_object_set_new(o, "walk_forward", w);
     json_t *iv = json_array();
     json_array_append_new(iv, hp_real(a->boot.lo));

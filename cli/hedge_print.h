@@ -30,8 +30,9 @@ void hp_sim_compare_text(FILE *f, const hedge_sim_opts *o, const hedge_sim *s, s
  * verdict's, made once by the caller), the rent's description (info,
  * NULL without --suggest), each suggested grade's definition
  * (defs[input - first_suggested], compact JSON) and the days their values
- * were computed over, and how the renter's own quotes were found (own:
- * words, "" when they were not; own_out: left out of the suggestions). */
+ * were computed over, how the renter's own quotes were found (own:
+ * words, "" when they were not; own_out: left out of the suggestions),
+ * and the published grades file. */
 typedef struct hp_extra {
     const hedge_verdict *verdict;
     const hedge_rent_info *info;
@@ -42,6 +43,8 @@ typedef struct hp_extra {
     int own_out;
     int32_t sug_none_to;   /* > 0: no suggestion has a value of its own on any
                               day from sug_from to it */
+    const char *published; /* the published grades file (the grades given that
+                              are not in it, or dropped, are candidates) */
 } hp_extra;
 void hp_compare_text(FILE *f, const char *rent_path, hedge_freq freq, size_t min_changes,
                      const hedge_rank *rk, size_t n, const hp_extra *ex);

@@ -136,8 +136,9 @@ void hp_compare_text(FILE *f, const char *rent_path, hedge_freq freq, size_t min
         fprintf(f, "rent: %s; suggested grades (sug-*) are built around it\n", words);
     }
     fprintf(f, "ranked: at least %zu changes, your rent moving on %d, h > 0, HE >= 0.01, not "
-               "largely your own price; order: low end of the 95%% interval of the "
-               "effectiveness HE\n", min_changes, HEDGE_MIN_MOVES);
+               "largely your own price, oos HE >= 0.01 (out of sample, not in sample only); "
+               "order: low end of the 95%% interval of the effectiveness HE\n",
+            min_changes, HEDGE_MIN_MOVES);
     fprintf(f, "rank  %-*s gpu    changes       h  h 95%%              HE  HE 95%%       "
                "  oos HE  basis sd  own\n", gw, "grade");
     int unknown_gpu = 0;
@@ -163,6 +164,14 @@ void hp_compare_text(FILE *f, const char *rent_path, hedge_freq freq, size_t min
     }
     if (unknown_gpu)
         fprintf(f, "(gpu ?: give --gpu MODEL, and the grades file, to flag grades of another GPU)\n");
+    int cands = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (rk[i].suggested || rk[i].published) continue;
+        fprintf(f, "%s%s", cands++ ? ", " : "candidate grades (not in the published grade set: "
+                                            "never published, so no futures settle on them): ",
+                rk[i].grade);
+    }
+    if (cands) fputc('\n', f);
     const hedge_verdict *v = ex ? ex->verdict : NULL;
     oos_section(f, rk, n, v ? v->best : -1);
     own_section(f, rk, n, ex);
@@ -228,7 +237,7 @@ json_t *hp_verdict_kinds(unsigned kinds)
     static const char *const names[] = {"flat_rent", "no_overlap", "few_moves", "flat_index",
                                         "too_few_changes", "use", "suggest", "none",
                                         "none_built", "own_price", "broke", "best_fit",
-                                        "oos_fail"};
+                                        "oos_fail", "candidate"};
     json_t *a = json_array();
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (kinds & (1u << i)) json_array_append_new(a, json_string(names[i]));
@@ -284,6 +293,8 @@ json_t *hp_compare_json(hedge_freq freq, size_t min_changes, const hedge_rank *r
         json_object_set_new(rg, "to", json_string(to));
         json_object_set_new(j, "suggested_values", rg);
     }
+    if (ex && ex->published && ex->published[0])
+        json_object_set_new(j, "published_grades_file", json_string(ex->published));
     if (ex && ex->own) {
         json_t *o = json_object();
         json_object_set_new(o, "measured", json_boolean(ex->own[0] != '\0'));
@@ -301,6 +312,9 @@ json_t *hp_compare_json(hedge_freq freq, size_t min_changes, const hedge_rank *r
         json_object_set_new(g, "gpu", k->gpu[0] ? json_string(k->gpu) : json_null());
         json_object_set_new(g, "same_gpu", k->gpu_match < 0 ? json_null() : json_boolean(k->gpu_match));
         json_object_set_new(g, "suggested", json_boolean(k->suggested));
+        json_object_set_new(g, "set", json_string(k->suggested   ? "suggested"
+                                                  : k->published ? "published"
+                                                                 : "candidate"));
         if (k->suggested) {
             const char *def = def_of(ex, k);
             json_object_set_new(g, "what", json_string(k->what));

@@ -106,7 +106,7 @@ void hp_sim_text(FILE *f, const char *grade, const hedge_sim_opts *o, const hedg
                    "(the grade moved %s your rent), so this replay hedges against it\n",
                 hp_num(b[0], o->ratio, 4), s->fit_changes, hp_num(b[1], s->fit_h, 3),
                 s->fit_h > 0 ? "with" : "against");
-    if (o->terms) {
+    if (o->terms && o->n_listed) {
         const settle_contract *t = o->terms;
         char tick[32];
         fprintf(f, "contracts sized on %s: %s's terms, %lld GPU-hours, tick %s, %s-day average, "
@@ -114,6 +114,15 @@ void hp_sim_text(FILE *f, const char *grade, const hedge_sim_opts *o, const hedg
                 t->path ? t->path : "the contract file", t->symbol, (long long)t->size_gpu_hours,
                 gpi_fixed_format(t->tick.mant, t->tick.scale, tick), settle_days_name(t->fsp_days),
                 t->min_published_days);
+    } else if (o->terms) { /* no contract of the file is on the grade: borrowed terms */
+        const settle_contract *t = o->terms;
+        char tick[32];
+        fprintf(f, "NOTE: no contract in %s is on %s: sized and settled on the terms of %s, a "
+                   "contract on %s (%lld GPU-hours, tick %s, %s-day average, %d values needed), "
+                   "as if an exchange listed this grade on them\n",
+                t->path ? t->path : "the contract file", grade, t->symbol, t->grade,
+                (long long)t->size_gpu_hours, gpi_fixed_format(t->tick.mant, t->tick.scale, tick),
+                settle_days_name(t->fsp_days), t->min_published_days);
     }
     fprintf(f, "month        h  contracts   entry     FSP   futures P&L    rent  hedged  locked  "
                "rent-lck  hedg-lck\n");
@@ -284,6 +293,8 @@ json_t *hp_sim_json(const char *grade, const hedge_sim_opts *o, const hedge_sim 
         json_t *c = json_object();
         json_object_set_new(c, "file", o->terms->path ? json_string(o->terms->path) : json_null());
         json_object_set_new(c, "symbol", json_string(o->terms->symbol));
+        json_object_set_new(c, "grade", json_string(o->terms->grade));
+        json_object_set_new(c, "on_grade", json_boolean(o->n_listed > 0));
         json_object_set_new(c, "size", json_integer(o->terms->size_gpu_hours));
         json_object_set_new(c, "tick", json_string(gpi_fixed_format(o->terms->tick.mant,
                                                                     o->terms->tick.scale, tick)));

@@ -30,8 +30,10 @@ typedef struct help_entry {
 
 static const help_entry table[] = {
     {"ingest", 1,
-     "offers|trades [--source NAME] [--rejects FILE] [--strict] [--admit-providers] FILE...\n"
-     "[--source NAME] [--rejects FILE] [--strict] [--admit-providers] FILE...",
+     "offers|trades [--source NAME] [--rejects FILE] [--strict] [--admit-providers]\n"
+     "    [--complete] FILE...\n"
+     "[--source NAME] [--rejects FILE] [--strict] [--admit-providers] [--complete] FILE...\n"
+     "--regroup",
      "Reads observation files (canonical CSV, or JSON: .json array, .ndjson/.jsonl one\n"
      "object per line; gzip files are read as they are, and - is standard input),\n"
      "normalizes them through the tables in the data directory (gpus.csv,\n"
@@ -45,6 +47,15 @@ static const help_entry table[] = {
      "  --admit-providers  store rows of providers that providers.csv does not list,\n"
      "                     each as its own group, with one warning per new name\n"
      "                     (default: such rows are rejected, with the nearest known name)\n"
+     "  --complete         the CSV files are whole: read a last line that has no line\n"
+     "                     end (default: it is held back with a warning, as the line\n"
+     "                     a writer may still be appending to; the file's hash covers\n"
+     "                     its complete lines, and the finished file stores the rest)\n"
+     "  --regroup          (no files) move the stored rows whose provider name\n"
+     "                     providers.csv now gives another provider, group or\n"
+     "                     segment to those (after an alias was added); one\n"
+     "                     transaction, recorded as a batch, so builds and\n"
+     "                     publications see the days it changed as late data\n"
      "\n"
      "Each file is one transaction.  A file whose SHA-256 was already ingested is\n"
      "skipped.  A row that cannot be normalized is rejected (rejects table, stderr,\n"
@@ -74,14 +85,23 @@ static const help_entry table[] = {
      "(METHODOLOGY.md §12.1; `grades stale` shows the coverage it leaves).  Method\n"
      "v1 and v3 grades only: a v2 grade that sets it is refused.  Warns about\n"
      "filters that match no stored observation, and prints each grade's days per\n"
-     "level.  On a terminal, a long build's progress is shown on stderr.\n"},
+     "level.  On a terminal, a long build's progress is shown on stderr.  A\n"
+     "published day whose rows are older than observations ingested since (late\n"
+     "data) is built again too (the range starts there, and the build says so),\n"
+     "and every published day whose built rows are no longer its latest vintage\n"
+     "is named with the restatement or revision publishing it again would make.\n"
+     "A stored chain state that is damaged or another grade's is refused, said,\n"
+     "and the chain replayed.\n"},
     {"index show", 1, "[--grade ID] [--from D] [--to D]",
      "Prints the stored rows as CSV (the index.csv format); the vintage column\n"
      "names the latest vintage that published the row's value, empty when none\n"
      "did.\n"},
     {"index publish", 1,
      "--date D --out DIR [--grades FILE] [--sign KEY] [--contracts FILE --futures FILE]\n"
-     "--from D --to D --out DIR [--grades FILE] [--sign KEY] [--contracts FILE --futures FILE]",
+     "  [--restate]\n"
+     "--from D --to D --out DIR [--grades FILE] [--sign KEY] [--contracts FILE --futures FILE]\n"
+     "  [--restate]\n"
+     "--restate --out DIR [--grades FILE] [--sign KEY]",
      "Writes DIR/D/index.csv, index.json, observations.csv, datapackage.json and\n"
      "DIR/D/v<n>/ for vintage n, and DIR/restatements.csv, for the published\n"
      "grade set: the grades of --grades FILE (default DATA/grades.json) that are\n"
@@ -96,7 +116,13 @@ static const help_entry table[] = {
      "(settlement prices: date,symbol,settlement_price) the prices of the\n"
      "contracts on a grade are inputs of its curve.  To publish grades of your\n"
      "own, give their file: --grades FILE.  Each day is said on stderr as it is\n"
-     "written.\n"},
+     "written.\n"
+     "A day built before late data reached it is refused (build it again), and so\n"
+     "is a day whose new rows are computed from published days that late data left\n"
+     "behind; every such published day is named with the restatement it would\n"
+     "make.  --restate first builds again the published days late data reached and\n"
+     "publishes every published day whose rows changed, in order (the daily job:\n"
+     "index publish --date D --out DIR --restate).\n"},
     {"site", 1,
      "--out DIR [--grades FILE] [--deployments FILE] [--accuracy FILE] [--admin FILE] "
      "[--curve-backtest FILE]",
@@ -198,8 +224,9 @@ static const help_entry table[] = {
      "capped at 2.  A fixed --ratio X runs and says when it contradicts the fit.\n"
      "--contracts FILE sizes the futures on a contract file's terms (size, tick,\n"
      "calendar or business-day average, min_published_days: its contract on the\n"
-     "grade, else its first) and adds the cash settled, the residual basis in\n"
-     "dollars and what rounding to whole contracts cost.\n"
+     "grade, else its first -- another grade's terms, which the output says) and\n"
+     "adds the cash settled, the residual basis in dollars and what rounding to\n"
+     "whole contracts cost.\n"
      "Exposure: the quantity of the month of entry, or --exposure GPU-hours a\n"
      "month.  --svg FILE draws rent, index (FSP), locked and hedged prices and\n"
      "the budget errors per month.\n"},
@@ -211,9 +238,12 @@ static const help_entry table[] = {
      "Analyzes the rent against each grade (ids from the grades JSON file, or\n"
      "--grade repeated) and ranks them as hedges: only grades with at least\n"
      "--min-changes changes (default 12), a rent that moved on 3 of them, a\n"
-     "positive h and an effectiveness of 1% or more, that are not largely your\n"
-     "own price, are ranked, by the low end of the 95% interval of their hedge\n"
-     "effectiveness.  Each grade shows its out-of-sample (walk-forward)\n"
+     "positive h and an effectiveness of 1% or more, in sample and out of sample\n"
+     "(walk-forward), that are not largely your own price, are ranked, by the\n"
+     "low end of the 95% interval of their hedge effectiveness; a fit that holds\n"
+     "in sample only is never recommended.  Grades given are called published\n"
+     "only when in the published grade set (DATA/grades.json less dropped\n"
+     "grades), else candidates.  Each grade shows its out-of-sample (walk-forward)\n"
      "effectiveness, a bootstrap interval of h and whether h held at the largest\n"
      "index move.  --gpu MODEL (the rent's GPU, e.g. A100 or A100-SXM-80GB)\n"
      "flags grades of another GPU.  With --provider (and --region,\n"
@@ -276,7 +306,10 @@ static const help_entry table[] = {
      "most correlated one), the final settlement price's change from month to\n"
      "month, and the provider segments: a grade whose segments' median prices\n"
      "stand at least 2x apart on most days is bimodal, and its segment-only\n"
-     "grades (id + .HYP, .NEO, .MKT, ...) are evaluated after it.  Filters that\n"
+     "grades (id + .HYP, .NEO, .MKT, ...) are evaluated after it; per calendar\n"
+     "month of a v3 grade, the largest move of its final settlement price one\n"
+     "participant can cause by withdrawing, printing or entering (METHODOLOGY.md\n"
+     "section 11.4; --json: fsp.moves).  Filters that\n"
      "match no stored observation are warned about.  Days from 2000-01-01 to\n"
      "2099-12-31.  A grade that names no \"method\" is evaluated with method\n"
      IDX_METHOD_DEFAULT_NAME " (the default).\n"
@@ -349,8 +382,8 @@ static const help_entry table[] = {
      "  --no-push     leave out the off-market trades of the provider that pushes\n"
      "                the H100 grade (Nimbus Compute); every other row is the same\n"},
     {"verify", 0,
-     "[--strict] [--key PUB] [--inputs RAW] DIR/YYYY-MM-DD...\n"
-     "[--strict] [--key PUB] [--inputs RAW] DIR\n"
+     "[--strict] [--key PUB] [--inputs RAW] [--max-file-mib N] DIR/YYYY-MM-DD...\n"
+     "[--strict] [--key PUB] [--inputs RAW] [--max-file-mib N] DIR\n"
      "--settlement --contracts FILE [--symbol S] [--through D] [--against FILE] DIR",
      "Recomputes every fix of the published days from their files alone (index.json,\n"
      "index.csv, observations.csv; no database): the receipt (the grade definition\n"
@@ -364,6 +397,12 @@ static const help_entry table[] = {
      "format 4 also has its term curves (curve.csv, curve.json): their SHA-256 in\n"
      "index.json, and each grade's curve recomputed from its published inputs and\n"
      "the day's fix, the inputs' references against observations.csv.\n"
+     "Every kept vintage (DIR/D/v<n>/) is checked like the current files (which must\n"
+     "be the latest vintage's), against the other days as they were published when\n"
+     "it was; then, from file format 4, its links to the vintage and the day before,\n"
+     "index.csv's hash, the day's grade list and its inputs against the receipts;\n"
+     "with DIR alone, restatements.csv against the vintages, and every change of a\n"
+     "published value against it.\n"
      "\n"
      "Prints per grade and day: ok; ok with what is not verifiable without a day DIR\n"
      "does not have; or DIFFERS and the first difference, naming the field.\n"
@@ -388,9 +427,13 @@ static const help_entry table[] = {
      "                    --contracts (or the one --symbol) from the values of the\n"
      "                    published days as first published (DIR/D/v1/), as CSV\n"
      "                    date,symbol,settlement_price,kind; with --against FILE (the\n"
-     "                    output of gpuidx settle) each price is compared instead\n"
+     "                    output of gpuidx settle) each price is compared instead; the\n"
+     "                    days settled on are verified too (a difference exits 1)\n"
      "  --through D       settle up to day D (any day: a contract not listed by then\n"
      "                    has nothing to verify)\n"
+     "  --max-file-mib N  read published files of at most N MiB (default 128); a\n"
+     "                    bigger file, and anything that is not a regular file (a\n"
+     "                    FIFO, a device), is refused\n"
      "\n"
      "exit status: 0 every fix recomputes, 1 a difference (or unreadable files, or\n"
      "with --strict a fix not fully verifiable), 2 usage error.\n"},

@@ -126,7 +126,6 @@ static int globals_after(int *argc_io, char **argv, int cmd, cli_ctx *ctx)
 
 int main(int argc, char **argv)
 {
-    cli_prefer_huge_pages(argv);
     cli_tune_memory();
     gsl_set_error_handler_off();
     store_library_init();

@@ -1,5 +1,6 @@
-/* core/decimal.c -- exact decimal parsing, half-up rounding and the
- * formatting of fixed-point numbers.
+/* core/decimal.c -- exact decimal parsing, half-up rounding, the
+ * formatting of fixed-point numbers, and the exact (doubled) median of
+ * integers that index/ and verify/ share.
  *
  * A gpi_dec keeps a number exactly as written (mantissa and decimal scale).
  * Conversions to fixed-point units divide with gpi_div_round, which works in
@@ -10,6 +11,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 const char *gpi_dec_parse_scale(const char *s, int max_scale, gpi_dec *out)
@@ -142,4 +144,16 @@ int64_t gpi_double_to_units(double v, int digits)
     }
     int64_t r = gpi_div_round(num, den);
     return neg ? -r : r;
+}
+
+int gpi_cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+int64_t gpi_median2(int64_t *v, size_t n)
+{
+    qsort(v, n, sizeof *v, gpi_cmp_i64);
+    return n % 2 ? 2 * v[n / 2] : v[n / 2 - 1] + v[n / 2];
 }

@@ -179,6 +179,12 @@ const char *gpi_dec_parse_scale(const char *s, int max_scale, gpi_dec *out);
  * den must be > 0.  Uses 128-bit intermediates. */
 int64_t gpi_div_round(__int128 num, __int128 den);
 
+/* qsort's comparison of int64_t values, ascending. */
+int gpi_cmp_i64(const void *a, const void *b);
+/* 2 x the median of v[0..n) (n >= 1), sorting v in place: exact in half
+ * units (an even count's median is the sum of its middle two). */
+int64_t gpi_median2(int64_t *v, size_t n);
+
 /* Value of d in units of 10^-digits, rounded half-up exactly
  * (e.g. d = 2.36455, digits = 4 -> 23646). */
 int64_t gpi_dec_to_units(gpi_dec d, int digits);

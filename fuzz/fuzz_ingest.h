@@ -50,8 +50,15 @@ static int fuzz_ingest(const uint8_t *data, size_t size, const char *name)
     long n = 0;
     ingest_sink sink = {on_obs, on_reject, NULL, NULL, &n};
     static const int kinds[3] = {GPI_OFFER, GPI_TRADE, -1};
-    ingest_opts opt = {path, kinds[data[0] % 3], "fuzz", 1 + (data[0] >> 2 & 1),
-                       data[0] >> 3 & 1};
+    /* the first byte chooses the kind, one or two threads, admitting
+     * providers, and whether a last line without a line end is read
+     * (ingest --complete) or held back */
+    ingest_opts opt = {.path = path,
+                       .kind = kinds[data[0] % 3],
+                       .source = "fuzz",
+                       .threads = 1 + (data[0] >> 2 & 1),
+                       .admit_providers = data[0] >> 3 & 1,
+                       .complete = data[0] >> 4 & 1};
     ingest_result res;
     gpi_diag d = {{0}};
     gpi_status rc = ingest_file(tables, &opt, &sink, &res, &d);

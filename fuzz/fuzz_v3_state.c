@@ -2,7 +2,7 @@
  * (index/v3_state.c), read back from whatever bytes the database holds:
  * decoding never reads past the bytes or allocates by an unchecked count,
  * and a state that decodes encodes to bytes that decode and encode to
- * themselves (the seed corpus holds states of the demo market's grades). */
+ * themselves (the seed corpus holds states of the demo market's grades, state format 4). */
 #include "fuzz/fuzz.h"
 
 #include "index/index.h"

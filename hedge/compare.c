@@ -6,10 +6,13 @@
  * with why but not ranked when the rent or the index never moved, when
  * it has fewer than the minimum number of changes or the rent moved on
  * too few of them, when its h is not positive (a payer would have to
- * sell it), when it removes under 1 % of the variance, or when it is
+ * sell it), when it removes under 1 % of the variance, when it is
  * largely the renter's own price (circular: its own quotes supply half
  * or more of its fix, measured by the index, with the fit without them
- * analyzed beside it).  The ranked ones are ordered by the low end of
+ * analyzed beside it), or when its fit holds in sample only (the
+ * walk-forward of oos.c added variance, removed under 1 % of it, or could
+ * not try it: a T4 renter was told a grade "would" remove 77 % whose
+ * walk-forward had ADDED 57 %).  The ranked ones are ordered by the low end of
  * the 95 % interval of their effectiveness -- an exact fit by its
  * degenerate interval [1, 1], never as unknown -- so that a near-perfect
  * R² on three changes does not beat a good fit on fifty.  The verdict,
@@ -76,7 +79,7 @@ void hedge_rank_sort(hedge_rank *r, size_t n, size_t min_changes)
     for (size_t i = 0; i < n; i++) {
         hedge_rank *k = &r[i];
         const hedge_analysis *a = &k->a;
-        k->ranked = 0;
+        k->ranked = k->in_sample_only = 0;
         k->why[0] = '\0';
         k->circular = k->own_known && k->own_in && k->own_share >= HEDGE_OWN_HIGH;
         if (!k->ok) continue;
@@ -106,7 +109,9 @@ void hedge_rank_sort(hedge_rank *r, size_t n, size_t min_changes)
                      "largely your own price: your quotes supply %.0f%% of its fix (half or more "
                      "on %ld of %ld days); without them %s",
                      100 * k->own_share, k->own_median_days, k->own_days, fw);
-        } else
+        } else if (hedge_in_sample_only(a, k->why, sizeof k->why))
+            k->in_sample_only = 1;
+        else
             k->ranked = 1;
     }
     qsort(r, n, sizeof *r, rank_cmp);
@@ -163,6 +168,7 @@ gpi_status hedge_compare(const hedge_grade_input *g, size_t n, const hedge_rent 
         snprintf(k->gpu, sizeof k->gpu, "%s", g[i].gpu ? g[i].gpu : "");
         k->gpu_match = hedge_gpu_match(o->rent_gpu, k->gpu);
         k->suggested = g[i].suggested;
+        k->published = g[i].published && !g[i].suggested;
         k->providers = g[i].providers;
         snprintf(k->what, sizeof k->what, "%s", g[i].what ? g[i].what : "");
         const hedge_own_input *own = &g[i].own;

@@ -299,6 +299,14 @@ void hedge_oos_text(const hedge_analysis *a, char *out, size_t cap);
 void hedge_boot_text(const hedge_analysis *a, char *out, size_t cap);
 void hedge_stability_text(const hedge_analysis *a, char *out, size_t cap);
 int hedge_broke(const hedge_analysis *a);
+/* 1 when the fit holds in sample only: the walk-forward effectiveness is
+ * below HEDGE_RANK_MIN_HE (the futures added variance out of sample, or
+ * removed under 1 %), or it cannot be measured (fewer changes than the
+ * walk-forward needs, or a rent that did not move over the periods it
+ * hedges) -- then no grade is ranked or recommended on that fit; out:
+ * why in words ("fits in sample only: out of sample (...) it ADDED 57%
+ * to the variance"), "" when 0. */
+int hedge_in_sample_only(const hedge_analysis *a, char *out, size_t cap);
 
 /* Convenience: aligns r with grade's index values idx[0..nidx) (the
  * range hedge_index_range gives) and analyzes.  GPI_EINPUT ("grade G: no
@@ -486,6 +494,10 @@ typedef struct hedge_grade_input {
     const char *gpu;              /* its GPU models "a, b"; NULL or "" unknown */
     int suggested;                /* built around the rent (compare --suggest):
                                      not a published grade, no futures on it */
+    int published;                /* in the published grade set (the published
+                                     grades file, less dropped grades); 0: a
+                                     candidate (given, never published) or a
+                                     suggestion */
     const char *what;             /* a suggestion in words, or NULL */
     int providers;                /* a suggestion: the most provider groups
                                      behind one day's value (0 unknown) */
@@ -502,6 +514,7 @@ typedef struct hedge_rank {
                                    "" when unknown */
     int gpu_match;              /* 1 the rent's GPU, 0 another, -1 unknown */
     int suggested;              /* from the input */
+    int published;              /* from the input */
     int providers;
     char what[160];
     int ranked;                 /* a hedge: see hedge_rank_sort */
@@ -515,6 +528,8 @@ typedef struct hedge_rank {
     char twin_grade[65];        /* the twin's id, "" when unnamed */
     int circular;               /* its values hold the renter's own quotes and
                                    they supply HEDGE_OWN_HIGH or more of its fix */
+    int in_sample_only;         /* the fit does not hold out of sample
+                                   (hedge_in_sample_only): not ranked */
     size_t rent_price_changes;  /* the rent's price changes row to row (the
                                    same for every grade; hedge_compare sets it) */
 } hedge_rank;
@@ -540,8 +555,9 @@ gpi_status hedge_compare(const hedge_grade_input *g, size_t n, const hedge_rent 
  * least min_changes changes, the rent's price changed on at least
  * HEDGE_MIN_MOVES days (rent_price_changes), a positive h (a payer of
  * the rent would buy it), an effectiveness of at least HEDGE_RANK_MIN_HE,
- * and it is not largely the renter's own price (circular); else `why`
- * says which failed.  Ranked grades first, by the low end of the 95 %
+ * it is not largely the renter's own price (circular), and the fit holds
+ * out of sample (not hedge_in_sample_only: the walk-forward removes at
+ * least HEDGE_RANK_MIN_HE); else `why` says which failed.  Ranked grades first, by the low end of the 95 %
  * interval of the effectiveness (an exact fit: its degenerate interval
  * [1, 1]; a short history ranks below an equal fit on a long one), then
  * the effectiveness, then basis sd (lower first), then id; then unranked
@@ -564,18 +580,22 @@ enum {
     HEDGE_S_OWN = 1 << 9,         /* "...; X tracks your rent only because your own quotes ..." */
     HEDGE_S_BROKE = 1 << 10,      /* "...; but its h broke at the largest index move ..." */
     HEDGE_S_BEST_FIT = 1 << 11,   /* "best R² x (X), ..." / "none of your GPU moves with it" */
-    HEDGE_S_OOS_FAIL = 1 << 12    /* "...; but out of sample it ADDED ..." */
+    HEDGE_S_OOS_FAIL = 1 << 12,   /* "best R² x (X) is no hedge: fits in sample only: ..." */
+    HEDGE_S_CANDIDATE = 1 << 13   /* "...; it is a candidate grade, not published ..." */
 };
 
 /* The plain answer, sentences a risk manager can act on, each true of
  * the case (design notes in compare.c): a rent that never changed has no
  * risk to hedge; no overlap of dates; a rent that moved too rarely; no
  * index that moved; too few changes; else the first ranked grade when it
- * removes at least HEDGE_VERDICT_MIN_HE (published first; a suggestion
- * said to be unpublished and, when it is, one provider's price), else
- * why none does -- quoting only a grade of the rent's GPU with h > 0 --
+ * removes at least HEDGE_VERDICT_MIN_HE (a grade given first -- called
+ * published only when it is in the published set, else a candidate, not
+ * published; a suggestion said to be unpublished and, when it is, one
+ * provider's price), else why none does -- quoting only a grade of the
+ * rent's GPU with h > 0, and a fit that holds in sample only as such --
  * and, when a grade tracks the rent only because it is the renter's own
- * price, that.  best is the index in r of the grade recommended (-1
+ * price, that.  A grade that fits in sample only is never ranked, so
+ * never recommended.  best is the index in r of the grade recommended (-1
  * none); hedges is 1 for a recommendation, suggested 1 when it is a
  * suggested grade; kinds the sentences used. */
 typedef struct hedge_verdict {

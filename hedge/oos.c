@@ -22,6 +22,15 @@
  * the 2.5 % and 97.5 % quantiles of the slopes (GSL's, linear
  * interpolation, as numpy's default).  Needs 4 changes and 100 slopes.
  *
+ * In sample only.  A fit the walk-forward does not back -- the futures
+ * added variance out of sample, removed under 1 % of it, or cannot be
+ * tried (too few changes; a rent that did not move over the periods the
+ * walk-forward hedges) -- holds in sample only (hedge_in_sample_only):
+ * compare ranks and recommends no such grade, and says why.  An untried
+ * fit is treated as a failed one: a producer acts on a recommendation,
+ * and nothing shows that this one would have carried to data it was not
+ * fitted on.
+ *
  * Stability.  A Chow test at the largest index move: the changes before
  * it and those from it on, each fitted alone (3 or more each), F =
  * ((S - S1 - S2)/2) / ((S1 + S2)/(n - 4)) with 2 and n - 4 degrees of
@@ -187,10 +196,21 @@ static const char *num(char buf[32], double v, int dp)
     return gpi_fixed_format(gpi_double_to_units(v, dp), dp, buf);
 }
 
+static const char *unit_of(hedge_freq f)
+{
+    return f == HEDGE_DAY ? "day" : f == HEDGE_WEEK ? "week" : "month";
+}
+
 void hedge_oos_text(const hedge_analysis *a, char *out, size_t cap)
 {
     char b[2][32];
-    const char *unit = a->freq == HEDGE_DAY ? "day" : a->freq == HEDGE_WEEK ? "week" : "month";
+    const char *unit = unit_of(a->freq);
+    if (!isfinite(a->oos.he) && a->oos.n >= 2) {
+        snprintf(out, cap, "walk-forward: your rent's changes did not vary over the %zu %ss it "
+                           "hedges (those after the first %zu): no out-of-sample figure",
+                 a->oos.n, unit, a->oos.train);
+        return;
+    }
     if (!isfinite(a->oos.he)) {
         snprintf(out, cap, "walk-forward: needs %d changes to fit on and 2 more to hedge (has %zu)",
                  HEDGE_WF_MIN_TRAIN, a->n_changes);
@@ -205,6 +225,35 @@ void hedge_oos_text(const hedge_analysis *a, char *out, size_t cap)
     if (a->oos.not_fitted && len > 0 && (size_t)len < cap)
         snprintf(out + len, cap - (size_t)len, "; %zu %s(s) not hedged: no h before them",
                  a->oos.not_fitted, unit);
+}
+
+int hedge_in_sample_only(const hedge_analysis *a, char *out, size_t cap)
+{
+    char b[32];
+    const char *unit = unit_of(a->freq);
+    if (cap) out[0] = '\0';
+    if (isfinite(a->oos.he) && a->oos.he >= HEDGE_RANK_MIN_HE) return 0;
+    if (isfinite(a->oos.he) && a->oos.he < 0)
+        snprintf(out, cap,
+                 "fits in sample only: out of sample (each %s hedged at the h fitted on the %ss "
+                 "before it, %zu %ss) it ADDED %s%% to the variance",
+                 unit, unit, a->oos.n, unit, num(b, -100 * a->oos.he, 0));
+    else if (isfinite(a->oos.he))
+        snprintf(out, cap,
+                 "fits in sample only: out of sample (each %s hedged at the h fitted on the %ss "
+                 "before it, %zu %ss) it removed under 1%% of the variance",
+                 unit, unit, a->oos.n, unit);
+    else if (a->oos.n >= 2)
+        snprintf(out, cap,
+                 "fits in sample only, untried out of sample: your rent's changes did not vary "
+                 "over the %zu %ss the walk-forward hedges (those after the first %zu)",
+                 a->oos.n, unit, a->oos.train);
+    else
+        snprintf(out, cap,
+                 "fits in sample only, untried out of sample: the walk-forward needs %d changes "
+                 "to fit on and 2 more to hedge (has %zu)",
+                 HEDGE_WF_MIN_TRAIN, a->n_changes);
+    return 1;
 }
 
 void hedge_boot_text(const hedge_analysis *a, char *out, size_t cap)

@@ -15,11 +15,20 @@
  *       - no grade has the changes a hedge ratio needs;
  *       - otherwise the ranking speaks (2).
  * (2) One ordering: the verdict reads the ranks hedge_rank_sort made.  It
- *     recommends the first ranked published grade that removes at least
- *     HEDGE_VERDICT_MIN_HE (naming a suggestion that ranks above it),
- *     else the first ranked suggestion that does (unpublished, and one
- *     provider's price when it is), else says that nothing hedges.  A
- *     grade ranked first never has an effectiveness under 1 %.
+ *     recommends the first ranked grade given (--grade, --grades) that
+ *     removes at least HEDGE_VERDICT_MIN_HE (naming a suggestion that
+ *     ranks above it), else the first ranked suggestion that does
+ *     (unpublished, and one provider's price when it is), else says that
+ *     nothing hedges.  A grade ranked first never has an effectiveness
+ *     under 1 %, and never a fit that holds in sample only (compare.c):
+ *     a grade whose walk-forward added variance is not "use"d, nor said
+ *     to be one that "would" hedge; "best R²" names it as such.
+ * (2a) A grade given is "published" only when it is in the published
+ *     grade set (hedge_grade_input.published: the published grades file
+ *     less dropped grades); any other is a candidate grade -- built, never
+ *     published, so no futures settle on it -- and the sentences say so
+ *     ("no published or candidate grade ...", "it is a candidate grade,
+ *     not published").
  * (3) "Best R²" quotes only a grade of the rent's GPU (any grade when the
  *     rent's GPU is not given) with h > 0; when that grade is no hedge for
  *     another reason than its fit (too few changes, circular), the reason
@@ -30,7 +39,8 @@
  *     remains without them, and the advice that fits: a contract on it
  *     would settle on the renter's own bill.
  * (5) The recommended grade's out-of-sample figure goes with its
- *     in-sample one, and a broken ratio is said.
+ *     in-sample one (it removes at least 1 % out of sample, else it would
+ *     not be ranked), and a broken ratio is said.
  */
 #include "hedge/internal.h"
 
@@ -89,6 +99,7 @@ static int in_set(const hedge_rank *k, int which)
 /* What a set of grades is, for the sentences of note 1. */
 typedef struct set_facts {
     size_t n, ok, moving;      /* grades, with data, with an index that moved */
+    size_t published;          /* of the n, in the published grade set */
     size_t gpu, gpu_ok;        /* of the rent's GPU (note 3), with data */
     long first;                /* first ranked (-1 none) */
     long most;                 /* the moving grade with the most changes (-1) */
@@ -103,6 +114,7 @@ static void facts(const hedge_rank *r, size_t n, int which, int rent_gpu_known, 
         const hedge_rank *k = &r[i];
         if (!in_set(k, which)) continue;
         f->n++;
+        f->published += k->published != 0;
         int gpu_ok = rent_gpu_known ? k->gpu_match == 1 : k->gpu_match != 0;
         f->gpu += gpu_ok != 0;
         if (!k->ok) continue;
@@ -119,13 +131,22 @@ static void facts(const hedge_rank *r, size_t n, int which, int rent_gpu_known, 
     }
 }
 
+/* What the grades given (not suggested) are, for the sentences: "published
+ * grade" only when every one is in the published set (note 2a). */
+static const char *given_name(const set_facts *f)
+{
+    return f->published == f->n ? "published grade"
+           : f->published       ? "published or candidate grade"
+                                : "candidate grade";
+}
+
 /* "removes a% of your monthly rent-change variance (95% interval lo%-hi%;
  * out of sample c%) at h = x, basis sd y USD/GPU-hour" */
 static void removes(char *out, size_t cap, const hedge_rank *k, hedge_freq f)
 {
     const hedge_analysis *a = &k->a;
     char b[3][32], ci[96] = "", lo[32], hi[32], oos[48] = "";
-    if (isfinite(a->oos.he) && a->oos.he >= 0) /* a negative one has its own clause */
+    if (isfinite(a->oos.he) && a->oos.he >= 0) /* a ranked grade's is >= 1 % (note 5) */
         snprintf(oos, sizeof oos, "; out of sample %s%%", num(b[0], 100 * a->oos.he, 0));
     if (a->exact)
         snprintf(ci, sizeof ci, " (an exact fit%s)", oos);
@@ -141,10 +162,12 @@ static void removes(char *out, size_t cap, const hedge_rank *k, hedge_freq f)
 }
 
 /* Why no grade of the set (its facts f) hedges: the first case of note 1
- * that holds, or note 3's best fit (returns 1 then).  name: "published
- * grade" or "grade built around it". */
+ * that holds, or note 3's best fit (returns 1 then; HEDGE_S_OOS_FAIL into
+ * *kinds when that fit holds in sample only).  name: given_name's, or
+ * "grade built around it". */
 static int why_none(char *out, size_t cap, const hedge_rank *r, const set_facts *f,
-                    const char *name, size_t min_changes, hedge_freq freq, int rent_gpu_known)
+                    const char *name, size_t min_changes, hedge_freq freq, int rent_gpu_known,
+                    unsigned *kinds)
 {
     char b[2][32];
     int fit = 0;
@@ -170,7 +193,11 @@ static int why_none(char *out, size_t cap, const hedge_rank *r, const set_facts 
         if (k->a.chg.r2 >= HEDGE_VERDICT_MIN_HE && !k->ranked && k->circular)
             snprintf(out, cap, "best R² %s (%s) is no hedge: it is largely your own price",
                      num(b[0], k->a.chg.r2, 2), k->grade);
-        else if (k->a.chg.r2 >= HEDGE_VERDICT_MIN_HE && !k->ranked)
+        else if (k->a.chg.r2 >= HEDGE_VERDICT_MIN_HE && !k->ranked && k->in_sample_only) {
+            snprintf(out, cap, "best R² %s (%s) is no hedge: it %s", num(b[0], k->a.chg.r2, 2),
+                     k->grade, k->why);
+            *kinds |= HEDGE_S_OOS_FAIL;
+        } else if (k->a.chg.r2 >= HEDGE_VERDICT_MIN_HE && !k->ranked)
             snprintf(out, cap, "best R² %s (%s) is no hedge: %s", num(b[0], k->a.chg.r2, 2),
                      k->grade, k->why);
         else
@@ -247,7 +274,9 @@ static void own_clause(hedge_verdict *v, const hedge_rank *r, size_t n, hedge_fr
 }
 
 /* The qualifiers of a recommended grade: partial, another GPU, some of
- * its fix the renter's own, a ratio that broke. */
+ * its fix the renter's own, a ratio that broke.  (Its out-of-sample
+ * figure is removes()'s: a grade that added variance out of sample is
+ * not ranked, so never recommended.) */
 static void qualifiers(hedge_verdict *v, const hedge_rank *k)
 {
     char b[3][32], lab[16];
@@ -255,12 +284,6 @@ static void qualifiers(hedge_verdict *v, const hedge_rank *k)
     if (k->gpu_match == 0) add(v, 0, "; a different GPU, so its price can part from your rent's");
     if (k->own_known && k->own_in && k->own_share > 0)
         add(v, 0, "; your own quotes supply %s%% of its fix", num(b[0], 100 * k->own_share, 0));
-    if (isfinite(k->a.oos.he) && k->a.oos.he < 0)
-        add(v, HEDGE_S_OOS_FAIL,
-            "; but out of sample (each %s hedged at the h fitted before it, %zu %ss) it ADDED "
-            "%s%% to the variance: the fit did not carry to %ss it was not fitted on",
-            unit(k->a.freq), k->a.oos.n, unit(k->a.freq), num(b[0], -100 * k->a.oos.he, 0),
-            unit(k->a.freq));
     if (hedge_broke(&k->a)) {
         hedge_period_label(k->a.freq, k->a.chow.period, lab);
         add(v, HEDGE_S_BROKE,
@@ -335,7 +358,7 @@ static int case_first(hedge_verdict *v, const hedge_rank *r, size_t n,
 void hedge_compare_verdict(const hedge_rank *r, size_t n, const hedge_compare_opts *o,
                            const hedge_rent_summary *rs, hedge_verdict *v)
 {
-    char rm[400], why[400], sw[400];
+    char rm[400], why[560], sw[400];
     memset(v, 0, sizeof *v);
     v->best = -1;
     hedge_freq f = o->freq;
@@ -354,6 +377,18 @@ void hedge_compare_verdict(const hedge_rank *r, size_t n, const hedge_compare_op
         v->best = bp;
         removes(rm, sizeof rm, k, f);
         add(v, HEDGE_S_USE, "use %s: %s", k->grade, rm);
+        if (!k->published) {
+            add(v, HEDGE_S_CANDIDATE,
+                "; it is a candidate grade, not published, so no futures settle on it yet: ask an "
+                "exchange to list it, or hedge with a swap on it");
+            for (long i = bp + 1; i < (long)n; i++) /* the best published one that hedges */
+                if (r[i].ranked && r[i].published && r[i].a.he >= HEDGE_VERDICT_MIN_HE) {
+                    char b[32];
+                    add(v, 0, " (the best published grade, %s, removes %s%%)", r[i].grade,
+                        num(b, 100 * r[i].a.he, 0));
+                    break;
+                }
+        }
         qualifiers(v, k);
         if (s_ok && bs < bp) {
             char b[32];
@@ -363,15 +398,18 @@ void hedge_compare_verdict(const hedge_rank *r, size_t n, const hedge_compare_op
         own_clause(v, r, n, f);
         return;
     }
-    int pub_fit = why_none(sw, sizeof sw, r, &pub, "published grade", minc, f, gpu_known);
+    unsigned oos_kind = 0;
+    const char *given = given_name(&pub);
+    int pub_fit = why_none(sw, sizeof sw, r, &pub, given, minc, f, gpu_known, &oos_kind);
     if (s_ok) {
         const hedge_rank *k = &r[bs];
         v->hedges = v->suggested = 1;
         v->best = bs;
         removes(rm, sizeof rm, k, f);
-        snprintf(why, sizeof why, "%s%s",
-                 pub_fit == 1 ? "no published grade here hedges this rent: " : "", sw);
-        add(v, HEDGE_S_SUGGEST | (pub_fit ? HEDGE_S_BEST_FIT : 0),
+        char lead[80] = "";
+        if (pub_fit == 1) snprintf(lead, sizeof lead, "no %s here hedges this rent: ", given);
+        snprintf(why, sizeof why, "%s%s", lead, sw);
+        add(v, HEDGE_S_SUGGEST | (pub_fit ? HEDGE_S_BEST_FIT : 0) | oos_kind,
             "%s; one built around it would: %s%s%s%s %s -- it is not published, so no futures "
             "settle on it yet: ask an exchange to list it, or hedge with a swap on it",
             why, k->grade, k->what[0] ? " (" : "", k->what, k->what[0] ? ")" : "", rm);
@@ -380,12 +418,14 @@ void hedge_compare_verdict(const hedge_rank *r, size_t n, const hedge_compare_op
         own_clause(v, r, n, f);
         return;
     }
-    add(v, HEDGE_S_NONE | (pub_fit ? HEDGE_S_BEST_FIT : 0), "no grade here hedges this rent: %s",
-        pub.n ? sw : "");
+    add(v, HEDGE_S_NONE | (pub_fit ? HEDGE_S_BEST_FIT : 0) | oos_kind,
+        "no grade here hedges this rent: %s", pub.n ? sw : "");
     if (sug.n) {
-        int sug_fit = why_none(why, sizeof why, r, &sug, "grade built around it", minc, f, gpu_known);
+        oos_kind = 0;
+        int sug_fit = why_none(why, sizeof why, r, &sug, "grade built around it", minc, f,
+                               gpu_known, &oos_kind);
         if (sug_fit == 1)
-            add(v, HEDGE_S_NONE_BUILT | HEDGE_S_BEST_FIT, "%s: %s",
+            add(v, HEDGE_S_NONE_BUILT | HEDGE_S_BEST_FIT | oos_kind, "%s: %s",
                 pub.n ? "; nor would a grade built around it" : "none built around it does", why);
         else
             add(v, HEDGE_S_NONE_BUILT | (sug_fit ? HEDGE_S_BEST_FIT : 0), "%s%s", pub.n ? "; " : "",

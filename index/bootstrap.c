@@ -82,19 +82,6 @@ uint64_t idx_boot_seed(const char *grade, int32_t day)
     return v;
 }
 
-static int cmp_i64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
-
-/* 2 x the median of v[0..n) (n >= 1): half units, exact. */
-static int64_t median2(int64_t *v, size_t n)
-{
-    qsort(v, n, sizeof *v, cmp_i64);
-    return n % 2 ? 2 * v[n / 2] : v[n / 2 - 1] + v[n / 2];
-}
-
 /* How many times each group is drawn: group g's draws are numbered
  * at[g] .. at[g + 1] - 1 (at has k + 1 slots). */
 static void draws_by_group(const size_t *draw, size_t k, size_t *at)
@@ -116,7 +103,7 @@ static gpi_status stat_of(const idx_boot_in *in, const idx_item *items, const si
 {
     if (in->stat == IDX_BOOT_MEDIANS) {
         for (size_t i = 0; i < k; i++) work[i] = gmed[draw[i]];
-        *out = median2(work, k); /* of half units: quarter units */
+        *out = gpi_median2(work, k); /* of half units: quarter units */
         return GPI_OK;
     }
     draws_by_group(draw, k, at);
@@ -244,7 +231,7 @@ gpi_status idx_boot_run(const idx_boot_in *in, idx_boot_out *out, gpi_diag *d)
             }
             tmp = p;
             for (size_t j = 0; j < n; j++) tmp[j] = v[first + j].price_micro;
-            gmed[2 * i + (size_t)side] = median2(tmp, n);
+            gmed[2 * i + (size_t)side] = gpi_median2(tmp, n);
         }
     }
     int64_t *gnow = calloc(k, sizeof *gnow), *gref = calloc(k, sizeof *gref);
@@ -325,7 +312,7 @@ gpi_status idx_boot_run(const idx_boot_in *in, idx_boot_out *out, gpi_diag *d)
     free(ord_ref);
     free(at);
     if (rc == GPI_OK) {
-        qsort(vals, IDX_BOOT_RESAMPLES, sizeof *vals, cmp_i64);
+        qsort(vals, IDX_BOOT_RESAMPLES, sizeof *vals, gpi_cmp_i64);
         out->lo_e4 = vals[IDX_BOOT_LO];
         out->hi_e4 = vals[IDX_BOOT_HI];
     }

@@ -302,9 +302,39 @@ int32_t idx_v2_first_day(const idx_grade *g, int32_t from)
     return idx_period_start(from - 1 - g->p.max_carry_days, g->p.rebalance_months) - back;
 }
 
+int32_t idx_depends_from(const idx_grade *g, int32_t day)
+{
+    int32_t v1 = day - g->p.adj_lookback_days - g->p.max_carry_days;
+    if (g->method == 1) return v1;
+    if (g->method == 3) return INT32_MIN; /* v3_store.c note 1 */
+    int32_t v2 = idx_v2_first_day(g, day);
+    return v2 < v1 ? v2 : v1;
+}
+
+/* A refused chain state in the build's notes (note 8): v2's chain, or
+ * v3's panel state, replayed from day `replay`. */
+static void note_refused(idx_build_stats *stats, const idx_grade *g, int32_t from,
+                         int32_t replay, const char *why)
+{
+    if (!stats || !why[0]) return;
+    if (stats->n_notes < IDX_BUILD_NOTES) {
+        char a[11], b[11];
+        gpi_date_format(from - 1, a);
+        gpi_date_format(replay, b);
+        snprintf(stats->notes[stats->n_notes], sizeof stats->notes[0],
+                 "grade %s: the stored %s state after %s is refused (%s); the %s is "
+                 "replayed from %s",
+                 g->id, g->method == 3 ? "panel" : "chain", a, why,
+                 g->method == 3 ? "panel" : "chain", b);
+    }
+    stats->n_notes++;
+}
+
 /* Replays the days before from into the states (design notes 2, 7, 8). */
+
 static gpi_status replay_prefix(store *st, idx_day *dy, idx_seq *gst, idx_chain *gch,
-                                int32_t from, int P0, int64_t as_of, rowvec *rv, gpi_diag *d)
+                                int32_t from, int P0, int64_t as_of, rowvec *rv,
+                                idx_build_stats *stats, gpi_diag *d)
 {
     size_t ng = dy->ng;
     gpi_status rc = GPI_OK;
@@ -318,8 +348,11 @@ static gpi_status replay_prefix(store *st, idx_day *dy, idx_seq *gst, idx_chain 
         if (g->method == 3) { /* design note 9 */
             int resumed = 0;
             int32_t first = INT32_MIN;
-            rc = idx_v3_resume(st, &gch[gi], from, as_of, &resumed, d);
+            char refused[256];
+            rc = idx_v3_resume(st, &gch[gi], from, as_of, &resumed, refused, sizeof refused, d);
             if (rc == GPI_OK && !resumed) rc = idx_v3_first_day(st, &first, d);
+            if (rc == GPI_OK && !resumed)
+                note_refused(stats, g, from, first < from ? first : from, refused);
             if (rc != GPI_OK || resumed || first == INT32_MIN || first >= from) continue;
             slow_from[gi] = first;
             if (from - first > P) P = from - first;
@@ -327,7 +360,9 @@ static gpi_status replay_prefix(store *st, idx_day *dy, idx_seq *gst, idx_chain 
         }
         if (g->method != 2) continue;
         int resumed = 0;
-        rc = idx_chain_resume(st, &gch[gi], from, as_of, &resumed, d);
+        char refused[256];
+        rc = idx_chain_resume(st, &gch[gi], from, as_of, &resumed, refused, sizeof refused, d);
+        if (rc == GPI_OK) note_refused(stats, g, from, idx_v2_first_day(g, from), refused);
         if (rc != GPI_OK || resumed) continue;
         slow_from[gi] = idx_v2_first_day(g, from);
         int p = from - slow_from[gi] + g->p.adj_lookback_days + g->p.max_carry_days + 1;
@@ -410,7 +445,7 @@ gpi_status idx_replay(store *st, idx_day *dy, idx_seq *gst, idx_chain *gch, int3
         if (p > P) P = p;
     }
     rowvec rv = {0};
-    gpi_status rc = replay_prefix(st, dy, gst, gch, from, P, as_of, &rv, d);
+    gpi_status rc = replay_prefix(st, dy, gst, gch, from, P, as_of, &rv, NULL, d);
     free(rv.v);
     return rc;
 }
@@ -642,7 +677,7 @@ static gpi_status build_once(store *st, const idx_grades *gs, int32_t from, int3
         goto done;
     }
     /* the replay uses the buffer of `from`: no reader runs yet */
-    rc = replay_prefix(st, &dyn[slot_of(from)], gst, gch, from, P, as_of, &rv, d);
+    rc = replay_prefix(st, &dyn[slot_of(from)], gst, gch, from, P, as_of, &rv, stats, d);
     /* design note 5: days d+1 and d+2 are scanned on their own handles
      * while day d is fixed and written; without them (no file, or not
      * WAL), one thread does everything */

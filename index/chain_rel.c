@@ -6,7 +6,7 @@
  *
  * NOTES ON THE DESIGN
  * (1) Relatives are integers in 1e-12 (ratio_e12, half-up once), the
- *     statistics S in quarter units of 1e-12 (median2 doubles a median so
+ *     statistics S in quarter units of 1e-12 (gpi_median2 doubles a median so
  *     that a mean of two stays exact); nothing here uses binary floating
  *     point (chain.c note 4).
  * (2) These functions set the members' matched flags and relatives (the
@@ -74,20 +74,6 @@ static int relatives(const idx_chain *c, idx_member *m, const uint64_t *exclude)
     return m->rel_now >= 0 && m->rel_ref >= 0;
 }
 
-static int cmp_i64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
-
-/* Median of v[0..n) (sorted here), doubled: exact for a mean of two. */
-static int64_t median2(int64_t *v, size_t n)
-{
-    qsort(v, n, sizeof *v, cmp_i64);
-    return n % 2 ? 2 * v[n / 2] : v[n / 2 - 1] + v[n / 2];
-}
-
-
 static int cmp_grel(const void *a, const void *b)
 {
     const idx_grel *x = a, *y = b;
@@ -113,7 +99,7 @@ static size_t provider_medians(idx_grel *v, size_t n, int64_t *mn, int64_t *mr, 
         mn[np] = m % 2 ? 2 * r[m / 2].now : r[m / 2 - 1].now + r[m / 2].now;
         if (mr) {
             for (size_t k = 0; k < m; k++) py[k] = r[k].ref;
-            mr[np] = median2(py, m);
+            mr[np] = gpi_median2(py, m);
         }
         if (grp) grp[np] = v[i].group;
         if (cnt) cnt[np] = (long)m;
@@ -167,8 +153,8 @@ static void loo_keep(idx_loo *L, size_t nm, size_t np, const int64_t *mn, const 
     memcpy(L->smn, mn, np * sizeof *mn);
     memcpy(L->smr, mr, np * sizeof *mr);
     if (np > 1) {
-        qsort(L->smn, np, sizeof *L->smn, cmp_i64);
-        qsort(L->smr, np, sizeof *L->smr, cmp_i64);
+        qsort(L->smn, np, sizeof *L->smn, gpi_cmp_i64);
+        qsort(L->smr, np, sizeof *L->smr, gpi_cmp_i64);
     }
 }
 
@@ -255,8 +241,8 @@ int64_t idx_chain_offers_relative(idx_chain *c, const uint64_t *exclude, long *n
     *n_matched = (long)nm;
     *n_prov = (long)np;
     if (np == 0 || (long)np < c->g->p.min_providers) return -1;
-    *now_q = median2(mn, np);
-    *ref_q = median2(mr, np);
+    *now_q = gpi_median2(mn, np);
+    *ref_q = gpi_median2(mr, np);
     return ratio_e12(*now_q, *ref_q);
 }
 
@@ -361,7 +347,7 @@ static int64_t snap_change(idx_chain *c, const idx_snap *base, const idx_snap *t
     }
     size_t np = provider_medians(c->grel, n, med, NULL, NULL, NULL, NULL);
     if (np == 0 || (long)np < p->min_providers) return -1;
-    return median2(med, np);
+    return gpi_median2(med, np);
 }
 
 /* An anchor's value (design note 3): the median over the last
@@ -392,5 +378,5 @@ int64_t idx_chain_anchor_value(idx_chain *c, int32_t day, int64_t xs_e4, const u
     }
     c->n_est = (int)n;
     memcpy(est + w, est, n * sizeof *est); /* est[0] stays the day's own (manip.c) */
-    return gpi_div_round(median2(est + w, n), 2);
+    return gpi_div_round(gpi_median2(est + w, n), 2);
 }

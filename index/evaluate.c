@@ -208,12 +208,13 @@ static gpi_status manip_day(idx_day *dy, size_t gi, idx_seq *seq, idx_chain *ch,
  * the costs of a new participant are none (it cannot enter the panel on
  * the day), so no cost day is counted. */
 static gpi_status eval_day_v3(idx_day *dy, size_t gi, idx_chain *ch, int32_t day, long k,
-                              groups *g, batch_ctx *bc, idx_grade_eval *ge, grade_acc *acc,
-                              gpi_diag *d)
+                              int last, groups *g, batch_ctx *bc, idx_grade_eval *ge,
+                              grade_acc *acc, gpi_diag *d)
 {
     idx_v3_out *o;
     gpi_status rc = idx_v3_day_step(dy, gi, ch, day, &o, d);
     if (rc != GPI_OK) return rc;
+    if ((rc = idx_eval_fsp_month(ge, o, acc->value_e4, k, last, d)) != GPI_OK) return rc;
     int level = o->e.level;
     int64_t v0 = level == GPI_LEVEL_SUSPENDED ? -1 : o->e.value_e4;
     ge->n_level[level]++;
@@ -554,6 +555,7 @@ static void finish_pairs(idx_evaluation *ev, const double *chg, double *x, doubl
 void idx_evaluation_free(idx_evaluation *e)
 {
     if (!e) return;
+    for (size_t i = 0; e->g && i < e->n + e->n_split; i++) free(e->g[i].fsp_months);
     free(e->g);
     free(e->corr);
     free(e->corr_n);
@@ -612,8 +614,8 @@ static gpi_status eval_batch(store *st, const idx_grades *gs, size_t b0, size_t 
             if (sub.g[gi].method == 3) { /* its state from the first day read */
                 rc = day < from ? idx_v3_replay_day(&dy, gi, &ch[gi], (int32_t)day, d)
                                 : eval_day_v3(&dy, gi, &ch[gi], (int32_t)day,
-                                              (long)(day - from), &g, &bc, &ev->g[b0 + gi],
-                                              &acc[gi], d);
+                                              (long)(day - from), day == to, &g, &bc,
+                                              &ev->g[out0 + b0 + gi], &acc[gi], d);
                 continue;
             }
             if (day < from) { /* the days the range's first days depend on */

@@ -639,6 +639,10 @@ static gpi_status grades_parse(ctx *cp, const char *text, idx_grades **out)
     const char *name = c.name;
     gpi_diag *d = c.d;
     *out = NULL;
+    /* a UTF-8 byte-order mark, as every other reader of gpuidx takes one
+     * (issue 31: a grades file saved with one was refused as invalid JSON);
+     * the file's SHA-256 stays that of its bytes */
+    if (strncmp(text, "\xEF\xBB\xBF", 3) == 0) text += 3;
     json_error_t e;
     json_t *root = json_loads(text, JSON_REJECT_DUPLICATES, &e);
     if (!root) return gpi_diag_set(d, GPI_EINPUT, "%s:%d:%d: %s", name, e.line, e.column, e.text);

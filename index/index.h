@@ -113,8 +113,14 @@ gpi_status idx_grades_check(const idx_grades *gs, const char *name, const idx_gr
 
 /* ---- build (build.c) ----------------------------------------------------- */
 
+/* What a build did, and what it says besides its rows: each stored chain
+ * state it refused and replayed instead (damaged, or filed under another
+ * grade, method or day: build.c note 8), at most IDX_BUILD_NOTES named. */
+enum { IDX_BUILD_NOTES = 8 };
 typedef struct idx_build_stats {
     long days, rows, observations, reevaluated;
+    int n_notes;
+    char notes[IDX_BUILD_NOTES][384];
 } idx_build_stats;
 
 /* The days an index is built for (and the grade lab evaluates): from
@@ -125,6 +131,16 @@ typedef struct idx_build_stats {
 #define IDX_LAST_DAY "2099-12-31"
 /* NULL when day is inside them, else why not ("before 2000-01-01, ..."). */
 const char *idx_day_outside(int32_t day);
+
+/* The first day a row of grade g on `day` can depend on: observations of
+ * [idx_depends_from(g, day), day] make it what it is (build.c notes 1 and
+ * 7: v1 the adjustment's lookback and the carry; v2 the chain since the
+ * rebalance period before, and v1's days; v3 every day before: INT32_MIN,
+ * its panel's membership, last prices and log index carry from the
+ * grade's first observation on, index/v3_store.c note 1).  A method
+ * without its own rule gets v2's.  Publication uses it to tell which
+ * published days late data left behind. */
+int32_t idx_depends_from(const idx_grade *g, int32_t day);
 
 /* as_of of idx_build: the build's own cut-off -- the time of the build, or
  * the stamp of the last file committed before it when that is later
@@ -213,6 +229,14 @@ typedef struct idx_segment_eval {
 /* What a candidate grade would have been over [from, to], computed from
  * the stored observations with this methodology (the grades need not be
  * built; nothing is written).  Means are NAN when no day qualifies. */
+/* A month's FSP so far and what one participant can do to it. */
+typedef struct idx_fsp_month {
+    int32_t day;                    /* the month's last day in the range */
+    long days, business_days;       /* days with a value through it */
+    int64_t fsp_e4;                 /* the mean of the month's values in the range, half-up; -1 none */
+    int64_t move_e6[3][2];          /* [absent, print, new][calendar, business]; -1 none */
+} idx_fsp_month;
+
 typedef struct idx_grade_eval {
     char id[IDX_NAME_MAX + 1];
     long n_level[GPI_LEVEL__N];     /* days per level (gpi_level index)       */
@@ -297,6 +321,12 @@ typedef struct idx_grade_eval {
      * splits, and its segment; 0 for the evaluated file's grades */
     size_t split_of;
     char split_segment[IDX_NAME_MAX + 1];
+    /* methodology v3: per calendar month of the range, as of its last day
+     * in the range, what one participant can do to the month's final
+     * settlement price (METHODOLOGY.md §11.4; index/v3.h's figures);
+     * malloc'd, freed by idx_evaluation_free */
+    idx_fsp_month *fsp_months;
+    size_t n_fsp_months;
 } idx_grade_eval;
 
 #define IDX_CORR_MIN_DAYS 10

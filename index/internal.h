@@ -277,10 +277,12 @@ gpi_status idx_chain_encode(const idx_chain *c, unsigned char **out, size_t *n, 
 gpi_status idx_chain_decode(idx_chain *c, const unsigned char *p, size_t n, gpi_diag *d);
 /* build.c note 8: *resumed = 1 when the state c's grade left after
  * from - 1 is stored and still current at cut-off as_of, and c (fresh from
- * idx_chain_init) now holds it; idx_chain_save stores c's state after day
+ * idx_chain_init) now holds it; a stored state refused (damaged, another
+ * grade's, day's or method's, or not decodable) leaves c fresh and says
+ * why in refused (cap bytes; "" otherwise); idx_chain_save stores c's state after day
  * (inside the caller's transaction), keeping IDX_CHAIN_STATES_KEPT days. */
 gpi_status idx_chain_resume(store *st, idx_chain *c, int32_t from, int64_t as_of, int *resumed,
-                            gpi_diag *d);
+                            char *refused, size_t cap, gpi_diag *d);
 gpi_status idx_chain_save(store *st, const idx_chain *c, int32_t day, int64_t as_of,
                           gpi_diag *d);
 /* build.c: the first day a v2 grade's chain on day `from` can depend on
@@ -374,16 +376,23 @@ gpi_status idx_v3_row_fix(idx_day *dy, size_t gi, idx_chain *c, int32_t day, int
 /* v3_row.c: grade gi (v3) of the day read into dy screened and stepped
  * (*out: the state's, until its next step); idx_v3_replay_day the same
  * without the output (build.c note 9). */
+/* index/v3_reach.c: after a v3 day of the grade lab (k its index in the
+ * range, values the range's values before it), on the month's last day
+ * or the range's (last), its month's figures appended to ge. */
+gpi_status idx_eval_fsp_month(idx_grade_eval *ge, const idx_v3_out *o, const int64_t *values,
+                              long k, int last, gpi_diag *d);
 gpi_status idx_v3_day_step(idx_day *dy, size_t gi, idx_chain *c, int32_t day, idx_v3_out **out,
                            gpi_diag *d);
 gpi_status idx_v3_replay_day(idx_day *dy, size_t gi, idx_chain *c, int32_t day, gpi_diag *d);
 /* v3_store.c (build.c note 9): the first day observed (INT32_MIN none);
  * *resumed = 1 when the state c's grade left after from - 1 is stored and
- * still current at cut-off as_of, and c->v3 now holds it; idx_v3_save
- * stores c->v3 after day (inside the caller's transaction). */
+ * still current at cut-off as_of, and c->v3 now holds it; a stored state
+ * refused (damaged, another grade's, day's or method's, or not decodable)
+ * leaves c->v3 fresh and says why in refused (cap bytes; "" otherwise);
+ * idx_v3_save stores c->v3 after day (inside the caller's transaction). */
 gpi_status idx_v3_first_day(store *st, int32_t *day, gpi_diag *d);
 gpi_status idx_v3_resume(store *st, idx_chain *c, int32_t from, int64_t as_of, int *resumed,
-                         gpi_diag *d);
+                         char *refused, size_t cap, gpi_diag *d);
 gpi_status idx_v3_save(store *st, const idx_chain *c, int32_t day, int64_t as_of, gpi_diag *d);
 /* v3_detail.c: a v3 row's stored detail parsed for observations.csv
  * (design notes there); the role (and *why, the reason) and index columns

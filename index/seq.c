@@ -16,8 +16,10 @@ gpi_status idx_seq_init(idx_seq *s, const idx_grade *g)
     s->L = g->p.adj_lookback_days;
     size_t L = (size_t)s->L;
     s->rday = malloc(L * sizeof *s->rday);
-    s->rt = malloc(L * sizeof *s->rt);
-    s->ro = malloc(L * sizeof *s->ro);
+    /* zeroed: a slot no day filled is written as 0 by v3's state encoding
+     * (v3_state.c), so equal states are equal bytes (issue 31 item 6) */
+    s->rt = calloc(L ? L : 1, sizeof *s->rt);
+    s->ro = calloc(L ? L : 1, sizeof *s->ro);
     s->adj_day = malloc(L * sizeof *s->adj_day);
     s->adj_t = malloc(L * sizeof *s->adj_t);
     s->adj_o = malloc(L * sizeof *s->adj_o);

@@ -79,6 +79,37 @@ typedef struct idx_v3_pgroup {
     int capped;                 /* the cap changed it */
 } idx_v3_pgroup;
 
+/* ---- what one participant can do to a month's FSP (v3_reach.c) --------------------- */
+
+/* The kinds of attack of METHODOLOGY.md §11.4: a participant withdrawing
+ * for 1..K+1 days, a member printing an extreme price, a new participant
+ * listing for 1..A+1 days. */
+enum { IDX_REACH_ABSENT, IDX_REACH_PRINT, IDX_REACH_NEW, IDX_REACH_KINDS };
+const char *idx_reach_kind_name(int kind);
+
+/* A day's reach: the lowest and highest value one participant can give
+ * the day, by kind (e4; -1 none), and whether it can make the day gain or
+ * lose its value. */
+typedef struct idx_reach_day {
+    int32_t day;
+    int64_t v_e4;               /* the day's value, -1 none */
+    int carried;                /* the day's value is carried */
+    int64_t lo_e4[IDX_REACH_KINDS], hi_e4[IDX_REACH_KINDS];
+    int void_[IDX_REACH_KINDS];
+    int carry_[IDX_REACH_KINDS]; /* an operation left the day carried */
+} idx_reach_day;
+
+/* The largest move of the FSP of the month whose days (consecutive,
+ * ascending, one month) are v[0..n), prev the month before's last day
+ * (NULL none) -- the mean of the values of its
+ * calendar days (business 0) or Monday-to-Friday days (1) -- that one
+ * participant can cause with an attack of kind reaching span days; USD
+ * per GPU-hour x 1e6, rounded up; -1 when no day has a value. */
+int64_t idx_fsp_reach(const idx_reach_day *prev, const idx_reach_day *v, size_t n, int kind,
+                      int business, int span);
+/* The span of kind on grade g: A + K + 1 (absent), 31 (print), K + 1 (new). */
+int idx_reach_span(const idx_grade *g, int kind);
+
 /* A day of v3 (idx_v3_step). */
 typedef struct idx_v3_out {
     /* the settlement value: the v1 rules over the panel's observations */
@@ -119,6 +150,13 @@ typedef struct idx_v3_out {
     int64_t loo_move_e4, loo_to_e4;
     long loo_group;             /* index into groups, -1 none */
     long loo_voids;
+    /* what one participant can do to the month's FSP (§11.4): the day's
+     * reach, and the month's figures through the day by kind and calendar
+     * ([k][0] calendar days, [k][1] business days; e6 rounded up, -1
+     * none) over its days with a value */
+    idx_reach_day reach;
+    int64_t fsp_reach_e6[IDX_REACH_KINDS][2];
+    long fsp_days[2];
 } idx_v3_out;
 
 /* ---- the panel's statistics (v3_fix.c) ------------------------------------------- */
@@ -172,7 +210,7 @@ uint64_t idx_v3_group_hash(const char *name);
 
 /* ---- the state as bytes (v3_state.c) -------------------------------------------- */
 
-enum { IDX_V3_STATE_FORMAT = 3 };
+enum { IDX_V3_STATE_FORMAT = 4 };
 /* *out malloc'd (the caller's); decoding into a state fresh from
  * idx_v3_new for the same grade (GPI_EINPUT when malformed). */
 gpi_status idx_v3_encode(const idx_v3 *s, unsigned char **out, size_t *n, gpi_diag *d);

@@ -159,6 +159,12 @@ gpi_status idx_v3_stats_of(const idx_grade *g, const idx_item *t, size_t nt, con
     return rc;
 }
 
+gpi_status v3_stats_items(idx_v3 *s, const idx_item *t, size_t nt, const idx_item *o, size_t no,
+                          size_t n_groups, idx_v3_stats *st, gpi_diag *d)
+{
+    return stats(s->g, &s->sc, t, nt, o, no, n_groups, st, d);
+}
+
 gpi_status v3_fix_stats(idx_v3 *s, int32_t exclude, idx_v3_stats *st, gpi_diag *d)
 {
     const idx_item *t = s->ft, *o = s->fo;

@@ -68,6 +68,9 @@ struct idx_v3 {
     int32_t month_day;          /* a month's base: its previous month's last day */
     int64_t month_value_e4, month_log_e12;
     int month_index_on;
+    idx_reach_day *reach;       /* the month's reaches through last_day (v3_reach.c) */
+    size_t reach_n, cap_reach;
+    idx_reach_day reach_prev;   /* the last day of the month before (day INT32_MIN none) */
     /* scratch of a step */
     idx_v3_out out;
     idx_v3_pgroup *pg;
@@ -101,6 +104,14 @@ void v3_scratch_free(v3_scratch *w);
 /* v3_fix.c: leave each member out (s->out.groups set; the sequence
  * before the day in s->seq; v0 the day's value). */
 gpi_status v3_leave_one_out(idx_v3 *s, int32_t day, gpi_diag *d);
+/* v3_fix.c: the statistics of t, o (sorted by group then price), group
+ * ids below n_groups. */
+gpi_status v3_stats_items(idx_v3 *s, const idx_item *t, size_t nt, const idx_item *o, size_t no,
+                          size_t n_groups, idx_v3_stats *st, gpi_diag *d);
+/* v3_reach.c: the day's reach (before the sequence moves past the day),
+ * then the month's figures through the day (after). */
+gpi_status v3_reach_day(idx_v3 *s, int32_t day, gpi_diag *d);
+gpi_status v3_reach_month(idx_v3 *s, int32_t day, gpi_diag *d);
 
 /* price_index.c: the index's step of the day (after the panel's roles,
  * before the groups' observations are replaced), and the composition gap

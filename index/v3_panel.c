@@ -80,6 +80,7 @@ idx_v3 *idx_v3_new(const idx_grade *g)
     s->value_last_e4 = -1;
     s->month_day = INT32_MIN;
     s->month_value_e4 = -1;
+    s->reach_prev.day = INT32_MIN;
     if (idx_seq_init(&s->seq, g) != GPI_OK) {
         idx_v3_free(s);
         return NULL;
@@ -116,6 +117,7 @@ void idx_v3_free(idx_v3 *s)
     free(s->ghash);
     free(s->today);
     free(s->merged);
+    free(s->reach);
     free(s);
 }
 
@@ -473,7 +475,9 @@ static gpi_status step_one(idx_v3 *s, const idx_v3_input *in, gpi_diag *d)
     o->offer_providers = st.o_prov;
     /* what one member does (before the sequence moves past the day) */
     if ((rc = v3_leave_one_out(s, day, d)) != GPI_OK) return rc;
+    if ((rc = v3_reach_day(s, day, d)) != GPI_OK) return rc;
     idx_seq_next(&s->seq, day, st.t_q, st.o_q, &o->e);
+    if ((rc = v3_reach_month(s, day, d)) != GPI_OK) return rc;
     level_stats(o, &st);
     idx_v3_note(s->g, &st, &o->e, o->n_candidates, s->unobserved ? o->n_imputed : 0, o->note,
                 sizeof o->note);

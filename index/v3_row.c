@@ -111,6 +111,47 @@ static void put_jstr(gpi_sbuf *b, const char *s)
     gpi_sbuf_put(b, "\"", 1);
 }
 
+/* What one participant can do to the month's FSP (METHODOLOGY.md §11.4):
+ * the month's figures through the day, in USD per GPU-hour (6 decimals,
+ * rounded up), and the day's reach by kind. */
+static void manipulation_json(gpi_sbuf *b, const idx_v3_out *o)
+{
+    char ym[11];
+    gpi_date_format(o->reach.day, ym);
+    ym[7] = '\0';
+    put_s(b, "{\"month\":\"");
+    put_s(b, ym);
+    put_s(b, "\",\"days\":");
+    put_int(b, o->fsp_days[0]);
+    put_s(b, ",\"business_days\":");
+    put_int(b, o->fsp_days[1]);
+    for (int cal = 0; cal < 2; cal++) {
+        put_s(b, cal ? ",\"fsp_move_business\":{" : ",\"fsp_move\":{");
+        for (int k = 0; k < IDX_REACH_KINDS; k++) {
+            put_s(b, k ? ",\"" : "\"");
+            put_s(b, idx_reach_kind_name(k));
+            put_s(b, "\":");
+            put_opt(b, o->fsp_reach_e6[k][cal], 6);
+        }
+        put_s(b, "}");
+    }
+    put_s(b, ",\"day\":{");
+    for (int k = 0; k < IDX_REACH_KINDS; k++) {
+        put_s(b, k ? ",\"" : "\"");
+        put_s(b, idx_reach_kind_name(k));
+        put_s(b, "\":{\"low\":");
+        put_opt(b, o->reach.lo_e4[k], 4);
+        put_s(b, ",\"high\":");
+        put_opt(b, o->reach.hi_e4[k], 4);
+        put_s(b, ",\"void\":");
+        put_bool(b, o->reach.void_[k]);
+        put_s(b, ",\"carry\":");
+        put_bool(b, o->reach.carry_[k]);
+        put_s(b, "}");
+    }
+    put_s(b, "}}");
+}
+
 static void v3_json(gpi_sbuf *b, const idx_v3_out *o)
 {
     put_s(b, "{\"value_prev\":");
@@ -139,7 +180,9 @@ static void v3_json(gpi_sbuf *b, const idx_v3_out *o)
     put_opt(b, o->month_value_e4, 4);
     put_s(b, ",\"log\":");
     put_signed(b, o->month_log_e12, 12);
-    put_s(b, "},\"panel\":[");
+    put_s(b, "},\"manipulation\":");
+    manipulation_json(b, o);
+    put_s(b, ",\"panel\":[");
     for (size_t k = 0; k < o->n_groups; k++) {
         const idx_v3_pgroup *p = &o->groups[k];
         put_s(b, k ? ",{\"group\":" : "{\"group\":");

@@ -37,6 +37,20 @@ static void put_items(wbuf *b, const idx_item *v, size_t n)
     }
 }
 
+/* A day's reach (v3_reach.c). */
+static void put_reach(wbuf *b, const idx_reach_day *r)
+{
+    put_i64(b, r->day);
+    put_i64(b, r->v_e4);
+    put_i64(b, r->carried);
+    for (int k = 0; k < IDX_REACH_KINDS; k++) {
+        put_i64(b, r->lo_e4[k]);
+        put_i64(b, r->hi_e4[k]);
+        put_i64(b, r->void_[k]);
+        put_i64(b, r->carry_[k]);
+    }
+}
+
 gpi_status idx_v3_encode(const idx_v3 *s, unsigned char **out, size_t *n, gpi_diag *d)
 {
     wbuf b = {0};
@@ -90,6 +104,9 @@ gpi_status idx_v3_encode(const idx_v3 *s, unsigned char **out, size_t *n, gpi_di
     put_i64(&b, s->month_value_e4);
     put_i64(&b, s->month_log_e12);
     put_i64(&b, s->month_index_on);
+    put_reach(&b, &s->reach_prev);
+    put_u64(&b, s->reach_n);
+    for (size_t i = 0; i < s->reach_n; i++) put_reach(&b, &s->reach[i]);
     if (b.oom) {
         free(b.p);
         return gpi_diag_set(d, GPI_ENOMEM, "index: out of memory");
@@ -132,6 +149,19 @@ static int small(rbuf *b, int64_t lo, int64_t hi)
     int64_t v = get_i64(b);
     if (v < lo || v > hi) b->bad = 1;
     return b->bad ? 0 : (int)v;
+}
+
+static void get_reach(rbuf *b, idx_reach_day *r)
+{
+    r->day = get_day(b);
+    r->v_e4 = get_i64(b);
+    r->carried = flag(b);
+    for (int k = 0; k < IDX_REACH_KINDS; k++) {
+        r->lo_e4[k] = get_i64(b);
+        r->hi_e4[k] = get_i64(b);
+        r->void_[k] = flag(b);
+        r->carry_[k] = flag(b);
+    }
 }
 
 gpi_status idx_v3_decode(idx_v3 *s, const unsigned char *pb, size_t nb, gpi_diag *d)
@@ -197,6 +227,15 @@ gpi_status idx_v3_decode(idx_v3 *s, const unsigned char *pb, size_t nb, gpi_diag
     s->month_value_e4 = get_i64(&b);
     s->month_log_e12 = get_i64(&b);
     s->month_index_on = flag(&b);
+    get_reach(&b, &s->reach_prev);
+    size_t nr = b.bad || oom ? 0 : get_count(&b, 8);
+    if (nr > 31) b.bad = 1;
+    if (!b.bad && !oom && GPI_VEC_RESERVE(s->reach, s->cap_reach, nr + 1)) oom = 1;
+    for (size_t i = 0; i < nr && !b.bad && !oom; i++) {
+        get_reach(&b, &s->reach[i]);
+        if (i > 0 && s->reach[i].day != s->reach[i - 1].day + 1) b.bad = 1;
+    }
+    s->reach_n = b.bad || oom ? 0 : nr;
     if (!b.bad && b.at != b.n) b.bad = 1;
     if (oom) return gpi_diag_set(d, GPI_ENOMEM, "index: out of memory");
     if (b.bad)

@@ -12,10 +12,15 @@
  *     the rows are the same either way (tests/test_index_v3_build.c).
  * (2) A state read with other parameters or another encoding is refused
  *     by idx_v3_decode; the chain slot is then reset and replayed.
+ * (3) The store seals what it is given (store/chain_states.c note 4): a
+ *     state damaged, or filed under another grade definition, method or
+ *     day, is refused there; either refusal is said in `refused` and the
+ *     build names it in its notes (build.c note 8) before replaying.
  */
 #include "index/internal.h"
 #include "store/chain_states.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 gpi_status idx_v3_first_day(store *st, int32_t *day, gpi_diag *d)
@@ -24,21 +29,24 @@ gpi_status idx_v3_first_day(store *st, int32_t *day, gpi_diag *d)
 }
 
 gpi_status idx_v3_resume(store *st, idx_chain *c, int32_t from, int64_t as_of, int *resumed,
-                         gpi_diag *d)
+                         char *refused, size_t cap, gpi_diag *d)
 {
     *resumed = 0;
+    if (refused && cap) refused[0] = '\0';
     unsigned char *p = NULL;
     size_t n = 0;
     int64_t t0 = 0;
     int format = 0, late = 1;
-    gpi_status rc = store_chain_state_get(st, c->g->hash, from - 1, &p, &n, &t0, &format, d);
+    gpi_status rc = store_chain_state_get(st, c->g->hash, c->g->method, from - 1, &p, &n, &t0,
+                                          &format, refused, cap, d);
     if (rc == GPI_OK && p && format == IDX_V3_STATE_FORMAT)
         rc = store_obs_reached(st, INT32_MIN, from - 1, t0, as_of, &late, d);
     if (rc == GPI_OK && p && format == IDX_V3_STATE_FORMAT && !late) {
-        gpi_diag ignored = {{0}};
-        if (idx_v3_decode(c->v3, p, n, &ignored) == GPI_OK) {
+        gpi_diag why = {{0}};
+        if (idx_v3_decode(c->v3, p, n, &why) == GPI_OK) {
             *resumed = 1;
         } else { /* malformed: replayed instead, from a fresh state */
+            if (refused && cap) snprintf(refused, cap, "%s", why.msg);
             idx_v3_free(c->v3);
             if (!(c->v3 = idx_v3_new(c->g))) rc = gpi_diag_set(d, GPI_ENOMEM, "out of memory");
         }
@@ -53,8 +61,8 @@ gpi_status idx_v3_save(store *st, const idx_chain *c, int32_t day, int64_t as_of
     size_t n = 0;
     gpi_status rc = idx_v3_encode(c->v3, &p, &n, d);
     if (rc == GPI_OK)
-        rc = store_chain_state_put(st, c->g->hash, day, as_of, IDX_V3_STATE_FORMAT, p, n,
-                                   IDX_CHAIN_STATES_KEPT, d);
+        rc = store_chain_state_put(st, c->g->hash, c->g->method, day, as_of,
+                                   IDX_V3_STATE_FORMAT, p, n, IDX_CHAIN_STATES_KEPT, d);
     free(p);
     return rc;
 }

@@ -18,8 +18,24 @@
  *     bytes parsed (CSV here, JSON in json.c), with core/sha256.c, which
  *     is libcrypto's (SHA-NI where the CPU has it): a portable C SHA-256
  *     took a quarter of all ingest instructions.
+ * (5) A CSV's final line without a line end (LF or CR) is held back: its
+ *     bytes are neither parsed nor hashed, and a warning names its line
+ *     (issue 31: a collector appending "...,2.75\n" while cron ingested
+ *     the file stored 2.7; the finished file then conflicted, or, for a
+ *     trade without an id, came back as a second trade).  The file's hash
+ *     is so the hash of its complete lines: the same unfinished file read
+ *     again is skipped, and the finished one is a new file whose complete
+ *     lines are duplicates and whose last line is stored.  Nothing is
+ *     lost and no cut value is stored.  opt->complete (ingest --complete:
+ *     a file known to be whole) reads the final line as a record.  A line
+ *     that never ends stops being held back past 1 MiB (longer than any
+ *     record the reader takes: it reports it).  A tail of spaces and tabs
+ *     holds no record and is read.  JSON needs no such rule: a cut object
+ *     is invalid JSON (a reject, or a failed file for an array), and a
+ *     line of NDJSON is whole when its object closes.
  */
 #include "ingest/internal.h"
+#include "core/vec.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -249,6 +265,52 @@ static gpi_status on_rec(void *ud, const gpi_csv_rec *r, gpi_diag *d)
     return ingest_emit(c->nc, c->sink, &c->row, r->raw, d);
 }
 
+/* ---- note 5: the final line held back ----------------------------------- */
+
+/* The bytes since the last line end. */
+typedef struct held {
+    char *p;
+    size_t n, cap;
+} held;
+
+/* A held line longer than any record: read (the reader reports it). */
+#define HELD_MAX ((size_t)(1u << 20) + 64)
+
+static gpi_status feed(gpi_csv_reader *r, gpi_sha256 *sha, const char *b, size_t n, gpi_diag *d)
+{
+    gpi_sha256_update(sha, b, n);
+    return gpi_csv_feed(r, b, n, d);
+}
+
+static int blank(const char *b, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (b[i] != ' ' && b[i] != '\t') return 0;
+    return 1;
+}
+
+/* Feeds the held bytes and buf up to its last line end; keeps the rest. */
+static gpi_status feed_lines(gpi_csv_reader *r, gpi_sha256 *sha, held *h, const char *buf,
+                             size_t n, gpi_diag *d)
+{
+    size_t k = n;
+    while (k > 0 && buf[k - 1] != '\n' && buf[k - 1] != '\r') k--;
+    gpi_status rc = GPI_OK;
+    if (k > 0 || h->n + n > HELD_MAX) {
+        if (k == 0) k = n; /* a line that never ends */
+        if (h->n) rc = feed(r, sha, h->p, h->n, d);
+        h->n = 0;
+        if (rc == GPI_OK) rc = feed(r, sha, buf, k, d);
+    }
+    if (rc == GPI_OK && k < n) {
+        if (GPI_VEC_RESERVE(h->p, h->cap, h->n + (n - k)) != 0)
+            return gpi_diag_set(d, GPI_ENOMEM, "%s: out of memory", r->path);
+        memcpy(h->p + h->n, buf + k, n - k);
+        h->n += n - k;
+    }
+    return rc;
+}
+
 static gpi_status ingest_csv(const ingest_opts *opt, norm_ctx *nc, const ingest_sink *sink,
                              FILE *f, ingest_result *res, gpi_diag *d)
 {
@@ -271,10 +333,11 @@ static gpi_status ingest_csv(const ingest_opts *opt, norm_ctx *nc, const ingest_
     size_t n;
     gpi_sha256 sha;
     gpi_sha256_init(&sha);
+    held h = {NULL, 0, 0};
     while (rc == GPI_OK && (n = fread(buf, 1, CHUNK, f)) > 0) {
-        gpi_sha256_update(&sha, buf, n);
-        rc = gpi_csv_feed(&r, buf, n, d);
         done += n;
+        if (opt->complete) rc = feed(&r, &sha, buf, n, d);
+        else rc = feed_lines(&r, &sha, &h, buf, n, d);
         if (sink->progress && done >= next_progress) {
             sink->progress(sink->ud, done, total);
             next_progress = done + PROGRESS_EVERY;
@@ -282,13 +345,33 @@ static gpi_status ingest_csv(const ingest_opts *opt, norm_ctx *nc, const ingest_
     }
     if (rc == GPI_OK && ferror(f))
         rc = gpi_diag_set(d, GPI_EIO, "%s: read error: %s", opt->path, strerror(errno));
+    if (rc == GPI_OK && h.n && blank(h.p, h.n)) { /* note 5: no record in it */
+        rc = feed(&r, &sha, h.p, h.n, d);
+        h.n = 0;
+    }
     if (rc == GPI_OK) rc = gpi_csv_finish(&r, d);
+    if (rc == GPI_OK && !c.header_done && h.n)
+        rc = gpi_diag_set(d, GPI_EINPUT,
+                          "%s:%ld:1: no complete line: the file has no line end (still being "
+                          "written? --complete reads a file known to be whole)",
+                          opt->path, r.line);
     if (rc == GPI_OK && !c.header_done)
         rc = gpi_diag_set(d, GPI_EINPUT, "%s:1:1: no header row (the file is empty)", opt->path);
+    if (rc == GPI_OK && h.n && sink->warn) {
+        char msg[512];
+        snprintf(msg, sizeof msg,
+                 "%s:%ld: the last line has no line end: held back, not read (a file still "
+                 "being written?); it is read when the file is ingested again with its line "
+                 "end, or now with --complete",
+                 opt->path, r.line);
+        sink->warn(sink->ud, msg);
+    }
     res->rows_read = c.rows;
-    res->n_bytes = (int64_t)done;
+    res->n_bytes = (int64_t)(done - h.n);
+    res->held_back = (int64_t)h.n;
     gpi_sha256_final(&sha, res->sha256);
     gpi_csv_free(&r);
+    free(h.p);
     free(c.names);
     free(c.col_field);
     free(buf);

@@ -79,6 +79,9 @@ typedef struct ingest_opts {
                              starts numbering profiles and identities
                              (pipe.c note 5): 1 numbers from the second
                              on; 0 or less: INGEST_NUMBER_AFTER */
+    int complete;         /* CSV: 1 the file is known to be complete: a final
+                             line without a line end is read as a record; 0
+                             (default) it is held back (ingest.c note 5) */
 } ingest_opts;
 
 /* Numbering pays when a file holds many days of the same offers; a day's
@@ -90,10 +93,14 @@ typedef struct ingest_result {
                              whatever became of them */
     char sha256[65];      /* SHA-256 of the file's bytes (decompressed),
                              computed in the same pass; "" unless
-                             ingest_file returns OK */
+                             ingest_file returns OK.  A CSV's bytes after
+                             its last line end (held back, ingest.c note
+                             5) are not among them */
     int64_t n_bytes;      /* the bytes read and hashed (decompressed: the
-                             file's size as it was read), when ingest_file
-                             returns OK */
+                             file's size as it was read, less the bytes held
+                             back), when ingest_file returns OK */
+    int64_t held_back;    /* CSV: bytes after the last line end, not read
+                             (0 with opt->complete) */
 } ingest_result;
 
 /* Reads one file. */
@@ -103,6 +110,14 @@ gpi_status ingest_file(const ingest_tables *t, const ingest_opts *opt,
 /* SHA-256 of a whole file's bytes, decompressed (hex); GPI_EIO with
  * "path: reason" if unreadable. */
 gpi_status ingest_file_sha256(const char *path, char out[65], gpi_diag *d);
+
+/* What providers.csv makes of a provider name as written: 1 with its
+ * canonical provider, group and segment (pointers into t, or into buf of
+ * cap bytes), 0 when providers.csv does not list it (then it is its own
+ * group, segment "unknown", as --admit-providers stores it), -1 when the
+ * name is empty or too long. */
+int ingest_provider_resolve(const ingest_tables *t, const char *name, char *buf, size_t cap,
+                            const char **provider, const char **group, const char **segment);
 
 /* 1 when the file at path is gzip, as ingest_file decides it (its first
  * bytes); 0 otherwise or when it cannot be read. */

@@ -35,6 +35,10 @@
  *     Its rows are ordered like gpus.csv's: provider and glob before glob
  *     only, then the longer glob, then file order; the first that matches
  *     wins.  Lookups are memoized per file by the caller (hygiene.c).
+ *     Two rows of the same canonical provider (or both of none) and the
+ *     same glob are an error naming both lines (issue 31: which one
+ *     applied depended on their order -- swapping two lines doubled a
+ *     price); so is a row whose provider is an alias of another row's.
  */
 #include "ingest/internal.h"
 #include "core/vec.h"
@@ -419,6 +423,37 @@ static gpi_status build_indexes(ingest_tables *t, gpi_diag *d)
     for (int i = 0; i < t->n_skus; i++)
         if (t->skus[i].provider) t->skus[i].provider = canonical_provider(t, t->skus[i].provider);
     if (t->n_skus) qsort(t->skus, (size_t)t->n_skus, sizeof *t->skus, cmp_sku);
+    /* note 7: one rule per (provider, glob) */
+    strmap seen = {0};
+    gpi_status drc = GPI_OK;
+    for (int i = 0; i < t->n_skus && drc == GPI_OK; i++) {
+        const sku_rule *b = &t->skus[i];
+        char key[600];
+        int n = snprintf(key, sizeof key, "%s\x1f%s", b->provider ? b->provider : "", b->glob);
+        char *k = n > 0 && (size_t)n < sizeof key ? arena_strndup(&t->a, key, (size_t)n) : NULL;
+        if (!k) {
+            drc = gpi_diag_set(d, GPI_ENOMEM, "tables: out of memory");
+            break;
+        }
+        int j = strmap_get(&seen, k, (size_t)n);
+        if (j < 0) {
+            if (strmap_put(&seen, k, (size_t)n, i) != 0)
+                drc = gpi_diag_set(d, GPI_ENOMEM, "tables: out of memory");
+            continue;
+        }
+        /* the later line is named, with the earlier */
+        const sku_rule *a = &t->skus[j];
+        const sku_rule *x = a->line < b->line ? a : b, *y = a->line < b->line ? b : a;
+        drc = gpi_diag_set(d, GPI_EINPUT,
+                           "skus.csv:%ld: sku_glob: a second rule for %s%s%s and this sku glob "
+                           "(line %ld): which one applies would depend on the order of the lines "
+                           "(got \"%.80s\")",
+                           y->line, y->provider ? "provider \"" : "every provider",
+                           y->provider ? y->provider : "", y->provider ? "\"" : "", x->line,
+                           y->glob);
+    }
+    strmap_free(&seen);
+    if (drc != GPI_OK) return drc;
     for (int i = 0; i < t->n_gpus; i++)
         if (t->gpus[i].provider) t->gpus[i].provider = canonical_provider(t, t->gpus[i].provider);
     for (int i = 0; i < t->n_tiers; i++) t->tiers[i].key = canonical_provider(t, t->tiers[i].key);
@@ -560,6 +595,17 @@ int tables_provider(const ingest_tables *t, const char *name, char *buf, size_t 
         m->known = 0;
     }
     return 0;
+}
+
+int ingest_provider_resolve(const ingest_tables *t, const char *name, char *buf, size_t cap,
+                            const char **provider, const char **group, const char **segment)
+{
+    provider_match m;
+    if (tables_provider(t, name, buf, cap, &m) != 0) return -1;
+    *provider = m.provider;
+    *group = m.group;
+    *segment = m.segment;
+    return m.known;
 }
 
 /* Optimal string alignment distance (edits, adjacent swaps), capped:

@@ -11,6 +11,14 @@
  * The batch is begun with the file's size when it is known and plain: the
  * store sizes its page cache by it (store.c note 10); a gzip file's size
  * says little of what it holds, so it is begun as of unknown size.
+ *
+ * (1) The kind a file is read as when the command names one (`ingest
+ *     offers`, `ingest trades`) is part of what makes it "already
+ *     ingested" (issue 31: a file ingested under the wrong kind could
+ *     never be ingested again, "already ingested").  Read again as the
+ *     other kind, it is stored again, with a warning naming the batch
+ *     that read it as the first kind: its rows stay.  A command that names
+ *     no kind (the file's kind column) still skips a file read before.
  */
 #include "load/load.h"
 #include "store/batches.h"
@@ -162,11 +170,14 @@ gpi_status load_file(store *st, const ingest_tables *t, const ingest_opts *in,
     gpi_status rc;
     if (size >= 0 && (rc = store_batch_size_seen(st, size, &seen, d)) != GPI_OK)
         return fail(out, rc);
+    const char *kind = opt ? opt->kind_hint : NULL;
+    int64_t other_kind_batch = 0;
+    char other_kind[16];
     if (seen) { /* a file of this size was ingested: hash first (cheap) */
         char sha[65];
         if ((rc = ingest_file_sha256(in->path, sha, d)) != GPI_OK ||
-            (rc = store_batch_find_same(st, sha, tables_sha, options, &found, &other, d)) !=
-                GPI_OK)
+            (rc = store_batch_find_same_kind(st, sha, tables_sha, options, kind, &found, &other,
+                                             &other_kind_batch, other_kind, d)) != GPI_OK)
             return fail(out, rc);
         if (found) return skipped(out, other);
     }
@@ -194,11 +205,21 @@ gpi_status load_file(store *st, const ingest_tables *t, const ingest_opts *in,
     if (rc == GPI_OK && c.n.read != c.n.stored + c.n.duplicates + c.n.rejected)
         rc = gpi_diag_set(d, GPI_EINPUT, "%s: internal error: counts do not add up", name);
     if (rc == GPI_OK)
-        rc = store_batch_find_same(st, res.sha256, tables_sha, options, &found, &other, d);
+        rc = store_batch_find_same_kind(st, res.sha256, tables_sha, options, kind, &found, &other,
+                                        &other_kind_batch, other_kind, d);
     if (rc == GPI_OK && found) {
         store_batch_rollback(st);
         if (c.rej) fclose(c.rej);
         return skipped(out, other);
+    }
+    if (rc == GPI_OK && other_kind_batch && ev->warn) { /* note 1 */
+        char msg[512];
+        snprintf(msg, sizeof msg,
+                 "%s: ingested before as %s (batch %lld), now read as %s; the rows batch %lld "
+                 "stored stay as they were stored",
+                 name, other_kind, (long long)other_kind_batch, kind,
+                 (long long)other_kind_batch);
+        ev->warn(ev->ud, msg);
     }
     if (rc == GPI_OK) rc = store_batch_set_sha256(st, batch, res.sha256, res.n_bytes, d);
     if (rc == GPI_OK) rc = store_batch_commit(st, batch, &c.n, (int64_t)time(NULL), d);

@@ -96,4 +96,10 @@ gpi_status load_file(store *st, const ingest_tables *t, const ingest_opts *in,
                      const load_opts *opt, const load_events *ev, load_result *out,
                      gpi_diag *d);
 
+/* Moves the stored rows whose provider name providers.csv (in t) now
+ * gives another canonical provider, group or segment to those (load/
+ * regroup.c, store/regroup.c); *out says how many and which days. */
+gpi_status load_regroup(store *st, const ingest_tables *t, store_regroup_result *out,
+                        gpi_diag *d);
+
 #endif

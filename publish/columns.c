@@ -10,6 +10,7 @@
  * published header differs from its table, or a field from its type.
  */
 #include "publish/columns.h"
+#include "core/gpi.h"
 
 #include <jansson.h>
 #include <string.h>
@@ -330,4 +331,32 @@ void pub_datapackage_named(FILE *f, const char *name, const char *title,
     json_dumpf(p, f, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII);
     fputc('\n', f);
     json_decref(p);
+}
+
+void pub_datapackage_day(FILE *f, int32_t day, int k, int format, int is_signed)
+{
+    char date[11], name[64], title[128];
+    gpi_date_format(day, date);
+    if (k > 0) {
+        snprintf(name, sizeof name, "gpuidx-%s-v%d", date, k);
+        snprintf(title, sizeof title, "gpuidx index of %s, vintage %d", date, k);
+    } else {
+        snprintf(name, sizeof name, "gpuidx-%s", date);
+        snprintf(title, sizeof title, "gpuidx index of %s, its latest vintage", date);
+    }
+    /* the term curve's curve.csv from file format 4 (PUB_FORMAT_CURVE of
+     * publish/internal.h; publish/curve.c) */
+    const pub_table *const t[3] = {&pub_index_csv, &pub_observations_csv, &pub_curve_csv};
+    const char *const paths[3] = {"index.csv", "observations.csv", "curve.csv"};
+    size_t nt = format >= 4 ? 3 : 2;
+    pub_datapackage(f, name, title, t, paths, nt, format,
+                    PUB_PKG_INDEX_JSON | (is_signed ? PUB_PKG_SIGNATURE : 0));
+}
+
+void pub_datapackage_restatements(FILE *f, int is_signed)
+{
+    const pub_table *const t[1] = {&pub_restatements_csv};
+    const char *const paths[1] = {"restatements.csv"};
+    pub_datapackage(f, "gpuidx-restatements", "gpuidx restatements of the published days", t,
+                    paths, 1, PUB_FORMAT_CURRENT, is_signed ? PUB_PKG_RESTATEMENTS_SIG : 0);
 }

@@ -15,6 +15,7 @@
 #define GPI_PUBLISH_COLUMNS_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 /* The file format new vintages are written in: 2 added methodology v2's
@@ -82,6 +83,16 @@ void pub_datapackage_named(FILE *f, const char *name, const char *title,
 #define PUB_PKG_INDEX_JSON 1
 #define PUB_PKG_SIGNATURE 2
 #define PUB_PKG_RESTATEMENTS_SIG 4
+
+/* The datapackage.json of a published day's folder, file format 4 and
+ * later: vintage k of day, or k 0 for the current files (DIR/D), listing
+ * its signature.json when is_signed (the vintage's index.json names a
+ * key); and DIR's, describing restatements.csv, listing
+ * restatements.signature.json when is_signed (DIR holds one).  They follow
+ * from the format and those flags alone: publish/ writes them, verify/
+ * makes them again and compares the bytes. */
+void pub_datapackage_day(FILE *f, int32_t day, int k, int format, int is_signed);
+void pub_datapackage_restatements(FILE *f, int is_signed);
 
 /* The licence named in index.json and datapackage.json (SPDX id) and the
  * currency and unit of every price of the published files. */

@@ -379,8 +379,8 @@ void pub_files_free(pub_files *fs)
 /* The three files of vintage `vintage` made of rows p (sorted by grade);
  * verbatim: observations.csv's text cells as stored (note 2). */
 gpi_status pub_files_make(store *st, int32_t day, int vintage, int format, const pub_rows *p,
-                          const char *grades_sha, const char *fingerprint, int verbatim,
-                          const char *futures,
+                          const char *grades_sha, const char *fingerprint,
+                          const char *head4, int verbatim, const char *futures,
                           pub_files *fs, gpi_diag *d)
 {
     memset(fs, 0, sizeof *fs);
@@ -421,7 +421,26 @@ gpi_status pub_files_make(store *st, int32_t day, int vintage, int format, const
     /* format 4: the curve files, whose SHA-256 index.json names */
     if (rc == GPI_OK && format >= PUB_FORMAT_CURVE)
         rc = pub_curve_make(st, day, vintage, p, futures, fs, d);
+    /* the rows as published: a standing value in place (format4.c note 3) */
+    char **pcsv = calloc(p->n ? p->n : 1, sizeof *pcsv), **pjson = calloc(p->n ? p->n : 1,
+                                                                          sizeof *pjson);
+    if (rc == GPI_OK && (!pcsv || !pjson)) rc = gpi_diag_set(d, GPI_ENOMEM, "out of memory");
+    for (size_t i = 0; i < p->n && rc == GPI_OK; i++)
+        rc = pub_row_published(&p->v[i], &pcsv[i], &pjson[i], d);
+    /* what publication adds to each row (format 4, commit.c) */
+    pub_extra *xs = calloc(p->n ? p->n : 1, sizeof *xs);
+    if (rc == GPI_OK && !xs) rc = gpi_diag_set(d, GPI_ENOMEM, "out of memory");
+    for (size_t i = 0; i < p->n && rc == GPI_OK && format >= 4; i++)
+        rc = pub_commit_row(st, day, &p->v[i], &caps[i], &xs[i], d);
+    /* index.csv first: index.json of format 4 holds its SHA-256 */
     pub_csv_header(f[0], format);
+    for (size_t i = 0; i < p->n && rc == GPI_OK; i++)
+        pub_csv_line_extra(f[0], pcsv[i], vintage, p->v[i].tail, format, xs[i].csv);
+    char csv_sha[65] = "";
+    if (format >= 4) {
+        if (fflush(f[0]) != 0) rc = gpi_diag_set(d, GPI_ENOMEM, "out of memory");
+        else gpi_sha256_hex(fs->buf[0] ? fs->buf[0] : "", fs->len[0], csv_sha);
+    }
     if (format >= 3)
         fprintf(f[1], "{\"format\":%d,\"date\":\"%s\",\"vintage\":%d,"
                       "\"observations_sha256\":\"%s\",",
@@ -434,15 +453,12 @@ gpi_status pub_files_make(store *st, int32_t day, int vintage, int format, const
     if (grades_sha && *grades_sha) fprintf(f[1], "\"grades_sha256\":\"%s\",", grades_sha);
     if (format >= 4 && rc == GPI_OK) rc = pub_commit_top(st, day, p, fingerprint, f[1], d);
     pub_curve_json_top(f[1], fs);
+    if (format >= 4) fprintf(f[1], "\"index_csv_sha256\":\"%s\",%s", csv_sha, head4 ? head4 : "");
     fputs("\"rows\":[\n", f[1]);
     char *batches = NULL; /* of the cut-off batches_as_of: rows share their cut-off */
     int64_t batches_as_of = 0;
     for (size_t i = 0; i < p->n && rc == GPI_OK; i++) {
-        pub_extra x = {"", NULL}; /* format 4: what publication adds (commit.c) */
-        if (format >= 4) rc = pub_commit_row(st, day, &p->v[i], &caps[i], &x, d);
-        if (rc != GPI_OK) break;
-        pub_csv_line_extra(f[0], p->v[i].csv, vintage, p->v[i].tail, format, x.csv);
-        fprintf(f[1], "{%s,\"vintage\":%d", p->v[i].json, vintage);
+        fprintf(f[1], "{%s,\"vintage\":%d", pjson[i], vintage);
         if (format >= 3 && (!batches || batches_as_of != p->v[i].as_of)) {
             free(batches);
             batches_as_of = p->v[i].as_of;
@@ -451,11 +467,18 @@ gpi_status pub_files_make(store *st, int32_t day, int vintage, int format, const
         if (format >= 3 && rc == GPI_OK)
             rc = pub_receipt_json(st, p->v[i].grade, p->v[i].hash, receipts[i], batches, format,
                                   f[1], d);
-        if (format >= 4 && rc == GPI_OK) fputs(x.json, f[1]);
-        free(x.json);
+        if (format >= 4 && rc == GPI_OK && xs[i].json) fputs(xs[i].json, f[1]);
         fprintf(f[1], "}%s\n", i + 1 < p->n ? "," : "");
     }
     free(batches);
+    for (size_t i = 0; xs && i < p->n; i++) free(xs[i].json);
+    free(xs);
+    for (size_t i = 0; i < p->n && pcsv && pjson; i++) {
+        free(pcsv[i]);
+        free(pjson[i]);
+    }
+    free(pcsv);
+    free(pjson);
     fputs("]}\n", f[1]);
     for (int i = 0; i < 2; i++) fclose(f[i]);
     for (size_t i = 0; receipts && i < p->n; i++) free(receipts[i]);
@@ -514,18 +537,22 @@ gpi_status pub_files_old(store *st, const char *dir, int32_t day, int k, pub_fil
     pub_files_free(fs);
     pub_rows p = {0};
     int format = 1;
-    char grades_sha[65];
+    char grades_sha[65], *head4 = NULL;
+    int64_t seq;
     rc = store_vintage_format(st, day, k, &format, d);
     if (rc == GPI_OK) rc = store_vintage_rows(st, day, k, pub_rows_collect, &p, d);
+    if (rc == GPI_OK) rc = pub_rows_standing(st, day, k, &p, d);
     if (rc == GPI_OK) rc = store_vintage_grades_sha(st, day, k, grades_sha, d);
+    if (rc == GPI_OK) rc = store_vintage_head(st, day, k, &seq, &head4, d);
     if (rc == GPI_OK)
-        rc = pub_files_make(st, day, k, format, &p, grades_sha, fp, 0, futures, fs, d);
+        rc = pub_files_make(st, day, k, format, &p, grades_sha, fp, head4, 0, futures, fs, d);
     /* a vintage published before formula cells were neutralized (note 2) */
     if (rc == GPI_OK && strcmp(fs->sha[2], sha[2]) != 0) {
         pub_files_free(fs);
-        rc = pub_files_make(st, day, k, format, &p, grades_sha, fp, 1, futures, fs, d);
+        rc = pub_files_make(st, day, k, format, &p, grades_sha, fp, head4, 1, futures, fs, d);
     }
     free(futures);
+    free(head4);
     for (int i = 0; i < 2 && rc == GPI_OK && curve; i++)
         if (!fs->cbuf[i] || strcmp(fs->csha[i], csha[i]) != 0)
             rc = gpi_diag_set(d, GPI_ESTORE,

@@ -82,6 +82,10 @@ typedef struct pub_row {
     int32_t ref_day, panel_day; /* v2: what observations.csv's relatives compare with */
     char *v3_detail;            /* v3: what observations.csv lists of the panel (or NULL) */
     int take_new;               /* 1 = the next vintage uses the built row */
+    /* a revision published (vintage.c note 4): the row is the built one but
+     * its value stands as published in vintage stands_since (0: none) */
+    int64_t stands_e4;
+    int stands_since;
 } pub_row;
 
 typedef struct pub_rows {
@@ -111,9 +115,37 @@ gpi_status pub_rows_built(store *st, int32_t day, const pub_set *set, pub_rows *
  * from the built rows cur and the latest vintage's old into next (sorted
  * by grade); restatements into rs, revisions into rv (each room for
  * cur->n); *need_new set when a new vintage is needed. */
-gpi_status pub_decide(store *st, const pub_rows *cur, const pub_rows *old, pub_rows *next,
-                      pub_change *rs, size_t *n_rs, pub_change *rv, size_t *n_rv,
-                      int *need_new, gpi_diag *d);
+gpi_status pub_decide(store *st, const pub_rows *cur, const pub_rows *old, int last,
+                      pub_rows *next, pub_change *rs, size_t *n_rs, pub_change *rv,
+                      size_t *n_rv, int *need_new, gpi_diag *d);
+/* 1 when built row c is the row o a vintage holds (the same build, or the
+ * same text). */
+int pub_row_same(const pub_row *c, const pub_row *o);
+/* The value a vintage's row publishes (its standing value, or its own). */
+int64_t pub_row_value(const pub_row *r);
+/* The standing values of vintage k of day onto the rows p read from it. */
+gpi_status pub_rows_standing(store *st, int32_t day, int k, pub_rows *p, gpi_diag *d);
+
+/* ---- format4.c ------------------------------------------------------------- */
+
+/* The members format 4 adds to a new vintage's index.json after
+ * "index_csv_sha256" (format4.c notes): its sequence number (*seq), the
+ * grade set's commitment, the links to the vintage before and to the day
+ * before, as text ending in a comma (*out malloc'd). */
+gpi_status pub_head4(store *st, int32_t day, int vintage, const pub_rows *next,
+                     const pub_set *set, int64_t *seq, char **out, gpi_diag *d);
+/* A row's index.csv head and index.json object as published: with a
+ * standing value (r->stands_since), the value replaced and the revision
+ * stated (format4.c note 3); else copies.  Both malloc'd. */
+gpi_status pub_row_published(const pub_row *r, char **csv, char **json, gpi_diag *d);
+
+/* ---- late.c (design note 4) ----------------------------------------------- */
+
+/* GPI_EINPUT, naming them and the command, when day's built rows are
+ * older than observations they depend on, or when next's new rows depend
+ * on a published day behind (publish.h's pub_stale). */
+gpi_status pub_check_inputs(store *st, int32_t day, const pub_set *set, const pub_rows *next,
+                            gpi_diag *d);
 
 /* ---- files.c -------------------------------------------------------------- */
 
@@ -142,12 +174,13 @@ void pub_files_free(pub_files *fs);
 /* The three files of vintage `vintage` of day in file format `format`,
  * made of rows p (sorted by grade); grades_sha: the published grades
  * file's SHA-256 (NULL or "": none); fingerprint: the signing key's
- * (format 4; NULL or "": unsigned); verbatim: observations.csv's text
- * cells as stored (files.c design note 2); futures: format 4, the futures
- * inputs of the curve (publish/curve.c note 1; NULL none). */
+ * (format 4; NULL or "": unsigned); head4: format4.c's members (format
+ * 4; NULL: none); verbatim: observations.csv's text cells as stored
+ * (files.c design note 2); futures: format 4, the futures inputs of the
+ * curve (publish/curve.c note 1; NULL none). */
 gpi_status pub_files_make(store *st, int32_t day, int vintage, int format, const pub_rows *p,
-                          const char *grades_sha, const char *fingerprint, int verbatim,
-                          const char *futures,
+                          const char *grades_sha, const char *fingerprint,
+                          const char *head4, int verbatim, const char *futures,
                           pub_files *fs, gpi_diag *d);
 /* The files of vintage k of day: the copy kept under dir when intact,
  * else regenerated from the store and checked against the recorded
@@ -159,8 +192,9 @@ gpi_status pub_files_old(store *st, const char *dir, int32_t day, int k, pub_fil
  * -- rows next, files fs, grades_sha -- and the restatements rs and
  * revisions rv, in the caller's transaction. */
 gpi_status pub_record(store *st, int32_t day, int vintage, int is_new, const pub_rows *next,
-                      const pub_files *fs, const char *grades_sha, const pub_change *rs,
-                      size_t n_rs, const pub_change *rv, size_t n_rv, gpi_diag *d);
+                      const pub_files *fs, const char *grades_sha, int64_t seq,
+                      const char *head4, const pub_change *rs, size_t n_rs,
+                      const pub_change *rv, size_t n_rv, gpi_diag *d);
 
 /* ---- sign.c and commit.c (format 4) ---------------------------------------- */
 

@@ -119,10 +119,7 @@ static gpi_status write_restatements(store *st, const char *dir, const pub_key *
     if (rc == GPI_OK && !(f = open_memstream(&buf, &len)))
         rc = gpi_diag_set(d, GPI_ENOMEM, "out of memory");
     if (rc == GPI_OK) {
-        const pub_table *const t[1] = {&pub_restatements_csv};
-        const char *const paths[1] = {"restatements.csv"};
-        pub_datapackage(f, "gpuidx-restatements", "gpuidx restatements of the published days", t,
-                        paths, 1, PUB_FORMAT_CURRENT, is_signed ? PUB_PKG_RESTATEMENTS_SIG : 0);
+        pub_datapackage_restatements(f, is_signed);
         fclose(f);
         snprintf(tmp, sizeof tmp, "%s/.tmp-datapackage-%ld.json", dir, (long)getpid());
         snprintf(path, sizeof path, "%s/datapackage.json", dir);
@@ -140,25 +137,12 @@ static gpi_status write_package(const char *folder, int32_t day, int k, int form
                                 gpi_diag *d)
 {
     if (format < 4) return GPI_OK;
-    char date[11], name[64], title[128], path[4200];
-    gpi_date_format(day, date);
-    if (k > 0) {
-        snprintf(name, sizeof name, "gpuidx-%s-v%d", date, k);
-        snprintf(title, sizeof title, "gpuidx index of %s, vintage %d", date, k);
-    } else {
-        snprintf(name, sizeof name, "gpuidx-%s", date);
-        snprintf(title, sizeof title, "gpuidx index of %s, its latest vintage", date);
-    }
-    /* the term curve's curve.csv from PUB_FORMAT_CURVE (publish/curve.c) */
-    const pub_table *const t[3] = {&pub_index_csv, &pub_observations_csv, &pub_curve_csv};
-    const char *const paths[3] = {"index.csv", "observations.csv", "curve.csv"};
-    size_t nt = format >= PUB_FORMAT_CURVE ? 3 : 2;
+    char path[4200];
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
     if (!f) return gpi_diag_set(d, GPI_ENOMEM, "out of memory");
-    pub_datapackage(f, name, title, t, paths, nt, format,
-                    PUB_PKG_INDEX_JSON | (sig ? PUB_PKG_SIGNATURE : 0));
+    pub_datapackage_day(f, day, k, format, sig);
     fclose(f);
     snprintf(path, sizeof path, "%s/datapackage.json", folder);
     gpi_status rc = buf ? pub_file_write(path, buf, len, d)
@@ -230,6 +214,7 @@ gpi_status pub_publish_set(store *st, int32_t day, const char *dir, const pub_se
                           date);
     if (rc == GPI_OK) rc = store_vintage_last(st, day, &last, d);
     if (rc == GPI_OK && last > 0) rc = store_vintage_rows(st, day, last, pub_rows_collect, &old, d);
+    if (rc == GPI_OK && last > 0) rc = pub_rows_standing(st, day, last, &old, d);
     if (rc == GPI_OK) {
         rs = calloc(cur.n, sizeof *rs);
         rv = calloc(cur.n, sizeof *rv);
@@ -237,17 +222,23 @@ gpi_status pub_publish_set(store *st, int32_t day, const char *dir, const pub_se
     }
     if (rc == GPI_OK) {
         need_new = last == 0;
-        rc = pub_decide(st, &cur, &old, &next, rs, &n_rs, rv, &n_rv, &need_new, d);
+        rc = pub_decide(st, &cur, &old, last, &next, rs, &n_rs, rv, &n_rv, &need_new, d);
     }
+    /* late.c note 4: nothing new is published from rows behind */
+    if (rc == GPI_OK && need_new) rc = pub_check_inputs(st, day, set, &next, d);
     int n = need_new ? last + 1 : last;
     const pub_key *key = set ? set->key : NULL;
     /* the term curve's futures inputs of the day (publish/curve.c) */
     char *futures = need_new && rc == GPI_OK && set && set->futures
                         ? pub_curve_futures_text(set->futures, day, &next)
                         : NULL;
+    char *head4 = NULL;
+    int64_t seq = 0;
+    if (rc == GPI_OK && need_new) rc = pub_head4(st, day, n, &next, set, &seq, &head4, d);
     if (rc == GPI_OK)
         rc = need_new ? pub_files_make(st, day, n, PUB_FORMAT_CURRENT, &next, grades_sha,
-                                       key ? pub_key_fingerprint(key) : NULL, 0, futures, &fs, d)
+                                       key ? pub_key_fingerprint(key) : NULL, head4, 0, futures,
+                                       &fs, d)
                       : pub_files_old(st, dir, day, n, &fs, d);
     free(futures);
     /* a new vintage is signed over its files' hashes (sign.c) */
@@ -261,7 +252,9 @@ gpi_status pub_publish_set(store *st, int32_t day, const char *dir, const pub_se
         rc = prepare_tree(st, dir, day, n, format, &fs, tmp, d);
     }
     if (rc == GPI_OK)
-        rc = pub_record(st, day, n, need_new, &next, &fs, grades_sha, rs, n_rs, rv, n_rv, d);
+        rc = pub_record(st, day, n, need_new, &next, &fs, grades_sha, seq, head4, rs, n_rs, rv,
+                        n_rv, d);
+    free(head4);
     if (rc == GPI_OK && need_new && fs.sig)
         rc = store_vintage_signature_put(st, day, n, fs.fingerprint, fs.sig_b64, d);
     if (rc == GPI_OK) rc = store_commit(st, d);

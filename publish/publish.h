@@ -81,6 +81,9 @@ typedef struct pub_set {
     /* futures settlement prices the term curve takes as inputs (curve/
      * futures.h), or NULL */
     const struct curve_futures *futures;
+    const char *const *hashes;  /* each grade's definition hash (parallel to
+                                   ids), or NULL: the grade set committed in
+                                   index.json then lists the rows only */
 } pub_set;
 /* pub_publish with the published grade set (NULL: every built grade). */
 gpi_status pub_publish_set(store *st, int32_t day, const char *dir, const pub_set *set,
@@ -112,5 +115,26 @@ gpi_status pub_obs_lines(store *st, int32_t day, const idx_grade *g, const idx_d
 gpi_status pub_obs_lines_stale(store *st, int32_t day, const idx_grade *g, const idx_detail *lv,
                                int64_t as_of, int xs_level, char **text, size_t *len,
                                int64_t *share, long *n_stale, long *n_groups, gpi_diag *d);
+
+/* A published day that late data left behind (publish/late.c): its
+ * built rows are older than observations they depend on (rebuild: build
+ * it again), or its latest vintage is not its built rows (pending:
+ * publishing it again makes a new vintage).  what: the grades and, when
+ * pending, the restatement or revision each would make ("H100-SXM.OD
+ * restated 2.5863 -> 2.7174 (value moved by 5.07 % (more than
+ * restate_threshold 0.10 %))"). */
+typedef struct pub_stale {
+    int32_t day;
+    int vintage;                /* its latest */
+    int rebuild, pending;
+    int restated, revised;
+    char what[1024];
+} pub_stale;
+/* The published days in [from, to] behind, of the grades of set (NULL:
+ * every grade), ascending; *out malloc'd.  decide = 0: only the days to
+ * build again (rebuild), not the pending ones (a day's rows are then not
+ * formatted and decided). */
+gpi_status pub_stale_days(store *st, const pub_set *set, int32_t from, int32_t to, int decide,
+                          pub_stale **out, size_t *n, gpi_diag *d);
 
 #endif

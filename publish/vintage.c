@@ -20,6 +20,22 @@
  *     grade hash each was built with, its format, the SHA-256 of its three
  *     files and the grades file's -- with its restatements and revisions,
  *     inside the publication's one transaction (publish.c note 3).
+ * (4) A revision is published (file format 4, issue 31).  A vintage's row
+ *     used to be either the built row or, below restate_threshold, the
+ *     old row carried as it was: later days built from the revised row
+ *     (a v2 chain, a v1 adjustment or carry) were then published against
+ *     a day whose files did not hold what they were computed from, and
+ *     `verify` could not pass whatever was published.  Now the rule is on
+ *     the value alone: a built row that differs from the latest vintage's
+ *     row (another build and another text) always makes a new vintage and
+ *     is published whole; when its value moved by less than the
+ *     threshold, the value published before stands in it (stands_e4, the
+ *     value of vintage stands_since), and the row states its own
+ *     recomputed value as a revision (format4.c note 3).  A move above
+ *     the threshold, or none <-> a value, restates as before.  So the
+ *     latest vintage of a day always holds its latest built rows, the
+ *     published value moves only by restatements, and what later days
+ *     take from a day is in that day's files.
  */
 #include "publish/internal.h"
 #include "core/vec.h"
@@ -158,13 +174,48 @@ static gpi_status copy_row(pub_rows *dst, const pub_row *src, gpi_diag *d)
     return GPI_OK;
 }
 
-/* Design note 1: which rows the day's next vintage carries. */
-gpi_status pub_decide(store *st, const pub_rows *cur, const pub_rows *old, pub_rows *next,
-                      pub_change *rs, size_t *n_rs, pub_change *rv, size_t *n_rv,
-                      int *need_new, gpi_diag *d)
+int pub_row_same(const pub_row *c, const pub_row *o)
+{
+    if (strcmp(c->hash, o->hash) != 0) return 0;
+    if (c->as_of == o->as_of) return 1; /* one build's row */
+    return strcmp(c->csv, o->csv) == 0 && strcmp(c->tail, o->tail) == 0 &&
+           strcmp(c->json, o->json) == 0;
+}
+
+int64_t pub_row_value(const pub_row *r)
+{
+    return r->stands_since ? r->stands_e4 : r->value_e4;
+}
+
+/* Why the move from the published value old to built value cur restates
+ * with threshold thr (1e-6 of the value), into why; "" when it does not. */
+static void restates(int64_t old, int64_t cur, int64_t thr, char *why, size_t cap)
+{
+    char a[32], b[32];
+    why[0] = '\0';
+    if ((old < 0) != (cur < 0)) {
+        snprintf(why, cap, "%s", cur < 0 ? "value became none" : "none became a value");
+    } else if (old >= 0) {
+        __int128 diff = cur > old ? cur - old : old - cur;
+        /* from 0.0000 any move is more than the threshold; say so
+         * without a percentage (it would divide by zero) */
+        if (diff > 0 && old == 0)
+            snprintf(why, cap, "value moved from 0.0000 (more than restate_threshold %s %%)",
+                     gpi_fixed_format(gpi_div_round(thr, 100), 2, b));
+        else if (diff * 1000000 > (__int128)thr * old)
+            snprintf(why, cap, "value moved by %s %% (more than restate_threshold %s %%)",
+                     gpi_fixed_format(gpi_div_round(diff * 10000, old), 2, a),
+                     gpi_fixed_format(gpi_div_round(thr, 100), 2, b));
+    }
+}
+
+/* Design notes 1 and 4: which rows the day's next vintage carries; last is
+ * the latest vintage (old's), 0 when none. */
+gpi_status pub_decide(store *st, const pub_rows *cur, const pub_rows *old, int last,
+                      pub_rows *next, pub_change *rs, size_t *n_rs, pub_change *rv,
+                      size_t *n_rv, int *need_new, gpi_diag *d)
 {
     gpi_status rc = GPI_OK;
-    char a[32], b[32];
     for (size_t i = 0; i < cur->n && rc == GPI_OK; i++) {
         const pub_row *c = &cur->v[i], *o = NULL;
         for (size_t j = 0; j < old->n && !o; j++)
@@ -174,47 +225,35 @@ gpi_status pub_decide(store *st, const pub_rows *cur, const pub_rows *old, pub_r
             rc = copy_row(next, c, d);
             continue;
         }
+        if (pub_row_same(c, o)) { /* nothing new: the row as published */
+            rc = copy_row(next, o, d);
+            if (rc == GPI_OK) next->v[next->n - 1].take_new = 0;
+            continue;
+        }
         idx_grades *g = NULL;
         rc = pub_grade_load(st, c->hash, &g, d);
         if (rc != GPI_OK) break;
         int64_t thr = g->g[0].p.restate_threshold_e6;
         idx_grades_free(g);
+        int64_t published = pub_row_value(o);
         pub_change *x = &rs[*n_rs];
-        x->reason[0] = '\0';
-        if ((o->value_e4 < 0) != (c->value_e4 < 0)) {
-            snprintf(x->reason, sizeof x->reason, "%s",
-                     c->value_e4 < 0 ? "value became none" : "none became a value");
-        } else if (o->value_e4 >= 0) {
-            __int128 diff = c->value_e4 > o->value_e4 ? c->value_e4 - o->value_e4
-                                                      : o->value_e4 - c->value_e4;
-            /* from 0.0000 any move is more than the threshold; say so
-             * without a percentage (it would divide by zero) */
-            if (diff > 0 && o->value_e4 == 0)
-                snprintf(x->reason, sizeof x->reason,
-                         "value moved from 0.0000 (more than restate_threshold %s %%)",
-                         gpi_fixed_format(gpi_div_round(thr, 100), 2, b));
-            else if (diff * 1000000 > (__int128)thr * o->value_e4)
-                snprintf(x->reason, sizeof x->reason,
-                         "value moved by %s %% (more than restate_threshold %s %%)",
-                         gpi_fixed_format(gpi_div_round(diff * 10000, o->value_e4), 2, a),
-                         gpi_fixed_format(gpi_div_round(thr, 100), 2, b));
-        }
+        restates(published, c->value_e4, thr, x->reason, sizeof x->reason);
+        *need_new = 1;
+        rc = copy_row(next, c, d);
+        if (rc != GPI_OK) break;
         if (x->reason[0]) {
             snprintf(x->grade, sizeof x->grade, "%s", c->grade);
-            x->old_e4 = o->value_e4;
+            x->old_e4 = published;
             x->new_e4 = c->value_e4;
             (*n_rs)++;
-            *need_new = 1;
-            rc = copy_row(next, c, d);
-        } else {
-            if (c->value_e4 != o->value_e4) {
-                pub_change *y = &rv[(*n_rv)++];
-                snprintf(y->grade, sizeof y->grade, "%s", c->grade);
-                y->old_e4 = o->value_e4;
-                y->new_e4 = c->value_e4;
-            }
-            rc = copy_row(next, o, d);
-            if (rc == GPI_OK) next->v[next->n - 1].take_new = 0;
+        } else if (c->value_e4 != published) { /* note 4: the value stands */
+            pub_row *y = &next->v[next->n - 1];
+            y->stands_e4 = published;
+            y->stands_since = o->stands_since ? o->stands_since : last;
+            pub_change *z = &rv[(*n_rv)++];
+            snprintf(z->grade, sizeof z->grade, "%s", c->grade);
+            z->old_e4 = published;
+            z->new_e4 = c->value_e4;
         }
     }
     for (size_t j = 0; j < old->n && rc == GPI_OK; j++) {
@@ -226,10 +265,35 @@ gpi_status pub_decide(store *st, const pub_rows *cur, const pub_rows *old, pub_r
     return rc;
 }
 
+/* The standing values of vintage k (note 4) onto its rows p. */
+typedef struct stand_ctx {
+    pub_rows *p;
+} stand_ctx;
+
+/* the row read holds the published value; its own is in the standing row */
+static int stand_one(const char *grade, int64_t own_e4, int since, void *ud)
+{
+    stand_ctx *c = ud;
+    for (size_t i = 0; i < c->p->n; i++)
+        if (strcasecmp(c->p->v[i].grade, grade) == 0) {
+            c->p->v[i].stands_e4 = c->p->v[i].value_e4;
+            c->p->v[i].value_e4 = own_e4;
+            c->p->v[i].stands_since = since;
+        }
+    return 0;
+}
+
+gpi_status pub_rows_standing(store *st, int32_t day, int k, pub_rows *p, gpi_diag *d)
+{
+    stand_ctx c = {p};
+    return store_standing(st, day, k, stand_one, &c, d);
+}
+
 /* Design note 3: writes the vintage inside the publication's transaction. */
 gpi_status pub_record(store *st, int32_t day, int vintage, int is_new, const pub_rows *next,
-                      const pub_files *fs, const char *grades_sha, const pub_change *rs,
-                      size_t n_rs, const pub_change *rv, size_t n_rv, gpi_diag *d)
+                      const pub_files *fs, const char *grades_sha, int64_t seq,
+                      const char *head4, const pub_change *rs, size_t n_rs,
+                      const pub_change *rv, size_t n_rv, gpi_diag *d)
 {
     int64_t now = (int64_t)time(NULL);
     gpi_status rc = GPI_OK;
@@ -239,7 +303,7 @@ gpi_status pub_record(store *st, int32_t day, int vintage, int is_new, const pub
         memset(&r, 0, sizeof r);
         snprintf(r.grade, sizeof r.grade, "%s", x->grade);
         r.level = x->level;
-        r.value_e4 = x->value_e4;
+        r.value_e4 = pub_row_value(x); /* the value published */
         r.as_of = x->as_of;
         snprintf(r.grade_hash, sizeof r.grade_hash, "%s", x->hash);
         r.row_csv = x->csv;
@@ -249,12 +313,15 @@ gpi_status pub_record(store *st, int32_t day, int vintage, int is_new, const pub
         r.panel_day = x->panel_day;
         r.v3_detail = x->v3_detail;
         rc = store_index_put_published_row(st, day, vintage, &r, d);
+        if (rc == GPI_OK && x->stands_since)
+            rc = store_standing_put(st, day, vintage, x->grade, x->value_e4, x->stands_since, d);
     }
     if (is_new && rc == GPI_OK)
         rc = store_vintage_put(st, day, vintage, PUB_FORMAT_CURRENT, now, fs->sha[0], fs->sha[1],
                                fs->sha[2], d);
     if (is_new && rc == GPI_OK) rc = store_vintage_set_grades_sha(st, day, vintage, grades_sha, d);
     if (is_new && rc == GPI_OK) rc = pub_curve_record(st, day, vintage, fs, d); /* format 4 */
+    if (is_new && rc == GPI_OK && head4) rc = store_vintage_set_head(st, day, vintage, seq, head4, d);
     for (size_t i = 0; i < n_rs && rc == GPI_OK; i++)
         rc = store_restatement_put(st, day, rs[i].grade, vintage, rs[i].old_e4, rs[i].new_e4,
                                    rs[i].reason, d);

@@ -7,6 +7,7 @@
 
 #include "site/site.h"
 #include "index/index.h"
+#include "index/v3.h"
 #include "publish/publish.h"
 #include "store/admin.h"
 #include "store/store.h"
@@ -22,6 +23,23 @@ void site_svg_chart(FILE *f, const store_index_row *rows, size_t n, int32_t day0
 
 /* Writes the cost-curve sections of x (site/cost.c). */
 void site_cost_sections(FILE *f, const site_extras *x);
+
+/* What one participant can do to a month's FSP (site/fsp.c): the figures
+ * of v3 rows, taken during the store's callback (-1 out of memory). */
+typedef struct site_fsp_row {
+    char grade[65];
+    int32_t day;
+    int64_t fig[IDX_REACH_KINDS][2]; /* e6, -1 none; [k][1] business days */
+    long days[2];
+} site_fsp_row;
+typedef struct site_fsp {
+    site_fsp_row *v;
+    size_t n, cap;
+} site_fsp;
+int site_fsp_take(site_fsp *x, const store_index_row *r);
+void site_fsp_free(site_fsp *x);
+/* The table of grade r[0..n)'s months (nothing for other methods). */
+void site_fsp_section(FILE *f, const site_fsp *x, const store_index_row *r, size_t n);
 
 /* Writes s with &, <, >, " escaped. */
 void site_html_esc(FILE *f, const char *s);

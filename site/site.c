@@ -47,6 +47,7 @@ typedef struct rowvec {
     int nomem;
     const char *const *ids;     /* the grades to show, or NULL: all */
     size_t n_ids;
+    site_fsp fsp;               /* v3 rows' manipulation figures (site/fsp.c) */
 } rowvec;
 
 static int collect(const store_index_row *r, void *ud)
@@ -63,6 +64,10 @@ static int collect(const store_index_row *r, void *ud)
     }
     rv->v[rv->n] = *r;
     rv->v[rv->n++].carried = NULL; /* the callback's only */
+    if (site_fsp_take(&rv->fsp, r) != 0) {
+        rv->nomem = 1;
+        return 1;
+    }
     return 0;
 }
 
@@ -274,7 +279,8 @@ static void no_value_line(FILE *f, const store_index_row *r, size_t n)
     fputs(".</p>\n", f);
 }
 
-static void grade_section(FILE *f, const store_index_row *r, size_t n, const site_curves *curves)
+static void grade_section(FILE *f, const store_index_row *r, size_t n, const site_curves *curves,
+                          const site_fsp *fsp)
 {
     const store_index_row *last = &r[n - 1];
     char a[11], b[11], val[32];
@@ -304,6 +310,7 @@ static void grade_section(FILE *f, const store_index_row *r, size_t n, const sit
     site_html_esc(f, last->grade);
     fputs(".csv\">history (CSV)</a></p>\n", f);
     manip_line(f, r, n);
+    site_fsp_section(f, fsp, r, n);
     /* its own axis: from its first day with a value to its last day */
     site_svg_chart(f, r + first, n - first, r[first].day, last->day);
     site_curve_chart(f, curves, last->grade);
@@ -423,7 +430,7 @@ gpi_status site_write_extras(store *st, const char *dir, const site_extras *x, s
     if (!s) s = &local;
     memset(s, 0, sizeof *s);
     if (!st || !dir || !*dir) return gpi_diag_set(d, GPI_EUSAGE, "site: no store or directory");
-    rowvec rv = {NULL, 0, 0, 0, ids, n_ids};
+    rowvec rv = {NULL, 0, 0, 0, ids, n_ids, {NULL, 0, 0}};
     int lock_fd = -1;
     site_curves *curves = NULL;
     char *stmt = NULL;
@@ -524,7 +531,7 @@ gpi_status site_write_extras(store *st, const char *dir, const site_extras *x, s
         for (size_t i = 0; i < rv.n;) {
             size_t j = i;
             while (j < rv.n && strcmp(rv.v[j].grade, rv.v[i].grade) == 0) j++;
-            grade_section(f, &rv.v[i], j - i, curves);
+            grade_section(f, &rv.v[i], j - i, curves, &rv.fsp);
             i = j;
         }
     }
@@ -543,5 +550,6 @@ done:
     site_curves_free(curves);
     free(stmt);
     free(rv.v);
+    site_fsp_free(&rv.fsp);
     return rc;
 }

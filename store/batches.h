@@ -78,4 +78,38 @@ typedef int (*store_batch_fn)(const char *sha256, const char *tables_sha256, voi
 gpi_status store_day_batches(store *st, int32_t day, int64_t as_of, store_batch_fn fn, void *ud,
                              gpi_diag *d);
 
+/* store_batch_find_same, and the kind the file was read as: *found = 1
+ * (with *batch_id) when a committed batch read it through the same tables
+ * and options, unless that batch and kind_hint both name a kind ("offers",
+ * "trades"; NULL: the file's kind column) and they differ: then *other
+ * (0: none) is that batch, and its kind goes into other_kind. */
+gpi_status store_batch_find_same_kind(store *st, const char *sha256, const char *tables_sha256,
+                                      const char *options, const char *kind_hint, int *found,
+                                      int64_t *batch_id, int64_t *other, char other_kind[16],
+                                      gpi_diag *d);
+
+/* Moves the stored rows whose provider, group or segment providers.csv
+ * now gives otherwise (store/regroup.c): fn(ud, raw provider as written,
+ * &provider, &group, &segment) returns 1 with the three names it resolves
+ * to, 0 to leave the name's rows as they are.  One transaction, recorded
+ * as a batch of info (its days those of the rows moved) when rows move. */
+typedef int (*store_regroup_fn)(void *ud, const char *raw_provider, const char **provider,
+                                const char **group, const char **segment);
+typedef struct store_regroup_result {
+    long profiles;              /* profiles whose rows moved */
+    int64_t rows;               /* rows moved */
+    int32_t first_day, last_day;
+    int64_t batch;              /* the batch recorded, 0 when nothing moved */
+} store_regroup_result;
+gpi_status store_obs_regroup(store *st, const store_batch_info *info, store_regroup_fn fn,
+                             void *ud, store_regroup_result *out, gpi_diag *d);
+
+/* Every committed batch ingested after t that stored rows: its ingest
+ * time and the first and last day of its rows (a batch of before schema
+ * 11: INT32_MIN and INT32_MAX, every day); fn's non-zero return stops. */
+typedef int (*store_batch_days_fn)(int64_t ingested_at, int32_t min_day, int32_t max_day,
+                                   void *ud);
+gpi_status store_batches_after(store *st, int64_t t, store_batch_days_fn fn, void *ud,
+                               gpi_diag *d);
+
 #endif

@@ -1,5 +1,6 @@
-/* store/chain_states.h -- the chain states v2 grades' builds leave
- * (index/chain_state.c encodes them), and the test that says whether one
+/* store/chain_states.h -- the states v2 and v3 grades' builds leave (v2's
+ * chains: index/chain_state.c encodes them; v3's panels: index/v3_state.c
+ * and index/v3_store.c), and the test that says whether one
  * can still be used: did any batch between two cut-offs store rows of the
  * days the state was built from.
  *
@@ -16,18 +17,30 @@
 
 #include "store/store.h"
 
-/* Stores the state after `day` of the grade of definition hash, left by a
- * build at cut-off as_of in encoding `format`, replacing the one of that
- * day, and drops the grade's states of days before day - keep_days + 1.
- * Inside the caller's transaction. */
-gpi_status store_chain_state_put(store *st, const char *hash, int32_t day, int64_t as_of,
-                                 int format, const unsigned char *state, size_t n,
+/* A state is stored sealed (store/chain_states.c note 4): with the grade's
+ * definition hash, its method, the day, the cut-off and the encoding, and
+ * a SHA-256 over all of it, so whatever a method stores through this API
+ * is refused when it is damaged or filed under another grade, day or
+ * method.  The sealed bytes are a function of those and the state alone:
+ * equal builds store equal bytes. */
+
+/* Stores the state after `day` of the grade of definition hash and method
+ * (1, 2, ...: the grade's methodology), left by a build at cut-off as_of
+ * in encoding `format`, replacing the one of that day, and drops the
+ * grade's states of days before day - keep_days + 1.  Inside the caller's
+ * transaction. */
+gpi_status store_chain_state_put(store *st, const char *hash, int method, int32_t day,
+                                 int64_t as_of, int format, const unsigned char *state, size_t n,
                                  int keep_days, gpi_diag *d);
-/* The state after `day` of the grade of definition hash: *state (malloc'd,
- * the caller frees it) and its size, cut-off and format; *state = NULL
- * when none is stored. */
-gpi_status store_chain_state_get(store *st, const char *hash, int32_t day, unsigned char **state,
-                                 size_t *n, int64_t *as_of, int *format, gpi_diag *d);
+/* The state after `day` of the grade of definition hash and method:
+ * *state (malloc'd, the caller frees it, the bytes given to put) and its
+ * size, cut-off and format; *state = NULL when none is stored, or when
+ * the stored one is refused: then `refused` (cap bytes, may be NULL) says
+ * why ("its checksum does not match (damaged)", "it is the state of grade
+ * 1a2b3c4d5e6f..., filed under ...", ...), else it is "". */
+gpi_status store_chain_state_get(store *st, const char *hash, int method, int32_t day,
+                                 unsigned char **state, size_t *n, int64_t *as_of, int *format,
+                                 char *refused, size_t cap, gpi_diag *d);
 /* 1 in *any when a batch ingested after the earlier and at or before the
  * later of cut-offs t1 and t2 stored observations of a day in [lo, hi]
  * (a batch committed before schema version 11 counts as reaching every

@@ -76,8 +76,10 @@ static const char *const pf_sql[] = {
     [PF_PACKS] = "SELECT pack, format, n, data FROM profile_packs ORDER BY pack",
     [PF_PACK_ROWS] = "SELECT " PF_COLUMNS " FROM profiles WHERE profile_id BETWEEN ?1 AND ?2"
                      " ORDER BY profile_id",
-    [PF_PACK_PUT] = "INSERT OR REPLACE INTO profile_packs(pack, format, n, data)"
-                    " VALUES (?1, 1, ?2, ?3)",
+    /* parenthesized: clang's -Wstring-concatenation took the two lines of
+     * this last element for two elements missing a comma (make fuzz) */
+    [PF_PACK_PUT] = ("INSERT OR REPLACE INTO profile_packs(pack, format, n, data)"
+                     " VALUES (?1, 1, ?2, ?3)"),
 };
 /* extra statement slots used here (store_stmt) */
 #define PF_SLOT(i) (STORE_EXTRA_STMTS - 24 + (i))

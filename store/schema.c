@@ -551,6 +551,30 @@ const char *const store_migrations[] = {
     "  curve_csv TEXT NOT NULL,"       /* curve.csv: what the site draws */
     "  PRIMARY KEY (day, vintage)"
     ");",
+    /* 16: file format 4's links (store/publication.c, publish/format4.c): each
+     *    vintage's place in the order of publications and the members
+     *    format 4 adds to its index.json (the links to the vintage before
+     *    and the day before, the grade set), as written, so it regenerates
+     *    byte for byte; and the published rows whose value stands while
+     *    their other fields are revised (a revision published: the
+     *    value of index_published is the one of since_vintage, own_e4 the
+     *    row's own, NULL for none).  Tables of their own
+     *    (not columns of index_vintages): the migration can run again. */
+    "CREATE TABLE IF NOT EXISTS index_vintage_heads ("
+    "  day INTEGER NOT NULL,"
+    "  vintage INTEGER NOT NULL,"
+    "  seq INTEGER NOT NULL,"
+    "  head TEXT NOT NULL,"
+    "  PRIMARY KEY (day, vintage)"
+    ");"
+    "CREATE TABLE IF NOT EXISTS index_standing ("
+    "  day INTEGER NOT NULL,"
+    "  vintage INTEGER NOT NULL,"
+    "  grade TEXT NOT NULL COLLATE NOCASE,"
+    "  own_e4 INTEGER,"
+    "  since_vintage INTEGER NOT NULL,"
+    "  PRIMARY KEY (day, vintage, grade)"
+    ");",
 };
 
 const int store_migration_ident_aliases = 5; /* migration 6 */

@@ -61,4 +61,48 @@ gpi_status store_vintage_set_grades_sha(store *st, int32_t day, int vintage, con
 gpi_status store_vintage_grades_sha(store *st, int32_t day, int vintage, char sha[65],
                                     gpi_diag *d);
 
+/* ---- file format 4 (store/publication.c) --------------------------------- */
+
+/* The number the next vintage recorded gets in the order of publications
+ * (1 + the largest so far; vintages of before format 4 have none). */
+gpi_status store_vintage_next_seq(store *st, int64_t *seq, gpi_diag *d);
+/* Records a format-4 vintage's sequence number and the members its
+ * index.json holds besides the rows (text, as written), inside the
+ * publication's transaction; read back by store_vintage_head (*head
+ * malloc'd, NULL when none was recorded; *seq -1 then). */
+gpi_status store_vintage_set_head(store *st, int32_t day, int vintage, int64_t seq,
+                                  const char *head, gpi_diag *d);
+gpi_status store_vintage_head(store *st, int32_t day, int vintage, int64_t *seq, char **head,
+                              gpi_diag *d);
+/* The latest published day before day (*prev INT32_MIN when none) and its
+ * latest vintage. */
+gpi_status store_vintage_day_before(store *st, int32_t day, int32_t *prev, int *vintage,
+                                    gpi_diag *d);
+/* Every published day, ascending, with its latest vintage. */
+typedef int (*store_day_fn)(int32_t day, int vintage, void *ud);
+gpi_status store_published_days(store *st, store_day_fn fn, void *ud, gpi_diag *d);
+/* Each row of the latest vintage of every published day in [from, to]
+ * (ascending, by grade), with the built row of its grade and day: what
+ * tells a day whose published rows late data left behind. */
+typedef struct store_pub_built {
+    int32_t day;
+    int vintage;                /* the day's latest */
+    const char *grade;
+    int64_t pub_as_of;          /* the published row's cut-off */
+    const char *pub_hash;
+    int64_t built_as_of;        /* the built row's, -1 when there is none */
+    const char *built_hash;     /* "" when none */
+} store_pub_built;
+typedef int (*store_pub_built_fn)(const store_pub_built *r, void *ud);
+gpi_status store_published_vs_built(store *st, int32_t from, int32_t to, store_pub_built_fn fn,
+                                    void *ud, gpi_diag *d);
+/* A published row whose value stands while its other fields are revised:
+ * its published value (store_pub_row.value_e4) is the one of vintage
+ * since; own_e4 is the row's own value (-1 none). */
+gpi_status store_standing_put(store *st, int32_t day, int vintage, const char *grade,
+                              int64_t own_e4, int since, gpi_diag *d);
+typedef int (*store_standing_fn)(const char *grade, int64_t own_e4, int since, void *ud);
+gpi_status store_standing(store *st, int32_t day, int vintage, store_standing_fn fn, void *ud,
+                          gpi_diag *d);
+
 #endif

@@ -1,10 +1,11 @@
 /* tests/hedge_vectors.h -- the §6 test vector of
  * ../shared/reference/hedge-and-settlement.md (twelve months of index and
- * rent, USD/GPU-hour) and small helpers, shared by tests/test_hedge.c and
- * tests/test_hedge_replay.c. */
+ * rent, USD/GPU-hour) and small helpers, shared by tests/test_hedge.c,
+ * tests/test_hedge_replay.c and tests/test_hedge_ratio.c. */
 #ifndef GPI_TESTS_HEDGE_VECTORS_H
 #define GPI_TESTS_HEDGE_VECTORS_H
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "hedge/hedge.h"
@@ -21,6 +22,22 @@ static inline int32_t day_of(const char *s)
     int32_t d = 0;
     assert_null(gpi_date_parse(s, &d));
     return d;
+}
+
+/* Index days: every day of each month from Jan 2024 at the given value
+ * (malloc'd: free). */
+static inline gpi_index_day *monthly_index(const int64_t *val_e4, int months, size_t *n)
+{
+    gpi_index_day *idx = malloc(31 * (size_t)months * sizeof *idx);
+    assert_non_null(idx);
+    *n = 0;
+    for (int m = 0; m < months; m++) {
+        int y = 2024 + m / 12, mo = m % 12 + 1;
+        int32_t s = gpi_days_from_civil(y, mo, 1);
+        for (int k = 0; k < gpi_month_days(y, mo); k++)
+            idx[(*n)++] = (gpi_index_day){s + k, GPI_LEVEL_TRADES, val_e4[m]};
+    }
+    return idx;
 }
 
 /* Monthly series Jan..Dec 2024 of the §6 vector (rent optionally edited). */

@@ -114,6 +114,10 @@ static inline ingest_tables *fixture_tables(void)
 /* run() admits providers that the fixture providers.csv does not list
  * (the tests' rows use many); set to 0 to test their rejection. */
 static int ih_admit_providers = 1;
+/* run() reads a final line without a line end (ingest --complete) when 1 */
+static int ih_complete = 0;
+/* run()'s last result (hash, bytes read and held back) */
+static ingest_result ih_res;
 
 /* Ingests text as dir/name (cwd = dir so messages carry just name). */
 static inline gpi_status run(ingest_tables *t, const char *name, const char *text, int kind, got *g,
@@ -128,9 +132,10 @@ static inline gpi_status run(ingest_tables *t, const char *name, const char *tex
     char given[4096];
     snprintf(given, sizeof given, "%s", path);
     ingest_opts opt = {.path = given, .kind = kind, .source = "feed", .threads = 1,
-                       .admit_providers = ih_admit_providers};
+                       .admit_providers = ih_admit_providers, .complete = ih_complete};
     ingest_result res;
     gpi_status rc = ingest_file(t, &opt, &sink, &res, d);
+    ih_res = res;
     if (rows) *rows = res.rows_read;
     /* rewrite "<dir>/name" to "name" in every message for comparison */
     size_t dl = strlen(dir) + 1;

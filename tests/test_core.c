@@ -154,6 +154,12 @@ static void test_div_round_and_format(void **state)
     assert_int_equal(gpi_double_to_units(1.0000499, 4), 10000);
     assert_int_equal(gpi_double_to_units(-0.00005, 4), -1);
     assert_int_equal(gpi_double_to_units(123456.78905, 4), 1234567891);
+    /* the doubled median index/ and verify/ share: sorts in place */
+    int64_t odd[3] = {7, -2, 5}, even[4] = {9, 1, 4, INT64_C(4000000000000)}, one[1] = {-3};
+    assert_int_equal(gpi_median2(odd, 3), 10);
+    assert_true(odd[0] == -2 && odd[1] == 5 && odd[2] == 7);
+    assert_int_equal(gpi_median2(even, 4), 13); /* 4 + 9: the mean 6.5, doubled */
+    assert_int_equal(gpi_median2(one, 1), -6);
 }
 
 static void test_sha256_vectors(void **state)

@@ -5,6 +5,8 @@
  * --db.  Reference numbers are hedge-and-settlement.md §6 (the monthly
  * vector: the index is constant within each month, so a month's mean and
  * FSP are the vector's value) and the by-hand replay in test_hedge.c.
+ * The fixture: tests/hedge_e2e.h; the rent's privacy:
+ * tests/test_e2e_hedge_privacy.c.
  */
 #include "tests/testutil.h"
 
@@ -15,94 +17,10 @@
 #include <string.h>
 
 #include "store/store.h"
-#include "store/index_values.h"
-#include "store/grades.h"
 #include "store/testing.h"
 #include "core/vec.h"
 #include "tests/svg_check.h"
-
-#define GRADE "H100-SXM.OD.GOLD+"
-#define GRADE2 "A100-SXM.OD.SILVER+"
-
-static const double vec_index[12] = {2.95, 2.88, 2.80, 2.74, 2.70, 2.62,
-                                     2.55, 2.58, 2.49, 2.41, 2.38, 2.30};
-static const double vec_rent[12] = {2.71, 2.67, 2.58, 2.55, 2.49, 2.45,
-                                    2.36, 2.40, 2.33, 2.24, 2.23, 2.13};
-
-typedef struct fixture {
-    char *dir, *db, *rent;
-} fixture;
-
-/* Grade 1: every day of 2024 at its month's §6 value; grade 2 the same
- * with +0.05 / -0.03 on alternate months (a worse hedge). */
-static void put_index(const char *db)
-{
-    store *st;
-    gpi_diag d = {{0}};
-    if (store_open(db, &st, &d) != GPI_OK) fail_msg("store_open: %s", d.msg);
-    assert_int_equal(store_begin(st, &d), GPI_OK);
-    for (int g = 0; g < 2; g++)
-        for (int m = 0; m < 12; m++)
-            for (int k = 0; k < gpi_month_days(2024, m + 1); k++) {
-                store_index_row r;
-                memset(&r, 0, sizeof r);
-                snprintf(r.grade, sizeof r.grade, "%s", g ? GRADE2 : GRADE);
-                snprintf(r.methodology, sizeof r.methodology, "v1");
-                r.day = gpi_days_from_civil(2024, m + 1, 1) + k;
-                r.level = GPI_LEVEL_TRADES;
-                r.value_e4 = (int64_t)llround(vec_index[m] * 1e4) + (g ? (m % 2 ? 500 : -300) : 0);
-                r.adjustment_e6 = r.p10_micro = r.p25_micro = r.p50_micro = r.p75_micro = -1;
-                r.p90_micro = r.min_micro = r.max_micro = r.top_share_e6 = -1;
-                if (store_index_put_row(st, &r, &d) != GPI_OK) fail_msg("put: %s", d.msg);
-            }
-    /* registered as a build registers them (grades list, did-you-mean) */
-    for (int g = 0; g < 2; g++) {
-        int conflict = 0;
-        char stored[65];
-        if (store_grade_register(st, g ? GRADE2 : GRADE, 1, g ? "h2" : "h1", "{}", 0, &conflict,
-                                 stored, &d) != GPI_OK)
-            fail_msg("register: %s", d.msg);
-    }
-    assert_int_equal(store_commit(st, &d), GPI_OK);
-    store_close(st);
-}
-
-static void setup(fixture *f, const char *tag)
-{
-    f->dir = tu_mkdtemp(tag);
-    size_t n = strlen(f->dir) + 16;
-    f->db = malloc(n);
-    snprintf(f->db, n, "%s/idx.db", f->dir);
-    put_index(f->db);
-    char csv[2048] = "date,price,quantity\n";
-    for (int m = 0; m < 12; m++)
-        snprintf(csv + strlen(csv), sizeof csv - strlen(csv), "2024-%02d-15,%.2f,720000\n", m + 1,
-                 vec_rent[m]);
-    f->rent = tu_write(f->dir, "rent.csv", csv);
-}
-
-static void teardown(fixture *f)
-{
-    free(f->dir);
-    free(f->db);
-    free(f->rent);
-}
-
-static double jnum(json_t *o, const char *path)
-{
-    /* path "a" or "a.b" */
-    char key[64];
-    snprintf(key, sizeof key, "%s", path);
-    char *dot = strchr(key, '.');
-    if (dot) {
-        *dot = '\0';
-        o = json_object_get(o, key);
-        return jnum(o, dot + 1);
-    }
-    json_t *v = json_object_get(o, key);
-    if (!json_is_number(v)) fail_msg("%s: not a number", path);
-    return json_number_value(v);
-}
+#include "tests/hedge_e2e.h"
 
 static void test_analyze_text(void **state)
 {
@@ -308,7 +226,7 @@ static void test_simulate_auto_earner(void **state)
     (void)state;
     fixture f;
     setup(&f, "hedge-sim");
-    /* test_hedge_replay.c test_simulate_auto_no_lookahead with
+    /* test_hedge_ratio.c test_simulate_auto_no_lookahead with
      * --min-changes 3: months 2-12 replayed (2-4 not hedged: too few
      * changes to fit h on), May capped at
      * 2, Sep 671 contracts (670.5 rounded away from zero), Dec 703
@@ -560,10 +478,15 @@ static void test_compare_ranks(void **state)
     v = json_object_get(j, "verdict");
     assert_true(json_is_true(json_object_get(v, "hedges")));
     assert_string_equal(json_string_value(json_object_get(v, "grade")), GRADE);
+    /* GRADE is not in the published grade set (data/grades.json): a
+     * candidate, and the verdict says so */
+    assert_string_equal(json_string_value(json_object_get(g0, "set")), "candidate");
     assert_string_equal(json_string_value(json_object_get(v, "text")),
                         "use " GRADE ": removes 71% of your monthly rent-change variance (95% "
                         "interval 24%-92%; out of sample 85%) at h = 1.03, basis sd 0.0269 "
-                        "USD/GPU-hour; a partial hedge (below the 80% of hedge accounting)");
+                        "USD/GPU-hour; it is a candidate grade, not published, so no futures "
+                        "settle on it yet: ask an exchange to list it, or hedge with a swap on "
+                        "it; a partial hedge (below the 80% of hedge accounting)");
     json_decref(j);
     tu_run_free(&r);
     r = tu_gpuidx(NULL, "--db '%s' hedge compare --rent '%s' --grade %s --grade %s --min-changes 11",
@@ -588,6 +511,107 @@ static void test_compare_ranks(void **state)
     tu_run_free(&r);
     free(shrt);
     free(grades);
+    teardown(&f);
+}
+
+/* A grade given is called published only when it is in the published
+ * grade set -- the published grades file of the data directory, less the
+ * grades dropped -- else a candidate (it was "published" whatever its
+ * source: the real T4.SPOT, never published, among them).  A data
+ * directory whose grades.json holds GRADE: GRADE published, GRADE2 a
+ * candidate; GRADE dropped: a candidate too. */
+static void test_compare_published_or_candidate(void **state)
+{
+    (void)state;
+    fixture f;
+    setup(&f, "hedge-pub");
+    tu_run r = tu_sh(f.dir, "mkdir data && cp '%s'/data/*.csv data/ && printf '%%s' '{\"grades\": "
+                            "[{\"id\": \"" GRADE "\", \"gpu\": [\"H100-SXM-80GB\"]}]}' > "
+                            "data/grades.json",
+                     tu_srcdir());
+    assert_int_equal(r.status, 0);
+    tu_run_free(&r);
+    const char *cmd = "--db '%s' --data '%s/data' hedge compare --rent '%s' --grade " GRADE2
+                      " --grade " GRADE " --min-changes 11%s";
+    r = tu_gpuidx(NULL, cmd, f.db, f.dir, f.rent, " --json");
+    if (r.status != 0) fail_msg("exit %d: %s", r.status, r.err);
+    json_t *j = json_loads(r.out, 0, NULL);
+    json_t *g = json_object_get(j, "grades");
+    json_t *g0 = json_array_get(g, 0), *g1 = json_array_get(g, 1);
+    assert_string_equal(json_string_value(json_object_get(g0, "grade")), GRADE);
+    assert_string_equal(json_string_value(json_object_get(g0, "set")), "published");
+    assert_string_equal(json_string_value(json_object_get(g1, "set")), "candidate");
+    const char *v = json_string_value(json_object_get(json_object_get(j, "verdict"), "text"));
+    assert_string_equal(v, "use " GRADE ": removes 71% of your monthly rent-change variance (95% "
+                           "interval 24%-92%; out of sample 85%) at h = 1.03, basis sd 0.0269 "
+                           "USD/GPU-hour; a partial hedge (below the 80% of hedge accounting)");
+    json_decref(j);
+    tu_run_free(&r);
+    r = tu_gpuidx(NULL, cmd, f.db, f.dir, f.rent, "");
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "\ncandidate grades (not in the published grade set: never "
+                                  "published, so no futures settle on them): " GRADE2 "\n"));
+    tu_run_free(&r);
+    /* dropped from the published set: a candidate again */
+    r = tu_gpuidx(NULL, "--db '%s' --data '%s/data' grades drop " GRADE, f.db, f.dir);
+    if (r.status != 0) fail_msg("grades drop: exit %d: %s", r.status, r.err);
+    tu_run_free(&r);
+    r = tu_gpuidx(NULL, cmd, f.db, f.dir, f.rent, "");
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "): " GRADE2 ", " GRADE "\n") ||
+                    strstr(r.out, "): " GRADE ", " GRADE2 "\n"));
+    assert_non_null(strstr(r.out, "; it is a candidate grade, not published, so no futures "
+                                  "settle on it yet"));
+    tu_run_free(&r);
+    teardown(&f);
+}
+
+/* simulate --contracts with a file that has no contract on the grade: it
+ * sizes on the file's first contract, another grade's terms, and says so
+ * (it said "GPUHX-2502's terms" of an H100 design on the real T4 grade);
+ * with a contract on the grade, its terms and no note. */
+static void test_simulate_contracts_of_another_grade(void **state)
+{
+    (void)state;
+    fixture f;
+    setup(&f, "hedge-terms");
+    char *c = tu_write(f.dir, "c.json",
+                       "{\"contracts\": [{\"symbol\": \"GPUHX-2502\", \"grade\": \"" GRADE2
+                       "\", \"month\": \"2025-02\", \"size\": 730, \"tick\": \"0.01\", "
+                       "\"fsp_days\": \"business\"}]}");
+    tu_run r = tu_gpuidx(NULL, "--db '%s' hedge simulate --rent '%s' --grade " GRADE " --ratio 1 "
+                               "--contracts '%s'",
+                         f.db, f.rent, c);
+    if (r.status != 0) fail_msg("exit %d: %s", r.status, r.err);
+    char want[4600];
+    snprintf(want, sizeof want,
+             "\nNOTE: no contract in %s is on " GRADE ": sized and settled on the terms of "
+             "GPUHX-2502, a contract on " GRADE2 " (730 GPU-hours, tick 0.01, business-day "
+             "average, 15 values needed), as if an exchange listed this grade on them\n",
+             c);
+    if (!strstr(r.out, want)) fail_msg("no note:\n%s", r.out);
+    assert_null(strstr(r.out, "contracts sized on"));
+    tu_run_free(&r);
+    r = tu_gpuidx(NULL, "--db '%s' hedge simulate --rent '%s' --grade " GRADE " --ratio 1 "
+                        "--contracts '%s' --json",
+                  f.db, f.rent, c);
+    assert_int_equal(r.status, 0);
+    json_t *j = json_loads(r.out, 0, NULL);
+    json_t *t = json_object_get(j, "contracts");
+    assert_string_equal(json_string_value(json_object_get(t, "grade")), GRADE2);
+    assert_true(json_is_false(json_object_get(t, "on_grade")));
+    json_decref(j);
+    tu_run_free(&r);
+    /* on the grade itself: its terms, no note */
+    r = tu_gpuidx(NULL, "--db '%s' hedge simulate --rent '%s' --grade " GRADE2 " --ratio 1 "
+                        "--contracts '%s'",
+                  f.db, f.rent, c);
+    assert_int_equal(r.status, 0);
+    snprintf(want, sizeof want, "\ncontracts sized on %s: GPUHX-2502's terms, 730 GPU-hours", c);
+    assert_non_null(strstr(r.out, want));
+    assert_null(strstr(r.out, "NOTE: no contract"));
+    tu_run_free(&r);
+    free(c);
     teardown(&f);
 }
 
@@ -640,144 +664,6 @@ static void test_first_published_vs_latest_and_weeks(void **state)
     tu_run_free(&r);
     teardown(&f);
 }
-
-static char *read_bytes(const char *path, size_t *n)
-{
-    FILE *fp = fopen(path, "rb");
-    *n = 0;
-    if (!fp) return NULL;
-    char *b = NULL;
-    size_t cap = 0, k;
-    char chunk[65536];
-    while ((k = fread(chunk, 1, sizeof chunk, fp)) > 0) {
-        if (GPI_VEC_RESERVE(b, cap, *n + k) != 0) fail_msg("out of memory");
-        memcpy(b + *n, chunk, k);
-        *n += k;
-    }
-    fclose(fp);
-    return b;
-}
-
-static int contains(const char *b, size_t n, const void *needle, size_t len)
-{
-    for (size_t i = 0; i + len <= n; i++)
-        if (memcmp(b + i, needle, len) == 0) return 1;
-    return 0;
-}
-
-static void assert_absent(const char *path, const void *needle, size_t len, const char *what)
-{
-    size_t n;
-    char *b = read_bytes(path, &n);
-    if (!b) return;
-    if (contains(b, n, needle, len)) fail_msg("%s found in %s", what, path);
-    free(b);
-}
-
-static void test_privacy_rent_never_stored(void **state)
-{
-    (void)state;
-    fixture f;
-    setup(&f, "hedge-priv");
-    char csv[2048] = "date,price,quantity\n";
-    for (int m = 0; m < 12; m++)
-        snprintf(csv + strlen(csv), sizeof csv - strlen(csv), "2024-%02d-15,%s,%d\n", m + 1,
-                 m == 4 ? "2.7137" : m % 2 ? "2.6151" : "2.5183", 31337 + m);
-    char *rent = tu_write(f.dir, "private-rent.csv", csv);
-    size_t n0;
-    char *db0 = read_bytes(f.db, &n0);
-    assert_non_null(db0);
-    tu_run r = tu_gpuidx(f.dir, "--db '%s' hedge analyze --rent '%s' --grade %s --svg chart.svg",
-                         f.db, rent, GRADE);
-    if (r.status != 0) fail_msg("exit %d: %s", r.status, r.err);
-    tu_run_free(&r);
-    r = tu_gpuidx(f.dir, "--db '%s' hedge simulate --rent '%s' --grade %s --json", f.db, rent, GRADE);
-    if (r.status != 0) fail_msg("exit %d: %s", r.status, r.err);
-    tu_run_free(&r);
-    /* grades built around the rent are computed, not stored */
-    r = tu_gpuidx(f.dir, "--db '%s' hedge compare --rent '%s' --grade %s --suggest --gpu H100 "
-                         "--provider Rentco --region private-zone-7",
-                  f.db, rent, GRADE);
-    if (r.status != 0) fail_msg("exit %d: %s", r.status, r.err);
-    tu_run_free(&r);
-    /* the database is byte for byte what it was */
-    size_t n1;
-    char *db1 = read_bytes(f.db, &n1);
-    assert_non_null(db1);
-    assert_int_equal(n1, n0);
-    assert_memory_equal(db1, db0, n0);
-    free(db0);
-    free(db1);
-    /* the database (and its WAL / journal files) and every other file in
-     * the scratch directory but the rent file itself: no rent price as
-     * text, as micro-USD integer or as a double, no quantity */
-    const int64_t micro = 2713700;
-    const double dv = 2.7137;
-    const char *files[] = {"idx.db", "idx.db-wal", "idx.db-shm", "idx.db-journal", "idx.db.lock",
-                           "chart.svg"};
-    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
-        char p[4200];
-        snprintf(p, sizeof p, "%s/%s", f.dir, files[i]);
-        assert_absent(p, "2.7137", 6, "price text");
-        assert_absent(p, "27137", 5, "price digits");
-        assert_absent(p, "31337", 5, "quantity digits");
-        assert_absent(p, "Rentco", 6, "the rent's provider");
-        assert_absent(p, "private-zone-7", 14, "the rent's region");
-        assert_absent(p, &micro, sizeof micro, "price as micro-USD");
-        assert_absent(p, &dv, sizeof dv, "price as double");
-    }
-    tu_run ls = tu_sh(f.dir, "ls -A");
-    /* idx.db.lock: the writers' lock file, empty (store/store.c note 6) */
-    assert_string_equal(ls.out, "chart.svg\nidx.db\nidx.db.lock\nprivate-rent.csv\nrent.csv\n");
-    tu_run_free(&ls);
-    /* the rent file was not modified either */
-    char *back = tu_read(rent);
-    assert_string_equal(back, csv);
-    free(back);
-    free(rent);
-    teardown(&f);
-}
-
-/* Privacy by types: hedge/ gets the index as data and has no store
- * handle, so none of its objects can refer to the store or to SQLite.
- * Checked on the objects the binary under test was built from. */
-static void test_privacy_by_types(void **state)
-{
-    (void)state;
-    const char *bin = getenv("GPUIDX_BIN");
-    assert_non_null(bin);
-    char dir[4096];
-    snprintf(dir, sizeof dir, "%s", bin);
-    char *slash = strrchr(dir, '/');
-    assert_non_null(slash);
-    *slash = '\0';
-    /* the objects are there and nm reads them: simulate.o settles at
-     * settlement's FSP, the one FSP rule */
-    tu_run r = tu_sh(NULL, "nm -u '%s'/hedge/simulate.o", dir);
-    assert_int_equal(r.status, 0);
-    assert_non_null(strstr(r.out, "settle_fsp"));
-    tu_run_free(&r);
-    r = tu_sh(NULL, "ls '%s'/hedge/*.o | wc -l; nm -u '%s'/hedge/*.o | grep -E ' (store_|sqlite3_)' "
-                    "|| true",
-              dir, dir);
-    assert_int_equal(r.status, 0);
-    if (atoi(r.out) < 8) fail_msg("hedge objects: %s", r.out);
-    if (strchr(r.out, '\n') != strrchr(r.out, '\n'))
-        fail_msg("hedge/ refers to the store: %s", strchr(r.out, '\n') + 1);
-    tu_run_free(&r);
-    /* and no hedge source includes a store header, directly or through
-     * another header (settlement/settlement.h once brought store.h in) */
-    r = tu_sh(GPUIDX_SRCDIR, "grep -l 'include \"store/' hedge/*.c hedge/*.h || true");
-    assert_int_equal(r.status, 0);
-    assert_string_equal(r.out, "");
-    tu_run_free(&r);
-    r = tu_sh(GPUIDX_SRCDIR, "for f in hedge/*.c; do ${CC:-cc} -I. -MM \"$f\" || echo FAIL; done "
-                             "| tr ' \\\\' '\\n\\n' | grep -E '^(store/|FAIL)' | sort -u || true");
-    assert_int_equal(r.status, 0);
-    assert_string_equal(r.out, "");
-    tu_run_free(&r);
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -788,9 +674,9 @@ int main(void)
         cmocka_unit_test(test_simulate_auto_earner),
         cmocka_unit_test(test_simulate_headline_agrees_with_analyze),
         cmocka_unit_test(test_compare_ranks),
+        cmocka_unit_test(test_compare_published_or_candidate),
+        cmocka_unit_test(test_simulate_contracts_of_another_grade),
         cmocka_unit_test(test_first_published_vs_latest_and_weeks),
-        cmocka_unit_test(test_privacy_rent_never_stored),
-        cmocka_unit_test(test_privacy_by_types),
         cmocka_unit_test(test_simulate_svg),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

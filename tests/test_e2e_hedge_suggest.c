@@ -17,9 +17,10 @@
  * The renter pays alpha's gx.large price in zone z1 (720 GPU-hours a day).
  * So an index of gx.large in r-1 without the renter's own zone (the
  * median of z2 and z3) tracks the rent's monthly changes almost exactly,
- * and neither the published grade of every L4 spot offer nor an index of
- * the region or of alpha does.  What a risk manager must be told: no
- * published grade hedges this rent; the instance type's other zones
+ * and neither the grade of every L4 spot offer (a candidate: not in the
+ * published grades file) nor an index of the region or of alpha does.
+ * What a risk manager must be told: no grade given hedges this rent (and
+ * it is a candidate, not published); the instance type's other zones
  * would, it is not listed, and it is one provider's price.  Told the
  * rent's zone, the suggestions leave only it out; not told, they leave
  * out every gx.large quote of alpha in r-1 -- all of the instance type's
@@ -179,7 +180,8 @@ static void test_suggest_finds_the_instance_type_index(void **state)
     json_t *j = json_loads(r.out, 0, NULL);
     assert_non_null(j);
     json_t *gs = json_object_get(j, "grades");
-    /* two published grades and seven candidates */
+    /* two grades given (candidates: not in the published grades file) and
+     * seven suggestions */
     assert_int_equal(json_array_size(gs), 9);
     /* the best hedge is an index of the instance type */
     json_t *best = json_array_get(gs, 0);
@@ -204,6 +206,8 @@ static void test_suggest_finds_the_instance_type_index(void **state)
                         "gx.large");
     json_t *pub = find(gs, "L4.SPOT");
     assert_true(json_is_false(json_object_get(pub, "suggested")));
+    assert_string_equal(sget(pub, "set"), "candidate");
+    assert_string_equal(sget(g0, "set"), "suggested");
     assert_true(nget(pub, "he") < 0.5);
     assert_true(json_is_null(json_object_get(find(gs, "L4.OD"), "rank"))); /* no values */
     /* the region and the provider are no hedge: the instance type is */
@@ -223,9 +227,10 @@ static void test_suggest_finds_the_instance_type_index(void **state)
     char want[200];
     snprintf(want, sizeof want, "; one built around it would: %s (%s) removes ", sget(best, "grade"),
              sget(best, "what"));
-    /* L4.SPOT moves against the rent: "no published grade of your GPU moves
-     * with your rent (none has h > 0)" */
-    if (strncmp(text, "no published grade ", 19) != 0 || !strstr(text, want) ||
+    /* L4.SPOT moves against the rent: "no candidate grade of your GPU moves
+     * with your rent (none has h > 0)" -- not "published": it is not in the
+     * published grade set */
+    if (strncmp(text, "no candidate grade ", 19) != 0 || !strstr(text, want) ||
         !strstr(text, "-- it is not published, so no futures settle on it yet") ||
         !strstr(text, "it is one provider's price, which that provider alone sets"))
         fail_msg("verdict: %s", text);
@@ -303,7 +308,9 @@ static void test_suggest_finds_the_instance_type_index(void **state)
     assert_non_null(strstr(r2.out, oos));
     assert_non_null(strstr(r2.out, "  sug-L4.spot.vm.not-alpha: L4 spot, vm, every provider but "
                                    "alpha; 3 providers\n"));
-    assert_non_null(strstr(r2.out, "\nverdict: no published grade "));
+    assert_non_null(strstr(r2.out, "\nverdict: no candidate grade "));
+    assert_non_null(strstr(r2.out, "\ncandidate grades (not in the published grade set: never "
+                                   "published, so no futures settle on them): L4.SPOT, L4.OD\n"));
     tu_run_free(&r2);
     json_decref(j);
     tu_run_free(&r);

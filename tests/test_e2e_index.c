@@ -171,12 +171,20 @@ static void test_build_show_publish_restate(void **state)
         fail_msg("index.json starts with\n%.160s\nnot\n%s", json7, sh.out);
     tu_run_free(&sh);
     /* file format 4: the term curve's files by their SHA-256, after the
-     * inputs */
-    sh = tu_sh(dir, "printf '],\"curve_sha256\":{\"curve.csv\":\"%%s\",\"curve.json\":\"%%s\"},"
+     * inputs; then (issue 31) index.csv's SHA-256, the publication's
+     * number, the grade set ("T,<grade_hash>\n"), no vintage or day
+     * published before */
+    sh = tu_sh(dir, "h=$(sed -n 's/.*\"grade_hash\":\"\\([0-9a-f]*\\)\".*/\\1/p' "
+                    "pub/2025-01-07/index.json) && "
+                    "printf '],\"curve_sha256\":{\"curve.csv\":\"%%s\",\"curve.json\":\"%%s\"},"
+                    "\"index_csv_sha256\":\"%%s\",\"sequence\":1,\"grade_set_sha256\":\"%%s\","
+                    "\"grades_without_row\":[],\"previous_vintage\":null,\"previous_day\":null,"
                     "\"rows\":[' $(sha256sum pub/2025-01-07/curve.csv | cut -c1-64)"
-                    " $(sha256sum pub/2025-01-07/curve.json | cut -c1-64)");
+                    " $(sha256sum pub/2025-01-07/curve.json | cut -c1-64)"
+                    " $(sha256sum pub/2025-01-07/index.csv | cut -c1-64)"
+                    " $(printf 'T,%%s\\n' $h | sha256sum | cut -c1-64)");
     assert_int_equal(sh.status, 0);
-    if (!strstr(json7, sh.out)) fail_msg("index.json lacks %s", sh.out);
+    if (!strstr(json7, sh.out)) fail_msg("index.json has no\n%s\nin\n%.600s", sh.out, json7);
     tu_run_free(&sh);
     static const char *const json_parts[] = {
         "\"rows\":[\n",
@@ -262,6 +270,18 @@ static void test_build_show_publish_restate(void **state)
     fx_late(st);
     store_close(st);
     run_ok("index build --grades g.json --from 2025-01-05 --to 2025-01-07 --as-of " AS_OF_2);
+    /* day 7's new row is computed from day 5's revised one (its adjustment
+     * days): day 5 first (publish/late.c note 4) */
+    r = tu_gpuidx(dir, "--db t.db index publish --grades g.json --date 2025-01-07 --out pub");
+    assert_int_equal(r.status, 1);
+    assert_non_null(strstr(r.err, "gpuidx: publish: 2025-01-07: its rows are computed from rows "
+                                  "of 2025-01-05 that are not published as they stand"));
+    tu_run_free(&r);
+    r = tu_gpuidx(dir, "--db t.db index publish --grades g.json --date 2025-01-05 --out pub");
+    assert_int_equal(r.status, 0);
+    /* the revision published, its value standing */
+    assert_non_null(strstr(r.err, "vintage 2 (new; 0 restated, 1 revisions)"));
+    tu_run_free(&r);
     r = tu_gpuidx(dir, "--db t.db index publish --grades g.json --date 2025-01-07 --out pub");
     assert_int_equal(r.status, 0);
     assert_non_null(strstr(r.err, "vintage 2 (new; 1 restated"));
@@ -290,10 +310,6 @@ static void test_build_show_publish_restate(void **state)
     assert_string_equal(rs, "date,grade,vintage,old,new,reason\n"
                             "2025-01-07,T,2,2.4580,2.5000,value moved by 1.71 % (more than "
                             "restate_threshold 0.10 %)\n");
-    r = tu_gpuidx(dir, "--db t.db index publish --grades g.json --date 2025-01-05 --out pub");
-    assert_int_equal(r.status, 0);
-    assert_non_null(strstr(r.err, "vintage 1 (unchanged; 0 restated, 1 revisions)"));
-    tu_run_free(&r);
     char *csv5 = read_rel("pub/2025-01-05/index.csv");
     assert_non_null(strstr(csv5, "2025-01-05,T,2.2000,offers,"));
     /* show has the current values, with the vintage that published each
@@ -384,7 +400,7 @@ static void test_usage_errors(void **state)
         {"index build --from 2025-02-30 --to 2025-03-01",
          "gpuidx: --from: no such calendar date (got \"2025-02-30\")\n", 2},
         {"index publish --date 2025-01-01",
-         "gpuidx: index publish: --date (or --from and --to) and --out are required\n", 2},
+         "gpuidx: index publish: --date (or --from and --to, or --restate) and --out are required\n", 2},
         {"index publish --from 2025-01-02 --to 2025-01-01 --out pub",
          "gpuidx: index publish: --from 2025-01-02 is after --to 2025-01-01\n", 2},
         {"index publish --date 2025-01-01 --out pub",

@@ -493,8 +493,9 @@ static void test_latest_snapshot_before_grade_filter(void **state)
 
 /* Offers day T: P1 1.0000, P2 1.0000, P3 1.0020 -> 1.0000 (published v1).
  * Late: P2 re-lists at 1.0010 -> 1.0010, a move of exactly 0.10 %: a
- * revision, v1 stands.  Later: P2 at 1.0011 -> 1.0011, 0.11 % from the
- * PUBLISHED 1.0000 (0.01 % from the last built value): restated, v2. */
+ * revision, published as v2 with v1's value standing.  Later: P2 at
+ * 1.0011 -> 1.0011, 0.11 % from the PUBLISHED 1.0000 (0.01 % from the last
+ * built value): restated, v3. */
 static void test_restate_exact_threshold(void **state)
 {
     (void)state;
@@ -513,8 +514,8 @@ static void test_restate_exact_threshold(void **state)
         const char *file, *published, *err;
     } step[] = {
         {"o1.csv", "2025-03-01,T,1.0000,offers,", "vintage 1 (new; 0 restated, 0 revisions)"},
-        {"o2.csv", "2025-03-01,T,1.0000,offers,", "vintage 1 (unchanged; 0 restated, 1 revisions)"},
-        {"o3.csv", "2025-03-01,T,1.0011,offers,", "vintage 2 (new; 1 restated, 0 revisions)"},
+        {"o2.csv", "2025-03-01,T,1.0000,offers,", "vintage 2 (new; 0 restated, 1 revisions)"},
+        {"o3.csv", "2025-03-01,T,1.0011,offers,", "vintage 3 (new; 1 restated, 0 revisions)"},
     };
     for (size_t i = 0; i < 3; i++) {
         tu_run r = tu_gpuidx(tmp, "--db t.db ingest --admit-providers --source feed %s", step[i].file);
@@ -537,7 +538,7 @@ static void test_restate_exact_threshold(void **state)
     char *rs = tu_read(p);
     assert_non_null(rs);
     assert_string_equal(rs, "date,grade,vintage,old,new,reason\n"
-                            "2025-03-01,T,2,1.0000,1.0011,value moved by 0.11 % (more than "
+                            "2025-03-01,T,3,1.0000,1.0011,value moved by 0.11 % (more than "
                             "restate_threshold 0.10 %)\n");
     free(rs);
     free(tmp);

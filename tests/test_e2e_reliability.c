@@ -536,7 +536,12 @@ static void test_writers_side_by_side(void **state)
             char name[16];
             snprintf(name, sizeof name, "%s.err", tags[j]);
             char *err = file_text(dir, name);
-            if (st != 0) fail_msg("round %d: %s: exit %d: %s", round, tags[j], st, err);
+            /* a publication that runs after an ingest its build did not
+             * see refuses the day, as it must (issue 31: publish/late.c) */
+            int refused = j == 3 && st == 1 && strstr(err, "was built before late data") == NULL &&
+                          strstr(err, "its rows were built before late data reached it") != NULL;
+            if (st != 0 && !refused)
+                fail_msg("round %d: %s: exit %d: %s", round, tags[j], st, err);
             free(err);
         }
     }

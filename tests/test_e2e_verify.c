@@ -195,7 +195,7 @@ static void test_demo_days_verify(void **state)
     ok(&r, "make demo");
     r = tu_gpuidx(tmp, "verify demo-out/publish");
     if (r.status != 0) fail_msg("verify: exit %d: %.2000s%s", r.status, r.out, r.err);
-    assert_non_null(strstr(r.out, "verify: 77 days, 616 grade-days: "));
+    assert_non_null(strstr(r.out, "verify: 77 days, 1001 grade-days: "));
     assert_non_null(strstr(r.out, ", 0 differ\n"));
     /* December: every input of every day published */
     assert_non_null(strstr(r.out, "2025-12-31 H100-SXM.OD: ok\n"));

@@ -1,5 +1,5 @@
 /* tests/test_hedge.c -- hedge/: rent parsing, periods, analysis (the replay:
- * tests/test_hedge_replay.c).
+ * tests/test_hedge_replay.c and tests/test_hedge_ratio.c).
  *
  * Reference values: docs/hedge-and-settlement.md §6 (vectors A, B, D, E,
  * F; computed in Python and cross-checked with GSL), and where §6 has no

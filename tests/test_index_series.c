@@ -25,6 +25,7 @@
 #include "store/index_values.h"
 #include "store/obs.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -411,12 +412,71 @@ static void test_exclude_and_own_shares(void **state)
     store_close(st);
 }
 
+/* The own quotes' share on a trades day whose cumulative weight passes
+ * the half inside one price (index/own.c, trades_share: no tie, the
+ * share is the own part of the weight at the median price).  1 March
+ * (k = 59, P4 skips March): trades of a.big by P1, P2, P3 at 2.138,
+ * 2.238, 2.338, 400 GPU-h each (1/3 of the weight each, no cap binds):
+ * the cumulative weight is 1/3 at 2.138 and 2/3 at 2.238, so the value
+ * is P2's price alone -- P2's share 1, P3's 0.  Then a P4 trade at
+ * P2's price, 400 GPU-h: 1/4 each, cumulative 1/4 at 2.138 and 3/4 at
+ * 2.238, where P2 and P4 hold half of the weight each -- P2's share 1/2,
+ * P4's 1/2, P3's 0. */
+static void test_own_share_trades_median(void **state)
+{
+    (void)state;
+    store *st = market();
+    static const char json[] =
+        "{\"grades\": ["
+        "{\"id\": \"BIG.A\", \"gpu\": [\"H100-SXM-80GB\"], \"skus\": [\"a.big\"]},"
+        "{\"id\": \"X.P2\", \"gpu\": [\"H100-SXM-80GB\"], \"skus\": [\"a.big\"],"
+        " \"exclude\": [{\"providers\": [\"P2\"]}]},"
+        "{\"id\": \"BIG.B\", \"gpu\": [\"H100-SXM-80GB\"], \"skus\": [\"a.big\"]},"
+        "{\"id\": \"X.P3\", \"gpu\": [\"H100-SXM-80GB\"], \"skus\": [\"a.big\"],"
+        " \"exclude\": [{\"providers\": [\"P3\"]}]},"
+        "{\"id\": \"BIG.C\", \"gpu\": [\"H100-SXM-80GB\"], \"skus\": [\"a.big\"]},"
+        "{\"id\": \"X.P4\", \"gpu\": [\"H100-SXM-80GB\"], \"skus\": [\"a.big\"],"
+        " \"exclude\": [{\"providers\": [\"P4\"]}]}]}";
+    idx_grades *gs = NULL;
+    gpi_diag d = {{0}};
+    if (idx_grades_parse(json, "g.json", NULL, 0, &gs, &d) != GPI_OK) fail_msg("%s", d.msg);
+    int32_t mar1 = gpi_days_from_civil(2025, 3, 1);
+    long twin[6] = {1, -1, 3, -1, 5, -1};
+    idx_own own[6];
+    static const double want[2][3] = {{1.0, 0.0, 0.0}, {0.5, 0.0, 0.5}};
+    for (int round = 0; round < 2; round++) {
+        if (round == 1) { /* P4 trades at P2's price */
+            store_batch_info info = {.path = "p4.csv", .sha256 = "sha-p4", .source = "test",
+                                     .tables_sha256 = "tables", .ingested_at = 1500,
+                                     .n_bytes = -1};
+            int64_t b;
+            if (store_batch_begin(st, &info, &b, &d) != GPI_OK) fail_msg("%s", d.msg);
+            put(st, b, GPI_TRADE, "P4", "a.big", "r1", 59, "t-P4-59", 2238000, 400);
+            store_batch_counts c = {0, 0, 0, 0};
+            if (store_batch_commit(st, b, &c, 1500, &d) != GPI_OK) fail_msg("%s", d.msg);
+        }
+        assert_int_equal(idx_own_shares(st, gs, twin, mar1, mar1, 2000, own, &d), GPI_OK);
+        for (int k = 0; k < 3; k++) {
+            const idx_own *o = &own[2 * k];
+            assert_int_equal(o->days, 1);
+            if (fabs(o->share - want[round][k]) > 1e-12)
+                fail_msg("round %d, %s: share %.17g, want %g", round, gs->g[2 * k + 1].id,
+                         o->share, want[round][k]);
+            assert_int_equal(o->median_days, want[round][k] >= 0.5);
+            assert_int_equal(o->any_days, want[round][k] > 0);
+        }
+    }
+    idx_grades_free(gs);
+    store_close(st);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_filters_by_hand),
         cmocka_unit_test(test_series_equals_build),
         cmocka_unit_test(test_exclude_and_own_shares),
+        cmocka_unit_test(test_own_share_trades_median),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

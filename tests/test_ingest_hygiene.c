@@ -195,6 +195,16 @@ static void test_skus_table_errors(void **state)
         {"provider,sku_glob,gpu_count,covers,unit,note\naws,p5*,,,,x\n",
          "skus.csv:2: sku_glob: the row changes nothing (give gpu_count, covers or unit) "
          "(got \"p5*\")"},
+        /* issue 31: two rules for one provider and glob, whichever the
+         * spelling of the provider or the glob's case; and two for every
+         * provider; conflicting or not, the order of the lines would decide */
+        {"provider,sku_glob,gpu_count,covers,unit,note\naws,p5.48xlarge,8,,,a\n"
+         "lambda,p5.48xlarge,4,,,b\nAmazon Web Services,P5.48xlarge,16,,,c\n",
+         "skus.csv:4: sku_glob: a second rule for provider \"aws\" and this sku glob (line 2): "
+         "which one applies would depend on the order of the lines (got \"p5.48xlarge\")"},
+        {"provider,sku_glob,gpu_count,covers,unit,note\n,big.*,,cpu-heavy,,a\n,big.*,,cpu-heavy,,b\n",
+         "skus.csv:3: sku_glob: a second rule for every provider and this sku glob (line 2): "
+         "which one applies would depend on the order of the lines (got \"big.*\")"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         gpi_diag d = {{0}};

@@ -194,7 +194,7 @@ static void test_unknown_keys_capped(void **state)
     char *path = tu_write(dir, "t.ndjson", text);
     warn_count w = {0};
     ingest_sink sink = {wc_obs, wc_rej, wc_warn, NULL, &w};
-    ingest_opts opt = {path, GPI_OFFER, "feed", 1, 0, 0};
+    ingest_opts opt = {path, GPI_OFFER, "feed", 1, 0, 0, 0};
     ingest_result res;
     gpi_diag d = {{0}};
     assert_int_equal(ingest_file(t, &opt, &sink, &res, &d), GPI_OK);
@@ -236,7 +236,7 @@ static void test_hash_is_of_bytes_parsed(void **state)
     got g;
     memset(&g, 0, sizeof g);
     ingest_sink sink = {g_obs, g_rej, g_warn, NULL, &g};
-    ingest_opts opt = {path, GPI_OFFER, "feed", 1, 0, 0};
+    ingest_opts opt = {path, GPI_OFFER, "feed", 1, 0, 0, 0};
     ingest_result res;
     gpi_diag d = {{0}};
     gpi_status rc = ingest_file(t, &opt, &sink, &res, &d);
@@ -285,7 +285,7 @@ static void test_ndjson_line_bounded_while_read(void **state)
     got g;
     memset(&g, 0, sizeof g);
     ingest_sink sink = {g_obs, g_rej, g_warn, NULL, &g};
-    ingest_opts opt = {path, GPI_OFFER, "feed", 1, 0, 0};
+    ingest_opts opt = {path, GPI_OFFER, "feed", 1, 0, 0, 0};
     ingest_result res;
     gpi_diag d = {{0}};
     gpi_status rc = ingest_file(t, &opt, &sink, &res, &d);

@@ -119,7 +119,7 @@ static const lcase cases[] = {
      0, 0, 0, 0, CSV_HDR, "x.csv:3: " BAD3_MSG "\n"},
     {"a broken file after a stored one changes nothing",
      {{"a.csv", GOOD, 0, 0, NULL, GPI_OK, LOAD_STORED, 1, 3, 2, 0, 1, NULL},
-      {"x.csv", HDR ROW1_OTHER BAD3 "\"", 0, 0, NULL, GPI_EINPUT, LOAD_FAILED, 0, 0, 0, 0, 0,
+      {"x.csv", HDR ROW1_OTHER BAD3 "\"\n", 0, 0, NULL, GPI_EINPUT, LOAD_FAILED, 0, 0, 0, 0, 0,
        "x.csv:4:1: unterminated quoted field"}},
      0, 1, 2, 1,
      CSV_HDR A_REJ,
@@ -178,7 +178,7 @@ static void run_case(const lcase *c, const ingest_tables *t)
         if (s->text) write_file(s->file, s->text, s->gz);
         /* two threads on every other step, numbering profiles from the
          * second observation (pipe.c note 5): the same pinned results */
-        ingest_opts in = {s->file, -1, "feed", 1 + i % 2, s->admit, 1};
+        ingest_opts in = {s->file, -1, "feed", 1 + i % 2, s->admit, 1, 0};
         load_opts lo = {NULL, rej, s->reader};
         load_result r;
         memset(&d, 0, sizeof d);
@@ -249,7 +249,7 @@ static void test_batch_and_header(void **state)
     if (ingest_tables_load(tables, &t, &d) != GPI_OK) fail_msg("tables: %s", d.msg);
     snprintf(db, sizeof db, "%s/t.db", dir);
     if (store_open(db, &st, &d) != GPI_OK) fail_msg("%s", d.msg);
-    ingest_opts in = {path, GPI_OFFER, NULL, 2, 0, 0};
+    ingest_opts in = {path, GPI_OFFER, NULL, 2, 0, 0, 0};
     load_opts lo = {"offers", NULL, NULL};
     load_result r;
     assert_int_equal(load_file(st, t, &in, &lo, NULL, &r, &d), GPI_OK);
@@ -272,7 +272,7 @@ static void test_batch_and_header(void **state)
     tu_run_free(&z);
     char gz[4200];
     snprintf(gz, sizeof gz, "%s/z.csv.gz", dir);
-    ingest_opts zin = {gz, GPI_OFFER, NULL, 2, 0, 0};
+    ingest_opts zin = {gz, GPI_OFFER, NULL, 2, 0, 0, 0};
     assert_int_equal(load_file(st, t, &zin, &lo, NULL, &r, &d), GPI_OK);
     assert_int_equal(store_cache_kib(st), 16384);
     store_close(st);

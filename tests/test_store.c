@@ -456,6 +456,139 @@ static void test_batch_hash_placeholder(void **state)
  * before the migration) reaches every day, one that stored nothing none.
  * Chain states are kept per (grade hash, day), replaced, and the grade's
  * states before the last keep_days days dropped. */
+/* Flips the lowest bit of byte k of the chain state of grade hash in the
+ * database at path. */
+static void flip_bit(const char *path, const char *hash, int k)
+{
+    sqlite3 *db = NULL;
+    sqlite3_stmt *s = NULL;
+    if (sqlite3_open(path, &db) != SQLITE_OK ||
+        sqlite3_prepare_v2(db, "SELECT state FROM chain_states WHERE grade_hash = ?1", -1, &s,
+                           NULL) != SQLITE_OK)
+        fail_msg("%s: %s", path, sqlite3_errmsg(db));
+    sqlite3_bind_text(s, 1, hash, -1, SQLITE_STATIC);
+    if (sqlite3_step(s) != SQLITE_ROW) fail_msg("no state of %s", hash);
+    int n = sqlite3_column_bytes(s, 0);
+    unsigned char *b = malloc((size_t)n);
+    memcpy(b, sqlite3_column_blob(s, 0), (size_t)n);
+    sqlite3_finalize(s);
+    assert_true(k < n);
+    b[k] ^= 1;
+    if (sqlite3_prepare_v2(db, "UPDATE chain_states SET state = ?1 WHERE grade_hash = ?2", -1, &s,
+                           NULL) != SQLITE_OK)
+        fail_msg("%s", sqlite3_errmsg(db));
+    sqlite3_bind_blob(s, 1, b, n, SQLITE_STATIC);
+    sqlite3_bind_text(s, 2, hash, -1, SQLITE_STATIC);
+    if (sqlite3_step(s) != SQLITE_DONE) fail_msg("%s", sqlite3_errmsg(db));
+    sqlite3_finalize(s);
+    sqlite3_close(db);
+    free(b);
+}
+
+/* A chain state is stored sealed (chain_states.c note 4): every way a stored
+ * state can be damaged or filed under another key is refused, saying why,
+ * and a sealed state is a function of what was stored alone (issue 31:
+ * one flipped bit, or H200's state filed under H100, changed published
+ * values with exit 0). */
+static void test_chain_state_seal(void **state)
+{
+    (void)state;
+    char *path = NULL;
+    store *st = open_tmp(&path);
+    gpi_diag d = {{0}};
+    const unsigned char s1[] = {1, 2, 3, 4, 5, 6, 7, 8, 9};
+    static const char *const h1 = "1111111111111111111111111111111111111111111111111111111111111111",
+                             *const h2 = "2222222222222222222222222222222222222222222222222222222222222222";
+    assert_int_equal(store_begin(st, &d), GPI_OK);
+    assert_int_equal(store_chain_state_put(st, h1, 2, 100, 500, 1, s1, sizeof s1, 3, &d), GPI_OK);
+    assert_int_equal(store_chain_state_put(st, h2, 2, 100, 500, 1, s1, sizeof s1, 3, &d), GPI_OK);
+    assert_int_equal(store_commit(st, &d), GPI_OK);
+    store_close(st);
+    /* the sealed bytes: deterministic (the same for another database) */
+    char *path2 = NULL;
+    store *st2 = open_tmp(&path2);
+    assert_int_equal(store_begin(st2, &d), GPI_OK);
+    assert_int_equal(store_chain_state_put(st2, h1, 2, 100, 500, 1, s1, sizeof s1, 3, &d), GPI_OK);
+    assert_int_equal(store_commit(st2, &d), GPI_OK);
+    store_close(st2);
+    char q[8200];
+    snprintf(q, sizeof q, "sqlite3 %s \"SELECT hex(state) FROM chain_states WHERE grade_hash = "
+                          "'%s'\" && sqlite3 %s \"SELECT hex(state) FROM chain_states\"",
+             path, h1, path2);
+    tu_run r = tu_sh(NULL, "%s", q);
+    size_t half = strlen(r.out) / 2;
+    assert_true(half > 100);
+    assert_memory_equal(r.out, r.out + half, half);
+    tu_run_free(&r);
+    /* the state: 128 header bytes, the 9 bytes, 64 hex digits */
+    static const struct {
+        const char *what, *sql; /* changes the stored h1 state */
+        int flip;               /* or: the byte whose lowest bit is flipped (+1) */
+        int method;
+        int32_t day;
+        const char *why;        /* NULL: read back */
+    } cases[] = {
+        {"as stored", NULL, 0, 2, 100, NULL},
+        {"asked as another method's", NULL, 0, 3, 100, "it is a state of methodology v2, not v3"},
+        {"a bit of the state flipped", NULL, 131, 2, 100,
+         "its checksum does not match (the bytes are damaged)"},
+        {"a bit of the header's cut-off flipped", NULL, 33, 2, 100,
+         "its checksum does not match (the bytes are damaged)"},
+        {"a bit of the checksum flipped", NULL, 141, 2, 100,
+         "its checksum does not match (the bytes are damaged)"},
+        {"cut short", "UPDATE chain_states SET state = substr(state, 1, length(state) - 1)", 0, 2,
+         100, "its size does not match its seal (cut short or grown)"},
+        {"H2's state filed under h1",
+         "UPDATE chain_states SET state = (SELECT state FROM chain_states WHERE grade_hash LIKE "
+         "'2%') WHERE grade_hash LIKE '1%'",
+         0, 2, 100,
+         "it is the state of grade definition 222222222222..., filed under 111111111111..."},
+        {"another day's state", "UPDATE chain_states SET day = 101 WHERE grade_hash LIKE '1%'", 0,
+         2, 101, "it is the state after 1970-04-11, filed under 1970-04-12"},
+        {"another cut-off", "UPDATE chain_states SET as_of = 501 WHERE grade_hash LIKE '1%'", 0,
+         2, 100, "its cut-off or encoding is not the one it is filed with"},
+        {"a state without a seal (an older gpuidx)",
+         "UPDATE chain_states SET state = x'010203' WHERE grade_hash LIKE '1%'", 0, 2, 100,
+         "it has no seal (stored by an older gpuidx, or overwritten)"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *p3 = NULL;
+        store *s3 = open_tmp(&p3);
+        store_close(s3);
+        r = tu_sh(NULL, "rm -f %s-wal %s-shm && cp %s %s", p3, p3, path, p3);
+        tu_run_free(&r);
+        if (cases[i].sql) {
+            r = tu_sh(NULL, "sqlite3 %s \"%s\"", p3, cases[i].sql);
+            if (r.status != 0) fail_msg("%s: %s", cases[i].what, r.err);
+            tu_run_free(&r);
+        }
+        if (cases[i].flip) flip_bit(p3, h1, cases[i].flip - 1);
+        assert_int_equal(store_open(p3, &s3, &d), GPI_OK);
+        unsigned char *p = NULL;
+        size_t n = 0;
+        int64_t as_of = 0;
+        int format = 0;
+        char why[256];
+        if (store_chain_state_get(s3, h1, cases[i].method, cases[i].day, &p, &n, &as_of, &format,
+                                  why, sizeof why, &d) != GPI_OK)
+            fail_msg("%s: %s", cases[i].what, d.msg);
+        if (!cases[i].why) {
+            if (!p) fail_msg("%s: refused: %s", cases[i].what, why);
+            assert_int_equal(n, sizeof s1);
+            assert_memory_equal(p, s1, n);
+            assert_string_equal(why, "");
+        } else {
+            if (p) fail_msg("%s: read back", cases[i].what);
+            assert_string_equal(why, cases[i].why);
+        }
+        free(p);
+        store_close(s3);
+        free(p3);
+    }
+    free(path);
+    free(path2);
+}
+
 static void test_batch_days_and_chain_states(void **state)
 {
     (void)state;
@@ -518,12 +651,12 @@ static void test_batch_days_and_chain_states(void **state)
     const unsigned char s1[] = {1, 2, 3}, s2[] = {4, 5, 0, 6};
     assert_int_equal(store_begin(st, &d), GPI_OK);
     for (int k = 0; k < 5; k++)
-        assert_int_equal(store_chain_state_put(st, "h1", d1 + k, 500 + k, 1, s1, sizeof s1, 3,
+        assert_int_equal(store_chain_state_put(st, "h1", 2, d1 + k, 500 + k, 1, s1, sizeof s1, 3,
                                                &d),
                          GPI_OK);
-    assert_int_equal(store_chain_state_put(st, "h1", d1 + 4, 777, 2, s2, sizeof s2, 3, &d),
+    assert_int_equal(store_chain_state_put(st, "h1", 2, d1 + 4, 777, 2, s2, sizeof s2, 3, &d),
                      GPI_OK);
-    assert_int_equal(store_chain_state_put(st, "h2", d1, 900, 1, s1, sizeof s1, 3, &d), GPI_OK);
+    assert_int_equal(store_chain_state_put(st, "h2", 2, d1, 900, 1, s1, sizeof s1, 3, &d), GPI_OK);
     assert_int_equal(store_commit(st, &d), GPI_OK);
     static const struct {
         const char *hash;
@@ -541,9 +674,11 @@ static void test_batch_days_and_chain_states(void **state)
         size_t n = 0;
         int64_t as_of = 0;
         int format = 0;
-        assert_int_equal(store_chain_state_get(st, got[i].hash, d1 + got[i].day, &p, &n, &as_of,
-                                               &format, &d),
+        char why[256] = "x";
+        assert_int_equal(store_chain_state_get(st, got[i].hash, 2, d1 + got[i].day, &p, &n, &as_of,
+                                               &format, why, sizeof why, &d),
                          GPI_OK);
+        assert_string_equal(why, "");
         if ((p != NULL) != got[i].found)
             fail_msg("%s day %d: found %d", got[i].hash, got[i].day, p != NULL);
         if (p) {
@@ -724,6 +859,7 @@ int main(void)
         cmocka_unit_test(test_cutoff_reserve),
         cmocka_unit_test(test_batch_hash_placeholder),
         cmocka_unit_test(test_batch_days_and_chain_states),
+        cmocka_unit_test(test_chain_state_seal),
         cmocka_unit_test(test_day_batches),
         cmocka_unit_test(test_writers_waiting),
         cmocka_unit_test(test_cache_size),

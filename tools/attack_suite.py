@@ -57,7 +57,14 @@ Output: per grade, a table of the moves (%, 2 decimals) by attack and
 month, and the largest |move| of each grade; --csv FILE writes every
 (attack, grade, month) with both FSPs.  --limit PCT with --limit-grades
 REGEX makes the exit status 1 when any month of a grade whose id matches
-REGEX moves by more than PCT % under any attack.  --gpu-filter REGEX keeps
+REGEX moves by more than PCT % under any attack.  Then the bound check
+(issue 26 item 5, METHODOLOGY.md §11.4): each month's last day of the
+unperturbed build is published (`index publish`) and every measured move
+of a v3 grade's FSP is compared with the published figure that bounds it
+(index.json v3.manipulation.fsp_move, rounded up to the 0.0001 tick):
+absent with "absent", new with "new", relist with "print" (a member
+changing its own listings); --bounds makes the exit status 1 when one
+exceeds it.  --gpu-filter REGEX keeps
 only the catalogue's rows whose raw GPU name matches REGEX (search, any
 case): a quicker suite for grades of those GPUs alone (the e2e test).  Exit 77 when the real
 catalogue is absent, 2 on a usage error, 1 when a step fails.
@@ -269,6 +276,8 @@ def main():
     ap.add_argument("--limit", type=float)
     ap.add_argument("--limit-grades", default=".*")
     ap.add_argument("--gpu-filter")
+    ap.add_argument("--bounds", action="store_true",
+                    help="exit 1 when a measured move exceeds its published figure")
     a = ap.parse_args()
     if not os.access(a.real, os.R_OK):
         print(f"skip: {a.real} is absent", file=sys.stderr)
@@ -354,24 +363,29 @@ def suite(a, run, work, grades, months, build_from, build_to, slice_from, segmen
         with open(p(f"show-{name}.csv"), "w") as f:
             f.write(show)
         out = settle(run, db, p("contracts.json"), symbols)
+        if name == "base":
+            figures.update(published_figures(run, db, p("pub"), months))
         remove_db(db)
         return out
 
     all_days = set(union)
+    figures = {}
     base = variant("base", all_days, False, None)
     attacks = []
     for (x, y), s in zip(DAY_SETS, sets):
         attacks.append((f"absent {set_label(x, y)}", lambda s=s: variant(
             "absent", all_days - set(s), False, None)))
+        ATTACK_DAYS[f"absent {set_label(x, y)}"] = len(s)
     for seg in segments:
         for (x, y), s in zip(DAY_SETS, sets):
             attacks.append((f"new {seg} {set_label(x, y)}", lambda s=s, seg=seg: variant(
                 "new", all_days, False, attacker_rows(header, grades, seg, s))))
+            ATTACK_DAYS[f"new {seg} {set_label(x, y)}"] = len(s)
     attacks.append((f"relist {RELIST_FROM}..", lambda: variant("relist", all_days, True, None)))
     results = [(name, fn()) for name, fn in attacks]
     remove_db(core)
     return report(a, grades, months, symbols, base, results, n_core, slice_from, build_from,
-                  build_to)
+                  build_to, figures)
 
 
 def move(b, x):
@@ -380,7 +394,85 @@ def move(b, x):
     return float(x) / float(b) - 1.0
 
 
-def report(a, grades, months, symbols, base, results, n_core, slice_from, build_from, build_to):
+def published_figures(run, db, out, months):
+    """(grade, month) -> {kind: USD figure or None}: index.json's
+    v3.manipulation.fsp_move on each month's last day (METHODOLOGY.md
+    §11.4), as `index publish` writes it from the unperturbed build."""
+    figs = {}
+    for (y, m) in months:
+        day = last_day(y, m)
+        run.gpuidx(db, "index", "publish", "--date", day, "--out", out, ok=(0, 1))
+        path = os.path.join(out, day, "index.json")
+        if not os.path.exists(path):
+            continue
+        with open(path) as f:
+            doc = json.load(f)
+        for r in doc.get("rows", []):
+            man = (r.get("v3") or {}).get("manipulation")
+            if man:
+                figs[(r["grade"], f"{y}-{m:02d}")] = man["fsp_move"]
+    shutil.rmtree(out, ignore_errors=True)
+    return figs
+
+
+# which published figure bounds which attack: a withdrawal, a new
+# participant; relisting is a member's change of its own listings (print)
+BOUND_OF = (("absent", "absent"), ("new", "new"), ("relist", "print"))
+ATTACK_DAYS = {}  # attack -> its days (absent, new)
+
+
+def in_scope(name, kind, g):
+    """The figures are of a withdrawal of 1..K+1 days and a listing of
+    1..A+1 days (METHODOLOGY.md §11.4): longer attacks are not theirs."""
+    p = g.get("absence_days", 7) if kind == "absent" else g.get("admission_days", 7)
+    return kind == "print" or ATTACK_DAYS.get(name, 0) <= int(p) + 1
+
+
+def bound_check(a, grades, months, symbols, base, results, figures):
+    """Every measured move against its published figure (rounded up to
+    the contracts' tick, 0.0001).  Returns the failures."""
+    import math
+    by = {(gid, mon): sym for sym, (gid, mon) in symbols.items()}
+    n, fails, worst, out = 0, [], {}, 0
+    for g in grades:
+        gid = g["id"]
+        for (y, m) in months:
+            mon = f"{y}-{m:02d}"
+            fig = figures.get((gid, mon))
+            b = base[by[(gid, mon)]]
+            if not fig or not b:
+                continue
+            for name, res in results:
+                kind = next(k for pre, k in BOUND_OF if name.startswith(pre))
+                if not in_scope(name, kind, g):
+                    out += 1
+                    continue
+                x = res[by[(gid, mon)]]
+                mv = abs(float(x) - float(b)) if x else math.inf
+                bound = fig.get(kind)
+                bound = math.inf if bound is None else math.ceil(round(bound * 1e6) / 100) / 1e4
+                n += 1
+                if mv > bound + 1e-12:
+                    fails.append((gid, mon, name, mv, bound))
+                w = worst.get(gid)
+                if w is None or mv > w[0]:
+                    worst[gid] = (mv, bound, name, mon)
+    print(f"\nbound check: {n} (attack, grade, month) moves against the published figures "
+          "(index.json v3.manipulation.fsp_move of the month's last day, rounded up to the "
+          f"0.0001 tick); {out} left out: an absence longer than absence_days + 1 or a "
+          "listing longer than admission_days + 1 days, beyond the figures' scope")
+    for gid, (mv, bound, name, mon) in worst.items():
+        print(f"  {gid}: largest measured move {mv:.4f} USD ({name}, {mon}); figures "
+              + ", ".join(f"{k} {figures[(gid, mon)][k]}" for k in ("absent", "print", "new")))
+    for gid, mon, name, mv, bound in fails:
+        print(f"  exceeds its figure: {gid} {mon} {name}: moved {mv:.4f}, figure {bound:.4f}")
+    if not fails:
+        print(f"  every measured move is within its figure")
+    return fails
+
+
+def report(a, grades, months, symbols, base, results, n_core, slice_from, build_from, build_to,
+           figures):
     mlabels = [f"{y}-{m:02d}" for y, m in months]
     print(f"attack suite: grades {a.grades}; catalogue {slice_from}..{build_to} "
           f"({n_core} rows in the core file); built {build_from}..{build_to}; "
@@ -422,6 +514,9 @@ def report(a, grades, months, symbols, base, results, n_core, slice_from, build_
             wr.writerow(["attack", "grade", "month", "fsp", "fsp_attacked", "move"])
             for name, gid, m, b, x, mv in rows:
                 wr.writerow([name, gid, m, b, x, "" if mv is None else f"{mv:.8f}"])
+    bad = bound_check(a, grades, months, symbols, base, results, figures) if figures else []
+    if a.bounds and bad:
+        return 1
     if a.limit is not None:
         for gid, m, name, mv in fail:
             print(f"over the limit ({a.limit} %): {gid} {m} {name}: {100 * mv:+.2f} %")

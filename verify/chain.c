@@ -51,18 +51,6 @@ static int64_t ratio_e12(int64_t now, int64_t ref)
     return x < REL_MIN || x > REL_MAX ? -1 : x;
 }
 
-static int cmp_i64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
-
-static int64_t median2(int64_t *v, size_t n)
-{
-    qsort(v, n, sizeof *v, cmp_i64);
-    return n % 2 ? 2 * v[n / 2] : v[n / 2 - 1] + v[n / 2];
-}
-
 /* First day of the rebalance period holding day (§10.4: periods of
  * `months` months starting in January). */
 static int32_t period_start(int32_t day, int months)
@@ -193,11 +181,11 @@ static int64_t change_since(const idx_grade *g, const vcons *base, const vcons *
                 done_g[k] = 1;
                 px[m++] = rel[k];
             }
-        med[np++] = median2(px, m);
+        med[np++] = gpi_median2(px, m);
     }
     free(done_g);
     free(px);
-    if (np > 0 && (long)np >= p->min_providers) out = median2(med, np);
+    if (np > 0 && (long)np >= p->min_providers) out = gpi_median2(med, np);
 done:
     free(w);
     free(rel);
@@ -384,12 +372,12 @@ static gpi_status statistics(const idx_grade *g, vchk *c, sample *s, gpi_diag *d
                 px[m] = s->o[k].rel_now;
                 py[m++] = s->o[k].rel_ref;
             }
-        mn[s->np_o] = median2(px, m);
-        mr[s->np_o++] = median2(py, m);
+        mn[s->np_o] = gpi_median2(px, m);
+        mr[s->np_o++] = gpi_median2(py, m);
     }
     if (s->np_o > 0 && s->np_o >= p->min_providers) {
-        s->s_now_o = median2(mn, (size_t)s->np_o);
-        s->s_ref_o = median2(mr, (size_t)s->np_o);
+        s->s_now_o = gpi_median2(mn, (size_t)s->np_o);
+        s->s_ref_o = gpi_median2(mr, (size_t)s->np_o);
         s->r_o = ratio_e12(s->s_now_o, s->s_ref_o);
     }
     free(mn), free(mr), free(px), free(py), free(done);
@@ -594,7 +582,7 @@ static int64_t anchor(verify_dir *v, vday *dy, const vrow *r, const idx_grade *g
         vchk_num(c, f, ch, q > 0 ? q * 25 : -1, 14);
     }
     if (have_base) vcons_free(&base);
-    int64_t nano = vchk_failed(c) ? -2 : gpi_div_round(median2(est, n), 2);
+    int64_t nano = vchk_failed(c) ? -2 : gpi_div_round(gpi_median2(est, n), 2);
     free(est);
     return nano;
 }
@@ -627,6 +615,30 @@ gpi_status vchain_check(verify_dir *v, vday *dy, vrow *r, const idx_grade *g, co
     }
     if (!has && carry_prev != 0) vchk_int(c, "carry_prev", (long)carry_prev, 0);
     if (vchk_failed(c)) return GPI_OK;
+    /* the chain's panel and reference days from the day before's row
+     * (index/chain.c commit: an event resets both, a fixed day moves the
+     * reference) */
+    if (has && pr) {
+        int32_t pp = INT32_MIN, pf = INT32_MIN, P0 = INT32_MIN, F0 = INT32_MIN;
+        const char *ev = vj_str(pr->j, "event"), *lv = vj_str(pr->j, "level");
+        if (!ev || !lv || vj_date(pr->j, "panel_date", &pp) || vj_date(pr->j, "reference_date", &pf)) {
+            vchk_diff(c, 0, "panel_date: %s/index.json event or dates unreadable", pd->path);
+            return GPI_OK;
+        }
+        int fixed = strcmp(lv, "trades") == 0 || strcmp(lv, "offers") == 0;
+        int32_t wantP = ev[0] ? dy->day - 1 : pp, wantF = ev[0] || fixed ? dy->day - 1 : pf;
+        if (vj_date(j, "panel_date", &P0) || vj_date(j, "reference_date", &F0) || P0 != wantP ||
+            F0 != wantF) {
+            char a[11] = "none", b[11] = "none";
+            if (wantP != INT32_MIN) gpi_date_format(wantP, a);
+            if (wantF != INT32_MIN) gpi_date_format(wantF, b);
+            vchk_diff(c, 0, "panel_date / reference_date: not %s / %s (the day before's event, "
+                            "level and dates)", a, b);
+            return GPI_OK;
+        }
+    } else if (has) {
+        vchk_missing(c, dy->day - 1, "panel_date");
+    }
     /* the matched sample and the relative */
     sample s;
     memset(&s, 0, sizeof s);
@@ -681,6 +693,8 @@ gpi_status vchain_check(verify_dir *v, vday *dy, vrow *r, const idx_grade *g, co
                     : IDX_EVENT_NONE;
     const char *pe = vj_str(j, "event");
     vchk_text(c, "event", pe ? pe : "?", idx_event_name(event));
+    if (!event && !json_is_null(json_object_get(j, "anchor_window")))
+        vchk_diff(c, 0, "index.json anchor_window: not null on a day without an anchor");
     int level = GPI_LEVEL_SUSPENDED, carry = 0;
     int64_t nano = -1, value = -1, splice = -1;
     char note[512] = "";

@@ -434,7 +434,8 @@ gpi_status vcurve_day(verify_dir *v, vday *dy, verify_day_report *out, gpi_diag 
     for (int k = 0; k < 2 && rc == GPI_OK; k++) {
         snprintf(path, sizeof path, "%s/%s", dy->path, names[k]);
         gpi_diag e = {{0}};
-        if (gpi_text_read(path, 1024, &text[k], &len[k], &e) != GPI_OK) {
+        /* within verify's limits (files.c: a regular file, never a FIFO) */
+        if (vfile_read(path, dy->max_file, &text[k], &len[k], &e) != GPI_OK) {
             snprintf(out->curve_note, sizeof out->curve_note, "%s", e.msg);
             goto done;
         }

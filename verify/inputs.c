@@ -263,7 +263,10 @@ static gpi_status ingest_one(verify_inputs *vi, raw_file *r, json_t *b, int64_t 
     ingest_opts in = {r->path, kind && strcmp(kind, "trades") == 0   ? GPI_TRADE
                                : kind && strcmp(kind, "offers") == 0 ? GPI_OFFER
                                                                      : -1,
-                      source, 0, options && strstr(options, "admit-providers") != NULL, 0};
+                      source, 0, options && strstr(options, "admit-providers") != NULL, 0,
+                      /* the file's SHA-256 is the one committed: every line of it was read
+                       * (a final line held back is outside the hash, ingest.c note 5) */
+                      1};
     load_opts lo = {kind, NULL, NULL};
     load_result res;
     gpi_diag e = {{0}};
@@ -598,6 +601,14 @@ static void mark(verify_result *g, int status, const char *text)
     }
 }
 
+/* The result of grade in the latest vintage, or NULL. */
+static verify_result *latest_result(verify_day_report *r, const char *grade)
+{
+    for (size_t i = 0; i < r->n; i++)
+        if (r->g[i].latest && strcmp(r->g[i].grade, grade) == 0) return &r->g[i];
+    return NULL;
+}
+
 gpi_status verify_inputs_day(verify_inputs *vi, verify_dir *v, int32_t day, verify_day_report *r,
                              gpi_diag *d)
 {
@@ -610,7 +621,9 @@ gpi_status verify_inputs_day(verify_inputs *vi, verify_dir *v, int32_t day, veri
     if (rc != GPI_OK) return rc;
     if (dy->format < 4) {
         for (size_t i = 0; i < r->n; i++)
-            mark(&r->g[i], VERIFY_PARTIAL, "inputs not committed (file format 3: no inputs list)");
+            if (r->g[i].latest)
+                mark(&r->g[i], VERIFY_PARTIAL,
+                     "inputs not committed (file format 3: no inputs list)");
         return GPI_OK;
     }
     /* every committed file must be in RAW, ingested, with its rows */
@@ -642,7 +655,7 @@ gpi_status verify_inputs_day(verify_inputs *vi, verify_dir *v, int32_t day, veri
     }
     if (why[0]) {
         for (size_t i = 0; i < r->n; i++)
-            mark(&r->g[i], differs ? VERIFY_DIFFERS : VERIFY_PARTIAL, why);
+            if (r->g[i].latest) mark(&r->g[i], differs ? VERIFY_DIFFERS : VERIFY_PARTIAL, why);
         return GPI_OK;
     }
     /* note 6: the latest day of the look back that is not complete */
@@ -650,12 +663,29 @@ gpi_status verify_inputs_day(verify_inputs *vi, verify_dir *v, int32_t day, veri
     char gap_why[100] = "";
     rc = lookback_gap(vi, v, day, &gap, gap_why, sizeof gap_why, d);
     if (rc != GPI_OK) return rc;
-    /* the published lines, after the header (line 1) */
-    const char *nl = dy->obs_text ? memchr(dy->obs_text, '\n', dy->obs_len) : NULL;
+    /* the published lines, after the header (line 1): verify_day has
+     * hashed the text and let it go (files.c note 3); read again, they
+     * must be the bytes hashed */
+    char *obs_text = NULL;
+    size_t obs_len = 0;
+    char path[4200], sha[65];
+    snprintf(path, sizeof path, "%s/observations.csv", dy->path);
+    rc = vfile_read(path, dy->max_file, &obs_text, &obs_len, d);
+    if (rc != GPI_OK) return rc;
+    gpi_sha256_hex(obs_text, obs_len, sha);
+    if (dy->receipts && strcmp(sha, dy->obs_sha) != 0) {
+        free(obs_text);
+        return gpi_diag_set(d, GPI_EINPUT, "%s: changed while it was verified", path);
+    }
+    const char *nl = memchr(obs_text, '\n', obs_len);
     const char *body = nl ? nl + 1 : "";
-    size_t body_len = nl ? dy->obs_len - (size_t)(body - dy->obs_text) : 0;
-    for (size_t i = 0; i < dy->n_rows && i < r->n && rc == GPI_OK; i++) {
+    size_t body_len = nl ? obs_len - (size_t)(body - obs_text) : 0;
+    /* each row of the current files, with its result in the report (of
+     * the latest vintage: verify.c checks every kept one) */
+    for (size_t i = 0; i < dy->n_rows && rc == GPI_OK; i++) {
         vrow *row = &dy->rows[i];
+        verify_result *res = latest_result(r, row->grade);
+        if (!res) continue;
         const char *canon = vj_str(row->j, "grade_definition"), *cut = vj_str(row->j, "cut_off");
         const char *lvl = vj_str(row->j, "level");
         int64_t as_of;
@@ -663,14 +693,14 @@ gpi_status verify_inputs_day(verify_inputs *vi, verify_dir *v, int32_t day, veri
         gpi_diag e = {{0}};
         if (!canon || !cut || !lvl || gpi_time_parse(cut, &as_of) ||
             idx_grade_from_canon(canon, "grade_definition", &gs, &e) != GPI_OK) {
-            mark(&r->g[i], VERIFY_DIFFERS, "inputs: the row has no readable grade_definition, "
-                                           "level or cut_off");
+            mark(res, VERIFY_DIFFERS, "inputs: the row has no readable grade_definition, "
+                                      "level or cut_off");
             continue;
         }
         int v3 = gs->g[0].method == 3;
         char *roles = v3 ? v3_roles(row->j) : NULL;
         if (v3 && !roles) {
-            mark(&r->g[i], VERIFY_DIFFERS, "inputs: the v3 row has no readable v3.panel");
+            mark(res, VERIFY_DIFFERS, "inputs: the v3 row has no readable v3.panel");
             idx_grades_free(gs);
             continue;
         }
@@ -701,9 +731,9 @@ gpi_status verify_inputs_day(verify_inputs *vi, verify_dir *v, int32_t day, veri
         int lines_differ = rc == GPI_OK && compare(&pub, &want, diff, 700);
         if (lines_differ && incomplete && gs->g[0].p.max_unchanged_days > 0) {
             strcat(diff, gap_words);
-            mark(&r->g[i], VERIFY_PARTIAL, diff);
+            mark(res, VERIFY_PARTIAL, diff);
         } else if (lines_differ) {
-            mark(&r->g[i], VERIFY_DIFFERS, diff);
+            mark(res, VERIFY_DIFFERS, diff);
         }
         /* the stale share and the flag that reads it (inputs_stale.c); a
          * v3 row's imputed members' lines are another day's (note 2) */
@@ -711,16 +741,17 @@ gpi_status verify_inputs_day(verify_inputs *vi, verify_dir *v, int32_t day, veri
             rc = vinputs_stale_compare(dy, row, &gs->g[0], share, n_stale, n_groups, diff, 700, d);
             if (rc == GPI_OK && diff[0]) {
                 if (incomplete) strcat(diff, gap_words);
-                mark(&r->g[i], incomplete ? VERIFY_PARTIAL : VERIFY_DIFFERS, diff);
+                mark(res, incomplete ? VERIFY_PARTIAL : VERIFY_DIFFERS, diff);
             }
         } else if (rc == GPI_OK && !lines_differ) {
-            mark(&r->g[i], VERIFY_PARTIAL, "inputs: stale_share not recomputed (its imputed "
-                                           "members' lines are another day's)");
+            mark(res, VERIFY_PARTIAL, "inputs: stale_share not recomputed (its imputed "
+                                      "members' lines are another day's)");
         }
         free(text);
         lines_free(&want);
         lines_free(&pub);
         idx_grades_free(gs);
     }
+    free(obs_text);
     return rc;
 }

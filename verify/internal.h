@@ -13,6 +13,10 @@
  *   sign.c    a day's signature (file format 4).
  *   inputs.c  `verify --inputs`: the observations against the raw files.
  *   uncert.c  the bootstrap interval and confidence flag (file format 4).
+ *   files.c   reading a published file within limits.
+ *   package.c the datapackage.json files, made again and compared.
+ *   vintage.c a day's vintages: which files other days' inputs are checked
+ *             against, the commitments and links of file format 4.
  */
 #ifndef GPI_VERIFY_INTERNAL_H
 #define GPI_VERIFY_INTERNAL_H
@@ -56,12 +60,25 @@ typedef struct vrow {
     char **csv;                 /* its line of index.csv (fields), NULL when none */
     int n_csv;
     long csv_line;
+    /* a revision published with the value standing (publish/format4.c
+     * note 3): "value" of j is then the row's own (revision.value), the
+     * value published is stands_value, as of vintage stands_since (-1
+     * unreadable) */
+    int stands;
+    char stands_value[32];
+    int stands_since;
 } vrow;
+
+typedef struct vstrings vstrings;
 
 typedef struct vday {
     int32_t day;
+    int vintage;                /* 0: the current files DIR/D; k: DIR/D/v<k>; -1: none */
     int present;                /* 0: not published in DIR */
-    char path[4096];            /* DIR/D */
+    char path[4096];            /* DIR/D or DIR/D/v<k> */
+    int n_vintage;              /* index.json's "vintage" (0: unreadable) */
+    int64_t seq;                /* format 4: "sequence", else -1 */
+    char json_sha[65], csv_sha[65]; /* of index.json and index.csv as read */
     json_t *root;
     int format;
     vrow *rows;
@@ -73,23 +90,74 @@ typedef struct vday {
     size_t obs_len;
     int receipts;               /* obs_sha and the rows' receipts computed */
     int obs_loaded;             /* observations.csv read (vday_obs) */
-    char *strings;              /* arena of the obs' strings */
-    size_t n_strings, cap_strings;
+    struct vstrings *strings;   /* the obs' strings (load.c) */
     char **csv_header;          /* index.csv's header fields */
     int n_csv_header;
     char note[512];             /* a problem of the files as a whole */
+    size_t max_file;            /* the directory's limit (files.c) */
+    uint64_t last_use;          /* verify_dir.tick when last asked for */
 } vday;
+
+/* The observations.csv bytes the days kept in memory may hold together
+ * (files.c note 3): past it, the least recently used days' observations
+ * are dropped between days (read again when needed). */
+#define VERIFY_OBS_BUDGET ((size_t)64 << 20)
+
+/* verify_dir.view_seq: cross-day inputs from the current files, or as
+ * of a publication's sequence number (vintage.c note 1) */
+/* the newest file format verify reads (publish/format4.c) */
+#define VERIFY_FORMAT_MAX 4
+#define VIEW_CURRENT INT64_MAX
+#define VIEW_NONE INT64_MIN       /* no other day (an older vintage of before format 4) */
+
+/* A grade version's definition as first seen (vintage.c note 3). */
+typedef struct vdef {
+    char grade[65];
+    int64_t version;
+    char hash[65];
+    int32_t day;
+} vdef;
 
 struct verify_dir {
     char dir[4096];
+    int64_t view_seq;           /* VIEW_CURRENT, or a sequence number */
+    int32_t *all_days;          /* the published days of DIR (vintage.c), once read */
+    size_t n_all_days;
+    int all_days_read;
+    vdef *defs;                 /* vintage.c note 3 */
+    size_t n_defs, cap_defs;
+    uint64_t tick;              /* uses of days, for the observations kept */
+    size_t max_file;            /* files.c: the largest file read, in bytes */
     vday **days;                /* cache, any order */
     size_t n_days, cap_days;
 };
 
+/* files.c: path read whole when it is a regular file of at most max
+ * bytes (design notes there): *buf malloc'd and NUL-terminated. */
+gpi_status vfile_read(const char *path, size_t max, char **buf, size_t *len, gpi_diag *d);
+/* GPI_OK when something is at path. */
+gpi_status vfile_exists(const char *path);
+/* The SHA-256 (hex) of the file at path, read in blocks under the rules of
+ * vfile_read (a regular file of at most max bytes). */
+gpi_status vfile_sha256(const char *path, size_t max, char out[65], gpi_diag *d);
+
 /* load.c (design notes there) */
-/* The day (loaded on first use; present = 0 when DIR has no DIR/D/index.json).
+/* The day as another day's row takes it: its current files, or, while a
+ * vintage is checked (v->view_seq), its vintage of that time (vintage.c
+ * note 1).  Loaded on first use; present = 0 when DIR has no such day.
  * GPI_EINPUT when it exists but cannot be read. */
 gpi_status vday_get(verify_dir *v, int32_t day, vday **out, gpi_diag *d);
+/* The day's files: vintage 0 the current ones (DIR/D), k DIR/D/v<k>. */
+gpi_status vday_get_vintage(verify_dir *v, int32_t day, int vintage, vday **out, gpi_diag *d);
+/* vintage.c note 1: the day as of publication seq: its latest vintage of
+ * a lower sequence number (one of before format 4 counts as lower than
+ * any); when none, present = 0 if strict, else its first vintage (a day
+ * published after the one that took its rows). */
+gpi_status vday_as_of(verify_dir *v, int32_t day, int64_t seq, int strict, vday **out,
+                      gpi_diag *d);
+/* vjson_load, and the SHA-256 of the file's bytes into sha (may be NULL). */
+gpi_status vjson_load_sha(const verify_dir *v, const char *path, json_t **out, char sha[65],
+                          gpi_diag *d);
 vrow *vday_row(vday *dy, const char *grade);
 /* Reads the day's observations.csv into dy->obs and the rows' lines, once
  * (index.json and index.csv are read by vday_get; many days are needed
@@ -110,7 +178,7 @@ const char *vj_str(json_t *obj, const char *key);
 const char *vj_date(json_t *obj, const char *key, int32_t *out);
 /* Reads a published JSON file with its numbers kept as text (load.c
  * design note 1).  GPI_EINPUT "path:line:col: reason". */
-gpi_status vjson_load(const char *path, json_t **out, gpi_diag *d);
+gpi_status vjson_load(const verify_dir *v, const char *path, json_t **out, gpi_diag *d);
 /* JSON text parsed as vjson_load parses a file (numbers kept as their
  * text); NULL when it is not JSON. */
 json_t *vjson_parse(const char *text);
@@ -122,6 +190,22 @@ const char *v_fixed_text(const char *s, int digits, int64_t *out);
 /* The observations.csv columns (file format 2 and 3; every format's:
  * publish/columns.h's pub_observations_csv). */
 extern const char *const vobs_cols[17];
+
+/* vintage.c: a vintage's commitments and links (format 4), into note
+ * (cap bytes, "; "-separated), what of them DIR cannot show into partial
+ * (a day before its first one); batches across a day's vintages (ks, nk);
+ * one definition per grade version across the days verified. */
+gpi_status vvintage_check(verify_dir *v, vday *dy, char *note, size_t cap, char *partial,
+                          size_t pcap, gpi_diag *d);
+void vday_check_batches(vday *const *ks, size_t nk, char *note, size_t cap);
+void vday_check_definitions(verify_dir *v, const vday *dy, char *note, size_t cap);
+
+/* package.c: a folder's datapackage.json (format 4) against the one its
+ * format gives, and DIR's (of restatements.csv, days[0..n) the days of
+ * DIR); differences into out ("; "-separated). */
+gpi_status vday_check_package(const vday *dy, char *out, size_t cap, gpi_diag *d);
+gpi_status vdir_check_package(verify_dir *v, const int32_t *days, size_t n_days, char *out,
+                              size_t cap, gpi_diag *d);
 
 /* check.c: one row's checker */
 typedef struct vchk {
@@ -181,10 +265,12 @@ typedef struct vitems {
 int vitems_group(vitems *it, const char *name);
 void vitems_free(vitems *it);
 
-/* sign.c: the signature of a day (DIR/D, its index.json root); the
- * verdict (VERIFY_SIG_*) and its words in out. */
-int verify_signature(const char *daydir, json_t *root, const unsigned char *key, char *out,
-                     size_t cap);
+/* sign.c: the signature of a day (DIR/D, its index.json root; max the
+ * largest file read); the verdict (VERIFY_SIG_*) and its words in out. */
+int verify_signature(const char *daydir, json_t *root, const unsigned char *key, size_t max,
+                     char *out, size_t cap);
+/* signature.json is a few hundred bytes; read at most this much of it */
+#define VERIFY_SIG_MAX_BYTES ((size_t)1 << 20)
 
 /* uncert.c: the bootstrap interval and confidence flag of a row of file
  * format 4, recomputed (index/bootstrap.c) from its lines. */

@@ -121,15 +121,9 @@ const char *vj_date(json_t *obj, const char *key, int32_t *out)
 
 /* ---- files --------------------------------------------------------------------- */
 
-static gpi_status read_all(const char *path, char **buf, size_t *len, gpi_diag *d)
+gpi_status vjson_load(const verify_dir *v, const char *path, json_t **out, gpi_diag *d)
 {
-    *buf = NULL;
-    *len = 0;
-    FILE *f = fopen(path, "rb");
-    if (!f) return gpi_diag_set(d, GPI_EINPUT, "%s: cannot open: %s", path, strerror(errno));
-    gpi_status rc = gpi_file_read_all(f, path, 0, buf, len, d);
-    fclose(f);
-    return rc;
+    return vjson_load_sha(v, path, out, NULL, d);
 }
 
 json_t *vjson_parse(const char *text)
@@ -140,13 +134,15 @@ json_t *vjson_parse(const char *text)
     return j;
 }
 
-gpi_status vjson_load(const char *path, json_t **out, gpi_diag *d)
+gpi_status vjson_load_sha(const verify_dir *v, const char *path, json_t **out, char sha[65],
+                          gpi_diag *d)
 {
     *out = NULL;
     char *text = NULL;
     size_t len;
-    gpi_status rc = read_all(path, &text, &len, d);
+    gpi_status rc = vfile_read(path, v->max_file, &text, &len, d);
     if (rc != GPI_OK) return rc;
+    if (sha) gpi_sha256_hex(text, len, sha);
     rc = vjson_parse_text(path, text, len, out, d);
     free(text);
     return rc;
@@ -156,6 +152,12 @@ gpi_status vjson_parse_text(const char *name, const char *text, size_t len, json
                             gpi_diag *d)
 {
     *out = NULL;
+    /* a NUL byte ends the text for the parser: what follows it would pass
+     * unread (a published index.json padded with 2 MB of zeros verified) */
+    const char *nul = memchr(text, '\0', len);
+    if (nul)
+        return gpi_diag_set(d, GPI_EINPUT, "%s: a NUL byte at byte %zu of %zu: not JSON", name,
+                            (size_t)(nul - text) + 1, len);
     char *q = gpi_json_quote_numbers(text, len); /* design note 1 */
     if (!q) return gpi_diag_set(d, GPI_ENOMEM, "out of memory");
     json_error_t je;
@@ -165,14 +167,40 @@ gpi_status vjson_parse_text(const char *name, const char *text, size_t len, json
     return GPI_OK;
 }
 
+/* The day's strings, in blocks that never move (a block of its own for a
+ * long one): memory as the strings need it (files.c note 3). */
+struct vstrings {
+    struct vstrings *next;
+    size_t n, cap;
+    char b[];
+};
+
 static const char *keep(vday *dy, const char *s)
 {
     size_t n = strlen(s) + 1;
-    if (dy->n_strings + n > dy->cap_strings) return NULL; /* sized up front */
-    char *p = dy->strings + dy->n_strings;
+    vstrings *h = dy->strings;
+    if (!h || h->n + n > h->cap) {
+        size_t cap = n > (64u << 10) ? n : (64u << 10);
+        vstrings *b = malloc(sizeof *b + cap);
+        if (!b) return NULL;
+        b->next = h;
+        b->n = 0;
+        b->cap = cap;
+        dy->strings = h = b;
+    }
+    char *p = h->b + h->n;
     memcpy(p, s, n);
-    dy->n_strings += n;
+    h->n += n;
     return p;
+}
+
+static void strings_free(vday *dy)
+{
+    for (vstrings *b = dy->strings, *nx; b; b = nx) {
+        nx = b->next;
+        free(b);
+    }
+    dy->strings = NULL;
 }
 
 vrow *vday_row(vday *dy, const char *grade)
@@ -353,6 +381,10 @@ void vday_receipts(vday *dy)
     gpi_sha256_hex(dy->obs_text, dy->obs_len, dy->obs_sha);
     raw_receipts(dy, dy->obs_text, dy->obs_len);
     dy->receipts = 1;
+    /* the text served the receipts only (files.c note 3); obs_len stays,
+     * what the observations kept are counted by */
+    free(dy->obs_text);
+    dy->obs_text = NULL;
 }
 
 /* ---- index.csv ------------------------------------------------------------------ */
@@ -409,37 +441,74 @@ static void vday_free(vday *dy)
     }
     free(dy->rows);
     free(dy->obs);
-    free(dy->strings);
+    strings_free(dy);
     free(dy->obs_text);
     free_fields(dy->csv_header, dy->n_csv_header);
     json_decref(dy->root);
     free(dy);
 }
 
+/* A row whose value stands (publish/format4.c note 3): the fix is
+ * recomputed against its own value, "revision.value", and the value
+ * published is kept apart (vrow.stands_value). */
+static void take_revision(vrow *r)
+{
+    json_t *rev = json_object_get(r->j, "revision");
+    if (!rev) return;
+    r->stands = 1;
+    const char *pv = vj_str(r->j, "value");
+    snprintf(r->stands_value, sizeof r->stands_value, "%s", pv ? pv : "?");
+    int64_t k = 0;
+    r->stands_since = vj_fixed(rev, "stands_since_vintage", 0, &k) || k < 1 || k > 1000000
+                          ? -1
+                          : (int)k;
+    json_t *own = json_object_get(rev, "value");
+    if (own) json_object_set(r->j, "value", own);
+    else json_object_set_new(r->j, "value", json_string("?"));
+}
+
 static gpi_status load_day(verify_dir *v, vday *dy, gpi_diag *d)
 {
     char date[11], path[4200];
     gpi_date_format(dy->day, date);
-    snprintf(dy->path, sizeof dy->path, "%s/%s", v->dir, date);
+    if (dy->vintage > 0)
+        snprintf(dy->path, sizeof dy->path, "%s/%s/v%d", v->dir, date, dy->vintage);
+    else
+        snprintf(dy->path, sizeof dy->path, "%s/%s", v->dir, date);
     snprintf(path, sizeof path, "%s/index.json", dy->path);
     struct stat sb;
-    if (stat(path, &sb) != 0) return GPI_OK; /* not published */
+    dy->seq = -1;
+    if (dy->vintage < 0 || stat(path, &sb) != 0) return GPI_OK; /* not published */
     dy->present = 1;
     char *text = NULL;
     size_t len;
-    gpi_status rc = vjson_load(path, &dy->root, d);
+    gpi_status rc = vjson_load_sha(v, path, &dy->root, dy->json_sha, d);
     if (rc != GPI_OK) return rc;
-    int64_t fmt = 1;
+    int64_t fmt = 1, n = 0, seq = -1;
     json_t *rows = json_object_get(dy->root, "rows");
     const char *w = vj_fixed(dy->root, "format", 0, &fmt);
     if (!json_is_object(dy->root) || !json_is_array(rows))
         return gpi_diag_set(d, GPI_EINPUT, "%s: not a published index.json (no rows)", path);
-    if (w || fmt < 3)
+    if (!vj_fixed(dy->root, "vintage", 0, &n) && n > 0 && n < 1000000) dy->n_vintage = (int)n;
+    if (w || fmt < 3) {
+        if (dy->vintage > 0) { /* an older vintage: listed as not verifiable */
+            dy->format = w ? 1 : (int)fmt;
+            return GPI_OK;
+        }
         return gpi_diag_set(d, GPI_EINPUT,
                             "%s: file format %lld: gpuidx verify needs format 3 (the rows' "
                             "definitions and receipts; published since gpuidx added them)",
                             path, (long long)(w ? 1 : fmt));
+    }
+    if (fmt > VERIFY_FORMAT_MAX)
+        return gpi_diag_set(d, GPI_EINPUT,
+                            "%s: file format %lld: this gpuidx verify reads formats 3 to %d "
+                            "(a newer gpuidx published it, or the file was changed)",
+                            path, (long long)fmt, VERIFY_FORMAT_MAX);
     dy->format = (int)fmt;
+    if (fmt >= 4 && !vj_fixed(dy->root, "sequence", 0, &seq) && seq > 0) dy->seq = seq;
+    if (fmt < 4 && json_object_get(dy->root, "sequence"))
+        snprintf(dy->note, sizeof dy->note, "index.json format: 3, with format 4's members");
     dy->n_rows = json_array_size(rows);
     dy->rows = calloc(dy->n_rows ? dy->n_rows : 1, sizeof *dy->rows);
     if (!dy->rows) return gpi_diag_set(d, GPI_ENOMEM, "out of memory");
@@ -454,11 +523,13 @@ static gpi_status load_day(verify_dir *v, vday *dy, gpi_diag *d)
         r->v3 = strcmp(m, "v3") == 0;
         gpi_sha256_init(&r->lines_sha);
         for (int c = 0; c < VOBS_MAX_COLS; c++) gpi_sha256_init(&r->col_sha[c]);
+        take_revision(r);
     }
     /* index.csv */
     snprintf(path, sizeof path, "%s/index.csv", dy->path);
-    rc = read_all(path, &text, &len, d);
+    rc = vfile_read(path, v->max_file, &text, &len, d);
     if (rc != GPI_OK) return rc;
+    gpi_sha256_hex(text, len, dy->csv_sha);
     csv_ctx cc = {dy, 0};
     rc = gpi_csv_read_text(path, text, len, csv_rec, &cc, d);
     free(text);
@@ -473,14 +544,12 @@ gpi_status vday_obs(vday *dy, gpi_diag *d)
     char path[4200], *text = NULL;
     size_t len;
     snprintf(path, sizeof path, "%s/observations.csv", dy->path);
-    gpi_status rc = read_all(path, &text, &len, d);
+    gpi_status rc = vfile_read(path, dy->max_file, &text, &len, d);
     if (rc != GPI_OK) return rc;
     size_t lines = 1;
     for (size_t i = 0; i < len; i++) lines += text[i] == '\n';
     dy->obs = calloc(lines, sizeof *dy->obs);
-    dy->cap_strings = 4 * len + 1024 * lines + 4096;
-    dy->strings = malloc(dy->cap_strings);
-    if (!dy->obs || !dy->strings) {
+    if (!dy->obs) {
         free(text);
         return gpi_diag_set(d, GPI_ENOMEM, "out of memory");
     }
@@ -510,9 +579,17 @@ gpi_status vday_obs(vday *dy, gpi_diag *d)
 
 gpi_status vday_get(verify_dir *v, int32_t day, vday **out, gpi_diag *d)
 {
+    if (v->view_seq == VIEW_CURRENT) return vday_get_vintage(v, day, 0, out, d);
+    if (v->view_seq == VIEW_NONE) return vday_get_vintage(v, day, -1, out, d);
+    return vday_as_of(v, day, v->view_seq, 0, out, d);
+}
+
+gpi_status vday_get_vintage(verify_dir *v, int32_t day, int vintage, vday **out, gpi_diag *d)
+{
     for (size_t i = 0; i < v->n_days; i++)
-        if (v->days[i]->day == day) {
+        if (v->days[i]->day == day && v->days[i]->vintage == vintage) {
             *out = v->days[i];
+            v->days[i]->last_use = ++v->tick;
             return GPI_OK;
         }
     *out = NULL;
@@ -521,6 +598,9 @@ gpi_status vday_get(verify_dir *v, int32_t day, vday **out, gpi_diag *d)
     vday *dy = calloc(1, sizeof *dy);
     if (!dy) return gpi_diag_set(d, GPI_ENOMEM, "out of memory");
     dy->day = day;
+    dy->vintage = vintage;
+    dy->max_file = v->max_file;
+    dy->last_use = ++v->tick;
     gpi_status rc = load_day(v, dy, d);
     if (rc != GPI_OK) {
         vday_free(dy);
@@ -542,6 +622,8 @@ gpi_status verify_dir_open(const char *dir, verify_dir **out, gpi_diag *d)
     verify_dir *v = calloc(1, sizeof *v);
     if (!v) return gpi_diag_set(d, GPI_ENOMEM, "out of memory");
     snprintf(v->dir, sizeof v->dir, "%s", dir);
+    verify_dir_set_max_file(v, 0);
+    v->view_seq = VIEW_CURRENT;
     size_t n = strlen(v->dir);
     while (n > 1 && v->dir[n - 1] == '/') v->dir[--n] = '\0';
     *out = v;
@@ -553,7 +635,31 @@ void verify_dir_close(verify_dir *v)
     if (!v) return;
     for (size_t i = 0; i < v->n_days; i++) vday_free(v->days[i]);
     free(v->days);
+    free(v->all_days);
+    free(v->defs);
     free(v);
+}
+
+/* The observations of a day dropped (read again when needed): its rows'
+ * lines and receipts too. */
+static void drop_obs(vday *dy)
+{
+    free(dy->obs);
+    strings_free(dy);
+    free(dy->obs_text);
+    dy->obs = NULL;
+    dy->obs_text = NULL;
+    dy->n_obs = dy->obs_len = 0;
+    dy->obs_loaded = dy->receipts = 0;
+    dy->obs_sha[0] = '\0';
+    for (size_t i = 0; i < dy->n_rows; i++) {
+        vrow *r = &dy->rows[i];
+        free(r->obs);
+        r->obs = NULL;
+        r->n_obs = 0;
+        gpi_sha256_init(&r->lines_sha);
+        for (int c = 0; c < VOBS_MAX_COLS; c++) gpi_sha256_init(&r->col_sha[c]);
+    }
 }
 
 void verify_dir_forget_before(verify_dir *v, int32_t day)
@@ -566,6 +672,20 @@ void verify_dir_forget_before(verify_dir *v, int32_t day)
             v->days[w++] = v->days[i];
     }
     v->n_days = w;
+    /* files.c note 3: the observations kept, least recently used dropped
+     * past VERIFY_OBS_BUDGET bytes of observations.csv */
+    for (;;) {
+        size_t total = 0;
+        vday *lru = NULL;
+        for (size_t i = 0; i < v->n_days; i++) {
+            vday *dy = v->days[i];
+            if (!dy->obs_loaded) continue;
+            total += dy->obs_len;
+            if (!lru || dy->last_use < lru->last_use) lru = dy;
+        }
+        if (total <= VERIFY_OBS_BUDGET || !lru) break;
+        drop_obs(lru);
+    }
 }
 
 static int cmp_day(const void *a, const void *b)

@@ -24,7 +24,7 @@ static gpi_status first_published(const verify_dir *v, int32_t day, const char *
     *found = 0;
     if (stat(path, &sb) != 0) return GPI_OK;
     json_t *root;
-    gpi_status rc = vjson_load(path, &root, d);
+    gpi_status rc = vjson_load(v, path, &root, d);
     if (rc != GPI_OK) return rc;
     json_t *rows = json_object_get(root, "rows");
     *found = -1;

@@ -41,7 +41,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 static const char *jstr(json_t *o, const char *k)
 {
@@ -49,22 +48,15 @@ static const char *jstr(json_t *o, const char *k)
     return json_is_string(x) ? json_string_value(x) : NULL;
 }
 
-/* The SHA-256 of DIR/D/name; 0 when unreadable. */
-static int file_sha(const char *dir, const char *name, char out[65])
+/* The SHA-256 of DIR/D/name; 0 when unreadable (files.c: a regular file
+ * within the limit max, never a FIFO or a device). */
+static int file_sha(const char *dir, const char *name, size_t max, char out[65])
 {
     char path[4200];
     snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "rb");
-    if (!f) return 0;
-    gpi_sha256 s;
-    gpi_sha256_init(&s);
-    char buf[65536];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, f)) > 0) gpi_sha256_update(&s, buf, n);
-    int ok = !ferror(f);
-    fclose(f);
-    gpi_sha256_final(&s, out);
-    return ok;
+    gpi_diag e = {{0}};
+    out[0] = '\0';
+    return vfile_sha256(path, max, out, &e) == GPI_OK;
 }
 
 /* The verdict on a signature whose files check, by key fp over the signed
@@ -92,8 +84,8 @@ static int key_verdict(const char *fp, const unsigned char *key, const char *key
     return VERIFY_SIG_BAD;
 }
 
-int verify_signature(const char *daydir, json_t *root, const unsigned char *key, char *out,
-                     size_t cap)
+int verify_signature(const char *daydir, json_t *root, const unsigned char *key, size_t max,
+                     char *out, size_t cap)
 {
     static const char *const names[3] = {"index.csv", "index.json", "observations.csv"};
     json_t *fpj = json_object_get(root, "key_fingerprint");
@@ -111,11 +103,18 @@ int verify_signature(const char *daydir, json_t *root, const unsigned char *key,
     }
     char path[4200];
     snprintf(path, sizeof path, "%s/%s", daydir, GPI_SIG_FILE);
-    json_error_t e;
-    json_t *s = json_load_file(path, 0, &e);
+    /* read within limits (files.c): a FIFO or a huge file is unreadable */
+    char *text = NULL;
+    size_t len = 0;
+    gpi_diag rd = {{0}};
+    int absent = vfile_exists(path) != GPI_OK;
+    json_t *s = NULL;
+    if (!absent && vfile_read(path, VERIFY_SIG_MAX_BYTES, &text, &len, &rd) == GPI_OK)
+        s = json_loadb(text, len, 0, NULL);
+    free(text);
     if (!s) {
         snprintf(out, cap, "signature missing: index.json names key %.16s... but %s is %s", fp,
-                 GPI_SIG_FILE, strstr(e.text, "unable to open") ? "absent" : "unreadable");
+                 GPI_SIG_FILE, absent ? "absent" : "unreadable");
         return VERIFY_SIG_MISSING;
     }
     int rc = VERIFY_SIG_OK;
@@ -145,7 +144,7 @@ int verify_signature(const char *daydir, json_t *root, const unsigned char *key,
         if (!want || strlen(want) != 64) {
             snprintf(out, cap, "bad signature: %s names no SHA-256 of %s", GPI_SIG_FILE, names[i]);
             rc = VERIFY_SIG_BAD;
-        } else if (!file_sha(daydir, names[i], have) || strcmp(have, want) != 0) {
+        } else if (!file_sha(daydir, names[i], max, have) || strcmp(have, want) != 0) {
             snprintf(out, cap, "changed file: %s has SHA-256 %.16s..., the signed one is "
                                "%.16s... (changed after signing)", names[i], have, want);
             rc = VERIFY_SIG_CHANGED;
@@ -174,7 +173,7 @@ gpi_status verify_day_signature(verify_dir *v, int32_t day, const unsigned char 
         gpi_date_format(day, date);
         return gpi_diag_set(d, GPI_EINPUT, "%s/%s: not published (no index.json)", v->dir, date);
     }
-    *verdict = verify_signature(dy->path, dy->root, key, words, cap);
+    *verdict = verify_signature(dy->path, dy->root, key, dy->max_file, words, cap);
     /* note 3: the vintage folders */
     json_t *jv = json_object_get(dy->root, "vintage");
     long last = json_is_string(jv) ? atol(json_string_value(jv)) : 0;
@@ -182,19 +181,19 @@ gpi_status verify_day_signature(verify_dir *v, int32_t day, const unsigned char 
         char vdir[4200], path[4300];
         snprintf(vdir, sizeof vdir, "%s/v%ld", dy->path, k);
         snprintf(path, sizeof path, "%s/index.json", vdir);
-        struct stat sb;
-        if (stat(path, &sb) != 0) continue; /* not kept here */
-        json_t *root = NULL;
+        if (vfile_exists(path) != GPI_OK) continue; /* not kept here */
+        vday *dk = NULL; /* read once, within limits (load.c, files.c) */
         gpi_diag e = {{0}};
         char w[600];
         int vv;
-        if (vjson_load(path, &root, &e) != GPI_OK) {
+        gpi_status rk = vday_get_vintage(v, day, (int)k, &dk, &e);
+        if (rk == GPI_ENOMEM) return gpi_diag_set(d, rk, "%s", e.msg);
+        if (rk != GPI_OK || !dk->present) {
             snprintf(w, sizeof w, "bad signature: %s cannot be read (%s)", path, e.msg);
             vv = VERIFY_SIG_BAD;
         } else {
-            vv = verify_signature(vdir, root, key, w, sizeof w);
+            vv = verify_signature(vdir, dk->root, key, dk->max_file, w, sizeof w);
         }
-        json_decref(root);
         if (VERIFY_SIG_FAILED(vv)) {
             *verdict = vv;
             snprintf(words, cap, "v%ld: %s", k, w);
@@ -203,23 +202,29 @@ gpi_status verify_day_signature(verify_dir *v, int32_t day, const unsigned char 
     return GPI_OK;
 }
 
-int verify_restatements_signature(const char *dir, const unsigned char *key, char *out,
+int verify_restatements_signature(verify_dir *v, const unsigned char *key, char *out,
                                   size_t cap)
 {
+    const char *dir = v->dir;
     char path[4200], have[65];
     snprintf(path, sizeof path, "%s/restatements.csv", dir);
-    struct stat sb;
-    if (stat(path, &sb) != 0) {
+    if (vfile_exists(path) != GPI_OK) {
         snprintf(out, cap, "no restatements.csv");
         return VERIFY_SIG_UNSIGNED;
     }
     char keyfp[65] = "";
     if (key) gpi_sig_fingerprint(key, keyfp);
     snprintf(path, sizeof path, "%s/%s", dir, GPI_SIG_RESTATEMENTS_FILE);
-    json_error_t e;
-    json_t *s = json_load_file(path, 0, &e);
+    /* read within limits (files.c): a FIFO or a huge file is unreadable */
+    char *text = NULL;
+    size_t len = 0;
+    gpi_diag rd = {{0}};
+    int absent = vfile_exists(path) != GPI_OK;
+    json_t *s = NULL;
+    if (!absent && vfile_read(path, VERIFY_SIG_MAX_BYTES, &text, &len, &rd) == GPI_OK)
+        s = json_loadb(text, len, 0, NULL);
+    free(text);
     if (!s) {
-        int absent = strstr(e.text, "unable to open") != NULL;
         if (absent && !key) {
             snprintf(out, cap, "unsigned");
             return VERIFY_SIG_UNSIGNED;
@@ -238,17 +243,19 @@ int verify_restatements_signature(const char *dir, const unsigned char *key, cha
         snprintf(out, cap, "bad signature: %s lacks key_fingerprint, signature, "
                            "files.restatements.csv or rows", GPI_SIG_RESTATEMENTS_FILE);
         rc = VERIFY_SIG_BAD;
-    } else if (!file_sha(dir, "restatements.csv", have) || strcmp(have, want) != 0) {
+    } else if (!file_sha(dir, "restatements.csv", v->max_file, have) || strcmp(have, want) != 0) {
         snprintf(out, cap, "changed file: restatements.csv has SHA-256 %.16s..., the signed one "
                            "is %.16s... (changed after signing)", have, want);
         rc = VERIFY_SIG_CHANGED;
     } else {
-        /* the rows signed are the file's (the header is not one) */
+        /* the rows signed are the file's (the header is not one); read
+         * within limits, as its SHA-256 was */
         snprintf(path, sizeof path, "%s/restatements.csv", dir);
-        FILE *f = fopen(path, "rb");
-        int c;
-        while (f && (c = fgetc(f)) != EOF) n_rows += c == '\n';
-        if (f) fclose(f);
+        text = NULL;
+        len = 0;
+        if (vfile_read(path, v->max_file, &text, &len, &rd) == GPI_OK)
+            for (size_t i = 0; i < len; i++) n_rows += text[i] == '\n';
+        free(text);
         if (n_rows < 0) n_rows = 0;
         if (n_rows != (long)json_integer_value(rows)) {
             snprintf(out, cap, "bad signature: %s signs %lld rows, restatements.csv has %ld",

@@ -24,9 +24,12 @@
  *     day it was last seen; each matched offer's ref_price against the
  *     last day within absence_days + 1 days that listed it as used or
  *     candidate; a trade's ref against its trade_ref_date; the month's base
- *     against the previous month's last day.  Days DIR lacks are listed
- *     (vchk_missing).  Not recomputed: index_carried (it needs every
- *     member's items of the days before), the manipulation figures.
+ *     against the previous month's last day; a member's since (the day
+ *     it joined, else the day before's) and the index's base_date (the
+ *     day before's).  Days DIR lacks are listed
+ *     (vchk_missing).  Not recomputed: a member's index_carried (it needs
+ *     every member's items of the days before; it is 0 for the others,
+ *     and it divides the member's relative), the manipulation figures.
  */
 #include "verify/internal.h"
 #include "core/vec.h"
@@ -542,7 +545,13 @@ static gpi_status index_step(ctx *x, gpi_diag *d)
                 vchk_diff(c, 0, "observations.csv:%ld matched: %d, recomputed %d (the group's "
                           "trade_ref)", o->line, o->matched, want);
         }
-        if (!is_member(g->role)) continue;
+        if (!is_member(g->role)) { /* a candidate's items count for nobody */
+            snprintf(f, sizeof f, "v3.panel.%s.index_matched", g->name);
+            vchk_int(c, f, g->matched, 0);
+            snprintf(f, sizeof f, "v3.panel.%s.index_carried", g->name);
+            vchk_int(c, f, g->carried, 0);
+            continue;
+        }
         snprintf(f, sizeof f, "v3.panel.%s.index_matched", g->name);
         vchk_int(c, f, g->matched, matched);
         long m = matched + g->carried;
@@ -579,6 +588,16 @@ static gpi_status index_step(ctx *x, gpi_diag *d)
         json_t *pix = json_object_get(json_object_get(pr->j, "v3"), "index");
         if (vj_signed(pix, "log", 12, &pl)) pl = INT64_MIN;
         num_signed(c, "v3.index.log_prev", prev, pl, 12);
+        /* the base stays where the index started */
+        int32_t pb = INT32_MIN;
+        if (vj_date(pix, "base_date", &pb)) pb = INT32_MIN;
+        if (!vchk_failed(c) && pb != base) {
+            char a[11] = "none", b[11];
+            if (pb != INT32_MIN) gpi_date_format(pb, a);
+            gpi_date_format(base, b);
+            vchk_diff(c, 0, "v3.index.base_date: %s, but %s/index.json's is %s (the base is the "
+                            "index's first day)", b, pd->path, a);
+        }
     }
     return rc;
 }
@@ -626,6 +645,11 @@ static gpi_status panel_moves(ctx *x, gpi_diag *d)
         else if ((t->role == IDX_V3_IMPUTED || t->role == IDX_V3_LEFT) &&
                  t->absent != (joins ? 1 : absent + 1))
             why = "absent_days";
+        /* a member's first day: the day it joined, kept while it stays */
+        else if (t->since != (!is_member(t->role) ? INT32_MIN
+                              : joins             ? x->dy->day
+                                                  : b->since))
+            why = "since";
         if (why)
             vchk_diff(c, 0, "v3.panel.%s.%s: does not follow from %s/index.json (%s there)",
                       t->name, why, pd->path, b ? idx_v3_role_name(b->role) : "not listed");

@@ -84,6 +84,7 @@ static void check_csv(const vday *dy, const vrow *r, vchk *c)
         const char *want = i < n3 && cols[i].methods && !(cols[i].methods & mine)
                                ? ""
                                : as_csv(json_object_get(r->j, key), b);
+        if (r->stands && i == 2) want = r->stands_value; /* the value published */
         if (strcmp(r->csv[i], want) != 0) {
             vchk_diff(c, 0, "index.csv:%ld %s: \"%s\", index.json \"%s\"", r->csv_line,
                       name, r->csv[i], want);
@@ -199,50 +200,224 @@ static gpi_status check_row(verify_dir *v, vday *dy, vrow *r, vchk *c, gpi_diag 
     return rc;
 }
 
+/* The day-level checks of one vintage's files (date, observations.csv's
+ * hash, the files' notes), into the report's note. */
+static void check_files(const vday *dy, const char *date, int latest, char *out, size_t cap)
+{
+    const char *sha = vj_str(dy->root, "observations_sha256");
+    const char *jd = vj_str(dy->root, "date");
+    size_t k = strlen(out);
+    const char *sep = k ? "; " : "";
+    char pre[16] = ""; /* an older vintage is named; the latest is the current files */
+    if (!latest) snprintf(pre, sizeof pre, "v%d/", dy->vintage);
+    if (!jd || strcmp(jd, date) != 0)
+        snprintf(out + k, cap - k, "%s%sindex.json date: \"%s\", not the folder's %s", sep, pre,
+                 jd ? jd : "", date);
+    else if (!sha || strcmp(sha, dy->obs_sha) != 0)
+        snprintf(out + k, cap - k,
+                 "%s%sobservations.csv: its SHA-256 %.12s... differs from index.json's "
+                 "observations_sha256 (the file changed after publication)",
+                 sep, pre, dy->obs_sha);
+    else if (dy->note[0])
+        snprintf(out + k, cap - k, "%s%s%s", sep, pre, dy->note);
+}
+
+/* The value a row publishes (its standing value, or its own). */
+static const char *published_value(vrow *r)
+{
+    if (r->stands) return r->stands_value;
+    const char *s = vj_str(r->j, "value");
+    return s ? s : "?";
+}
+
+/* A standing value (publish/format4.c note 3) is the value of its vintage. */
+static gpi_status check_stands(verify_dir *v, vday *dy, vrow *r, vchk *c, gpi_diag *d)
+{
+    if (!r->stands) return GPI_OK;
+    if (r->stands_since < 1 || r->stands_since >= dy->n_vintage) {
+        vchk_diff(c, 0, "revision.stands_since_vintage: not an earlier vintage");
+        return GPI_OK;
+    }
+    vday *k = NULL;
+    gpi_status rc = vday_get_vintage(v, dy->day, r->stands_since, &k, d);
+    if (rc != GPI_OK) return rc;
+    vrow *kr = k->present ? vday_row(k, r->grade) : NULL;
+    if (!kr)
+        vchk_diff(c, 0, "revision: the value stands since vintage %d, which has no row of the "
+                        "grade", r->stands_since);
+    else if (strcmp(published_value(kr), r->stands_value) != 0)
+        vchk_diff(c, 0, "value: published %s as standing since vintage %d, which published %s",
+                  r->stands_value, r->stands_since, published_value(kr));
+    return GPI_OK;
+}
+
+/* Checks every row of one vintage, results appended to out. */
+static gpi_status check_vintage(verify_dir *v, vday *dy, int latest, verify_day_report *out,
+                                gpi_diag *d)
+{
+    gpi_status rc = vday_obs(dy, d);
+    if (rc != GPI_OK) return rc;
+    vday_receipts(dy);
+    for (size_t i = 0; i < dy->n_rows && rc == GPI_OK; i++) {
+        vrow *r = &dy->rows[i];
+        verify_result *res = &out->g[out->n++];
+        vchk c;
+        memset(&c, 0, sizeof c);
+        c.dir = v->dir;
+        c.day = dy->day;
+        c.grade = r->grade;
+        rc = check_row(v, dy, r, &c, d);
+        if (rc == GPI_OK) rc = check_stands(v, dy, r, &c, d);
+        snprintf(res->grade, sizeof res->grade, "%s", r->grade);
+        res->vintage = dy->n_vintage;
+        res->latest = latest;
+        snprintf(res->differs, sizeof res->differs, "%s", c.differs);
+        vchk_missing_text(&c, v->dir, res->unverified, sizeof res->unverified);
+        if (v->view_seq == VIEW_NONE && !c.n_diff) {
+            size_t k = strlen(res->unverified);
+            snprintf(res->unverified + k, sizeof res->unverified - k,
+                     "%sits inputs from other days not checked (vintage %d was published before "
+                     "file format 4 recorded when)",
+                     k ? "; " : "", dy->n_vintage);
+        }
+        res->status = c.n_diff ? VERIFY_DIFFERS : res->unverified[0] ? VERIFY_PARTIAL : VERIFY_OK;
+    }
+    return rc;
+}
+
 gpi_status verify_day(verify_dir *v, int32_t day, verify_day_report *out, gpi_diag *d)
 {
     memset(out, 0, sizeof *out);
     out->day = day;
-    vday *dy;
-    gpi_status rc = vday_get(v, day, &dy, d);
+    vday *cur;
+    gpi_status rc = vday_get_vintage(v, day, 0, &cur, d);
     if (rc != GPI_OK) return rc;
     char date[11];
     gpi_date_format(day, date);
-    if (!dy->present)
+    if (!cur->present)
         return gpi_diag_set(d, GPI_EINPUT, "%s/%s: not published (no index.json)", v->dir, date);
-    rc = vday_obs(dy, d);
-    if (rc != GPI_OK) return rc;
-    vday_receipts(dy);
-    const char *sha = vj_str(dy->root, "observations_sha256");
-    const char *jd = vj_str(dy->root, "date");
-    if (!jd || strcmp(jd, date) != 0)
-        snprintf(out->file_note, sizeof out->file_note, "index.json date: \"%s\", not the folder's %s",
-                 jd ? jd : "", date);
-    else if (!sha || strcmp(sha, dy->obs_sha) != 0)
-        snprintf(out->file_note, sizeof out->file_note,
-                 "observations.csv: its SHA-256 %.12s... differs from index.json's "
-                 "observations_sha256 (the file changed after publication)",
-                 dy->obs_sha);
-    else if (dy->note[0])
-        snprintf(out->file_note, sizeof out->file_note, "%s", dy->note);
-    out->g = calloc(dy->n_rows ? dy->n_rows : 1, sizeof *out->g);
-    if (!out->g) return gpi_diag_set(d, GPI_ENOMEM, "out of memory");
-    out->n = dy->n_rows;
-    for (size_t i = 0; i < dy->n_rows && rc == GPI_OK; i++) {
-        vrow *r = &dy->rows[i];
-        verify_result *res = &out->g[i];
-        vchk c;
-        memset(&c, 0, sizeof c);
-        c.dir = v->dir;
-        c.day = day;
-        c.grade = r->grade;
-        rc = check_row(v, dy, r, &c, d);
-        snprintf(res->grade, sizeof res->grade, "%s", r->grade);
-        snprintf(res->differs, sizeof res->differs, "%s", c.differs);
-        vchk_missing_text(&c, v->dir, res->unverified, sizeof res->unverified);
-        res->status = c.n_diff ? VERIFY_DIFFERS : c.n_missing ? VERIFY_PARTIAL : VERIFY_OK;
+    char *note = out->file_note;
+    size_t cap = sizeof out->file_note;
+    /* every kept vintage v1..vN, N the current files' (vintage.c) */
+    int n = cur->n_vintage;
+    if (n < 1) {
+        snprintf(note, cap, "index.json vintage: unreadable");
+        n = 0;
     }
-    if (rc == GPI_OK) rc = vcurve_day(v, dy, out, d); /* file format 4 */
+    vday **ks = calloc((size_t)n + 1, sizeof *ks);
+    if (!ks) return gpi_diag_set(d, GPI_ENOMEM, "out of memory");
+    size_t nk = 0, rows = cur->n_rows;
+    for (int k = 1; k <= n && rc == GPI_OK; k++) {
+        vday *dk = NULL;
+        rc = vday_get_vintage(v, day, k, &dk, d);
+        if (rc != GPI_OK) break;
+        if (!dk->present) {
+            size_t l = strlen(note);
+            snprintf(note + l, cap - l, "%s%s/%s/v%d is missing (a kept vintage deleted)",
+                     l ? "; " : "", v->dir, date, k);
+            continue;
+        }
+        ks[nk++] = dk;
+        rows += dk->n_rows;
+    }
+    char extra[4300];
+    snprintf(extra, sizeof extra, "%s/%s/v%d", v->dir, date, n + 1);
+    if (rc == GPI_OK && vfile_exists(extra) == GPI_OK) {
+        size_t l = strlen(note);
+        snprintf(note + l, cap - l, "%sv%d/ is there, but the current files are vintage %d",
+                 l ? "; " : "", n + 1, n);
+    }
+    out->g = calloc(rows + 1, sizeof *out->g);
+    if (rc == GPI_OK && !out->g) rc = gpi_diag_set(d, GPI_ENOMEM, "out of memory");
+    /* the current files are the latest vintage's */
+    vday *latest = nk && ks[nk - 1]->vintage == n ? ks[nk - 1] : NULL;
+    int cur_differs = 0; /* the current files are checked too, and named */
+    if (rc == GPI_OK && latest) {
+        rc = vday_obs(cur, d);
+        if (rc == GPI_OK) rc = vday_obs(latest, d);
+        vday_receipts(cur);
+        vday_receipts(latest);
+        if (rc == GPI_OK && (strcmp(cur->json_sha, latest->json_sha) != 0 ||
+                             strcmp(cur->csv_sha, latest->csv_sha) != 0 ||
+                             strcmp(cur->obs_sha, latest->obs_sha) != 0)) {
+            cur_differs = 1;
+            size_t l = strlen(note);
+            snprintf(note + l, cap - l, "%sthe current files are not v%d/'s (%s differs)",
+                     l ? "; " : "", n,
+                     strcmp(cur->json_sha, latest->json_sha) ? "index.json"
+                     : strcmp(cur->csv_sha, latest->csv_sha) ? "index.csv"
+                                                              : "observations.csv");
+        }
+    }
+    /* each vintage, newest first, against the other days of its time */
+    int64_t saved = v->view_seq;
+    int64_t legacy_latest = -1; /* the newest vintage of before format 4 */
+    for (size_t i = 0; i < nk; i++)
+        if (ks[i]->seq < 0) legacy_latest = ks[i]->vintage;
+    if (rc == GPI_OK && cur_differs && cur->format >= 3) {
+        /* what in them differs, named as the current files' */
+        v->view_seq = cur->seq >= 0 ? cur->seq : VIEW_NONE;
+        rc = check_vintage(v, cur, 1, out, d);
+        if (rc == GPI_OK) check_files(cur, date, 1, note, cap);
+    }
+    for (size_t i = nk; i-- > 0 && rc == GPI_OK;) {
+        vday *dk = ks[i];
+        if (dk->format < 3) {
+            size_t l = strlen(out->partial_note);
+            snprintf(out->partial_note + l, sizeof out->partial_note - l,
+                     "%sv%d is file format %d (before receipts): not verifiable", l ? "; " : "",
+                     dk->vintage, dk->format);
+            continue;
+        }
+        v->view_seq = dk->seq >= 0 ? dk->seq : dk->vintage == legacy_latest ? 0 : VIEW_NONE;
+        int is_cur = dk->vintage == n && !cur_differs;
+        rc = check_vintage(v, dk, is_cur, out, d);
+        if (rc != GPI_OK) break;
+        check_files(dk, date, is_cur, note, cap);
+        char vn[1024] = "", vp[256] = "";
+        rc = vvintage_check(v, dk, vn, sizeof vn, vp, sizeof vp, d);
+        if (rc == GPI_OK) rc = vday_check_package(dk, vn, sizeof vn, d);
+        if (vn[0]) {
+            size_t l = strlen(note);
+            if (dk->vintage == n) snprintf(note + l, cap - l, "%s%s", l ? "; " : "", vn);
+            else snprintf(note + l, cap - l, "%sv%d: %s", l ? "; " : "", dk->vintage, vn);
+        }
+        if (vp[0]) {
+            char *pn = out->partial_note;
+            size_t l = strlen(pn), pc = sizeof out->partial_note;
+            if (dk->vintage == n) snprintf(pn + l, pc - l, "%s%s", l ? "; " : "", vp);
+            else snprintf(pn + l, pc - l, "%sv%d: %s", l ? "; " : "", dk->vintage, vp);
+        }
+        vday_check_definitions(v, dk, note, cap);
+        /* a kept earlier vintage's term curve files (the current files'
+         * are reported below, curve by curve): their receipt and curves */
+        if (rc == GPI_OK && dk->vintage != n) {
+            verify_day_report t;
+            memset(&t, 0, sizeof t);
+            rc = vcurve_day(v, dk, &t, d);
+            const char *cd = t.curve_note[0] ? t.curve_note : NULL;
+            const char *cg = NULL;
+            for (size_t q = 0; !cd && q < t.n_curves; q++)
+                if (t.curves[q].status == VERIFY_DIFFERS)
+                    cd = t.curves[q].differs, cg = t.curves[q].grade;
+            if (cd) {
+                size_t l = strlen(note);
+                snprintf(note + l, cap - l, "%sv%d: curve%s%s: %s", l ? "; " : "", dk->vintage,
+                         cg ? " " : "", cg ? cg : "", cd);
+            }
+            free(t.curves);
+        }
+    }
+    v->view_seq = saved;
+    if (rc == GPI_OK) vday_check_batches(ks, nk, note, cap);
+    if (rc == GPI_OK) { /* the current files' data package (not among the vintage's three) */
+        char pn[600] = "";
+        rc = vday_check_package(cur, pn, sizeof pn, d);
+        size_t l = strlen(note);
+        if (pn[0]) snprintf(note + l, cap - l, "%s%s", l ? "; " : "", pn);
+    }
+    free(ks);
+    if (rc == GPI_OK) rc = vcurve_day(v, cur, out, d); /* file format 4: the term curves */
     if (rc != GPI_OK) verify_day_report_free(out);
     return rc;
 }

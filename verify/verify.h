@@ -54,6 +54,8 @@ enum { VERIFY_OK = 0, VERIFY_PARTIAL, VERIFY_DIFFERS };
 
 typedef struct verify_result {
     char grade[65];
+    int vintage;                /* the vintage checked (every kept one, newest first) */
+    int latest;                 /* 1: the day's latest vintage (its current files) */
     int status;                 /* VERIFY_OK, VERIFY_PARTIAL, VERIFY_DIFFERS */
     char differs[768];          /* the first differences (receipt; recomputation), "" none */
     char unverified[768];       /* what needs days DIR does not have, "" none */
@@ -61,7 +63,8 @@ typedef struct verify_result {
 
 typedef struct verify_day_report {
     int32_t day;
-    char file_note[512];        /* a difference of the day's files as a whole, "" none */
+    char file_note[2048];       /* differences of the day's files as a whole ("; "), "" none */
+    char partial_note[512];     /* what of the day as a whole is not verifiable, "" none */
     size_t n;
     verify_result *g;           /* in index.json order */
     /* file format 4: the term curve (verify/curve.c) -- a difference of its
@@ -85,15 +88,20 @@ enum { VERIFY_SIG_UNSIGNED = 0, VERIFY_SIG_OK, VERIFY_SIG_UNCHECKED, VERIFY_SIG_
 gpi_status verify_day_signature(verify_dir *v, int32_t day, const unsigned char *key,
                                 int *verdict, char *words, size_t cap, gpi_diag *d);
 
-/* Checks DIR/restatements.csv's signature (DIR/restatements.signature.json,
- * sign.c note 4) with key (NULL: none given): the verdict (VERIFY_SIG_*;
- * VERIFY_SIG_UNSIGNED also when DIR has no restatements.csv) and its
- * words in out. */
-int verify_restatements_signature(const char *dir, const unsigned char *key, char *out,
+/* Checks DIR/restatements.csv's signature of v
+ * (DIR/restatements.signature.json, sign.c note 4) with key (NULL: none given), reading within v's limits
+ * (verify/files.c): the verdict (VERIFY_SIG_*; VERIFY_SIG_UNSIGNED also
+ * when DIR has no restatements.csv) and its words in out. */
+int verify_restatements_signature(verify_dir *v, const unsigned char *key, char *out,
                                   size_t cap);
 
 /* Opens DIR (a folder of published days, DIR/YYYY-MM-DD/). */
 gpi_status verify_dir_open(const char *dir, verify_dir **out, gpi_diag *d);
+/* The largest published file verify reads (verify/files.c): a bigger one,
+ * and anything not a regular file (a FIFO, a device), is refused.  0 sets
+ * the default, VERIFY_MAX_FILE_MIB MiB. */
+#define VERIFY_MAX_FILE_MIB 128
+void verify_dir_set_max_file(verify_dir *v, size_t bytes);
 void verify_dir_close(verify_dir *v);
 /* The days published in DIR (folders YYYY-MM-DD holding an index.json),
  * ascending; *days is malloc'd. */
@@ -124,6 +132,13 @@ gpi_status verify_inputs_day(verify_inputs *vi, verify_dir *v, int32_t day, veri
 /* Files of RAW no verified day committed to (of *n_files). */
 size_t verify_inputs_unused(const verify_inputs *vi, size_t *n_files);
 void verify_inputs_close(verify_inputs *vi);
+/* DIR/restatements.csv against the vintages it speaks of, and every
+ * change of a published value against it (verify/restatements.c):
+ * differences into differs, what is not verifiable into partial ("; "
+ * separated, "" none), *lines the restatements read.  GPI_EINPUT only when
+ * a file cannot be read at all. */
+gpi_status verify_dir_restatements(verify_dir *v, char *differs, size_t cap, char *partial,
+                                   size_t pcap, long *lines, gpi_diag *d);
 
 /* Settles contract c (settlement/) on the values of its grade as first
  * published in DIR: each day's vintage 1 (DIR/D/v1/index.json).  Every day

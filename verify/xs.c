@@ -436,9 +436,10 @@ gpi_status vxs_check(verify_dir *v, vday *dy, vrow *r, const idx_grade *g, vchk 
     {
         int64_t pv = pub(c, j, r->v2 ? "xs_value" : "value", 4);
         if (pv != -2) vchk_num(c, r->v2 ? "xs_value" : "value", pv, out->value_e4, 4);
-        if (!r->v2 && out->level != GPI_LEVEL_CARRIED) {
-            int64_t pc = pub(c, j, "carry_days", 0);
-            if (pc != -2) vchk_int(c, "carry_days", (long)pc, 0);
+        if (out->level != GPI_LEVEL_CARRIED) { /* v2: the cross-section's own carry */
+            const char *ck = r->v2 ? "xs_carry_days" : "carry_days";
+            int64_t pc = pub(c, j, ck, 0);
+            if (pc != -2) vchk_int(c, ck, (long)pc, 0);
         }
     }
     /* the statistics of the level */

@@ -1,9 +1,10 @@
 #!/usr/bin/python3
 # tests/ref/hedge_v2.py -- independent reference values (standard library
-# only) for the hedge v2 statistics pinned in tests/test_hedge.c and
-# tests/test_hedge_replay.c: the 95 % intervals of h (Newey-West) and of
-# the effectiveness (Fisher z), the budget errors of the by-hand replays
-# (roll and strip) and the replay/analyze consistency on the §6 vector.
+# only) for the hedge v2 statistics pinned in tests/test_hedge.c,
+# tests/test_hedge_replay.c and tests/test_hedge_ratio.c: the 95 % intervals
+# of h (Newey-West) and of the effectiveness (Fisher z), the budget errors
+# of the by-hand replays (roll and strip) and the replay/analyze
+# consistency on the §6 vector.
 # Run: python3 tests/ref/hedge_v2.py
 import math
 from statistics import NormalDist, mean, stdev
