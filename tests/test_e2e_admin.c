@@ -197,8 +197,21 @@ static void test_signed_publications(void **state)
     tu_run_free(&r);
     r = tu_sh(dir, "rm -r sx && cp -r sp sx && rm sx/restatements.signature.json");
     ok(&r, "remove its signature");
+    /* DIR's datapackage.json still lists it: verify makes the package again
+     * (listing restatements.signature.json when DIR holds one) and the
+     * bytes differ */
     r = tu_gpuidx(dir, "verify sx");
-    assert_int_equal(r.status, 0); /* unsigned is valid without --key */
+    assert_int_equal(r.status, 1);
+    HAS(r, out, "restatements.csv: DIFFERS datapackage.json (of restatements.csv): not the data "
+                "package file format 4 gives");
+    tu_run_free(&r);
+    /* unsigned, and said so by the package, is valid without --key */
+    r = tu_sh(dir, "python3 -c \"import re; p = 'sx/datapackage.json'; s = open(p).read();"
+                   " open(p, 'w').write(re.sub(r',\\n *[{]\\n *.name.: .restatements-signature-json.*?"
+                   "\\n  [}]', '', s, flags=re.S))\"");
+    ok(&r, "its listing removed");
+    r = tu_gpuidx(dir, "verify sx");
+    if (r.status != 0) fail_msg("verify sx:\n%s%s", r.out, r.err);
     tu_run_free(&r);
     r = tu_gpuidx(dir, "verify --key k.pem.pub sx");
     assert_int_equal(r.status, 1);
@@ -684,9 +697,15 @@ static void test_stale_inputs(void **state)
     if (r.status != 0 || count(r.out, "DIFFERS") || count(r.out, "inputs: stale"))
         fail_msg("verify --inputs:\n%s%s", r.out, r.err);
     tu_run_free(&r);
-    r = tu_sh(dir, "rm -rf stx && cp -r stp stx && sed -i 's/\"stale_share\":0.333333,\"stale_groups\":1/"
-                   "\"stale_share\":0.000000,\"stale_groups\":0/' stx/2025-04-09/index.json &&"
-                   " sed -i '2s/,low,0.333333,/,low,0.000000,/' stx/2025-04-09/index.csv");
+    /* both copies of vintage 1: the current files and v1/ (verify checks
+     * every kept vintage and that the current files are the latest's) */
+    r = tu_sh(dir, "rm -rf stx && cp -r stp stx && for f in stx/2025-04-09 stx/2025-04-09/v1; do"
+                   " sed -i 's/\"stale_share\":0.333333,\"stale_groups\":1/"
+                   "\"stale_share\":0.000000,\"stale_groups\":0/' $f/index.json &&"
+                   " sed -i '2s/,low,0.333333,/,low,0.000000,/' $f/index.csv &&"
+                   " h=$(sha256sum < $f/index.csv | cut -c1-64) &&"
+                   " sed -i 's/\"index_csv_sha256\":\"[0-9a-f]*/\"index_csv_sha256\":\"'$h'/'"
+                   " $f/index.json || exit 1; done");
     ok(&r, "tamper");
     r = tu_gpuidx(dir, "verify stx");
     if (r.status != 0 || count(r.out, "DIFFERS")) fail_msg("plain verify:\n%s%s", r.out, r.err);
