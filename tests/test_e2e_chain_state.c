@@ -79,9 +79,9 @@ static int setup(void **state)
                                               "year-trades.csv", data_opt));
     run_ok("build v3", tu_gpuidx(dir, "--db y3.db %s index build --from 2025-01-01 --to "
                                       "2025-03-10", data_opt));
-    /* (a state's format: v2's chain 1, v3's panel 3) */
+    /* (a state's format: v2's chain 1, v3's panel 4, with the month's manipulation figures) */
     run_ok("v3 states", tu_sh(dir, "test \"$(sqlite3 y3.db 'SELECT DISTINCT format FROM "
-                                   "chain_states')\" = 3"));
+                                   "chain_states')\" = 4"));
     use_method(2);
     return 0;
 }
@@ -308,10 +308,10 @@ static void state_bytes_deterministic(void)
     setenv("DATA", env, 1);
     tu_run r = tu_sh_all(dir, steps, sizeof steps / sizeof steps[0]);
     tu_run_free(&r);
-    /* the states compared are the method's (format: v2's chain 1, v3's 3) */
+    /* the states compared are the method's (format: v2's chain 1, v3's 4) */
     r = tu_sh(dir, "sqlite3 d1.db 'SELECT DISTINCT format FROM chain_states'");
     char want[8];
-    snprintf(want, sizeof want, "%d\n", method == 3 ? 3 : 1);
+    snprintf(want, sizeof want, "%d\n", method == 3 ? 4 : 1);
     assert_string_equal(r.out, want);
     tu_run_free(&r);
 }

@@ -41,11 +41,21 @@
 
 static char *dir;
 
-static const char *const on_demand[] = {"H100-SXM.OD", "H100-PCIE.OD", "H200.OD",
-                                        "B200.OD",     "A100-SXM-80.OD", "L40S.OD"};
-static const char *const gpu_of[] = {"H100-SXM-80GB", "H100-PCIE-80GB", "H200-SXM-141GB",
-                                     "B200",          "A100-SXM-80GB",  "L40S"};
-#define NG 6
+/* The on-demand grades with term inputs: the six blended grades first (the
+ * tests below index H100-SXM.OD as 0 and H200.OD as 2), then the segment
+ * splits (methodology v3, issue 26: a split's curve restates its own
+ * members' term quotes to its own fix, against its GPU's true curve).  The
+ * demo's hyperscalers quote one- and three-year terms only: A100-SXM-80.OD.HYP
+ * publishes tenors 12 .. 36 and withholds 1 .. 11 every day (nothing to
+ * interpolate from between the front and 12 months). */
+static const char *const on_demand[] = {
+    "H100-SXM.OD",     "H100-PCIE.OD",     "H200.OD",           "B200.OD",
+    "A100-SXM-80.OD",  "L40S.OD",          "H100-SXM.OD.NEO",   "H100-PCIE.OD.NEO",
+    "A100-SXM-80.OD.NEO", "A100-SXM-80.OD.HYP"};
+static const char *const gpu_of[] = {
+    "H100-SXM-80GB", "H100-PCIE-80GB", "H200-SXM-141GB", "B200",          "A100-SXM-80GB",
+    "L40S",          "H100-SXM-80GB",  "H100-PCIE-80GB", "A100-SXM-80GB", "A100-SXM-80GB"};
+#define NG 10
 
 static void sh_ok(const char *cmd)
 {
@@ -124,12 +134,6 @@ static int grade_index(const char *id)
     return -1;
 }
 
-static int gpu_index(const char *gpu)
-{
-    for (int g = 0; g < NG; g++)
-        if (strcmp(gpu_of[g], gpu) == 0) return g;
-    return -1;
-}
 
 static int day_index(const char *date)
 {
@@ -147,8 +151,9 @@ static void load_all(void)
     while ((line = strtok_r(NULL, "\n", &save))) {
         char *f[10];
         if (split(line, f, 10) != 8) fail_msg("truth-curve.csv: %s", line);
-        int g = gpu_index(f[1]), k = atoi(f[2]), d = day_index(f[0]);
-        if (g >= 0) dc[g][d].truth[k] = strtod(f[4], NULL);
+        int k = atoi(f[2]), d = day_index(f[0]);
+        for (int g = 0; g < NG; g++) /* every grade of the GPU */
+            if (strcmp(gpu_of[g], f[1]) == 0) dc[g][d].truth[k] = strtod(f[4], NULL);
     }
     free(t);
     t = rel("values.csv");
@@ -202,8 +207,19 @@ static void test_within_3pct_of_the_true_curve(void **state)
             }
             print_message("%s tenor %d: %ld of %ld days within 3 %% of the true curve (%.1f %%)\n",
                           on_demand[g], k, within, n, 100.0 * (double)within / (double)n);
+            if (g == 9 && k < 12) { /* the hyperscaler split: withheld */
+                assert_int_equal(n, 0);
+                continue;
+            }
             assert_true(n >= 300);
-            assert_true(within * 10 >= n * 9);
+            if (g == 9 && k == 24) {
+                /* between its 12- and 36-month points only, where the true
+                 * curve bends: 52.8 % (METHODOLOGY.md "Term curve") */
+                assert_true(within * 100 >= n * 50);
+                continue;
+            }
+            /* the NEO splits quote fewer term rents than the blends: 85 % */
+            assert_true(within * 100 >= n * (g < 6 ? 90 : 85));
         }
 }
 
@@ -245,8 +261,8 @@ static void test_verify_and_reference(void **state)
     (void)state;
     tu_run r = tu_gpuidx(dir, "verify pub");
     if (r.status != 0) fail_msg("verify: %.2000s%s", r.out, r.err);
-    /* 10 days x 8 published grades: every fix and every curve */
-    assert_non_null(strstr(r.out, "\nverify: 80 term curves: 80 ok, 0 ok but not fully "
+    /* 10 days x 13 published grades: every fix and every curve */
+    assert_non_null(strstr(r.out, "\nverify: 130 term curves: 130 ok, 0 ok but not fully "
                                   "verifiable, 0 differ\n"));
     assert_non_null(strstr(r.out, "\n2025-12-31 H200.OD curve: ok\n"));
     tu_run_free(&r);
@@ -303,8 +319,9 @@ static void test_front_is_the_v3_fix(void **state)
         json_decref(ix);
         json_decref(cv);
     }
-    assert_int_equal(pairs, 80); /* 10 days x 8 grades */
-    assert_true(fronts >= 70);
+    assert_int_equal(pairs, 130); /* 10 days x 13 grades */
+    print_message("%d of %d fronts with a value\n", fronts, pairs);
+    assert_true(fronts >= 110);
     assert_true(with_candidates > 0); /* days whose panel leaves a present group out */
 }
 

@@ -476,7 +476,9 @@ static void test_newest_day_unrecomputed_fields(void **state)
      * files say of themselves (their row count, which `verify --inputs
      * RAW` checks; their name and feed, labels), the publication's number (a higher one
      * than its own changes no check: nothing was published after it yet)
-     * and the manipulation figures index.csv does not repeat; of
+     * and the v3 manipulation figures (v3.manipulation: bounds found by
+     * running the method under each attack, index/v3_reach.c; verify does
+     * not run the attacks again, and index.csv does not repeat them); of
      * methodology v3, a member's count of carried items in the price
      * index (verify/v3.c note 2: it needs every member's items of the
      * days before; a candidate's is checked to be 0, and a member's
@@ -490,6 +492,27 @@ static void test_newest_day_unrecomputed_fields(void **state)
         "2025-01-23/index.json:sequence,"
         "2025-01-23/index.json:rows[].loo_provider,"
         "2025-01-23/index.json:rows[].loo_voids,"
+        "2025-01-23/index.json:rows[].v3.manipulation.month,"
+        "2025-01-23/index.json:rows[].v3.manipulation.days,"
+        "2025-01-23/index.json:rows[].v3.manipulation.business_days,"
+        "2025-01-23/index.json:rows[].v3.manipulation.fsp_move.absent,"
+        "2025-01-23/index.json:rows[].v3.manipulation.fsp_move.print,"
+        "2025-01-23/index.json:rows[].v3.manipulation.fsp_move.new,"
+        "2025-01-23/index.json:rows[].v3.manipulation.fsp_move_business.absent,"
+        "2025-01-23/index.json:rows[].v3.manipulation.fsp_move_business.print,"
+        "2025-01-23/index.json:rows[].v3.manipulation.fsp_move_business.new,"
+        "2025-01-23/index.json:rows[].v3.manipulation.day.absent.low,"
+        "2025-01-23/index.json:rows[].v3.manipulation.day.absent.high,"
+        "2025-01-23/index.json:rows[].v3.manipulation.day.absent.void,"
+        "2025-01-23/index.json:rows[].v3.manipulation.day.absent.carry,"
+        "2025-01-23/index.json:rows[].v3.manipulation.day.print.low,"
+        "2025-01-23/index.json:rows[].v3.manipulation.day.print.high,"
+        "2025-01-23/index.json:rows[].v3.manipulation.day.print.void,"
+        "2025-01-23/index.json:rows[].v3.manipulation.day.print.carry,"
+        "2025-01-23/index.json:rows[].v3.manipulation.day.new.low,"
+        "2025-01-23/index.json:rows[].v3.manipulation.day.new.high,"
+        "2025-01-23/index.json:rows[].v3.manipulation.day.new.void,"
+        "2025-01-23/index.json:rows[].v3.manipulation.day.new.carry,"
         "2025-01-23/index.json:rows[].v3.panel[].index_carried";
     if (strcmp(passed, want) != 0) fail_msg("passing edits:\n%s\nwant\n%s", passed, want);
 }
