@@ -22,9 +22,12 @@
  * (4) Each folder of files of format 4 or later (DIR/D and its v<k>/)
  *     also gets datapackage.json, a Frictionless data package describing
  *     its CSVs' columns, types and units (publish/columns.c); DIR gets
- *     one for restatements.csv.  They follow from the format alone, are
- *     not part of a vintage's receipts, and are written again with the
- *     tree.  Folders of older formats have none, as before.
+ *     one for restatements.csv.  They follow from the format and whether
+ *     the folder is signed alone (a signed vintage's lists its
+ *     signature.json, DIR's its restatements.signature.json: note 5), so
+ *     verify makes them again and compares the bytes (verify/package.c);
+ *     they are not part of a vintage's receipts, and are written again
+ *     with the tree.  Folders of older formats have none, as before.
  * (5) restatements.csv is signed apart (sign.c note 3) by a signed
  *     publication, in DIR/restatements.signature.json, which DIR's
  *     datapackage.json then lists.
