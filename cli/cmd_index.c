@@ -247,12 +247,14 @@ static int cmd_build(cli_ctx *ctx, int argc, char **argv)
     gpi_status rc = idx_grades_load_data(cli_data_dir(ctx), path, &gs, &d);
     store *st = NULL;
     if (rc == GPI_OK) cli_print_notes(gs);
-    /* fresh inputs are evaluated by the lab and the review (index/stale.c),
-     * not applied by the build: a grade must not claim what it does not do */
+    /* fresh inputs (index/fresh.c) are applied to v1 and v3 grades; a v2
+     * chain would match offers that come and go with their age: refused,
+     * a grade must not claim what it does not do */
     for (size_t i = 0; rc == GPI_OK && i < gs->n; i++)
-        if (gs->g[i].p.max_unchanged_days > 0)
-            rc = gpi_diag_set(&d, GPI_EINPUT, "%s: grades[%zu].max_unchanged_days: evaluated by "
-                              "`grades stale` and `review`; index build does not apply it yet",
+        if (gs->g[i].p.max_unchanged_days > 0 && gs->g[i].method == 2)
+            rc = gpi_diag_set(&d, GPI_EINPUT, "%s: grades[%zu].max_unchanged_days: not applied to "
+                              "methodology v2 (its matched sample would gain and lose offers as "
+                              "they age); use method v3 or v1, or evaluate it with `grades stale`",
                               path, i);
     if (rc == GPI_OK && !(st = open_db(ctx, "index build", 0))) rc = GPI_ESTORE, d.msg[0] = '\0';
     if (rc == GPI_OK && grades) rc = check_candidates(ctx, st, path, gs, &d);

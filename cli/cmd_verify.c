@@ -271,6 +271,20 @@ static int settlement(int argc, char **argv, const char *contracts, const char *
     return bad ? 1 : 0;
 }
 
+/* DIR/restatements.csv's signature (verify/sign.c note 4): said when
+ * signed or failed, a failure counted as a difference. */
+static void restatements_signature(verify_dir *v, const unsigned char *key, tally *t)
+{
+    char words[400];
+    int verdict = verify_restatements_signature(v, key, words, sizeof words);
+    if (VERIFY_SIG_FAILED(verdict)) {
+        printf("restatements.csv: DIFFERS %s\n", words);
+        t->differ++;
+    } else if (verdict != VERIFY_SIG_UNSIGNED) {
+        printf("restatements.csv: %s\n", words);
+    }
+}
+
 int cmd_verify(cli_ctx *ctx, int argc, char **argv)
 {
     (void)ctx;
@@ -378,6 +392,7 @@ int cmd_verify(cli_ctx *ctx, int argc, char **argv)
                            lines == 1 ? "" : "s");
                 }
             }
+            if (rc == GPI_OK) restatements_signature(v, x.key, &t);
         }
         verify_dir_close(v);
     }

@@ -29,6 +29,13 @@ size_t gpi_sig_message(const char *date, int vintage, const char sha[3][65], cha
     return n < 0 ? 0 : (size_t)n < cap ? (size_t)n : cap - 1;
 }
 
+size_t gpi_sig_restatements_message(const char sha[65], long rows, char *out, size_t cap)
+{
+    int n = snprintf(out, cap, "gpuidx signed restatements 1\nrestatements.csv %s\nrows %ld\n",
+                     sha, rows);
+    return n < 0 ? 0 : (size_t)n < cap ? (size_t)n : cap - 1;
+}
+
 void gpi_sig_fingerprint(const unsigned char raw[32], char out[65])
 {
     gpi_sha256_hex(raw, 32, out);

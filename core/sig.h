@@ -28,6 +28,15 @@
 size_t gpi_sig_message(const char *date, int vintage, const char sha[3][65], char *out,
                        size_t cap);
 
+/* DIR/restatements.csv's signature file (METHODOLOGY.md §7.3). */
+#define GPI_SIG_RESTATEMENTS_FILE "restatements.signature.json"
+
+/* The signed text of restatements.csv, whose SHA-256 is sha and which
+ * holds `rows` lines after its header:
+ *   "gpuidx signed restatements 1\nrestatements.csv H\nrows N\n"
+ * into out (at least 128 bytes); returns its length. */
+size_t gpi_sig_restatements_message(const char sha[65], long rows, char *out, size_t cap);
+
 /* The fingerprint of a raw Ed25519 public key (32 bytes): hex SHA-256. */
 void gpi_sig_fingerprint(const unsigned char raw[32], char out[65]);
 

@@ -76,6 +76,7 @@ gpi_status idx_day_init(idx_day *dy, const idx_grades *gs)
     dy->gs = gs;
     dy->ng = gs->n;
     for (size_t i = 0; i < gs->n; i++) dy->need_ident |= gs->g[i].excl_ids;
+    for (size_t i = 0; i < gs->n; i++) dy->need_age |= gs->g[i].p.max_unchanged_days > 0;
     dy->offers = calloc(gs->n ? gs->n : 1, sizeof *dy->offers);
     dy->trades = calloc(gs->n ? gs->n : 1, sizeof *dy->trades);
     dy->n_slots = 256;
@@ -303,6 +304,8 @@ gpi_status idx_day_collect(idx_day *dy, store *st, int32_t day, int64_t as_of, g
                         : store_obs_scan_core(st, day, day, as_of, on_obs, dy, d);
     if (rc == GPI_OK && dy->err != GPI_OK)
         rc = gpi_diag_set(d, dy->err, "index: out of memory reading a day");
+    /* fresh inputs: grades with max_unchanged_days (fresh.c) */
+    if (rc == GPI_OK && dy->need_age) rc = idx_day_fresh(dy, st, day, as_of, d);
     return rc;
 }
 
@@ -314,7 +317,7 @@ static long distinct_groups(idx_day *dy, const idx_buf *b, int eligible_only, in
     long n = 0;
     for (size_t i = 0; i < b->n; i++) {
         int r = b->v[i].reason;
-        if (eligible_only ? r != IDX_OK : (r == IDX_EX_CANCELLED || r == IDX_EX_AFFILIATE))
+        if (eligible_only ? r != IDX_OK : IDX_EX_INELIGIBLE(r))
             continue;
         int32_t g = b->v[i].group;
         if (dy->stamp[g] != dy->stamp_now) {
@@ -346,8 +349,7 @@ static long count_reason(const idx_buf *b, int eligible)
     long n = 0;
     for (size_t i = 0; i < b->n; i++) {
         int r = b->v[i].reason;
-        if (eligible ? (r != IDX_EX_CANCELLED && r != IDX_EX_AFFILIATE) : (r == IDX_EX_ABOVE ||
-                                                                           r == IDX_EX_BELOW))
+        if (eligible ? !IDX_EX_INELIGIBLE(r) : (r == IDX_EX_ABOVE || r == IDX_EX_BELOW))
             n++;
     }
     return n;

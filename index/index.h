@@ -134,8 +134,10 @@ const char *idx_day_outside(int32_t day);
 
 /* The first day a row of grade g on `day` can depend on: observations of
  * [idx_depends_from(g, day), day] make it what it is (build.c notes 1 and
- * 7: v1 the adjustment's lookback and the carry; v2 the chain since the
- * rebalance period before, and v1's days; v3 every day before: INT32_MIN,
+ * 7: v1 the adjustment's lookback and the carry, or, with
+ * max_unchanged_days M, the M + IDX_AGE_SLACK days its offers' price ages
+ * are looked up over (index/fresh.c) when that reaches further; v2 the
+ * chain since the rebalance period before, and v1's days; v3 every day before: INT32_MIN,
  * its panel's membership, last prices and log index carry from the
  * grade's first observation on, index/v3_store.c note 1).  A method
  * without its own rule gets v2's.  Publication uses it to tell which

@@ -58,6 +58,7 @@ typedef struct idx_day {
     struct idx_kept *keep;      /* day.c's detail: the observations kept (NULL: none) */
     int need_ident;             /* a grade's "exclude" matches ids: the scan reads
                                    identity texts (grade_exclude.c note 3) */
+    int need_age;               /* a grade has max_unchanged_days (fresh.c) */
     /* day.c note 6: per stored profile id, what the grades make of it:
      * pm_at[id] is 0 (not yet seen) or 1 + where pm holds its entry --
      * the group's interned id (-1: no grade takes it), the number of
@@ -101,6 +102,9 @@ gpi_status idx_day_init(idx_day *dy, const idx_grades *gs);
 void idx_day_free(idx_day *dy);
 /* Scans day (as_of cut-off) into the per-grade arrays. */
 gpi_status idx_day_collect(idx_day *dy, store *st, int32_t day, int64_t as_of, gpi_diag *d);
+/* Marks the offers of the grades with max_unchanged_days whose price has
+ * stood longer IDX_EX_UNCHANGED (fresh.c; idx_day_collect calls it). */
+gpi_status idx_day_fresh(idx_day *dy, store *st, int32_t day, int64_t as_of, gpi_diag *d);
 /* Screens grade gi's arrays (idx_screen, both kinds), nothing more: v3's
  * input (index/v3_row.c).  Once per day read. */
 gpi_status idx_day_screen(idx_day *dy, size_t gi, gpi_diag *d);

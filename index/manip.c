@@ -388,7 +388,7 @@ static gpi_status leave_one_out(idx_day *dy, size_t gi, idx_seq *s, idx_chain *c
         for (size_t i = 0; i < b[k]->n; i++) {
             int r = b[k]->v[i].reason;
             int32_t q = b[k]->v[i].group;
-            if (r == IDX_EX_CANCELLED || r == IDX_EX_AFFILIATE || dy->stamp[q] == dy->stamp_now)
+            if (IDX_EX_INELIGIBLE(r) || dy->stamp[q] == dy->stamp_now)
                 continue;
             dy->stamp[q] = dy->stamp_now;
             ids[n++] = q;

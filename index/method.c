@@ -51,6 +51,7 @@ const char *idx_reason_name(int r)
     case IDX_EX_BELOW: return "below 1/F x provider median";
     case IDX_EX_CANCELLED: return "cancelled trade";
     case IDX_EX_AFFILIATE: return "affiliate trade";
+    case IDX_EX_UNCHANGED: return "price unchanged longer than max_unchanged_days";
     default: return "";
     }
 }

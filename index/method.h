@@ -115,8 +115,15 @@ typedef struct idx_grades {
 
 /* ---- statistics (method.c) ------------------------------------------------- */
 
-/* Reasons an observation did not enter a fix. */
-enum { IDX_OK = 0, IDX_EX_ABOVE, IDX_EX_BELOW, IDX_EX_CANCELLED, IDX_EX_AFFILIATE };
+/* Reasons an observation did not enter a fix.  IDX_EX_UNCHANGED: an
+ * offer whose price has stood longer than its grade's max_unchanged_days
+ * (day.c, METHODOLOGY.md §12.1).  The last three make an observation not
+ * eligible (IDX_EX_INELIGIBLE): it counts nowhere and is not screened. */
+enum { IDX_OK = 0, IDX_EX_ABOVE, IDX_EX_BELOW, IDX_EX_CANCELLED, IDX_EX_AFFILIATE,
+       IDX_EX_UNCHANGED };
+#define IDX_EX_LAST IDX_EX_UNCHANGED
+#define IDX_EX_INELIGIBLE(r)                                                                      \
+    ((r) == IDX_EX_CANCELLED || (r) == IDX_EX_AFFILIATE || (r) == IDX_EX_UNCHANGED)
 const char *idx_reason_name(int reason);
 
 /* One eligible observation of a grade-day. */

@@ -30,6 +30,10 @@
 #include "index/index.h"
 
 #define IDX_STALE_DAYS 30
+/* How much further back than the age it must reach an offer's price is
+ * looked up (store_price_age's max_back): a quote absent that long is
+ * dated from its return (METHODOLOGY.md §12.1). */
+#define IDX_AGE_SLACK 15
 #define IDX_STALE_LOOKBACK 60
 
 typedef struct idx_stale_feed {

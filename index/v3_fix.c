@@ -34,7 +34,7 @@ static gpi_status oom(gpi_diag *d)
 
 static int eligible(int reason)
 {
-    return reason != IDX_EX_CANCELLED && reason != IDX_EX_AFFILIATE;
+    return !IDX_EX_INELIGIBLE(reason);
 }
 
 void v3_scratch_free(v3_scratch *w)

@@ -189,7 +189,7 @@ static void purge(idx_v3 *s)
 
 static int eligible(int reason)
 {
-    return reason != IDX_EX_CANCELLED && reason != IDX_EX_AFFILIATE;
+    return !IDX_EX_INELIGIBLE(reason);
 }
 
 /* The day's groups with an eligible observation: present, and gmap. */

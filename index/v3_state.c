@@ -129,7 +129,7 @@ static int get_items(rbuf *b, idx_item **v, size_t *n, size_t *cap)
         x->key_hash = get_u64(b);
         x->observed_at = get_i64(b);
         int64_t r = get_i64(b);
-        if (r < IDX_OK || r > IDX_EX_AFFILIATE) b->bad = 1;
+        if (r < IDX_OK || r > IDX_EX_LAST) b->bad = 1;
         x->reason = (int32_t)r;
         x->group = 0;
     }

@@ -262,6 +262,23 @@ static json_t *resource(const pub_table *t, const char *path, const char *name, 
     return r;
 }
 
+/* A JSON file of the package, described by schema/signature.schema.json. */
+static json_t *json_resource(const char *name, const char *path, const char *title)
+{
+    json_t *r = json_object();
+    json_object_set_new(r, "name", json_string(name));
+    json_object_set_new(r, "path", json_string(path));
+    json_object_set_new(r, "title", json_string(title));
+    json_object_set_new(r, "format", json_string("json"));
+    json_object_set_new(r, "mediatype", json_string("application/json"));
+    json_object_set_new(r, "encoding", json_string("utf-8"));
+    json_object_set_new(r, "description",
+                        json_string("Described by schema/signature.schema.json of the gpuidx "
+                                    "source (JSON Schema 2020-12); METHODOLOGY.md §7.3 says "
+                                    "what is signed and how to check it."));
+    return r;
+}
+
 void pub_datapackage(FILE *f, const char *name, const char *title, const pub_table *const *t,
                      const char *const *paths, size_t n, int format, int json)
 {
@@ -287,7 +304,7 @@ void pub_datapackage_named(FILE *f, const char *name, const char *title,
     json_t *res = json_array();
     for (size_t i = 0; i < n; i++)
         json_array_append_new(res, resource(t[i], paths[i], names ? names[i] : NULL, format));
-    if (json) {
+    if (json & PUB_PKG_INDEX_JSON) {
         json_t *r = json_object();
         json_object_set_new(r, "name", json_string("index-json"));
         json_object_set_new(r, "path", json_string("index.json"));
@@ -301,13 +318,22 @@ void pub_datapackage_named(FILE *f, const char *name, const char *title,
                                         "source (JSON Schema 2020-12)."));
         json_array_append_new(res, r);
     }
+    if (json & PUB_PKG_SIGNATURE)
+        json_array_append_new(res, json_resource("signature-json", "signature.json",
+                                                 "The vintage's Ed25519 signature over its "
+                                                 "files' SHA-256s"));
+    if (json & PUB_PKG_RESTATEMENTS_SIG)
+        json_array_append_new(res, json_resource("restatements-signature-json",
+                                                 "restatements.signature.json",
+                                                 "The Ed25519 signature over restatements.csv's "
+                                                 "SHA-256"));
     json_object_set_new(p, "resources", res);
     json_dumpf(p, f, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII);
     fputc('\n', f);
     json_decref(p);
 }
 
-void pub_datapackage_day(FILE *f, int32_t day, int k, int format)
+void pub_datapackage_day(FILE *f, int32_t day, int k, int format, int is_signed)
 {
     char date[11], name[64], title[128];
     gpi_date_format(day, date);
@@ -323,13 +349,14 @@ void pub_datapackage_day(FILE *f, int32_t day, int k, int format)
     const pub_table *const t[3] = {&pub_index_csv, &pub_observations_csv, &pub_curve_csv};
     const char *const paths[3] = {"index.csv", "observations.csv", "curve.csv"};
     size_t nt = format >= 4 ? 3 : 2;
-    pub_datapackage(f, name, title, t, paths, nt, format, 1);
+    pub_datapackage(f, name, title, t, paths, nt, format,
+                    PUB_PKG_INDEX_JSON | (is_signed ? PUB_PKG_SIGNATURE : 0));
 }
 
-void pub_datapackage_restatements(FILE *f)
+void pub_datapackage_restatements(FILE *f, int is_signed)
 {
     const pub_table *const t[1] = {&pub_restatements_csv};
     const char *const paths[1] = {"restatements.csv"};
     pub_datapackage(f, "gpuidx-restatements", "gpuidx restatements of the published days", t,
-                    paths, 1, PUB_FORMAT_CURRENT, 0);
+                    paths, 1, PUB_FORMAT_CURRENT, is_signed ? PUB_PKG_RESTATEMENTS_SIG : 0);
 }

@@ -76,12 +76,23 @@ void pub_datapackage_named(FILE *f, const char *name, const char *title,
                            const pub_table *const *t, const char *const *paths,
                            const char *const *names, size_t n, int format, int json);
 
+/* What `json` of pub_datapackage lists beside the tables, bit by bit:
+ * index.json (1, as before), a signed vintage's signature.json and a
+ * signed DIR's restatements.signature.json, each described by its schema
+ * (schema/index, schema/signature.schema.json). */
+#define PUB_PKG_INDEX_JSON 1
+#define PUB_PKG_SIGNATURE 2
+#define PUB_PKG_RESTATEMENTS_SIG 4
+
 /* The datapackage.json of a published day's folder, file format 4 and
- * later: vintage k of day, or k 0 for the current files (DIR/D); and
- * DIR's, describing restatements.csv.  They follow from the format alone:
- * publish/ writes them, verify/ makes them again and compares the bytes. */
-void pub_datapackage_day(FILE *f, int32_t day, int k, int format);
-void pub_datapackage_restatements(FILE *f);
+ * later: vintage k of day, or k 0 for the current files (DIR/D), listing
+ * its signature.json when is_signed (the vintage's index.json names a
+ * key); and DIR's, describing restatements.csv, listing
+ * restatements.signature.json when is_signed (DIR holds one).  They follow
+ * from the format and those flags alone: publish/ writes them, verify/
+ * makes them again and compares the bytes. */
+void pub_datapackage_day(FILE *f, int32_t day, int k, int format, int is_signed);
+void pub_datapackage_restatements(FILE *f, int is_signed);
 
 /* The licence named in index.json and datapackage.json (SPDX id) and the
  * currency and unit of every price of the published files. */

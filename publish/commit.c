@@ -95,7 +95,7 @@ gpi_status pub_commit_top(store *st, int32_t day, const pub_rows *p, const char 
 /* The stale share of a row (note 3): the share of the groups of its
  * cross-section's level whose every used offer's price has stood for
  * IDX_STALE_DAYS days or more; -1 when the day has no such level. */
-static gpi_status stale_share(store *st, int32_t day, const pub_row *r, int level,
+static gpi_status stale_share(store *st, int32_t day, int64_t as_of, int level,
                               const pub_capture *c, int64_t *share, long *n_stale, long *n_groups,
                               gpi_diag *d)
 {
@@ -124,8 +124,8 @@ static gpi_status stale_share(store *st, int32_t day, const pub_row *r, int leve
         }
         if (!stale[g]) continue;
         int age = 0;
-        rc = store_price_age(st, c->key[i], l->price_micro, day, r->as_of, IDX_STALE_DAYS,
-                             IDX_STALE_DAYS + 15, &age, d);
+        rc = store_price_age(st, c->key[i], l->price_micro, day, as_of, IDX_STALE_DAYS,
+                             IDX_STALE_DAYS + IDX_AGE_SLACK, &age, d);
         if (age < IDX_STALE_DAYS) stale[g] = 0;
     }
     for (size_t g = 0; g < ng; g++) *n_stale += stale[g];
@@ -169,7 +169,8 @@ gpi_status pub_commit_row(store *st, int32_t day, const pub_row *r, const pub_ca
     int level = json_is_string(xl) ? gpi_level_parse(json_string_value(xl)) : r->level;
     int64_t share = -1;
     long n_stale = 0, n_groups = 0;
-    if (rc == GPI_OK) rc = stale_share(st, day, r, level, c, &share, &n_stale, &n_groups, d);
+    if (rc == GPI_OK)
+        rc = stale_share(st, day, r->as_of, level, c, &share, &n_stale, &n_groups, d);
     idx_boot_result b;
     if (rc == GPI_OK) rc = idx_boot_row(row, &gs->g[0], c->v, c->n, day, share, &b, d);
     json_decref(row);
@@ -215,4 +216,21 @@ gpi_status pub_commit_row(store *st, int32_t day, const pub_row *r, const pub_ca
     fputc('\0', g);
     fclose(g);
     return GPI_OK;
+}
+
+gpi_status pub_obs_lines_stale(store *st, int32_t day, const idx_grade *g, const idx_detail *lv,
+                               int64_t as_of, int xs_level, char **text, size_t *len,
+                               int64_t *share, long *n_stale, long *n_groups, gpi_diag *d)
+{
+    pub_capture cap = {0};
+    gpi_status rc = pub_obs_lines_capture(st, day, g, lv, as_of, text, len, &cap, d);
+    if (rc == GPI_OK && cap.oom) rc = gpi_diag_set(d, GPI_ENOMEM, "out of memory");
+    if (rc == GPI_OK) rc = stale_share(st, day, as_of, xs_level, &cap, share, n_stale, n_groups, d);
+    pub_capture_free(&cap);
+    if (rc != GPI_OK) {
+        free(*text);
+        *text = NULL;
+        *len = 0;
+    }
+    return rc;
 }

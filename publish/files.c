@@ -330,6 +330,13 @@ static void methods_json(FILE *f, const pub_rows *p)
 gpi_status pub_obs_lines(store *st, int32_t day, const idx_grade *g, const idx_detail *lv,
                          int64_t as_of, char **text, size_t *len, gpi_diag *d)
 {
+    return pub_obs_lines_capture(st, day, g, lv, as_of, text, len, NULL, d);
+}
+
+gpi_status pub_obs_lines_capture(store *st, int32_t day, const idx_grade *g,
+                                 const idx_detail *lv, int64_t as_of, char **text, size_t *len,
+                                 pub_capture *cap, gpi_diag *d)
+{
     *text = NULL;
     *len = 0;
     char date[11];
@@ -341,7 +348,7 @@ gpi_status pub_obs_lines(store *st, int32_t day, const idx_grade *g, const idx_d
     const char *name = g->id;
     idx_grade one = *g;
     idx_grades gs = {.n = 1, .g = &one};
-    obs_ctx oc = {&bp, &lp, NULL, date, &name, PUB_FORMAT_CURRENT, 0, 0};
+    obs_ctx oc = {&bp, &lp, cap ? &cap : NULL, date, &name, PUB_FORMAT_CURRENT, 0, 0};
     gpi_status rc = idx_day_detail(st, &gs, lv, day, as_of, obs_line, &oc, d);
     if (rc == GPI_OK && oc.oom) rc = gpi_diag_set(d, GPI_ENOMEM, "out of memory");
     if (rc == GPI_OK && lines.n > 1) qsort(lines.v, lines.n, sizeof *lines.v, cmp_line);

@@ -234,6 +234,11 @@ typedef struct pub_capture {
     int oom;
 } pub_capture;
 void pub_capture_free(pub_capture *c);
+/* pub_obs_lines (publish.h), capturing the lines into cap as publication
+ * does (NULL: not captured). */
+gpi_status pub_obs_lines_capture(store *st, int32_t day, const idx_grade *g,
+                                 const idx_detail *lv, int64_t as_of, char **text, size_t *len,
+                                 pub_capture *cap, gpi_diag *d);
 /* What publication adds to a row of file format 4: its index.csv columns
  * (",ci_low,ci_high,confidence,stale_share") and index.json members. */
 typedef struct pub_extra {
@@ -244,6 +249,10 @@ typedef struct pub_extra {
 /* Signs the files fs of vintage `vintage` of day with k: fills
  * fs->fingerprint, sig_b64, sig (signature.json's text). */
 gpi_status pub_sign_files(const pub_key *k, int32_t day, int vintage, pub_files *fs, gpi_diag *d);
+/* DIR/restatements.signature.json's text (malloc'd) for restatements.csv
+ * of len bytes at buf, signed with k (sign.c, METHODOLOGY.md §7.3). */
+gpi_status pub_sign_restatements(const pub_key *k, const char *buf, size_t len, char **out,
+                                 size_t *out_len, gpi_diag *d);
 /* signature.json's text (malloc'd) of a signed vintage. */
 gpi_status pub_sig_text(int32_t day, int vintage, const char *fingerprint, const char sha[3][65],
                         const char *sig_b64, char **out, size_t *len, gpi_diag *d);

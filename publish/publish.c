@@ -22,14 +22,22 @@
  * (4) Each folder of files of format 4 or later (DIR/D and its v<k>/)
  *     also gets datapackage.json, a Frictionless data package describing
  *     its CSVs' columns, types and units (publish/columns.c); DIR gets
- *     one for restatements.csv.  They follow from the format alone, are
- *     not part of a vintage's receipts, and are written again with the
- *     tree.  Folders of older formats have none, as before.
+ *     one for restatements.csv.  They follow from the format and whether
+ *     the folder is signed alone (a signed vintage's lists its
+ *     signature.json, DIR's its restatements.signature.json: note 5), so
+ *     verify makes them again and compares the bytes (verify/package.c);
+ *     they are not part of a vintage's receipts, and are written again
+ *     with the tree.  Folders of older formats have none, as before.
+ * (5) restatements.csv is signed apart (sign.c note 3) by a signed
+ *     publication, in DIR/restatements.signature.json, which DIR's
+ *     datapackage.json then lists.
  */
 #include "publish/internal.h"
 #include "store/admin.h"
 #include "store/vintages.h"
+#include "core/sig.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,7 +66,40 @@ static int rs_line(int32_t day, const char *grade, int vintage, int64_t old_e4, 
     return 0;
 }
 
-static gpi_status write_restatements(store *st, const char *dir, gpi_diag *d)
+/* Note 5: DIR/restatements.signature.json for the restatements.csv of
+ * len bytes at buf -- signed with key, or, unsigned, kept only while it
+ * still names the file's SHA-256; *is_signed says whether one is left. */
+static gpi_status sign_restatements(const char *dir, const pub_key *key, const char *buf,
+                                    size_t len, int *is_signed, gpi_diag *d)
+{
+    char tmp[4096], path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, GPI_SIG_RESTATEMENTS_FILE);
+    *is_signed = 0;
+    if (key) {
+        char *text = NULL;
+        size_t tl = 0;
+        gpi_status rc = pub_sign_restatements(key, buf, len, &text, &tl, d);
+        snprintf(tmp, sizeof tmp, "%s/.tmp-restatements-sig-%ld.json", dir, (long)getpid());
+        if (rc == GPI_OK) rc = pub_file_replace(tmp, path, text, tl, d);
+        free(text);
+        *is_signed = rc == GPI_OK;
+        return rc;
+    }
+    char *old = NULL;
+    size_t ol = 0;
+    gpi_diag e = {{0}};
+    if (gpi_text_read(path, 1, &old, &ol, &e) != GPI_OK) return GPI_OK; /* none */
+    char sha[65];
+    gpi_sha256_hex(buf, len, sha);
+    *is_signed = strstr(old, sha) != NULL;
+    free(old);
+    if (!*is_signed && unlink(path) != 0)
+        return gpi_diag_set(d, GPI_EIO, "%s: cannot remove a signature that no longer matches "
+                                        "restatements.csv: %s", path, strerror(errno));
+    return GPI_OK;
+}
+
+static gpi_status write_restatements(store *st, const char *dir, const pub_key *key, gpi_diag *d)
 {
     char *buf = NULL;
     size_t len = 0;
@@ -72,6 +113,8 @@ static gpi_status write_restatements(store *st, const char *dir, gpi_diag *d)
     snprintf(tmp, sizeof tmp, "%s/.tmp-restatements-%ld.csv", dir, (long)getpid());
     snprintf(path, sizeof path, "%s/restatements.csv", dir);
     if (rc == GPI_OK) rc = pub_file_replace(tmp, path, buf, len, d);
+    int is_signed = 0;
+    if (rc == GPI_OK) rc = sign_restatements(dir, key, buf, len, &is_signed, d);
     free(buf);
     /* note 4: DIR/datapackage.json describes restatements.csv */
     buf = NULL;
@@ -79,7 +122,7 @@ static gpi_status write_restatements(store *st, const char *dir, gpi_diag *d)
     if (rc == GPI_OK && !(f = open_memstream(&buf, &len)))
         rc = gpi_diag_set(d, GPI_ENOMEM, "out of memory");
     if (rc == GPI_OK) {
-        pub_datapackage_restatements(f);
+        pub_datapackage_restatements(f, is_signed);
         fclose(f);
         snprintf(tmp, sizeof tmp, "%s/.tmp-datapackage-%ld.json", dir, (long)getpid());
         snprintf(path, sizeof path, "%s/datapackage.json", dir);
@@ -93,7 +136,8 @@ static gpi_status write_restatements(store *st, const char *dir, gpi_diag *d)
 
 /* Note 4: folder's datapackage.json, for files of format 4 and later
  * (vintage k of day; k 0 names DIR/D, the current files). */
-static gpi_status write_package(const char *folder, int32_t day, int k, int format, gpi_diag *d)
+static gpi_status write_package(const char *folder, int32_t day, int k, int format, int sig,
+                                gpi_diag *d)
 {
     if (format < 4) return GPI_OK;
     char path[4200];
@@ -101,7 +145,7 @@ static gpi_status write_package(const char *folder, int32_t day, int k, int form
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
     if (!f) return gpi_diag_set(d, GPI_ENOMEM, "out of memory");
-    pub_datapackage_day(f, day, k, format);
+    pub_datapackage_day(f, day, k, format, sig);
     fclose(f);
     snprintf(path, sizeof path, "%s/datapackage.json", folder);
     gpi_status rc = buf ? pub_file_write(path, buf, len, d)
@@ -119,20 +163,21 @@ static gpi_status prepare_tree(store *st, const char *dir, int32_t day, int n, i
     char sub[4096];
     pub_tree_remove(tmp);
     gpi_status rc = pub_files_write(tmp, cur, d);
-    if (rc == GPI_OK) rc = write_package(tmp, day, 0, format, d);
+    if (rc == GPI_OK) rc = write_package(tmp, day, 0, format, cur->sig != NULL, d);
     for (int k = 1; k <= n && rc == GPI_OK; k++) {
         snprintf(sub, sizeof sub, "%s/v%d", tmp, k);
-        int fk_format = format;
+        int fk_format = format, fk_sig = cur->sig != NULL;
         if (k == n) {
             rc = pub_files_link(tmp, sub, cur, d); /* the same bytes (tree.c note 3) */
         } else {
             pub_files fk;
             rc = pub_files_old(st, dir, day, k, &fk, d);
             if (rc == GPI_OK) rc = pub_files_write(sub, &fk, d);
+            fk_sig = fk.sig != NULL;
             pub_files_free(&fk);
             if (rc == GPI_OK) rc = store_vintage_format(st, day, k, &fk_format, d);
         }
-        if (rc == GPI_OK) rc = write_package(sub, day, k, fk_format, d);
+        if (rc == GPI_OK) rc = write_package(sub, day, k, fk_format, fk_sig, d);
     }
     return rc;
 }
@@ -220,7 +265,7 @@ gpi_status pub_publish_set(store *st, int32_t day, const char *dir, const pub_se
     if (rc == GPI_OK) rc = pub_tree_swap(tmp, target, old_tree, d);
     if (prepared) pub_tree_remove(tmp); /* the old tree after the exchange, or a failed attempt */
     if (rc == GPI_OK) pub_tree_remove(old_tree); /* moved aside (no RENAME_EXCHANGE) */
-    if (rc == GPI_OK) rc = write_restatements(st, dir, d);
+    if (rc == GPI_OK) rc = write_restatements(st, dir, key, d);
     if (rc == GPI_OK) pub_dir_sync(dir);
     if (lock_fd >= 0) close(lock_fd); /* releases the lock */
     if (rc == GPI_OK) {

@@ -107,6 +107,14 @@ typedef struct idx_grade idx_grade;
 typedef struct idx_detail idx_detail;
 gpi_status pub_obs_lines(store *st, int32_t day, const idx_grade *g, const idx_detail *lv,
                          int64_t as_of, char **text, size_t *len, gpi_diag *d);
+/* The same lines and the row's stale share as publication computes it
+ * (commit.c, METHODOLOGY.md §12.1) over the level xs_level of those lines,
+ * from st: *share in millionths (-1 when the level has no fix), with the
+ * stale groups and groups behind it.  `verify --inputs` recomputes the
+ * stale share from the raw files with it. */
+gpi_status pub_obs_lines_stale(store *st, int32_t day, const idx_grade *g, const idx_detail *lv,
+                               int64_t as_of, int xs_level, char **text, size_t *len,
+                               int64_t *share, long *n_stale, long *n_groups, gpi_diag *d);
 
 /* A published day that late data left behind (publish/late.c): its
  * built rows are older than observations they depend on (rebuild: build

@@ -17,6 +17,13 @@
  *     the three it names and checks one signature.  Its bytes are a pure
  *     function of (day, vintage, fingerprint, hashes, signature), so an
  *     older signed vintage is regenerated from the store like its files.
+ * (3) DIR/restatements.csv is one file for the whole folder, written
+ *     again from the database by every publication: it is signed apart,
+ *     in DIR/restatements.signature.json, over its SHA-256 and its number
+ *     of rows (core/sig.c's text), by the key of the publication that
+ *     wrote it last.  An unsigned publication that changes the file
+ *     removes a signature that no longer matches it (publish.c); one that
+ *     leaves it as it was keeps it.
  */
 #include "publish/internal.h"
 #include "core/sig.h"
@@ -152,11 +159,11 @@ gpi_status pub_sig_text(int32_t day, int vintage, const char *fingerprint, const
     return GPI_OK;
 }
 
-gpi_status pub_sign_files(const pub_key *k, int32_t day, int vintage, pub_files *fs, gpi_diag *d)
+/* The Ed25519 signature of the n bytes of msg with k, as base64 (core/sig.c
+ * note 2: deterministic). */
+static gpi_status sign_text(const pub_key *k, const char *msg, size_t n,
+                            char b64[GPI_SIG_B64_MAX], gpi_diag *d)
 {
-    char date[11], msg[512];
-    gpi_date_format(day, date);
-    size_t n = gpi_sig_message(date, vintage, (const char(*)[65])fs->sha, msg, sizeof msg);
     unsigned char sig[64];
     size_t sl = sizeof sig;
     EVP_MD_CTX *m = EVP_MD_CTX_new();
@@ -164,10 +171,47 @@ gpi_status pub_sign_files(const pub_key *k, int32_t day, int vintage, pub_files 
              EVP_DigestSign(m, sig, &sl, (const unsigned char *)msg, n) == 1 && sl == 64;
     EVP_MD_CTX_free(m);
     if (!ok) return gpi_diag_set(d, GPI_EIO, "publish: libcrypto could not sign");
-    gpi_base64(sig, 64, fs->sig_b64);
+    gpi_base64(sig, 64, b64);
+    return GPI_OK;
+}
+
+gpi_status pub_sign_files(const pub_key *k, int32_t day, int vintage, pub_files *fs, gpi_diag *d)
+{
+    char date[11], msg[512];
+    gpi_date_format(day, date);
+    size_t n = gpi_sig_message(date, vintage, (const char(*)[65])fs->sha, msg, sizeof msg);
+    gpi_status rc = sign_text(k, msg, n, fs->sig_b64, d);
+    if (rc != GPI_OK) return rc;
     snprintf(fs->fingerprint, sizeof fs->fingerprint, "%s", k->fingerprint);
     free(fs->sig);
     fs->sig = NULL;
     return pub_sig_text(day, vintage, fs->fingerprint, (const char(*)[65])fs->sha, fs->sig_b64,
                         &fs->sig, &fs->sig_len, d);
+}
+
+gpi_status pub_sign_restatements(const pub_key *k, const char *buf, size_t len, char **out,
+                                 size_t *out_len, gpi_diag *d)
+{
+    *out = NULL;
+    char sha[65], msg[256];
+    gpi_sha256_hex(buf, len, sha);
+    long rows = -1; /* the header is not a row */
+    for (size_t i = 0; i < len; i++) rows += buf[i] == '\n';
+    if (rows < 0) rows = 0;
+    size_t n = gpi_sig_restatements_message(sha, rows, msg, sizeof msg);
+    char b64[GPI_SIG_B64_MAX];
+    gpi_status rc = sign_text(k, msg, n, b64, d);
+    if (rc != GPI_OK) return rc;
+    FILE *f = open_memstream(out, out_len);
+    if (!f) return gpi_diag_set(d, GPI_ENOMEM, "out of memory");
+    fprintf(f,
+            "{\"format\":1,\"algorithm\":\"Ed25519\",\"key_fingerprint\":\"%s\","
+            "\"files\":{\"restatements.csv\":\"%s\"},\"rows\":%ld,\"signature\":\"%s\"}\n",
+            k->fingerprint, sha, rows, b64);
+    if (fclose(f) != 0 || !*out) {
+        free(*out);
+        *out = NULL;
+        return gpi_diag_set(d, GPI_ENOMEM, "out of memory");
+    }
+    return GPI_OK;
 }

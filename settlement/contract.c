@@ -644,8 +644,8 @@ gpi_status settle_contracts_load(const char *path, settle_grade_fn grade_fn, voi
 {
     *out = NULL;
     *n = 0;
-    FILE *f = fopen(path, "rb");
-    if (!f) return gpi_diag_set(d, GPI_EIO, "%s: cannot open: %s", path, strerror(errno));
+    FILE *f = gpi_open_input(path, d); /* "no such file", "is a directory" (core/text.c) */
+    if (!f) return GPI_EIO;
     gpi_status text_rc = gpi_text_check(f, path, d); /* UTF-16 and UTF-32 */
     if (text_rc != GPI_OK) {
         fclose(f);

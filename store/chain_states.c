@@ -36,7 +36,11 @@
 #include <string.h>
 
 #define CS_SLOT(i) (30 + (i))
-enum { CS_PUT, CS_DROP, CS_GET, CS_REACHED, CS_FIRST_DAY = 8 };
+enum { CS_PUT, CS_DROP, CS_GET, CS_REACHED };
+/* 30..33 are full and 34..39 scan.c's and admin.c's (CS_SLOT(8), 38, was
+ * admin.c's store_vintage_signature: a publication that had read the
+ * first day got a signature file of day numbers); store_index.c ends at 25 */
+#define CS_FIRST_DAY_SLOT 29
 
 static gpi_status put_sealed(store *st, const char *hash, int32_t day, int64_t as_of, int format,
                              const unsigned char *state, size_t n, int keep_days, gpi_diag *d);
@@ -282,7 +286,7 @@ gpi_status store_obs_reached(store *st, int32_t lo, int32_t hi, int64_t t1, int6
 gpi_status store_obs_first_day(store *st, int32_t *day, gpi_diag *d)
 {
     *day = INT32_MIN;
-    sqlite3_stmt *s = store_stmt(st, CS_SLOT(CS_FIRST_DAY), "SELECT min(day) FROM observations", d);
+    sqlite3_stmt *s = store_stmt(st, CS_FIRST_DAY_SLOT, "SELECT min(day) FROM observations", d);
     if (!s) return GPI_ESTORE;
     int rc = sqlite3_step(s);
     if (rc == SQLITE_ROW && sqlite3_column_type(s, 0) != SQLITE_NULL)

@@ -240,7 +240,7 @@ gpi_status store_profiles_each(store *st, int (*fn)(const store_profile *p, void
 void store_attrs_unpack(gpi_obs *o, int64_t attrs);
 
 /* Extra statement slots of store_sets.c, 40..55 (store_index.c uses the
- * first ones, chain_states.c 30..33, scan.c 34, admin.c 35..39, profiles.c the eight
+ * first ones, to 25; chain_states.c 29..33, scan.c 34, admin.c 35..39, profiles.c the eight
  * before alias.c's, alias.c the eight before the last eight, names.c and store_count the last eight). */
 #define STORE_SETS_SLOT(i) (40 + (i))
 /* VACUUM under the writers' lock (tx.c), outside any transaction; best

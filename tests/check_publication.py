@@ -16,7 +16,10 @@
                    schema does not list fails), and every datapackage.json under
                    DIR describes its CSVs exactly: the header is the schema's
                    field names in order, and every field is of its type (number,
-                   integer, boolean, date, datetime) and among its values.
+                   integer, boolean, date, datetime) and among its values;
+                   every signature.json and restatements.signature.json
+                   validates against SRCDIR/schema/signature.schema.json and is
+                   a resource of its folder's datapackage.json.
 --package DIR      every datapackage.json under DIR describes its CSVs exactly
                    (the site's, beside its CSV files).
 --json-file KIND=FILE  FILE validates against SRCDIR/schema/KIND.schema.json
@@ -222,6 +225,19 @@ def check_publication(srcdir, root):
         n_pkg += 1
     if n_json == 0:
         problem(root, "no index.json of file format 4 or later")
+    # signature files: each validates against schema/signature.schema.json and
+    # is listed by its folder's datapackage.json
+    sv = validator(srcdir, "signature")
+    for pat in ("signature.json", "restatements.signature.json"):
+        for path in sorted(glob.glob(os.path.join(root, "**", pat), recursive=True)):
+            check_json(sv, path)
+            pkg = os.path.join(os.path.dirname(path), "datapackage.json")
+            listed = []
+            if os.path.exists(pkg):
+                with open(pkg) as fh:
+                    listed = [r.get("path") for r in json.load(fh).get("resources", [])]
+            if os.path.basename(path) not in listed:
+                problem(path, "not a resource of its folder's datapackage.json")
     return n_json, n_pkg
 
 

@@ -178,6 +178,59 @@ static void test_signed_publications(void **state)
     HAS(r, out, "2025-02-01: DIFFERS bad signature: it does not verify under key ");
     tu_run_free(&r);
 
+    /* restatements.csv, one file for the folder, is signed apart and checked
+     * by --key: ok, changed, missing, a wrong key, its signature altered */
+    r = tu_gpuidx(dir, "verify --key k.pem.pub sp");
+    assert_int_equal(r.status, 0);
+    HAS(r, out, "restatements.csv: signed by key ");
+    HAS(r, out, "...: signature ok\n");
+    tu_run_free(&r);
+    r = tu_sh(dir, "grep -cF '\"restatements.signature.json\"' sp/datapackage.json");
+    assert_string_equal(r.out, "1\n");
+    tu_run_free(&r);
+    r = tu_sh(dir, "rm -r sx && cp -r sp sx && echo '2025-02-01,H100-SXM.OD,2,1.0000,1.1000,x'"
+                   " >> sx/restatements.csv");
+    ok(&r, "add a restatement");
+    r = tu_gpuidx(dir, "verify --key k.pem.pub sx");
+    assert_int_equal(r.status, 1);
+    HAS(r, out, "restatements.csv: DIFFERS changed file: restatements.csv has SHA-256 ");
+    tu_run_free(&r);
+    r = tu_sh(dir, "rm -r sx && cp -r sp sx && rm sx/restatements.signature.json");
+    ok(&r, "remove its signature");
+    /* DIR's datapackage.json still lists it: verify makes the package again
+     * (listing restatements.signature.json when DIR holds one) and the
+     * bytes differ */
+    r = tu_gpuidx(dir, "verify sx");
+    assert_int_equal(r.status, 1);
+    HAS(r, out, "restatements.csv: DIFFERS datapackage.json (of restatements.csv): not the data "
+                "package file format 4 gives");
+    tu_run_free(&r);
+    /* unsigned, and said so by the package, is valid without --key */
+    r = tu_sh(dir, "python3 -c \"import re; p = 'sx/datapackage.json'; s = open(p).read();"
+                   " open(p, 'w').write(re.sub(r',\\n *[{]\\n *.name.: .restatements-signature-json.*?"
+                   "\\n  [}]', '', s, flags=re.S))\"");
+    ok(&r, "its listing removed");
+    r = tu_gpuidx(dir, "verify sx");
+    if (r.status != 0) fail_msg("verify sx:\n%s%s", r.out, r.err);
+    tu_run_free(&r);
+    r = tu_gpuidx(dir, "verify --key k.pem.pub sx");
+    assert_int_equal(r.status, 1);
+    HAS(r, out, "restatements.csv: DIFFERS signature missing: restatements.signature.json is "
+                "absent (restatements.csv is unsigned) and --key asks for a signature\n");
+    tu_run_free(&r);
+    r = tu_gpuidx(dir, "verify --key k2.pem.pub sp");
+    assert_int_equal(r.status, 1);
+    HAS(r, out, "restatements.csv: DIFFERS wrong key: signed by key ");
+    tu_run_free(&r);
+    r = tu_sh(dir, "rm -r sx && cp -r sp sx && sed -i -e 's/\"signature\":\"A/\"signature\":\"#/'"
+                   " -e 's/\"signature\":\"[^#]/\"signature\":\"A/'"
+                   " -e 's/\"signature\":\"#/\"signature\":\"B/' sx/restatements.signature.json");
+    ok(&r, "alter its signature");
+    r = tu_gpuidx(dir, "verify --key k.pem.pub sx");
+    assert_int_equal(r.status, 1);
+    HAS(r, out, "restatements.csv: DIFFERS bad signature: it does not verify under key ");
+    tu_run_free(&r);
+
     /* an unsigned publication is valid and said to be unsigned; with --key
      * every day must be signed */
     r = tu_gpuidx(dir, "--db t.db --data data index publish --date 2025-02-03 --out sp");
@@ -237,6 +290,17 @@ static void test_inputs_commitments(void **state)
     tu_run_free(&r);
     r = tu_gpuidx(dir, "--data data verify --inputs raw ip");
     HAS(r, out, "verify: inputs: 2 files in raw, 0 committed by no verified day\n");
+    tu_run_free(&r);
+    /* RAW as a folder of symbolic links (to files, to a folder, and a loop
+     * back to itself): followed, each file known by its bytes */
+    r = tu_sh(dir, "rm -rf rawl && mkdir -p rawl/sub && ln -s ../raw/offers.csv rawl/o.csv &&"
+                   " ln -s ../../raw rawl/sub/r && ln -s .. rawl/sub/loop &&"
+                   " ln -s nowhere rawl/dangling");
+    ok(&r, "links");
+    r = tu_gpuidx(dir, "--data data verify --inputs rawl ip");
+    if (r.status != 0 || count(r.out, "DIFFERS"))
+        fail_msg("verify --inputs through links:\n%s%s", r.out, r.err);
+    HAS(r, out, "verify: inputs: 2 files in rawl, 0 committed by no verified day\n");
     tu_run_free(&r);
     r = tu_sh(dir, "grep -c '\"source\":\"offers.csv\",\"kind\":\"offers\",\"rows\":' ip/2025-02-02/index.json");
     assert_string_equal(r.out, "1\n");
@@ -598,7 +662,8 @@ static void test_stale_inputs(void **state)
                                   "2025-03-24)\n");
     tu_run_free(&r);
     /* the grade's own max_unchanged_days: all three fresh (prices standing at
-     * most 10 days) on days 1-11 only; the build refuses it (not applied) */
+     * most 10 days) on days 1-11 only; the build applies it, with the same
+     * coverage (tests/test_e2e_fresh.c) */
     free(tu_write(dir, "sg2.json", "{\"grades\": [{\"id\": \"S2\", \"gpu\": [\"H100\"],"
                                    " \"max_unchanged_days\": 10}]}\n"));
     r = tu_gpuidx(dir, "--db st.db --data data grades stale --grades sg2.json --from 2025-03-01"
@@ -606,10 +671,9 @@ static void test_stale_inputs(void **state)
     HAS(r, out, "days with enough providers: 40, 11 with only prices standing at most 10 days\n");
     tu_run_free(&r);
     r = tu_gpuidx(dir, "--db st.db --data data index build --grades sg2.json --from 2025-03-01"
-                       " --to 2025-03-02");
-    assert_int_equal(r.status, 1);
-    HAS(r, err, "sg2.json: grades[0].max_unchanged_days: evaluated by `grades stale` and `review`;"
-                " index build does not apply it yet\n");
+                       " --to 2025-04-09");
+    assert_int_equal(r.status, 0);
+    HAS(r, err, "index build: S2: 40 days: trades 0, offers 11, ");
     tu_run_free(&r);
     /* published: on 2025-04-09 aaa's prices have stood 39 days, ccc's 16,
      * bbb's 0: one group of three */
@@ -623,6 +687,33 @@ static void test_stale_inputs(void **state)
     tu_run_free(&r);
     r = tu_sh(dir, "grep -o '\"stale_share\":[^}]*' stp/2025-04-09/index.json");
     assert_string_equal(r.out, "\"stale_share\":0.333333,\"stale_groups\":1,\"stale_days\":30\n");
+    tu_run_free(&r);
+    /* verify --inputs recomputes the stale share from the raw file: the
+     * genuine day is ok; a share lowered in both files (plain verify takes
+     * it as published) fails, named */
+    r = tu_sh(dir, "rm -rf str && mkdir str && cp st.csv str/");
+    ok(&r, "raw");
+    r = tu_gpuidx(dir, "--data data verify --inputs str stp");
+    if (r.status != 0 || count(r.out, "DIFFERS") || count(r.out, "inputs: stale"))
+        fail_msg("verify --inputs:\n%s%s", r.out, r.err);
+    tu_run_free(&r);
+    /* both copies of vintage 1: the current files and v1/ (verify checks
+     * every kept vintage and that the current files are the latest's) */
+    r = tu_sh(dir, "rm -rf stx && cp -r stp stx && for f in stx/2025-04-09 stx/2025-04-09/v1; do"
+                   " sed -i 's/\"stale_share\":0.333333,\"stale_groups\":1/"
+                   "\"stale_share\":0.000000,\"stale_groups\":0/' $f/index.json &&"
+                   " sed -i '2s/,low,0.333333,/,low,0.000000,/' $f/index.csv &&"
+                   " h=$(sha256sum < $f/index.csv | cut -c1-64) &&"
+                   " sed -i 's/\"index_csv_sha256\":\"[0-9a-f]*/\"index_csv_sha256\":\"'$h'/'"
+                   " $f/index.json || exit 1; done");
+    ok(&r, "tamper");
+    r = tu_gpuidx(dir, "verify stx");
+    if (r.status != 0 || count(r.out, "DIFFERS")) fail_msg("plain verify:\n%s%s", r.out, r.err);
+    tu_run_free(&r);
+    r = tu_gpuidx(dir, "--data data verify --inputs str stx");
+    assert_int_equal(r.status, 1);
+    HAS(r, out, "2025-04-09 S: DIFFERS inputs: stale_share published 0.000000 (0 stale groups), "
+                "the committed files give 0.333333 (1 of 3 groups stale)\n");
     tu_run_free(&r);
 }
 

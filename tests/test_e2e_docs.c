@@ -8,7 +8,9 @@
  *   - the publication follows its schemas: every index.json of format 4
  *     validates against schema/index.schema.json (strict: a member the
  *     schema does not list fails), every datapackage.json describes its
- *     CSVs' columns exactly, and the grade and contract files of data/,
+ *     CSVs' columns exactly, every signature file validates against
+ *     schema/signature.schema.json and is listed by its folder's
+ *     datapackage.json, and the grade and contract files of data/,
  *     examples/ and the demo validate against theirs;
  *   - the generated parts of README.md, docs/ and BENCHMARKS.md are
  *     what a fresh run gives (tools/docs.py check; the real catalogue's
@@ -93,12 +95,20 @@ static void test_demo_outputs_load_and_follow_their_schemas(void **state)
                         "sed -i 's/\"license\":/\"extra\":1,\"license\":/' bad/p/2025-12-31/index.json && "
                         "sed -i '2s/,trade,/,trades,/; 2s/,offer,/,offers,/' "
                         "bad/p/2025-12-31/observations.csv && "
+                        "sed -i 's/\"format\":1,/\"format\":1,\"x\":1,/' "
+                        "bad/p/2025-12-31/signature.json && "
+                        "cp demo-out/publish/restatements.csv bad/p/ && "
+                        "echo '{}' > bad/p/restatements.signature.json && "
                         "/usr/bin/python3 '%s/tests/check_publication.py' '%s' --csv bad "
                         "--publication bad/p", s, s);
     assert_int_equal(r.status, 1);
     assert_non_null(strstr(r.out, "bad/two.csv: line 4: 3 fields, the header has 2"));
     assert_non_null(strstr(r.out, "'extra' was unexpected"));
     assert_non_null(strstr(r.out, "line 2 kind: not one of ['offer', 'trade']"));
+    /* a signature file: its schema, and listed by its folder's package */
+    assert_non_null(strstr(r.out, "bad/p/2025-12-31/signature.json: "));
+    assert_non_null(strstr(r.out, "bad/p/restatements.signature.json: not a resource of its "
+                                  "folder's datapackage.json"));
     tu_run_free(&r);
 }
 

@@ -416,6 +416,30 @@ static void test_grade_defaults_and_hash(void **state)
     idx_grades_free(shipped);
 }
 
+/* What a row depends on (idx_depends_from, read by publication's late
+ * data check): a v1 grade the adjustment's lookback and the carry (30 +
+ * 5 days), or, with max_unchanged_days M, the M + IDX_AGE_SLACK days its
+ * offers' price ages are looked up over when that reaches further. */
+static void test_depends_from(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *extra;
+        int back;
+    } cases[] = {{"", 35}, {",\"max_unchanged_days\":7", 35}, {",\"max_unchanged_days\":30", 45}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        char text[256];
+        snprintf(text, sizeof text,
+                 "{\"grades\":[{\"id\":\"A.1\",\"gpu\":\"H100-SXM-80GB\",\"method\":\"v1\"%s}]}",
+                 cases[c].extra);
+        idx_grades *g = NULL;
+        gpi_diag d = {{0}};
+        if (idx_grades_parse(text, "g", NULL, 0, &g, &d) != GPI_OK) fail_msg("%s", d.msg);
+        assert_int_equal(idx_depends_from(&g->g[0], 20000), 20000 - cases[c].back);
+        idx_grades_free(g);
+    }
+}
+
 static void test_gpu_names_from_csv(void **state)
 {
     (void)state;
@@ -722,6 +746,7 @@ int main(void)
         cmocka_unit_test(test_spread),
         cmocka_unit_test(test_grade_errors),
         cmocka_unit_test(test_grade_defaults_and_hash),
+        cmocka_unit_test(test_depends_from),
         cmocka_unit_test(test_gpu_names_from_csv),
         cmocka_unit_test(test_build_fixture),
         cmocka_unit_test(test_manipulation_cost),

@@ -105,9 +105,9 @@ static void test_contracts_load_bom(void **state)
     snprintf(want, sizeof want, "%s:1:15: invalid token near 'x'", path);
     assert_string_equal(d.msg, want);
     free(path);
-    /* a directory is a read error that says so */
+    /* a directory says so, in the house form (file: reason) */
     assert_int_equal(settle_contracts_load(dir, known_grades, NULL, &cs, &n, &d), GPI_EIO);
-    snprintf(want, sizeof want, "%s: cannot read: Is a directory", dir);
+    snprintf(want, sizeof want, "%s: is a directory, not a file", dir);
     assert_string_equal(d.msg, want);
     free(dir);
 }
@@ -273,7 +273,7 @@ static void test_contracts_load_errors(void **state)
     snprintf(missing, sizeof missing, "%s/none.json", dir);
     assert_int_equal(settle_contracts_load(missing, NULL, NULL, &cs, &n, &d), GPI_EIO);
     char want[4300];
-    snprintf(want, sizeof want, "%s: cannot open: No such file or directory", missing);
+    snprintf(want, sizeof want, "%s: no such file", missing);
     assert_string_equal(d.msg, want);
     free(dir);
 }
@@ -474,6 +474,15 @@ static void test_positions_load_valid(void **state)
     assert_int_equal(n, 1);
     free(p);
     free(path);
+    /* a missing file and a directory are named in the house form (file: reason) */
+    char missing[4200], want[4300];
+    snprintf(missing, sizeof missing, "%s/none.csv", dir);
+    assert_int_equal(settle_positions_load(missing, file_contracts, 2, &p, &n, &d), GPI_EIO);
+    snprintf(want, sizeof want, "%s: no such file", missing);
+    assert_string_equal(d.msg, want);
+    assert_int_equal(settle_positions_load(dir, file_contracts, 2, &p, &n, &d), GPI_EIO);
+    snprintf(want, sizeof want, "%s: is a directory, not a file", dir);
+    assert_string_equal(d.msg, want);
     free(dir);
 }
 

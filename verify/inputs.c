@@ -39,14 +39,39 @@
  *     commits to is counted (it may have been ingested after the days'
  *     cut-offs, or withheld: only the stamps of committed files are
  *     known).
+ * (5) RAW is walked following symbolic links, to files and to folders
+ *     (a raw archive is often a folder of links to where the feeds land):
+ *     a file is known by its bytes' SHA-256, wherever it lies.  The
+ *     limits: each folder is walked once (by device and inode, so a loop
+ *     of links ends), at most 16 levels down, a dangling link or an
+ *     unreadable file is no file, and the same bytes found twice are
+ *     one file (the first path walked names it).  A link that leaves RAW is followed
+ *     too: the commitment is to the bytes, not to the place.
+ * (6) A row's stale share (METHODOLOGY.md §12.1) and a grade's fresh-input
+ *     rule (max_unchanged_days M) read the identities' prices of earlier
+ *     days: IDX_STALE_DAYS + IDX_AGE_SLACK days back, M + IDX_AGE_SLACK
+ *     for such a grade.  verify_inputs_prepare therefore also ingests the
+ *     files committed by the days DIR publishes within that look back of
+ *     the verified days, and the share is recomputed (inputs_stale.c).
+ *     The look back of a day is complete when every one of its days (from
+ *     the first day any ingested file holds: before it there was nothing
+ *     to see) has some committed file in the scratch store and, where DIR
+ *     publishes the day, all of that day's committed files were found: else a
+ *     difference that the missing days could explain (the stale share,
+ *     the lines of a grade with M) is said, not failed (--strict fails
+ *     it).  A day of the look back whose file was withheld while another
+ *     file covers it cannot be told from a complete one.
  */
 #include "verify/internal.h"
+#include "verify/inputs_stale.h"
 #include "ingest/ingest.h"
 #include "load/load.h"
 #include "publish/columns.h"
 #include "publish/publish.h"
 #include "store/admin.h"
+#include "store/chain_states.h"
 #include "index/v3.h"
+#include "index/stale.h"
 
 #include <dirent.h>
 #include <stdio.h>
@@ -54,6 +79,11 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+typedef struct dir_id {
+    dev_t dev;
+    ino_t ino;
+} dir_id;
 
 typedef struct raw_file {
     char *path;
@@ -72,14 +102,30 @@ struct verify_inputs {
     int made;          /* tmpdir was created (and is removed on close) */
     store *st;
     int prepared;
+    dir_id *dirs;      /* the folders walked (note 5) */
+    size_t n_dirs, cap_dirs;
+    int lookback;      /* days before a verified day whose files are ingested (note 6) */
 };
+
 
 /* ---- RAW's files by SHA-256 ---------------------------------------------------- */
 
-/* Adds the regular files under path (recursively, symbolic links not
- * followed) with their SHA-256; 1 when out of memory. */
+/* Adds the regular files under path (recursively, symbolic links
+ * followed: note 5) with their SHA-256; 1 when out of memory. */
 static int walk(verify_inputs *vi, const char *path, int depth)
 {
+    struct stat self;
+    if (stat(path, &self) != 0) return 0;
+    for (size_t i = 0; i < vi->n_dirs; i++) /* a folder seen already: a loop of links */
+        if (vi->dirs[i].dev == self.st_dev && vi->dirs[i].ino == self.st_ino) return 0;
+    if (vi->n_dirs == vi->cap_dirs) {
+        size_t cap = vi->cap_dirs ? 2 * vi->cap_dirs : 16;
+        dir_id *p = realloc(vi->dirs, cap * sizeof *p);
+        if (!p) return 1;
+        vi->dirs = p;
+        vi->cap_dirs = cap;
+    }
+    vi->dirs[vi->n_dirs++] = (dir_id){self.st_dev, self.st_ino};
     DIR *dp = opendir(path);
     if (!dp) return 0;
     struct dirent *e;
@@ -89,7 +135,7 @@ static int walk(verify_inputs *vi, const char *path, int depth)
         char p[4096];
         if (snprintf(p, sizeof p, "%s/%s", path, e->d_name) >= (int)sizeof p) continue;
         struct stat sb;
-        if (lstat(p, &sb) != 0) continue;
+        if (stat(p, &sb) != 0) continue; /* a dangling link: no file */
         if (S_ISDIR(sb.st_mode)) {
             if (depth < 16) bad = walk(vi, p, depth + 1);
             continue;
@@ -109,6 +155,9 @@ static int walk(verify_inputs *vi, const char *path, int depth)
         memset(r, 0, sizeof *r);
         gpi_diag d = {{0}};
         if (ingest_file_sha256(p, r->sha, &d) != GPI_OK) continue; /* unreadable: no input */
+        int seen = 0; /* the same bytes twice (two links to one file): one input */
+        for (size_t i = 0; i < vi->n && !seen; i++) seen = strcmp(vi->f[i].sha, r->sha) == 0;
+        if (seen) continue;
         if (!(r->path = strdup(p))) bad = 1;
         else vi->n++;
     }
@@ -160,6 +209,7 @@ void verify_inputs_close(verify_inputs *vi)
     }
     for (size_t i = 0; i < vi->n; i++) free(vi->f[i].path);
     free(vi->f);
+    free(vi->dirs);
     ingest_tables_free(vi->tables);
     free(vi);
 }
@@ -231,12 +281,68 @@ static gpi_status ingest_one(verify_inputs *vi, raw_file *r, json_t *b, int64_t 
     return rc;
 }
 
-gpi_status verify_inputs_prepare(verify_inputs *vi, verify_dir *v, const int32_t *days, size_t n,
+/* The look back of a row (note 6): IDX_STALE_DAYS + IDX_AGE_SLACK days,
+ * or its grade's max_unchanged_days + IDX_AGE_SLACK when longer. */
+static int row_lookback(json_t *row)
+{
+    int lb = IDX_STALE_DAYS + IDX_AGE_SLACK;
+    const char *canon = vj_str(row, "grade_definition");
+    json_t *g = canon ? json_loads(canon, 0, NULL) : NULL;
+    json_t *m = json_object_get(g, "max_unchanged_days");
+    if (json_is_integer(m) && json_integer_value(m) > 0 && json_integer_value(m) < 100000 &&
+        json_integer_value(m) + IDX_AGE_SLACK > lb)
+        lb = (int)json_integer_value(m) + IDX_AGE_SLACK;
+    json_decref(g);
+    return lb;
+}
+
+/* The verified days and the days DIR publishes within the look back
+ * before them (note 6), into *all (malloc'd). */
+static gpi_status with_lookback(verify_inputs *vi, verify_dir *v, const int32_t *days, size_t n,
+                                int32_t **all, size_t *n_all, gpi_diag *d)
+{
+    *all = NULL;
+    *n_all = 0;
+    int32_t lo = INT32_MAX, hi = INT32_MIN;
+    gpi_status rc = GPI_OK;
+    for (size_t k = 0; k < n && rc == GPI_OK; k++) {
+        vday *dy;
+        rc = vday_get(v, days[k], &dy, d);
+        if (rc != GPI_OK || !dy->present) continue;
+        for (size_t i = 0; i < dy->n_rows; i++) {
+            int lb = row_lookback(dy->rows[i].j);
+            if (lb > vi->lookback) vi->lookback = lb;
+        }
+        if (days[k] < lo) lo = days[k];
+        if (days[k] > hi) hi = days[k];
+    }
+    int32_t *pub = NULL;
+    size_t np = 0;
+    if (rc == GPI_OK && lo <= hi) rc = verify_dir_days(v, &pub, &np, d);
+    if (rc != GPI_OK) return rc;
+    int32_t *a = malloc((n + np + 1) * sizeof *a);
+    if (!a) {
+        free(pub);
+        return gpi_diag_set(d, GPI_ENOMEM, "out of memory");
+    }
+    memcpy(a, days, n * sizeof *a);
+    size_t m = n;
+    for (size_t k = 0; k < np; k++)
+        if (pub[k] >= lo - vi->lookback && pub[k] <= hi) a[m++] = pub[k];
+    free(pub);
+    *all = a;
+    *n_all = m;
+    return GPI_OK;
+}
+
+gpi_status verify_inputs_prepare(verify_inputs *vi, verify_dir *v, const int32_t *vdays, size_t vn,
                                  gpi_diag *d)
 {
     commit *c = NULL;
     size_t nc = 0, cap = 0;
-    gpi_status rc = GPI_OK;
+    int32_t *days = NULL;
+    size_t n = 0;
+    gpi_status rc = with_lookback(vi, v, vdays, vn, &days, &n, d);
     for (size_t k = 0; k < n && rc == GPI_OK; k++) {
         vday *dy;
         rc = vday_get(v, days[k], &dy, d);
@@ -270,6 +376,7 @@ gpi_status verify_inputs_prepare(verify_inputs *vi, verify_dir *v, const int32_t
         rc = ingest_one(vi, r, c[i].b, c[i].at, d);
     }
     free(c);
+    free(days);
     vi->prepared = 1;
     return rc;
 }
@@ -435,6 +542,52 @@ static int compare(const lines13 *pub, const lines13 *want, char *out, size_t ca
     return bad;
 }
 
+static int count_input(const store_input *b, void *ud)
+{
+    (void)b;
+    ++*(long *)ud;
+    return 0;
+}
+
+/* Note 6: the latest day of the look back of day (vi->lookback days)
+ * that is not complete, into *gap (INT32_MIN: none), and why. */
+static gpi_status lookback_gap(verify_inputs *vi, verify_dir *v, int32_t day, int32_t *gap,
+                               char *why, size_t cap, gpi_diag *d)
+{
+    *gap = INT32_MIN;
+    int32_t first = INT32_MAX; /* days before every file's first are no gap */
+    gpi_status frc = store_obs_first_day(vi->st, &first, d);
+    if (frc != GPI_OK) return frc;
+    for (int32_t k = day - 1; k >= day - vi->lookback && k >= first && *gap == INT32_MIN; k--) {
+        vday *dy;
+        gpi_status rc = vday_get(v, k, &dy, d);
+        if (rc != GPI_OK) return rc;
+        if (dy->present) {
+            json_t *in = json_object_get(dy->root, "inputs");
+            size_t i;
+            json_t *b;
+            json_array_foreach(in, i, b) {
+                const char *sha = jstr(b, "sha256");
+                raw_file *f = sha ? find_raw(vi, sha) : NULL;
+                if (!f || !f->ingested) {
+                    *gap = k;
+                    snprintf(why, cap, "commits to %s, not in --inputs",
+                             jstr(b, "file") ? jstr(b, "file") : "a file");
+                    break;
+                }
+            }
+        }
+        long n = 0;
+        if (*gap == INT32_MIN) rc = store_day_inputs(vi->st, k, INT64_MAX, count_input, &n, d);
+        if (rc != GPI_OK) return rc;
+        if (*gap == INT32_MIN && n == 0) {
+            *gap = k;
+            snprintf(why, cap, "is in no file of --inputs");
+        }
+    }
+    return GPI_OK;
+}
+
 static void mark(verify_result *g, int status, const char *text)
 {
     if (status == VERIFY_DIFFERS) {
@@ -505,6 +658,11 @@ gpi_status verify_inputs_day(verify_inputs *vi, verify_dir *v, int32_t day, veri
             if (r->g[i].latest) mark(&r->g[i], differs ? VERIFY_DIFFERS : VERIFY_PARTIAL, why);
         return GPI_OK;
     }
+    /* note 6: the latest day of the look back that is not complete */
+    int32_t gap = INT32_MIN;
+    char gap_why[100] = "";
+    rc = lookback_gap(vi, v, day, &gap, gap_why, sizeof gap_why, d);
+    if (rc != GPI_OK) return rc;
     /* the published lines, after the header (line 1): verify_day has
      * hashed the text and let it go (files.c note 3); read again, they
      * must be the bytes hashed */
@@ -536,28 +694,59 @@ gpi_status verify_inputs_day(verify_inputs *vi, verify_dir *v, int32_t day, veri
         if (!canon || !cut || !lvl || gpi_time_parse(cut, &as_of) ||
             idx_grade_from_canon(canon, "grade_definition", &gs, &e) != GPI_OK) {
             mark(res, VERIFY_DIFFERS, "inputs: the row has no readable grade_definition, "
-                                           "level or cut_off");
+                                      "level or cut_off");
             continue;
         }
         int v3 = gs->g[0].method == 3;
         char *roles = v3 ? v3_roles(row->j) : NULL;
         if (v3 && !roles) {
-            mark(&r->g[i], VERIFY_DIFFERS, "inputs: the v3 row has no readable v3.panel");
+            mark(res, VERIFY_DIFFERS, "inputs: the v3 row has no readable v3.panel");
             idx_grades_free(gs);
             continue;
         }
         idx_detail lv = {gpi_level_parse(lvl), INT32_MIN, INT32_MIN, roles};
+        const char *xl = vj_str(row->j, "xs_level");
+        int xs_level = xl ? gpi_level_parse(xl) : lv.level;
         char *text = NULL;
         size_t len = 0;
-        rc = pub_obs_lines(vi->st, day, &gs->g[0], &lv, as_of, &text, &len, d);
+        int64_t share = -1;
+        long n_stale = 0, n_groups = 0;
+        rc = pub_obs_lines_stale(vi->st, day, &gs->g[0], &lv, as_of, xs_level, &text, &len,
+                                 &share, &n_stale, &n_groups, d);
         free(roles);
+        /* note 6: whether the look back could explain a difference */
+        int incomplete = gap != INT32_MIN && gap >= day - row_lookback(row->j);
+        char gap_words[160] = "";
+        if (incomplete) {
+            char gd[11];
+            gpi_date_format(gap, gd);
+            snprintf(gap_words, sizeof gap_words, " (not verifiable: the look back is "
+                     "incomplete, %s %s)", gd, gap_why);
+        }
         lines13 want = {0}, pub = {0};
         if (rc == GPI_OK && (lines_of(text ? text : "", len, NULL, 0, 0, &want) ||
                              lines_of(body, body_len, row->grade, 2, v3, &pub)))
             rc = gpi_diag_set(d, GPI_ENOMEM, "out of memory");
-        char diff[700];
-        if (rc == GPI_OK && compare(&pub, &want, diff, sizeof diff))
+        char diff[900];
+        int lines_differ = rc == GPI_OK && compare(&pub, &want, diff, 700);
+        if (lines_differ && incomplete && gs->g[0].p.max_unchanged_days > 0) {
+            strcat(diff, gap_words);
+            mark(res, VERIFY_PARTIAL, diff);
+        } else if (lines_differ) {
             mark(res, VERIFY_DIFFERS, diff);
+        }
+        /* the stale share and the flag that reads it (inputs_stale.c); a
+         * v3 row's imputed members' lines are another day's (note 2) */
+        if (rc == GPI_OK && !lines_differ && !(v3 && pub.n != row->n_obs)) {
+            rc = vinputs_stale_compare(dy, row, &gs->g[0], share, n_stale, n_groups, diff, 700, d);
+            if (rc == GPI_OK && diff[0]) {
+                if (incomplete) strcat(diff, gap_words);
+                mark(res, incomplete ? VERIFY_PARTIAL : VERIFY_DIFFERS, diff);
+            }
+        } else if (rc == GPI_OK && !lines_differ) {
+            mark(res, VERIFY_PARTIAL, "inputs: stale_share not recomputed (its imputed "
+                                      "members' lines are another day's)");
+        }
         free(text);
         lines_free(&want);
         lines_free(&pub);

@@ -221,7 +221,7 @@ typedef struct obs_ctx {
 
 static int reason_of(const char *s)
 {
-    for (int r = IDX_EX_ABOVE; r <= IDX_EX_AFFILIATE; r++)
+    for (int r = IDX_EX_ABOVE; r <= IDX_EX_LAST; r++)
         if (strcmp(s, idx_reason_name(r)) == 0) return r;
     return -1;
 }

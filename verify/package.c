@@ -8,9 +8,13 @@
  * for byte: a changed unit, type or column meaning is a difference, and
  * so is a missing file.  DIR's own is required beside restatements.csv
  * once DIR's latest day is of format 4 (older publications had none).
+ * Signature files are listed too (publish/publish.c note 5): a folder's
+ * signature.json when its index.json names a key, DIR's
+ * restatements.signature.json when DIR holds one.
  */
 #include "verify/internal.h"
 #include "publish/columns.h"
+#include "core/sig.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,7 +63,10 @@ gpi_status vday_check_package(const vday *dy, char *out, size_t cap, gpi_diag *d
     size_t n = 0;
     FILE *f = open_memstream(&want, &n);
     if (!f) return gpi_diag_set(d, GPI_ENOMEM, "out of memory");
-    pub_datapackage_day(f, dy->day, dy->vintage > 0 ? dy->vintage : 0, dy->format);
+    /* a vintage whose index.json names a key lists its signature.json */
+    json_t *fp = json_object_get(dy->root, "key_fingerprint");
+    pub_datapackage_day(f, dy->day, dy->vintage > 0 ? dy->vintage : 0, dy->format,
+                        json_is_string(fp));
     if (fclose(f) != 0 || !want) {
         free(want);
         return gpi_diag_set(d, GPI_ENOMEM, "out of memory");
@@ -95,7 +102,11 @@ gpi_status vdir_check_package(verify_dir *v, const int32_t *days, size_t n_days,
     size_t n = 0;
     FILE *f = open_memstream(&want, &n);
     if (!f) return gpi_diag_set(d, GPI_ENOMEM, "out of memory");
-    pub_datapackage_restatements(f);
+    /* listed by a DIR that holds restatements.signature.json (a signed
+     * publication writes it, publish/publish.c note 5) */
+    char sp[4200];
+    snprintf(sp, sizeof sp, "%s/%s", v->dir, GPI_SIG_RESTATEMENTS_FILE);
+    pub_datapackage_restatements(f, vfile_exists(sp) == GPI_OK);
     if (fclose(f) != 0 || !want) {
         free(want);
         return gpi_diag_set(d, GPI_ENOMEM, "out of memory");

@@ -27,6 +27,13 @@
  *     reads DIR/D/v1/index.json).  The first of them that fails decides
  *     the day's verdict, named "v<n>: ..."; a signed latest vintage whose
  *     vintage 1 was altered used to verify ok with --key.
+ * (4) DIR/restatements.csv is signed apart (publish/sign.c note 3):
+ *     verify_restatements_signature checks DIR/restatements.signature.json
+ *     with the same verdicts -- missing (with --key, none; or the file
+ *     names no such thing), changed file (its SHA-256 or its rows are not
+ *     the signed ones), wrong key, bad signature -- and without --key
+ *     reports it signed and unchecked.  An unsigned restatements.csv is
+ *     valid without --key, as an unsigned vintage is.
  */
 #include "verify/internal.h"
 #include "core/sig.h"
@@ -50,6 +57,31 @@ static int file_sha(const char *dir, const char *name, size_t max, char out[65])
     gpi_diag e = {{0}};
     out[0] = '\0';
     return vfile_sha256(path, max, out, &e) == GPI_OK;
+}
+
+/* The verdict on a signature whose files check, by key fp over the signed
+ * text msg: unchecked without --key (key NULL), a wrong key, a bad
+ * signature (file: the signature file), or ok. */
+static int key_verdict(const char *fp, const unsigned char *key, const char *keyfp,
+                       const char *sig, const char *msg, size_t n, const char *file, char *out,
+                       size_t cap)
+{
+    if (!key) {
+        snprintf(out, cap, "signed by key %.16s...; not checked (give --key with its public key)",
+                 fp);
+        return VERIFY_SIG_UNCHECKED;
+    }
+    if (strcmp(keyfp, fp) != 0) {
+        snprintf(out, cap, "wrong key: signed by key %.16s..., --key is %.16s...", fp, keyfp);
+        return VERIFY_SIG_WRONG_KEY;
+    }
+    if (gpi_sig_verify(key, sig, msg, n)) {
+        snprintf(out, cap, "signed by key %.16s...: signature ok", fp);
+        return VERIFY_SIG_OK;
+    }
+    snprintf(out, cap, "bad signature: it does not verify under key %.16s... (%s altered)", fp,
+             file);
+    return VERIFY_SIG_BAD;
 }
 
 int verify_signature(const char *daydir, json_t *root, const unsigned char *key, size_t max,
@@ -120,24 +152,11 @@ int verify_signature(const char *daydir, json_t *root, const unsigned char *key,
             memcpy(signed_sha[i], want, 65);
         }
     }
-    if (rc == VERIFY_SIG_OK && !key) {
-        snprintf(out, cap, "signed by key %.16s...; not checked (give --key with its public key)",
-                 fp);
-        rc = VERIFY_SIG_UNCHECKED;
-    } else if (rc == VERIFY_SIG_OK && strcmp(keyfp, fp) != 0) {
-        snprintf(out, cap, "wrong key: signed by key %.16s..., --key is %.16s...", fp, keyfp);
-        rc = VERIFY_SIG_WRONG_KEY;
-    } else if (rc == VERIFY_SIG_OK) {
+    if (rc == VERIFY_SIG_OK) {
         char msg[512];
         size_t n = gpi_sig_message(date, (int)json_integer_value(vint),
                                    (const char(*)[65])signed_sha, msg, sizeof msg);
-        if (gpi_sig_verify(key, sig, msg, n))
-            snprintf(out, cap, "signed by key %.16s...: signature ok", fp);
-        else {
-            snprintf(out, cap, "bad signature: it does not verify under key %.16s... (%s "
-                               "altered)", fp, GPI_SIG_FILE);
-            rc = VERIFY_SIG_BAD;
-        }
+        rc = key_verdict(fp, key, keyfp, sig, msg, n, GPI_SIG_FILE, out, cap);
     }
     json_decref(s);
     return rc;
@@ -181,4 +200,74 @@ gpi_status verify_day_signature(verify_dir *v, int32_t day, const unsigned char 
         }
     }
     return GPI_OK;
+}
+
+int verify_restatements_signature(verify_dir *v, const unsigned char *key, char *out,
+                                  size_t cap)
+{
+    const char *dir = v->dir;
+    char path[4200], have[65];
+    snprintf(path, sizeof path, "%s/restatements.csv", dir);
+    if (vfile_exists(path) != GPI_OK) {
+        snprintf(out, cap, "no restatements.csv");
+        return VERIFY_SIG_UNSIGNED;
+    }
+    char keyfp[65] = "";
+    if (key) gpi_sig_fingerprint(key, keyfp);
+    snprintf(path, sizeof path, "%s/%s", dir, GPI_SIG_RESTATEMENTS_FILE);
+    /* read within limits (files.c): a FIFO or a huge file is unreadable */
+    char *text = NULL;
+    size_t len = 0;
+    gpi_diag rd = {{0}};
+    int absent = vfile_exists(path) != GPI_OK;
+    json_t *s = NULL;
+    if (!absent && vfile_read(path, VERIFY_SIG_MAX_BYTES, &text, &len, &rd) == GPI_OK)
+        s = json_loadb(text, len, 0, NULL);
+    free(text);
+    if (!s) {
+        if (absent && !key) {
+            snprintf(out, cap, "unsigned");
+            return VERIFY_SIG_UNSIGNED;
+        }
+        snprintf(out, cap, "signature missing: %s is %s%s", GPI_SIG_RESTATEMENTS_FILE,
+                 absent ? "absent (restatements.csv is unsigned)" : "unreadable",
+                 key ? " and --key asks for a signature" : "");
+        return VERIFY_SIG_MISSING;
+    }
+    const char *fp = jstr(s, "key_fingerprint"), *sig = jstr(s, "signature");
+    const char *want = jstr(json_object_get(s, "files"), "restatements.csv");
+    json_t *rows = json_object_get(s, "rows");
+    int rc = VERIFY_SIG_OK;
+    long n_rows = -1;
+    if (!fp || !sig || !want || strlen(want) != 64 || !json_is_integer(rows)) {
+        snprintf(out, cap, "bad signature: %s lacks key_fingerprint, signature, "
+                           "files.restatements.csv or rows", GPI_SIG_RESTATEMENTS_FILE);
+        rc = VERIFY_SIG_BAD;
+    } else if (!file_sha(dir, "restatements.csv", v->max_file, have) || strcmp(have, want) != 0) {
+        snprintf(out, cap, "changed file: restatements.csv has SHA-256 %.16s..., the signed one "
+                           "is %.16s... (changed after signing)", have, want);
+        rc = VERIFY_SIG_CHANGED;
+    } else {
+        /* the rows signed are the file's (the header is not one); read
+         * within limits, as its SHA-256 was */
+        snprintf(path, sizeof path, "%s/restatements.csv", dir);
+        text = NULL;
+        len = 0;
+        if (vfile_read(path, v->max_file, &text, &len, &rd) == GPI_OK)
+            for (size_t i = 0; i < len; i++) n_rows += text[i] == '\n';
+        free(text);
+        if (n_rows < 0) n_rows = 0;
+        if (n_rows != (long)json_integer_value(rows)) {
+            snprintf(out, cap, "bad signature: %s signs %lld rows, restatements.csv has %ld",
+                     GPI_SIG_RESTATEMENTS_FILE, (long long)json_integer_value(rows), n_rows);
+            rc = VERIFY_SIG_BAD;
+        }
+    }
+    if (rc == VERIFY_SIG_OK) {
+        char msg[256];
+        size_t n = gpi_sig_restatements_message(want, n_rows, msg, sizeof msg);
+        rc = key_verdict(fp, key, keyfp, sig, msg, n, GPI_SIG_RESTATEMENTS_FILE, out, cap);
+    }
+    json_decref(s);
+    return rc;
 }

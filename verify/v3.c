@@ -176,8 +176,7 @@ static gpi_status roles(ctx *x, int kind, gpi_diag *d)
         const vobs *o = &dy->obs[r->obs[i]];
         if (o->kind != kind || o->imputed == 1) continue;
         int gid = vitems_group(&it, o->group);
-        int reason = o->reason == IDX_EX_CANCELLED || o->reason == IDX_EX_AFFILIATE ? o->reason
-                                                                                    : IDX_OK;
+        int reason = IDX_EX_INELIGIBLE(o->reason) ? o->reason : IDX_OK;
         if (gid < 0 || GPI_VEC_RESERVE(it.v, it.cap, it.n + 1))
             rc = gpi_diag_set(d, GPI_ENOMEM, "out of memory");
         else
@@ -205,7 +204,7 @@ static gpi_status roles(ctx *x, int kind, gpi_diag *d)
                      p ? p->present : 0, x->g->p.admission_days);
         }
         const char *got = o->used ? "used" : o->candidate ? "candidate" : "excluded";
-        int status = o->reason == IDX_EX_CANCELLED || o->reason == IDX_EX_AFFILIATE;
+        int status = IDX_EX_INELIGIBLE(o->reason);
         if (!status && (!p || (p->role != IDX_V3_MEMBER && p->role != IDX_V3_CANDIDATE)))
             vchk_diff(x->c, 0, "observations.csv:%ld group: %s is not listed in v3.panel as a "
                       "member or candidate", o->line, o->group);

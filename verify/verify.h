@@ -88,6 +88,13 @@ enum { VERIFY_SIG_UNSIGNED = 0, VERIFY_SIG_OK, VERIFY_SIG_UNCHECKED, VERIFY_SIG_
 gpi_status verify_day_signature(verify_dir *v, int32_t day, const unsigned char *key,
                                 int *verdict, char *words, size_t cap, gpi_diag *d);
 
+/* Checks DIR/restatements.csv's signature of v
+ * (DIR/restatements.signature.json, sign.c note 4) with key (NULL: none given), reading within v's limits
+ * (verify/files.c): the verdict (VERIFY_SIG_*; VERIFY_SIG_UNSIGNED also
+ * when DIR has no restatements.csv) and its words in out. */
+int verify_restatements_signature(verify_dir *v, const unsigned char *key, char *out,
+                                  size_t cap);
+
 /* Opens DIR (a folder of published days, DIR/YYYY-MM-DD/). */
 gpi_status verify_dir_open(const char *dir, verify_dir **out, gpi_diag *d);
 /* The largest published file verify reads (verify/files.c): a bigger one,

@@ -92,8 +92,7 @@ static gpi_status kind_items(vday *dy, vrow *r, const idx_grade *g, int kind, ks
         const vobs *o = &dy->obs[r->obs[i]];
         if (o->kind != kind) continue;
         int gid = vitems_group(&ks->it, o->group);
-        int reason = o->reason == IDX_EX_CANCELLED || o->reason == IDX_EX_AFFILIATE ? o->reason
-                                                                                    : IDX_OK;
+        int reason = IDX_EX_INELIGIBLE(o->reason) ? o->reason : IDX_OK;
         if (gid < 0 || vitems_push(&ks->it, (idx_item){o->price, o->qty < 0 ? 0 : o->qty,
                                                        (uint64_t)r->obs[i], o->line, gid,
                                                        reason}))
@@ -131,7 +130,7 @@ static void kind_stats(const idx_grade *g, int kind, kstat *ks, double *work)
     __int128 total = 0, best = 0;
     for (size_t i = 0; seen && w && i < it->n; i++) {
         const idx_item *x = &it->v[i];
-        if (x->reason == IDX_EX_CANCELLED || x->reason == IDX_EX_AFFILIATE) continue;
+        if (IDX_EX_INELIGIBLE(x->reason)) continue;
         ks->n_obs++;
         if (x->reason != IDX_OK) {
             ks->n_excluded++;
@@ -371,7 +370,7 @@ gpi_status vxs_check(verify_dir *v, vday *dy, vrow *r, const idx_grade *g, vchk 
         for (int k = 0; k < 2; k++) {
             vitems *it = k ? &os.it : &ts.it;
             for (size_t i = 0; i < it->n; i++)
-                if (it->v[i].reason != IDX_EX_CANCELLED && it->v[i].reason != IDX_EX_AFFILIATE)
+                if (!IDX_EX_INELIGIBLE(it->v[i].reason))
                     vitems_group(&u, it->names[it->v[i].group]);
         }
         out->all_providers = (long)u.n_names;
