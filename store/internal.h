@@ -239,9 +239,11 @@ gpi_status store_profiles_each(store *st, int (*fn)(const store_profile *p, void
 /* Unpacks an observation's attrs (scan.c; layout in store.c, schema note 6). */
 void store_attrs_unpack(gpi_obs *o, int64_t attrs);
 
-/* Extra statement slots of store_sets.c, 40..55 (store_index.c uses the
- * first ones, to 25; chain_states.c 29..33, scan.c 34, admin.c 35..39, profiles.c the eight
- * before alias.c's, alias.c the eight before the last eight, names.c and store_count the last eight). */
+/* Extra statement slots of store_sets.c, 40..48.  The map of the 80
+ * slots: store_index.c 0..25, chain_states.c 29..33, scan.c 34, admin.c
+ * 35..39, store_sets.c 40..48, curves.c 49..55, profiles.c 56..63,
+ * alias.c 64..71, names.c 72..74, store_count (testing.c) 77..79.
+ * store_stmt refuses a slot already holding another query. */
 #define STORE_SETS_SLOT(i) (40 + (i))
 /* VACUUM under the writers' lock (tx.c), outside any transaction; best
  * effort (a failure leaves the database as it was). */
