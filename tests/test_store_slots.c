@@ -14,6 +14,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "store/store.h"
+#include "store/testing.h"
 #include "tests/store_helpers.h"
 
 typedef struct step {
