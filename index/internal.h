@@ -31,6 +31,8 @@ typedef struct idx_fix {
     int64_t trade_volume_micro;          /* screened eligible trades */
 } idx_fix;
 
+typedef struct idx_kept idx_kept;
+
 /* One day's observations of every grade. */
 typedef struct idx_day {
     const idx_grades *gs;
@@ -55,7 +57,7 @@ typedef struct idx_day {
      * -1 not yet known (idx_day_collect's memo of idx_grade_match_gpu) */
     signed char *gpu_ok;
     size_t cap_gpu_ok;          /* names covered */
-    struct idx_kept *keep;      /* day.c's detail: the observations kept (NULL: none) */
+    idx_kept *keep;             /* day.c's detail: the observations kept (NULL: none) */
     int need_ident;             /* a grade's "exclude" matches ids: the scan reads
                                    identity texts (grade_exclude.c note 3) */
     /* day.c note 6: per stored profile id, what the grades make of it:
@@ -99,8 +101,29 @@ int64_t idx_hint_raw_items(idx_hint *h, int64_t cap_floor_e6, int64_t p, int bel
  * keyed by that database's profile ids (day.c note 6). */
 gpi_status idx_day_init(idx_day *dy, const idx_grades *gs);
 void idx_day_free(idx_day *dy);
-/* Scans day (as_of cut-off) into the per-grade arrays. */
+/* One day's observations as data (day.c note 0): idx_day_begin empties
+ * the per-grade arrays, idx_day_add takes each observation of the day in
+ * the store's primary-key order (0; 1 when out of memory: stop, and
+ * idx_day_end says so), idx_day_end ends the day.  o and its texts are
+ * borrowed for the call, except that a kept observation's names
+ * (dy->keep) must stay valid until its listing.  idx_day_wants_ident: 1
+ * when the observations must carry their identity texts (o->ident). */
+void idx_day_begin(idx_day *dy);
+int idx_day_add(idx_day *dy, const gpi_obs *o);
+gpi_status idx_day_end(idx_day *dy, gpi_diag *d);
+int idx_day_wants_ident(const idx_day *dy);
+/* feed.c: reads day (as_of cut-off) from the store into the per-grade
+ * arrays (one scan, through idx_day_add). */
 gpi_status idx_day_collect(idx_day *dy, store *st, int32_t day, int64_t as_of, gpi_diag *d);
+/* day.c note 5: what a day read with dy->keep set keeps for its detail
+ * (idx_kept_new's, freed with idx_kept_free; NULL is a no-op): its
+ * (observation, grade) pairs in scan order; idx_kept_get fills the listed
+ * fields of o with pair h's observation (the rest of o left as it was)
+ * and returns its grade. */
+idx_kept *idx_kept_new(void);
+void idx_kept_free(idx_kept *k);
+size_t idx_kept_count(const idx_kept *k);
+size_t idx_kept_get(const idx_kept *k, size_t h, gpi_obs *o);
 /* Screens grade gi's arrays (idx_screen, both kinds), nothing more: v3's
  * input (index/v3_row.c).  Once per day read. */
 gpi_status idx_day_screen(idx_day *dy, size_t gi, gpi_diag *d);
@@ -402,6 +425,14 @@ const char *idx_v3_pub_role(const idx_v3_pub *p, const idx_grade *g, const gpi_o
                             int reason, idx_obs_match *m, char *why, size_t n);
 gpi_status idx_v3_pub_imputed(store *st, const idx_v3_pub *p, size_t gi, int64_t as_of,
                               idx_obs_fn fn, void *ud, int *stop, gpi_diag *d);
+/* day_detail.c: the detail of the day read into dy with kept (design
+ * notes there): each grade fixed, a v2 grade's day matched against its
+ * chain ch[gi] (replayed to the day before), then every kept observation
+ * handed to fn with its role (v3 grades by their stored detail v3[gi]),
+ * until fn returns non-zero. */
+gpi_status idx_day_list(idx_day *dy, const idx_kept *kept, const idx_detail *rows,
+                        idx_chain *ch, idx_v3_pub **v3, int32_t day, idx_obs_fn fn, void *ud,
+                        gpi_diag *d);
 /* row.c: the band of the day's cross-section constituents (v2's p10..max,
  * micro; -1 when the level e is carried or suspended), after idx_day_fix. */
 gpi_status idx_band(idx_day *dy, size_t gi, const idx_eval *e, int64_t out[7], gpi_diag *d);
