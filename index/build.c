@@ -87,7 +87,7 @@
  *     period before `from` began: a month of days to build one (1.0 s of
  *     a 31,000-observation daily job, and as much again to publish it).
  *     So a build stores each v2 grade's chain state after `to`
- *     (index/chain_state.c, store/chain_states.h; the last
+ *     (index/chain_state.c, filed by index/chain_store.c; the last
  *     IDX_CHAIN_STATES_KEPT days of each grade are kept), and a replay
  *     for `from` starts from the state after from - 1 instead when one is
  *     stored for the grade's definition (its hash) and no batch between

@@ -294,7 +294,7 @@ gpi_status idx_chain_step(idx_chain *c, int32_t day, const idx_eval *xs, const c
 enum { IDX_CHAIN_STATE_FORMAT = 1, IDX_CHAIN_STATES_KEPT = 3 };
 gpi_status idx_chain_encode(const idx_chain *c, unsigned char **out, size_t *n, gpi_diag *d);
 gpi_status idx_chain_decode(idx_chain *c, const unsigned char *p, size_t n, gpi_diag *d);
-/* build.c note 8: *resumed = 1 when the state c's grade left after
+/* chain_store.c (build.c note 8): *resumed = 1 when the state c's grade left after
  * from - 1 is stored and still current at cut-off as_of, and c (fresh from
  * idx_chain_init) now holds it; a stored state refused (damaged, another
  * grade's, day's or method's, or not decodable) leaves c fresh and says
