@@ -87,7 +87,7 @@
  *     period before `from` began: a month of days to build one (1.0 s of
  *     a 31,000-observation daily job, and as much again to publish it).
  *     So a build stores each v2 grade's chain state after `to`
- *     (index/chain_state.c, filed by index/chain_store.c; the last
+ *     (index/chain_state.c, filed by index/v2_store.c; the last
  *     IDX_CHAIN_STATES_KEPT days of each grade are kept), and a replay
  *     for `from` starts from the state after from - 1 instead when one is
  *     stored for the grade's definition (its hash) and no batch between
@@ -107,7 +107,9 @@
  *     later built day of the grade is re-evaluated (nothing bounds what a
  *     change can reach), and the state after the last one is stored.
  */
-#include "index/internal.h"
+#include "index/feed.h"
+#include "index/row.h"
+#include "index/snap.h"
 #include "core/vec.h"
 #include "store/batches.h"
 #include "store/grades.h"
@@ -291,15 +293,6 @@ static gpi_status register_grades(store *st, const idx_grades *gs, int32_t from,
     if (rc == GPI_OK) rc = store_commit(st, d);
     if (rc != GPI_OK) store_rollback(st);
     return rc;
-}
-
-int32_t idx_v2_first_day(const idx_grade *g, int32_t from)
-{
-    /* an anchor reads anchor_days - 1 days back; the trading providers
-     * present on a reset day (panel_change) trade_carry_days */
-    int back = g->p.anchor_days - 1 > g->p.trade_carry_days ? g->p.anchor_days - 1
-                                                             : g->p.trade_carry_days;
-    return idx_period_start(from - 1 - g->p.max_carry_days, g->p.rebalance_months) - back;
 }
 
 int32_t idx_depends_from(const idx_grade *g, int32_t day)

@@ -1,7 +1,7 @@
 /* index/chain_state.c -- a v2 chain's state as bytes and back: the
  * checkpoint a build leaves after its last day, so that building the next
  * day -- the daily job -- steps the chain once instead of replaying every
- * day since its last reset (build.c note 8).  Data only: index/chain_store.c
+ * day since its last reset (build.c note 8).  Data only: index/v2_store.c
  * files the bytes in the store and reads them back; this file includes no
  * store header.
  *
@@ -26,7 +26,7 @@
  *     next steps are the same as the encoded one's (tests/test_index.c
  *     steps both through the demo market and compares every row).
  */
-#include "index/internal.h"
+#include "index/chain.h"
 #include "core/vec.h"
 #include "index/codec.h"
 

@@ -47,7 +47,8 @@
  *     the same order and every array gets the same items in the same
  *     order.  A row without a profile id (0) is tried every time.
  */
-#include "index/internal.h"
+#include "index/day.h"
+#include "index/match.h"
 #include "core/vec.h"
 
 #include <stdlib.h>

@@ -14,7 +14,8 @@
  *     key and time (an earlier snapshot of an offer key is not there and
  *     is skipped, day.c note 2).
  */
-#include "index/internal.h"
+#include "index/day_detail.h"
+#include "index/snap.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -14,7 +14,8 @@
  *     listed by idx_day_list, then v3's imputed members from the days
  *     their observations were of (index/v3_detail.c).
  */
-#include "index/internal.h"
+#include "index/day_detail.h"
+#include "index/feed.h"
 #include "store/obs.h"
 
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-/* index/chain_store.c -- v2 chains' states in the store's chain states
+/* index/v2_store.c -- v2 chains' states in the store's chain states
  * (store/chain_states.h): the glue between the bytes of index/chain_state.c
  * and the store, for the build's resume and save (build.c note 8).
  *
@@ -13,7 +13,7 @@
  *     refused there; one that does not decode is refused here, the chain
  *     reset fresh and replayed.  Either refusal is said in `refused`.
  */
-#include "index/internal.h"
+#include "index/feed.h"
 #include "store/chain_states.h"
 
 #include <stdio.h>
