@@ -5,7 +5,7 @@
  * themselves (the seed corpus holds states of the demo market's grades). */
 #include "fuzz/fuzz.h"
 
-#include "index/internal.h"
+#include "index/chain.h"
 
 static idx_grades *gs;
 

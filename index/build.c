@@ -87,7 +87,7 @@
  *     period before `from` began: a month of days to build one (1.0 s of
  *     a 31,000-observation daily job, and as much again to publish it).
  *     So a build stores each v2 grade's chain state after `to`
- *     (index/chain_state.c, store/chain_states.h; the last
+ *     (index/chain_state.c, filed by index/v2_store.c; the last
  *     IDX_CHAIN_STATES_KEPT days of each grade are kept), and a replay
  *     for `from` starts from the state after from - 1 instead when one is
  *     stored for the grade's definition (its hash) and no batch between
@@ -107,7 +107,9 @@
  *     later built day of the grade is re-evaluated (nothing bounds what a
  *     change can reach), and the state after the last one is stored.
  */
-#include "index/internal.h"
+#include "index/feed.h"
+#include "index/row.h"
+#include "index/snap.h"
 #include "index/stale.h"
 #include "core/vec.h"
 #include "store/batches.h"
@@ -294,22 +296,9 @@ static gpi_status register_grades(store *st, const idx_grades *gs, int32_t from,
     return rc;
 }
 
-int32_t idx_v2_first_day(const idx_grade *g, int32_t from)
-{
-    /* an anchor reads anchor_days - 1 days back; the trading providers
-     * present on a reset day (panel_change) trade_carry_days */
-    int back = g->p.anchor_days - 1 > g->p.trade_carry_days ? g->p.anchor_days - 1
-                                                             : g->p.trade_carry_days;
-    return idx_period_start(from - 1 - g->p.max_carry_days, g->p.rebalance_months) - back;
-}
-
 int32_t idx_depends_from(const idx_grade *g, int32_t day)
 {
     int32_t v1 = day - g->p.adj_lookback_days - g->p.max_carry_days;
-    /* max_unchanged_days M (fresh.c note 1): an offer's price age is
-     * looked up at most M + IDX_AGE_SLACK days back */
-    if (g->p.max_unchanged_days > 0 && day - g->p.max_unchanged_days - IDX_AGE_SLACK < v1)
-        v1 = day - g->p.max_unchanged_days - IDX_AGE_SLACK;
     if (g->method == 1) return v1;
     if (g->method == 3) return INT32_MIN; /* v3_store.c note 1 */
     int32_t v2 = idx_v2_first_day(g, day);

@@ -60,7 +60,7 @@
  * chain_detail.c the text a v2 row shows besides its value and a
  * constituent's match for observations.csv.
  */
-#include "index/internal.h"
+#include "index/chain.h"
 #include "core/vec.h"
 
 #include <stdlib.h>
@@ -87,6 +87,15 @@ int32_t idx_period_start(int32_t day, int months)
     return gpi_days_from_civil(y, m, 1);
 }
 
+int32_t idx_v2_first_day(const idx_grade *g, int32_t from)
+{
+    /* an anchor reads anchor_days - 1 days back; the trading providers
+     * present on a reset day (panel_change) trade_carry_days */
+    int back = g->p.anchor_days - 1 > g->p.trade_carry_days ? g->p.anchor_days - 1
+                                                             : g->p.trade_carry_days;
+    return idx_period_start(from - 1 - g->p.max_carry_days, g->p.rebalance_months) - back;
+}
+
 /* ---- the chain --------------------------------------------------------------- */
 
 gpi_status idx_chain_init(idx_chain *c, const idx_grade *g)
@@ -94,7 +103,7 @@ gpi_status idx_chain_init(idx_chain *c, const idx_grade *g)
     memset(c, 0, sizeof *c);
     c->g = g;
     c->last_day = c->anchor_day = c->ref_day = c->reset_day = INT32_MIN;
-    if (g->method == 3) /* v3's state in the chain's place (internal.h) */
+    if (g->method == 3) /* v3's state in the chain's place (chain.h) */
         return (c->v3 = idx_v3_new(g)) ? GPI_OK : GPI_ENOMEM;
     int w = g->p.anchor_days;
     if (w > 1) {

@@ -15,7 +15,7 @@
  *     (gpi_fixed_format, idx_put_fixed), names as JSON strings (jansson),
  *     so publish/ stores and regenerates them byte for byte.
  */
-#include "index/internal.h"
+#include "index/chain.h"
 
 #include <jansson.h>
 #include <stdlib.h>

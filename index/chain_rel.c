@@ -32,7 +32,7 @@
  *     touching their relatives, and gives the others the same ones).
  *     tests/test_index_loo.c checks both ways on random panels.
  */
-#include "index/internal.h"
+#include "index/chain.h"
 #include "core/vec.h"
 
 #include <stdlib.h>

@@ -1,8 +1,9 @@
-/* index/chain_state.c -- a v2 chain's state as bytes and back, and the
- * stored states a build resumes from: the checkpoint a build leaves after
- * its last day (store/chain_states.h), so that building the next day --
- * the daily job -- steps the chain once instead of replaying every day
- * since its last reset (build.c note 8).
+/* index/chain_state.c -- a v2 chain's state as bytes and back: the
+ * checkpoint a build leaves after its last day, so that building the next
+ * day -- the daily job -- steps the chain once instead of replaying every
+ * day since its last reset (build.c note 8).  Data only: index/v2_store.c
+ * files the bytes in the store and reads them back; this file includes no
+ * store header.
  *
  * NOTES ON THE DESIGN
  * (1) What is kept is what idx_chain_step carries from one day to the
@@ -25,10 +26,9 @@
  *     next steps are the same as the encoded one's (tests/test_index.c
  *     steps both through the demo market and compares every row).
  */
-#include "index/internal.h"
+#include "index/chain.h"
 #include "core/vec.h"
 #include "index/codec.h"
-#include "store/chain_states.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -193,52 +193,4 @@ gpi_status idx_chain_decode(idx_chain *c, const unsigned char *p, size_t n, gpi_
                             "grade %s: stored chain state is malformed at byte %zu of %zu",
                             c->g->id, b.at, b.n);
     return GPI_OK;
-}
-
-/* ---- stored states (build.c note 8) ----------------------------------------- */
-
-/* build.c note 8: *resumed = 1 when the chain state c's grade left after
- * from - 1 is stored and still current at as_of, and c now holds it. */
-gpi_status idx_chain_resume(store *st, idx_chain *c, int32_t from, int64_t as_of, int *resumed,
-                            char *refused, size_t cap, gpi_diag *d)
-{
-    *resumed = 0;
-    if (refused && cap) refused[0] = '\0';
-    unsigned char *p = NULL;
-    size_t n = 0;
-    int64_t t0 = 0;
-    int format = 0, late = 1;
-    gpi_status rc = store_chain_state_get(st, c->g->hash, c->g->method, from - 1, &p, &n, &t0,
-                                          &format, refused, cap, d);
-    if (rc == GPI_OK && p && format == IDX_CHAIN_STATE_FORMAT)
-        rc = store_obs_reached(st, idx_v2_first_day(c->g, from), from - 1, t0, as_of, &late, d);
-    if (rc == GPI_OK && p && !late) {
-        gpi_diag why = {{0}};
-        if (idx_chain_decode(c, p, n, &why) == GPI_OK) {
-            *resumed = 1;
-        } else { /* malformed: replayed instead, from a fresh chain */
-            if (refused && cap) snprintf(refused, cap, "%s", why.msg);
-            const idx_grade *g = c->g;
-            idx_chain_free(c);
-            if (idx_chain_init(c, g) != GPI_OK) rc = gpi_diag_set(d, GPI_ENOMEM, "out of memory");
-        }
-    }
-    free(p);
-    return rc;
-}
-
-/* build.c note 8: the chain state after day, for the next day's build and
- * this day's publication. */
-gpi_status idx_chain_save(store *st, const idx_chain *c, int32_t day, int64_t as_of,
-                          gpi_diag *d)
-{
-    unsigned char *p = NULL;
-    size_t n = 0;
-    gpi_status rc = idx_chain_encode(c, &p, &n, d);
-    if (rc == GPI_OK)
-        rc = store_chain_state_put(st, c->g->hash, c->g->method, day, as_of,
-                                   IDX_CHAIN_STATE_FORMAT, p, n,
-                                   IDX_CHAIN_STATES_KEPT, d);
-    free(p);
-    return rc;
 }

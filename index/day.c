@@ -1,15 +1,19 @@
 /* index/day.c -- one day of observations -> one fix per grade (SPEC §6.1-4).
  *
  * NOTES ON THE DESIGN
- * (1) A day is read once for all grades (store_obs_scan of one day).  Each
+ * (0) Observations come as data: the caller reads the day (one scan of the
+ *     store, index/feed.c) and hands each observation to idx_day_add
+ *     between idx_day_begin and idx_day_end.  This file includes no store
+ *     header (tests/test_store_headers.c checks).
+ * (1) A day is read once for all grades (one scan of one day).  Each
  *     observation is tested against every grade (once per profile: note 6)
  *     and appended, as a small fixed-size idx_item, to that grade's offers
  *     or trades array.  Arrays
  *     live for the whole build and only grow, so memory is bounded by the
  *     largest day and there is no allocation per observation.
- * (2) Latest offer snapshot: the scan is in primary-key order (day,
- *     key_hash, observed_at), so the snapshots of one offer key arrive
- *     together and in time order.  Before appending an offer, a previous
+ * (2) Latest offer snapshot: observations come in the store's primary-key
+ *     order (day, key_hash, observed_at: its scan's order), so the
+ *     snapshots of one offer key arrive together and in time order.  Before appending an offer, a previous
  *     snapshot of the same key at the end of the grade's array is dropped;
  *     what remains is the latest snapshot of each key within the day.
  * (3) Provider groups are interned to small integers (one allocation per
@@ -26,12 +30,13 @@
  *     be (two day scans: 56 % of a publication).  An earlier snapshot of
  *     an offer key was kept too but is no longer among the grade's items
  *     (note 2): it is found there by key and time or skipped, as before.
- *     The names of a kept observation are the store's interned texts,
- *     valid for the store handle's transaction (store/obs.h).
+ *     The names of a kept observation are the reader's texts (the store's
+ *     interned names, valid for the store handle's transaction).  The
+ *     listing itself is index/day_detail.c; the reading, index/feed.c.
  * (6) Whether a grade takes an observation depends on its profile only
  *     (kind, terms, GPU, provider, group, segment, region, sku: every
  *     filter of idx_grade_match), and a day's scan hands out the stored
- *     profile id as o->profile_id (store/obs.h).  So the grades are
+ *     profile id as o->profile_id (core/obs.h).  So the grades are
  *     tried once per profile for the idx_day's life (per build: a
  *     profile recurs on every day of its offer), and the grades that
  *     take it and its interned group are kept by id (pm_at, pm); each
@@ -42,9 +47,9 @@
  *     the same order and every array gets the same items in the same
  *     order.  A row without a profile id (0) is tried every time.
  */
-#include "index/internal.h"
+#include "index/day.h"
+#include "index/match.h"
 #include "core/vec.h"
-#include "store/obs.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -252,9 +257,8 @@ static const int32_t *grades_of(idx_day *dy, const gpi_obs *o)
     return e;
 }
 
-static int on_obs(const gpi_obs *o, void *ud)
+int idx_day_add(idx_day *dy, const gpi_obs *o)
 {
-    idx_day *dy = ud;
     dy->n_scanned++;
     if (o->kind == GPI_OFFER) /* an earlier snapshot of this offer key (note 2) */
         for (size_t i = 0; i < dy->ng; i++) {
@@ -291,22 +295,60 @@ static int on_obs(const gpi_obs *o, void *ud)
     return 0;
 }
 
-gpi_status idx_day_collect(idx_day *dy, store *st, int32_t day, int64_t as_of, gpi_diag *d)
+void idx_day_begin(idx_day *dy)
 {
     for (size_t i = 0; i < dy->ng; i++) dy->offers[i].n = dy->trades[i].n = 0;
     dy->err = GPI_OK;
     if (dy->keep) dy->keep->n_obs = dy->keep->n_text = dy->keep->n_hit = 0;
-    /* the core scan: no audit columns (design note 5 of build.c: reading
-     * is most of a build); the sku comes with the profile.  The detail
-     * publishes the identity (note 5): it takes the full scan */
-    gpi_status rc = dy->keep || dy->need_ident
-                        ? store_obs_scan(st, day, day, as_of, on_obs, dy, d)
-                        : store_obs_scan_core(st, day, day, as_of, on_obs, dy, d);
-    if (rc == GPI_OK && dy->err != GPI_OK)
-        rc = gpi_diag_set(d, dy->err, "index: out of memory reading a day");
-    /* fresh inputs: grades with max_unchanged_days (fresh.c) */
-    if (rc == GPI_OK && dy->need_age) rc = idx_day_fresh(dy, st, day, as_of, d);
-    return rc;
+}
+
+int idx_day_wants_ident(const idx_day *dy)
+{
+    return dy->keep || dy->need_ident;
+}
+
+gpi_status idx_day_end(idx_day *dy, gpi_diag *d)
+{
+    if (dy->err != GPI_OK)
+        return gpi_diag_set(d, dy->err, "index: out of memory reading a day");
+    return GPI_OK;
+}
+
+/* ---- what the detail keeps (note 5) ------------------------------------------ */
+
+idx_kept *idx_kept_new(void)
+{
+    return calloc(1, sizeof(idx_kept));
+}
+
+void idx_kept_free(idx_kept *k)
+{
+    if (!k) return;
+    free(k->obs);
+    free(k->text);
+    free(k->hit);
+    free(k);
+}
+
+size_t idx_kept_count(const idx_kept *k)
+{
+    return k->n_hit;
+}
+
+size_t idx_kept_get(const idx_kept *k, size_t h, gpi_obs *o)
+{
+    const kept_obs *ko = &k->obs[k->hit[h].obs];
+    o->kind = ko->kind;
+    o->observed_at = ko->observed_at;
+    o->key_hash = ko->key_hash;
+    o->price_micro = ko->price_micro;
+    o->quantity_micro = ko->quantity_micro;
+    o->provider = ko->provider;
+    o->group = ko->group;
+    o->source = ko->source;
+    o->region = ko->region;
+    o->ident = ko->ident == SIZE_MAX ? NULL : k->text + ko->ident;
+    return k->hit[h].gi;
 }
 
 /* Counts distinct groups of the items with reason OK (all = any reason
@@ -443,130 +485,4 @@ gpi_status idx_day_fix_without(idx_day *dy, size_t gi, int32_t group, idx_fix *f
         copy_without(&dy->loo_o, &dy->offers[gi], group))
         return gpi_diag_set(d, GPI_ENOMEM, "index: out of memory");
     return fix_bufs(dy, &dy->gs->g[gi], &dy->loo_t, &dy->loo_o, f, d);
-}
-
-/* ---- detail for publication (note 5) ---------------------------------------- */
-
-typedef struct detail {
-    idx_day *dy;
-    const idx_detail *rows;
-    idx_chain *ch;     /* per grade; has = 0 for v1 grades and days without a chain */
-    idx_v3_pub **v3;   /* per grade: a v3 row's parsed detail, else NULL */
-    idx_obs_fn fn;
-    void *ud;
-} detail;
-
-static int cmp_key(const void *a, const void *b)
-{
-    const idx_item *x = a, *y = b;
-    if (x->key_hash != y->key_hash) return x->key_hash < y->key_hash ? -1 : 1;
-    return (x->observed_at > y->observed_at) - (x->observed_at < y->observed_at);
-}
-
-/* Lists observation o of grade gi (its items sorted by cmp_key); non-zero
- * from the callback stops. */
-static int list_obs(detail *dt, size_t gi, const gpi_obs *o)
-{
-    const idx_grade *g = &dt->dy->gs->g[gi];
-    idx_buf *b = o->kind == GPI_OFFER ? &dt->dy->offers[gi] : &dt->dy->trades[gi];
-    idx_item key = {0, 0, o->key_hash, o->observed_at, 0, 0};
-    idx_item *it = b->n ? bsearch(&key, b->v, b->n, sizeof *b->v, cmp_key) : NULL;
-    if (!it) return 0; /* an earlier snapshot of an offer key */
-    int lv = dt->rows[gi].level;
-    int of_level = (lv == GPI_LEVEL_TRADES && o->kind == GPI_TRADE) ||
-                   (lv == GPI_LEVEL_OFFERS && o->kind == GPI_OFFER);
-    idx_obs_match m = {0, 0, 0, 0, -1, -1, -1};
-    if (g->method == 3 && dt->v3[gi]) {
-        char why[96];
-        const char *role = idx_v3_pub_role(dt->v3[gi], g, o, it->reason, &m, why, sizeof why);
-        return dt->fn(gi, o, role, why, &m, dt->ud);
-    }
-    if (g->method == 2) {
-        m.v2 = 1;
-        if (it->reason == IDX_OK)
-            idx_chain_lookup(&dt->ch[gi], o->kind, o->kind == GPI_OFFER
-                                                       ? o->key_hash
-                                                       : idx_group_hash(o->group),
-                             &m);
-    } else if (it->reason == IDX_OK && !of_level) {
-        return 0; /* did not enter the fix */
-    }
-    const char *role = it->reason != IDX_OK ? "excluded" : "used";
-    return dt->fn(gi, o, role, idx_reason_name(it->reason), &m, dt->ud);
-}
-
-gpi_status idx_day_detail(store *st, const idx_grades *gs, const idx_detail *rows, int32_t day,
-                          int64_t as_of, idx_obs_fn fn, void *ud, gpi_diag *d)
-{
-    idx_day dy;
-    memset(&dy, 0, sizeof dy);
-    idx_kept kept = {0};
-    size_t ng = gs->n ? gs->n : 1;
-    idx_chain *ch = calloc(ng, sizeof *ch);
-    idx_seq *sq = calloc(ng, sizeof *sq);
-    idx_v3_pub **v3 = calloc(ng, sizeof *v3);
-    int any_v2 = 0;
-    gpi_status rc = v3 && ch && sq ? idx_day_init(&dy, gs) : GPI_ENOMEM;
-    if (rc != GPI_OK) rc = gpi_diag_set(d, rc, "index: out of memory");
-    for (size_t gi = 0; gi < gs->n && rc == GPI_OK; gi++) {
-        rc = idx_chain_init(&ch[gi], &gs->g[gi]);
-        if (rc == GPI_OK) rc = idx_seq_init(&sq[gi], &gs->g[gi]);
-        if (rc != GPI_OK) rc = gpi_diag_set(d, rc, "index: out of memory");
-        any_v2 |= gs->g[gi].method == 2;
-        /* v3: what the build stored (index/v3_detail.c), no replay */
-        if (rc == GPI_OK && gs->g[gi].method == 3)
-            rc = idx_v3_pub_parse(rows[gi].v3_detail, &v3[gi], d);
-    }
-    /* v2: the chains as the build left them before `day` */
-    if (rc == GPI_OK && any_v2) rc = idx_replay(st, &dy, sq, ch, day, as_of, d);
-    if (rc == GPI_OK) {
-        dy.keep = &kept; /* this day's scan only, not the replay's */
-        rc = idx_day_collect(&dy, st, day, as_of, d);
-        dy.keep = NULL;
-    }
-    for (size_t gi = 0; gi < gs->n && rc == GPI_OK; gi++) {
-        idx_fix f;
-        rc = idx_day_fix(&dy, gi, &f, d);
-        if (rc == GPI_OK && gs->g[gi].method == 2) {
-            rc = idx_snap_build(&ch[gi].cur, &dy, gi, day, d);
-            if (rc == GPI_OK) rc = idx_chain_match(&ch[gi], day, d);
-        }
-        idx_buf *b[2] = {&dy.offers[gi], &dy.trades[gi]};
-        for (int k = 0; k < 2; k++)
-            if (b[k]->n > 1) qsort(b[k]->v, b[k]->n, sizeof(idx_item), cmp_key);
-    }
-    detail dt = {&dy, rows, ch, v3, fn, ud};
-    gpi_obs o;
-    memset(&o, 0, sizeof o);
-    o.day = day;
-    for (size_t h = 0; h < kept.n_hit && rc == GPI_OK; h++) {
-        const kept_obs *ko = &kept.obs[kept.hit[h].obs];
-        o.kind = ko->kind;
-        o.observed_at = ko->observed_at;
-        o.key_hash = ko->key_hash;
-        o.price_micro = ko->price_micro;
-        o.quantity_micro = ko->quantity_micro;
-        o.provider = ko->provider;
-        o.group = ko->group;
-        o.source = ko->source;
-        o.region = ko->region;
-        o.ident = ko->ident == SIZE_MAX ? NULL : kept.text + ko->ident;
-        if (list_obs(&dt, kept.hit[h].gi, &o)) break;
-    }
-    int stop = 0;
-    for (size_t gi = 0; gi < gs->n && rc == GPI_OK && !stop; gi++)
-        if (v3 && v3[gi]) rc = idx_v3_pub_imputed(st, v3[gi], gi, as_of, fn, ud, &stop, d);
-    for (size_t gi = 0; gi < gs->n; gi++) {
-        if (ch) idx_chain_free(&ch[gi]);
-        if (sq) idx_seq_free(&sq[gi]);
-        if (v3) idx_v3_pub_free(v3[gi]);
-    }
-    free(v3);
-    free(ch);
-    free(sq);
-    free(kept.obs);
-    free(kept.text);
-    free(kept.hit);
-    idx_day_free(&dy);
-    return rc;
 }

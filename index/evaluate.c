@@ -72,7 +72,10 @@
  *     bimodal grades' splits: a sweep of thousands of unimodal grades
  *     costs one pass), and reported after the file's grades.
  */
-#include "index/internal.h"
+#include "index/feed.h"
+#include "index/manip.h"
+#include "index/row.h"
+#include "index/snap.h"
 #include "core/vec.h"
 #include "index/segments.h"
 

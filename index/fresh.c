@@ -19,7 +19,7 @@
  *     -- grades without the parameter cost nothing.  Trades are new
  *     prints and are never unchanged.
  */
-#include "index/internal.h"
+#include "index/feed.h"
 #include "index/stale.h"
 #include "store/admin.h"
 

@@ -33,7 +33,8 @@
  *     de-duplicated, the entries sorted by their compact text and
  *     de-duplicated.
  */
-#include "index/internal.h"
+#include "index/index.h"
+#include "index/match.h"
 
 #include <jansson.h>
 #include <stdlib.h>

@@ -11,7 +11,8 @@
  *     GPU part is an exact case-insensitive comparison.
  */
 #define _GNU_SOURCE 1 /* FNM_CASEFOLD */
-#include "index/internal.h"
+#include "index/index.h"
+#include "index/match.h"
 
 #include <fnmatch.h>
 #include <string.h>

@@ -12,7 +12,7 @@
  *     in index.json) is read back as a set of one grade, trusting its GPU
  *     names: it was validated when the grade was built.
  */
-#include "index/internal.h"
+#include "index/index.h"
 #include "core/vec.h"
 #include "store/grades.h"
 

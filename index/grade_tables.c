@@ -37,7 +37,8 @@
  *     facets, every build.
  */
 #define _GNU_SOURCE 1 /* FNM_CASEFOLD */
-#include "index/internal.h"
+#include "index/index.h"
+#include "index/match.h"
 #include "core/csv_reader.h"
 #include "core/vec.h"
 #include "store/obs.h"

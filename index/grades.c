@@ -18,7 +18,8 @@
  * sets and frees them; grade_match.c says whether an observation belongs
  * to a grade.
  */
-#include "index/internal.h"
+#include "index/index.h"
+#include "index/match.h"
 
 #include <ctype.h>
 #include <jansson.h>

@@ -18,6 +18,14 @@
  *              leave-one-provider-out, correlations), nothing written.
  *   series.c   the daily values of grades nobody built, as a build would
  *              store them, nothing written (hedge compare --suggest).
+ *   The module's own headers, one concept each: day.h (a day's
+ *   observations and a grade's fix), chain.h (v2's chain), snap.h (a
+ *   day's constituents for the chain), match.h (grade matching in parts),
+ *   row.h (a grade-day as the stored row), manip.h, day_detail.h,
+ *   v3_detail.h, v3.h; feed.h the glue that reads and writes the store for
+ *   the methods (feed.c, build.c, v2_store.c, v3_store.c).  The methods
+ *   take data: day.c, day_detail.c, snap.c and chain*.c depend on no
+ *   store header (tests/test_store_headers.c).
  * The module never prints; every function returns gpi_status and fills d.
  *
  * Money is fixed point throughout: prices in micro-USD per GPU-hour,
@@ -34,9 +42,13 @@
 #include <stdio.h>
 
 #include "core/gpi.h"
+#include "core/index_day.h"
 #include "core/obs.h"
-#include "store/store.h"
 #include "index/method.h"
+
+/* The store's handle (store/store.h): index/ takes one where it reads or
+ * writes the store; this header includes no store header. */
+typedef struct store store;
 
 /* ---- grades (grades.c; the types in index/method.h) ----------------------- */
 
@@ -95,10 +107,6 @@ gpi_status idx_grade_stored(store *st, const char *hash, idx_grades **out, gpi_d
 /* 1 when the observation belongs to the grade (every filter but status;
  * an "exclude" entry with ids reads o->ident, NULL as ""). */
 int idx_grade_match(const idx_grade *g, const gpi_obs *o);
-/* grade_exclude.c: 1 when an "exclude" entry of g leaves o out; rows:
- * 0 tries only the entries without ids (what a profile decides), 1 only
- * those with ids (row by row), -1 every entry. */
-int idx_grade_excluded(const idx_grade *g, const gpi_obs *o, int rows);
 
 /* Filters that match no stored observation (grade_tables.c): for each
  * grade, every GPU, region (or region group), provider, segment and sku

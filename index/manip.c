@@ -63,7 +63,7 @@
  *     fixed is not considered.
  * (6) The hint: index/manip_hint.c.
  */
-#include "index/internal.h"
+#include "index/manip.h"
 #include "core/vec.h"
 
 #include <stdlib.h>

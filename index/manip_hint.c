@@ -26,7 +26,7 @@
  *     the exact median does (the hint used to answer its price alone and
  *     the search then bisected exactly).
  */
-#include "index/internal.h"
+#include "index/manip.h"
 
 #include <stdlib.h>
 #include <string.h>

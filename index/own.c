@@ -38,7 +38,7 @@
  *     needs the day's quotes, not the value, so nothing is replayed.  The
  *     store is only read.
  */
-#include "index/internal.h"
+#include "index/feed.h"
 #include "core/vec.h"
 
 #include <stdlib.h>

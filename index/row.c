@@ -25,7 +25,9 @@
  *     ("trades: 350.00 GPU-hours from 2 providers (need 1000.00 from 3);
  *     offers: 2 providers after the screen (need 3)").
  */
-#include "index/internal.h"
+#include "index/manip.h"
+#include "index/row.h"
+#include "index/snap.h"
 #include "core/vec.h"
 #include "store/index_values.h"
 

@@ -11,7 +11,8 @@
 #ifndef GPI_INDEX_SEGMENTS_H
 #define GPI_INDEX_SEGMENTS_H
 
-#include "index/internal.h"
+#include "index/day.h"
+#include "index/index.h"
 
 /* Every stored provider group's segment (data/providers.csv at ingest),
  * from the store's facets: groups sorted, each with the index of its

@@ -18,7 +18,8 @@
  * (3) Memory: one day of observations plus, per grade, one value per day
  *     of the range.  A range of more than a century is refused as a typo.
  */
-#include "index/internal.h"
+#include "index/feed.h"
+#include "index/row.h"
 #include "store/index_values.h"
 
 #include <stdlib.h>

@@ -13,7 +13,7 @@
  * (idx_snap_free); the group names of trades point into the day buffer
  * and are valid until it is read again.
  */
-#include "index/internal.h"
+#include "index/snap.h"
 #include "core/vec.h"
 
 #include <stdlib.h>

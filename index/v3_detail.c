@@ -15,7 +15,7 @@
  *     1, role used): the build stored their keys and times and the day
  *     they were made; they are read from that day at the row's cut-off.
  */
-#include "index/internal.h"
+#include "index/v3_detail.h"
 #include "store/obs.h"
 
 #include <jansson.h>

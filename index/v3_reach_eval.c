@@ -5,7 +5,7 @@
  * evaluation (idx_grade_eval.fsp_months).  Kept apart from v3_reach.c,
  * whose figures are pure functions that include no store header.
  */
-#include "index/internal.h"
+#include "index/row.h"
 
 #include <stdlib.h>
 

@@ -30,7 +30,7 @@
  *     medians with 8 decimals (micro x 100, half-micro x 50, quarter-micro
  *     x 25), volumes with 6, logs with 12 (signed).
  */
-#include "index/internal.h"
+#include "index/row.h"
 #include "index/v3.h"
 #include "core/strbuf.h"
 #include "store/index_values.h"

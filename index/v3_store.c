@@ -17,7 +17,7 @@
  *     day, is refused there; either refusal is said in `refused` and the
  *     build names it in its notes (build.c note 8) before replaying.
  */
-#include "index/internal.h"
+#include "index/feed.h"
 #include "store/chain_states.h"
 
 #include <stdio.h>

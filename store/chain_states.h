@@ -1,8 +1,8 @@
 /* store/chain_states.h -- the states v2 and v3 grades' builds leave (v2's
- * chains: index/chain_state.c encodes them; v3's panels: index/v3_state.c
- * and index/v3_store.c), and the test that says whether one
- * can still be used: did any batch between two cut-offs store rows of the
- * days the state was built from.
+ * chains: index/chain_state.c encodes them, index/v2_store.c files them;
+ * v3's panels: index/v3_state.c and index/v3_store.c), and the test that
+ * says whether one can still be used: did any batch between two cut-offs
+ * store rows of the days the state was built from.
  *
  * A state is a cache: dropping any of them changes no result, only how
  * far back the next build replays (index/build.c note 8).

@@ -22,7 +22,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "index/internal.h"
+#include "index/day.h"
+#include "index/feed.h"
+#include "index/match.h"
 #include "store/batches.h"
 #include "store/obs.h"
 #include "store/store.h"

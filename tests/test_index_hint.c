@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "index/internal.h"
+#include "index/manip.h"
 
 #define MAXN 2000
 #define P_HIGH INT64_C(1000000000000)

@@ -22,7 +22,9 @@
 #include <string.h>
 
 #include "core/gpi.h"
-#include "index/internal.h"
+#include "index/feed.h"
+#include "index/manip.h"
+#include "index/snap.h"
 #include "tests/testutil.h"
 
 #define E12 INT64_C(1000000000000)

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "index/internal.h"
+#include "index/day.h"
 
 #define MAXN 5000
 

@@ -12,7 +12,14 @@
  *     no concern header it does not use: a file's includes say which
  *     parts of the store it touches.  Which header declares a name is
  *     read from the headers themselves (a name followed by '(' outside
- *     any parentheses, or a typedef's name), not listed here.
+ *     any parentheses, or a typedef's name), not listed here;
+ *   - the index's methods take data: index/day.c, index/day_detail.c,
+ *     index/snap.c and every index/chain*.c depend on no store header,
+ *     directly or through another header (the compiler's own dependency
+ *     list, cc -MM), and index/index.h includes none; the day (day.h)
+ *     and the chain (chain.h) do not include each other, nor the build's
+ *     glue (feed.h, row.h): the store is read by index/feed.c,
+ *     index/build.c and the other glue files, which hand the methods data.
  */
 #include "tests/testutil.h"
 
@@ -231,11 +238,41 @@ static void test_headers_compile_alone(void **state)
     tu_run_free(&r);
 }
 
+/* The index's methods take data (file comment): what each depends on, as
+ * the compiler lists it, holds no store header, and the day and the chain
+ * do not include each other or the glue. */
+static void test_index_methods_include_no_store_header(void **state)
+{
+    (void)state;
+    /* one line "FILE: HEADER" per forbidden dependency */
+    tu_run r = tu_sh(GPUIDX_SRCDIR,
+                     "dep() { ${CC:-cc} -I. -MM \"$1\" | tr ' \\\\' '\\n\\n' | "
+                     "grep -E \"$2\" | sed \"s|^|$1: |\"; }; "
+                     "for f in index/day.c index/day_detail.c index/snap.c index/chain*.c "
+                     "index/index.h index/day.h index/chain.h; do dep $f '^store/'; done; "
+                     "dep index/day.c '^index/(chain|feed|row|snap)\\.h'; "
+                     "for f in index/chain*.c; do dep $f '^index/(day|feed|row|snap)\\.h'; done");
+    assert_int_equal(r.status, 0);
+    if (r.out[0]) fail_msg("index methods depend on the store or on each other:\n%s", r.out);
+    tu_run_free(&r);
+    /* the glob above found the chain's files (a renamed tree would make
+     * the check pass on nothing) */
+    r = tu_sh(GPUIDX_SRCDIR, "echo $(ls index/chain*.c | wc -l)");
+    assert_int_equal(r.status, 0);
+    assert_true(atoi(r.out) >= 4);
+    tu_run_free(&r);
+    /* and the check sees a store header where there is one */
+    r = tu_sh(GPUIDX_SRCDIR, "echo $(${CC:-cc} -I. -MM index/feed.c | grep -c 'store/obs.h')");
+    assert_int_equal(atoi(r.out), 1);
+    tu_run_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_headers_compile_alone),
         cmocka_unit_test(test_each_file_includes_its_concerns),
+        cmocka_unit_test(test_index_methods_include_no_store_header),
     };
     return cmocka_run_group_tests_name("store_headers", tests, NULL, NULL);
 }
