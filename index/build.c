@@ -299,6 +299,10 @@ static gpi_status register_grades(store *st, const idx_grades *gs, int32_t from,
 int32_t idx_depends_from(const idx_grade *g, int32_t day)
 {
     int32_t v1 = day - g->p.adj_lookback_days - g->p.max_carry_days;
+    /* max_unchanged_days M (fresh.c note 1): an offer's price age is
+     * looked up at most M + IDX_AGE_SLACK days back */
+    if (g->p.max_unchanged_days > 0 && day - g->p.max_unchanged_days - IDX_AGE_SLACK < v1)
+        v1 = day - g->p.max_unchanged_days - IDX_AGE_SLACK;
     if (g->method == 1) return v1;
     if (g->method == 3) return INT32_MIN; /* v3_store.c note 1 */
     int32_t v2 = idx_v2_first_day(g, day);
