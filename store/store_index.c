@@ -241,7 +241,7 @@ static const char *const rows_cols =
     " v.cost_tick_offers, v.cost_pct_offers, v.chain_prev_nano, v.carry_prev, v.xs_carry,"
     " v.ref_volumes, v.anchor_window, v.price_index_e6, v.log_index_e12, v.index_change_e12,"
     " v.gap_e6, v.gap_month_e6, v.panel_size, v.n_imputed, v.n_candidates, v.index_providers,"
-    " v.v3_json, v.v3_detail"
+    " v.v3_json, CASE WHEN ?1 = ?2 THEN v.v3_detail END"
     " FROM index_values v ";
 
 gpi_status store_index_rows(store *st, const char *grade, int32_t from, int32_t to,
