@@ -95,14 +95,17 @@ static void test_environment(void **state)
  * before it: env, ld.so, valgrind, runuser; none for the plain run), $1
  * the output folder (a fresh database, then published files and the
  * rows).  B is quoted: the binary's path may hold a space (CI's second
- * clone). */
+ * clone).  D is the data folder, a copy beside the run that the user
+ * nobody can read (the source tree's may be in a mode-700 folder: a
+ * file-capability copy run by nobody could not open data/gpus.csv). */
 static const char job[] =
     "run() { o=$1; shift; mkdir -p $o && chmod 777 $o && "
-    "$G \"$B\" \"$@\" --db $o/t.db ingest offers --admit-providers m/offers.csv && "
-    "$G \"$B\" \"$@\" --db $o/t.db ingest trades --admit-providers m/trades.csv && "
-    "$G \"$B\" \"$@\" --db $o/t.db index build --from 2025-01-01 --to 2025-01-12 && "
-    "$G \"$B\" \"$@\" --db $o/t.db index publish --date 2025-01-12 --out $o/pub && "
-    "$G \"$B\" \"$@\" --db $o/t.db index show --from 2025-01-01 --to 2025-01-12 >$o/show.csv; }; ";
+    "$G \"$B\" \"$@\" --data \"$D\" --db $o/t.db ingest offers --admit-providers m/offers.csv && "
+    "$G \"$B\" \"$@\" --data \"$D\" --db $o/t.db ingest trades --admit-providers m/trades.csv && "
+    "$G \"$B\" \"$@\" --data \"$D\" --db $o/t.db index build --from 2025-01-01 --to 2025-01-12 && "
+    "$G \"$B\" \"$@\" --data \"$D\" --db $o/t.db index publish --date 2025-01-12 --out $o/pub && "
+    "$G \"$B\" \"$@\" --data \"$D\" --db $o/t.db index show --from 2025-01-01 --to 2025-01-12 "
+    ">$o/show.csv; }; ";
 
 /* Runs the job as `how` (shell text setting G) into folder out, within
  * `limit` seconds; fails the test unless its files equal ref's. */
@@ -163,10 +166,14 @@ static void test_every_start_same_files(void **state)
 {
     (void)state;
     char *dir = tu_mkdtemp("memory-files");
-    tu_run r = tu_sh(dir, "chmod 755 . && \"$GPUIDX_BIN\" simulate --days 12 --seed 7 --out m "
+    char data[4200];
+    snprintf(data, sizeof data, "%s/data", dir);
+    setenv("D", data, 1);
+    tu_run r = tu_sh(dir, "chmod 755 . && cp -r '%s/data' data && chmod -R a+rX data && "
+                          "\"$GPUIDX_BIN\" simulate --days 12 --seed 7 --out m "
                           ">/dev/null && chmod -R a+rX m && "
                           "G= B=\"$GPUIDX_BIN\" && export G B && sh -c '%s run ref'",
-                     job);
+                     tu_srcdir(), job);
     if (r.status != 0) fail_msg("the plain run: %s%s", r.out, r.err);
     tu_run_free(&r);
     same_as(dir, "GPUIDX_HUGEPAGES=0", "G=\"env GPUIDX_HUGEPAGES=0\" B=\"$GPUIDX_BIN\"", "nohuge", 120);
@@ -212,6 +219,7 @@ static void test_every_start_same_files(void **state)
                 "G=\"valgrind -q --error-exitcode=99\" B=\"$GPUIDX_BIN\"", "valgrind", 600);
     else
         printf("skipped: valgrind (not installed, or a sanitizer build)\n");
+    unsetenv("D");
     free(dir);
 }
 
