@@ -74,7 +74,7 @@ static const char *read_panel(json_t *v3, vgrp **out, size_t *n)
         json_t *x = json_array_get(a, i);
         vgrp *p = &g[i];
         const char *w = NULL;
-        int64_t t;
+        int64_t t = 0;
         p->name = vj_str(x, "group");
         p->role = role_of(vj_str(x, "role"));
         if (!p->name || p->role < 0) w = "no group or role";
