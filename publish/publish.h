@@ -137,4 +137,10 @@ typedef struct pub_stale {
 gpi_status pub_stale_days(store *st, const pub_set *set, int32_t from, int32_t to, int decide,
                           pub_stale **out, size_t *n, gpi_diag *d);
 
+/* Why the move from the published value old to the built value cur (e4,
+ * -1 none) restates under threshold thr (1e-6 of the value), into why
+ * (restatements.csv's reason); "" when it does not (vintage.c).  verify
+ * checks restatements.csv's reasons with it. */
+void pub_restate_why(int64_t old, int64_t cur, int64_t thr, char *why, size_t cap);
+
 #endif

@@ -187,9 +187,7 @@ int64_t pub_row_value(const pub_row *r)
     return r->stands_since ? r->stands_e4 : r->value_e4;
 }
 
-/* Why the move from the published value old to built value cur restates
- * with threshold thr (1e-6 of the value), into why; "" when it does not. */
-static void restates(int64_t old, int64_t cur, int64_t thr, char *why, size_t cap)
+void pub_restate_why(int64_t old, int64_t cur, int64_t thr, char *why, size_t cap)
 {
     char a[32], b[32];
     why[0] = '\0';
@@ -237,7 +235,7 @@ gpi_status pub_decide(store *st, const pub_rows *cur, const pub_rows *old, int l
         idx_grades_free(g);
         int64_t published = pub_row_value(o);
         pub_change *x = &rs[*n_rs];
-        restates(published, c->value_e4, thr, x->reason, sizeof x->reason);
+        pub_restate_why(published, c->value_e4, thr, x->reason, sizeof x->reason);
         *need_new = 1;
         rc = copy_row(next, c, d);
         if (rc != GPI_OK) break;

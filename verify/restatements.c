@@ -20,6 +20,7 @@
  */
 #include "verify/internal.h"
 #include "core/csv_reader.h"
+#include "publish/publish.h"
 #include "core/vec.h"
 
 #include <stdarg.h>
@@ -122,20 +123,7 @@ static void reason_of(const char *old_v, const char *new_v, int64_t thr, char *o
     int64_t o = -1, n = -1;
     if (*old_v) v_fixed_text(old_v, 4, &o);
     if (*new_v) v_fixed_text(new_v, 4, &n);
-    char a[32], b[32];
-    out[0] = '\0';
-    if ((o < 0) != (n < 0)) {
-        snprintf(out, cap, "%s", n < 0 ? "value became none" : "none became a value");
-    } else if (o >= 0) {
-        __int128 diff = n > o ? n - o : o - n;
-        if (diff > 0 && o == 0)
-            snprintf(out, cap, "value moved from 0.0000 (more than restate_threshold %s %%)",
-                     gpi_fixed_format(gpi_div_round(thr, 100), 2, b));
-        else if (diff * 1000000 > (__int128)thr * o)
-            snprintf(out, cap, "value moved by %s %% (more than restate_threshold %s %%)",
-                     gpi_fixed_format(gpi_div_round(diff * 10000, o), 2, a),
-                     gpi_fixed_format(gpi_div_round(thr, 100), 2, b));
-    }
+    pub_restate_why(o, n, thr, out, cap);
 }
 
 static int64_t threshold_of(const vrow *r)
