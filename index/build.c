@@ -106,6 +106,13 @@
  *     from the first day observed, reading every day.  After `to` every
  *     later built day of the grade is re-evaluated (nothing bounds what a
  *     change can reach), and the state after the last one is stored.
+ * (10) Every row carries its roles (index/roles.c, row.c note 5): what its
+ *     fix made of the day, which publication lists the day's observations
+ *     by.  A re-evaluated row whose roles changed is written like one
+ *     whose value changed; the rows of a range are read without their
+ *     roles (store_index_rows), and a row read so, or stored before store
+ *     version 17, is compared without them (row_same): a v1 row's roles
+ *     follow from its day's observations, which a stale day re-fixes.
  */
 #include "index/feed.h"
 #include "index/row.h"
@@ -209,7 +216,7 @@ static int collect_row(const store_index_row *r, void *ud)
     /* the callback's only */
     rv->v[rv->n - 1].carried = rv->v[rv->n - 1].ref_volumes = NULL;
     rv->v[rv->n - 1].anchor_window = NULL;
-    rv->v[rv->n - 1].v3_json = rv->v[rv->n - 1].v3_detail = NULL;
+    rv->v[rv->n - 1].v3_json = rv->v[rv->n - 1].v3_detail = rv->v[rv->n - 1].roles = NULL;
     return 0;
 }
 
@@ -487,7 +494,9 @@ static int row_same(const store_index_row *a, const store_index_row *b)
            x.n_imputed == y.n_imputed && x.n_candidates == y.n_candidates &&
            x.index_providers == y.index_providers &&
            strcmp(x.v3_json ? x.v3_json : "", y.v3_json ? y.v3_json : "") == 0 &&
-           strcmp(x.v3_detail ? x.v3_detail : "", y.v3_detail ? y.v3_detail : "") == 0;
+           strcmp(x.v3_detail ? x.v3_detail : "", y.v3_detail ? y.v3_detail : "") == 0 &&
+           /* y's roles unread (a range's row) or stored before version 17 */
+           (!y.roles || strcmp(x.roles ? x.roles : "", y.roles) == 0);
 }
 
 /* Re-evaluates built days after `to` of grade gi (design note 3); dy is a
@@ -540,8 +549,8 @@ static gpi_status reevaluate_after(store *st, idx_day *dy, size_t gi, idx_seq *s
 
 typedef struct one_row {
     store_index_row r;
-    char *text[5];      /* copies of r.carried, r.ref_volumes, r.anchor_window, r.v3_json,
-                           r.v3_detail */
+    char *text[6];      /* copies of r.carried, r.ref_volumes, r.anchor_window, r.v3_json,
+                           r.v3_detail, r.roles */
     int found, oom;
 } one_row;
 
@@ -550,10 +559,10 @@ static int take_one(const store_index_row *r, void *ud)
     one_row *o = ud;
     o->r = *r;
     o->found = 1;
-    const char *src[5] = {r->carried, r->ref_volumes, r->anchor_window, r->v3_json,
-                          r->v3_detail};
+    const char *src[6] = {r->carried, r->ref_volumes, r->anchor_window, r->v3_json,
+                          r->v3_detail, r->roles};
     o->oom = 0;
-    for (int i = 0; i < 5; i++) {
+    for (int i = 0; i < 6; i++) {
         free(o->text[i]);
         o->text[i] = src[i] ? strdup(src[i]) : NULL;
         o->oom |= src[i] && !o->text[i];
@@ -563,6 +572,7 @@ static int take_one(const store_index_row *r, void *ud)
     o->r.anchor_window = o->text[2];
     o->r.v3_json = o->text[3];
     o->r.v3_detail = o->text[4];
+    o->r.roles = o->text[5];
     return 1;
 }
 
@@ -628,7 +638,7 @@ static gpi_status reevaluate_v2(store *st, idx_day *dy, const idx_grades *gs, id
             rc = idx_v3_save(st, &gch[gi], last[gi], as_of, d);
     free(last);
     for (size_t gi = 0; old && gi < ng; gi++)
-        for (int i = 0; i < 5; i++) free(old[gi].text[i]);
+        for (int i = 0; i < 6; i++) free(old[gi].text[i]);
     free(active);
     free(old);
     return rc;

@@ -109,6 +109,7 @@ void idx_day_free(idx_day *dy)
     free(dy->gpu_ok);
     free(dy->pm_at);
     free(dy->pm);
+    free(dy->roles.p);
     memset(dy, 0, sizeof *dy);
 }
 

@@ -16,6 +16,7 @@
 
 #include "core/gpi.h"
 #include "core/obs.h"
+#include "core/strbuf.h"
 #include "index/method.h"
 
 typedef struct idx_buf {
@@ -75,6 +76,8 @@ typedef struct idx_day {
     size_t cap_pm_at;
     int32_t *pm;
     size_t n_pm, cap_pm;
+    gpi_sbuf roles;             /* the roles of the row idx_row_fix fixed last
+                                   (index/roles.c), valid until its next call */
 } idx_day;
 
 /* An idx_day reads one database: its memo of what the grades take is

@@ -9,12 +9,14 @@
 #include "index/v3_detail.h"
 
 /* day_detail.c: the detail of the day read into dy with kept (design
- * notes there): each grade fixed, a v2 grade's day matched against its
- * chain ch[gi] (replayed to the day before), then every kept observation
- * handed to fn with its role (v3 grades by their stored detail v3[gi]),
- * until fn returns non-zero. */
+ * notes there): each grade with its row's stored roles ro[gi] taken as
+ * they are; a grade without (ro NULL, or ro[gi] NULL) fixed again, and a
+ * v2 one's day matched against its chain ch[gi] (replayed to the day
+ * before); then every kept observation handed to fn with its role (v3
+ * grades by their stored detail v3[gi]), until fn returns non-zero. */
+typedef struct idx_roles idx_roles;
 gpi_status idx_day_list(idx_day *dy, const idx_kept *kept, const idx_detail *rows,
-                        idx_chain *ch, idx_v3_pub **v3, int32_t day, idx_obs_fn fn, void *ud,
-                        gpi_diag *d);
+                        idx_chain *ch, idx_v3_pub **v3, idx_roles **ro, int32_t day,
+                        idx_obs_fn fn, void *ud, gpi_diag *d);
 
 #endif

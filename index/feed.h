@@ -1,6 +1,7 @@
 /* index/feed.h -- where index/ reads and writes the store for its
  * methods, which take data: a day's observations (index/feed.c), the
- * replay of the days before a build or a publication (index/build.c), and
+ * replay of the days before a build (index/build.c; and before the
+ * publication of a v2 row stored without its roles, index/roles.c), and
  * the chains' and panels' stored states (index/v2_store.c,
  * index/v3_store.c).  The store's handle is borrowed for each call.
  */

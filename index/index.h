@@ -21,11 +21,13 @@
  *   The module's own headers, one concept each: day.h (a day's
  *   observations and a grade's fix), chain.h (v2's chain), snap.h (a
  *   day's constituents for the chain), match.h (grade matching in parts),
- *   row.h (a grade-day as the stored row), manip.h, day_detail.h,
+ *   row.h (a grade-day as the stored row), roles.h (what a row's fix made
+ *   of its day, stored with it: publication lists the day by it, without
+ *   fixing the day again or replaying a chain), manip.h, day_detail.h,
  *   v3_detail.h, v3.h; feed.h the glue that reads and writes the store for
  *   the methods (feed.c, build.c, v2_store.c, v3_store.c).  The methods
- *   take data: day.c, day_detail.c, snap.c and chain*.c depend on no
- *   store header (tests/test_store_headers.c).
+ *   take data: day.c, day_detail.c, roles.c, snap.c and chain*.c depend on
+ *   no store header (tests/test_store_headers.c).
  * The module never prints; every function returns gpi_status and fills d.
  *
  * Money is fixed point throughout: prices in micro-USD per GPU-hour,
@@ -191,6 +193,11 @@ typedef struct idx_detail {
     int level;                      /* the row's level (gpi_level) */
     int32_t ref_day, panel_day;     /* v2 rows; INT32_MIN none */
     const char *v3_detail;          /* v3 rows: the row's v3_detail (index/v3_row.c) */
+    const char *roles;              /* the row's roles (index/roles.c): what its fix made
+                                       of the day, listed as the build decided it; NULL
+                                       (a row stored before store version 17, or gpuidx
+                                       verify recomputing): the day is fixed again and a
+                                       v2 chain replayed to the day before */
 } idx_detail;
 typedef struct idx_obs_match {
     int v2;                         /* 1 for the observations of a v2 or v3 grade (the

@@ -24,8 +24,14 @@
  * (4) note says why a day is carried or suspended, in words
  *     ("trades: 350.00 GPU-hours from 2 providers (need 1000.00 from 3);
  *     offers: 2 providers after the screen (need 3)").
+ * (5) Every row carries its roles (index/roles.c), which publication
+ *     lists the day's observations by: the fix's exclusions and, on a v2
+ *     day, the chain's matched members, taken with idx_chain_match on the
+ *     chain as it stood before the day (before the leave-one-out peeks
+ *     and the step, which replaces the panel on an anchor day).
  */
 #include "index/manip.h"
+#include "index/roles.h"
 #include "index/row.h"
 #include "index/snap.h"
 #include "core/vec.h"
@@ -267,9 +273,24 @@ static gpi_status v2_row(idx_day *dy, size_t gi, const idx_eval *e, const idx_v2
     return GPI_OK;
 }
 
+static gpi_status fix_row(idx_day *dy, size_t gi, idx_seq *s, idx_chain *c, int32_t day,
+                          int64_t as_of, store_index_row *r, idx_eval *e, gpi_diag *d);
+
 gpi_status idx_row_fix(idx_day *dy, size_t gi, idx_seq *s, idx_chain *c, int32_t day,
                        int64_t as_of, store_index_row *r, idx_eval *e, gpi_diag *d)
 {
+    gpi_status rc = fix_row(dy, gi, s, c, day, as_of, r, e, d);
+    /* the roles (index/roles.c): the fix's exclusions, after it */
+    if (rc == GPI_OK) idx_roles_excluded(&dy->roles, dy, gi);
+    if (rc == GPI_OK && dy->roles.oom) rc = gpi_diag_set(d, GPI_ENOMEM, "out of memory");
+    if (rc == GPI_OK) r->roles = dy->roles.p;
+    return rc;
+}
+
+static gpi_status fix_row(idx_day *dy, size_t gi, idx_seq *s, idx_chain *c, int32_t day,
+                          int64_t as_of, store_index_row *r, idx_eval *e, gpi_diag *d)
+{
+    idx_roles_begin(&dy->roles);
     if (s->g->method == 3 && c && c->v3) return idx_v3_row_fix(dy, gi, c, day, as_of, r, e, d);
     idx_fix f;
     gpi_status rc = idx_day_fix(dy, gi, &f, d);
@@ -282,6 +303,10 @@ gpi_status idx_row_fix(idx_day *dy, size_t gi, idx_seq *s, idx_chain *c, int32_t
     idx_manip mp;
     idx_seq_peek(s, day, f.trades_raw_q, f.offers_raw_q, &pe);
     if (v2) rc = idx_snap_build(&c->cur, dy, gi, day, d);
+    /* the roles' matched members: the day against the chain before it,
+     * as publication used to replay it (index/roles.c note 1) */
+    if (v2 && rc == GPI_OK) rc = idx_chain_match(c, day, d);
+    if (v2 && rc == GPI_OK) idx_roles_matched(&dy->roles, c);
     if (v2 && rc == GPI_OK) rc = idx_chain_peek(c, day, &pe, 0, &pv, d);
     if (rc == GPI_OK) rc = idx_manip_day(dy, gi, s, v2 ? c : NULL, day, &f, &pe, v2 ? &pv : NULL,
                                          &mp, d);

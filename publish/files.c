@@ -249,7 +249,7 @@ static gpi_status gen_observations(store *st, int32_t day, const char *date, con
             done[j] = 1;
             sub[m] = defs[j]->g[0];
             level[m] = (idx_detail){p->v[j].level, p->v[j].ref_day, p->v[j].panel_day,
-                                    p->v[j].v3_detail};
+                                    p->v[j].v3_detail, p->v[j].roles};
             names[m] = p->v[j].grade;
             subb[m] = &buf[j];
             subc[m] = caps ? &caps[j] : NULL;

@@ -105,6 +105,9 @@ typedef struct pub_row {
     char *csv, *json, *tail;    /* tail: CSV columns after the vintage ("" format 1) */
     int32_t ref_day, panel_day; /* v2: what observations.csv's relatives compare with */
     char *v3_detail;            /* v3: what observations.csv lists of the panel (or NULL) */
+    char *roles;                /* what the fix made of the day's observations
+                                   (index/roles.c), or NULL (built before store
+                                   version 17: observations.csv fixes the day again) */
     int take_new;               /* 1 = the next vintage uses the built row */
     /* a revision published (vintage.c note 4): the row is the built one but
      * its value stands as published in vintage stands_since (0: none) */

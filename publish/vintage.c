@@ -57,6 +57,7 @@ void pub_rows_free(pub_rows *p)
         free(p->v[i].json);
         free(p->v[i].tail);
         free(p->v[i].v3_detail);
+        free(p->v[i].roles);
     }
     free(p->v);
     memset(p, 0, sizeof *p);
@@ -86,7 +87,9 @@ int pub_rows_collect(const store_pub_row *r, void *ud)
     x->ref_day = r->ref_day;
     x->panel_day = r->panel_day;
     x->v3_detail = r->v3_detail ? strdup(r->v3_detail) : NULL;
-    return !x->csv || !x->json || !x->tail || (r->v3_detail && !x->v3_detail);
+    x->roles = r->roles ? strdup(r->roles) : NULL;
+    return !x->csv || !x->json || !x->tail || (r->v3_detail && !x->v3_detail) ||
+           (r->roles && !x->roles);
 }
 
 static int cmp_row(const void *a, const void *b)
@@ -137,7 +140,8 @@ static int collect_cur(const store_index_row *r, void *ud)
     x->take_new = 1;
     x->ref_day = r->ref_day;
     x->panel_day = r->panel_day;
-    if (r->v3_detail && !(x->v3_detail = strdup(r->v3_detail))) {
+    if ((r->v3_detail && !(x->v3_detail = strdup(r->v3_detail))) ||
+        (r->roles && !(x->roles = strdup(r->roles)))) {
         c->rc = gpi_diag_set(c->d, GPI_ENOMEM, "out of memory");
         return 1;
     }
@@ -169,7 +173,9 @@ static gpi_status copy_row(pub_rows *dst, const pub_row *src, gpi_diag *d)
     x->json = strdup(src->json);
     x->tail = strdup(src->tail);
     x->v3_detail = src->v3_detail ? strdup(src->v3_detail) : NULL;
-    if (!x->csv || !x->json || !x->tail || (src->v3_detail && !x->v3_detail))
+    x->roles = src->roles ? strdup(src->roles) : NULL;
+    if (!x->csv || !x->json || !x->tail || (src->v3_detail && !x->v3_detail) ||
+        (src->roles && !x->roles))
         return gpi_diag_set(d, GPI_ENOMEM, "out of memory");
     return GPI_OK;
 }
@@ -310,6 +316,7 @@ gpi_status pub_record(store *st, int32_t day, int vintage, int is_new, const pub
         r.ref_day = x->ref_day;
         r.panel_day = x->panel_day;
         r.v3_detail = x->v3_detail;
+        r.roles = x->roles;
         rc = store_index_put_published_row(st, day, vintage, &r, d);
         if (rc == GPI_OK && x->stands_since)
             rc = store_standing_put(st, day, vintage, x->grade, x->value_e4, x->stands_since, d);

@@ -102,15 +102,19 @@ typedef struct store_index_row {
                                      observations (JSON), or NULL (and NULL in a
                                      range of more than one day: store_index_rows);
                                      borrowed */
+    const char *roles;            /* what the fix made of the day's observations
+                                     (index/roles.c), or NULL (a row stored before
+                                     store version 17, and NULL in a range of more
+                                     than one day as v3_detail); borrowed */
 } store_index_row;
 
 typedef int (*store_index_row_fn)(const store_index_row *row, void *ud);
 
 /* Calls fn for each stored row with grade (case-insensitive; NULL = all
  * grades) and day in [from, to], sorted by day then grade id.  A non-zero
- * return from fn stops the scan.  v3_detail is read only when the range is
+ * return from fn stops the scan.  v3_detail and roles are read only when the range is
  * one day (from == to: a day's publication and the build's comparison of
- * a day's rows need it); a range's rows have it NULL: it is most of the
+ * a day's rows need them); a range's rows have them NULL: v3_detail is most of the
  * table's bytes (109 MB of the bench year's 4,758 rows, 15 MB of v3_json),
  * which every reader of a range (the site, the review, index show) read
  * whole before. */

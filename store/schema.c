@@ -575,6 +575,15 @@ const char *const store_migrations[] = {
     "  since_vintage INTEGER NOT NULL,"
     "  PRIMARY KEY (day, vintage, grade)"
     ");",
+    /* 17: a row's roles (index/roles.c): what its fix made of the day's
+     *    observations -- the exclusions and, for v2, the chain's matched
+     *    members -- kept with every row and every published row, so that
+     *    publication lists a day's observations from what the build
+     *    decided rather than fixing the day and replaying a v2 chain
+     *    again.  Rows stored before have none (NULL) and are published
+     *    as before. */
+    "ALTER TABLE index_values ADD COLUMN roles TEXT;"
+    "ALTER TABLE index_published ADD COLUMN roles TEXT;",
 };
 
 const int store_migration_ident_aliases = 5; /* migration 6 */

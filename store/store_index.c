@@ -38,12 +38,12 @@ static const char *const sql_put_row =
     " cost_tick_e2, cost_pct_e2, cost_tick_offers, cost_pct_offers, chain_prev_nano,"
     " carry_prev, xs_carry, ref_volumes, anchor_window, price_index_e6, log_index_e12,"
     " index_change_e12, gap_e6, gap_month_e6, panel_size, n_imputed, n_candidates,"
-    " index_providers, v3_json, v3_detail)"
+    " index_providers, v3_json, v3_detail, roles)"
     " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18,"
     " ?19, ?20, ?21, ?22, ?23, ?24, strftime('%s','now'), ?25, ?26, ?27, ?28, ?29, ?30, ?31,"
     " ?32, ?33, ?34, ?35, ?36, ?37, ?38, ?39, ?40, ?41, ?42, ?43, ?44, ?45, ?46, ?47, ?48,"
     " ?49, ?50, ?51, ?52, ?53, ?54, ?55, ?56, ?57, ?58, ?59, ?60, ?61, ?62, ?63, ?64, ?65,"
-    " ?66, ?67, ?68, ?69)";
+    " ?66, ?67, ?68, ?69, ?70)";
 
 static int is_v2(const store_index_row *r)
 {
@@ -147,6 +147,7 @@ gpi_status store_index_put_row(store *st, const store_index_row *r, gpi_diag *d)
         if (r->v3_json) sqlite3_bind_text(s, 68, r->v3_json, -1, SQLITE_STATIC);
         if (r->v3_detail) sqlite3_bind_text(s, 69, r->v3_detail, -1, SQLITE_STATIC);
     }
+    if (r->roles) sqlite3_bind_text(s, 70, r->roles, -1, SQLITE_STATIC);
     /* a move is measured with the provider causing it; a cost is > 0 */
     if (r->loo_provider[0]) {
         bind_opt(s, 47, r->loo_move_e4);
@@ -241,7 +242,7 @@ static const char *const rows_cols =
     " v.cost_tick_offers, v.cost_pct_offers, v.chain_prev_nano, v.carry_prev, v.xs_carry,"
     " v.ref_volumes, v.anchor_window, v.price_index_e6, v.log_index_e12, v.index_change_e12,"
     " v.gap_e6, v.gap_month_e6, v.panel_size, v.n_imputed, v.n_candidates, v.index_providers,"
-    " v.v3_json, CASE WHEN ?1 = ?2 THEN v.v3_detail END"
+    " v.v3_json, CASE WHEN ?1 = ?2 THEN v.v3_detail END, CASE WHEN ?1 = ?2 THEN v.roles END"
     " FROM index_values v ";
 
 gpi_status store_index_rows(store *st, const char *grade, int32_t from, int32_t to,
@@ -338,6 +339,7 @@ gpi_status store_index_rows(store *st, const char *grade, int32_t from, int32_t 
         r.index_providers = (long)sqlite3_column_int64(s, 67);
         r.v3_json = (const char *)sqlite3_column_text(s, 68);
         r.v3_detail = (const char *)sqlite3_column_text(s, 69);
+        r.roles = (const char *)sqlite3_column_text(s, 70);
         if (fn(&r, ud)) break;
     }
     sqlite3_reset(s);
@@ -613,7 +615,7 @@ gpi_status store_vintage_rows(store *st, int32_t day, int vintage, store_pub_fn 
 {
     sqlite3_stmt *s = store_stmt(st, SX_VINT_ROWS,
                                  "SELECT grade, level, value_e4, as_of, grade_hash, row_csv,"
-                                 " row_json, row_tail, ref_day, panel_day, v3_detail"
+                                 " row_json, row_tail, ref_day, panel_day, v3_detail, roles"
                                  " FROM index_published WHERE day = ?1 AND vintage = ?2"
                                  " ORDER BY grade",
                                  d);
@@ -643,6 +645,7 @@ gpi_status store_vintage_rows(store *st, int32_t day, int vintage, store_pub_fn 
                           ? INT32_MIN
                           : (int32_t)sqlite3_column_int64(s, 9);
         r.v3_detail = (const char *)sqlite3_column_text(s, 10);
+        r.roles = (const char *)sqlite3_column_text(s, 11);
         if (fn(&r, ud)) break;
     }
     sqlite3_reset(s);
@@ -655,9 +658,9 @@ gpi_status store_index_put_published_row(store *st, int32_t day, int vintage,
     sqlite3_stmt *s = store_stmt(st, SX_PUB_ROW,
                                  "INSERT OR REPLACE INTO index_published(grade, day, vintage,"
                                  " level, value_e4, as_of, grade_hash, row_csv, row_json,"
-                                 " row_tail, ref_day, panel_day, v3_detail)"
+                                 " row_tail, ref_day, panel_day, v3_detail, roles)"
                                  " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12,"
-                                 " ?13)",
+                                 " ?13, ?14)",
                                  d);
     if (!s) return GPI_ESTORE;
     sqlite3_bind_text(s, 1, r->grade, -1, SQLITE_STATIC);
@@ -673,6 +676,7 @@ gpi_status store_index_put_published_row(store *st, int32_t day, int vintage,
     if (r->ref_day != INT32_MIN) sqlite3_bind_int64(s, 11, r->ref_day);
     if (r->panel_day != INT32_MIN) sqlite3_bind_int64(s, 12, r->panel_day);
     if (r->v3_detail) sqlite3_bind_text(s, 13, r->v3_detail, -1, SQLITE_STATIC);
+    if (r->roles) sqlite3_bind_text(s, 14, r->roles, -1, SQLITE_STATIC);
     return store_step_done(st, s, d, "storing published row");
 }
 

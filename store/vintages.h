@@ -24,6 +24,8 @@ typedef struct store_pub_row {
     const char *row_tail;    /* CSV columns after the vintage (format >= 2), or "" */
     int32_t ref_day, panel_day; /* v2 rows: what the relative compared with; else INT32_MIN */
     const char *v3_detail;   /* v3 rows: what observations.csv lists of the panel, or NULL */
+    const char *roles;       /* what the fix made of the day's observations (index/roles.c),
+                                or NULL (published before store version 17) */
 } store_pub_row;
 typedef int (*store_pub_fn)(const store_pub_row *r, void *ud);
 

@@ -4,7 +4,8 @@
  * Schema 9 (and every version before it) kept every value of an
  * observation in its row (NULL for no name); migration 10 moved what
  * repeats into `profiles`.  undo_10 takes a database of the current
- * schema (16) back: it undoes migration 16 (UNDO_16: no format 4 links,
+ * schema (17) back: it undoes migration 17 (UNDO_17: no stored roles),
+ * 16 (UNDO_16, which includes UNDO_17: no format 4 links,
  * no standing values), 15 (UNDO_15, which includes UNDO_16: no forward
  * starts, no curve files), 14 (UNDO_14, which includes UNDO_15: v3's columns), 13
  * (UNDO_13, which includes UNDO_14: no vintage signatures) and 12
@@ -54,7 +55,10 @@
     " LEFT JOIN names x ON x.name_id = o.correction;"
 
 /* Schema 15 -> 14: no forward starts, no curve files of vintages. */
-#define UNDO_16 "DROP TABLE index_vintage_heads; DROP TABLE index_standing;"
+#define UNDO_17                                                                                   \
+    "ALTER TABLE index_values DROP COLUMN roles;"                                                 \
+    "ALTER TABLE index_published DROP COLUMN roles;"
+#define UNDO_16 UNDO_17 "DROP TABLE index_vintage_heads; DROP TABLE index_standing;"
 #define UNDO_15 UNDO_16 "DROP TABLE obs_starts; DROP TABLE vintage_curves;"
 
 /* Schema 14 -> 13 (from 15): methodology v3's columns go. */

@@ -284,7 +284,7 @@ static void test_migration_keeps_view_and_values(void **state)
     tu_run r = tu_gpuidx(dir, "--db m8.db %s %s", data_opt, build); /* migrates first */
     if (r.status != 0) fail_msg("build: %s", r.err);
     tu_run_free(&r);
-    assert_int_equal(sql_long("m8.db", "PRAGMA user_version"), 16); /* every migration, 15 the curve's, 16 format 4's links */
+    assert_int_equal(sql_long("m8.db", "PRAGMA user_version"), 17); /* every migration, 15 the curve's, 16 format 4's links, 17 the rows' roles */
     /* migration 12: every profile has stored rows, so every one is noted,
      * and each is in a pack */
     assert_int_equal(sql_long("m8.db", "SELECT count(*) FROM profiles WHERE NOT noted"), 0);

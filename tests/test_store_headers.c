@@ -14,6 +14,7 @@
  *     read from the headers themselves (a name followed by '(' outside
  *     any parentheses, or a typedef's name), not listed here;
  *   - the index's methods take data: index/day.c, index/day_detail.c,
+ *     index/roles.c (a row's roles, which publication lists the day by),
  *     index/snap.c and every index/chain*.c depend on no store header,
  *     directly or through another header (the compiler's own dependency
  *     list, cc -MM), and index/index.h includes none; the day (day.h)
@@ -248,8 +249,9 @@ static void test_index_methods_include_no_store_header(void **state)
     tu_run r = tu_sh(GPUIDX_SRCDIR,
                      "dep() { ${CC:-cc} -I. -MM \"$1\" | tr ' \\\\' '\\n\\n' | "
                      "grep -E \"$2\" | sed \"s|^|$1: |\"; }; "
-                     "for f in index/day.c index/day_detail.c index/snap.c index/chain*.c "
-                     "index/index.h index/day.h index/chain.h; do dep $f '^store/'; done; "
+                     "for f in index/day.c index/day_detail.c index/roles.c index/snap.c "
+                     "index/chain*.c index/index.h index/day.h index/chain.h index/roles.h; "
+                     "do dep $f '^store/'; done; "
                      "dep index/day.c '^index/(chain|feed|row|snap)\\.h'; "
                      "for f in index/chain*.c; do dep $f '^index/(day|feed|row|snap)\\.h'; done");
     assert_int_equal(r.status, 0);

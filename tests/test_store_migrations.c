@@ -331,7 +331,7 @@ static void test_migration_profiles(void **state)
     assert_string_equal(after, before);
     /* a, a2 | c | t | the two old rows */
     assert_int_equal(sql_count(path, "SELECT count(*) FROM profiles"), 4);
-    assert_int_equal(sql_count(path, "PRAGMA user_version"), 16); /* every migration */
+    assert_int_equal(sql_count(path, "PRAGMA user_version"), 17); /* every migration */
 
     /* the migrated rows are the stored ones for the duplicate check */
     assert_int_equal(store_open(path, &st, &d), GPI_OK);
@@ -411,7 +411,7 @@ static void test_migration_noted_profiles(void **state)
     assert_int_equal(store_obs_facets(st, count_facet, &n, &d), GPI_OK);
     assert_int_equal(n, 2);
     store_close(st);
-    assert_int_equal(sql_count(path, "PRAGMA user_version"), 16); /* every migration */
+    assert_int_equal(sql_count(path, "PRAGMA user_version"), 17); /* every migration */
     assert_int_equal(sql_count(path, "SELECT group_concat(noted, '') FROM (SELECT noted FROM"
                                      " profiles ORDER BY profile_id)"),
                      110);

@@ -704,7 +704,8 @@ gpi_status verify_inputs_day(verify_inputs *vi, verify_dir *v, int32_t day, veri
             idx_grades_free(gs);
             continue;
         }
-        idx_detail lv = {gpi_level_parse(lvl), INT32_MIN, INT32_MIN, roles};
+        /* no stored roles: the day is fixed again, as a recomputation */
+        idx_detail lv = {gpi_level_parse(lvl), INT32_MIN, INT32_MIN, roles, NULL};
         const char *xl = vj_str(row->j, "xs_level");
         int xs_level = xl ? gpi_level_parse(xl) : lv.level;
         char *text = NULL;
