@@ -103,9 +103,10 @@ typedef struct store_index_row {
                                      range of more than one day: store_index_rows);
                                      borrowed */
     const char *roles;            /* what the fix made of the day's observations
-                                     (index/roles.c), or NULL (a row stored before
-                                     store version 17, and NULL in a range of more
-                                     than one day as v3_detail); borrowed */
+                                     (index/roles.c; table index_roles), or NULL (a
+                                     row stored before store version 17, and NULL in
+                                     a range of more than one day as v3_detail);
+                                     borrowed */
 } store_index_row;
 
 typedef int (*store_index_row_fn)(const store_index_row *row, void *ud);

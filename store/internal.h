@@ -240,7 +240,7 @@ gpi_status store_profiles_each(store *st, int (*fn)(const store_profile *p, void
 void store_attrs_unpack(gpi_obs *o, int64_t attrs);
 
 /* Extra statement slots of store_sets.c, 40..48.  The map of the 80
- * slots: store_index.c 0..25, chain_states.c 29..33, scan.c 34, admin.c
+ * slots: store_index.c 0..27, chain_states.c 29..33, scan.c 34, admin.c
  * 35..39, store_sets.c 40..48, curves.c 49..55, profiles.c 56..63,
  * alias.c 64..71, names.c 72..74, store_count (testing.c) 77..79.
  * store_stmt refuses a slot already holding another query. */

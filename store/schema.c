@@ -577,13 +577,28 @@ const char *const store_migrations[] = {
     ");",
     /* 17: a row's roles (index/roles.c): what its fix made of the day's
      *    observations -- the exclusions and, for v2, the chain's matched
-     *    members -- kept with every row and every published row, so that
+     *    members -- kept for every row and every published row, so that
      *    publication lists a day's observations from what the build
      *    decided rather than fixing the day and replaying a v2 chain
-     *    again.  Rows stored before have none (NULL) and are published
-     *    as before. */
-    "ALTER TABLE index_values ADD COLUMN roles TEXT;"
-    "ALTER TABLE index_published ADD COLUMN roles TEXT;",
+     *    again.  Rows stored before have none and are published as
+     *    before.  Tables of their own, not columns of index_values and
+     *    index_published: a v2 row's roles are ~40 KB on the bench market
+     *    (every matched member), and as columns they made every range
+     *    read of the rows (the site, a build's look-back) walk pages
+     *    several times as many. */
+    "CREATE TABLE IF NOT EXISTS index_roles ("
+    "  grade TEXT NOT NULL COLLATE NOCASE,"
+    "  day INTEGER NOT NULL,"
+    "  roles TEXT,"                    /* NULL: none (as a row stored before) */
+    "  PRIMARY KEY (grade, day)"
+    ");"
+    "CREATE TABLE IF NOT EXISTS index_published_roles ("
+    "  day INTEGER NOT NULL,"
+    "  vintage INTEGER NOT NULL,"
+    "  grade TEXT NOT NULL COLLATE NOCASE,"
+    "  roles TEXT,"
+    "  PRIMARY KEY (day, vintage, grade)"
+    ");",
 };
 
 const int store_migration_ident_aliases = 5; /* migration 6 */

@@ -23,7 +23,7 @@ enum {
     SX_GRADE_EXISTS, SX_GRADE_GET, SX_GRADE_PUT, SX_GRADE_DEF, SX_CLEAR_EX, SX_CLEAR_ADJ,
     SX_PUT_EX, SX_PUT_ADJ, SX_ADJ_DAYS, SX_LOG_BUILD, SX_VINT_LAST, SX_VINT_SHA, SX_VINT_PUT,
     SX_VINT_ROWS, SX_PUB_ROW, SX_RESTATE_PUT, SX_RESTATEMENTS, SX_REVISION_PUT, SX_OBS_BETWEEN,
-    SX_VINT_FORMAT, SX_DAY_BATCHES
+    SX_VINT_FORMAT, SX_DAY_BATCHES, SX_PUT_ROLES, SX_PUB_ROLES
 };
 
 static const char *const sql_put_row =
@@ -38,12 +38,12 @@ static const char *const sql_put_row =
     " cost_tick_e2, cost_pct_e2, cost_tick_offers, cost_pct_offers, chain_prev_nano,"
     " carry_prev, xs_carry, ref_volumes, anchor_window, price_index_e6, log_index_e12,"
     " index_change_e12, gap_e6, gap_month_e6, panel_size, n_imputed, n_candidates,"
-    " index_providers, v3_json, v3_detail, roles)"
+    " index_providers, v3_json, v3_detail)"
     " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18,"
     " ?19, ?20, ?21, ?22, ?23, ?24, strftime('%s','now'), ?25, ?26, ?27, ?28, ?29, ?30, ?31,"
     " ?32, ?33, ?34, ?35, ?36, ?37, ?38, ?39, ?40, ?41, ?42, ?43, ?44, ?45, ?46, ?47, ?48,"
     " ?49, ?50, ?51, ?52, ?53, ?54, ?55, ?56, ?57, ?58, ?59, ?60, ?61, ?62, ?63, ?64, ?65,"
-    " ?66, ?67, ?68, ?69, ?70)";
+    " ?66, ?67, ?68, ?69)";
 
 static int is_v2(const store_index_row *r)
 {
@@ -147,7 +147,6 @@ gpi_status store_index_put_row(store *st, const store_index_row *r, gpi_diag *d)
         if (r->v3_json) sqlite3_bind_text(s, 68, r->v3_json, -1, SQLITE_STATIC);
         if (r->v3_detail) sqlite3_bind_text(s, 69, r->v3_detail, -1, SQLITE_STATIC);
     }
-    if (r->roles) sqlite3_bind_text(s, 70, r->roles, -1, SQLITE_STATIC);
     /* a move is measured with the provider causing it; a cost is > 0 */
     if (r->loo_provider[0]) {
         bind_opt(s, 47, r->loo_move_e4);
@@ -160,7 +159,15 @@ gpi_status store_index_put_row(store *st, const store_index_row *r, gpi_diag *d)
     }
     int rc = sqlite3_step(s);
     sqlite3_reset(s);
-    return rc == SQLITE_DONE ? GPI_OK : store_err(st, d, "storing index row");
+    if (rc != SQLITE_DONE) return store_err(st, d, "storing index row");
+    /* its roles beside it (schema.c migration 17), NULL none */
+    s = store_stmt(st, SX_PUT_ROLES,
+                   "INSERT OR REPLACE INTO index_roles(grade, day, roles) VALUES (?1, ?2, ?3)", d);
+    if (!s) return GPI_ESTORE;
+    sqlite3_bind_text(s, 1, r->grade, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(s, 2, r->day);
+    if (r->roles) sqlite3_bind_text(s, 3, r->roles, -1, SQLITE_STATIC);
+    return store_step_done(st, s, d, "storing index row's roles");
 }
 
 gpi_status store_index_put_published(store *st, const char *grade, int32_t day, int vintage,
@@ -242,7 +249,9 @@ static const char *const rows_cols =
     " v.cost_tick_offers, v.cost_pct_offers, v.chain_prev_nano, v.carry_prev, v.xs_carry,"
     " v.ref_volumes, v.anchor_window, v.price_index_e6, v.log_index_e12, v.index_change_e12,"
     " v.gap_e6, v.gap_month_e6, v.panel_size, v.n_imputed, v.n_candidates, v.index_providers,"
-    " v.v3_json, CASE WHEN ?1 = ?2 THEN v.v3_detail END, CASE WHEN ?1 = ?2 THEN v.roles END"
+    " v.v3_json, CASE WHEN ?1 = ?2 THEN v.v3_detail END,"
+    " CASE WHEN ?1 = ?2 THEN (SELECT r.roles FROM index_roles r"
+    "  WHERE r.grade = v.grade AND r.day = v.day) END"
     " FROM index_values v ";
 
 gpi_status store_index_rows(store *st, const char *grade, int32_t from, int32_t to,
@@ -615,8 +624,11 @@ gpi_status store_vintage_rows(store *st, int32_t day, int vintage, store_pub_fn 
 {
     sqlite3_stmt *s = store_stmt(st, SX_VINT_ROWS,
                                  "SELECT grade, level, value_e4, as_of, grade_hash, row_csv,"
-                                 " row_json, row_tail, ref_day, panel_day, v3_detail, roles"
-                                 " FROM index_published WHERE day = ?1 AND vintage = ?2"
+                                 " row_json, row_tail, ref_day, panel_day, v3_detail,"
+                                 " (SELECT r.roles FROM index_published_roles r"
+                                 "  WHERE r.day = p.day AND r.vintage = p.vintage"
+                                 "  AND r.grade = p.grade)"
+                                 " FROM index_published p WHERE day = ?1 AND vintage = ?2"
                                  " ORDER BY grade",
                                  d);
     if (!s) return GPI_ESTORE;
@@ -658,9 +670,9 @@ gpi_status store_index_put_published_row(store *st, int32_t day, int vintage,
     sqlite3_stmt *s = store_stmt(st, SX_PUB_ROW,
                                  "INSERT OR REPLACE INTO index_published(grade, day, vintage,"
                                  " level, value_e4, as_of, grade_hash, row_csv, row_json,"
-                                 " row_tail, ref_day, panel_day, v3_detail, roles)"
+                                 " row_tail, ref_day, panel_day, v3_detail)"
                                  " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12,"
-                                 " ?13, ?14)",
+                                 " ?13)",
                                  d);
     if (!s) return GPI_ESTORE;
     sqlite3_bind_text(s, 1, r->grade, -1, SQLITE_STATIC);
@@ -676,8 +688,18 @@ gpi_status store_index_put_published_row(store *st, int32_t day, int vintage,
     if (r->ref_day != INT32_MIN) sqlite3_bind_int64(s, 11, r->ref_day);
     if (r->panel_day != INT32_MIN) sqlite3_bind_int64(s, 12, r->panel_day);
     if (r->v3_detail) sqlite3_bind_text(s, 13, r->v3_detail, -1, SQLITE_STATIC);
-    if (r->roles) sqlite3_bind_text(s, 14, r->roles, -1, SQLITE_STATIC);
-    return store_step_done(st, s, d, "storing published row");
+    gpi_status rc = store_step_done(st, s, d, "storing published row");
+    if (rc != GPI_OK) return rc;
+    s = store_stmt(st, SX_PUB_ROLES,
+                   "INSERT OR REPLACE INTO index_published_roles(day, vintage, grade, roles)"
+                   " VALUES (?1, ?2, ?3, ?4)",
+                   d);
+    if (!s) return GPI_ESTORE;
+    sqlite3_bind_int64(s, 1, day);
+    sqlite3_bind_int(s, 2, vintage);
+    sqlite3_bind_text(s, 3, r->grade, -1, SQLITE_STATIC);
+    if (r->roles) sqlite3_bind_text(s, 4, r->roles, -1, SQLITE_STATIC);
+    return store_step_done(st, s, d, "storing published row's roles");
 }
 
 gpi_status store_restatement_put(store *st, int32_t day, const char *grade, int vintage,

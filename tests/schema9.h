@@ -55,9 +55,7 @@
     " LEFT JOIN names x ON x.name_id = o.correction;"
 
 /* Schema 15 -> 14: no forward starts, no curve files of vintages. */
-#define UNDO_17                                                                                   \
-    "ALTER TABLE index_values DROP COLUMN roles;"                                                 \
-    "ALTER TABLE index_published DROP COLUMN roles;"
+#define UNDO_17 "DROP TABLE index_roles; DROP TABLE index_published_roles;"
 #define UNDO_16 UNDO_17 "DROP TABLE index_vintage_heads; DROP TABLE index_standing;"
 #define UNDO_15 UNDO_16 "DROP TABLE obs_starts; DROP TABLE vintage_curves;"
 
