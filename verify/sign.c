@@ -62,6 +62,22 @@ static int file_sha(const char *dir, const char *name, size_t max, char out[65])
 /* The verdict on a signature whose files check, by key fp over the signed
  * text msg: unchecked without --key (key NULL), a wrong key, a bad
  * signature (file: the signature file), or ok. */
+/* A signature file read within limits (files.c: a FIFO or a huge file is
+ * unreadable) and parsed; NULL when absent (*absent = 1), unreadable or
+ * not JSON. */
+static json_t *sig_file_json(const char *path, int *absent)
+{
+    char *text = NULL;
+    size_t len = 0;
+    gpi_diag rd = {{0}};
+    json_t *s = NULL;
+    *absent = vfile_exists(path) != GPI_OK;
+    if (!*absent && vfile_read(path, VERIFY_SIG_MAX_BYTES, &text, &len, &rd) == GPI_OK)
+        s = json_loadb(text, len, 0, NULL);
+    free(text);
+    return s;
+}
+
 static int key_verdict(const char *fp, const unsigned char *key, const char *keyfp,
                        const char *sig, const char *msg, size_t n, const char *file, char *out,
                        size_t cap)
@@ -103,15 +119,8 @@ int verify_signature(const char *daydir, json_t *root, const unsigned char *key,
     }
     char path[4200];
     snprintf(path, sizeof path, "%s/%s", daydir, GPI_SIG_FILE);
-    /* read within limits (files.c): a FIFO or a huge file is unreadable */
-    char *text = NULL;
-    size_t len = 0;
-    gpi_diag rd = {{0}};
-    int absent = vfile_exists(path) != GPI_OK;
-    json_t *s = NULL;
-    if (!absent && vfile_read(path, VERIFY_SIG_MAX_BYTES, &text, &len, &rd) == GPI_OK)
-        s = json_loadb(text, len, 0, NULL);
-    free(text);
+    int absent;
+    json_t *s = sig_file_json(path, &absent);
     if (!s) {
         snprintf(out, cap, "signature missing: index.json names key %.16s... but %s is %s", fp,
                  GPI_SIG_FILE, absent ? "absent" : "unreadable");
@@ -215,15 +224,8 @@ int verify_restatements_signature(verify_dir *v, const unsigned char *key, char 
     char keyfp[65] = "";
     if (key) gpi_sig_fingerprint(key, keyfp);
     snprintf(path, sizeof path, "%s/%s", dir, GPI_SIG_RESTATEMENTS_FILE);
-    /* read within limits (files.c): a FIFO or a huge file is unreadable */
-    char *text = NULL;
-    size_t len = 0;
-    gpi_diag rd = {{0}};
-    int absent = vfile_exists(path) != GPI_OK;
-    json_t *s = NULL;
-    if (!absent && vfile_read(path, VERIFY_SIG_MAX_BYTES, &text, &len, &rd) == GPI_OK)
-        s = json_loadb(text, len, 0, NULL);
-    free(text);
+    int absent;
+    json_t *s = sig_file_json(path, &absent);
     if (!s) {
         if (absent && !key) {
             snprintf(out, cap, "unsigned");
@@ -251,8 +253,9 @@ int verify_restatements_signature(verify_dir *v, const unsigned char *key, char 
         /* the rows signed are the file's (the header is not one); read
          * within limits, as its SHA-256 was */
         snprintf(path, sizeof path, "%s/restatements.csv", dir);
-        text = NULL;
-        len = 0;
+        char *text = NULL;
+        size_t len = 0;
+        gpi_diag rd = {{0}};
         if (vfile_read(path, v->max_file, &text, &len, &rd) == GPI_OK)
             for (size_t i = 0; i < len; i++) n_rows += text[i] == '\n';
         free(text);
