@@ -24,6 +24,7 @@
 #include "index/roles.h"
 #include "store/obs.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -63,7 +64,12 @@ gpi_status idx_day_detail(store *st, const idx_grades *gs, const idx_detail *row
         if (rc == GPI_OK) rc = idx_seq_init(&sq[gi], &gs->g[gi]);
         if (rc != GPI_OK) rc = gpi_diag_set(d, rc, "index: out of memory");
         /* what the build stored (index/roles.c), else note 2's way */
-        if (rc == GPI_OK && rows[gi].roles) rc = idx_roles_parse(rows[gi].roles, &ro[gi], d);
+        if (rc == GPI_OK && rows[gi].roles) {
+            char date[11], where[128];
+            gpi_date_format(day, date);
+            snprintf(where, sizeof where, "publish: %s: grade %s", date, gs->g[gi].id);
+            rc = idx_roles_parse(rows[gi].roles, where, &ro[gi], d);
+        }
         replay |= gs->g[gi].method == 2 && !ro[gi];
         age |= !ro[gi] && gs->g[gi].p.max_unchanged_days > 0;
         /* v3: what the build stored (index/v3_detail.c), no replay */

@@ -50,6 +50,7 @@
 #include <string.h>
 
 #define ROLES_HEADER "roles 1\n"
+#define MALFORMED "%s: the row's stored roles are malformed (build the day again)"
 
 void idx_roles_begin(gpi_sbuf *b)
 {
@@ -192,13 +193,12 @@ static int parse_line(idx_roles *r, const char *s, size_t len)
     return 0;
 }
 
-gpi_status idx_roles_parse(const char *text, idx_roles **out, gpi_diag *d)
+gpi_status idx_roles_parse(const char *text, const char *where, idx_roles **out, gpi_diag *d)
 {
     *out = NULL;
     size_t hl = sizeof ROLES_HEADER - 1;
     if (!text || strncmp(text, ROLES_HEADER, hl) != 0)
-        return gpi_diag_set(d, GPI_ESTORE, "publish: a row's stored roles are malformed "
-                                           "(build it again)");
+        return gpi_diag_set(d, GPI_ESTORE, MALFORMED, where);
     size_t lines = 0;
     for (const char *p = text + hl; *p; p++) lines += *p == '\n';
     idx_roles *r = calloc(1, sizeof *r);
@@ -215,8 +215,7 @@ gpi_status idx_roles_parse(const char *text, idx_roles **out, gpi_diag *d)
         const char *nl = strchr(p, '\n');
         if (!nl || parse_line(r, p, (size_t)(nl - p)) != 0) {
             idx_roles_free(r);
-            return gpi_diag_set(d, GPI_ESTORE, "publish: a row's stored roles are malformed "
-                                               "(build it again)");
+            return gpi_diag_set(d, GPI_ESTORE, MALFORMED, where);
         }
         p = nl + 1;
     }

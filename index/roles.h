@@ -22,15 +22,16 @@ void idx_roles_begin(gpi_sbuf *b);
 void idx_roles_matched(gpi_sbuf *b, const idx_chain *c);
 void idx_roles_excluded(gpi_sbuf *b, const idx_day *dy, size_t gi);
 
-/* Publication's side: the stored text parsed (GPI_ESTORE, saying so, when
- * it is not one idx_roles_* wrote); the reason (IDX_OK or an exclusion) of
+/* Publication's side: the stored text parsed (GPI_ESTORE, saying so after
+ * `where` -- the row's day and grade --, when it is not one idx_roles_*
+ * wrote); the reason (IDX_OK or an exclusion) of
  * the observation (kind, key, observed_at), its key's top bit ignored (a
  * layout of the store's: roles.c note 4); the matching columns of a v2
  * constituent (kind, key: an offer's key, or idx_group_hash of a trade's
  * group), as idx_chain_lookup gives them (m->matched and the prices; the
  * other fields untouched). */
 typedef struct idx_roles idx_roles;
-gpi_status idx_roles_parse(const char *text, idx_roles **out, gpi_diag *d);
+gpi_status idx_roles_parse(const char *text, const char *where, idx_roles **out, gpi_diag *d);
 void idx_roles_free(idx_roles *r);
 int idx_roles_reason(const idx_roles *r, int kind, uint64_t key, int64_t observed_at);
 void idx_roles_lookup(const idx_roles *r, int kind, uint64_t key, idx_obs_match *m);

@@ -191,8 +191,8 @@ static void test_published_roles_are_the_stored_ones(void **state)
                               " WHERE day = 20117 AND grade = 'H200.OD'\""));
     tu_run r = tu_gpuidx(dir, "--db g.db --data d2 index publish --date 2025-01-29 --out pg");
     assert_int_equal(r.status, 1);
-    assert_string_equal(r.err, "gpuidx: publish: a row's stored roles are malformed (build it "
-                               "again)\n");
+    assert_string_equal(r.err, "gpuidx: publish: 2025-01-29: grade H200.OD: the row's stored "
+                               "roles are malformed (build the day again)\n");
     tu_run_free(&r);
 }
 

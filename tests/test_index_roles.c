@@ -25,7 +25,8 @@
 
 #include "index/roles.h"
 
-#define MALFORMED "publish: a row's stored roles are malformed (build it again)"
+#define WHERE "publish: 2025-01-29: grade H200.OD"
+#define MALFORMED WHERE ": the row's stored roles are malformed (build the day again)"
 
 static idx_item item(uint64_t key, int64_t at, int reason)
 {
@@ -128,7 +129,7 @@ static void test_roles_round_trip(void **state)
     assert_false(b.oom);
     idx_roles *r = NULL;
     gpi_diag d = {{0}};
-    assert_int_equal(idx_roles_parse(b.p, &r, &d), GPI_OK);
+    assert_int_equal(idx_roles_parse(b.p, WHERE, &r, &d), GPI_OK);
     for (size_t i = 0; i < no; i++)
         assert_int_equal(idx_roles_reason(r, GPI_OFFER, o[i].key_hash, o[i].observed_at),
                          o[i].reason);
@@ -187,7 +188,7 @@ static void test_roles_round_trip(void **state)
     idx_roles_begin(&b);
     idx_roles_matched(&b, &c);
     assert_string_equal(b.p, "roles 1\n");
-    assert_int_equal(idx_roles_parse(b.p, &r, &d), GPI_OK);
+    assert_int_equal(idx_roles_parse(b.p, WHERE, &r, &d), GPI_OK);
     idx_obs_match m = {1, 0, 0, 0, -1, -1, -1};
     idx_roles_lookup(r, GPI_OFFER, 1, &m);
     assert_int_equal(m.matched, 0);
@@ -224,7 +225,7 @@ static void test_roles_malformed(void **state)
         static char dummy;
         idx_roles *r = (idx_roles *)(void *)&dummy; /* set to NULL on failure */
         gpi_diag d = {{0}};
-        gpi_status rc = idx_roles_parse(bad[i], &r, &d);
+        gpi_status rc = idx_roles_parse(bad[i], WHERE, &r, &d);
         if (rc != GPI_ESTORE) fail_msg("case %zu (%s): status %d", i, bad[i] ? bad[i] : "NULL", rc);
         assert_null(r);
         assert_string_equal(d.msg, MALFORMED);
@@ -240,7 +241,7 @@ static void test_roles_malformed(void **state)
     for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
         idx_roles *r = NULL;
         gpi_diag d = {{0}};
-        assert_int_equal(idx_roles_parse(good[i], &r, &d), GPI_OK);
+        assert_int_equal(idx_roles_parse(good[i], WHERE, &r, &d), GPI_OK);
         assert_non_null(r);
         idx_roles_free(r);
     }
